@@ -1,0 +1,52 @@
+"""Brands: voice, guidelines, colours, generation settings and approval rules."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from apps.core.models import OrgQuerySet, OrgScopedModel
+
+
+class BrandQuerySet(OrgQuerySet):
+    pass
+
+
+class Brand(OrgScopedModel):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100)
+    description = models.TextField(blank=True, default="")
+    voice = models.TextField(blank=True, default="")
+    tone = models.JSONField(default=list, blank=True)
+    primary_color = models.CharField(max_length=7, blank=True, default="")
+    secondary_color = models.CharField(max_length=7, blank=True, default="")
+    hashtags = models.JSONField(default=list, blank=True)
+    fonts = models.JSONField(default=list, blank=True)
+    logo = models.ForeignKey("media.MediaAsset", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    #: Family B generation settings, with the spec's snake_case keys (see services.SETTINGS_DEFAULTS)
+    generation_settings = models.JSONField(default=dict, blank=True)
+    #: free-form Family B `settings` and `metadata`
+    settings = models.JSONField(default=dict, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    is_default = models.BooleanField(default=False)
+
+    objects = BrandQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "slug"], name="brand_unique_slug_per_org"),
+            models.UniqueConstraint(
+                fields=["organization"], condition=models.Q(is_default=True), name="brand_one_default_per_org"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def require_approval(self) -> bool:
+        return bool(self.generation_settings.get("require_approval", False))
+
+    @property
+    def auto_publish(self) -> bool:
+        return bool(self.generation_settings.get("auto_publish", False))

@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from apps.core import ids
+from apps.core.serializers import HexColorField, StrictSerializer, iso
+from apps.media.services import absolute_url
+
+
+class ColorsSerializer(StrictSerializer):
+    primary = HexColorField(required=False, allow_blank=True)
+    secondary = HexColorField(required=False, allow_blank=True)
+
+
+class GuidelinesSerializer(StrictSerializer):
+    voice = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+    tone = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=20)
+    colors = ColorsSerializer(required=False)
+    hashtags = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=60)
+
+
+class AssetsSerializer(StrictSerializer):
+    logo = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=200)
+    fonts = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=20)
+
+
+class BrandInput(StrictSerializer):
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+    guidelines = GuidelinesSerializer(required=False)
+    assets = AssetsSerializer(required=False)
+
+    def to_fields(self) -> dict:
+        data = self.validated_data
+        fields: dict = {}
+        for key in ("name", "description"):
+            if key in data:
+                fields[key] = data[key]
+        g = data.get("guidelines") or {}
+        for src, dst in (("voice", "voice"), ("tone", "tone"), ("hashtags", "hashtags")):
+            if src in g:
+                fields[dst] = g[src]
+        colors = g.get("colors") or {}
+        if "primary" in colors:
+            fields["primary_color"] = colors["primary"]
+        if "secondary" in colors:
+            fields["secondary_color"] = colors["secondary"]
+        a = data.get("assets") or {}
+        if "fonts" in a:
+            fields["fonts"] = a["fonts"]
+        if "logo" in a:
+            fields["logo_ref"] = a["logo"]
+        return fields
+
+
+class BrandUpdateInput(BrandInput):
+    name = serializers.CharField(max_length=200, required=False)
+
+
+class BrandOutput(serializers.Serializer):
+    """Declared for the schema; `present` renders it by hand (lists are hot paths)."""
+
+    id = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    guidelines = GuidelinesSerializer()
+    assets = AssetsSerializer()
+    isDefault = serializers.BooleanField()
+    createdAt = serializers.DateTimeField()
+    updatedAt = serializers.DateTimeField()
+
+
+def present(brand, request=None) -> dict:
+    return {
+        "id": ids.render(brand.pk, "brand"),
+        "name": brand.name,
+        "description": brand.description,
+        "guidelines": {
+            "voice": brand.voice,
+            "tone": brand.tone,
+            "colors": {"primary": brand.primary_color or None, "secondary": brand.secondary_color or None},
+            "hashtags": brand.hashtags,
+        },
+        "assets": {"logo": absolute_url(request, brand.logo.file) if brand.logo_id else None, "fonts": brand.fonts},
+        "isDefault": brand.is_default,
+        "createdAt": iso(brand.created_at),
+        "updatedAt": iso(brand.updated_at),
+    }
+
+
+class AssetOutput(serializers.Serializer):
+    assetId = serializers.CharField()
+    type = serializers.CharField()
+    url = serializers.URLField()
+    metadata = serializers.DictField()
+
+
+def present_asset(asset, request=None) -> dict:
+    return {
+        "assetId": ids.render(asset.pk, "asset"),
+        "type": asset.media_type,
+        "url": absolute_url(request, asset.file),
+        "metadata": {
+            "filename": asset.original_filename,
+            "size": asset.size,
+            "dimensions": {"width": asset.width, "height": asset.height},
+            "contentType": asset.content_type,
+            "thumbnailUrl": absolute_url(request, asset.thumbnail),
+            **({"duration": asset.duration} if asset.duration else {}),
+        },
+    }

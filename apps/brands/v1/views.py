@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.parsers import MultiPartParser
+
+from apps.core.errors import NotFound, ValidationFailed
+from apps.core.views import V1ViewSet
+from apps.media.models import Kind, MediaAsset
+from apps.media.services import media_upload
+
+from .. import selectors, services
+from . import serializers as s
+
+
+class BrandViewSet(V1ViewSet):
+    id_kind = "brand"
+    scope = "brands"
+    read_scope = "brands"
+    action_roles = {"destroy": "admin"}
+    sort_fields = {"createdAt": "created_at", "name": "name", "updatedAt": "updated_at"}
+    default_sort = ("created_at", "desc")
+
+    def _brands(self):
+        return selectors.brand_list(organization=self.actor.organization)
+
+    def _fields(self, serializer_class) -> dict:
+        ser = serializer_class(data=self.data)
+        if not ser.is_valid():
+            from apps.core.exceptions import _plain
+
+            raise ValidationFailed("Invalid request parameters.", _plain(ser.errors))
+        fields = ser.to_fields()
+        if "logo_ref" in fields:
+            ref = fields.pop("logo_ref")
+            if ref:
+                assets = MediaAsset.objects.for_organization(self.actor.organization)
+                try:
+                    fields["logo"] = self.lookup(assets, ref, "asset")
+                except NotFound:
+                    raise ValidationFailed(
+                        "assets.logo must be the assetId of an image uploaded to this brand.",
+                        {"assets": {"logo": ["Unknown asset; upload it with POST /v1/brands/{id}/assets."]}},
+                    ) from None
+            else:
+                fields["logo"] = None
+        return fields
+
+    @extend_schema(responses=s.BrandOutput(many=True), operation_id="v1_brands_list")
+    def list(self, request):
+        return self.respond_list(self._brands(), lambda b: s.present(b, request))
+
+    @extend_schema(responses=s.BrandOutput, operation_id="v1_brands_retrieve")
+    def retrieve(self, request, pk=None):
+        return self.respond(s.present(self.lookup(self._brands(), pk), request))
+
+    @extend_schema(request=s.BrandInput, responses={201: s.BrandOutput}, operation_id="v1_brands_create")
+    def create(self, request):
+        brand = services.brand_create(organization=self.actor.organization, **self._fields(s.BrandInput))
+        return self.respond(s.present(brand, request), status=201)
+
+    @extend_schema(request=s.BrandUpdateInput, responses=s.BrandOutput, operation_id="v1_brands_update")
+    def update(self, request, pk=None):
+        brand = self.lookup(self._brands(), pk)
+        brand = services.brand_update(brand=brand, **self._fields(s.BrandUpdateInput))
+        return self.respond(s.present(brand, request))
+
+    @extend_schema(responses={204: None}, operation_id="v1_brands_destroy")
+    def destroy(self, request, pk=None):
+        services.brand_delete(brand=self.lookup(self._brands(), pk))
+        return self.respond(None, status=204)
+
+
+class BrandAssetViewSet(V1ViewSet):
+    """POST /v1/brands/{id}/assets: multipart field `file`; optional `type` logo|reference|asset."""
+
+    scope = "brands"
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request={"multipart/form-data": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, "type": {"type": "string", "enum": ["asset", "logo", "reference"]}}, "required": ["file"]}},
+        responses={201: s.AssetOutput},
+        operation_id="v1_brand_assets_create",
+    )
+    def create(self, request, brand_pk=None):
+        brand = self.lookup(selectors.brand_list(organization=self.actor.organization), brand_pk, "brand")
+        kind = request.data.get("type") or Kind.ASSET
+        if kind not in (Kind.ASSET, Kind.LOGO, Kind.REFERENCE):
+            raise ValidationFailed("type must be asset, logo or reference.", {"type": ["Invalid choice."]})
+        asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=kind, brand=brand)
+        if kind == Kind.LOGO:
+            services.brand_update(brand=brand, logo=asset)
+        return self.respond(s.present_asset(asset, request), status=201)

@@ -1,0 +1,133 @@
+"""The generation engine interface.
+
+An engine turns a prompt plus resolved settings into text and media. Engines are pure:
+they receive plain data and return plain data (bytes for media), never touching models,
+so that the pipeline (``apps.content.services``) owns persistence and status changes and
+each engine is testable on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class EngineError(Exception):
+    """A generation failed. ``retryable`` says whether trying again may help."""
+
+    def __init__(self, message: str, *, retryable: bool = False):
+        super().__init__(message)
+        self.retryable = retryable
+
+
+@dataclass(frozen=True)
+class BrandVoice:
+    """What the brand tells every generation (resolved effective settings)."""
+
+    name: str = ""
+    voice: str = ""  # free text, e.g. "warm, witty, expert"
+    tone: str = "friendly"  # professional, casual, friendly, playful, ...
+    system_prompt: str = ""
+    caption_style: str = ""
+    themes: tuple[str, ...] = ()
+    audience: str = ""
+    hashtags: tuple[str, ...] = ()  # brand hashtags, with leading '#'
+    do: tuple[str, ...] = ()
+    dont: tuple[str, ...] = ()
+    primary_color: str = "#1E66F5"  # '#RRGGBB'
+    secondary_color: str = "#F5A97F"
+
+
+@dataclass(frozen=True)
+class TextRequest:
+    prompt: str
+    platform: str  # 'instagram', 'x', ...
+    post_type: str = "feed"  # feed, story, reel, short
+    media_type: str = "image"  # image, video
+    tone: str = "friendly"
+    length: str = "medium"  # short, medium, long
+    include_hashtags: bool = True
+    hashtag_count: int = 5
+    include_emojis: bool = True
+    language: str = "en"  # ISO 639-1
+    creativity: int = 5  # 1-10
+    brand: BrandVoice = field(default_factory=BrandVoice)
+    seed: int = 0  # varies output between regenerations
+
+
+@dataclass(frozen=True)
+class TextResult:
+    caption: str
+    hashtags: list[str]  # each starting with '#'
+    first_comment: str = ""
+    alt_text: str = ""
+    title: str = ""
+    sounds: list[str] = field(default_factory=list)  # sound identifiers
+
+
+@dataclass(frozen=True)
+class ImageRequest:
+    prompt: str
+    width: int
+    height: int
+    style: str = "photorealistic"  # photorealistic, illustration
+    brand: BrandVoice = field(default_factory=BrandVoice)
+    reference: bytes | None = None  # reference image bytes (reference_based mode)
+    seed: int = 0
+    format: str = "PNG"  # PNG or JPEG
+
+
+@dataclass(frozen=True)
+class ImageResult:
+    data: bytes
+    width: int
+    height: int
+    content_type: str  # image/png, image/jpeg
+
+
+@dataclass(frozen=True)
+class VideoRequest:
+    prompt: str
+    width: int
+    height: int
+    seconds: float = 6.0  # 5-8
+    fps: int = 30
+    style: str = "photorealistic"
+    brand: BrandVoice = field(default_factory=BrandVoice)
+    reference: bytes | None = None
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class VideoResult:
+    data: bytes  # MP4 (H.264)
+    width: int
+    height: int
+    seconds: float
+    thumbnail: bytes  # JPEG
+    content_type: str = "video/mp4"
+
+
+@dataclass(frozen=True)
+class IdeasRequest:
+    topic: str
+    count: int = 5
+    platform: str = ""
+    language: str = "en"
+    brand: BrandVoice = field(default_factory=BrandVoice)
+
+
+class Engine(Protocol):
+    """Capabilities every engine offers. The client never chooses a model."""
+
+    name: str
+
+    def text(self, request: TextRequest) -> TextResult: ...
+
+    def ideas(self, request: IdeasRequest) -> list[str]: ...
+
+    def image(self, request: ImageRequest) -> ImageResult: ...
+
+    def edit_image(self, *, image: bytes, prompt: str, seed: int = 0) -> ImageResult: ...
+
+    def video(self, request: VideoRequest) -> VideoResult: ...

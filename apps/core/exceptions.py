@@ -1,0 +1,102 @@
+"""The two families' exception handlers: one envelope each, never a 500 for bad input.
+
+Family A: ``{"error": {"code", "message", "details"}, "requestId"}``
+Family B: ``{"error": "message", "details": {...}}``
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+
+from . import errors
+from .request_id import current_request_id
+
+logger = logging.getLogger(__name__)
+
+_DRF_CODES = {
+    400: "VALIDATION_ERROR",
+    401: "AUTHENTICATION_ERROR",
+    403: "AUTHORIZATION_ERROR",
+    404: "NOT_FOUND",
+    405: "VALIDATION_ERROR",
+    406: "VALIDATION_ERROR",
+    409: "CONFLICT",
+    413: "VALIDATION_ERROR",
+    415: "VALIDATION_ERROR",
+    422: "VALIDATION_ERROR",
+    429: "RATE_LIMIT_ERROR",
+    502: "PLATFORM_ERROR",
+}
+
+
+class Replay(Exception):
+    """Carries a stored response back out through the handler (idempotent replay)."""
+
+    def __init__(self, response: Response):
+        self.response = response
+
+
+def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
+    """(status A, status B, code, message, details, headers) for any exception."""
+    headers: dict = {}
+    if isinstance(exc, errors.ApplicationError):
+        status_b = exc.family_b_status or exc.status
+        if isinstance(exc, errors.RateLimited):
+            headers["Retry-After"] = str(exc.retry_after)
+        return exc.status, status_b, exc.code, exc.message, exc.details, headers
+    if isinstance(exc, Http404):
+        return 404, 404, "NOT_FOUND", "Resource not found.", {}, headers
+    if isinstance(exc, DjangoPermissionDenied):
+        return 403, 403, "AUTHORIZATION_ERROR", "Insufficient permissions.", {}, headers
+    if isinstance(exc, drf.APIException):
+        status = exc.status_code
+        if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
+            status = 401
+        code = _DRF_CODES.get(status, "SERVER_ERROR")
+        if isinstance(exc, drf.ValidationError):
+            details = exc.detail if isinstance(exc.detail, dict) else {"nonFieldErrors": exc.detail}
+            return 400, 400, code, "Invalid request parameters.", _plain(details), headers
+        if isinstance(exc, drf.ParseError):
+            return 400, 400, code, f"Malformed request body: {exc.detail}", {}, headers
+        if isinstance(exc, drf.Throttled):
+            headers["Retry-After"] = str(int(exc.wait or 1))
+        message = str(exc.detail) if not isinstance(exc.detail, list | dict) else "Request failed."
+        return status, status, code, message, {}, headers
+    return 500, 500, "SERVER_ERROR", "Internal server error.", {}, headers
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def _log_unexpected(exc: Exception, status: int) -> None:
+    if status >= 500 and not isinstance(exc, errors.PlatformFailure):
+        logger.exception("Unhandled error", exc_info=exc)
+
+
+def v1_exception_handler(exc: Exception, context: dict) -> Response:
+    if isinstance(exc, Replay):
+        return exc.response
+    status, _, code, message, details, headers = _normalize(exc)
+    _log_unexpected(exc, status)
+    body = {"error": {"code": code, "message": message, "details": details}, "requestId": current_request_id()}
+    if isinstance(exc, errors.RateLimited):
+        headers["X-RateLimit-Retry-After"] = str(exc.retry_after)
+    return Response(body, status=status, headers=headers)
+
+
+def api_exception_handler(exc: Exception, context: dict) -> Response:
+    if isinstance(exc, Replay):
+        return exc.response
+    _, status, code, message, details, headers = _normalize(exc)
+    _log_unexpected(exc, status)
+    return Response({"error": message, "details": {"code": code, **details}}, status=status, headers=headers)

@@ -1,0 +1,19 @@
+"""404s in each family's format for paths that match no route (e.g. /v2/...)."""
+
+from __future__ import annotations
+
+from django.http import JsonResponse
+
+from .request_id import current_request_id
+
+
+def v1_not_found(request, path=""):
+    return JsonResponse(
+        {"error": {"code": "NOT_FOUND", "message": f"No such endpoint: {request.path}", "details": {}},
+         "requestId": current_request_id()},
+        status=404,
+    )
+
+
+def api_not_found(request, path=""):
+    return JsonResponse({"error": f"No such endpoint: {request.path}", "details": {"code": "NOT_FOUND"}}, status=404)

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import datetime
+
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+
+from .errors import ValidationFailed
+
+
+def parse_datetime_param(params, name: str, *, end_of_day: bool = False) -> datetime.datetime | None:
+    raw = params.get(name)
+    if not raw:
+        return None
+    value = None
+    try:
+        value = parse_datetime(raw.replace(" ", "+"))
+        if value is None:
+            day = parse_date(raw)
+            if day is not None:
+                value = datetime.datetime.combine(day, datetime.time.max if end_of_day else datetime.time.min)
+    except ValueError:
+        value = None
+    if value is None:
+        raise ValidationFailed(f"'{name}' must be an ISO 8601 date or timestamp.", {name: ["Invalid date."]})
+    if timezone.is_naive(value):
+        value = timezone.make_aware(value, datetime.UTC)
+    return value

@@ -1,0 +1,47 @@
+"""Base models: UUID keys, timestamps, and organization scoping."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+
+
+class TimeStampedModel(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class OrgQuerySet(models.QuerySet):
+    def for_organization(self, organization):
+        return self.filter(organization=organization)
+
+
+class OrgScopedModel(TimeStampedModel):
+    """A row a client owns. Every read goes through ``for_organization``."""
+
+    organization = models.ForeignKey("accounts.Organization", on_delete=models.CASCADE, related_name="+")
+
+    objects = OrgQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a POST carrying an ``Idempotency-Key`` (kept 24 h)."""
+
+    credential = models.CharField(max_length=80)
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField(null=True)
+    body = models.BinaryField(null=True)
+    content_type = models.CharField(max_length=100, default="application/json")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["credential", "key"], name="idempotency_unique_key")]

@@ -1,0 +1,136 @@
+"""Paging for both families.
+
+Family A: ``page``/``limit`` -> ``{data, pagination: {page, limit, total, pages}}``, or
+keyset paging with ``cursor`` -> ``{data, pagination: {limit, nextCursor, ...}}``.
+Family B: ``limit`` with ``offset`` or ``page`` -> ``{data, pagination: {limit, offset,
+total, hasNext, hasPrev}}``.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import math
+import uuid
+from dataclasses import dataclass
+
+import orjson
+from django.db.models import Q, QuerySet
+
+from .errors import ValidationFailed
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+
+
+def _int_param(params, name: str, default: int, *, minimum: int, maximum: int | None = None) -> int:
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise ValidationFailed(f"'{name}' must be an integer.", {name: ["Must be an integer."]}) from None
+    if value < minimum or (maximum is not None and value > maximum):
+        bound = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
+        raise ValidationFailed(f"'{name}' must be {bound}.", {name: [f"Must be {bound}."]})
+    return value
+
+
+def parse_limit(params) -> int:
+    return _int_param(params, "limit", DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT)
+
+
+@dataclass
+class Page:
+    items: list
+    pagination: dict
+
+
+def _require_ordered(qs: QuerySet) -> None:
+    if not qs.ordered:
+        raise RuntimeError("Paginating an unordered queryset gives unstable pages; order it first.")
+
+
+# --- Family A -----------------------------------------------------------------------------
+
+
+def _encode_cursor(values: list) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps(values, default=str)).decode().rstrip("=")
+
+
+def _decode_cursor(raw: str) -> list:
+    try:
+        padded = raw + "=" * (-len(raw) % 4)
+        values = orjson.loads(base64.urlsafe_b64decode(padded.encode()))
+        if not isinstance(values, list) or len(values) != 2:
+            raise ValueError
+        return values
+    except (ValueError, TypeError, orjson.JSONDecodeError):
+        raise ValidationFailed("Invalid cursor.", {"cursor": ["Not a cursor this API returned."]}) from None
+
+
+def paginate_v1(qs: QuerySet, params, *, ordering: tuple[str, str]) -> Page:
+    """``ordering`` is (field, direction) of the primary sort; ties break on the primary key."""
+    _require_ordered(qs)
+    limit = parse_limit(params)
+    if "cursor" in params:
+        return _keyset_page(qs, params.get("cursor") or "", limit, ordering)
+    page = _int_param(params, "page", 1, minimum=1, maximum=1_000_000)
+    total = qs.count()
+    offset = (page - 1) * limit
+    items = list(qs[offset : offset + limit]) if offset < total else []
+    return Page(items, {"page": page, "limit": limit, "total": total, "pages": math.ceil(total / limit)})
+
+
+def _keyset_page(qs: QuerySet, cursor: str, limit: int, ordering: tuple[str, str]) -> Page:
+    field, direction = ordering
+    if cursor:
+        value, last_id = _decode_cursor(cursor)
+        try:
+            last_uuid = uuid.UUID(str(last_id))
+        except ValueError:
+            raise ValidationFailed("Invalid cursor.", {"cursor": ["Not a cursor this API returned."]}) from None
+        op = "lt" if direction == "desc" else "gt"
+        if value is None:
+            qs = qs.filter(**{f"{field}__isnull": True, f"pk__{op}": last_uuid})
+        else:
+            qs = qs.filter(Q(**{f"{field}__{op}": value}) | Q(**{field: value, f"pk__{op}": last_uuid}))
+    prefix = "-" if direction == "desc" else ""
+    qs = qs.order_by(f"{prefix}{field}", f"{prefix}pk")
+    items = list(qs[: limit + 1])
+    has_more = len(items) > limit
+    items = items[:limit]
+    next_cursor = None
+    if has_more:
+        last = items[-1]
+        value = getattr(last, field)
+        if isinstance(value, datetime.datetime | datetime.date):
+            value = value.isoformat()
+        next_cursor = _encode_cursor([value, str(last.pk)])
+    return Page(items, {"limit": limit, "nextCursor": next_cursor, "hasMore": has_more})
+
+
+# --- Family B -----------------------------------------------------------------------------
+
+
+def paginate_api(qs: QuerySet, params) -> Page:
+    _require_ordered(qs)
+    limit = parse_limit(params)
+    if params.get("offset") not in (None, ""):
+        offset = _int_param(params, "offset", 0, minimum=0, maximum=10_000_000)
+    else:
+        page = _int_param(params, "page", 1, minimum=1, maximum=1_000_000)
+        offset = (page - 1) * limit
+    total = qs.count()
+    items = list(qs[offset : offset + limit]) if offset < total else []
+    return Page(
+        items,
+        {
+            "limit": limit,
+            "offset": offset,
+            "total": total,
+            "hasNext": offset + len(items) < total,
+            "hasPrev": offset > 0,
+        },
+    )

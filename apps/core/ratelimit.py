@@ -1,0 +1,90 @@
+"""Fixed-window rate limits per credential.
+
+With REDIS_URL set, the count is one atomic Lua script on Redis, so every web process
+shares one exact count. Without it, a process-local counter under a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+from django.conf import settings
+
+_LUA = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    limit: int
+    remaining: int
+    reset: int  # epoch seconds when the window ends
+
+    @property
+    def retry_after(self) -> int:
+        return max(1, self.reset - int(time.time()))
+
+
+def limit_for(bucket: str) -> int:
+    return {
+        "default": settings.RATE_LIMIT_DEFAULT,
+        "generation": settings.RATE_LIMIT_GENERATION,
+        "batch": settings.RATE_LIMIT_BATCH,
+    }[bucket]
+
+
+@lru_cache(maxsize=1)
+def _redis(url: str):
+    import redis
+
+    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+
+
+@lru_cache(maxsize=1)
+def _script(url: str):
+    return _redis(url).register_script(_LUA)
+
+
+_local_lock = threading.Lock()
+_local_counts: dict[str, tuple[int, int]] = {}
+
+
+def _incr_local(key: str, window_end: int) -> int:
+    with _local_lock:
+        end, count = _local_counts.get(key, (window_end, 0))
+        if end != window_end:
+            count = 0
+        count += 1
+        _local_counts[key] = (window_end, count)
+        if len(_local_counts) > 50_000:  # drop windows that have passed
+            now = int(time.time())
+            for k in [k for k, (e, _) in _local_counts.items() if e < now]:
+                _local_counts.pop(k, None)
+        return count
+
+
+def hit(credential: str, bucket: str = "default", *, cost: int = 1) -> Decision:
+    """Count one request of ``bucket`` for ``credential`` and decide."""
+    limit = limit_for(bucket)
+    window = settings.RATE_LIMIT_WINDOW_SECONDS
+    now = time.time()
+    window_start = int(now // window * window)
+    window_end = window_start + window
+    key = f"pf:rl:{bucket}:{credential}:{window_start}"
+    if settings.REDIS_URL:
+        count = int(_script(settings.REDIS_URL)(keys=[key], args=[window + 1]))
+    else:
+        count = _incr_local(key, window_end)
+    return Decision(allowed=count <= limit, limit=limit, remaining=max(0, limit - count), reset=window_end)
+
+
+def reset_local() -> None:
+    with _local_lock:
+        _local_counts.clear()

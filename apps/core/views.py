@@ -1,0 +1,250 @@
+"""One base viewset per API family.
+
+``V1ViewSet`` (Family A, ``/v1``) and ``ApiViewSet`` (Family B, ``/api``) fix
+authentication, roles and scopes, rate limits, idempotency, paging, sorting, envelopes
+and the exception handler. Views built on them only translate HTTP to service calls.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from rest_framework import viewsets
+from rest_framework.exceptions import ParseError
+from rest_framework.response import Response
+
+from . import idempotency, ids, ratelimit
+from .auth import ApiKeyAuthentication, ApiKeyOrJWTAuthentication
+from .errors import AuthenticationFailed, NotFound, RateLimited, ValidationFailed
+from .exceptions import Replay, api_exception_handler, v1_exception_handler
+from .pagination import paginate_api, paginate_v1
+
+READ_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+class _FamilyViewSet(viewsets.ViewSet):
+    """What both families share; each subclass fixes its envelope."""
+
+    family = ""
+    #: minimum role for reads and for writes; `action_roles` overrides per action
+    read_role = "viewer"
+    write_role = "editor"
+    action_roles: dict[str, str] = {}
+    #: API-key scope needed (reads may use `read_scope`)
+    scope: str | None = None
+    read_scope: str | None = None
+    #: extra rate-limit bucket per action (besides "default")
+    action_buckets: dict[str, str] = {}
+    #: id kind for `lookup()` (prefix in Family A)
+    id_kind = ""
+    #: camelCase sort name -> model field; first entry of `default_sort` applies when none given
+    sort_fields: dict[str, str] = {"createdAt": "created_at"}
+    default_sort: tuple[str, str] = ("created_at", "desc")
+
+    # --- request lifecycle --------------------------------------------------------------
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        actor = request.user
+        if not actor:
+            raise AuthenticationFailed("Missing credentials: send 'Authorization: Bearer <token>'.")
+        self.actor = actor
+        self._rate_limit(request, actor)
+        self._check_permissions(request, actor)
+        self._begin_idempotency(request, actor)
+
+    def _rate_limit(self, request, actor) -> None:
+        decision = ratelimit.hit(actor.credential_id, "default")
+        request._rate_decision = decision
+        if decision.allowed:
+            bucket = self.action_buckets.get(self.action or "")
+            if bucket:
+                extra = ratelimit.hit(actor.credential_id, bucket)
+                if not extra.allowed or extra.remaining < decision.remaining:
+                    request._rate_decision = extra
+                decision = extra
+        if not decision.allowed:
+            raise RateLimited(
+                f"Rate limit exceeded: {decision.limit} requests per minute.",
+                {"limit": decision.limit, "retryAfter": decision.retry_after},
+                retry_after=decision.retry_after,
+            )
+
+    def _check_permissions(self, request, actor) -> None:
+        reading = request.method in READ_METHODS
+        role = self.action_roles.get(self.action or "") or (self.read_role if reading else self.write_role)
+        scope = (self.read_scope or self.scope) if reading else self.scope
+        actor.require(role=role, scope=scope)
+
+    def _begin_idempotency(self, request, actor) -> None:
+        key = request.headers.get("Idempotency-Key")
+        if request.method != "POST" or not key:
+            return
+        body = request._request.body if not request.content_type.startswith("multipart/") else b""
+        fp = idempotency.fingerprint(request.method, request.path, body)
+        replay = idempotency.begin(credential=actor.credential_id, key=key, fp=fp)
+        if replay is not None:
+            raise Replay(replay)
+        request._idempotency = (actor.credential_id, key)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        decision = getattr(request, "_rate_decision", None)
+        if decision is not None:
+            response["X-RateLimit-Limit"] = str(decision.limit)
+            response["X-RateLimit-Remaining"] = str(decision.remaining)
+            response["X-RateLimit-Reset"] = str(decision.reset)
+        pending = getattr(request, "_idempotency", None)
+        if pending and not getattr(response, "_idempotent_replay", False):
+            response.render() if hasattr(response, "render") and not response.is_rendered else None
+            credential, key = pending
+            idempotency.finish(
+                credential=credential,
+                key=key,
+                status=response.status_code,
+                body=response.content,
+                content_type=response.get("Content-Type", "application/json"),
+            )
+        return response
+
+    # --- helpers for views ----------------------------------------------------------------
+    @property
+    def data(self) -> dict:
+        """The JSON body as a dict (a list or scalar body is a validation error)."""
+        try:
+            data = self.request.data
+        except ParseError:
+            raise
+        if hasattr(data, "dict") and not isinstance(data, dict):
+            data = data.dict()
+        if not isinstance(data, dict):
+            raise ValidationFailed("The request body must be a JSON object.", {"body": ["Expected an object."]})
+        return data
+
+    def validated(self, serializer_class, data=None, **context) -> dict:
+        serializer = serializer_class(data=self.data if data is None else data, context={"view": self, **context})
+        if not serializer.is_valid():
+            from .exceptions import _plain
+
+            raise ValidationFailed("Invalid request parameters.", _plain(serializer.errors))
+        return serializer.validated_data
+
+    def lookup(self, queryset, value, kind: str | None = None):
+        """Fetch one object of the caller's organization; anything else is a 404."""
+        pk = ids.parse(value, kind or self.id_kind)
+        obj = queryset.filter(pk=pk).first() if pk else None
+        if obj is None:
+            raise NotFound("Resource not found.", {"id": str(value)[:100]})
+        return obj
+
+    def sorted(self, qs):
+        field, direction = self.parse_sort()
+        self._ordering = (field, direction)
+        prefix = "-" if direction == "desc" else ""
+        return qs.order_by(f"{prefix}{field}", f"{prefix}pk")
+
+    def parse_sort(self) -> tuple[str, str]:
+        raise NotImplementedError  # each family reads its own parameters
+
+    def _bad_sort(self, name: str, value: str):
+        return ValidationFailed(
+            f"Cannot sort by '{value}'.", {name: [f"Must be one of: {', '.join(self.sort_fields)}."]}
+        )
+
+
+class V1ViewSet(_FamilyViewSet):
+    """Family A: API keys, bare resources, ``{error: {code, message, details}, requestId}``."""
+
+    family = "v1"
+    authentication_classes = [ApiKeyAuthentication]
+
+    def get_exception_handler(self):
+        return v1_exception_handler
+
+    def parse_sort(self) -> tuple[str, str]:
+        params = self.request.query_params
+        name = params.get("sortBy") or None
+        order = (params.get("sortOrder") or self.default_sort[1]).lower()
+        if order not in ("asc", "desc"):
+            raise ValidationFailed("sortOrder must be 'asc' or 'desc'.", {"sortOrder": ["Must be asc or desc."]})
+        if name is None:
+            return self.default_sort[0], order
+        if name not in self.sort_fields:
+            raise self._bad_sort("sortBy", name)
+        return self.sort_fields[name], order
+
+    def respond(self, data, status: int = 200, headers: dict | None = None) -> Response:
+        return Response(self.select_fields(data), status=status, headers=headers)
+
+    def respond_list(self, qs, present) -> Response:
+        qs = self.sorted(qs)
+        page = paginate_v1(qs, self.request.query_params, ordering=self._ordering)
+        return Response({"data": [self.select_fields(present(o)) for o in page.items], "pagination": page.pagination})
+
+    def select_fields(self, item):
+        raw = self.request.query_params.get("fields")
+        if not raw or not isinstance(item, dict):
+            return item
+        wanted = [f.strip() for f in raw.split(",") if f.strip()]
+        unknown = [f for f in wanted if f not in item]
+        if unknown:
+            raise ValidationFailed(
+                f"Unknown field(s): {', '.join(unknown)}.", {"fields": [f"Available: {', '.join(item)}."]}
+            )
+        return {k: item[k] for k in wanted}
+
+
+class ApiViewSet(_FamilyViewSet):
+    """Family B: identity-provider tokens (and API keys), ``{data: ...}`` envelopes."""
+
+    family = "api"
+    authentication_classes = [ApiKeyOrJWTAuthentication]
+    #: model fields searched by `q`/`search`
+    search_fields: tuple[str, ...] = ()
+    #: model date field filtered by `date_from`/`date_to`
+    date_field = "created_at"
+
+    def get_exception_handler(self):
+        return api_exception_handler
+
+    def parse_sort(self) -> tuple[str, str]:
+        raw = self.request.query_params.get("sort")
+        if not raw:
+            return self.default_sort
+        name, _, order = raw.partition(":")
+        order = (order or "asc").lower()
+        if order not in ("asc", "desc"):
+            raise ValidationFailed("sort direction must be 'asc' or 'desc'.", {"sort": ["Use <field>:<asc|desc>."]})
+        if name not in self.sort_fields:
+            raise self._bad_sort("sort", name)
+        return self.sort_fields[name], order
+
+    def respond(self, data, status: int = 200, headers: dict | None = None) -> Response:
+        return Response({"data": data}, status=status, headers=headers)
+
+    def respond_list(self, qs, present) -> Response:
+        qs = self.common_filters(self.sorted(qs))
+        page = paginate_api(qs, self.request.query_params)
+        return Response({"data": [present(o) for o in page.items], "pagination": page.pagination})
+
+    def common_filters(self, qs):
+        from django.db.models import Q
+
+        from .filters import parse_datetime_param
+
+        params = self.request.query_params
+        term = (params.get("q") or params.get("search") or "").strip()
+        if term and self.search_fields:
+            cond = Q()
+            for f in self.search_fields:
+                cond |= Q(**{f"{f}__icontains": term})
+            qs = qs.filter(cond)
+        start = parse_datetime_param(params, "date_from")
+        end = parse_datetime_param(params, "date_to", end_of_day=True)
+        if start:
+            qs = qs.filter(**{f"{self.date_field}__gte": start})
+        if end:
+            qs = qs.filter(**{f"{self.date_field}__lte": end})
+        return qs
+
+
+def on_commit(fn) -> None:
+    transaction.on_commit(fn)

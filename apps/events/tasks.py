@@ -1,0 +1,13 @@
+from celery import shared_task
+
+from . import services
+
+
+@shared_task(queue="default", ignore_result=True, autoretry_for=(Exception,), retry_backoff=2, max_retries=5)
+def dispatch_event(event_id: str) -> None:
+    services.event_dispatch(event_id=event_id)
+
+
+@shared_task(queue="default", ignore_result=True)
+def dispatch_events() -> int:
+    return services.events_dispatch_pending()

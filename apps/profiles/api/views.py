@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers as drf_serializers
+from rest_framework.decorators import action
+
+from apps.brands.models import Brand
+from apps.brands.services import effective_settings
+from apps.core import ids
+from apps.core.errors import NotFound, ValidationFailed
+from apps.core.serializers import iso
+from apps.core.views import ApiViewSet
+
+from .. import selectors, services
+from ..models import normalize_platform
+from . import serializers as s
+
+
+class EffectiveSettingsOutput(drf_serializers.Serializer):
+    profileId = drf_serializers.UUIDField()
+    brandId = drf_serializers.UUIDField()
+    settings = drf_serializers.DictField()
+    sources = drf_serializers.DictField(child=drf_serializers.CharField())
+
+
+class SlotsOutput(drf_serializers.Serializer):
+    profileId = drf_serializers.UUIDField()
+    timezone = drf_serializers.CharField()
+    postingTimes = drf_serializers.ListField(child=drf_serializers.CharField())
+    upcoming = drf_serializers.ListField(child=drf_serializers.DateTimeField())
+
+
+class ProfileViewSet(ApiViewSet):
+    id_kind = "profile"
+    scope = "profiles"
+    action_roles = {"destroy": "admin"}
+    sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform", "followerCount": "follower_count"}
+    default_sort = ("created_at", "desc")
+    search_fields = ("username", "display_name")
+
+    def _profiles(self):
+        params = self.request.query_params
+        platform = brand_id = connected = None
+        if params.get("platform"):
+            platform = normalize_platform(params["platform"])
+            if platform is None:
+                raise ValidationFailed("Unknown platform.", {"platform": [f"Unknown platform '{params['platform']}'."]})
+        if params.get("brandId"):
+            brand_id = ids.parse(params["brandId"], "brand")
+            if brand_id is None:
+                raise ValidationFailed("Invalid brandId.", {"brandId": ["Not an id."]})
+        if params.get("connected") in ("true", "false"):
+            connected = params["connected"] == "true"
+        return selectors.profile_list(organization=self.actor.organization, platform=platform, brand_id=brand_id, connected=connected)
+
+    def _profile(self, pk):
+        return self.lookup(self._profiles(), pk)
+
+    @extend_schema(responses=s.ProfileOutput(many=True), operation_id="api_profiles_list")
+    def list(self, request):
+        return self.respond_list(self._profiles(), s.present)
+
+    @extend_schema(responses=s.ProfileOutput, operation_id="api_profiles_retrieve")
+    def retrieve(self, request, pk=None):
+        return self.respond(s.present(self._profile(pk)))
+
+    @extend_schema(responses={204: None}, operation_id="api_profiles_destroy")
+    def destroy(self, request, pk=None):
+        services.profile_disconnect(profile=self._profile(pk))
+        return self.respond(None, status=204)
+
+    @extend_schema(methods=["GET"], responses=s.ProfileOutput, operation_id="api_profiles_settings_get")
+    @extend_schema(methods=["PUT"], request=s.ProfileSettingsInput, responses=s.ProfileOutput, operation_id="api_profiles_settings_put")
+    @action(detail=True, methods=["get", "put"], url_path="settings")
+    def profile_settings(self, request, pk=None):
+        profile = self._profile(pk)
+        if request.method == "PUT":
+            data = self.validated(s.ProfileSettingsInput)
+            brand = None
+            if data.get("brandId"):
+                try:
+                    brand = self.lookup(Brand.objects.for_organization(self.actor.organization), data["brandId"], "brand")
+                except NotFound:
+                    raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]}) from None
+            profile = services.profile_update_settings(
+                profile=profile, display_name=data.get("displayName"), settings=data.get("settings"),
+                generation_settings=data.get("generationSettings"), brand=brand,
+            )
+        out = s.present(profile)
+        out["generationSettings"] = profile.generation_settings
+        return self.respond(out)
+
+    @extend_schema(responses=EffectiveSettingsOutput, operation_id="api_profiles_effective_settings")
+    @action(detail=True, methods=["get"], url_path="effective-settings")
+    def effective_settings(self, request, pk=None):
+        profile = self.lookup(self._profiles().select_related("brand"), pk)
+        values, sources = effective_settings(brand=profile.brand, profile=profile)
+        return self.respond({"profileId": str(profile.pk), "brandId": str(profile.brand_id), "settings": values, "sources": sources})
+
+    @extend_schema(methods=["GET"], responses=SlotsOutput, operation_id="api_profiles_slots_get")
+    @extend_schema(methods=["PUT"], request=s.ScheduleSlotsInput, responses=SlotsOutput, operation_id="api_profiles_slots_put")
+    @action(detail=True, methods=["get", "put"], url_path="schedule-slots")
+    def schedule_slots(self, request, pk=None):
+        profile = self._profile(pk)
+        if request.method == "PUT":
+            data = self.validated(s.ScheduleSlotsInput)
+            profile = services.profile_update_settings(profile=profile, settings=dict(data))
+        try:
+            days = int(request.query_params.get("days", 7))
+        except ValueError:
+            days = -1
+        if not 1 <= days <= 31:
+            raise ValidationFailed("days must be between 1 and 31.", {"days": ["Must be 1-31."]})
+        slots = services.schedule_slots(profile=profile, days=days)
+        return self.respond(
+            {"profileId": str(profile.pk), "timezone": profile.timezone_name, "postingTimes": profile.posting_times,
+             "upcoming": [iso(x) for x in slots]}
+        )
+
+    @extend_schema(request=s.BulkInput, responses={200: dict}, operation_id="api_profiles_bulk")
+    @action(detail=False, methods=["post"], url_path="bulk")
+    def bulk(self, request):
+        data = self.validated(s.BulkInput)
+        results = services.profile_bulk_update(organization=self.actor.organization, updates=data["updates"])
+        return self.respond({"results": results})

@@ -1,0 +1,127 @@
+"""Profile writes: settings, brand association, disconnect, bulk updates, posting slots."""
+
+from __future__ import annotations
+
+import datetime
+import re
+import zoneinfo
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.core.errors import ValidationFailed
+from apps.events.services import event_record
+
+from .models import SocialProfile
+
+HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+VISIBILITIES = ("public", "private", "unlisted", "followers", "connections")
+
+
+def validate_timezone(name: str, field: str = "timezone") -> str:
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
+        raise ValidationFailed(f"Unknown time zone '{name}'.", {field: ["Must be an IANA time zone, e.g. Europe/Paris."]}) from None
+    return name
+
+
+def validate_posting_times(times: list[str]) -> list[str]:
+    bad = [t for t in times if not isinstance(t, str) or not HHMM.match(t)]
+    if bad:
+        raise ValidationFailed("postingTimes must be HH:MM.", {"postingTimes": [f"Invalid: {', '.join(map(str, bad))}."]})
+    return sorted(set(times))
+
+
+def _normalize_settings(values: dict) -> dict:
+    out = {}
+    if "autoHashtags" in values:
+        tags = []
+        for t in values["autoHashtags"] or []:
+            word = str(t).strip().lstrip("#")
+            if word:
+                tags.append(f"#{word}")
+        out["autoHashtags"] = tags
+    if "postingTimes" in values:
+        out["postingTimes"] = validate_posting_times(values["postingTimes"] or [])
+    if "timezone" in values:
+        out["timezone"] = validate_timezone(values["timezone"])
+    if "defaultVisibility" in values:
+        if values["defaultVisibility"] not in VISIBILITIES:
+            raise ValidationFailed("Unknown visibility.", {"defaultVisibility": [f"Must be one of {', '.join(VISIBILITIES)}."]})
+        out["defaultVisibility"] = values["defaultVisibility"]
+    return out
+
+
+@transaction.atomic
+def profile_update_settings(
+    *, profile: SocialProfile, display_name: str | None = None, settings: dict | None = None, brand=None,
+    generation_settings: dict | None = None,
+) -> SocialProfile:
+    profile = SocialProfile.objects.select_for_update().get(pk=profile.pk)
+    if display_name is not None:
+        profile.display_name = display_name
+    if settings:
+        profile.settings = {**profile.settings, **_normalize_settings(settings)}
+    if brand is not None:
+        if brand.organization_id != profile.organization_id:
+            raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]})
+        profile.brand = brand
+    if generation_settings is not None:
+        from apps.brands.services import deep_merge
+
+        profile.generation_settings = deep_merge(profile.generation_settings, generation_settings)
+    profile.save()
+    event_record(organization=profile.organization_id, type="profile.updated", data={"profileId": str(profile.pk)})
+    return profile
+
+
+@transaction.atomic
+def profile_disconnect(*, profile: SocialProfile) -> None:
+    """Remove a profile: tokens are dropped with the row; history of posts stays on content."""
+    org_id, pk, platform = profile.organization_id, profile.pk, profile.platform
+    profile.delete()
+    event_record(organization=org_id, type="profile.disconnected", data={"profileId": str(pk), "platform": platform})
+
+
+def profile_bulk_update(*, organization, updates: list[dict]) -> list[dict]:
+    """Apply several settings updates, each on its own; returns one result per item."""
+    from apps.core import ids
+
+    results = []
+    for item in updates:
+        raw_id = item.get("id")
+        pk = ids.parse(raw_id, "profile")
+        profile = SocialProfile.objects.for_organization(organization).filter(pk=pk).first() if pk else None
+        if profile is None:
+            results.append({"id": raw_id, "status": "error", "error": "Profile not found."})
+            continue
+        try:
+            profile_update_settings(
+                profile=profile,
+                display_name=item.get("displayName"),
+                settings=item.get("settings"),
+                generation_settings=item.get("generationSettings"),
+            )
+            results.append({"id": str(profile.pk), "status": "ok"})
+        except ValidationFailed as exc:
+            results.append({"id": str(profile.pk), "status": "error", "error": exc.message, "details": exc.details})
+    return results
+
+
+def schedule_slots(*, profile: SocialProfile, days: int = 7, start: datetime.datetime | None = None) -> list[datetime.datetime]:
+    """The profile's posting slots from `start` for `days` days, as aware UTC datetimes."""
+    tz = zoneinfo.ZoneInfo(profile.timezone_name)
+    start = start or timezone.now()
+    local_start = start.astimezone(tz)
+    slots = []
+    for offset in range(days + 1):
+        day = (local_start + datetime.timedelta(days=offset)).date()
+        for hhmm in profile.posting_times:
+            hour, minute = map(int, hhmm.split(":"))
+            local = datetime.datetime.combine(day, datetime.time(hour, minute), tzinfo=tz)
+            if local > local_start:
+                slots.append(local.astimezone(datetime.UTC))
+    slots.sort()
+    end = start + datetime.timedelta(days=days)
+    return [s for s in slots if s <= end]

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class PublishingConfig(AppConfig):
+    name = "apps.publishing"
+    label = "publishing"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,537 @@
+"""Shared pieces of the platform HTTP clients.
+
+Every client talks to one social platform with ``requests`` and follows the publishing
+flow recorded in ``platforms.yaml``. This module holds what they share: the request
+dataclasses, the error type with its retry hints, the response handling (one error-body
+parser per wire family, Retry-After and rate-limit headers), polling, and the registry.
+
+Irreversible calls (the one that makes a post visible) are sent with ``create=True``:
+if the connection drops or times out after such a call was sent, the client raises
+``OutcomeUnknown`` and the caller must run ``find_published`` before any retry.
+"""
+
+from __future__ import annotations
+
+import email.utils
+from abc import ABC, abstractmethod
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar, Literal, TypeVar
+from urllib.parse import urljoin
+from zoneinfo import ZoneInfo
+
+import requests
+
+T = TypeVar("T")
+
+
+@dataclass
+class MediaItem:
+    kind: Literal["image", "video"]
+    url: str
+    content_type: str
+    width: int
+    height: int
+    seconds: float | None = None
+    alt_text: str = ""
+    loader: Callable[[], bytes] | None = None
+    thumbnail_url: str = ""
+
+    def read(self) -> bytes:
+        if self.loader is None:
+            raise PlatformError(
+                "This platform uploads the file itself: the media item has no loader.",
+                code="media_bytes_unavailable",
+            )
+        return self.loader()
+
+
+@dataclass
+class PostRequest:
+    caption: str
+    media: list[MediaItem] = field(default_factory=list)
+    post_type: str = "feed"
+    title: str = ""
+    first_comment: str = ""
+    sounds: list[str] = field(default_factory=list)
+    privacy: str = "public"
+    reference: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def images(self) -> list[MediaItem]:
+        return [m for m in self.media if m.kind == "image"]
+
+    @property
+    def videos(self) -> list[MediaItem]:
+        return [m for m in self.media if m.kind == "video"]
+
+
+@dataclass
+class PublishResult:
+    external_id: str
+    url: str
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AccountInfo:
+    external_id: str
+    username: str
+    display_name: str
+    picture_url: str
+    followers: int
+
+
+@dataclass
+class Metrics:
+    views: int = 0
+    likes: int = 0
+    comments: int = 0
+    shares: int = 0
+
+
+@dataclass
+class Quota:
+    used: int
+    limit: int
+
+    @property
+    def remaining(self) -> int:
+        return max(self.limit - self.used, 0)
+
+
+class PlatformError(Exception):
+    """A call the platform refused or that did not complete.
+
+    ``message`` is the platform's own wording. ``retryable`` is true for 429, 5xx,
+    network errors and platform rate-limit codes; ``retry_after`` is in seconds when the
+    platform said when to come back; ``token_expired`` asks for a reconnect.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        code: str | int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        token_expired: bool = False,
+        raw: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status_code = status_code
+        self.code = code
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.token_expired = token_expired
+        self.raw = raw
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}({self.message!r}, status_code={self.status_code}, "
+            f"code={self.code!r}, retryable={self.retryable}, retry_after={self.retry_after}, "
+            f"token_expired={self.token_expired})"
+        )
+
+
+class OutcomeUnknown(PlatformError):
+    """The irreversible call was sent but no answer came back (timeout, dropped connection).
+
+    The post may exist. Retrying is allowed only after ``find_published`` found nothing.
+    """
+
+    def __init__(self, message: str, **kwargs: Any) -> None:
+        kwargs.setdefault("retryable", True)
+        kwargs.setdefault("code", "outcome_unknown")
+        super().__init__(message, **kwargs)
+
+
+# --------------------------------------------------------------------------------------
+# Error bodies, one parser per wire family. Each returns (message, code, extra).
+
+
+def _graph_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
+    err = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(err, dict):
+        return "", None, {}
+    message = err.get("error_user_msg") or err.get("message") or ""
+    return message, err.get("code"), {
+        "type": err.get("type"),
+        "error_subcode": err.get("error_subcode"),
+        "is_transient": bool(err.get("is_transient")),
+        "fbtrace_id": err.get("fbtrace_id"),
+    }
+
+
+def _tiktok_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
+    err = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(err, dict):
+        return "", None, {}
+    return err.get("message") or "", err.get("code"), {"log_id": err.get("log_id")}
+
+
+def _google_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
+    err = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(err, dict):
+        return "", None, {}
+    reasons = [e.get("reason") for e in err.get("errors") or [] if isinstance(e, dict)]
+    code = reasons[0] if reasons else err.get("status") or err.get("code")
+    return err.get("message") or "", code, {"reasons": reasons, "status": err.get("status")}
+
+
+def _x_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
+    if not isinstance(body, dict):
+        return "", None, {}
+    errors = body.get("errors")
+    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+        first = errors[0]
+        message = body.get("detail") or first.get("message") or first.get("detail") or ""
+        return message, first.get("code") or first.get("type") or body.get("type"), {"errors": errors}
+    if body.get("detail") or body.get("title"):
+        return body.get("detail") or body.get("title"), body.get("type") or body.get("title"), {}
+    return "", None, {}
+
+
+def _linkedin_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
+    if not isinstance(body, dict) or "message" not in body:
+        return "", None, {}
+    return body["message"], body.get("code") or body.get("serviceErrorCode"), {
+        "serviceErrorCode": body.get("serviceErrorCode")
+    }
+
+
+def _pinterest_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
+    if not isinstance(body, dict) or "message" not in body:
+        return "", None, {}
+    return body["message"], body.get("code"), {}
+
+
+ERROR_PARSERS: dict[str, Callable[[Any], tuple[str, Any, dict[str, Any]]]] = {
+    "graph": _graph_error,
+    "tiktok": _tiktok_error,
+    "google": _google_error,
+    "x": _x_error,
+    "linkedin": _linkedin_error,
+    "pinterest": _pinterest_error,
+}
+
+
+def retry_after_from_headers(headers: requests.structures.CaseInsensitiveDict | dict, now: float | None = None) -> float | None:
+    """Seconds to wait, from Retry-After, x-rate-limit-reset or Meta's usage headers."""
+    now = time.time() if now is None else now
+    value = headers.get("Retry-After")
+    if value:
+        value = value.strip()
+        if value.isdigit():
+            return float(value)
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            when = None
+        if when is not None:
+            return max(when.timestamp() - now, 0.0)
+    for name in ("x-rate-limit-reset", "x-ratelimit-reset"):
+        value = headers.get(name)
+        if value and value.strip().isdigit():
+            reset = float(value.strip())
+            # X sends epoch seconds; some APIs send seconds-to-reset.
+            return max(reset - now, 0.0) if reset > 1_000_000_000 else reset
+    for name in ("X-Business-Use-Case-Usage", "X-Ad-Account-Usage"):
+        value = headers.get(name)
+        if not value:
+            continue
+        try:
+            usage = json.loads(value)
+        except ValueError:
+            continue
+        minutes = [
+            entry.get("estimated_time_to_regain_access") or 0
+            for entries in (usage.values() if isinstance(usage, dict) else [])
+            for entry in (entries if isinstance(entries, list) else [entries])
+            if isinstance(entry, dict)
+        ]
+        if minutes and max(minutes) > 0:
+            return float(max(minutes)) * 60
+    return None
+
+
+def seconds_until_pacific_midnight(now: datetime | None = None) -> float:
+    """Google daily quotas reset at midnight Pacific time."""
+    pacific = ZoneInfo("America/Los_Angeles")
+    now = (now or datetime.now(UTC)).astimezone(pacific)
+    midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return (midnight - now).total_seconds()
+
+
+# --------------------------------------------------------------------------------------
+
+
+class PlatformClient(ABC):
+    """One connected account on one platform.
+
+    Subclasses set ``platform``, ``default_base_url`` and ``error_style`` and implement
+    the five operations. ``poll_interval`` and ``poll_timeout`` bound every wait for
+    the platform's media processing; tests set the interval to 0.
+    """
+
+    platform: ClassVar[str] = ""
+    default_base_url: ClassVar[str] = ""
+    error_style: ClassVar[str] = "graph"
+    rate_limit_codes: ClassVar[frozenset[Any]] = frozenset()
+    token_expired_codes: ClassVar[frozenset[Any]] = frozenset()
+    transient_codes: ClassVar[frozenset[Any]] = frozenset()
+    recent_posts_to_scan: ClassVar[int] = 25
+
+    def __init__(
+        self,
+        *,
+        access_token: str,
+        account_id: str = "",
+        base_url: str | None = None,
+        session: requests.Session | None = None,
+        timeout: float | tuple[float, float] = (5, 30),
+        poll_interval: float = 2.0,
+        poll_timeout: float = 300.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.access_token = access_token
+        self.account_id = account_id
+        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.session = session or requests.Session()
+        self.timeout = timeout
+        self.poll_interval = poll_interval
+        self.poll_timeout = poll_timeout
+        self._sleep = sleep
+
+    # ---- the public operations -------------------------------------------------------
+
+    @abstractmethod
+    def publish(self, req: PostRequest) -> PublishResult:
+        """Publish ``req`` and return the platform's id and permalink."""
+
+    @abstractmethod
+    def find_published(self, req: PostRequest) -> PublishResult | None:
+        """Find ``req`` among the account's recent posts (reconciliation after an unknown outcome)."""
+
+    @abstractmethod
+    def fetch_metrics(self, external_id: str) -> Metrics:
+        """Read views, likes, comments and shares of one post."""
+
+    @abstractmethod
+    def fetch_account(self) -> AccountInfo:
+        """Read the connected account's profile."""
+
+    def publish_quota(self) -> Quota | None:
+        """The platform's own publishing quota, where it has an endpoint for it."""
+        return None
+
+    def validate(self, req: PostRequest) -> None:
+        """Refuse, before any call, a request the platform would refuse."""
+
+    # ---- HTTP ----------------------------------------------------------------------
+
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.access_token}"}
+
+    def url(self, path: str) -> str:
+        if path.startswith(("http://", "https://")):
+            return path
+        return urljoin(self.base_url + "/", path.lstrip("/"))
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        create: bool = False,
+        auth: bool = True,
+        ok_statuses: Iterable[int] = (),
+        **kwargs: Any,
+    ) -> requests.Response:
+        """Send one call and turn every failure into ``PlatformError``.
+
+        ``create`` marks the irreversible call: a drop after it was sent is
+        ``OutcomeUnknown``. ``ok_statuses`` lists non-2xx statuses that are part of the
+        protocol (YouTube's 308 Resume Incomplete).
+        """
+        headers = dict(self.auth_headers()) if auth else {}
+        headers.update(kwargs.pop("headers", None) or {})
+        kwargs.setdefault("timeout", self.timeout)
+        kwargs.setdefault("allow_redirects", False)
+        try:
+            resp = self.session.request(method, self.url(path), headers=headers, **kwargs)
+        except requests.exceptions.ConnectTimeout as exc:
+            raise PlatformError(f"{self.platform}: connect timeout: {exc}", code="network", retryable=True) from exc
+        except (requests.exceptions.ConnectionError, requests.exceptions.Timeout) as exc:
+            if create and not _never_sent(exc):
+                raise OutcomeUnknown(
+                    f"{self.platform}: no answer after {method} {path}; the post may exist: {exc}"
+                ) from exc
+            raise PlatformError(f"{self.platform}: network error: {exc}", code="network", retryable=True) from exc
+        if resp.ok or resp.status_code in set(ok_statuses):
+            self.check_body(resp)
+            return resp
+        raise self.error_from_response(resp)
+
+    def check_body(self, resp: requests.Response) -> None:
+        """Hook for platforms that report errors inside a 2xx body (TikTok)."""
+
+    def get_json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        resp = self.request(method, path, **kwargs)
+        return json_body(resp)
+
+    def error_from_response(self, resp: requests.Response) -> PlatformError:
+        body: Any
+        try:
+            body = resp.json()
+        except ValueError:
+            body = resp.text
+        message, code, extra = ERROR_PARSERS[self.error_style](body)
+        if not message:
+            message = (resp.text or resp.reason or f"HTTP {resp.status_code}").strip()[:500]
+        status = resp.status_code
+        retry_after = retry_after_from_headers(resp.headers)
+        retryable = status == 429 or status >= 500 or code in self.rate_limit_codes or code in self.transient_codes
+        retryable = retryable or bool(extra.get("is_transient"))
+        token_expired = status == 401 or code in self.token_expired_codes
+        if token_expired:
+            retryable = False
+        error = PlatformError(
+            message,
+            status_code=status,
+            code=code,
+            retryable=retryable,
+            retry_after=retry_after if retryable else None,
+            token_expired=token_expired,
+            raw=body,
+        )
+        return self.adjust_error(error, resp, extra)
+
+    def adjust_error(self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]) -> PlatformError:
+        """Hook for platform-specific classification."""
+        return error
+
+    # ---- helpers --------------------------------------------------------------------
+
+    def poll(self, fetch: Callable[[], T], done: Callable[[T], bool], *, what: str) -> T:
+        """Call ``fetch`` until ``done`` says so; raise a retryable error on time-out."""
+        deadline = time.monotonic() + self.poll_timeout
+        while True:
+            value = fetch()
+            if done(value):
+                return value
+            if time.monotonic() >= deadline:
+                raise PlatformError(
+                    f"{self.platform}: {what} did not finish within {self.poll_timeout:.0f} s",
+                    code="processing_timeout",
+                    retryable=True,
+                )
+            if self.poll_interval:
+                self._sleep(self.poll_interval)
+
+    def processing_failed(self, message: str, code: Any = "media_processing_failed", raw: Any = None) -> PlatformError:
+        return PlatformError(message or "media processing failed", code=code, retryable=False, raw=raw)
+
+    def invalid(self, message: str, code: str = "invalid_request") -> PlatformError:
+        return PlatformError(message, code=code, retryable=False)
+
+    def after_publish(self, step: str, call: Callable[[], T]) -> T | dict[str, str]:
+        """Run a step that follows the irreversible call without letting it fail the publish.
+
+        The post exists by then; raising would make the caller post it again.
+        """
+        try:
+            return call()
+        except PlatformError as exc:
+            return {"error": exc.message, "step": step}
+
+    @staticmethod
+    def same_text(a: str | None, b: str | None) -> bool:
+        return " ".join((a or "").split()) == " ".join((b or "").split())
+
+
+def json_body(resp: requests.Response) -> dict[str, Any]:
+    if not resp.content:
+        return {}
+    try:
+        data = resp.json()
+    except ValueError as exc:
+        raise PlatformError(
+            f"unreadable response body: {resp.text[:200]}", status_code=resp.status_code, code="bad_response", retryable=True
+        ) from exc
+    return data if isinstance(data, dict) else {"data": data}
+
+
+def _never_sent(exc: Exception) -> bool:
+    """True when the connection failed before the request left (refused, DNS)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        name = type(cur).__name__
+        if name in {"NewConnectionError", "NameResolutionError", "ConnectTimeoutError"}:
+            return True
+        nxt = getattr(cur, "reason", None)
+        if not isinstance(nxt, BaseException):
+            nxt = cur.args[0] if cur.args and isinstance(cur.args[0], BaseException) else None
+        cur = nxt or cur.__cause__ or cur.__context__
+    return False
+
+
+def check_https(item: MediaItem, platform: str) -> None:
+    if not item.url.startswith("https://"):
+        raise PlatformError(
+            f"{platform} fetches media itself and needs a public https URL, got {item.url!r}",
+            code="invalid_media_url",
+        )
+
+
+def normalise_type(content_type: str) -> str:
+    return (content_type or "").split(";")[0].strip().lower()
+
+
+def epoch(value: str | int | float | None) -> float:
+    if value is None or value == "":
+        return 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    text = value.replace("Z", "+00:00")
+    if len(text) > 5 and text[-5] in "+-" and text[-3] != ":":
+        text = text[:-2] + ":" + text[-2:]
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        return 0.0
+
+
+_REGISTRY: dict[str, type[PlatformClient]] = {}
+
+
+def register(cls: type[PlatformClient]) -> type[PlatformClient]:
+    _REGISTRY[cls.platform] = cls
+    return cls
+
+
+def get_client_class(platform: str) -> type[PlatformClient]:
+    # Import the client modules so that they register themselves.
+    from apps.publishing.platforms import (  # noqa: F401
+        facebook,
+        instagram,
+        linkedin,
+        pinterest,
+        threads,
+        tiktok,
+        x,
+        youtube,
+    )
+
+    try:
+        return _REGISTRY[platform]
+    except KeyError:
+        raise KeyError(f"no platform client for {platform!r}") from None

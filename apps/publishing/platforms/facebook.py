@@ -1,0 +1,176 @@
+"""Facebook Pages (graph.facebook.com, Page access token).
+
+Flows (platforms.yaml facebook.publish_flow): text/link -> ``/{page}/feed``; photo ->
+``/{page}/photos`` (several photos: unpublished photos attached to a feed post); reel ->
+``/{page}/video_reels`` start -> rupload (``file_url``) -> finish with
+``video_state=PUBLISHED`` -> poll the video status; first comment ->
+``/{post}/comments``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from apps.publishing.platforms.base import (
+    AccountInfo,
+    Metrics,
+    PostRequest,
+    PublishResult,
+    check_https,
+    normalise_type,
+    register,
+)
+from apps.publishing.platforms.meta import GraphClient
+
+PHOTO_TYPES = {"image/jpeg", "image/png", "image/gif", "image/bmp", "image/tiff"}
+REEL_SECONDS = (3, 90)
+MULTI_PHOTO_MAX = 10
+
+
+@register
+class FacebookClient(GraphClient):
+    platform = "facebook"
+    default_base_url = "https://graph.facebook.com/v25.0"
+
+    @property
+    def page(self) -> str:
+        return self.account_id or "me"
+
+    def validate(self, req: PostRequest) -> None:
+        if not req.caption and not req.media and not req.options.get("link"):
+            raise self.invalid("A Facebook post needs a message, a link or media.")
+        if req.videos and (len(req.media) != 1):
+            raise self.invalid("A Facebook reel is exactly one video.")
+        if len(req.images) > MULTI_PHOTO_MAX:
+            raise self.invalid(f"A Facebook post holds at most {MULTI_PHOTO_MAX} photos.")
+        for item in req.media:
+            check_https(item, self.platform)
+            ctype = normalise_type(item.content_type)
+            if item.kind == "image" and ctype not in PHOTO_TYPES:
+                raise self.invalid(f"Facebook does not accept {ctype} photos.", "invalid_media_format")
+            if item.kind == "video":
+                if ctype != "video/mp4":
+                    raise self.invalid(f"Facebook reels must be MP4, not {ctype}.", "invalid_media_format")
+                if item.seconds is not None and not REEL_SECONDS[0] <= item.seconds <= REEL_SECONDS[1]:
+                    raise self.invalid("Facebook reels last 3-90 s.", "invalid_media_duration")
+                if item.width and item.height and abs(item.width / item.height - 9 / 16) > 0.01:
+                    raise self.invalid("Facebook reels must be 9:16.", "invalid_media_dimensions")
+
+    # ---- publish -------------------------------------------------------------------
+
+    def publish(self, req: PostRequest) -> PublishResult:
+        self.validate(req)
+        if req.videos:
+            post_id, url, raw = self._publish_reel(req)
+        elif len(req.images) == 1:
+            item = req.images[0]
+            body = self.graph_post(
+                f"{self.page}/photos",
+                url=item.url,
+                caption=req.caption,
+                alt_text_custom=item.alt_text,
+                published="true",
+                create=True,
+            )
+            post_id, url, raw = str(body.get("post_id") or body["id"]), "", {"photo_id": body.get("id")}
+        elif req.images:
+            photo_ids = [
+                str(self.graph_post(f"{self.page}/photos", url=i.url, alt_text_custom=i.alt_text, published="false")["id"])
+                for i in req.images
+            ]
+            body = self.graph_post(
+                f"{self.page}/feed",
+                message=req.caption,
+                attached_media=json.dumps([{"media_fbid": pid} for pid in photo_ids]),
+                create=True,
+            )
+            post_id, url, raw = str(body["id"]), "", {"photo_ids": photo_ids}
+        else:
+            body = self.graph_post(f"{self.page}/feed", message=req.caption, link=req.options.get("link"), create=True)
+            post_id, url, raw = str(body["id"]), "", {}
+        if req.first_comment:
+            raw["first_comment"] = self.after_publish(
+                "first_comment", lambda: self.graph_post(f"{post_id}/comments", message=req.first_comment)
+            )
+        if not url:
+            found = self.after_publish("permalink", lambda: self.graph_get(post_id, fields="permalink_url"))
+            url = found.get("permalink_url", "")
+        return PublishResult(external_id=post_id, url=url, raw=raw)
+
+    def _publish_reel(self, req: PostRequest) -> tuple[str, str, dict[str, Any]]:
+        item = req.videos[0]
+        start = self.graph_post(f"{self.page}/video_reels", upload_phase="start")
+        video_id = str(start["video_id"])
+        # rupload takes "OAuth <token>" and fetches the hosted file itself.
+        self.request(
+            "POST",
+            start["upload_url"],
+            auth=False,
+            headers={"Authorization": f"OAuth {self.access_token}", "file_url": item.url},
+        )
+        self.graph_post(
+            f"{self.page}/video_reels",
+            upload_phase="finish",
+            video_id=video_id,
+            video_state="PUBLISHED",
+            description=req.caption,
+            title=req.title,
+            create=True,
+        )
+        status = self.poll(
+            lambda: self.graph_get(video_id, fields="status"),
+            lambda body: _reel_done(body.get("status") or {}),
+            what=f"reel {video_id}",
+        )
+        st = status.get("status") or {}
+        if st.get("video_status") == "error" or (st.get("processing_phase") or {}).get("status") == "error":
+            errors = (st.get("processing_phase") or {}).get("errors") or [{}]
+            raise self.processing_failed(errors[0].get("message") or "reel processing failed", raw=status)
+        info = self.after_publish("permalink", lambda: self.graph_get(video_id, fields="permalink_url,post_id"))
+        url = info.get("permalink_url", "")
+        if url.startswith("/"):
+            url = "https://www.facebook.com" + url
+        return str(info.get("post_id") or video_id), url, {"video_id": video_id}
+
+    # ---- reads ----------------------------------------------------------------------
+
+    def find_published(self, req: PostRequest) -> PublishResult | None:
+        body = self.graph_get(
+            f"{self.page}/published_posts", fields="id,message,permalink_url,created_time", limit=self.recent_posts_to_scan
+        )
+        for post in body.get("data") or []:
+            if self.same_text(post.get("message"), req.caption):
+                return PublishResult(external_id=str(post["id"]), url=post.get("permalink_url", ""), raw=post)
+        return None
+
+    def fetch_metrics(self, external_id: str) -> Metrics:
+        body = self.graph_get(
+            external_id, fields="shares,comments.limit(0).summary(true),reactions.limit(0).summary(true)"
+        )
+        views = self.insight_values(self.graph_get(f"{external_id}/insights", metric="post_media_view"))
+        return Metrics(
+            views=views.get("post_media_view", 0),
+            likes=int(((body.get("reactions") or {}).get("summary") or {}).get("total_count") or 0),
+            comments=int(((body.get("comments") or {}).get("summary") or {}).get("total_count") or 0),
+            shares=int((body.get("shares") or {}).get("count") or 0),
+        )
+
+    def fetch_account(self) -> AccountInfo:
+        body = self.graph_get(self.page, fields="id,name,username,picture{url},followers_count")
+        return AccountInfo(
+            external_id=str(body.get("id", "")),
+            username=body.get("username") or "",
+            display_name=body.get("name", ""),
+            picture_url=((body.get("picture") or {}).get("data") or {}).get("url", ""),
+            followers=int(body.get("followers_count") or 0),
+        )
+
+
+def _reel_done(status: dict[str, Any]) -> bool:
+    if status.get("video_status") in {"ready", "published", "error"}:
+        return True
+    phases = [status.get(p) or {} for p in ("processing_phase", "publishing_phase")]
+    if phases[0].get("status") == "error":
+        return True
+    return phases[1].get("status") == "complete"

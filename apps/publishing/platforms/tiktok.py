@@ -1,0 +1,289 @@
+"""TikTok Content Posting API (open.tiktokapis.com), Direct Post.
+
+Flow (platforms.yaml tiktok.publish_flow): ``creator_info/query`` (privacy options, max
+duration) -> ``video/init`` with FILE_UPLOAD (sequential chunked PUTs with
+Content-Range) or PULL_FROM_URL; photos -> ``content/init`` (PULL_FROM_URL only) ->
+poll ``status/fetch``. TikTok answers ``{data, error: {code, message, log_id}}`` and
+``error.code`` is ``ok`` on success.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import requests
+
+from apps.publishing.platforms.base import (
+    AccountInfo,
+    Metrics,
+    PlatformError,
+    PostRequest,
+    PublishResult,
+    Quota,
+    check_https,
+    json_body,
+    normalise_type,
+    register,
+)
+from apps.publishing.platforms.base import PlatformClient
+
+MB = 1024 * 1024
+MIN_CHUNK = 5 * MB
+MAX_CHUNK = 64 * MB
+VIDEO_TYPES = {"video/mp4", "video/webm", "video/quicktime"}
+PHOTO_TYPES = {"image/jpeg", "image/webp"}
+PHOTO_MAX = 35
+PRIVACY_LEVELS = {
+    "public": "PUBLIC_TO_EVERYONE",
+    "friends": "MUTUAL_FOLLOW_FRIENDS",
+    "followers": "FOLLOWER_OF_CREATOR",
+    "private": "SELF_ONLY",
+}
+POST_INFO_OPTIONS = (
+    "disable_comment",
+    "disable_duet",
+    "disable_stitch",
+    "video_cover_timestamp_ms",
+    "brand_content_toggle",
+    "brand_organic_toggle",
+    "is_aigc",
+)
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def chunk_plan(size: int, chunk_size: int) -> list[tuple[int, int]]:
+    """(first, last) byte ranges: whole file under 5 MB, else equal chunks with the rest on the last."""
+    if size < MIN_CHUNK:
+        return [(0, size - 1)]
+    chunk = max(MIN_CHUNK, min(chunk_size, MAX_CHUNK, size))
+    count = max(size // chunk, 1)
+    ranges = [(i * chunk, (i + 1) * chunk - 1) for i in range(count)]
+    ranges[-1] = (ranges[-1][0], size - 1)
+    return ranges
+
+
+@register
+class TikTokClient(PlatformClient):
+    platform = "tiktok"
+    default_base_url = "https://open.tiktokapis.com"
+    error_style = "tiktok"
+    rate_limit_codes = frozenset({"rate_limit_exceeded"})
+    token_expired_codes = frozenset({"access_token_invalid"})
+    transient_codes = frozenset({"internal_error"})
+    chunk_size = 10 * MB
+
+    def check_body(self, resp: requests.Response) -> None:
+        if "application/json" not in resp.headers.get("Content-Type", ""):
+            return
+        body = json_body(resp)
+        code = (body.get("error") or {}).get("code", "ok")
+        if code != "ok":
+            raise self.error_from_response(resp)
+
+    def post_json(self, path: str, payload: dict[str, Any], *, create: bool = False, **kwargs: Any) -> dict[str, Any]:
+        return self.get_json(
+            "POST",
+            path,
+            json=payload,
+            headers={"Content-Type": "application/json; charset=UTF-8"},
+            create=create,
+            **kwargs,
+        ).get("data") or {}
+
+    def creator_info(self) -> dict[str, Any]:
+        return self.post_json("/v2/post/publish/creator_info/query/", {})
+
+    # ---- validation -----------------------------------------------------------------
+
+    def validate(self, req: PostRequest) -> None:
+        if req.privacy not in PRIVACY_LEVELS:
+            raise self.invalid(f"TikTok has no privacy level {req.privacy!r}.")
+        if not req.media:
+            raise self.invalid("A TikTok post needs a video or photos.")
+        if req.videos:
+            if len(req.media) != 1:
+                raise self.invalid("A TikTok video post is exactly one video.")
+            video = req.videos[0]
+            if normalise_type(video.content_type) not in VIDEO_TYPES:
+                raise self.invalid(f"TikTok videos must be MP4, WebM or MOV, not {video.content_type}.", "invalid_media_format")
+            if video.loader is None:
+                check_https(video, self.platform)
+            if utf16_len(req.caption) > 2200:
+                raise self.invalid("TikTok captions are limited to 2,200 UTF-16 units.", "text_too_long")
+        else:
+            if len(req.images) > PHOTO_MAX:
+                raise self.invalid(f"A TikTok photo post holds at most {PHOTO_MAX} photos.")
+            for item in req.images:
+                check_https(item, self.platform)
+                if normalise_type(item.content_type) not in PHOTO_TYPES:
+                    raise self.invalid(f"TikTok photos must be JPEG or WebP, not {item.content_type}.", "invalid_media_format")
+            if utf16_len(req.title) > 90 or utf16_len(req.caption) > 4000:
+                raise self.invalid("TikTok photo titles hold 90 and descriptions 4,000 UTF-16 units.", "text_too_long")
+
+    def _check_creator(self, req: PostRequest, creator: dict[str, Any]) -> str:
+        privacy = PRIVACY_LEVELS[req.privacy]
+        options = creator.get("privacy_level_options") or []
+        if privacy not in options:
+            raise self.invalid(
+                f"This TikTok account can post only as {', '.join(options) or 'nothing'}, not {privacy}.",
+                "privacy_level_option_mismatch",
+            )
+        max_seconds = creator.get("max_video_post_duration_sec")
+        for video in req.videos:
+            if max_seconds and video.seconds and video.seconds > max_seconds:
+                raise self.invalid(f"This TikTok account posts videos up to {max_seconds} s.", "invalid_media_duration")
+        return privacy
+
+    # ---- publish --------------------------------------------------------------------
+
+    def publish(self, req: PostRequest) -> PublishResult:
+        self.validate(req)
+        creator = self.creator_info()
+        privacy = self._check_creator(req, creator)
+        post_info: dict[str, Any] = {"privacy_level": privacy}
+        for key in POST_INFO_OPTIONS:
+            if key in req.options:
+                post_info[key] = req.options[key]
+        if creator.get("comment_disabled"):
+            post_info["disable_comment"] = True
+        if req.videos:
+            publish_id = self._init_video(req, post_info)
+            kind = "video"
+        else:
+            post_info.update(title=req.title, description=req.caption)
+            if "auto_add_music" in req.options:
+                post_info["auto_add_music"] = req.options["auto_add_music"]
+            data = self.post_json(
+                "/v2/post/publish/content/init/",
+                {
+                    "post_info": post_info,
+                    "source_info": {
+                        "source": "PULL_FROM_URL",
+                        "photo_cover_index": int(req.options.get("photo_cover_index", 0)),
+                        "photo_images": [i.url for i in req.images],
+                    },
+                    "post_mode": "DIRECT_POST",
+                    "media_type": "PHOTO",
+                },
+                create=True,
+            )
+            publish_id = data["publish_id"]
+            kind = "photo"
+        status = self._wait(publish_id)
+        post_ids = status.get("publicaly_available_post_id") or status.get("publicly_available_post_id") or []
+        external_id = str(post_ids[0]) if post_ids else publish_id
+        username = creator.get("creator_username", "")
+        url = f"https://www.tiktok.com/@{username}/{kind}/{post_ids[0]}" if post_ids and username else ""
+        return PublishResult(
+            external_id=external_id, url=url, raw={"publish_id": publish_id, "status": status.get("status")}
+        )
+
+    def _init_video(self, req: PostRequest, post_info: dict[str, Any]) -> str:
+        video = req.videos[0]
+        post_info["title"] = req.caption
+        if video.loader is None or req.options.get("source") == "PULL_FROM_URL":
+            data = self.post_json(
+                "/v2/post/publish/video/init/",
+                {"post_info": post_info, "source_info": {"source": "PULL_FROM_URL", "video_url": video.url}},
+                create=True,
+            )
+            return data["publish_id"]
+        blob = video.read()
+        plan = chunk_plan(len(blob), self.chunk_size)
+        data = self.post_json(
+            "/v2/post/publish/video/init/",
+            {
+                "post_info": post_info,
+                "source_info": {
+                    "source": "FILE_UPLOAD",
+                    "video_size": len(blob),
+                    "chunk_size": plan[0][1] + 1,
+                    "total_chunk_count": len(plan),
+                },
+            },
+        )
+        for index, (first, last) in enumerate(plan):
+            # Completing the upload is what posts the video.
+            self.request(
+                "PUT",
+                data["upload_url"],
+                auth=False,
+                create=index == len(plan) - 1,
+                data=blob[first : last + 1],
+                headers={
+                    "Content-Type": normalise_type(video.content_type),
+                    "Content-Range": f"bytes {first}-{last}/{len(blob)}",
+                },
+            )
+        return data["publish_id"]
+
+    def _wait(self, publish_id: str) -> dict[str, Any]:
+        status = self.poll(
+            lambda: self.post_json("/v2/post/publish/status/fetch/", {"publish_id": publish_id}),
+            lambda d: d.get("status") in {"PUBLISH_COMPLETE", "FAILED", "SEND_TO_USER_INBOX"},
+            what=f"publish {publish_id}",
+        )
+        if status.get("status") == "FAILED":
+            raise self.processing_failed(status.get("fail_reason") or "publish failed", raw=status)
+        return status
+
+    # ---- reads ----------------------------------------------------------------------
+
+    def find_published(self, req: PostRequest) -> PublishResult | None:
+        data = self.post_json(
+            "/v2/video/list/",
+            {"max_count": 20},
+            params={"fields": "id,title,video_description,share_url,create_time"},
+        )
+        for video in data.get("videos") or []:
+            text = video.get("video_description") or video.get("title")
+            if self.same_text(text, req.caption):
+                return PublishResult(external_id=str(video["id"]), url=video.get("share_url", ""), raw=video)
+        return None
+
+    def fetch_metrics(self, external_id: str) -> Metrics:
+        data = self.post_json(
+            "/v2/video/query/",
+            {"filters": {"video_ids": [external_id]}},
+            params={"fields": "id,view_count,like_count,comment_count,share_count"},
+        )
+        videos = data.get("videos") or []
+        if not videos:
+            raise PlatformError(f"TikTok has no video {external_id}", status_code=404, code="not_found")
+        v = videos[0]
+        return Metrics(
+            views=int(v.get("view_count") or 0),
+            likes=int(v.get("like_count") or 0),
+            comments=int(v.get("comment_count") or 0),
+            shares=int(v.get("share_count") or 0),
+        )
+
+    def fetch_account(self) -> AccountInfo:
+        body = self.get_json(
+            "GET", "/v2/user/info/", params={"fields": "open_id,union_id,avatar_url,display_name,username,follower_count"}
+        )
+        user = (body.get("data") or {}).get("user") or {}
+        return AccountInfo(
+            external_id=user.get("open_id", ""),
+            username=user.get("username", ""),
+            display_name=user.get("display_name", ""),
+            picture_url=user.get("avatar_url", ""),
+            followers=int(user.get("follower_count") or 0),
+        )
+
+    def publish_quota(self) -> Quota | None:
+        """TikTok publishes no count, only whether the creator may post now.
+
+        ``creator_info`` refuses with ``spam_risk_too_many_posts`` once the daily cap is
+        reached, so the quota reads 0/1 (may post) or 1/1 (cap reached).
+        """
+        try:
+            self.creator_info()
+        except PlatformError as exc:
+            if exc.code in {"spam_risk_too_many_posts", "spam_risk_user_banned_from_posting", "reached_active_user_cap"}:
+                return Quota(used=1, limit=1)
+            raise
+        return Quota(used=0, limit=1)

@@ -1,0 +1,20 @@
+"""ASGI entry: HTTP through Django, websockets at /ws/events/ through Channels."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+django_asgi = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.urls import path  # noqa: E402
+
+from apps.events.consumers import EventsConsumer  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi,
+        "websocket": URLRouter([path("ws/events/", EventsConsumer.as_asgi())]),
+    }
+)

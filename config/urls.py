@@ -1,0 +1,28 @@
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path, re_path
+from django.views.static import serve as static_serve
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from apps.core.fallback import api_not_found, v1_not_found
+from apps.core.health import healthz, readyz
+
+urlpatterns = [
+    path("healthz", healthz),
+    path("readyz", readyz),
+    path("admin/", admin.site.urls),
+    # API docs: one schema per family
+    path("v1/schema/", SpectacularAPIView.as_view(urlconf="config.urls_v1_schema", api_version="v1"), name="schema-v1"),
+    path("v1/docs/", SpectacularSwaggerView.as_view(url_name="schema-v1"), name="docs-v1"),
+    path("api/schema/", SpectacularAPIView.as_view(urlconf="config.urls_api_schema"), name="schema-api"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema-api"), name="docs-api"),
+    path("v1/", include("config.urls_v1")),
+    path("api/", include("config.urls_api")),
+    re_path(r"^v\d+/(?P<path>.*)$", v1_not_found),
+    re_path(r"^v\d+$", v1_not_found),
+    re_path(r"^api/(?P<path>.*)$", api_not_found),
+]
+
+if not settings.STORAGES["default"]["BACKEND"].endswith("S3Storage"):
+    # Local media (embedded default). In production, S3 or a web server serves media.
+    urlpatterns.append(re_path(r"^media/(?P<path>.*)$", static_serve, {"document_root": settings.MEDIA_ROOT}))

@@ -1,0 +1,23 @@
+"""Family B, mounted at /api (no version, no locale prefix)."""
+
+from django.urls import include, path
+from rest_framework.routers import SimpleRouter
+
+from apps.brands.api.views import BrandViewSet
+from apps.media.api.views import MediaViewSet
+from apps.profiles.api.views import ProfileViewSet
+
+
+class Router(SimpleRouter):
+    """No trailing slashes: /api/brands, /api/brands/<id>."""
+
+    def __init__(self):
+        super().__init__(trailing_slash="")
+
+
+router = Router()
+router.register("brands", BrandViewSet, basename="api-brands")
+router.register("profiles", ProfileViewSet, basename="api-profiles")
+router.register("media", MediaViewSet, basename="api-media")
+
+urlpatterns = [path("", include(router.urls))]
