@@ -13,9 +13,9 @@ if the connection drops or times out after such a call was sent, the client rais
 from __future__ import annotations
 
 import email.utils
-from abc import ABC, abstractmethod
 import json
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -161,12 +161,16 @@ def _graph_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
     if not isinstance(err, dict):
         return "", None, {}
     message = err.get("error_user_msg") or err.get("message") or ""
-    return message, err.get("code"), {
-        "type": err.get("type"),
-        "error_subcode": err.get("error_subcode"),
-        "is_transient": bool(err.get("is_transient")),
-        "fbtrace_id": err.get("fbtrace_id"),
-    }
+    return (
+        message,
+        err.get("code"),
+        {
+            "type": err.get("type"),
+            "error_subcode": err.get("error_subcode"),
+            "is_transient": bool(err.get("is_transient")),
+            "fbtrace_id": err.get("fbtrace_id"),
+        },
+    )
 
 
 def _tiktok_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
@@ -201,9 +205,11 @@ def _x_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
 def _linkedin_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
     if not isinstance(body, dict) or "message" not in body:
         return "", None, {}
-    return body["message"], body.get("code") or body.get("serviceErrorCode"), {
-        "serviceErrorCode": body.get("serviceErrorCode")
-    }
+    return (
+        body["message"],
+        body.get("code") or body.get("serviceErrorCode"),
+        {"serviceErrorCode": body.get("serviceErrorCode")},
+    )
 
 
 def _pinterest_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
@@ -222,7 +228,9 @@ ERROR_PARSERS: dict[str, Callable[[Any], tuple[str, Any, dict[str, Any]]]] = {
 }
 
 
-def retry_after_from_headers(headers: requests.structures.CaseInsensitiveDict | dict, now: float | None = None) -> float | None:
+def retry_after_from_headers(
+    headers: requests.structures.CaseInsensitiveDict | dict, now: float | None = None
+) -> float | None:
     """Seconds to wait, from Retry-After, x-rate-limit-reset or Meta's usage headers."""
     now = time.time() if now is None else now
     value = headers.get("Retry-After")
@@ -331,7 +339,7 @@ class PlatformClient(ABC):
         """The platform's own publishing quota, where it has an endpoint for it."""
         return None
 
-    def validate(self, req: PostRequest) -> None:
+    def validate(self, req: PostRequest) -> None:  # noqa: B027 - optional hook
         """Refuse, before any call, a request the platform would refuse."""
 
     # ---- HTTP ----------------------------------------------------------------------
@@ -367,19 +375,23 @@ class PlatformClient(ABC):
         try:
             resp = self.session.request(method, self.url(path), headers=headers, **kwargs)
         except requests.exceptions.ConnectTimeout as exc:
-            raise PlatformError(f"{self.platform}: connect timeout: {exc}", code="network", retryable=True) from exc
+            raise PlatformError(
+                f"{self.platform}: connect timeout: {exc}", code="network", retryable=True
+            ) from exc
         except (requests.exceptions.ConnectionError, requests.exceptions.Timeout) as exc:
             if create and not _never_sent(exc):
                 raise OutcomeUnknown(
                     f"{self.platform}: no answer after {method} {path}; the post may exist: {exc}"
                 ) from exc
-            raise PlatformError(f"{self.platform}: network error: {exc}", code="network", retryable=True) from exc
+            raise PlatformError(
+                f"{self.platform}: network error: {exc}", code="network", retryable=True
+            ) from exc
         if resp.ok or resp.status_code in set(ok_statuses):
             self.check_body(resp)
             return resp
         raise self.error_from_response(resp)
 
-    def check_body(self, resp: requests.Response) -> None:
+    def check_body(self, resp: requests.Response) -> None:  # noqa: B027 - optional hook
         """Hook for platforms that report errors inside a 2xx body (TikTok)."""
 
     def get_json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
@@ -397,7 +409,9 @@ class PlatformClient(ABC):
             message = (resp.text or resp.reason or f"HTTP {resp.status_code}").strip()[:500]
         status = resp.status_code
         retry_after = retry_after_from_headers(resp.headers)
-        retryable = status == 429 or status >= 500 or code in self.rate_limit_codes or code in self.transient_codes
+        retryable = (
+            status == 429 or status >= 500 or code in self.rate_limit_codes or code in self.transient_codes
+        )
         retryable = retryable or bool(extra.get("is_transient"))
         token_expired = status == 401 or code in self.token_expired_codes
         if token_expired:
@@ -413,7 +427,9 @@ class PlatformClient(ABC):
         )
         return self.adjust_error(error, resp, extra)
 
-    def adjust_error(self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]) -> PlatformError:
+    def adjust_error(
+        self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]
+    ) -> PlatformError:
         """Hook for platform-specific classification."""
         return error
 
@@ -435,7 +451,9 @@ class PlatformClient(ABC):
             if self.poll_interval:
                 self._sleep(self.poll_interval)
 
-    def processing_failed(self, message: str, code: Any = "media_processing_failed", raw: Any = None) -> PlatformError:
+    def processing_failed(
+        self, message: str, code: Any = "media_processing_failed", raw: Any = None
+    ) -> PlatformError:
         return PlatformError(message or "media processing failed", code=code, retryable=False, raw=raw)
 
     def invalid(self, message: str, code: str = "invalid_request") -> PlatformError:
@@ -463,7 +481,10 @@ def json_body(resp: requests.Response) -> dict[str, Any]:
         data = resp.json()
     except ValueError as exc:
         raise PlatformError(
-            f"unreadable response body: {resp.text[:200]}", status_code=resp.status_code, code="bad_response", retryable=True
+            f"unreadable response body: {resp.text[:200]}",
+            status_code=resp.status_code,
+            code="bad_response",
+            retryable=True,
         ) from exc
     return data if isinstance(data, dict) else {"data": data}
 

@@ -76,7 +76,11 @@ class FacebookClient(GraphClient):
             post_id, url, raw = str(body.get("post_id") or body["id"]), "", {"photo_id": body.get("id")}
         elif req.images:
             photo_ids = [
-                str(self.graph_post(f"{self.page}/photos", url=i.url, alt_text_custom=i.alt_text, published="false")["id"])
+                str(
+                    self.graph_post(
+                        f"{self.page}/photos", url=i.url, alt_text_custom=i.alt_text, published="false"
+                    )["id"]
+                )
                 for i in req.images
             ]
             body = self.graph_post(
@@ -87,7 +91,9 @@ class FacebookClient(GraphClient):
             )
             post_id, url, raw = str(body["id"]), "", {"photo_ids": photo_ids}
         else:
-            body = self.graph_post(f"{self.page}/feed", message=req.caption, link=req.options.get("link"), create=True)
+            body = self.graph_post(
+                f"{self.page}/feed", message=req.caption, link=req.options.get("link"), create=True
+            )
             post_id, url, raw = str(body["id"]), "", {}
         if req.first_comment:
             raw["first_comment"] = self.after_publish(
@@ -127,7 +133,9 @@ class FacebookClient(GraphClient):
         if st.get("video_status") == "error" or (st.get("processing_phase") or {}).get("status") == "error":
             errors = (st.get("processing_phase") or {}).get("errors") or [{}]
             raise self.processing_failed(errors[0].get("message") or "reel processing failed", raw=status)
-        info = self.after_publish("permalink", lambda: self.graph_get(video_id, fields="permalink_url,post_id"))
+        info = self.after_publish(
+            "permalink", lambda: self.graph_get(video_id, fields="permalink_url,post_id")
+        )
         url = info.get("permalink_url", "")
         if url.startswith("/"):
             url = "https://www.facebook.com" + url
@@ -137,7 +145,9 @@ class FacebookClient(GraphClient):
 
     def find_published(self, req: PostRequest) -> PublishResult | None:
         body = self.graph_get(
-            f"{self.page}/published_posts", fields="id,message,permalink_url,created_time", limit=self.recent_posts_to_scan
+            f"{self.page}/published_posts",
+            fields="id,message,permalink_url,created_time",
+            limit=self.recent_posts_to_scan,
         )
         for post in body.get("data") or []:
             if self.same_text(post.get("message"), req.caption):

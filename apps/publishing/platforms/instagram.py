@@ -52,12 +52,16 @@ class InstagramClient(GraphClient):
             ctype = normalise_type(item.content_type)
             if item.kind == "image":
                 if ctype != "image/jpeg":
-                    raise self.invalid(f"Instagram accepts JPEG images only, not {ctype}.", "invalid_media_format")
+                    raise self.invalid(
+                        f"Instagram accepts JPEG images only, not {ctype}.", "invalid_media_format"
+                    )
                 if len(item.alt_text) > 1000:
                     raise self.invalid("Instagram alt text is limited to 1,000 characters.")
             else:
                 if ctype not in VIDEO_TYPES:
-                    raise self.invalid(f"Instagram videos must be MP4 or MOV, not {ctype}.", "invalid_media_format")
+                    raise self.invalid(
+                        f"Instagram videos must be MP4 or MOV, not {ctype}.", "invalid_media_format"
+                    )
                 low, high = STORY_VIDEO_SECONDS if req.post_type == "story" else REEL_SECONDS
                 if item.seconds is not None and not low <= item.seconds <= high:
                     raise self.invalid(
@@ -70,10 +74,16 @@ class InstagramClient(GraphClient):
     def publish(self, req: PostRequest) -> PublishResult:
         self.validate(req)
         if len(req.media) > 1:
-            children = [self._create_container(self._item_params(item, req, carousel=True)) for item in req.media]
+            children = [
+                self._create_container(self._item_params(item, req, carousel=True)) for item in req.media
+            ]
             for child in children:
                 self._wait_for_container(child)
-            params: dict[str, Any] = {"media_type": "CAROUSEL", "children": ",".join(children), "caption": req.caption}
+            params: dict[str, Any] = {
+                "media_type": "CAROUSEL",
+                "children": ",".join(children),
+                "caption": req.caption,
+            }
         else:
             params = self._item_params(req.media[0], req, carousel=False)
         container = self._create_container(params)
@@ -125,7 +135,9 @@ class InstagramClient(GraphClient):
             what=f"container {container_id}",
         )
         if status.get("status_code") in {"ERROR", "EXPIRED"}:
-            raise self.processing_failed(status.get("status") or f"container {status['status_code']}", raw=status)
+            raise self.processing_failed(
+                status.get("status") or f"container {status['status_code']}", raw=status
+            )
         return status
 
     # ---- reads ---------------------------------------------------------------------
@@ -140,7 +152,9 @@ class InstagramClient(GraphClient):
         return None
 
     def fetch_metrics(self, external_id: str) -> Metrics:
-        values = self.insight_values(self.graph_get(f"{external_id}/insights", metric="views,likes,comments,shares"))
+        values = self.insight_values(
+            self.graph_get(f"{external_id}/insights", metric="views,likes,comments,shares")
+        )
         return Metrics(
             views=values.get("views", 0),
             likes=values.get("likes", 0),
@@ -159,4 +173,6 @@ class InstagramClient(GraphClient):
         )
 
     def publish_quota(self) -> Quota | None:
-        return self.quota_from(self.graph_get(f"{self.user}/content_publishing_limit", fields="quota_usage,config"))
+        return self.quota_from(
+            self.graph_get(f"{self.user}/content_publishing_limit", fields="quota_usage,config")
+        )

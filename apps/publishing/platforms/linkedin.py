@@ -17,13 +17,13 @@ from apps.publishing.platforms.base import (
     AccountInfo,
     MediaItem,
     Metrics,
+    PlatformClient,
     PlatformError,
     PostRequest,
     PublishResult,
     normalise_type,
     register,
 )
-from apps.publishing.platforms.base import PlatformClient
 
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/gif"}
 VIDEO_SECONDS = (3, 1800)
@@ -67,7 +67,9 @@ class LinkedInClient(PlatformClient):
     def author(self) -> str:
         if not self.account_id:
             raise PlatformError("LinkedIn needs the author URN as account_id.", code="missing_author")
-        return self.account_id if self.account_id.startswith("urn:li:") else f"urn:li:person:{self.account_id}"
+        return (
+            self.account_id if self.account_id.startswith("urn:li:") else f"urn:li:person:{self.account_id}"
+        )
 
     def validate(self, req: PostRequest) -> None:
         if not req.caption and not req.media:
@@ -80,10 +82,14 @@ class LinkedInClient(PlatformClient):
             raise self.invalid("A LinkedIn multi-image post holds 2 to 20 images.")
         for item in req.media:
             if item.loader is None:
-                raise self.invalid("LinkedIn uploads the file itself: the media needs a loader.", "media_bytes_unavailable")
+                raise self.invalid(
+                    "LinkedIn uploads the file itself: the media needs a loader.", "media_bytes_unavailable"
+                )
             ctype = normalise_type(item.content_type)
             if item.kind == "image" and ctype not in IMAGE_TYPES:
-                raise self.invalid(f"LinkedIn images must be JPEG, PNG or GIF, not {ctype}.", "invalid_media_format")
+                raise self.invalid(
+                    f"LinkedIn images must be JPEG, PNG or GIF, not {ctype}.", "invalid_media_format"
+                )
             if item.kind == "video":
                 if ctype != "video/mp4":
                     raise self.invalid(f"LinkedIn videos must be MP4, not {ctype}.", "invalid_media_format")
@@ -99,7 +105,11 @@ class LinkedInClient(PlatformClient):
             "author": author,
             "commentary": little_text(req.caption),
             "visibility": "CONNECTIONS" if req.privacy == "connections" else "PUBLIC",
-            "distribution": {"feedDistribution": "MAIN_FEED", "targetEntities": [], "thirdPartyDistributionChannels": []},
+            "distribution": {
+                "feedDistribution": "MAIN_FEED",
+                "targetEntities": [],
+                "thirdPartyDistributionChannels": [],
+            },
             "lifecycleState": "PUBLISHED",
             "isReshareDisabledByAuthor": bool(req.options.get("disable_reshare", False)),
         }
@@ -113,12 +123,18 @@ class LinkedInClient(PlatformClient):
             body["content"] = {"media": {"id": self._upload_image(item, author), "altText": item.alt_text}}
         elif req.images:
             body["content"] = {
-                "multiImage": {"images": [{"id": self._upload_image(i, author), "altText": i.alt_text} for i in req.images]}
+                "multiImage": {
+                    "images": [
+                        {"id": self._upload_image(i, author), "altText": i.alt_text} for i in req.images
+                    ]
+                }
             }
         resp = self.request("POST", "/rest/posts", json=body, create=True)
         urn = resp.headers.get("x-restli-id", "")
         if not urn:
-            raise PlatformError("LinkedIn created the post but sent no x-restli-id", status_code=resp.status_code)
+            raise PlatformError(
+                "LinkedIn created the post but sent no x-restli-id", status_code=resp.status_code
+            )
         raw: dict[str, Any] = {"urn": urn}
         if req.first_comment:
             raw["first_comment"] = self.after_publish(
@@ -126,16 +142,28 @@ class LinkedInClient(PlatformClient):
                 lambda: self.get_json(
                     "POST",
                     f"/rest/socialActions/{urn_path(urn)}/comments",
-                    json={"actor": author, "object": urn, "message": {"text": little_text(req.first_comment)}},
+                    json={
+                        "actor": author,
+                        "object": urn,
+                        "message": {"text": little_text(req.first_comment)},
+                    },
                 ),
             )
         return PublishResult(external_id=urn, url=f"https://www.linkedin.com/feed/update/{urn}/", raw=raw)
 
     def _upload_image(self, item: MediaItem, owner: str) -> str:
         value = self.get_json(
-            "POST", "/rest/images", params={"action": "initializeUpload"}, json={"initializeUploadRequest": {"owner": owner}}
+            "POST",
+            "/rest/images",
+            params={"action": "initializeUpload"},
+            json={"initializeUploadRequest": {"owner": owner}},
         )["value"]
-        self.request("PUT", value["uploadUrl"], data=item.read(), headers={"Content-Type": normalise_type(item.content_type)})
+        self.request(
+            "PUT",
+            value["uploadUrl"],
+            data=item.read(),
+            headers={"Content-Type": normalise_type(item.content_type)},
+        )
         self._wait_available("images", value["image"])
         return value["image"]
 
@@ -185,19 +213,25 @@ class LinkedInClient(PlatformClient):
             what=f"{urn} processing",
         )
         if body.get("status") == "PROCESSING_FAILED":
-            raise self.processing_failed(body.get("processingFailureReason") or f"{urn} processing failed", raw=body)
+            raise self.processing_failed(
+                body.get("processingFailureReason") or f"{urn} processing failed", raw=body
+            )
 
     # ---- reads ----------------------------------------------------------------------
 
     def find_published(self, req: PostRequest) -> PublishResult | None:
         # Rest.li 2.0 wants the URN in the query string encoded, so build it by hand.
-        query = f"q=author&author={urn_path(self.author)}&count={self.recent_posts_to_scan}&sortBy=LAST_MODIFIED"
+        query = (
+            f"q=author&author={urn_path(self.author)}&count={self.recent_posts_to_scan}&sortBy=LAST_MODIFIED"
+        )
         body = self.get_json("GET", f"/rest/posts?{query}", headers={"X-RestLi-Method": "FINDER"})
         wire = little_text(req.caption)
         for post in body.get("elements") or []:
             if self.same_text(post.get("commentary"), wire):
                 urn = post["id"]
-                return PublishResult(external_id=urn, url=f"https://www.linkedin.com/feed/update/{urn}/", raw=post)
+                return PublishResult(
+                    external_id=urn, url=f"https://www.linkedin.com/feed/update/{urn}/", raw=post
+                )
         return None
 
     def fetch_metrics(self, external_id: str) -> Metrics:
@@ -206,7 +240,9 @@ class LinkedInClient(PlatformClient):
                 f"q=organizationalEntity&organizationalEntity={urn_path(self.author)}"
                 f"&{'ugcPosts' if ':ugcPost:' in external_id else 'shares'}=List({urn_path(external_id)})"
             )
-            rows = self.get_json("GET", f"/rest/organizationalEntityShareStatistics?{query}").get("elements") or [{}]
+            rows = self.get_json("GET", f"/rest/organizationalEntityShareStatistics?{query}").get(
+                "elements"
+            ) or [{}]
             stats = rows[0].get("totalShareStatistics") or {}
             return Metrics(
                 views=int(stats.get("impressionCount") or 0),
@@ -221,7 +257,10 @@ class LinkedInClient(PlatformClient):
             rows = self.get_json("GET", f"/rest/memberCreatorPostAnalytics?{query}").get("elements") or []
             counts[metric] = sum(int(r.get("count") or 0) for r in rows)
         return Metrics(
-            views=counts["IMPRESSION"], likes=counts["REACTION"], comments=counts["COMMENT"], shares=counts["RESHARE"]
+            views=counts["IMPRESSION"],
+            likes=counts["REACTION"],
+            comments=counts["COMMENT"],
+            shares=counts["RESHARE"],
         )
 
     def fetch_account(self) -> AccountInfo:
@@ -230,7 +269,9 @@ class LinkedInClient(PlatformClient):
             org_id = author.rsplit(":", 1)[1]
             org = self.get_json("GET", f"/rest/organizations/{org_id}")
             size = self.get_json(
-                "GET", f"/rest/networkSizes/{urn_path(author)}", params={"edgeType": "COMPANY_FOLLOWED_BY_MEMBER"}
+                "GET",
+                f"/rest/networkSizes/{urn_path(author)}",
+                params={"edgeType": "COMPANY_FOLLOWED_BY_MEMBER"},
             )
             return AccountInfo(
                 external_id=author,
@@ -240,7 +281,9 @@ class LinkedInClient(PlatformClient):
                 followers=int(size.get("firstDegreeSize") or 0),
             )
         info = self.get_json("GET", "/v2/userinfo")
-        followers = self.get_json("GET", "/rest/memberFollowersCount", params={"q": "me"}).get("elements") or [{}]
+        followers = self.get_json("GET", "/rest/memberFollowersCount", params={"q": "me"}).get(
+            "elements"
+        ) or [{}]
         return AccountInfo(
             external_id=f"urn:li:person:{info.get('sub', '')}",
             username=info.get("email", ""),

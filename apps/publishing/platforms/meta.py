@@ -54,4 +54,7 @@ class GraphClient(PlatformClient):
         if not rows:
             return None
         row = rows[0]
-        return Quota(used=int(row.get("quota_usage") or 0), limit=int((row.get("config") or {}).get("quota_total") or 0))
+        return Quota(
+            used=int(row.get("quota_usage") or 0),
+            limit=int((row.get("config") or {}).get("quota_total") or 0),
+        )

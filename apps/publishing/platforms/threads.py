@@ -60,18 +60,27 @@ class ThreadsClient(GraphClient):
             check_https(item, self.platform)
             ctype = normalise_type(item.content_type)
             if item.kind == "image" and ctype not in IMAGE_TYPES:
-                raise self.invalid(f"Threads accepts JPEG and PNG images, not {ctype}.", "invalid_media_format")
+                raise self.invalid(
+                    f"Threads accepts JPEG and PNG images, not {ctype}.", "invalid_media_format"
+                )
             if item.kind == "video":
                 if ctype not in VIDEO_TYPES:
-                    raise self.invalid(f"Threads videos must be MP4 or MOV, not {ctype}.", "invalid_media_format")
+                    raise self.invalid(
+                        f"Threads videos must be MP4 or MOV, not {ctype}.", "invalid_media_format"
+                    )
                 if item.seconds is not None and not 0 < item.seconds <= VIDEO_MAX_SECONDS:
-                    raise self.invalid(f"Threads videos last up to {VIDEO_MAX_SECONDS} s.", "invalid_media_duration")
+                    raise self.invalid(
+                        f"Threads videos last up to {VIDEO_MAX_SECONDS} s.", "invalid_media_duration"
+                    )
 
     def publish(self, req: PostRequest) -> PublishResult:
         self.validate(req)
         params: dict[str, Any]
         if len(req.media) > 1:
-            children = [self._container({**self._media_params(item), "is_carousel_item": "true"}) for item in req.media]
+            children = [
+                self._container({**self._media_params(item), "is_carousel_item": "true"})
+                for item in req.media
+            ]
             params = {"media_type": "CAROUSEL", "children": ",".join(children), "text": req.caption}
         elif req.media:
             params = {**self._media_params(req.media[0]), "text": req.caption}
@@ -84,7 +93,9 @@ class ThreadsClient(GraphClient):
         media_id = self._publish_container(container)
         raw: dict[str, Any] = {"container_id": container, "media_id": media_id}
         if req.first_comment:
-            raw["first_comment"] = self.after_publish("first_comment", lambda: self._reply(media_id, req.first_comment))
+            raw["first_comment"] = self.after_publish(
+                "first_comment", lambda: self._reply(media_id, req.first_comment)
+            )
         permalink = self.after_publish("permalink", lambda: self.graph_get(media_id, fields="permalink"))
         return PublishResult(external_id=media_id, url=permalink.get("permalink", ""), raw=raw)
 
@@ -105,7 +116,9 @@ class ThreadsClient(GraphClient):
             what=f"container {container}",
         )
         if status.get("status") in {"ERROR", "EXPIRED"}:
-            raise self.processing_failed(status.get("error_message") or f"container {status['status']}", raw=status)
+            raise self.processing_failed(
+                status.get("error_message") or f"container {status['status']}", raw=status
+            )
         return container
 
     def _publish_container(self, container: str) -> str:
@@ -116,7 +129,9 @@ class ThreadsClient(GraphClient):
         return {"id": self._publish_container(container)}
 
     def find_published(self, req: PostRequest) -> PublishResult | None:
-        body = self.graph_get(f"{self.user}/threads", fields="id,text,permalink,timestamp", limit=self.recent_posts_to_scan)
+        body = self.graph_get(
+            f"{self.user}/threads", fields="id,text,permalink,timestamp", limit=self.recent_posts_to_scan
+        )
         for post in body.get("data") or []:
             if self.same_text(post.get("text"), req.caption):
                 return PublishResult(external_id=str(post["id"]), url=post.get("permalink", ""), raw=post)
@@ -147,4 +162,6 @@ class ThreadsClient(GraphClient):
         )
 
     def publish_quota(self) -> Quota | None:
-        return self.quota_from(self.graph_get(f"{self.user}/threads_publishing_limit", fields="quota_usage,config"))
+        return self.quota_from(
+            self.graph_get(f"{self.user}/threads_publishing_limit", fields="quota_usage,config")
+        )

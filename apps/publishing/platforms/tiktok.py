@@ -16,6 +16,7 @@ import requests
 from apps.publishing.platforms.base import (
     AccountInfo,
     Metrics,
+    PlatformClient,
     PlatformError,
     PostRequest,
     PublishResult,
@@ -25,7 +26,6 @@ from apps.publishing.platforms.base import (
     normalise_type,
     register,
 )
-from apps.publishing.platforms.base import PlatformClient
 
 MB = 1024 * 1024
 MIN_CHUNK = 5 * MB
@@ -83,15 +83,20 @@ class TikTokClient(PlatformClient):
         if code != "ok":
             raise self.error_from_response(resp)
 
-    def post_json(self, path: str, payload: dict[str, Any], *, create: bool = False, **kwargs: Any) -> dict[str, Any]:
-        return self.get_json(
-            "POST",
-            path,
-            json=payload,
-            headers={"Content-Type": "application/json; charset=UTF-8"},
-            create=create,
-            **kwargs,
-        ).get("data") or {}
+    def post_json(
+        self, path: str, payload: dict[str, Any], *, create: bool = False, **kwargs: Any
+    ) -> dict[str, Any]:
+        return (
+            self.get_json(
+                "POST",
+                path,
+                json=payload,
+                headers={"Content-Type": "application/json; charset=UTF-8"},
+                create=create,
+                **kwargs,
+            ).get("data")
+            or {}
+        )
 
     def creator_info(self) -> dict[str, Any]:
         return self.post_json("/v2/post/publish/creator_info/query/", {})
@@ -108,7 +113,10 @@ class TikTokClient(PlatformClient):
                 raise self.invalid("A TikTok video post is exactly one video.")
             video = req.videos[0]
             if normalise_type(video.content_type) not in VIDEO_TYPES:
-                raise self.invalid(f"TikTok videos must be MP4, WebM or MOV, not {video.content_type}.", "invalid_media_format")
+                raise self.invalid(
+                    f"TikTok videos must be MP4, WebM or MOV, not {video.content_type}.",
+                    "invalid_media_format",
+                )
             if video.loader is None:
                 check_https(video, self.platform)
             if utf16_len(req.caption) > 2200:
@@ -119,9 +127,14 @@ class TikTokClient(PlatformClient):
             for item in req.images:
                 check_https(item, self.platform)
                 if normalise_type(item.content_type) not in PHOTO_TYPES:
-                    raise self.invalid(f"TikTok photos must be JPEG or WebP, not {item.content_type}.", "invalid_media_format")
+                    raise self.invalid(
+                        f"TikTok photos must be JPEG or WebP, not {item.content_type}.",
+                        "invalid_media_format",
+                    )
             if utf16_len(req.title) > 90 or utf16_len(req.caption) > 4000:
-                raise self.invalid("TikTok photo titles hold 90 and descriptions 4,000 UTF-16 units.", "text_too_long")
+                raise self.invalid(
+                    "TikTok photo titles hold 90 and descriptions 4,000 UTF-16 units.", "text_too_long"
+                )
 
     def _check_creator(self, req: PostRequest, creator: dict[str, Any]) -> str:
         privacy = PRIVACY_LEVELS[req.privacy]
@@ -134,7 +147,9 @@ class TikTokClient(PlatformClient):
         max_seconds = creator.get("max_video_post_duration_sec")
         for video in req.videos:
             if max_seconds and video.seconds and video.seconds > max_seconds:
-                raise self.invalid(f"This TikTok account posts videos up to {max_seconds} s.", "invalid_media_duration")
+                raise self.invalid(
+                    f"This TikTok account posts videos up to {max_seconds} s.", "invalid_media_duration"
+                )
         return privacy
 
     # ---- publish --------------------------------------------------------------------
@@ -263,7 +278,9 @@ class TikTokClient(PlatformClient):
 
     def fetch_account(self) -> AccountInfo:
         body = self.get_json(
-            "GET", "/v2/user/info/", params={"fields": "open_id,union_id,avatar_url,display_name,username,follower_count"}
+            "GET",
+            "/v2/user/info/",
+            params={"fields": "open_id,union_id,avatar_url,display_name,username,follower_count"},
         )
         user = (body.get("data") or {}).get("user") or {}
         return AccountInfo(
@@ -283,7 +300,11 @@ class TikTokClient(PlatformClient):
         try:
             self.creator_info()
         except PlatformError as exc:
-            if exc.code in {"spam_risk_too_many_posts", "spam_risk_user_banned_from_posting", "reached_active_user_cap"}:
+            if exc.code in {
+                "spam_risk_too_many_posts",
+                "spam_risk_user_banned_from_posting",
+                "reached_active_user_cap",
+            }:
                 return Quota(used=1, limit=1)
             raise
         return Quota(used=0, limit=1)

@@ -13,13 +13,13 @@ from apps.publishing.platforms.base import (
     AccountInfo,
     MediaItem,
     Metrics,
+    PlatformClient,
     PlatformError,
     PostRequest,
     PublishResult,
     normalise_type,
     register,
 )
-from apps.publishing.platforms.base import PlatformClient
 
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/webp"}
 VIDEO_TYPES = {"video/mp4", "video/quicktime"}
@@ -33,7 +33,9 @@ class XClient(PlatformClient):
     platform = "x"
     default_base_url = "https://api.x.com"
     error_style = "x"
-    token_expired_codes = frozenset({89, "https://api.twitter.com/2/problems/not-authorized-for-resource-expired"})
+    token_expired_codes = frozenset(
+        {89, "https://api.twitter.com/2/problems/not-authorized-for-resource-expired"}
+    )
     segment_size = 4 * MB
 
     def validate(self, req: PostRequest) -> None:
@@ -47,7 +49,9 @@ class XClient(PlatformClient):
             raise self.invalid(f"A post on X carries at most {MAX_IMAGES} images.")
         for item in req.media:
             if item.loader is None:
-                raise self.invalid("X uploads the file itself: the media needs a loader.", "media_bytes_unavailable")
+                raise self.invalid(
+                    "X uploads the file itself: the media needs a loader.", "media_bytes_unavailable"
+                )
             ctype = normalise_type(item.content_type)
             if item.kind == "image" and ctype not in IMAGE_TYPES | {"image/gif"}:
                 raise self.invalid(f"X does not accept {ctype} images.", "invalid_media_format")
@@ -76,7 +80,9 @@ class XClient(PlatformClient):
             raw["first_comment"] = self.after_publish(
                 "first_comment",
                 lambda: self.get_json(
-                    "POST", "/2/tweets", json={"text": req.first_comment, "reply": {"in_reply_to_tweet_id": tweet_id}}
+                    "POST",
+                    "/2/tweets",
+                    json={"text": req.first_comment, "reply": {"in_reply_to_tweet_id": tweet_id}},
                 ).get("data", {}),
             )
         return PublishResult(external_id=tweet_id, url=f"https://x.com/i/web/status/{tweet_id}", raw=raw)
@@ -84,7 +90,9 @@ class XClient(PlatformClient):
     def _upload(self, item: MediaItem) -> str:
         blob = item.read()
         ctype = normalise_type(item.content_type)
-        category = "tweet_video" if item.kind == "video" else "tweet_gif" if ctype == "image/gif" else "tweet_image"
+        category = (
+            "tweet_video" if item.kind == "video" else "tweet_gif" if ctype == "image/gif" else "tweet_image"
+        )
         init = self.get_json(
             "POST",
             "/2/media/upload/initialize",
@@ -96,16 +104,18 @@ class XClient(PlatformClient):
                 "POST",
                 f"/2/media/upload/{media_id}/append",
                 data={"segment_index": str(index)},
-                files={"media": ("blob", blob[start : start + self.segment_size], "application/octet-stream")},
+                files={
+                    "media": ("blob", blob[start : start + self.segment_size], "application/octet-stream")
+                },
             )
         final = self.get_json("POST", f"/2/media/upload/{media_id}/finalize")["data"]
         info = final.get("processing_info")
         if info and info.get("state") not in {"succeeded", "failed"}:
             info = self.poll(
                 lambda: (
-                    self.get_json("GET", "/2/media/upload", params={"command": "STATUS", "media_id": media_id})["data"].get(
-                        "processing_info"
-                    )
+                    self.get_json(
+                        "GET", "/2/media/upload", params={"command": "STATUS", "media_id": media_id}
+                    )["data"].get("processing_info")
                     or {"state": "succeeded"}
                 ),
                 lambda i: i.get("state") in {"succeeded", "failed"},
@@ -113,10 +123,14 @@ class XClient(PlatformClient):
             )
         if info and info.get("state") == "failed":
             error = info.get("error") or {}
-            raise self.processing_failed(error.get("message") or error.get("name") or "media processing failed", raw=info)
+            raise self.processing_failed(
+                error.get("message") or error.get("name") or "media processing failed", raw=info
+            )
         if item.alt_text:
             self.get_json(
-                "POST", "/2/media/metadata", json={"id": media_id, "metadata": {"alt_text": {"text": item.alt_text}}}
+                "POST",
+                "/2/media/metadata",
+                json={"id": media_id, "metadata": {"alt_text": {"text": item.alt_text}}},
             )
         return media_id
 
@@ -140,7 +154,9 @@ class XClient(PlatformClient):
         for tweet in body.get("data") or []:
             if self.same_text(_expand_urls(tweet), req.caption):
                 tweet_id = str(tweet["id"])
-                return PublishResult(external_id=tweet_id, url=f"https://x.com/i/web/status/{tweet_id}", raw=tweet)
+                return PublishResult(
+                    external_id=tweet_id, url=f"https://x.com/i/web/status/{tweet_id}", raw=tweet
+                )
         return None
 
     def fetch_metrics(self, external_id: str) -> Metrics:
@@ -156,7 +172,9 @@ class XClient(PlatformClient):
         )
 
     def fetch_account(self) -> AccountInfo:
-        data = self.get_json("GET", "/2/users/me", params={"user.fields": "profile_image_url,public_metrics"})["data"]
+        data = self.get_json(
+            "GET", "/2/users/me", params={"user.fields": "profile_image_url,public_metrics"}
+        )["data"]
         return AccountInfo(
             external_id=str(data["id"]),
             username=data.get("username", ""),

@@ -17,6 +17,7 @@ from apps.publishing.platforms.base import (
     AccountInfo,
     Metrics,
     OutcomeUnknown,
+    PlatformClient,
     PlatformError,
     PostRequest,
     PublishResult,
@@ -25,7 +26,6 @@ from apps.publishing.platforms.base import (
     register,
     seconds_until_pacific_midnight,
 )
-from apps.publishing.platforms.base import PlatformClient
 
 KIB256 = 256 * 1024
 VIDEO_TYPES = {
@@ -38,7 +38,13 @@ VIDEO_TYPES = {
     "video/webm",
     "video/mpeg",
 }
-PRIVACY = {"public": "public", "unlisted": "unlisted", "private": "private", "friends": "private", "followers": "private"}
+PRIVACY = {
+    "public": "public",
+    "unlisted": "unlisted",
+    "private": "private",
+    "friends": "private",
+    "followers": "private",
+}
 QUOTA_REASONS = frozenset({"quotaExceeded", "uploadLimitExceeded", "dailyLimitExceeded"})
 
 
@@ -53,7 +59,9 @@ class YouTubeClient(PlatformClient):
     chunk_size = 32 * KIB256  # 8 MiB
     max_resumes = 3
 
-    def adjust_error(self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]) -> PlatformError:
+    def adjust_error(
+        self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]
+    ) -> PlatformError:
         if error.code in QUOTA_REASONS and error.retry_after is None:
             # Daily project quota: retrying before it resets only burns attempts.
             error.retry_after = seconds_until_pacific_midnight()
@@ -64,9 +72,13 @@ class YouTubeClient(PlatformClient):
             raise self.invalid("A YouTube upload is exactly one video.")
         video = req.media[0]
         if normalise_type(video.content_type) not in VIDEO_TYPES:
-            raise self.invalid(f"YouTube does not accept {video.content_type} videos.", "invalid_media_format")
+            raise self.invalid(
+                f"YouTube does not accept {video.content_type} videos.", "invalid_media_format"
+            )
         if video.loader is None:
-            raise self.invalid("YouTube uploads the file itself: the video needs a loader.", "media_bytes_unavailable")
+            raise self.invalid(
+                "YouTube uploads the file itself: the video needs a loader.", "media_bytes_unavailable"
+            )
         title = req.title or req.caption.split("\n", 1)[0]
         if not title.strip():
             raise self.invalid("A YouTube video needs a title.")
@@ -75,7 +87,9 @@ class YouTubeClient(PlatformClient):
         if len(req.caption.encode("utf-8")) > 5000:
             raise self.invalid("YouTube descriptions are limited to 5,000 bytes.", "text_too_long")
         if any(ch in title + req.caption for ch in "<>"):
-            raise self.invalid("YouTube titles and descriptions may not contain < or >.", "invalid_characters")
+            raise self.invalid(
+                "YouTube titles and descriptions may not contain < or >.", "invalid_characters"
+            )
         if req.privacy not in PRIVACY:
             raise self.invalid(f"YouTube has no privacy status {req.privacy!r}.")
         if req.post_type == "short":
@@ -126,14 +140,22 @@ class YouTubeClient(PlatformClient):
         )
         session_uri = start.headers.get("Location")
         if not session_uri:
-            raise PlatformError("YouTube gave no upload session URI", status_code=start.status_code, retryable=True)
+            raise PlatformError(
+                "YouTube gave no upload session URI", status_code=start.status_code, retryable=True
+            )
         resource = self._upload(session_uri, blob, ctype)
         video_id = resource["id"]
         resource = self._wait_for_processing(video_id, resource)
         raw: dict[str, Any] = {"video_id": video_id, "status": resource.get("status", {})}
         if req.first_comment:
-            raw["first_comment"] = self.after_publish("first_comment", lambda: self.comment(video_id, req.first_comment))
-        url = f"https://www.youtube.com/shorts/{video_id}" if req.post_type == "short" else f"https://www.youtube.com/watch?v={video_id}"
+            raw["first_comment"] = self.after_publish(
+                "first_comment", lambda: self.comment(video_id, req.first_comment)
+            )
+        url = (
+            f"https://www.youtube.com/shorts/{video_id}"
+            if req.post_type == "short"
+            else f"https://www.youtube.com/watch?v={video_id}"
+        )
         return PublishResult(external_id=video_id, url=url, raw=raw)
 
     def _upload(self, session_uri: str, blob: bytes, ctype: str) -> dict[str, Any]:
@@ -163,11 +185,17 @@ class YouTubeClient(PlatformClient):
                 return json_body(resp)
             offset = _next_offset(resp)
 
-    def _session_status(self, session_uri: str, total: int, final: bool, cause: PlatformError) -> requests.Response:
+    def _session_status(
+        self, session_uri: str, total: int, final: bool, cause: PlatformError
+    ) -> requests.Response:
         """Ask the session how much it holds; a completed upload answers with the video."""
         try:
             return self.request(
-                "PUT", session_uri, ok_statuses=(308,), data=b"", headers={"Content-Range": f"bytes */{total}"}
+                "PUT",
+                session_uri,
+                ok_statuses=(308,),
+                data=b"",
+                headers={"Content-Range": f"bytes */{total}"},
             )
         except PlatformError as exc:
             if final and isinstance(cause, OutcomeUnknown):
@@ -177,7 +205,9 @@ class YouTubeClient(PlatformClient):
     def _wait_for_processing(self, video_id: str, resource: dict[str, Any]) -> dict[str, Any]:
         status = resource.get("status") or {}
         if status.get("uploadStatus") in {"failed", "rejected"}:
-            raise self.processing_failed(status.get("failureReason") or status.get("rejectionReason") or "", raw=resource)
+            raise self.processing_failed(
+                status.get("failureReason") or status.get("rejectionReason") or "", raw=resource
+            )
 
         def fetch() -> dict[str, Any]:
             items = self.get_json(
@@ -188,7 +218,9 @@ class YouTubeClient(PlatformClient):
         try:
             latest = self.poll(
                 fetch,
-                lambda v: (v.get("processingDetails") or {}).get("processingStatus", "succeeded") != "processing",
+                lambda v: (
+                    (v.get("processingDetails") or {}).get("processingStatus", "succeeded") != "processing"
+                ),
                 what=f"video {video_id} processing",
             )
         except PlatformError as exc:
@@ -196,7 +228,10 @@ class YouTubeClient(PlatformClient):
             return {**resource, "processing_wait_error": exc.message}
         processing = latest.get("processingDetails") or {}
         upload = latest.get("status") or {}
-        if processing.get("processingStatus") in {"failed", "terminated"} or upload.get("uploadStatus") in {"failed", "rejected"}:
+        if processing.get("processingStatus") in {"failed", "terminated"} or upload.get("uploadStatus") in {
+            "failed",
+            "rejected",
+        }:
             reason = (
                 processing.get("processingFailureReason")
                 or upload.get("failureReason")
@@ -217,9 +252,14 @@ class YouTubeClient(PlatformClient):
     # ---- reads ----------------------------------------------------------------------
 
     def _my_channel(self, part: str) -> dict[str, Any]:
-        items = self.get_json("GET", "/youtube/v3/channels", params={"part": part, "mine": "true"}).get("items") or []
+        items = (
+            self.get_json("GET", "/youtube/v3/channels", params={"part": part, "mine": "true"}).get("items")
+            or []
+        )
         if not items:
-            raise PlatformError("This Google account has no YouTube channel.", status_code=404, code="channelNotFound")
+            raise PlatformError(
+                "This Google account has no YouTube channel.", status_code=404, code="channelNotFound"
+            )
         return items[0]
 
     def find_published(self, req: PostRequest) -> PublishResult | None:
@@ -232,13 +272,19 @@ class YouTubeClient(PlatformClient):
         title = self.metadata(req)["snippet"]["title"]
         for item in body.get("items") or []:
             snippet = item.get("snippet") or {}
-            if self.same_text(snippet.get("title"), title) and self.same_text(snippet.get("description"), req.caption):
+            if self.same_text(snippet.get("title"), title) and self.same_text(
+                snippet.get("description"), req.caption
+            ):
                 video_id = (snippet.get("resourceId") or {}).get("videoId", "")
-                return PublishResult(external_id=video_id, url=f"https://www.youtube.com/watch?v={video_id}", raw=item)
+                return PublishResult(
+                    external_id=video_id, url=f"https://www.youtube.com/watch?v={video_id}", raw=item
+                )
         return None
 
     def fetch_metrics(self, external_id: str) -> Metrics:
-        items = self.get_json("GET", "/youtube/v3/videos", params={"part": "statistics", "id": external_id}).get("items")
+        items = self.get_json(
+            "GET", "/youtube/v3/videos", params={"part": "statistics", "id": external_id}
+        ).get("items")
         if not items:
             raise PlatformError(f"YouTube has no video {external_id}", status_code=404, code="videoNotFound")
         stats = items[0].get("statistics") or {}

@@ -1,0 +1,89 @@
+"""Personas and clients for both API families.
+
+An owner (admin key) and a viewer of one organization, and an outsider in another.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass
+
+import pytest
+from PIL import Image
+from rest_framework.test import APIClient
+
+from apps.accounts.services import api_key_create, organization_get_or_create
+from apps.core import ratelimit
+from apps.core.auth import dev_token_issue
+
+
+@pytest.fixture(autouse=True)
+def _eager_celery_and_isolated_media(settings, tmp_path):
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    ratelimit.reset_local()
+    yield
+
+
+@dataclass
+class Persona:
+    org: object
+    key: str
+    role: str
+
+    def client(self) -> APIClient:
+        c = APIClient()
+        c.credentials(HTTP_AUTHORIZATION=f"Bearer {self.key}")
+        return c
+
+    def token_client(self, subject: str = "user-1") -> APIClient:
+        c = APIClient()
+        c.credentials(HTTP_AUTHORIZATION=f"Bearer {dev_token_issue(organization=self.org, role=self.role, subject=subject)}")
+        return c
+
+
+def make_persona(org_name: str, role: str = "admin") -> Persona:
+    org = organization_get_or_create(name=org_name)
+    issued = api_key_create(organization=org, role=role, name=f"{role} key")
+    return Persona(org=org, key=issued.secret, role=role)
+
+
+@pytest.fixture
+def owner(db) -> Persona:
+    return make_persona("Acme", "owner")
+
+
+@pytest.fixture
+def editor(owner) -> Persona:
+    issued = api_key_create(organization=owner.org, role="editor")
+    return Persona(org=owner.org, key=issued.secret, role="editor")
+
+
+@pytest.fixture
+def viewer(owner) -> Persona:
+    issued = api_key_create(organization=owner.org, role="viewer")
+    return Persona(org=owner.org, key=issued.secret, role="viewer")
+
+
+@pytest.fixture
+def outsider(db) -> Persona:
+    return make_persona("Globex", "owner")
+
+
+@pytest.fixture
+def api(owner) -> APIClient:
+    return owner.client()
+
+
+def png_bytes(size=(64, 48), color=(200, 30, 30)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", size, color).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def services_available() -> bool:
+    return bool(os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL"))
