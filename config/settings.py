@@ -175,6 +175,8 @@ OIDC_ALGORITHMS = env.list("OIDC_ALGORITHMS", default=["RS256", "ES256"])
 OIDC_ORG_CLAIM = env("OIDC_ORG_CLAIM", default="org_id")
 OIDC_ROLE_CLAIM = env("OIDC_ROLE_CLAIM", default="org_role")
 OIDC_JWKS_CACHE_SECONDS = env.int("OIDC_JWKS_CACHE_SECONDS", default=600)
+# An unknown kid refetches the key set at most this often (seconds).
+OIDC_JWKS_REFRESH_COOLDOWN = env.float("OIDC_JWKS_REFRESH_COOLDOWN", default=30.0)
 DEV_TOKEN_ISSUER = "postforge-dev"
 DEV_TOKEN_KEY_PATH = env("DEV_TOKEN_KEY_PATH", default=str(VAR_DIR / "dev-token-key.pem"))
 # Fernet keys (comma-separated, newest first) that encrypt OAuth tokens at rest.

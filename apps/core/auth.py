@@ -125,10 +125,11 @@ def dev_token_issue(*, organization: Organization, role: str, subject: str, ttl:
 
 
 @lru_cache(maxsize=4)
-def _jwks_client(url: str, lifespan: int) -> jwt.PyJWKClient:
-    # PyJWKClient caches the key set and refetches it when a token names an unknown kid,
-    # which is how key rotation at the provider is picked up.
-    return jwt.PyJWKClient(url, cache_jwk_set=True, lifespan=lifespan, timeout=5)
+def _jwks_client(url: str, lifespan: int, cooldown: float) -> jwt.PyJWKClient:
+    # PyJWKClient caches the key set and refetches it when a token names an unknown kid
+    # (at most once per `cooldown` seconds, so forged kids cannot hammer the provider):
+    # that is how key rotation at the provider is picked up.
+    return jwt.PyJWKClient(url, cache_jwk_set=True, lifespan=lifespan, timeout=5, cooldown_duration=cooldown)
 
 
 def _decode(token: str) -> dict:
@@ -139,7 +140,7 @@ def _decode(token: str) -> dict:
     issuer = unverified.get("iss")
     try:
         if settings.OIDC_ISSUER and issuer == settings.OIDC_ISSUER:
-            client = _jwks_client(settings.OIDC_JWKS_URL, settings.OIDC_JWKS_CACHE_SECONDS)
+            client = _jwks_client(settings.OIDC_JWKS_URL, settings.OIDC_JWKS_CACHE_SECONDS, settings.OIDC_JWKS_REFRESH_COOLDOWN)
             signing_key = client.get_signing_key_from_jwt(token).key
             return jwt.decode(
                 token,
@@ -188,7 +189,7 @@ def actor_from_jwt(token: str) -> Actor:
     user = user_sync_from_identity(
         organization=org, subject=str(claims["sub"]), email=claims.get("email", ""), role=role
     )
-    return Actor(organization=org, role=role, credential_id=f"jwt:{claims['sub']}"[:80], user=user, subject=str(claims["sub"]))
+    return Actor(organization=org, role=role, credential_id=f"jwt:{org.pk.hex}:{claims['sub']}"[:80], user=user, subject=str(claims["sub"]))
 
 
 def authenticate_token(token: str, *, allow_jwt: bool) -> Actor:

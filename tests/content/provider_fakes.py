@@ -105,6 +105,12 @@ def make_mp4(width: int, height: int, seconds: float = 1.0, fps: int = 12, audio
     return buf.getvalue()
 
 
+def b64decode_any(data: str) -> bytes:
+    """Decode base64 as Google's JSON mapping accepts it: standard or URL-safe, padded or not."""
+    data = data.strip().replace("-", "+").replace("_", "/")
+    return base64.b64decode(data + "=" * (-len(data) % 4))
+
+
 def small_dims(width: int, height: int, longest: int = 96) -> tuple[int, int]:
     """Same aspect ratio, scaled so the longer side is ``longest`` (even numbers)."""
     scale = longest / max(width, height)
@@ -210,7 +216,7 @@ class FakeServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self.thread.start()
 
     @property
@@ -303,6 +309,10 @@ class OpenAIFake(FakeServer):
         )
 
     def route(self, rec: Recorded):
+        m = re.fullmatch(r"/files/([\w.-]+)", rec.path)
+        if m and m.group(1) in self.files:  # result URLs are pre-signed: no API key needed
+            data, ctype = self.files[m.group(1)]
+            return 200, data, {"Content-Type": ctype}
         if rec.headers.get("authorization", "") != "Bearer sk-test":
             return _json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
                                          "code": "invalid_api_key", "param": None}})
@@ -320,10 +330,6 @@ class OpenAIFake(FakeServer):
         m = re.fullmatch(r"/v1/videos/([\w-]+)(/content)?", path)
         if m and rec.method == "GET":
             return self._video_get(m.group(1), bool(m.group(2)))
-        m = re.fullmatch(r"/files/([\w.-]+)", path)
-        if m and m.group(1) in self.files:
-            data, ctype = self.files[m.group(1)]
-            return 200, data, {"Content-Type": ctype}
         return _json(404, {"error": {"message": f"Unknown path {path}", "type": "invalid_request_error",
                                      "code": "unknown_url", "param": None}})
 
@@ -471,7 +477,7 @@ class GeminiFake(FakeServer):
                 (p["inlineData"] for c in body["contents"] for p in c.get("parts", []) if "inlineData" in p), None
             )
             if ratio is None and in_image is not None:  # edits keep the input's aspect ratio
-                w, h = Image.open(io.BytesIO(base64.b64decode(in_image["data"]))).size
+                w, h = Image.open(io.BytesIO(b64decode_any(in_image["data"]))).size
                 ratio = min(GEMINI_IMAGE_DIMS, key=lambda r: abs(int(r.split(":")[0]) / int(r.split(":")[1]) - w / h))
             w, h = GEMINI_IMAGE_DIMS.get(ratio or "1:1", (256, 256))
             png = make_png(w, h, (200, 60, 60) if in_image else (30, 102, 245))
@@ -636,7 +642,11 @@ class ReplicateFake(FakeServer):
             pred["output"] = [text[i : i + 7] for i in range(0, len(text), 7)]  # streamed tokens
         elif kind == "image":
             ratio = inp.get("aspect_ratio", "1:1")
-            a, b = (int(x) for x in ratio.split(":"))
+            source = next((v for v in inp.values() if isinstance(v, str) and v.startswith("data:image/")), None)
+            if ratio == "match_input_image" and source:
+                a, b = Image.open(io.BytesIO(base64.b64decode(source.split(",", 1)[1]))).size
+            else:
+                a, b = (int(x) for x in ratio.split(":"))
             w, h = small_dims(a * 100, b * 100, longest=320)
             name = pred["id"] + ".png"
             self.files[name] = (make_png(w, h), "image/png")

@@ -37,6 +37,7 @@ from .provider_fakes import (
     OpenAIFake,
     ReplicateFake,
     WebhookReceiver,
+    b64decode_any,
     make_png,
     sign_replicate_webhook,
 )
@@ -264,7 +265,7 @@ def test_openai_edit_image_sends_multipart_and_keeps_the_original_size(openai_en
     (req,) = openai_fake.requests_to("/v1/images/edits")
     assert req.headers["content-type"].startswith("multipart/form-data")
     assert req.form["model"] == "gpt-image-1" and req.form["prompt"] == "make it brighter"
-    assert req.form["size"] == "1024x1024"
+    assert req.form["size"] == "1536x1024"  # nearest supported aspect to 4:3
     assert req.files["image"][2] == original
     assert isinstance(result, ImageResult) and _image_size(result.data) == (640, 480)
     with Image.open(io.BytesIO(result.data)) as edited, Image.open(io.BytesIO(original)) as before:
@@ -366,7 +367,9 @@ def test_gemini_edit_sends_the_image_inline_and_keeps_its_size(gemini_engine, ge
     (req,) = gemini_fake.requests_to(":generateContent")
     parts = req.json["contents"][0]["parts"]
     inline = next(p["inlineData"] for p in parts if "inlineData" in p)
-    assert inline["mimeType"] == "image/png" and base64.b64decode(inline["data"]) == original
+    # the SDK sends the blob's proto field names (mime_type), which the API accepts like mimeType
+    assert (inline.get("mimeType") or inline.get("mime_type")) == "image/png"
+    assert b64decode_any(inline["data"]) == original
     assert any("black and white" in p.get("text", "") for p in parts)
     assert _image_size(result.data) == (500, 500)
 

@@ -33,6 +33,11 @@ class BrandViewSet(ApiViewSet):
     default_sort = ("created_at", "desc")
     search_fields = ("name", "slug", "description")
     parser_classes = [JSONParser, MultiPartParser]
+    #: the nested lists hold profiles and media, not brands: their own sort and search fields
+    profile_sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform"}
+    profile_search_fields = ("username", "display_name")
+    media_sort_fields = {"createdAt": "created_at", "size": "size"}
+    media_search_fields = ("original_filename",)
 
     def _brands(self):
         return selectors.brand_list(organization=self.actor.organization)
@@ -120,7 +125,7 @@ class BrandViewSet(ApiViewSet):
             for profile in found:
                 profile_update_settings(profile=profile, brand=brand)
         qs = SocialProfile.objects.for_organization(self.actor.organization).filter(brand=brand)
-        self.sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform"}
+        self.sort_fields, self.search_fields = self.profile_sort_fields, self.profile_search_fields
         return self.respond_list(qs, present_profile)
 
     # --- reference images ------------------------------------------------------------
@@ -133,6 +138,7 @@ class BrandViewSet(ApiViewSet):
             asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=Kind.REFERENCE, brand=brand)
             return self.respond(present_media(asset, request), status=201)
         qs = MediaAsset.objects.for_organization(self.actor.organization).references_for_brand(brand)
+        self.sort_fields, self.search_fields = self.media_sort_fields, self.media_search_fields
         return self.respond_list(qs, lambda a: present_media(a, request))
 
     @extend_schema(responses={204: None}, operation_id="api_brands_refs_delete")

@@ -160,7 +160,8 @@ T: dict[str, dict] = {
                   "Before and after: {t}", "Ask us anything about {t}", "Our top 3 tools for {t}",
                   "Poll: how do you enjoy {t}?", "{T} trends to watch this season", "Step-by-step guide to {t}",
                   "Customer story: what {t} changed for them"],
-        "formats": {"video": "Video", "thread": "Thread"},
+        "formats": {"video": "Video: ", "thread": "Thread: "},
+        "fallback": ["quality", "detail", "craft"],
         "generic": ["#tips", "#inspiration", "#community", "#behindthescenes", "#new", "#daily", "#smallbusiness",
                     "#trending", "#goals", "#ideas", "#lifestyle", "#learn"],
     },
@@ -212,7 +213,8 @@ T: dict[str, dict] = {
                   "Nuestras 3 herramientas favoritas para {t}", "Encuesta: ¿cómo disfrutas {t}?",
                   "Tendencias de {t} para esta temporada", "Guía paso a paso de {t}",
                   "Historia de un cliente: lo que cambió {t}"],
-        "formats": {"video": "Vídeo", "thread": "Hilo"},
+        "formats": {"video": "Vídeo: ", "thread": "Hilo: "},
+        "fallback": ["calidad", "detalles", "oficio"],
         "generic": ["#consejos", "#inspiración", "#comunidad", "#entrebastidores", "#novedades", "#diario",
                     "#emprendedores", "#tendencias", "#metas", "#ideas", "#estilodevida", "#aprender"],
     },
@@ -263,7 +265,8 @@ T: dict[str, dict] = {
                   "Avant et après : {t}", "Posez-nous toutes vos questions sur {t}", "Nos 3 outils préférés pour {t}",
                   "Sondage : comment profitez-vous de {t} ?", "Les tendances {t} de la saison",
                   "Guide pas à pas de {t}", "Témoignage client : ce que {t} a changé"],
-        "formats": {"video": "Vidéo", "thread": "Fil"},
+        "formats": {"video": "Vidéo : ", "thread": "Fil : "},
+        "fallback": ["qualité", "détails", "savoir-faire"],
         "generic": ["#astuces", "#inspiration", "#communauté", "#coulisses", "#nouveauté", "#quotidien",
                     "#entrepreneur", "#tendances", "#objectifs", "#idées", "#artdevivre", "#apprendre"],
     },
@@ -317,7 +320,8 @@ T: dict[str, dict] = {
                   "Vorher und nachher: {t}", "Frag uns alles über {t}", "Unsere 3 liebsten Werkzeuge für {t}",
                   "Umfrage: Wie genießt du {t}?", "{T}: die Trends dieser Saison", "Schritt-für-Schritt-Anleitung zu {t}",
                   "Kundengeschichte: was {t} verändert hat"],
-        "formats": {"video": "Video", "thread": "Thread"},
+        "formats": {"video": "Video: ", "thread": "Thread: "},
+        "fallback": ["Qualität", "Details", "Handwerk"],
         "generic": ["#tipps", "#inspiration", "#community", "#hinterdenkulissen", "#neuheit", "#alltag",
                     "#kleinunternehmen", "#trends", "#ziele", "#ideen", "#lifestyle", "#lernen"],
     },
@@ -368,7 +372,8 @@ T: dict[str, dict] = {
                   "Pergunte o que quiser sobre {t}", "Nossas 3 ferramentas favoritas para {t}",
                   "Enquete: como você aproveita {t}?", "Tendências de {t} para esta temporada",
                   "Guia passo a passo de {t}", "História de cliente: o que {t} mudou"],
-        "formats": {"video": "Vídeo", "thread": "Fio"},
+        "formats": {"video": "Vídeo: ", "thread": "Fio: "},
+        "fallback": ["qualidade", "detalhes", "cuidado"],
         "generic": ["#dicas", "#inspiração", "#comunidade", "#bastidores", "#novidade", "#diadia",
                     "#empreendedorismo", "#tendências", "#metas", "#ideias", "#estilodevida", "#aprender"],
     },
@@ -474,10 +479,8 @@ def _fill(template: str, language: str, **values: str) -> str:
     if "t" in values:
         values["T"] = _capitalise(values["t"])
     text = template.format(**values)
-    if language == "fr":
-        text = re.sub(r"\b([dD]e|[qQ]ue|[lL]e) ([aeiouyhéèêàâîôûAEIOUYHÉ])", lambda m: m.group(1)[0] + "e'"[0:0] +
-                      m.group(1)[:-1] + "'" + m.group(2), text)
-        text = re.sub(r"\b([dD])'", r"\1'", text)
+    if language == "fr":  # elision: "de abeilles" -> "d'abeilles", "que il" -> "qu'il"
+        text = re.sub(r"\b([dD]e|[qQ]ue) (?=[aeiouyéèêàâîôûAEIOUYÉÈÊÀÂÎÔÛ])", lambda m: m.group(1)[:-1] + "'", text)
     return text
 
 
@@ -606,9 +609,13 @@ def make_text(request: TextRequest) -> TextResult:
         else:
             raise EngineError("the prompt has no subject to write about (only stopwords or banned words)")
     others = [k for k in keywords if k.lower() not in topic.lower().split()]
-    k2 = others[0] if others else (keywords[1] if len(keywords) > 1 else topic)
-    k3 = others[1] if len(others) > 1 else (brand.themes[0] if brand.themes else k2)
-    values = {"topic": topic, "k2": k2, "k3": k3}
+    # Secondary words for the body sentences: the prompt's other keywords, then brand themes,
+    # then neutral words of the language, so no sentence repeats one word twice.
+    pool: list[str] = []
+    for word in [*others, *brand.themes, *L["fallback"]]:
+        if word and word.lower() not in {p.lower() for p in pool} and not _violates(word, dont):
+            pool.append(word)
+    values = {"topic": topic, "k2": pool[0], "k3": pool[1]}
 
     def choose(pool: list[str], **extra: str) -> str:
         candidates = list(pool)
@@ -638,7 +645,9 @@ def make_text(request: TextRequest) -> TextResult:
     for template in bodies:
         if len(body) >= n_bodies:
             break
-        sentence = _fill(template, language, **values)
+        i = len(body)
+        pair = {"k2": pool[(2 * i) % len(pool)], "k3": pool[(2 * i + 1) % len(pool)]}
+        sentence = _fill(template, language, topic=topic, **pair)
         if not _violates(sentence, dont) and sentence not in body:
             body.append(sentence)
     if length == "long" and emojis and body:
@@ -691,7 +700,7 @@ def make_text(request: TextRequest) -> TextResult:
 
     colours = _join([c for c in {colour_name(brand.primary_color, language): 0,
                                  colour_name(brand.secondary_color, language): 0} if c], L["and"])
-    extra = _fill(L["alt_extra"], language, **values) if others else ""
+    extra = _fill(L["alt_extra"], language, topic=topic, k2=others[0], k3=others[1]) if len(others) > 1 else ""
     media = "video" if request.media_type == "video" else "image"
     alt_text = _scrub(_fill(L["alt"][media], language, extra=extra, colours=colours, **values), dont)
 
@@ -724,9 +733,9 @@ def make_ideas(request: IdeasRequest) -> list[str]:
     platform = (request.platform or "").lower()
     prefix = ""
     if platform in VIDEO_PLATFORMS:
-        prefix = L["formats"]["video"] + ": "
+        prefix = L["formats"]["video"]
     elif platform in THREAD_PLATFORMS:
-        prefix = L["formats"]["thread"] + ": "
+        prefix = L["formats"]["thread"]
     ideas: list[str] = []
     # The main subject goes through every template first, then the other keywords and themes.
     for subject in subjects:

@@ -1,0 +1,58 @@
+"""The embedded ``local`` engine: real captions, images and videos made on the CPU, offline.
+
+Text comes from templates in five languages (``local_text``); images are drawn with Pillow and
+videos encoded with PyAV/libx264 (``local_media``). Results are deterministic for a given
+request and seed, which makes the engine usable in tests and as the default when no AI
+provider is configured.
+"""
+
+from __future__ import annotations
+
+from .base import (
+    EngineError,
+    IdeasRequest,
+    ImageRequest,
+    ImageResult,
+    TextRequest,
+    TextResult,
+    VideoRequest,
+    VideoResult,
+)
+from .local_media import edit_image as _edit_image
+from .local_media import make_image, make_video
+from .local_text import make_ideas, make_text
+
+__all__ = ["LocalEngine", "EngineError"]
+
+
+class LocalEngine:
+    """Offline engine satisfying the ``Engine`` protocol."""
+
+    name = "local"
+
+    def text(self, request: TextRequest) -> TextResult:
+        return make_text(request)
+
+    def ideas(self, request: IdeasRequest) -> list[str]:
+        return make_ideas(request)
+
+    def image(self, request: ImageRequest) -> ImageResult:
+        data, content_type = make_image(
+            request.prompt, request.width, request.height, request.style, request.brand,
+            request.reference, request.seed, request.format,
+        )
+        return ImageResult(data=data, width=request.width, height=request.height, content_type=content_type)
+
+    def edit_image(self, *, image: bytes, prompt: str, seed: int = 0) -> ImageResult:
+        """Apply the edits named in ``prompt`` in order (brighter, black and white, crop to 4:5,
+        add text "...", ...). Keeps the input's format (JPEG stays JPEG, anything else PNG)."""
+        data, width, height, content_type = _edit_image(image, prompt)
+        return ImageResult(data=data, width=width, height=height, content_type=content_type)
+
+    def video(self, request: VideoRequest) -> VideoResult:
+        data, thumbnail, seconds = make_video(
+            request.prompt, request.width, request.height, request.seconds, request.fps, request.style,
+            request.brand, request.reference, request.seed,
+        )
+        return VideoResult(data=data, width=request.width, height=request.height, seconds=seconds,
+                           thumbnail=thumbnail)

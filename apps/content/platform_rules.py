@@ -1,0 +1,933 @@
+"""Per-platform rules for adapting generated content, read from ``apps/core/platforms.yaml``.
+
+Pure Python (no models, no database). The YAML is the data source: every figure it holds is
+read from it, using its convention that a mapping with ``value`` (+ ``unverified``) means
+"take ``value``". Where the YAML is silent, the gap is filled by an explicit constant below,
+each with a comment saying why.
+
+Our content model has four post types (feed, story, reel, short) and two media types (image,
+video). Each platform maps the combinations it can publish to one of its own post types in the
+YAML (its *native* format, e.g. Instagram feed video -> ``reel``). A combination a platform has
+no equivalent for falls back to the nearest one it has (an X "story" is published as a normal
+post); a media type the platform cannot publish at all (a YouTube image) raises
+:class:`UnsupportedFormat`.
+
+Text is counted the way each platform counts it (see :func:`count_text`): X weighted
+characters (twitter-text), TikTok and Instagram UTF-16 code units, Bluesky graphemes plus a
+UTF-8 byte cap, YouTube descriptions in UTF-8 bytes, Threads with emoji counted as their UTF-8
+bytes, Mastodon with every URL counted as 23, everyone else in code points.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import yaml
+
+PLATFORMS_YAML = Path(__file__).resolve().parent.parent / "core" / "platforms.yaml"
+
+SUPPORTED_PLATFORMS: tuple[str, ...] = (
+    "instagram",
+    "facebook",
+    "tiktok",
+    "youtube",
+    "linkedin",
+    "x",
+    "threads",
+    "pinterest",
+    "bluesky",
+    "mastodon",
+)
+PLATFORM_ALIASES: Mapping[str, str] = MappingProxyType({"twitter": "x"})
+DISPLAY_NAMES: Mapping[str, str] = MappingProxyType(
+    {
+        "instagram": "Instagram",
+        "facebook": "Facebook",
+        "tiktok": "TikTok",
+        "youtube": "YouTube",
+        "linkedin": "LinkedIn",
+        "x": "X",
+        "threads": "Threads",
+        "pinterest": "Pinterest",
+        "bluesky": "Bluesky",
+        "mastodon": "Mastodon",
+    }
+)
+POST_TYPES: tuple[str, ...] = ("feed", "story", "reel", "short")
+MEDIA_TYPES: tuple[str, ...] = ("image", "video")
+ASPECT_RATIOS: tuple[str, ...] = ("1:1", "16:9", "9:16", "4:5", "3:2")
+
+# What our generator makes (design.md section 6: "H.264 MP4 videos of 5-8 s").
+GENERATED_VIDEO_SECONDS: tuple[float, float] = (5.0, 8.0)
+
+# Pixel size per ratio when the platform's YAML entry gives no recommended size for it.
+# 1080 px on the short side (platforms.md: "vertical video 1080x1920", "Instagram feed JPEG
+# 1080x1350", "Pinterest 1000x1500").
+DEFAULT_SIZES: Mapping[str, tuple[int, int]] = MappingProxyType(
+    {
+        "1:1": (1080, 1080),
+        "16:9": (1920, 1080),
+        "9:16": (1080, 1920),
+        "4:5": (1080, 1350),
+        "3:2": (1620, 1080),
+        "2:3": (1000, 1500),
+    }
+)
+
+# Units in which platforms count text.
+UNIT_CHARACTERS = "characters"  # Unicode code points
+UNIT_WEIGHTED = "weighted"  # twitter-text weighted length
+UNIT_UTF16 = "utf16_code_units"
+UNIT_GRAPHEMES = "graphemes"
+UNIT_UTF8_BYTES = "utf8_bytes"
+UNIT_EMOJI_BYTES = "characters_emoji_utf8_bytes"  # Threads: emoji count as their UTF-8 bytes
+
+_UNIT_LABELS = {
+    UNIT_CHARACTERS: "characters",
+    UNIT_WEIGHTED: "weighted characters",
+    UNIT_UTF16: "UTF-16 code units",
+    UNIT_GRAPHEMES: "graphemes",
+    UNIT_UTF8_BYTES: "bytes (UTF-8)",
+    UNIT_EMOJI_BYTES: "characters (emoji count as their UTF-8 bytes)",
+}
+
+# --- gaps in the YAML, filled explicitly -------------------------------------------------
+
+# Which of the platform's own post types (YAML ``post_types`` keys) publishes each of our
+# (post type, media type) pairs. Instagram publishes every feed video as a Reel (YAML
+# instagram.post_types.reel.note); TikTok videos are its short-form posts, so reel/short map to
+# its ``video``; YouTube has no images.
+_NATIVE_FORMATS: Mapping[str, Mapping[tuple[str, str], str]] = {
+    "instagram": {
+        ("feed", "image"): "feed_image",
+        ("feed", "video"): "reel",
+        ("story", "image"): "story",
+        ("story", "video"): "story",
+        ("reel", "video"): "reel",
+    },
+    "facebook": {
+        ("feed", "image"): "feed_photo",
+        ("feed", "video"): "video",
+        ("story", "image"): "story",
+        ("story", "video"): "story",
+        ("reel", "video"): "reel",
+    },
+    "tiktok": {
+        ("feed", "image"): "photo",
+        ("feed", "video"): "video",
+        ("reel", "video"): "video",
+        ("short", "video"): "video",
+    },
+    "youtube": {("feed", "video"): "video", ("short", "video"): "short"},
+    "linkedin": {("feed", "image"): "image", ("feed", "video"): "video"},
+    "x": {("feed", "image"): "post", ("feed", "video"): "post"},
+    "threads": {("feed", "image"): "image", ("feed", "video"): "video"},
+    "pinterest": {("feed", "image"): "image_pin", ("feed", "video"): "video_pin"},
+    "bluesky": {("feed", "image"): "images", ("feed", "video"): "video"},
+    "mastodon": {("feed", "image"): "status", ("feed", "video"): "status"},
+}
+
+# Full-screen vertical formats: the YAML ranges for these are upload tolerances (0.01:1 to
+# 10:1), not the shape the format is shown in; we generate them at their recommended 9:16.
+_FULL_SCREEN = {
+    ("instagram", "story"),
+    ("instagram", "reel"),
+    ("facebook", "story"),
+    ("facebook", "reel"),
+    ("tiktok", "video"),
+    ("tiktok", "photo"),  # photo mode is shown full screen like videos
+}
+
+# YouTube regular videos: the YAML recommends 16:9, and any vertical or square video of up to
+# 3 min is classified as a Short automatically (youtube.post_types.short.detection), so a feed
+# video must be landscape.
+_LANDSCAPE_ONLY = {("youtube", "video"): ("16:9", "3:2")}
+
+# Facebook stories: the story endpoints take only a photo/video id (YAML facebook.post_types.
+# story.endpoint), so there is no caption. Instagram says so itself (``caption: false``).
+_NO_CAPTION_FORMATS = {("facebook", "story")}
+
+# Stories cannot be commented on through any of the APIs, so no first comment on stories.
+_NO_FIRST_COMMENT_POST_TYPES = {"story"}
+
+# Facebook alt text: ``alt_text_custom`` exists on the Photo node only ("Not in the Reels API").
+_ALT_TEXT_IMAGES_ONLY = {"facebook"}
+
+# Sounds are our generator's sound suggestions for short-video formats. Instagram: licensed
+# music only on Reels (YAML music.restrictions); TikTok: sounds are chosen in the TikTok editor
+# (MEDIA_UPLOAD) or added automatically to photo posts (auto_add_music); YouTube: no API attach
+# (YAML music.supported false) but Shorts carry a sound, so the suggestion is kept for the
+# creator. Everyone else has no sound concept.
+_SOUND_FORMATS: Mapping[str, frozenset[str]] = {
+    "instagram": frozenset({"reel"}),
+    "tiktok": frozenset({"video", "photo"}),
+    "youtube": frozenset({"short"}),
+}
+
+# Limits of comment boxes that are not posts themselves (not in the YAML). Replies on X,
+# Threads, Bluesky and Mastodon are posts, and Instagram comments share the 2,200 caption
+# limit, so those use the caption rule. YouTube comments allow more than the description; we
+# keep the description rule (stricter, hence safe).
+_FIRST_COMMENT_MAX_CHARS = {"linkedin": 1250, "facebook": 8000}
+
+# Titles the API refuses to go without: YouTube videos.insert requires snippet.title.
+_TITLE_REQUIRED = {"youtube"}
+
+# Hashtag length caps (without '#'). Threads: topic tag 1-50 chars (parsed from the YAML note
+# when present); Bluesky: a tag is at most 64 graphemes (YAML extra_tag_max_graphemes).
+_HASHTAG_MAX_LENGTH_FALLBACK = {"threads": 50}
+
+# X and Mastodon count every URL as 23 (t.co / characters_reserved_per_url).
+_URL_LENGTH_FALLBACK = 23
+
+
+class UnsupportedFormat(ValueError):
+    """The platform cannot publish this media type (e.g. an image on YouTube)."""
+
+
+# --- YAML helpers --------------------------------------------------------------------------
+
+
+def _v(x: Any) -> Any:
+    """The YAML's convention: a mapping with ``value`` (+ ``unverified``) means take ``value``."""
+    if isinstance(x, dict) and "value" in x:
+        return x["value"]
+    return x
+
+
+def _note(x: Any) -> str:
+    return str(x.get("note", "")) if isinstance(x, dict) else ""
+
+
+@lru_cache(maxsize=1)
+def load_platforms_yaml() -> Mapping[str, Any]:
+    """The parsed ``platforms.yaml`` (loaded once)."""
+    with PLATFORMS_YAML.open(encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    platforms = data.get("platforms") or {}
+    missing = [p for p in SUPPORTED_PLATFORMS if p not in platforms]
+    if missing:
+        raise RuntimeError(f"{PLATFORMS_YAML} has no entry for {', '.join(missing)}")
+    return data
+
+
+_RATIO_RE = re.compile(r"(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)")
+
+
+def ratio_value(ratio: str) -> float:
+    """``"16:9"`` -> 1.777..., ``"1.91:1"`` -> 1.91 (width / height)."""
+    m = _RATIO_RE.fullmatch(str(ratio).strip())
+    if not m:
+        raise ValueError(f"invalid aspect ratio {ratio!r}; expected 'W:H'")
+    w, h = float(m.group(1)), float(m.group(2))
+    if w <= 0 or h <= 0:
+        raise ValueError(f"invalid aspect ratio {ratio!r}")
+    return w / h
+
+
+def _ratios_in(text: Any) -> list[str]:
+    return [f"{a}:{b}" for a, b in _RATIO_RE.findall(str(text or ""))]
+
+
+def _reduced_ratio(w: int, h: int) -> str:
+    g = math.gcd(int(w), int(h))
+    return f"{int(w) // g}:{int(h) // g}"
+
+
+# --- text counting -------------------------------------------------------------------------
+
+# Extended_Pictographic (emoji-data.txt), approximated by ranges; sorted, inclusive.
+_EXT_PICT_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00A9, 0x00A9), (0x00AE, 0x00AE), (0x203C, 0x203C), (0x2049, 0x2049),
+    (0x2122, 0x2122), (0x2139, 0x2139), (0x2194, 0x2199), (0x21A9, 0x21AA),
+    (0x231A, 0x231B), (0x2328, 0x2328), (0x2388, 0x2388), (0x23CF, 0x23CF),
+    (0x23E9, 0x23F3), (0x23F8, 0x23FA), (0x24C2, 0x24C2), (0x25AA, 0x25AB),
+    (0x25B6, 0x25B6), (0x25C0, 0x25C0), (0x25FB, 0x25FE), (0x2600, 0x2605),
+    (0x2607, 0x2612), (0x2614, 0x2685), (0x2690, 0x2705), (0x2708, 0x2712),
+    (0x2714, 0x2714), (0x2716, 0x2716), (0x271D, 0x271D), (0x2721, 0x2721),
+    (0x2728, 0x2728), (0x2733, 0x2734), (0x2744, 0x2744), (0x2747, 0x2747),
+    (0x274C, 0x274C), (0x274E, 0x274E), (0x2753, 0x2755), (0x2757, 0x2757),
+    (0x2763, 0x2767), (0x2795, 0x2797), (0x27A1, 0x27A1), (0x27B0, 0x27B0),
+    (0x27BF, 0x27BF), (0x2934, 0x2935), (0x2B05, 0x2B07), (0x2B1B, 0x2B1C),
+    (0x2B50, 0x2B50), (0x2B55, 0x2B55), (0x3030, 0x3030), (0x303D, 0x303D),
+    (0x3297, 0x3297), (0x3299, 0x3299), (0x1F000, 0x1F0FF), (0x1F10D, 0x1F10F),
+    (0x1F12F, 0x1F12F), (0x1F16C, 0x1F171), (0x1F17E, 0x1F17F), (0x1F18E, 0x1F18E),
+    (0x1F191, 0x1F19A), (0x1F1AD, 0x1F1E5), (0x1F201, 0x1F20F), (0x1F21A, 0x1F21A),
+    (0x1F22F, 0x1F22F), (0x1F232, 0x1F23A), (0x1F23C, 0x1F23F), (0x1F249, 0x1F3FA),
+    (0x1F400, 0x1F53D), (0x1F546, 0x1F64F), (0x1F680, 0x1F6FF), (0x1F774, 0x1F77F),
+    (0x1F7D5, 0x1F7FF), (0x1F80C, 0x1F80F), (0x1F848, 0x1F84F), (0x1F85A, 0x1F85F),
+    (0x1F888, 0x1F88F), (0x1F8AE, 0x1F8FF), (0x1F90C, 0x1F93A), (0x1F93C, 0x1F945),
+    (0x1F947, 0x1FAFF), (0x1FC00, 0x1FFFD),
+)
+_EXT_PICT_STARTS = [r[0] for r in _EXT_PICT_RANGES]
+
+
+def _is_ext_pict(cp: int) -> bool:
+    i = bisect.bisect_right(_EXT_PICT_STARTS, cp) - 1
+    return i >= 0 and cp <= _EXT_PICT_RANGES[i][1]
+
+
+def _is_regional_indicator(cp: int) -> bool:
+    return 0x1F1E6 <= cp <= 0x1F1FF
+
+
+def _is_extend(ch: str) -> bool:
+    """Grapheme_Cluster_Break Extend / SpacingMark (approximated): never break before these."""
+    cp = ord(ch)
+    if cp in (0x200C, 0xFF9E, 0xFF9F):  # ZWNJ, half-width katakana voiced marks
+        return True
+    if 0x1F3FB <= cp <= 0x1F3FF:  # emoji skin-tone modifiers
+        return True
+    if 0xE0020 <= cp <= 0xE007F:  # tag characters (subdivision flags)
+        return True
+    return unicodedata.category(ch) in ("Mn", "Me", "Mc")  # incl. variation selectors
+
+
+def _is_control(ch: str) -> bool:
+    if ch in "\r\n":
+        return True
+    cp = ord(ch)
+    if cp in (0x200C, 0x200D) or 0xE0020 <= cp <= 0xE007F:
+        return False
+    return unicodedata.category(ch) in ("Cc", "Zl", "Zp", "Cf")
+
+
+def _hangul(cp: int) -> str:
+    if 0x1100 <= cp <= 0x115F or 0xA960 <= cp <= 0xA97C:
+        return "L"
+    if 0x1160 <= cp <= 0x11A7 or 0xD7B0 <= cp <= 0xD7C6:
+        return "V"
+    if 0x11A8 <= cp <= 0x11FF or 0xD7CB <= cp <= 0xD7FB:
+        return "T"
+    if 0xAC00 <= cp <= 0xD7A3:
+        return "LV" if (cp - 0xAC00) % 28 == 0 else "LVT"
+    return ""
+
+
+def graphemes(text: str) -> list[str]:
+    """Split ``text`` into (approximate) extended grapheme clusters, UAX #29 style.
+
+    Handles CR LF, controls, combining marks, variation selectors, ZWJ emoji sequences,
+    skin-tone modifiers, regional-indicator pairs (flags), tag sequences and Hangul jamo.
+    """
+    clusters: list[str] = []
+    current: list[str] = []
+    prev = ""
+    ri_run = 0  # regional indicators in the current cluster
+    has_pict = False  # an Extended_Pictographic char started the current emoji sequence
+    for ch in text:
+        cp = ord(ch)
+        join = False
+        if current:
+            pcp = ord(prev)
+            if prev == "\r" and ch == "\n":
+                join = True
+            elif _is_control(prev) or _is_control(ch):
+                join = False
+            elif (h := _hangul(cp)) and (ph := _hangul(pcp)) and (
+                (ph == "L" and h in ("L", "V", "LV", "LVT"))
+                or (ph in ("LV", "V") and h in ("V", "T"))
+                or (ph in ("LVT", "T") and h == "T")
+            ):
+                join = True
+            elif cp == 0x200D or _is_extend(ch):
+                join = True
+            elif pcp == 0x200D and has_pict and _is_ext_pict(cp):
+                join = True
+            elif _is_regional_indicator(cp) and _is_regional_indicator(pcp) and ri_run % 2 == 1:
+                join = True
+        if join:
+            current.append(ch)
+        else:
+            if current:
+                clusters.append("".join(current))
+            current = [ch]
+            ri_run = 0
+            has_pict = False
+        if _is_regional_indicator(cp):
+            ri_run += 1
+        if _is_ext_pict(cp):
+            has_pict = True
+        prev = ch
+    if current:
+        clusters.append("".join(current))
+    return clusters
+
+
+def _is_emoji_cluster(cluster: str) -> bool:
+    for ch in cluster:
+        cp = ord(ch)
+        if cp in (0xFE0F, 0x20E3) or _is_regional_indicator(cp) or 0x1F3FB <= cp <= 0x1F3FF:
+            return True
+        if cp > 0xFF and _is_ext_pict(cp):
+            return True
+    return False
+
+
+# URLs. twitter-text also recognises bare domains; the TLD list is the common subset.
+_URL_CHARS = r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%\u00C0-\u024F]"
+_TLDS = (
+    "com|org|net|edu|gov|mil|int|io|co|me|ly|app|dev|ai|info|biz|tv|fm|gg|to|be|us|uk|de|fr|"
+    "es|it|nl|ca|au|jp|cn|in|br|ru|ch|se|no|eu|at|pl|pt|ie|nz|mx|kr|tw|hk|sg|ar|cl|dk|fi|cz|"
+    "gr|hu|ro|za|il|tr|ua|vn|id|ph|my|th|ae|sa|xyz|shop|store|blog|news|site|online|tech|"
+    "link|page|social|live|media|art|design|studio|agency|cloud|digital"
+)
+_SCHEME_URL = rf"(?<![A-Za-z0-9@.])https?://[A-Za-z0-9]{_URL_CHARS}*"
+_BARE_URL = (
+    rf"(?<![A-Za-z0-9@.\-/:_])(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{{0,61}}[A-Za-z0-9])?\.)+"
+    rf"(?:{_TLDS})(?![A-Za-z0-9\-])(?::\d{{1,5}})?(?:/{_URL_CHARS}*)?"
+)
+_URL_RE_SCHEME = re.compile(_SCHEME_URL)
+_URL_RE_ANY = re.compile(rf"{_SCHEME_URL}|{_BARE_URL}", re.IGNORECASE)
+_URL_TRAILING = ".,:;!?'\")]"
+
+
+def find_urls(text: str, *, bare_domains: bool = True) -> list[tuple[int, int]]:
+    """Spans of URLs in ``text`` (trailing punctuation excluded, as twitter-text does)."""
+    pattern = _URL_RE_ANY if bare_domains else _URL_RE_SCHEME
+    spans = []
+    for m in pattern.finditer(text):
+        start, end = m.span()
+        while end > start and text[end - 1] in _URL_TRAILING:
+            end -= 1
+        if end > start:
+            spans.append((start, end))
+    return spans
+
+
+def _x_light(cp: int) -> bool:
+    # twitter-text v3 config: these ranges weigh 100 (=1 char); everything else 200 (=2).
+    return cp <= 4351 or 8192 <= cp <= 8205 or 8208 <= cp <= 8223 or 8242 <= cp <= 8247
+
+
+def _weigh_x_plain(segment: str) -> int:
+    total = 0
+    for cluster in graphemes(segment):
+        if _is_emoji_cluster(cluster):
+            total += 2
+        else:
+            total += sum(1 if _x_light(ord(c)) else 2 for c in cluster)
+    return total
+
+
+def count_weighted(text: str, url_length: int = _URL_LENGTH_FALLBACK) -> int:
+    """X's weighted length (twitter-text v3): NFC; code points in the Latin/general-punctuation
+    ranges weigh 1, others (CJK, ...) 2; an emoji sequence weighs 2; every URL ``url_length``."""
+    text = unicodedata.normalize("NFC", text)
+    total = 0
+    pos = 0
+    for start, end in find_urls(text, bare_domains=True):
+        total += _weigh_x_plain(text[pos:start]) + url_length
+        pos = end
+    return total + _weigh_x_plain(text[pos:])
+
+
+def count_utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def count_utf8_bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def count_graphemes(text: str) -> int:
+    return len(graphemes(text))
+
+
+def count_emoji_bytes(text: str) -> int:
+    """Threads: characters, except that an emoji counts as its number of UTF-8 bytes."""
+    return sum(
+        len(c.encode("utf-8")) if _is_emoji_cluster(c) else len(c) for c in graphemes(text)
+    )
+
+
+def count_characters(text: str, url_length: int | None = None) -> int:
+    """Code points; with ``url_length`` every http(s) URL counts as that many (Mastodon)."""
+    if url_length is None:
+        return len(text)
+    total = 0
+    pos = 0
+    for start, end in find_urls(text, bare_domains=False):
+        total += (start - pos) + url_length
+        pos = end
+    return total + len(text) - pos
+
+
+def count_in_unit(text: str, unit: str, *, url_length: int | None = None) -> int:
+    if unit == UNIT_WEIGHTED:
+        return count_weighted(text, url_length or _URL_LENGTH_FALLBACK)
+    if unit == UNIT_UTF16:
+        return count_utf16(text)
+    if unit == UNIT_GRAPHEMES:
+        return count_graphemes(text)
+    if unit == UNIT_UTF8_BYTES:
+        return count_utf8_bytes(text)
+    if unit == UNIT_EMOJI_BYTES:
+        return count_emoji_bytes(text)
+    if unit == UNIT_CHARACTERS:
+        return count_characters(text, url_length)
+    raise ValueError(f"unknown text unit {unit!r}")
+
+
+@dataclass(frozen=True)
+class TextLimit:
+    """A length limit in a platform's unit (plus an optional UTF-8 byte cap, Bluesky)."""
+
+    max: int
+    unit: str = UNIT_CHARACTERS
+    max_bytes: int | None = None
+    url_length: int | None = None
+
+    @property
+    def unit_label(self) -> str:
+        label = _UNIT_LABELS[self.unit]
+        if self.url_length and self.unit == UNIT_CHARACTERS:
+            label += f" (each URL counts as {self.url_length})"
+        return label
+
+    def count(self, text: str) -> int:
+        return count_in_unit(text, self.unit, url_length=self.url_length)
+
+    def fits(self, text: str) -> bool:
+        if self.max_bytes is not None and count_utf8_bytes(text) > self.max_bytes:
+            return False
+        return self.count(text) <= self.max
+
+    def describe(self) -> str:
+        out = f"{self.max} {self.unit_label}"
+        if self.max_bytes is not None:
+            out += f" and {self.max_bytes} bytes (UTF-8)"
+        return out
+
+    def problem(self, text: str, where: str = "") -> str | None:
+        """Why ``text`` does not fit (naming the limit and unit), or None.
+
+        ``where`` is inserted after "the limit", e.g. " on X".
+        """
+        n = self.count(text)
+        if n > self.max:
+            return f"is {n} {self.unit_label}; the limit{where} is {self.max} {self.unit_label}"
+        if self.max_bytes is not None:
+            b = count_utf8_bytes(text)
+            if b > self.max_bytes:
+                return f"is {b} bytes (UTF-8); the limit{where} is {self.max_bytes} bytes (UTF-8)"
+        return None
+
+
+# --- rules ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FormatRules:
+    """Rules for one (post type, media type) on one platform, resolved to its native format."""
+
+    platform: str
+    post_type: str  # ours, after fallback (e.g. "feed" for an X story)
+    media_type: str
+    native: str  # the platform's post type key in platforms.yaml
+    caption_supported: bool
+    caption: TextLimit
+    first_comment_supported: bool
+    first_comment: TextLimit
+    alt_text_supported: bool
+    alt_text: TextLimit | None  # None = no documented cap
+    title_supported: bool
+    title: TextLimit | None
+    sounds_supported: bool
+    aspect_ratios: tuple[str, ...]  # allowed, among ASPECT_RATIOS
+    default_ratio: str
+    recommended_px: Mapping[str, tuple[int, int]]  # ratio -> (w, h) from the YAML
+    max_width: int | None
+    max_long_side: int | None
+    max_short_side: int | None
+    video_seconds: tuple[float, float] | None  # the platform's own range (None = undocumented)
+
+
+@dataclass(frozen=True)
+class PlatformRules:
+    name: str
+    display_name: str
+    caption_max: int
+    count_unit: str
+    caption_max_bytes: int | None
+    url_length: int | None
+    hashtag_max: int | None  # None = no cap
+    hashtag_max_length: int | None  # characters after '#', None = no cap
+    hashtag_placement: str  # "caption" or "first_comment"
+    first_comment_supported: bool
+    first_comment_max: int
+    alt_text_supported: bool
+    alt_text_max: int | None
+    title_supported: bool
+    title_max: int | None
+    title_required: bool
+    sounds_supported: bool
+    forbidden_chars: tuple[str, ...]  # not allowed in caption and title
+    post_types: tuple[str, ...]  # ours that the platform publishes natively
+    aspect_ratios: Mapping[tuple[str, str], tuple[str, ...]]  # (post_type, media_type) -> ratios
+    video_seconds: Mapping[str, tuple[float, float]]  # post_type -> platform range (unclipped)
+    formats: Mapping[tuple[str, str], FormatRules]
+
+    @property
+    def caption_limit(self) -> TextLimit:
+        return TextLimit(self.caption_max, self.count_unit, self.caption_max_bytes, self.url_length)
+
+    def resolve_post_type(self, post_type: str, media_type: str) -> str:
+        """Our post type this platform publishes ``(post_type, media_type)`` as."""
+        post_type = _check_choice(post_type, POST_TYPES, "post type")
+        media_type = _check_choice(media_type, MEDIA_TYPES, "media type")
+        if (post_type, media_type) in self.formats:
+            return post_type
+        if post_type in ("reel", "short") and media_type == "video":
+            for other in ("reel", "short"):
+                if (other, "video") in self.formats:
+                    return other
+        if ("feed", media_type) in self.formats:
+            return "feed"
+        for pt in POST_TYPES:
+            if (pt, media_type) in self.formats:
+                return pt
+        raise UnsupportedFormat(f"{self.display_name} does not publish {media_type}s")
+
+    def format_for(self, post_type: str = "feed", media_type: str = "image") -> FormatRules:
+        return self.formats[(self.resolve_post_type(post_type, media_type), media_type)]
+
+
+def _check_choice(value: str, choices: tuple[str, ...], what: str) -> str:
+    v = str(value or "").strip().lower()
+    if v not in choices:
+        raise ValueError(f"unknown {what} {value!r}; expected one of {', '.join(choices)}")
+    return v
+
+
+def normalize_platform(name: str) -> str:
+    """Lower-case platform id; ``twitter`` becomes ``x``. Raises ValueError if unknown."""
+    key = str(name or "").strip().lower()
+    key = PLATFORM_ALIASES.get(key, key)
+    if key not in SUPPORTED_PLATFORMS:
+        raise ValueError(
+            f"unknown platform {name!r}; expected one of {', '.join(SUPPORTED_PLATFORMS)}"
+        )
+    return key
+
+
+def _parse_unit(raw: Any) -> str:
+    text = f"{_v(raw)} {_note(raw)}".lower()
+    if text.startswith("weighted"):
+        return UNIT_WEIGHTED
+    if "grapheme" in text:
+        return UNIT_GRAPHEMES
+    if "emoji" in text and "utf-8 bytes" in text:
+        return UNIT_EMOJI_BYTES
+    if "utf8_bytes" in text or text.startswith("utf-8 bytes"):
+        return UNIT_UTF8_BYTES
+    if "utf16" in text or "utf-16" in text:  # Instagram: "count conservatively (UTF-16 ...)"
+        return UNIT_UTF16
+    return UNIT_CHARACTERS
+
+
+def _lookup(fmt: Mapping[str, Any], media_type: str, key: str) -> Any:
+    """``fmt[media_type][key]`` when the format nests per-media details, else ``fmt[key]``."""
+    nested = fmt.get(media_type)
+    if isinstance(nested, dict) and key in nested:
+        return _v(nested[key])
+    return _v(fmt.get(key))
+
+
+def _ratio_bounds(fmt: Mapping[str, Any], media_type: str) -> tuple[float, float] | None:
+    rng = _lookup(fmt, media_type, "aspect_ratio_range")
+    if isinstance(rng, list) and len(rng) == 2:
+        return ratio_value(rng[0]), ratio_value(rng[1])
+    extreme = _lookup(fmt, media_type, "max_aspect_ratio") or _lookup(fmt, media_type, "aspect_ratio_max")
+    if extreme:
+        r = ratio_value(extreme)
+        r = max(r, 1 / r)
+        return 1 / r, r
+    return None
+
+
+def _recommended_px(fmt: Mapping[str, Any], media_type: str) -> dict[str, tuple[int, int]]:
+    rec = _lookup(fmt, media_type, "recommended_px")
+    sizes = list(rec.values()) if isinstance(rec, dict) else [rec] if rec else []
+    out: dict[str, tuple[int, int]] = {}
+    for size in sizes:
+        if isinstance(size, list) and len(size) == 2:
+            w, h = int(size[0]), int(size[1])
+            ratio = _reduced_ratio(w, h)
+            if ratio in DEFAULT_SIZES:  # ignore shapes we never generate (e.g. 1.91:1)
+                out.setdefault(ratio, (w, h))
+    return out
+
+
+def _size_bounds(fmt: Mapping[str, Any], media_type: str) -> tuple[int | None, int | None, int | None]:
+    max_width = max_long = max_short = None
+    width_range = _lookup(fmt, media_type, "width_px_range")
+    if isinstance(width_range, list):
+        max_width = int(width_range[1])
+    if _lookup(fmt, media_type, "max_width_px"):
+        max_width = int(_lookup(fmt, media_type, "max_width_px"))
+    each_side = _lookup(fmt, media_type, "px_range_each_side")
+    if isinstance(each_side, list):
+        max_long = max_short = int(each_side[1])
+    px_range = _lookup(fmt, media_type, "px_range")
+    if isinstance(px_range, list) and len(px_range) == 2 and isinstance(px_range[1], list):
+        # X: "between 32x32 and 1280x1024"; X itself recommends 720x1280 portrait, so we read
+        # it as long side <= 1280, short side <= 1024.
+        hi = [int(x) for x in px_range[1]]
+        max_long, max_short = max(hi), min(hi)
+    max_res = _lookup(fmt, media_type, "max_resolution")
+    if isinstance(max_res, str) and (m := re.fullmatch(r"(\d+)p", max_res.strip())):
+        max_short = int(m.group(1))
+        max_long = max_short * 16 // 9
+    return max_width, max_long, max_short
+
+
+def _video_seconds(fmt: Mapping[str, Any]) -> tuple[float, float] | None:
+    for key in ("video_seconds", "video_seconds_default_account"):
+        rng = _lookup(fmt, "video", key)
+        if isinstance(rng, list) and len(rng) == 2:
+            return float(rng[0]), float(rng[1])
+    return None
+
+
+def _allowed_ratios(platform: str, native: str, fmt: Mapping[str, Any], media_type: str) -> tuple[list[str], str]:
+    recommended = _ratios_in(_lookup(fmt, media_type, "recommended_aspect_ratio"))
+    exact = _ratios_in(_lookup(fmt, media_type, "aspect_ratio"))
+    bounds = _ratio_bounds(fmt, media_type)
+    if exact:
+        allowed = [r for r in ASPECT_RATIOS if r in exact]
+    elif (platform, native) in _FULL_SCREEN:
+        allowed = [recommended[0] if recommended else "9:16"]
+    elif (platform, native) in _LANDSCAPE_ONLY:
+        allowed = list(_LANDSCAPE_ONLY[(platform, native)])
+    elif bounds:
+        lo, hi = bounds
+        allowed = [r for r in ASPECT_RATIOS if lo - 1e-9 <= ratio_value(r) <= hi + 1e-9]
+    else:
+        allowed = list(ASPECT_RATIOS)
+    if not allowed:
+        raise RuntimeError(f"{platform} {native}: none of {ASPECT_RATIOS} is allowed")
+    default = ""
+    for r in recommended + exact + list(_recommended_px(fmt, media_type)):
+        in_bounds = bounds is None or bounds[0] - 1e-9 <= ratio_value(r) <= bounds[1] + 1e-9
+        if r in allowed or (r in DEFAULT_SIZES and in_bounds and not exact and (platform, native) not in _FULL_SCREEN):
+            default = r  # e.g. Pinterest's 2:3, outside our five but its recommended shape
+            break
+    if not default:
+        default = "1:1" if "1:1" in allowed else allowed[0]
+    return allowed, default
+
+
+def _build(platform: str, p: Mapping[str, Any]) -> PlatformRules:
+    display = DISPLAY_NAMES[platform]
+    caption_max = int(_v(p.get("description_max_chars") or p["caption_max_chars"]))
+    unit = _parse_unit(p.get("description_count_unit") or p.get("caption_count_unit", "characters"))
+    caption_max_bytes = _v(p.get("caption_max_bytes"))
+    caption_max_bytes = int(caption_max_bytes) if caption_max_bytes else None
+
+    url_length: int | None = None
+    if unit == UNIT_WEIGHTED:
+        url_length = int(_v((p.get("links") or {}).get("counted_as_chars")) or _URL_LENGTH_FALLBACK)
+    elif m := re.search(r"each URL counts as[^;]*?\((\d+)\)", str(_v(p.get("caption_count_unit")))):
+        url_length = int(m.group(1))
+
+    hashtag_max = _v(p.get("hashtag_max"))
+    hashtag_max = int(hashtag_max) if hashtag_max is not None else None
+    tag_len = p.get("extra_tag_max_graphemes")
+    if tag_len is None and (m := re.search(r"topic_tag param \((\d+)-(\d+) chars", str(p.get("hashtag_note", "")))):
+        tag_len = m.group(2)
+    if tag_len is None:
+        tag_len = _HASHTAG_MAX_LENGTH_FALLBACK.get(platform)
+    placement_raw = str(_v(p.get("hashtag_placement", "caption")))
+    placement = "first_comment" if placement_raw.startswith("first_comment") else "caption"
+
+    first_comment = p.get("first_comment") or {}
+    fc_supported = bool(_v(first_comment.get("supported"))) if isinstance(first_comment, dict) else False
+
+    alt = p.get("alt_text") or {}
+    alt_supported = bool(_v(alt.get("supported")))
+    alt_max = _v(alt.get("max_chars"))
+    if alt_max is None:
+        alt_max = _v(p.get("alt_text_max_chars"))
+    alt_max = int(alt_max) if alt_max is not None else None
+    alt_applies = [str(a) for a in (alt.get("applies_to") or [])]
+    alt_not_on = {str(a) for a in (alt.get("not_supported_on") or [])}
+
+    forbidden = tuple(p.get("forbidden_chars_title_description") or ())
+
+    caption_limit = TextLimit(caption_max, unit, caption_max_bytes, url_length)
+    if platform in _FIRST_COMMENT_MAX_CHARS:
+        fc_limit = TextLimit(_FIRST_COMMENT_MAX_CHARS[platform], UNIT_CHARACTERS)
+    else:
+        fc_limit = caption_limit
+    alt_unit = UNIT_UTF16 if unit == UNIT_UTF16 else UNIT_CHARACTERS
+
+    yaml_types: Mapping[str, Any] = p.get("post_types") or {}
+    formats: dict[tuple[str, str], FormatRules] = {}
+    for (post_type, media_type), native in _NATIVE_FORMATS[platform].items():
+        fmt = yaml_types.get(native)
+        if not isinstance(fmt, dict):
+            raise RuntimeError(f"{PLATFORMS_YAML}: {platform}.post_types.{native} missing")
+        if media_type not in (fmt.get("media") or []):
+            raise RuntimeError(f"{PLATFORMS_YAML}: {platform}.post_types.{native} has no {media_type}")
+
+        # Caption: a native format may have its own description limit (TikTok photo: 4,000).
+        fmt_caption = caption_limit
+        if p.get(f"{native}_description_max_chars") is not None:
+            fmt_unit = _parse_unit(p.get(f"{native}_count_unit", unit))
+            fmt_caption = TextLimit(int(_v(p[f"{native}_description_max_chars"])), fmt_unit, caption_max_bytes, url_length)
+        caption_supported = _v(fmt.get("caption")) is not False and (platform, post_type) not in _NO_CAPTION_FORMATS
+
+        # Title: platform-wide (YouTube, Pinterest) or per native format (TikTok photo: 90).
+        title_limit = None
+        if p.get("title_max_chars") is not None:
+            title_limit = TextLimit(int(_v(p["title_max_chars"])), _parse_unit(p.get("title_count_unit", "characters")))
+        elif p.get(f"{native}_title_max_chars") is not None:
+            title_limit = TextLimit(int(_v(p[f"{native}_title_max_chars"])), _parse_unit(p.get(f"{native}_count_unit", "characters")))
+
+        alt_ok = alt_supported and post_type != "story" and native not in alt_not_on
+        if alt_ok and alt_applies:
+            kinds = {a.split("_")[-1] for a in alt_applies} | set(alt_applies)
+            alt_ok = native in alt_applies or media_type in kinds
+        if alt_ok and platform in _ALT_TEXT_IMAGES_ONLY:
+            alt_ok = media_type == "image"
+
+        allowed, default = _allowed_ratios(platform, native, fmt, media_type)
+        max_width, max_long, max_short = _size_bounds(fmt, media_type)
+        formats[(post_type, media_type)] = FormatRules(
+            platform=platform,
+            post_type=post_type,
+            media_type=media_type,
+            native=native,
+            caption_supported=caption_supported,
+            caption=fmt_caption,
+            first_comment_supported=fc_supported and caption_supported and post_type not in _NO_FIRST_COMMENT_POST_TYPES,
+            first_comment=fc_limit,
+            alt_text_supported=alt_ok,
+            alt_text=TextLimit(alt_max, alt_unit) if (alt_ok and alt_max is not None) else None,
+            title_supported=title_limit is not None,
+            title=title_limit,
+            sounds_supported=native in _SOUND_FORMATS.get(platform, frozenset()),
+            aspect_ratios=tuple(allowed),
+            default_ratio=default,
+            recommended_px=MappingProxyType(_recommended_px(fmt, media_type)),
+            max_width=max_width,
+            max_long_side=max_long,
+            max_short_side=max_short,
+            video_seconds=_video_seconds(fmt) if media_type == "video" else None,
+        )
+
+    title_max = next((f.title.max for f in formats.values() if f.title is not None), None)
+    return PlatformRules(
+        name=platform,
+        display_name=display,
+        caption_max=caption_max,
+        count_unit=unit,
+        caption_max_bytes=caption_max_bytes,
+        url_length=url_length,
+        hashtag_max=hashtag_max,
+        hashtag_max_length=int(tag_len) if tag_len is not None else None,
+        hashtag_placement=placement,
+        first_comment_supported=fc_supported,
+        first_comment_max=fc_limit.max,
+        alt_text_supported=any(f.alt_text_supported for f in formats.values()),
+        alt_text_max=alt_max,
+        title_supported=title_max is not None,
+        title_max=title_max,
+        title_required=title_max is not None and platform in _TITLE_REQUIRED,
+        sounds_supported=any(f.sounds_supported for f in formats.values()),
+        forbidden_chars=forbidden,
+        post_types=tuple(pt for pt in POST_TYPES if any(k[0] == pt for k in formats)),
+        aspect_ratios=MappingProxyType({k: f.aspect_ratios for k, f in formats.items()}),
+        video_seconds=MappingProxyType(
+            {k[0]: f.video_seconds for k, f in formats.items() if f.video_seconds is not None}
+        ),
+        formats=MappingProxyType(formats),
+    )
+
+
+@lru_cache(maxsize=1)
+def _all_rules() -> Mapping[str, PlatformRules]:
+    data = load_platforms_yaml()["platforms"]
+    return MappingProxyType({name: _build(name, data[name]) for name in SUPPORTED_PLATFORMS})
+
+
+def get_rules(platform: str) -> PlatformRules:
+    return _all_rules()[normalize_platform(platform)]
+
+
+def get_format(platform: str, post_type: str = "feed", media_type: str = "image") -> FormatRules:
+    """Rules for ``(post_type, media_type)`` on ``platform`` after fallback (see module doc)."""
+    return get_rules(platform).format_for(post_type, media_type)
+
+
+def resolve_post_type(platform: str, post_type: str, media_type: str) -> str:
+    return get_rules(platform).resolve_post_type(post_type, media_type)
+
+
+def count_text(platform: str, text: str) -> int:
+    """Length of a caption in the platform's own unit (see :attr:`PlatformRules.count_unit`)."""
+    return get_rules(platform).caption_limit.count(text or "")
+
+
+def supported_ratio(platform: str, post_type: str, media_type: str, ratio: str | None = None) -> str:
+    """The ratio to generate: ``ratio`` if the format allows it, else the nearest allowed one
+    (closest width/height on a log scale, ties to the format's default). ``None`` gives the
+    format's default (e.g. 9:16 for stories, 4:5 for an Instagram feed image, 2:3 on Pinterest).
+    """
+    fmt = get_format(platform, post_type, media_type)
+    if ratio is None or str(ratio).strip() == "":
+        return fmt.default_ratio
+    ratio = str(ratio).strip()
+    wanted = ratio_value(ratio)
+    if ratio in fmt.aspect_ratios or ratio == fmt.default_ratio:
+        return ratio
+    candidates = list(dict.fromkeys([fmt.default_ratio, *fmt.aspect_ratios]))
+    return min(candidates, key=lambda r: abs(math.log(ratio_value(r) / wanted)))
+
+
+def target_size(platform: str, post_type: str, media_type: str, ratio: str | None = None) -> tuple[int, int]:
+    """Exact (width, height) in pixels to generate for this format and ratio.
+
+    The ratio is first passed through :func:`supported_ratio`. The platform's recommended size
+    for that ratio is used when the YAML gives one; otherwise :data:`DEFAULT_SIZES`, scaled
+    down (keeping the exact ratio and even dimensions) to the format's pixel limits.
+    """
+    fmt = get_format(platform, post_type, media_type)
+    ratio = supported_ratio(platform, post_type, media_type, ratio)
+    if ratio in fmt.recommended_px:
+        return fmt.recommended_px[ratio]
+    w, h = DEFAULT_SIZES[ratio]
+    a, b = (int(x) for x in ratio.split(":"))
+    k = w // a
+    if fmt.max_width:
+        k = min(k, fmt.max_width // a)
+    if fmt.max_long_side:
+        k = min(k, fmt.max_long_side // max(a, b))
+    if fmt.max_short_side:
+        k = min(k, fmt.max_short_side // min(a, b))
+    k -= k % 2  # even dimensions (H.264 4:2:0)
+    return a * k, b * k
+
+
+def video_seconds(platform: str, post_type: str) -> tuple[float, float]:
+    """(min, max) video length for this post type, clipped to what our generator makes (5-8 s)."""
+    fmt = get_format(platform, post_type, "video")
+    lo, hi = GENERATED_VIDEO_SECONDS
+    if fmt.video_seconds is not None:
+        lo, hi = max(lo, fmt.video_seconds[0]), min(hi, fmt.video_seconds[1])
+    if lo > hi:
+        raise UnsupportedFormat(
+            f"{DISPLAY_NAMES[fmt.platform]} {fmt.native} videos must be "
+            f"{fmt.video_seconds[0]:g}-{fmt.video_seconds[1]:g} s; we generate "
+            f"{GENERATED_VIDEO_SECONDS[0]:g}-{GENERATED_VIDEO_SECONDS[1]:g} s"
+        )
+    return lo, hi

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+pytestmark = pytest.mark.django_db
+
+
+def test_liveness_and_readiness_need_no_credentials():
+    client = APIClient()
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.json() == {"status": "ok", "checks": {"database": "ok", "cache": "ok", "broker": "ok"}}
+
+
+def _last_line(command, *args) -> str:
+    out = io.StringIO()
+    call_command(command, *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue().strip().splitlines()[-1]
+
+
+def test_create_api_key_prints_a_working_key_as_its_last_line():
+    key = _last_line("create_api_key", "--org", "Cmd Org", "--role", "viewer")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    response = client.get("/v1/brands")
+    assert response.status_code == 200
+    assert response.json()["data"][0]["name"] == "Cmd Org"
+    assert client.post("/v1/brands", {"name": "x"}, format="json").status_code == 403
+
+
+def test_issue_token_prints_a_working_family_b_token():
+    token = _last_line("issue_token", "--org", "Tok Org", "--role", "editor")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    response = client.post("/api/brands", {"name": "Via token"}, format="json")
+    assert response.status_code == 201
+    assert response.json()["data"]["slug"] == "via-token"
+
+
+def test_seed_demo_is_safe_to_rerun_and_prints_a_fresh_key():
+    first = _last_line("seed_demo")
+    second = _last_line("seed_demo")
+    assert first != second
+    from apps.profiles.models import SocialProfile
+
+    assert SocialProfile.objects.filter(external_id="sandbox-demo").count() == 1
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {second}")
+    assert client.get("/v1/profiles").json()["data"][0]["username"] == "demo.sandbox"

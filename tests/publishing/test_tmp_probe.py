@@ -1,0 +1,2 @@
+def test_probe():
+    assert 1
