@@ -75,7 +75,9 @@ def make_mp4(width: int, height: int, seconds: float = 1.0, fps: int = 12, audio
     frames = max(1, round(seconds * fps))
     for i in range(frames):
         img = Image.new("RGB", (width, height), (20 + (200 * i) // frames, 80, 160))
-        ImageDraw.Draw(img).rectangle([i * width // frames, 0, i * width // frames + width // 4, height], fill=(250, 250, 250))
+        ImageDraw.Draw(img).rectangle(
+            [i * width // frames, 0, i * width // frames + width // 4, height], fill=(250, 250, 250)
+        )
         frame = av.VideoFrame.from_image(img)
         frame.pts = i
         frame.time_base = Fraction(1, fps)
@@ -89,7 +91,9 @@ def make_mp4(width: int, height: int, seconds: float = 1.0, fps: int = 12, audio
         while pts < total:
             n = min(1024, total - pts)
             frame = av.AudioFrame(format="fltp", layout="mono", samples=n)
-            samples = array.array("f", (0.2 * math.sin(2 * math.pi * 440 * (pts + i) / 48000) for i in range(n)))
+            samples = array.array(
+                "f", (0.2 * math.sin(2 * math.pi * 440 * (pts + i) / 48000) for i in range(n))
+            )
             raw = samples.tobytes()
             plane = frame.planes[0]
             plane.update(raw + b"\0" * (plane.buffer_size - len(raw)))
@@ -145,7 +149,9 @@ class Failure:
     code: str | None = None
 
 
-def parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, str], dict[str, tuple[str, str, bytes]]]:
+def parse_multipart(
+    content_type: str, body: bytes
+) -> tuple[dict[str, str], dict[str, tuple[str, str, bytes]]]:
     message = BytesParser(policy=HTTP).parsebytes(
         b"Content-Type: " + content_type.encode() + b"\r\nMIME-Version: 1.0\r\n\r\n" + body
     )
@@ -167,6 +173,7 @@ class FakeServer:
 
     def __init__(self):
         self.requests: list[Recorded] = []
+        self.delay = 0.0  # seconds to wait before answering (to provoke client timeouts)
         self._failures: list[Failure] = []
         self._lock = threading.Lock()
         fake = self
@@ -176,6 +183,12 @@ class FakeServer:
 
             def log_message(self, *args):  # keep test output quiet
                 pass
+
+            def handle(self):
+                try:
+                    super().handle()
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
+                    pass
 
             def _handle(self):
                 split = urlsplit(self.path)
@@ -195,6 +208,8 @@ class FakeServer:
                     rec.form, rec.files = parse_multipart(ctype, body)
                 with fake._lock:
                     fake.requests.append(rec)
+                if fake.delay:
+                    time.sleep(fake.delay)
                 failure = fake._take_failure(rec.path)
                 if failure is not None:
                     status, payload, headers = fake.error_response(failure)
@@ -202,9 +217,11 @@ class FakeServer:
                     try:
                         status, payload, headers = fake.route(rec)
                     except Exception as exc:  # noqa: BLE001 - a fake bug must show up as a 500
-                        status, payload, headers = 500, json.dumps({"error": {"message": repr(exc)}}).encode(), {
-                            "Content-Type": "application/json"
-                        }
+                        status, payload, headers = (
+                            500,
+                            json.dumps({"error": {"message": repr(exc)}}).encode(),
+                            {"Content-Type": "application/json"},
+                        )
                 self.send_response(status)
                 for key, value in headers.items():
                     self.send_header(key, value)
@@ -216,7 +233,9 @@ class FakeServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self.thread.start()
 
     @property
@@ -234,7 +253,9 @@ class FakeServer:
     def __exit__(self, *exc):
         self.close()
 
-    def fail(self, status: int, message: str, *, path_contains: str = "", times: int = 1, code: str | None = None):
+    def fail(
+        self, status: int, message: str, *, path_contains: str = "", times: int = 1, code: str | None = None
+    ):
         """Answer the next ``times`` requests whose path contains ``path_contains`` with an error."""
         with self._lock:
             self._failures.append(Failure(status, message, path_contains, times, code))
@@ -298,10 +319,12 @@ class OpenAIFake(FakeServer):
         return self.url + "/v1"
 
     def error_response(self, failure: Failure):
-        kind = {400: "invalid_request_error", 401: "invalid_request_error", 403: "invalid_request_error",
-                429: "rate_limit_exceeded" if failure.code != "insufficient_quota" else "insufficient_quota"}.get(
-            failure.status, "server_error"
-        )
+        kind = {
+            400: "invalid_request_error",
+            401: "invalid_request_error",
+            403: "invalid_request_error",
+            429: "rate_limit_exceeded" if failure.code != "insufficient_quota" else "insufficient_quota",
+        }.get(failure.status, "server_error")
         return _json(
             failure.status,
             {"error": {"message": failure.message, "type": kind, "code": failure.code, "param": None}},
@@ -314,8 +337,17 @@ class OpenAIFake(FakeServer):
             data, ctype = self.files[m.group(1)]
             return 200, data, {"Content-Type": ctype}
         if rec.headers.get("authorization", "") != "Bearer sk-test":
-            return _json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
-                                         "code": "invalid_api_key", "param": None}})
+            return _json(
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key provided",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                        "param": None,
+                    }
+                },
+            )
         path = rec.path
         if path == "/v1/chat/completions" and rec.method == "POST":
             return self._chat(rec)
@@ -330,8 +362,17 @@ class OpenAIFake(FakeServer):
         m = re.fullmatch(r"/v1/videos/([\w-]+)(/content)?", path)
         if m and rec.method == "GET":
             return self._video_get(m.group(1), bool(m.group(2)))
-        return _json(404, {"error": {"message": f"Unknown path {path}", "type": "invalid_request_error",
-                                     "code": "unknown_url", "param": None}})
+        return _json(
+            404,
+            {
+                "error": {
+                    "message": f"Unknown path {path}",
+                    "type": "invalid_request_error",
+                    "code": "unknown_url",
+                    "param": None,
+                }
+            },
+        )
 
     def _chat(self, rec: Recorded):
         body = rec.json
@@ -345,14 +386,17 @@ class OpenAIFake(FakeServer):
         finish = "stop"
         if self.chat_refusal:
             message = {"role": "assistant", "content": None, "refusal": self.chat_refusal}
-        return _json(200, {
-            "id": "chatcmpl-" + uuid.uuid4().hex[:10],
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body["model"],
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 60, "total_tokens": 110},
-        })
+        return _json(
+            200,
+            {
+                "id": "chatcmpl-" + uuid.uuid4().hex[:10],
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body["model"],
+                "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 60, "total_tokens": 110},
+            },
+        )
 
     def _image_reply(self, response_format: str | None, png: bytes, size: str):
         item: dict[str, Any]
@@ -366,8 +410,17 @@ class OpenAIFake(FakeServer):
 
     def _edit(self, rec: Recorded):
         if "image" not in rec.files and "image[]" not in rec.files:
-            return _json(400, {"error": {"message": "Missing required parameter: 'image'.",
-                                         "type": "invalid_request_error", "code": None, "param": "image"}})
+            return _json(
+                400,
+                {
+                    "error": {
+                        "message": "Missing required parameter: 'image'.",
+                        "type": "invalid_request_error",
+                        "code": None,
+                        "param": "image",
+                    }
+                },
+            )
         filename, ctype, data = rec.files.get("image") or rec.files["image[]"]
         size = rec.form.get("size") or "1024x1024"
         w, h = (int(x) for x in size.split("x"))
@@ -397,12 +450,30 @@ class OpenAIFake(FakeServer):
     def _video_get(self, vid: str, content: bool):
         job = self.videos.get(vid)
         if job is None:
-            return _json(404, {"error": {"message": "Video not found", "type": "invalid_request_error",
-                                         "code": None, "param": None}})
+            return _json(
+                404,
+                {
+                    "error": {
+                        "message": "Video not found",
+                        "type": "invalid_request_error",
+                        "code": None,
+                        "param": None,
+                    }
+                },
+            )
         if content:
             if job["status"] != "completed":
-                return _json(409, {"error": {"message": "Video is not ready", "type": "invalid_request_error",
-                                             "code": None, "param": None}})
+                return _json(
+                    409,
+                    {
+                        "error": {
+                            "message": "Video is not ready",
+                            "type": "invalid_request_error",
+                            "code": None,
+                            "param": None,
+                        }
+                    },
+                )
             w, h = small_dims(*(int(x) for x in job["size"].split("x")))
             return 200, make_mp4(w, h, seconds=1.0, audio=True), {"Content-Type": "video/mp4"}
         job["_polls"] += 1
@@ -421,13 +492,28 @@ class OpenAIFake(FakeServer):
 # Gemini (Google Gen AI, Developer API)
 # ---------------------------------------------------------------------------------------
 
-_GEMINI_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-                  404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+_GEMINI_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
 
 # Output sizes per aspect ratio, scaled down from the real image model's table to stay fast.
 GEMINI_IMAGE_DIMS = {
-    "1:1": (256, 256), "2:3": (208, 312), "3:2": (312, 208), "3:4": (224, 296), "4:3": (296, 224),
-    "4:5": (228, 286), "5:4": (286, 228), "9:16": (192, 336), "16:9": (336, 192), "21:9": (392, 168),
+    "1:1": (256, 256),
+    "2:3": (208, 312),
+    "3:2": (312, 208),
+    "3:4": (224, 296),
+    "4:3": (296, 224),
+    "4:5": (228, 286),
+    "5:4": (286, 228),
+    "9:16": (192, 336),
+    "16:9": (336, 192),
+    "21:9": (392, 168),
 }
 
 
@@ -444,13 +530,29 @@ class GeminiFake(FakeServer):
         super().__init__()
 
     def error_response(self, failure: Failure):
-        return _json(failure.status, {"error": {"code": failure.status, "message": failure.message,
-                                                "status": _GEMINI_STATUS.get(failure.status, "UNKNOWN")}})
+        return _json(
+            failure.status,
+            {
+                "error": {
+                    "code": failure.status,
+                    "message": failure.message,
+                    "status": _GEMINI_STATUS.get(failure.status, "UNKNOWN"),
+                }
+            },
+        )
 
     def route(self, rec: Recorded):
         if rec.headers.get("x-goog-api-key") != self.api_key:
-            return _json(400, {"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.",
-                                         "status": "INVALID_ARGUMENT"}})
+            return _json(
+                400,
+                {
+                    "error": {
+                        "code": 400,
+                        "message": "API key not valid. Please pass a valid API key.",
+                        "status": "INVALID_ARGUMENT",
+                    }
+                },
+            )
         m = re.fullmatch(r"/v1beta/models/([\w.\-]+):generateContent", rec.path)
         if m and rec.method == "POST":
             return self._generate(m.group(1), rec.json)
@@ -463,7 +565,9 @@ class GeminiFake(FakeServer):
         m = re.fullmatch(r"/v1beta/files/([a-z0-9]+):download", rec.path)
         if m and rec.method == "GET" and m.group(1) in self.files:
             return 200, self.files[m.group(1)], {"Content-Type": "video/mp4"}
-        return _json(404, {"error": {"code": 404, "message": f"Unknown path {rec.path}", "status": "NOT_FOUND"}})
+        return _json(
+            404, {"error": {"code": 404, "message": f"Unknown path {rec.path}", "status": "NOT_FOUND"}}
+        )
 
     def _generate(self, model: str, body: dict):
         config = body.get("generationConfig") or {}
@@ -474,15 +578,20 @@ class GeminiFake(FakeServer):
         if "IMAGE" in modalities:
             ratio = (config.get("imageConfig") or {}).get("aspectRatio")
             in_image = next(
-                (p["inlineData"] for c in body["contents"] for p in c.get("parts", []) if "inlineData" in p), None
+                (p["inlineData"] for c in body["contents"] for p in c.get("parts", []) if "inlineData" in p),
+                None,
             )
             if ratio is None and in_image is not None:  # edits keep the input's aspect ratio
                 w, h = Image.open(io.BytesIO(b64decode_any(in_image["data"]))).size
-                ratio = min(GEMINI_IMAGE_DIMS, key=lambda r: abs(int(r.split(":")[0]) / int(r.split(":")[1]) - w / h))
+                ratio = min(
+                    GEMINI_IMAGE_DIMS, key=lambda r: abs(int(r.split(":")[0]) / int(r.split(":")[1]) - w / h)
+                )
             w, h = GEMINI_IMAGE_DIMS.get(ratio or "1:1", (256, 256))
             png = make_png(w, h, (200, 60, 60) if in_image else (30, 102, 245))
-            parts = [{"text": "Here is your image."},
-                     {"inlineData": {"mimeType": "image/png", "data": base64.b64encode(png).decode()}}]
+            parts = [
+                {"text": "Here is your image."},
+                {"inlineData": {"mimeType": "image/png", "data": base64.b64encode(png).decode()}},
+            ]
         else:
             if self.text_replies:
                 text = self.text_replies.pop(0)
@@ -491,13 +600,21 @@ class GeminiFake(FakeServer):
                 topic = user.split("about:", 1)[-1].split("\n", 1)[0].strip() or "our product"
                 text = json.dumps(default_post_json(topic))
             parts = [{"text": text}]
-        return _json(200, {
-            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": self.finish_reason,
-                            "index": 0}],
-            "usageMetadata": {"promptTokenCount": 40, "candidatesTokenCount": 80, "totalTokenCount": 120},
-            "modelVersion": model,
-            "responseId": uuid.uuid4().hex[:16],
-        })
+        return _json(
+            200,
+            {
+                "candidates": [
+                    {
+                        "content": {"role": "model", "parts": parts},
+                        "finishReason": self.finish_reason,
+                        "index": 0,
+                    }
+                ],
+                "usageMetadata": {"promptTokenCount": 40, "candidatesTokenCount": 80, "totalTokenCount": 120},
+                "modelVersion": model,
+                "responseId": uuid.uuid4().hex[:16],
+            },
+        )
 
     def _predict(self, model: str, body: dict):
         name = f"models/{model}/operations/{uuid.uuid4().hex[:12]}"
@@ -507,14 +624,20 @@ class GeminiFake(FakeServer):
     def _operation(self, name: str):
         op = self.operations.get(name)
         if op is None:
-            return _json(404, {"error": {"code": 404, "message": "Operation not found", "status": "NOT_FOUND"}})
+            return _json(
+                404, {"error": {"code": 404, "message": "Operation not found", "status": "NOT_FOUND"}}
+            )
         op["polls"] += 1
         if op["polls"] < self.operation_polls_until_done:
             return _json(200, {"name": name})
-        response: dict[str, Any] = {"@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse"}
+        response: dict[str, Any] = {
+            "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse"
+        }
         if self.video_filtered_reason:
-            response["generateVideoResponse"] = {"raiMediaFilteredCount": 1,
-                                                 "raiMediaFilteredReasons": [self.video_filtered_reason]}
+            response["generateVideoResponse"] = {
+                "raiMediaFilteredCount": 1,
+                "raiMediaFilteredReasons": [self.video_filtered_reason],
+            }
         else:
             params = op["body"].get("parameters") or {}
             ratio = params.get("aspectRatio", "16:9")
@@ -547,7 +670,9 @@ class ReplicateFake(FakeServer):
     def __init__(self, kinds: dict[str, str], *, webhook_secret: str | None = None, token: str = "r8_test"):
         self.kinds = dict(kinds)
         self.token = token
-        self.webhook_secret = webhook_secret or "whsec_" + base64.b64encode(b"replicate-fake-signing-key-0123").decode()
+        self.webhook_secret = (
+            webhook_secret or "whsec_" + base64.b64encode(b"replicate-fake-signing-key-0123").decode()
+        )
         self.predictions: dict[str, dict[str, Any]] = {}
         self.files: dict[str, tuple[bytes, str]] = {}
         self.text_output: str | None = None
@@ -558,11 +683,25 @@ class ReplicateFake(FakeServer):
         super().__init__()
 
     def error_response(self, failure: Failure):
-        titles = {400: "Bad Request", 401: "Unauthenticated", 403: "Forbidden", 404: "Not found",
-                  422: "Input validation failed", 429: "Too Many Requests", 500: "Internal Server Error"}
-        return _json(failure.status, {"type": None, "title": titles.get(failure.status, "Error"),
-                                      "status": failure.status, "detail": failure.message},
-                     {"Content-Type": "application/problem+json"})
+        titles = {
+            400: "Bad Request",
+            401: "Unauthenticated",
+            403: "Forbidden",
+            404: "Not found",
+            422: "Input validation failed",
+            429: "Too Many Requests",
+            500: "Internal Server Error",
+        }
+        return _json(
+            failure.status,
+            {
+                "type": None,
+                "title": titles.get(failure.status, "Error"),
+                "status": failure.status,
+                "detail": failure.message,
+            },
+            {"Content-Type": "application/problem+json"},
+        )
 
     def route(self, rec: Recorded):
         m = re.fullmatch(r"/files/([\w.-]+)", rec.path)
@@ -608,7 +747,10 @@ class ReplicateFake(FakeServer):
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
             "started_at": None,
             "completed_at": None,
-            "urls": {"get": f"{self.url}/v1/predictions/{pid}", "cancel": f"{self.url}/v1/predictions/{pid}/cancel"},
+            "urls": {
+                "get": f"{self.url}/v1/predictions/{pid}",
+                "cancel": f"{self.url}/v1/predictions/{pid}/cancel",
+            },
             "webhook": body.get("webhook"),
             "webhook_events_filter": body.get("webhook_events_filter"),
             "_kind": kind,
@@ -626,7 +768,10 @@ class ReplicateFake(FakeServer):
             return
         pred["_step"] += 1
         if pred["_step"] == 1:
-            pred["status"], pred["started_at"] = "processing", time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+            pred["status"], pred["started_at"] = (
+                "processing",
+                time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+            )
             pred["logs"] = "running model\n"
             return
         self._finish(pred)
@@ -638,11 +783,17 @@ class ReplicateFake(FakeServer):
             return
         kind, inp = pred["_kind"], pred["input"]
         if kind == "text":
-            text = self.text_output if self.text_output is not None else json.dumps(default_post_json(inp["prompt"][:40]))
+            text = (
+                self.text_output
+                if self.text_output is not None
+                else json.dumps(default_post_json(inp["prompt"][:40]))
+            )
             pred["output"] = [text[i : i + 7] for i in range(0, len(text), 7)]  # streamed tokens
         elif kind == "image":
             ratio = inp.get("aspect_ratio", "1:1")
-            source = next((v for v in inp.values() if isinstance(v, str) and v.startswith("data:image/")), None)
+            source = next(
+                (v for v in inp.values() if isinstance(v, str) and v.startswith("data:image/")), None
+            )
             if ratio == "match_input_image" and source:
                 a, b = Image.open(io.BytesIO(base64.b64decode(source.split(",", 1)[1]))).size
             else:
@@ -668,17 +819,33 @@ class ReplicateFake(FakeServer):
         if "completed" in events:
             self.send_webhook(pred["webhook"], self._public(pred))
 
-    def send_webhook(self, url: str, payload: dict, *, secret: str | None = None, timestamp: int | None = None,
-                     tamper: bool = False) -> int:
+    def send_webhook(
+        self,
+        url: str,
+        payload: dict,
+        *,
+        secret: str | None = None,
+        timestamp: int | None = None,
+        tamper: bool = False,
+    ) -> int:
         body = json.dumps(payload).encode()
         wid = "msg_" + uuid.uuid4().hex[:20]
         ts = int(time.time()) if timestamp is None else timestamp
         signature = sign_replicate_webhook(secret or self.webhook_secret, wid, ts, body)
         if tamper:
             body = body.replace(b'"succeeded"', b'"failed"')
-        req = urllib.request.Request(url, data=body, method="POST", headers={
-            "Content-Type": "application/json", "webhook-id": wid, "webhook-timestamp": str(ts),
-            "webhook-signature": signature, "User-Agent": "Replicate-Webhooks/1.0"})
+        req = urllib.request.Request(
+            url,
+            data=body,
+            method="POST",
+            headers={
+                "Content-Type": "application/json",
+                "webhook-id": wid,
+                "webhook-timestamp": str(ts),
+                "webhook-signature": signature,
+                "User-Agent": "Replicate-Webhooks/1.0",
+            },
+        )
         with urllib.request.urlopen(req, timeout=5) as resp:
             status = resp.status
         self.webhook_deliveries.append((url, status))

@@ -182,10 +182,21 @@ def test_openai_text_asks_for_a_json_object_in_the_brand_voice_and_parses_it(ope
 
 
 def test_openai_text_reads_fenced_json_and_can_request_a_strict_schema(openai_fake):
-    engine = OpenAIEngine(api_key="sk-test", base_url=openai_fake.base_url, text_model="local-llama",
-                          json_mode="json_schema", max_retries=0)
-    reply = {"caption": "Olá! ☕", "hashtags": "#cafe #porto", "first_comment": "", "alt_text": "Cup",
-             "title": "", "sounds": []}
+    engine = OpenAIEngine(
+        api_key="sk-test",
+        base_url=openai_fake.base_url,
+        text_model="local-llama",
+        json_mode="json_schema",
+        max_retries=0,
+    )
+    reply = {
+        "caption": "Olá! ☕",
+        "hashtags": "#cafe #porto",
+        "first_comment": "",
+        "alt_text": "Cup",
+        "title": "",
+        "sounds": [],
+    }
     openai_fake.chat_replies.append("Sure! Here it is:\n```json\n" + json.dumps(reply) + "\n```\nEnjoy.")
 
     result = engine.text(TextRequest(prompt="coffee", platform="x", include_emojis=False))
@@ -194,7 +205,13 @@ def test_openai_text_reads_fenced_json_and_can_request_a_strict_schema(openai_fa
     assert body["model"] == "local-llama"
     assert body["response_format"]["type"] == "json_schema"
     assert body["response_format"]["json_schema"]["schema"]["required"] == [
-        "caption", "hashtags", "firstComment", "altText", "title", "sounds"]
+        "caption",
+        "hashtags",
+        "firstComment",
+        "altText",
+        "title",
+        "sounds",
+    ]
     assert result.caption == "Olá!"  # emojis stripped when the request says no emojis
     assert result.hashtags == ["#cafe", "#porto"]
 
@@ -216,25 +233,40 @@ def test_openai_refusal_and_content_policy_errors_are_not_retryable(openai_engin
         openai_engine.text(TEXT_REQUEST)
     assert not err.value.retryable
 
-    openai_fake.fail(400, "Your request was rejected as a result of our safety system.",
-                     path_contains="/images/generations", code="content_policy_violation")
+    openai_fake.fail(
+        400,
+        "Your request was rejected as a result of our safety system.",
+        path_contains="/images/generations",
+        code="content_policy_violation",
+    )
     with pytest.raises(EngineError, match="content policy") as err:
         openai_engine.image(ImageRequest(prompt="x", width=100, height=100))
     assert not err.value.retryable
 
 
 def test_openai_ideas_come_back_as_a_list_of_the_requested_length(openai_engine, openai_fake):
-    openai_fake.chat_replies.append(json.dumps({"ideas": ["Latte art reel", "Meet the roaster", "Bean origins",
-                                                          "Tasting notes quiz"]}))
+    openai_fake.chat_replies.append(
+        json.dumps({"ideas": ["Latte art reel", "Meet the roaster", "Bean origins", "Tasting notes quiz"]})
+    )
     ideas = openai_engine.ideas(IdeasRequest(topic="autumn menu", count=3, platform="tiktok", brand=BRAND))
     assert ideas == ["Latte art reel", "Meet the roaster", "Bean origins"]
     body = openai_fake.requests_to("/v1/chat/completions")[0].json
     assert "autumn menu" in body["messages"][1]["content"] and "tiktok" in body["messages"][1]["content"]
 
 
-def test_openai_image_is_generated_at_the_nearest_supported_size_and_fitted_exactly(openai_engine, openai_fake):
-    result = openai_engine.image(ImageRequest(prompt="a latte on a marble table", width=1080, height=1350,
-                                              style="illustration", brand=BRAND, format="JPEG"))
+def test_openai_image_is_generated_at_the_nearest_supported_size_and_fitted_exactly(
+    openai_engine, openai_fake
+):
+    result = openai_engine.image(
+        ImageRequest(
+            prompt="a latte on a marble table",
+            width=1080,
+            height=1350,
+            style="illustration",
+            brand=BRAND,
+            format="JPEG",
+        )
+    )
 
     (req,) = openai_fake.requests_to("/v1/images/generations")
     assert req.json["model"] == "gpt-image-1"
@@ -248,7 +280,9 @@ def test_openai_image_is_generated_at_the_nearest_supported_size_and_fitted_exac
 
 
 def test_openai_dalle_models_ask_for_b64_json_and_url_answers_are_downloaded(openai_fake):
-    engine = OpenAIEngine(api_key="sk-test", base_url=openai_fake.base_url, image_model="dall-e-3", max_retries=0)
+    engine = OpenAIEngine(
+        api_key="sk-test", base_url=openai_fake.base_url, image_model="dall-e-3", max_retries=0
+    )
     openai_fake.image_response_as_url = True
     result = engine.image(ImageRequest(prompt="banner", width=1500, height=500))
 
@@ -273,19 +307,26 @@ def test_openai_edit_image_sends_multipart_and_keeps_the_original_size(openai_en
 
 
 def test_openai_reference_images_go_through_the_edit_endpoint(openai_engine, openai_fake):
-    result = openai_engine.image(ImageRequest(prompt="same vibe, autumn", width=1080, height=1920,
-                                              reference=make_png(300, 300)))
+    result = openai_engine.image(
+        ImageRequest(prompt="same vibe, autumn", width=1080, height=1920, reference=make_png(300, 300))
+    )
     req = openai_fake.requests_to("/v1/images/edits")[0]
     assert req.form["size"] == "1024x1536" and "reference image" in req.form["prompt"]
     assert _image_size(result.data) == (1080, 1920)
 
 
 def test_openai_video_is_created_polled_downloaded_and_fitted_to_the_request(openai_engine, openai_fake):
-    result = openai_engine.video(VideoRequest(prompt="pour-over in slow motion", width=540, height=960,
-                                              seconds=6, brand=BRAND))
+    result = openai_engine.video(
+        VideoRequest(prompt="pour-over in slow motion", width=540, height=960, seconds=6, brand=BRAND)
+    )
 
     (create,) = openai_fake.requests_to("/v1/videos", method="POST")
-    assert create.form == {"model": "sora-2", "prompt": create.form["prompt"], "size": "720x1280", "seconds": "8"}
+    assert create.form == {
+        "model": "sora-2",
+        "prompt": create.form["prompt"],
+        "size": "720x1280",
+        "seconds": "8",
+    }
     assert "pour-over in slow motion" in create.form["prompt"]
     assert len(openai_fake.requests_to("/v1/videos/", method="GET")) >= 3  # polls + content
     info = _video_info(result.data)
@@ -303,8 +344,15 @@ def test_openai_video_blocked_by_moderation_is_not_retryable(openai_engine, open
 
 @pytest.mark.parametrize(
     ("status", "code", "retryable"),
-    [(429, None, True), (500, None, True), (503, None, True), (400, None, False), (401, None, False),
-     (403, None, False), (429, "insufficient_quota", False)],
+    [
+        (429, None, True),
+        (500, None, True),
+        (503, None, True),
+        (400, None, False),
+        (401, None, False),
+        (403, None, False),
+        (429, "insufficient_quota", False),
+    ],
 )
 def test_openai_http_errors_map_to_engine_errors_with_the_right_retryable_flag(
     openai_engine, openai_fake, status, code, retryable
@@ -317,6 +365,11 @@ def test_openai_http_errors_map_to_engine_errors_with_the_right_retryable_flag(
 
 
 def test_openai_timeouts_and_unreachable_servers_are_retryable(openai_fake):
+    slow = OpenAIEngine(api_key="sk-test", base_url=openai_fake.base_url, max_retries=0, timeout=0.2)
+    openai_fake.delay = 0.6
+    with pytest.raises(EngineError, match="timed out") as err:
+        slow.text(TEXT_REQUEST)
+    assert err.value.retryable
     openai_fake.close()
     engine = OpenAIEngine(api_key="sk-test", base_url=openai_fake.base_url, max_retries=0, timeout=2)
     with pytest.raises(EngineError, match="connection") as err:
@@ -350,7 +403,9 @@ def test_gemini_ideas_are_parsed_from_json(gemini_engine, gemini_fake):
 
 
 def test_gemini_image_uses_the_image_model_and_is_fitted_to_the_exact_size(gemini_engine, gemini_fake):
-    result = gemini_engine.image(ImageRequest(prompt="cold brew bottles", width=1080, height=1350, brand=BRAND))
+    result = gemini_engine.image(
+        ImageRequest(prompt="cold brew bottles", width=1080, height=1350, brand=BRAND)
+    )
 
     (req,) = gemini_fake.requests_to(":generateContent")
     assert req.path == "/v1beta/models/gemini-test-image:generateContent"
@@ -376,13 +431,25 @@ def test_gemini_edit_sends_the_image_inline_and_keeps_its_size(gemini_engine, ge
 
 def test_gemini_veo_video_runs_as_a_long_running_operation_and_is_downloaded(gemini_engine, gemini_fake):
     gemini_fake.operation_polls_until_done = 3
-    result = gemini_engine.video(VideoRequest(prompt="steam rising from a cup", width=720, height=1280,
-                                              seconds=6, brand=BRAND, reference=make_png(90, 160)))
+    result = gemini_engine.video(
+        VideoRequest(
+            prompt="steam rising from a cup",
+            width=720,
+            height=1280,
+            seconds=6,
+            brand=BRAND,
+            reference=make_png(90, 160),
+        )
+    )
 
     (start,) = gemini_fake.requests_to(":predictLongRunning")
     assert start.path == "/v1beta/models/veo-test:predictLongRunning"
-    assert start.json["parameters"] == {"aspectRatio": "9:16", "durationSeconds": 6, "sampleCount": 1,
-                                        "negativePrompt": "mention competitors"}
+    assert start.json["parameters"] == {
+        "aspectRatio": "9:16",
+        "durationSeconds": 6,
+        "sampleCount": 1,
+        "negativePrompt": "mention competitors",
+    }
     instance = start.json["instances"][0]
     assert "steam rising from a cup" in instance["prompt"] and instance["image"]["mimeType"] == "image/png"
     assert len(gemini_fake.requests_to("/operations/")) == 3
@@ -406,9 +473,16 @@ def test_gemini_blocked_prompts_and_filtered_videos_are_not_retryable(gemini_eng
 
 @pytest.mark.parametrize(
     ("status", "path", "retryable"),
-    [(429, ":generateContent", True), (500, ":generateContent", True), (503, ":generateContent", True),
-     (400, ":generateContent", False), (403, ":generateContent", False),
-     (429, ":predictLongRunning", True), (400, ":predictLongRunning", False), (500, "/operations/", True)],
+    [
+        (429, ":generateContent", True),
+        (500, ":generateContent", True),
+        (503, ":generateContent", True),
+        (400, ":generateContent", False),
+        (403, ":generateContent", False),
+        (429, ":predictLongRunning", True),
+        (400, ":predictLongRunning", False),
+        (500, "/operations/", True),
+    ],
 )
 def test_gemini_http_errors_map_to_engine_errors_with_the_right_retryable_flag(
     gemini_engine, gemini_fake, status, path, retryable
@@ -421,6 +495,16 @@ def test_gemini_http_errors_map_to_engine_errors_with_the_right_retryable_flag(
             gemini_engine.video(VideoRequest(prompt="x", width=1280, height=720))
     assert err.value.retryable is retryable
     assert f"gemini says {status}" in str(err.value)
+
+
+def test_gemini_timeouts_are_retryable(gemini_fake):
+    engine = GeminiEngine(
+        api_key="gm-test", base_url=gemini_fake.url, text_model="gemini-test-flash", timeout=0.2
+    )
+    gemini_fake.delay = 0.6
+    with pytest.raises(EngineError, match="timed out") as err:
+        engine.text(TEXT_REQUEST)
+    assert err.value.retryable
 
 
 # ---------------------------------------------------------------------------------------
@@ -509,29 +593,40 @@ def test_replicate_submit_without_a_webhook_url_is_refused(replicate_fake):
 
 def _signed(secret: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
     ts = int(time.time()) if timestamp is None else timestamp
-    return {"Webhook-Id": "msg_abc", "Webhook-Timestamp": str(ts),
-            "Webhook-Signature": sign_replicate_webhook(secret, "msg_abc", ts, body)}
+    return {
+        "Webhook-Id": "msg_abc",
+        "Webhook-Timestamp": str(ts),
+        "Webhook-Signature": sign_replicate_webhook(secret, "msg_abc", ts, body),
+    }
 
 
 def test_replicate_webhook_with_a_valid_signature_is_accepted_and_agrees_with_the_sdk(replicate_fake):
-    from replicate.webhook import WebhookSigningSecret, Webhooks
+    from replicate.webhook import Webhooks, WebhookSigningSecret
 
     body = json.dumps({"id": "p1", "status": "succeeded", "output": ["x"]}).encode()
     headers = _signed(replicate_fake.webhook_secret, body)
     assert verify_replicate_webhook(headers, body, replicate_fake.webhook_secret)["id"] == "p1"
     # Django's request.META spelling works too, and a rotated secret list (space separated) is fine
-    meta = {"HTTP_WEBHOOK_ID": headers["Webhook-Id"], "HTTP_WEBHOOK_TIMESTAMP": headers["Webhook-Timestamp"],
-            "HTTP_WEBHOOK_SIGNATURE": "v1,bm90LXRoaXMtb25l " + headers["Webhook-Signature"]}
+    meta = {
+        "HTTP_WEBHOOK_ID": headers["Webhook-Id"],
+        "HTTP_WEBHOOK_TIMESTAMP": headers["Webhook-Timestamp"],
+        "HTTP_WEBHOOK_SIGNATURE": "v1,bm90LXRoaXMtb25l " + headers["Webhook-Signature"],
+    }
     assert verify_replicate_webhook(meta, body, replicate_fake.webhook_secret)["status"] == "succeeded"
-    Webhooks.validate(headers={k.lower(): v for k, v in headers.items()}, body=body.decode(),
-                      secret=WebhookSigningSecret(key=replicate_fake.webhook_secret))
+    Webhooks.validate(
+        headers={k.lower(): v for k, v in headers.items()},
+        body=body.decode(),
+        secret=WebhookSigningSecret(key=replicate_fake.webhook_secret),
+    )
 
 
 def test_replicate_webhook_with_a_tampered_body_or_wrong_secret_is_rejected(replicate_fake):
     body = json.dumps({"id": "p1", "status": "succeeded"}).encode()
     headers = _signed(replicate_fake.webhook_secret, body)
     with pytest.raises(WebhookVerificationError, match="signature mismatch"):
-        verify_replicate_webhook(headers, body.replace(b"succeeded", b"failed"), replicate_fake.webhook_secret)
+        verify_replicate_webhook(
+            headers, body.replace(b"succeeded", b"failed"), replicate_fake.webhook_secret
+        )
     other = "whsec_" + base64.b64encode(b"another-secret-key-0123456789ab").decode()
     with pytest.raises(WebhookVerificationError, match="signature mismatch"):
         verify_replicate_webhook(headers, body, other)
@@ -545,7 +640,9 @@ def test_replicate_webhook_with_a_stale_timestamp_is_rejected_even_if_correctly_
     headers = _signed(replicate_fake.webhook_secret, body, timestamp=stale)
     with pytest.raises(WebhookVerificationError, match="tolerance"):
         verify_replicate_webhook(headers, body, replicate_fake.webhook_secret)
-    assert verify_replicate_webhook(headers, body, replicate_fake.webhook_secret, now=stale + 10)["id"] == "p1"
+    assert (
+        verify_replicate_webhook(headers, body, replicate_fake.webhook_secret, now=stale + 10)["id"] == "p1"
+    )
 
 
 def test_replicate_tampered_webhook_delivery_fails_verification_end_to_end(replicate_fake):
@@ -558,13 +655,25 @@ def test_replicate_tampered_webhook_delivery_fails_verification_end_to_end(repli
             engine.verify_webhook(delivery.headers, delivery.body)
 
 
-@pytest.mark.parametrize(("status", "retryable"), [(429, True), (500, True), (400, False), (401, False),
-                                                   (403, False), (422, False)])
-def test_replicate_http_errors_map_to_engine_errors_with_the_right_retryable_flag(replicate_fake, status, retryable):
+@pytest.mark.parametrize(
+    ("status", "retryable"),
+    [(429, True), (500, True), (400, False), (401, False), (403, False), (422, False)],
+)
+def test_replicate_http_errors_map_to_engine_errors_with_the_right_retryable_flag(
+    replicate_fake, status, retryable
+):
     replicate_fake.fail(status, f"replicate says {status}", path_contains="/predictions")
     with pytest.raises(EngineError) as err:
         _replicate_engine(replicate_fake).image(ImageRequest(prompt="x", width=64, height=64))
     assert err.value.retryable is retryable and f"replicate says {status}" in str(err.value)
+
+
+def test_replicate_timeouts_are_retryable(replicate_fake):
+    engine = _replicate_engine(replicate_fake, timeout=0.2)
+    replicate_fake.delay = 0.6
+    with pytest.raises(EngineError, match="timed out") as err:
+        engine.text(TEXT_REQUEST)
+    assert err.value.retryable
 
 
 def test_replicate_failed_predictions_are_retryable_unless_refused_by_policy(replicate_fake):
@@ -574,7 +683,9 @@ def test_replicate_failed_predictions_are_retryable_unless_refused_by_policy(rep
         engine.image(ImageRequest(prompt="x", width=64, height=64))
     assert err.value.retryable
 
-    replicate_fake.fail_predictions_with = "NSFW content detected. Try running it again, or try a different prompt."
+    replicate_fake.fail_predictions_with = (
+        "NSFW content detected. Try running it again, or try a different prompt."
+    )
     with pytest.raises(EngineError, match="content policy") as err:
         engine.image(ImageRequest(prompt="x", width=64, height=64))
     assert not err.value.retryable

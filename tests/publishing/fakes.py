@@ -230,6 +230,9 @@ class FakePlatform(ABC):
             when = options.get("when")
             if when is None or when in req.path or when == req.route:
                 del self._faults[index]
+                if kind == "drop":
+                    # The request never got processed: the connection just closes.
+                    return DROP
                 return self.error_reply(kind, **options)
         return None
 

@@ -45,6 +45,7 @@ from .openai_engine import (
     parse_text_json,
     pick_duration,
     to_png,
+    transport_failure,
 )
 
 GEMINI_IMAGE_RATIOS = ("1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9")
@@ -67,7 +68,6 @@ _DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 
 
 def map_gemini_error(exc: Exception) -> EngineError:
-    import httpx
     from google.genai import errors
 
     if isinstance(exc, EngineError):
@@ -78,11 +78,14 @@ def map_gemini_error(exc: Exception) -> EngineError:
         if looks_like_policy_refusal(message) and status < 500:
             return EngineError(f"gemini: refused by content policy ({status}): {message}", retryable=False)
         retryable = status in (408, 429) or status >= 500
-        return EngineError(f"gemini: {status} {exc.status or ''} {message}".replace("  ", " "), retryable=retryable)
-    if isinstance(exc, httpx.TimeoutException):
+        return EngineError(
+            f"gemini: {status} {exc.status or ''} {message}".replace("  ", " "), retryable=retryable
+        )
+    failure = transport_failure(exc)
+    if failure == "timeout":
         return EngineError("gemini: request timed out", retryable=True)
-    if isinstance(exc, httpx.TransportError):
-        return EngineError(f"gemini: connection error: {exc}", retryable=True)
+    if failure == "connection":
+        return EngineError(f"gemini: connection error: {exc!r}", retryable=True)
     return EngineError(f"gemini: {exc}", retryable=False)
 
 
@@ -185,7 +188,9 @@ class GeminiEngine:
                 return base64.b64decode(data) if isinstance(data, str) else data
         finish = _enum_name(response.candidates[0].finish_reason)
         said = " ".join(p.text for p in parts if getattr(p, "text", None))[:200]
-        raise EngineError(f"gemini: no image in the response ({finish or 'no reason'}) {said}".strip(), retryable=True)
+        raise EngineError(
+            f"gemini: no image in the response ({finish or 'no reason'}) {said}".strip(), retryable=True
+        )
 
     # -- text ---------------------------------------------------------------------------
 

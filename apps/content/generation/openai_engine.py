@@ -102,6 +102,20 @@ def creativity_temperature(creativity: int) -> float:
     return round(0.2 + (c - 1) * 0.1, 2)
 
 
+def transport_failure(exc: BaseException) -> str | None:
+    """'timeout' or 'connection' for httpx/httpx2 transport errors (SDKs use either), else None."""
+    names = {(cls.__module__.split(".")[0], cls.__name__) for cls in type(exc).__mro__}
+    if any(mod in ("httpx", "httpx2") and name == "TimeoutException" for mod, name in names):
+        return "timeout"
+    if any(mod in ("httpx", "httpx2") and name == "TransportError" for mod, name in names):
+        return "connection"
+    if isinstance(exc, TimeoutError):
+        return "timeout"
+    if isinstance(exc, ConnectionError):
+        return "connection"
+    return None
+
+
 def looks_like_policy_refusal(message: str) -> bool:
     low = (message or "").lower()
     return any(marker in low for marker in POLICY_MARKERS)
@@ -158,7 +172,7 @@ def build_text_prompt(request: TextRequest) -> tuple[str, str]:
     else:
         user.append("Do not use any emojis.")
     if request.include_hashtags and request.hashtag_count > 0:
-        tags = f"Give exactly {request.hashtag_count} relevant hashtags in \"hashtags\""
+        tags = f'Give exactly {request.hashtag_count} relevant hashtags in "hashtags"'
         if brand.hashtags:
             tags += f", including the brand hashtags {' '.join(brand.hashtags)}"
         user.append(tags + "; do not put hashtags inside the caption.")
@@ -319,12 +333,18 @@ def parse_text_json(raw: str, request: TextRequest) -> TextResult:
     alt_text = _as_text(values["altText"], "altText")
     title = _as_text(values["title"], "title")
     if not request.include_emojis:
-        caption, first_comment, title = strip_emojis(caption), strip_emojis(first_comment), strip_emojis(title)
+        caption, first_comment, title = (
+            strip_emojis(caption),
+            strip_emojis(first_comment),
+            strip_emojis(title),
+        )
     hashtags: list[str] = []
     if request.include_hashtags:
         hashtags = normalize_hashtags(_as_list(values["hashtags"], "hashtags"), request.hashtag_count)
-    sounds = _as_list(values["sounds"], "sounds") if not isinstance(values["sounds"], str) else (
-        [values["sounds"].strip()] if values["sounds"].strip() else []
+    sounds = (
+        _as_list(values["sounds"], "sounds")
+        if not isinstance(values["sounds"], str)
+        else ([values["sounds"].strip()] if values["sounds"].strip() else [])
     )
     return TextResult(
         caption=caption,
@@ -503,7 +523,9 @@ def normalize_video(data: bytes, width: int, height: int, max_seconds: float) ->
         src.close()
 
 
-def _transcode(src, width: int, height: int, max_seconds: float, rate: Fraction, thumb_at: float) -> VideoResult:
+def _transcode(
+    src, width: int, height: int, max_seconds: float, rate: Fraction, thumb_at: float
+) -> VideoResult:
     import av
 
     vstream = src.streams.video[0]
@@ -588,7 +610,12 @@ SORA_SIZES = ("720x1280", "1280x720")
 SORA_PRO_SIZES = ("720x1280", "1280x720", "1024x1792", "1792x1024")
 SORA_SECONDS = (4, 8, 12)
 
-_OPENAI_POLICY_CODES = {"content_policy_violation", "moderation_blocked", "content_filter", "safety_violation"}
+_OPENAI_POLICY_CODES = {
+    "content_policy_violation",
+    "moderation_blocked",
+    "content_filter",
+    "safety_violation",
+}
 
 
 def _openai_sizes_for(model: str) -> tuple[str, ...]:
@@ -672,8 +699,10 @@ class OpenAIEngine:
         self.image_sizes = tuple(image_sizes) if image_sizes else _openai_sizes_for(image_model)
         self.edit_sizes = tuple(image_sizes) if image_sizes else _openai_sizes_for(self.edit_model)
         self.image_quality = image_quality
-        self.video_sizes = tuple(video_sizes) if video_sizes else (
-            SORA_PRO_SIZES if "pro" in (video_model or "") else SORA_SIZES
+        self.video_sizes = (
+            tuple(video_sizes)
+            if video_sizes
+            else (SORA_PRO_SIZES if "pro" in (video_model or "") else SORA_SIZES)
         )
         self.video_seconds = tuple(video_seconds)
         self.video_poll_interval = video_poll_interval
@@ -692,10 +721,15 @@ class OpenAIEngine:
         if self.json_mode == "json_object":
             return {"type": "json_object"}
         if self.json_mode == "json_schema":
-            return {"type": "json_schema", "json_schema": {"name": schema_name, "schema": schema, "strict": True}}
+            return {
+                "type": "json_schema",
+                "json_schema": {"name": schema_name, "schema": schema, "strict": True},
+            }
         return None
 
-    def _chat(self, system: str, user: str, *, temperature: float, seed: int, schema_name: str, schema: dict) -> str:
+    def _chat(
+        self, system: str, user: str, *, temperature: float, seed: int, schema_name: str, schema: dict
+    ) -> str:
         import openai
 
         kwargs: dict[str, Any] = {
@@ -741,7 +775,9 @@ class OpenAIEngine:
 
     def ideas(self, request: IdeasRequest) -> list[str]:
         system, user = build_ideas_prompt(request)
-        raw = self._chat(system, user, temperature=0.9, seed=0, schema_name="post_ideas", schema=IDEAS_JSON_SCHEMA)
+        raw = self._chat(
+            system, user, temperature=0.9, seed=0, schema_name="post_ideas", schema=IDEAS_JSON_SCHEMA
+        )
         return parse_ideas_json(raw, request.count)
 
     # -- images -------------------------------------------------------------------------
@@ -775,7 +811,7 @@ class OpenAIEngine:
         try:
             response = httpx.get(url, timeout=self.image_timeout, follow_redirects=True)
         except httpx.HTTPError as exc:
-            raise EngineError(f"openai: downloading the result failed: {exc}", retryable=True) from exc
+            raise EngineError(f"openai: downloading the result failed: {exc!r}", retryable=True) from exc
         if response.status_code >= 400:
             raise EngineError(
                 f"openai: downloading the result failed with {response.status_code}",
@@ -847,7 +883,8 @@ class OpenAIEngine:
                 while job.status in ("queued", "in_progress"):
                     if time.monotonic() > deadline:
                         raise EngineError(
-                            f"openai: video {job.id} not finished after {self.video_timeout:g}s", retryable=True
+                            f"openai: video {job.id} not finished after {self.video_timeout:g}s",
+                            retryable=True,
                         )
                     time.sleep(self.video_poll_interval)
                     job = videos.retrieve(job.id)
@@ -855,7 +892,8 @@ class OpenAIEngine:
                     err = job.error
                     message = f"{err.code}: {err.message}" if err else f"status {job.status}"
                     policy = bool(err) and (
-                        err.code in _OPENAI_POLICY_CODES or looks_like_policy_refusal(f"{err.code} {err.message}")
+                        err.code in _OPENAI_POLICY_CODES
+                        or looks_like_policy_refusal(f"{err.code} {err.message}")
                     )
                     raise EngineError(f"openai: video generation failed: {message}", retryable=not policy)
                 content = videos.download_content(job.id, variant="video")

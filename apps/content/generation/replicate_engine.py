@@ -51,6 +51,7 @@ from .openai_engine import (
     parse_text_json,
     pick_duration,
     to_png,
+    transport_failure,
 )
 
 REPLICATE_IMAGE_RATIOS = ("1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21")
@@ -121,7 +122,6 @@ def verify_replicate_webhook(
 
 
 def map_replicate_error(exc: Exception) -> EngineError:
-    import httpx
     from replicate.exceptions import ModelError, ReplicateError
 
     if isinstance(exc, EngineError):
@@ -135,10 +135,11 @@ def map_replicate_error(exc: Exception) -> EngineError:
         return EngineError(f"replicate: {status} {message}", retryable=retryable)
     if isinstance(exc, ModelError):
         return _failed_prediction_error(str(exc.prediction.error or exc))
-    if isinstance(exc, httpx.TimeoutException):
+    failure = transport_failure(exc)
+    if failure == "timeout":
         return EngineError("replicate: request timed out", retryable=True)
-    if isinstance(exc, httpx.TransportError):
-        return EngineError(f"replicate: connection error: {exc}", retryable=True)
+    if failure == "connection":
+        return EngineError(f"replicate: connection error: {exc!r}", retryable=True)
     return EngineError(f"replicate: {exc}", retryable=False)
 
 
@@ -282,13 +283,16 @@ class ReplicateEngine:
 
     def _submit(self, model: str, data: dict[str, Any]) -> str:
         if not self.webhook_url:
-            raise EngineError("replicate: no webhook URL configured for asynchronous predictions", retryable=False)
+            raise EngineError(
+                "replicate: no webhook URL configured for asynchronous predictions", retryable=False
+            )
         return self._create(model, data, webhook=True).id
 
     def submit_text(self, request: TextRequest) -> str:
         system, user = build_text_prompt(request)
         return self._submit(
-            self.text_model, self._text_input(system, user, creativity_temperature(request.creativity), request.seed)
+            self.text_model,
+            self._text_input(system, user, creativity_temperature(request.creativity), request.seed),
         )
 
     def submit_ideas(self, request: IdeasRequest) -> str:
@@ -315,7 +319,9 @@ class ReplicateEngine:
         self, headers: Mapping[str, str], body: bytes, secret: str | None = None, *, now: float | None = None
     ) -> dict:
         """Verify a webhook delivery (``secret`` defaults to the configured one)."""
-        return verify_replicate_webhook(headers, body, secret if secret is not None else self.webhook_secret, now=now)
+        return verify_replicate_webhook(
+            headers, body, secret if secret is not None else self.webhook_secret, now=now
+        )
 
     # -- results ------------------------------------------------------------------------
 
@@ -385,7 +391,9 @@ class ReplicateEngine:
             if kind == "ideas":
                 count = request.count if isinstance(request, IdeasRequest) else 10
                 return parse_ideas_json(raw, count)
-            text_request = request if isinstance(request, TextRequest) else TextRequest(prompt="", platform="")
+            text_request = (
+                request if isinstance(request, TextRequest) else TextRequest(prompt="", platform="")
+            )
             return parse_text_json(raw, text_request)
         data = self._download(self._first_url(output))
         if kind in ("image", "edit"):
@@ -421,7 +429,8 @@ class ReplicateEngine:
             while prediction.status not in ("succeeded", "failed", "canceled"):
                 if time.monotonic() > deadline:
                     raise EngineError(
-                        f"replicate: prediction {prediction.id} not finished after {self.max_wait:g}s", retryable=True
+                        f"replicate: prediction {prediction.id} not finished after {self.max_wait:g}s",
+                        retryable=True,
                     )
                 time.sleep(self.poll_interval)
                 prediction = self.client.predictions.get(prediction.id)
@@ -442,7 +451,9 @@ class ReplicateEngine:
         return self.result_from_prediction(self._run(self.text_model, data), "ideas", request=request)
 
     def image(self, request: ImageRequest) -> ImageResult:
-        return self.result_from_prediction(self._run(self.image_model, self._image_input(request)), "image", request=request)
+        return self.result_from_prediction(
+            self._run(self.image_model, self._image_input(request)), "image", request=request
+        )
 
     def edit_image(self, *, image: bytes, prompt: str, seed: int = 0) -> ImageResult:
         width, height = image_size_of(image)
@@ -451,4 +462,6 @@ class ReplicateEngine:
         return self.result_from_prediction(prediction, "edit", request=target)
 
     def video(self, request: VideoRequest) -> VideoResult:
-        return self.result_from_prediction(self._run(self.video_model, self._video_input(request)), "video", request=request)
+        return self.result_from_prediction(
+            self._run(self.video_model, self._video_input(request)), "video", request=request
+        )

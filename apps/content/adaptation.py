@@ -1,0 +1,665 @@
+"""Adapting generated content to one platform, and validating (client-edited) variants.
+
+Pure Python. :func:`adapt` turns a :class:`Draft` (what the text engine produced) into a
+:class:`Variant` that satisfies the platform's rules from :mod:`apps.content.platform_rules`,
+and lists every change it made in ``Variant.adaptations``. :func:`validate_variant` checks a
+variant (e.g. after a client edit) and returns ``{field: message}``.
+
+How a variant is published: the hashtags in ``Variant.hashtags`` go at the end of the caption,
+after a blank line (:func:`compose_caption`); that composed text is what is measured against
+the caption limit. ``first_comment`` is posted as a comment / self-reply where supported.
+
+Shortening never cuts a word or a hashtag in half: it drops whole sentences from the end
+first; if even the first sentence is too long it drops whole words from the end and adds
+"…". A word is a run of non-whitespace (CJK text is also split after its full-width
+punctuation, see :func:`tokenize`); a word longer than the limit is dropped entirely.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from .platform_rules import (
+    FormatRules,
+    PlatformRules,
+    TextLimit,
+    UnsupportedFormat,
+    find_urls,
+    get_rules,
+    normalize_platform,
+)
+
+ELLIPSIS = "…"
+CAPTION_SEPARATOR = "\n\n"  # between the caption and its hashtags / a folded first comment
+# Look-alikes for characters a platform forbids (YouTube: '<' and '>' in title/description).
+FORBIDDEN_REPLACEMENTS = {"<": "‹", ">": "›"}
+
+_CJK_BREAKS = "。！？；，、："
+_SENTENCE_END = ".!?…。！？"
+_CLOSERS = "\"'”’)]»」』"
+
+__all__ = [
+    "CAPTION_SEPARATOR",
+    "ELLIPSIS",
+    "Draft",
+    "UnsupportedFormat",
+    "Variant",
+    "adapt",
+    "compose_caption",
+    "inline_hashtags",
+    "normalize_hashtag",
+    "normalize_hashtags",
+    "replace_forbidden",
+    "shorten",
+    "tokenize",
+    "validate_variant",
+]
+
+
+# --- data ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Draft:
+    """Generated text for one platform, before adaptation."""
+
+    caption: str = ""
+    hashtags: list[str] = field(default_factory=list)
+    first_comment: str = ""
+    alt_text: str = ""
+    title: str = ""
+    sounds: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Draft":
+        """From camelCase (API) or snake_case keys; missing keys get their defaults."""
+        return cls(**_fields_from_mapping(data))
+
+
+@dataclass
+class Variant:
+    """Text adapted to one platform, plus human-readable notes of what was changed."""
+
+    caption: str = ""
+    hashtags: list[str] = field(default_factory=list)
+    first_comment: str = ""
+    alt_text: str = ""
+    title: str = ""
+    sounds: list[str] = field(default_factory=list)
+    adaptations: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Variant":
+        values = _fields_from_mapping(data)
+        values["adaptations"] = [str(a) for a in (data.get("adaptations") or [])]
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "caption": self.caption,
+            "hashtags": list(self.hashtags),
+            "firstComment": self.first_comment,
+            "altText": self.alt_text,
+            "title": self.title,
+            "sounds": list(self.sounds),
+            "adaptations": list(self.adaptations),
+        }
+
+
+_KEYS = {
+    "caption": ("caption",),
+    "hashtags": ("hashtags",),
+    "first_comment": ("firstComment", "first_comment"),
+    "alt_text": ("altText", "alt_text"),
+    "title": ("title",),
+    "sounds": ("sounds",),
+}
+
+
+def _fields_from_mapping(data: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for attr, keys in _KEYS.items():
+        value = next((data[k] for k in keys if k in data), None)
+        if attr in ("hashtags", "sounds"):
+            out[attr] = _as_list(value)
+        else:
+            out[attr] = "" if value is None else str(value)
+    return out
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v for v in re.split(r"[\s,]+", value) if v]
+    return [str(v) for v in value]
+
+
+def _as_draft(obj: Any) -> Draft:
+    if isinstance(obj, (Draft, Variant)):
+        return Draft(
+            caption=str(obj.caption or ""),
+            hashtags=_as_list(obj.hashtags),
+            first_comment=str(obj.first_comment or ""),
+            alt_text=str(obj.alt_text or ""),
+            title=str(obj.title or ""),
+            sounds=_as_list(obj.sounds),
+        )
+    if isinstance(obj, Mapping):
+        return Draft.from_dict(obj)
+    raise TypeError(f"expected a Draft, Variant or mapping, got {type(obj).__name__}")
+
+
+# --- text helpers --------------------------------------------------------------------------
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch == "_" or ch.isalnum() or unicodedata.category(ch).startswith("M")
+
+
+def normalize_hashtag(tag: str) -> str | None:
+    """``'#' + word characters`` (letters, digits, '_', combining marks), NFC; None if the
+    tag has no letter (``#2024`` is not a hashtag on most platforms)."""
+    text = unicodedata.normalize("NFC", str(tag)).strip().lstrip("#")
+    body = "".join(ch for ch in text if _is_word_char(ch))
+    if not any(ch.isalpha() for ch in body):
+        return None
+    return "#" + body
+
+
+def normalize_hashtags(tags: Iterable[str]) -> list[str]:
+    """Normalised, deduplicated case-insensitively (first spelling kept), order kept."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for tag in tags:
+        norm = normalize_hashtag(tag)
+        if norm and norm.casefold() not in seen:
+            seen.add(norm.casefold())
+            out.append(norm)
+    return out
+
+
+def tokenize(text: str) -> list[tuple[int, int]]:
+    """Spans of the words of ``text``: runs of non-whitespace, with CJK runs also split after
+    their full-width punctuation (。，、 ...), since CJK does not separate words by spaces."""
+    spans: list[tuple[int, int]] = []
+    for m in re.finditer(r"\S+", text):
+        start, end = m.span()
+        for k in range(start, end - 1):
+            if text[k] in _CJK_BREAKS:
+                spans.append((start, k + 1))
+                start = k + 1
+        spans.append((start, end))
+    return spans
+
+
+def words(text: str) -> list[str]:
+    return [text[s:e] for s, e in tokenize(text)]
+
+
+def inline_hashtags(text: str) -> list[tuple[int, int, str]]:
+    """Hashtags written in ``text``: (word start, word end, normalised tag) for each."""
+    spans = tokenize(text)
+    out: list[tuple[int, int, str]] = []
+    for i, ch in enumerate(text):
+        if ch != "#" or (i > 0 and (_is_word_char(text[i - 1]) or text[i - 1] in "#&/")):
+            continue
+        j = i + 1
+        while j < len(text) and _is_word_char(text[j]):
+            j += 1
+        body = text[i + 1 : j]
+        if not any(c.isalpha() for c in body):
+            continue
+        span = next(((s, e) for s, e in spans if s <= i < e), (i, j))
+        out.append((span[0], span[1], "#" + unicodedata.normalize("NFC", body)))
+    return out
+
+
+def _tag_keys(caption: str, hashtags: Iterable[str]) -> set[str]:
+    return {t.casefold() for _, _, t in inline_hashtags(caption)} | {
+        t.casefold() for t in hashtags
+    }
+
+
+def compose_caption(caption: str, hashtags: Iterable[str]) -> str:
+    """The text that is published: caption, a blank line, then the hashtags."""
+    caption = (caption or "").strip()
+    tags = " ".join(hashtags)
+    if caption and tags:
+        return caption + CAPTION_SEPARATOR + tags
+    return caption or tags
+
+
+def replace_forbidden(platform: str, text: str) -> str:
+    """Replace characters the platform refuses (YouTube '<' '>') with look-alikes."""
+    for ch in get_rules(platform).forbidden_chars:
+        text = text.replace(ch, FORBIDDEN_REPLACEMENTS.get(ch, ""))
+    return text
+
+
+def _ends_sentence(text: str, spans: list[tuple[int, int]], i: int) -> bool:
+    start, end = spans[i]
+    word = text[start:end].rstrip(_CLOSERS)
+    if word and word[-1] in _SENTENCE_END:
+        return True
+    if i + 1 < len(spans):
+        return "\n" in text[end : spans[i + 1][0]]
+    return False
+
+
+def _has_content(word: str) -> bool:
+    return any(ch.isalnum() or unicodedata.category(ch) == "So" for ch in word)
+
+
+def _with_ellipsis(prefix: str) -> str:
+    prefix = prefix.rstrip()
+    last = prefix.split()[-1] if prefix.split() else ""
+    is_url = any(end == len(prefix) for _, end in find_urls(prefix))
+    if last[:1] in ("#", "@") or is_url:
+        return prefix + " " + ELLIPSIS  # keep the tag / mention / link intact and clickable
+    return prefix + ELLIPSIS
+
+
+def _last_fitting(points: list[int], ok: Callable[[int], bool]) -> int | None:
+    """Largest point for which ``ok`` holds (binary search; ``ok`` is monotone in practice)."""
+    lo, hi, best = 0, len(points) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if ok(points[mid]):
+            best, lo = points[mid], mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+def shorten(text: str, fits: Callable[[str], bool]) -> str:
+    """The longest prefix of ``text`` for which ``fits`` holds, cut at a sentence end, else at a
+    word end plus "…"; "" if not even one word fits. Never cuts inside a word."""
+    text = text.strip()
+    if fits(text):
+        return text
+    spans = tokenize(text)
+    sentence_ends = [
+        end for i, (_, end) in enumerate(spans) if end < len(text) and _ends_sentence(text, spans, i)
+    ]
+    best = _last_fitting(sentence_ends, lambda end: fits(text[:end].rstrip()))
+    if best is not None:
+        return text[:best].rstrip()
+    word_ends = [end for start, end in spans if _has_content(text[start:end])]
+    best = _last_fitting(word_ends, lambda end: fits(_with_ellipsis(text[:end])))
+    if best is not None:
+        return _with_ellipsis(text[:best])
+    return ""
+
+
+def _remove_words(text: str, remove: set[tuple[int, int]]) -> str:
+    """``text`` without the given word spans; the spaces left behind are tidied up."""
+    if not remove:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for start, end in sorted(remove):
+        parts.append(text[pos:start])
+        pos = end
+    parts.append(text[pos:])
+    result = re.sub(r"[ \t]{2,}", " ", "".join(parts))
+    result = re.sub(r"[ \t]+\n", "\n", result)
+    result = re.sub(r"\n[ \t]+", "\n", result)
+    return result.strip()
+
+
+def _drop_inline_tags(caption: str, keep: int) -> str:
+    """Keep the first ``keep`` distinct inline hashtags; drop the words holding the others."""
+    kept: set[str] = set()
+    remove: set[tuple[int, int]] = set()
+    for start, end, tag in inline_hashtags(caption):
+        key = tag.casefold()
+        if key in kept:
+            continue
+        if len(kept) < keep:
+            kept.add(key)
+        else:
+            remove.add((start, end))
+    # a word holding a dropped tag goes whole, even if it also holds a kept one ("#a,#b")
+    return _remove_words(caption, remove)
+
+
+def _derive_title(caption: str, hashtags: list[str], *fallbacks: str) -> str:
+    """A title from the caption's first sentence (without links and hashtags)."""
+    for source in (caption, *fallbacks):
+        urls = find_urls(source)
+        kept = [
+            source[s:e]
+            for s, e in tokenize(source)
+            if not source[s:e].startswith("#") and not any(us <= s < ue for us, ue in urls)
+        ]
+        text = " ".join(kept)
+        spans = tokenize(text)
+        for i in range(len(spans)):
+            if _ends_sentence(text, spans, i):
+                text = text[: spans[i][1]]
+                break
+        text = text.strip()
+        if text:
+            return text
+    return " ".join(hashtags)
+
+
+def _clean(value: Any) -> str:
+    return str(value or "").replace("\r\n", "\n").strip()
+
+
+# --- adapt ---------------------------------------------------------------------------------
+
+
+def _where(rules: PlatformRules, fmt: FormatRules) -> str:
+    return f"on {rules.display_name} ({fmt.post_type} {fmt.media_type})"
+
+
+def _shortened_note(what: str, before: str, after: str, limit: TextLimit, extra: str = "") -> str:
+    return (
+        f"{what} shortened from {limit.count(before)} to {limit.count(after)} {limit.unit_label}"
+        f" (limit {limit.describe()}{extra})"
+    )
+
+
+def adapt(
+    platform: str,
+    draft: Draft | Variant | Mapping[str, Any],
+    *,
+    post_type: str = "feed",
+    media_type: str = "image",
+) -> Variant:
+    """Adapt ``draft`` to ``platform`` for ``post_type``/``media_type``.
+
+    Raises ValueError for an unknown platform, post type or media type, and
+    :class:`UnsupportedFormat` when the platform cannot publish the media type at all.
+    Adapting an adapted variant again changes nothing.
+    """
+    name = normalize_platform(platform)
+    rules = get_rules(name)
+    fmt = rules.format_for(post_type, media_type)
+    where = _where(rules, fmt)
+    d = _as_draft(draft)
+    notes: list[str] = []
+
+    caption = _clean(d.caption)
+    first_comment = _clean(d.first_comment)
+    alt_text = _clean(d.alt_text)
+    title = _clean(d.title)
+
+    sounds = list(dict.fromkeys(s.strip() for s in d.sounds if s and s.strip()))
+    if sounds != d.sounds:
+        notes.append("sounds normalised (blank and duplicate entries removed)")
+
+    tags = normalize_hashtags(d.hashtags)
+    if tags != d.hashtags:
+        notes.append("hashtags normalised to '#' + letters/digits/_ (invalid and duplicate tags removed)")
+    original_tags = list(tags)
+
+    if rules.forbidden_chars:
+        shown = " and ".join(f"'{c}'" for c in rules.forbidden_chars)
+        new_caption = replace_forbidden(name, caption)
+        if new_caption != caption:
+            notes.append(f"{shown} replaced in the caption (not allowed {where})")
+            caption = new_caption
+        new_title = replace_forbidden(name, title)
+        if new_title != title:
+            notes.append(f"{shown} replaced in the title (not allowed {where})")
+            title = new_title
+    title_source = caption
+
+    # --- caption and hashtags
+    if not fmt.caption_supported:
+        if caption:
+            notes.append(f"caption dropped: there is no caption {where}")
+        if tags:
+            notes.append(f"hashtags dropped: there is no caption {where}")
+        caption, tags = "", []
+    else:
+        inline = {t.casefold() for _, _, t in inline_hashtags(caption)}
+        repeated = [t for t in tags if t.casefold() in inline]
+        if repeated:
+            tags = [t for t in tags if t.casefold() not in inline]
+            notes.append(f"hashtags already in the caption not repeated: {' '.join(repeated)}")
+        if rules.hashtag_max_length is not None:
+            too_long = [t for t in tags if len(t) - 1 > rules.hashtag_max_length]
+            if too_long:
+                tags = [t for t in tags if t not in too_long]
+                notes.append(
+                    f"hashtags longer than {rules.hashtag_max_length} characters dropped "
+                    f"{where}: {' '.join(too_long)}"
+                )
+        if rules.hashtag_max is not None:
+            total = len(inline) + len(tags)
+            if total > rules.hashtag_max:
+                tags = tags[: max(0, rules.hashtag_max - len(inline))]
+                if len(inline) > rules.hashtag_max:
+                    caption = _drop_inline_tags(caption, rules.hashtag_max)
+                notes.append(
+                    f"hashtags reduced from {total} to {len(_tag_keys(caption, tags))} "
+                    f"(at most {rules.hashtag_max} {where})"
+                )
+
+    # --- first comment within its own limit
+    if first_comment and fmt.first_comment_supported and not fmt.first_comment.fits(first_comment):
+        before = first_comment
+        first_comment = shorten(first_comment, fmt.first_comment.fits)
+        notes.append(_shortened_note("first comment", before, first_comment, fmt.first_comment))
+
+    limit = fmt.caption
+
+    def fits_with(text: str, hashtags: list[str]) -> bool:
+        return limit.fits(compose_caption(text, hashtags))
+
+    # --- hashtag placement: configured first-comment placement, or to make room
+    if tags and fmt.first_comment_supported and (
+        rules.hashtag_placement == "first_comment" or not fits_with(caption, tags)
+    ):
+        with_tags = compose_caption(first_comment, tags)
+        if fmt.first_comment.fits(with_tags):
+            first_comment, tags = with_tags, []
+            notes.append("hashtags moved to first comment")
+
+    # --- caption length (hashtags kept in the caption count against the limit)
+    if tags and not fits_with("", tags):
+        before_n = len(tags)
+        while tags and not fits_with("", tags):
+            tags.pop()
+        notes.append(f"hashtags reduced from {before_n} to {len(tags)} to fit the caption limit")
+    if not fits_with(caption, tags):
+        before = caption
+        caption = shorten(caption, lambda text: fits_with(text, tags))
+        notes.append(
+            _shortened_note("caption", before, caption, limit, " including hashtags" if tags else "")
+        )
+
+    # --- first comment where there is none: fold into the caption, else drop
+    if first_comment and not fmt.first_comment_supported:
+        folded = compose_caption(caption, [replace_forbidden(name, first_comment)])
+        tag_ok = rules.hashtag_max is None or len(_tag_keys(folded, tags)) <= rules.hashtag_max
+        if fmt.caption_supported and tag_ok and fits_with(folded, tags):
+            caption = folded
+            notes.append(f"first comment folded into the caption: no first comment {where}")
+            inline = {t.casefold() for _, _, t in inline_hashtags(caption)}
+            repeated = [t for t in tags if t.casefold() in inline]
+            if repeated:
+                tags = [t for t in tags if t.casefold() not in inline]
+                notes.append(f"hashtags already in the caption not repeated: {' '.join(repeated)}")
+        else:
+            reason = "" if not fmt.caption_supported else " and it does not fit in the caption"
+            notes.append(f"first comment dropped: not supported {where}{reason}")
+        first_comment = ""
+
+    # --- alt text
+    if alt_text:
+        if not fmt.alt_text_supported:
+            notes.append(f"alt text dropped: not supported {where}")
+            alt_text = ""
+        elif fmt.alt_text is not None and not fmt.alt_text.fits(alt_text):
+            before = alt_text
+            alt_text = shorten(alt_text, fmt.alt_text.fits)
+            notes.append(_shortened_note("alt text", before, alt_text, fmt.alt_text))
+
+    # --- title
+    if fmt.title_supported and fmt.title is not None:
+        if not title:
+            title = _derive_title(
+                title_source,
+                original_tags,
+                replace_forbidden(name, _clean(d.first_comment)),
+                replace_forbidden(name, _clean(d.alt_text)),
+            )
+            if title:
+                notes.append("title derived from the caption")
+        if not fmt.title.fits(title):
+            before = title
+            title = shorten(title, fmt.title.fits)
+            notes.append(_shortened_note("title", before, title, fmt.title))
+    elif title:
+        notes.append(f"title dropped: not supported {where}")
+        title = ""
+
+    # --- sounds
+    if sounds and not fmt.sounds_supported:
+        notes.append(f"sounds dropped: not supported {where}")
+        sounds = []
+
+    return Variant(
+        caption=caption,
+        hashtags=tags,
+        first_comment=first_comment,
+        alt_text=alt_text,
+        title=title,
+        sounds=sounds,
+        adaptations=notes,
+    )
+
+
+# --- validate ------------------------------------------------------------------------------
+
+
+def validate_variant(
+    platform: str,
+    variant: Draft | Variant | Mapping[str, Any],
+    *,
+    post_type: str = "feed",
+    media_type: str = "image",
+) -> dict[str, str]:
+    """Problems of ``variant`` on ``platform`` as ``{field: message}`` (camelCase field names:
+    caption, hashtags, firstComment, altText, title, sounds); empty when it can be published.
+    Raises ValueError for an unknown platform, post type or media type."""
+    name = normalize_platform(platform)
+    rules = get_rules(name)
+    try:
+        fmt = rules.format_for(post_type, media_type)
+    except UnsupportedFormat as exc:
+        return {"mediaType": str(exc)}
+    where = _where(rules, fmt)
+    on = f" on {rules.display_name}"
+    errors: dict[str, str] = {}
+
+    if isinstance(variant, (Draft, Variant)):
+        raw: dict[str, Any] = {
+            "caption": variant.caption,
+            "hashtags": variant.hashtags,
+            "firstComment": variant.first_comment,
+            "altText": variant.alt_text,
+            "title": variant.title,
+            "sounds": variant.sounds,
+        }
+    elif isinstance(variant, Mapping):
+        raw = {keys[0]: next((variant[k] for k in keys if k in variant), None) for keys in _KEYS.values()}
+    else:
+        raise TypeError(f"expected a Variant or mapping, got {type(variant).__name__}")
+
+    texts: dict[str, str] = {}
+    for key in ("caption", "firstComment", "altText", "title"):
+        value = raw.get(key)
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            errors[key] = f"{key} must be a string"
+            value = ""
+        texts[key] = value
+    lists: dict[str, list[str]] = {}
+    for key in ("hashtags", "sounds"):
+        value = raw.get(key)
+        if value is None:
+            value = []
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            errors[key] = f"{key} must be a list of strings"
+            value = []
+        lists[key] = list(value)
+    caption, tags = texts["caption"], lists["hashtags"]
+
+    def add(key: str, message: str) -> None:
+        errors[key] = f"{errors[key]}; {message}" if key in errors else message
+
+    forbidden = " or ".join(f"'{c}'" for c in rules.forbidden_chars)
+
+    # caption and hashtags
+    if not fmt.caption_supported:
+        if caption.strip():
+            add("caption", f"there is no caption {where}")
+        if tags:
+            add("hashtags", f"there is no caption {where}, so no hashtags")
+    else:
+        problem = fmt.caption.problem(compose_caption(caption, tags), on)
+        if problem:
+            add("caption", f"caption{' with hashtags' if tags else ''} {problem}")
+        if any(c in caption for c in rules.forbidden_chars):
+            add("caption", f"caption must not contain {forbidden}{on}")
+        seen: set[str] = set()
+        for tag in tags:
+            if normalize_hashtag(tag) != tag:
+                add("hashtags", f"'{tag}' is not a valid hashtag ('#' followed by letters, digits or '_')")
+            elif tag.casefold() in seen:
+                add("hashtags", f"duplicate hashtag '{tag}'")
+            elif rules.hashtag_max_length is not None and len(tag) - 1 > rules.hashtag_max_length:
+                add("hashtags", f"'{tag}' is longer than {rules.hashtag_max_length} characters{on}")
+            seen.add(tag.casefold())
+        if rules.hashtag_max is not None:
+            n = len(_tag_keys(caption, [t for t in tags if normalize_hashtag(t) == t]))
+            if n > rules.hashtag_max:
+                add("hashtags", f"at most {rules.hashtag_max} hashtags are allowed{on}; found {n} (caption and hashtags)")
+
+    # first comment
+    comment = texts["firstComment"]
+    if comment.strip():
+        if not fmt.first_comment_supported:
+            add("firstComment", f"first comments are not supported {where}")
+        elif problem := fmt.first_comment.problem(comment, on):
+            add("firstComment", f"first comment {problem}")
+
+    # alt text
+    alt = texts["altText"]
+    if alt.strip():
+        if not fmt.alt_text_supported:
+            add("altText", f"alt text is not supported {where}")
+        elif fmt.alt_text is not None and (problem := fmt.alt_text.problem(alt, on)):
+            add("altText", f"alt text {problem}")
+
+    # title
+    title = texts["title"]
+    if fmt.title_supported and fmt.title is not None:
+        if not title.strip() and rules.title_required:
+            add("title", f"a title is required{on}")
+        if problem := fmt.title.problem(title, on):
+            add("title", f"title {problem}")
+        if any(c in title for c in rules.forbidden_chars):
+            add("title", f"title must not contain {forbidden}{on}")
+    elif title.strip():
+        add("title", f"titles are not supported {where}")
+
+    # sounds
+    sounds = lists["sounds"]
+    if sounds:
+        if not fmt.sounds_supported:
+            add("sounds", f"sounds are not supported {where}")
+        elif any(not s.strip() for s in sounds):
+            add("sounds", "sound identifiers must not be blank")
+    return errors
