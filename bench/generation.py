@@ -84,7 +84,7 @@ def main() -> None:
 
     for style in ("photorealistic", "illustration"):
         for fmt in ("PNG", "JPEG"):
-            ms = _median_ms(lambda i: engine.image(ImageRequest(
+            ms = _median_ms(lambda i, style=style, fmt=fmt: engine.image(ImageRequest(
                 prompt=PROMPTS[i % len(PROMPTS)], width=1080, height=1350, style=style, brand=BRAND, seed=i,
                 format=fmt)), IMAGE_RUNS)
             print(f"image 1080x1350 {style:<14} {fmt:<4}: {ms:7.1f} ms (median of {IMAGE_RUNS})")

@@ -8,6 +8,8 @@ told to misbehave once:
   ``"bad_request"``: the next call (or the next one whose path contains ``when``) gets
   the platform's own error status, headers and body;
 - ``fail_processing(message)``: the next media-processing status reads as failed;
+- ``fail_next("drop", when=..., skip=n)``: the matching call is never processed and its
+  connection closes (``skip`` lets that many matching calls through first);
 - ``drop_after_create(then_drop=0)``: the next call that creates a post creates it and
   then closes the connection without an answer (and drops ``then_drop`` more calls).
 """
@@ -229,6 +231,9 @@ class FakePlatform(ABC):
         for index, (kind, options) in enumerate(self._faults):
             when = options.get("when")
             if when is None or when in req.path or when == req.route:
+                if options.get("skip", 0) > 0:
+                    options["skip"] -= 1
+                    continue
                 del self._faults[index]
                 if kind == "drop":
                     # The request never got processed: the connection just closes.

@@ -192,7 +192,7 @@ def build_scene(prompt: str, brand: BrandVoice, seed: int = 0, reference: Image.
     if reference is not None:
         ref_palette = dominant_colours(reference, 6)
         ref_layout = reference.copy()
-        ref_layout.thumbnail((48, 48))
+        ref_layout.thumbnail((200, 200))
         main = [c for c, _ in ref_palette]
         bg_a = main[0]
         bg_b = main[1] if len(main) > 1 else lighten(main[0], 0.2)
@@ -355,11 +355,15 @@ def _reference_background(scene: Scene, size: tuple[int, int], flat: bool) -> Im
     for colour, _ in scene.reference_palette:
         flat_pal.extend(colour)
     palette_img.putpalette(flat_pal + [0] * (768 - len(flat_pal)))
-    layout = scene.reference_layout.quantize(palette=palette_img, dither=Image.Dither.NONE).convert("RGB")
     if flat:
-        layout = layout.filter(ImageFilter.ModeFilter(3))
-        return layout.resize(size, Image.Resampling.NEAREST)
-    return layout.resize(size, Image.Resampling.BILINEAR).filter(ImageFilter.GaussianBlur(max(1, size[0] // 60)))
+        # Posterise to the reference's own colours: flat areas with the reference's layout.
+        layout = scene.reference_layout.quantize(palette=palette_img, dither=Image.Dither.NONE).convert("RGB")
+        return layout.filter(ImageFilter.ModeFilter(5)).resize(size, Image.Resampling.NEAREST)
+    # Photographs keep only the rough composition: a very small copy, softly enlarged.
+    rough = scene.reference_layout.copy()
+    rough.thumbnail((40, 40))
+    rough = rough.quantize(palette=palette_img, dither=Image.Dither.NONE).convert("RGB")
+    return rough.resize(size, Image.Resampling.BILINEAR).filter(ImageFilter.GaussianBlur(max(1, size[0] // 60)))
 
 
 def render_photo(scene: Scene, size: tuple[int, int], shapes: list[Shape] | None = None) -> Image.Image:

@@ -566,7 +566,7 @@ def build_hashtags(topic: str, keywords: list[str], request: TextRequest, langua
         add(_hashtag(word))
     for theme in request.brand.themes:
         add(_hashtag(theme))
-    for a, b in zip(keywords, keywords[1:]):
+    for a, b in zip(keywords, keywords[1:], strict=False):
         add(_hashtag(f"{a} {b}"))
     generic = list(T[language]["generic"])
     rng.shuffle(generic)

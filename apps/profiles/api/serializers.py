@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.brands.api.serializers import GenerationSettingsInput
 from apps.core.serializers import StrictSerializer, iso
 
 
@@ -52,10 +53,22 @@ def present(profile, request=None) -> dict:
     }
 
 
+class ProfileGenerationSettingsInput(GenerationSettingsInput):
+    """A profile overrides the brand's settings and the post-level knobs (same keys, same rules)."""
+
+    tone = serializers.CharField(required=False, max_length=100)
+    length = serializers.ChoiceField(choices=["short", "medium", "long"], required=False)
+    creativity = serializers.IntegerField(required=False, min_value=1, max_value=10)
+    include_hashtags = serializers.BooleanField(required=False)
+    hashtag_count = serializers.IntegerField(required=False, min_value=0, max_value=30)
+    include_emojis = serializers.BooleanField(required=False)
+    language = serializers.CharField(required=False, min_length=2, max_length=8)
+
+
 class ProfileSettingsInput(StrictSerializer):
     displayName = serializers.CharField(required=False, max_length=200, allow_blank=True)
     settings = ProfileSettingsFields(required=False)
-    generationSettings = serializers.DictField(required=False)
+    generationSettings = ProfileGenerationSettingsInput(required=False)
     brandId = serializers.CharField(required=False, max_length=64)
 
 
@@ -68,7 +81,7 @@ class BulkItem(serializers.Serializer):
     id = serializers.CharField(max_length=64)
     displayName = serializers.CharField(required=False, max_length=200, allow_blank=True)
     settings = serializers.DictField(required=False)
-    generationSettings = serializers.DictField(required=False)
+    generationSettings = ProfileGenerationSettingsInput(required=False)
 
 
 class BulkInput(StrictSerializer):
