@@ -83,7 +83,10 @@ TEMPLATES = [
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'postforge.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+# Persistent connections suit WSGI workers (set CONN_MAX_AGE=60 for gunicorn). Under ASGI
+# every sync view runs in a thread that would keep its own connection, exhausting
+# PostgreSQL's max_connections, so the default is 0.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -212,6 +215,9 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "apps.core.schema.postprocess"],
     "EXTENSIONS_INFO": {},
 }
+
+#: mounts the baseline views of bench/api_list.py; never set in production
+BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)
 
 # --- Generation and platforms ---------------------------------------------------------
 GENERATION_ENGINE = env("GENERATION_ENGINE", default="local")

@@ -23,6 +23,12 @@ urlpatterns = [
     re_path(r"^api/(?P<path>.*)$", api_not_found),
 ]
 
+if settings.BENCH_VIEWS:
+    from apps.core.bench_views import lean_brands, nodb
+
+    urlpatterns.insert(0, path("bench/lean-brands", lean_brands))
+    urlpatterns.insert(0, path("bench/nodb", nodb))
+
 if not settings.STORAGES["default"]["BACKEND"].endswith("S3Storage"):
     # Local media (embedded default). In production, S3 or a web server serves media.
     urlpatterns.append(re_path(r"^media/(?P<path>.*)$", static_serve, {"document_root": settings.MEDIA_ROOT}))

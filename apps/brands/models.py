@@ -33,6 +33,7 @@ class Brand(OrgScopedModel):
 
     class Meta:
         ordering = ["name"]
+        indexes = [models.Index(fields=["organization", "-created_at"], name="brand_org_created_idx")]
         constraints = [
             models.UniqueConstraint(fields=["organization", "slug"], name="brand_unique_slug_per_org"),
             models.UniqueConstraint(

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from .platform_rules import (
     FormatRules,
@@ -74,7 +75,7 @@ class Draft:
     sounds: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Draft":
+    def from_dict(cls, data: Mapping[str, Any]) -> Draft:
         """From camelCase (API) or snake_case keys; missing keys get their defaults."""
         return cls(**_fields_from_mapping(data))
 
@@ -92,7 +93,7 @@ class Variant:
     adaptations: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Variant":
+    def from_dict(cls, data: Mapping[str, Any]) -> Variant:
         values = _fields_from_mapping(data)
         values["adaptations"] = [str(a) for a in (data.get("adaptations") or [])]
         return cls(**values)
@@ -219,9 +220,7 @@ def inline_hashtags(text: str) -> list[tuple[int, int, str]]:
 
 
 def _tag_keys(caption: str, hashtags: Iterable[str]) -> set[str]:
-    return {t.casefold() for _, _, t in inline_hashtags(caption)} | {
-        t.casefold() for t in hashtags
-    }
+    return {t.casefold() for _, _, t in inline_hashtags(caption)} | {t.casefold() for t in hashtags}
 
 
 def compose_caption(caption: str, hashtags: Iterable[str]) -> str:
@@ -327,9 +326,10 @@ def _drop_inline_tags(caption: str, keep: int) -> str:
     return _remove_words(caption, remove)
 
 
-def _derive_title(caption: str, hashtags: list[str], *fallbacks: str) -> str:
-    """A title from the caption's first sentence (without links and hashtags)."""
-    for source in (caption, *fallbacks):
+def _derive_title(fits: Callable[[str], bool], *sources: str) -> str:
+    """A title from the first source that gives one: its first sentence without links and
+    hashtags, shortened to fit; the last source is used as it is (hashtags)."""
+    for source in sources:
         urls = find_urls(source)
         kept = [
             source[s:e]
@@ -342,10 +342,10 @@ def _derive_title(caption: str, hashtags: list[str], *fallbacks: str) -> str:
             if _ends_sentence(text, spans, i):
                 text = text[: spans[i][1]]
                 break
-        text = text.strip()
+        text = shorten(text, fits)
         if text:
             return text
-    return " ".join(hashtags)
+    return ""
 
 
 def _clean(value: Any) -> str:
@@ -383,6 +383,7 @@ def adapt(
     rules = get_rules(name)
     fmt = rules.format_for(post_type, media_type)
     where = _where(rules, fmt)
+    on = f"on {rules.display_name}"
     d = _as_draft(draft)
     notes: list[str] = []
 
@@ -404,11 +405,11 @@ def adapt(
         shown = " and ".join(f"'{c}'" for c in rules.forbidden_chars)
         new_caption = replace_forbidden(name, caption)
         if new_caption != caption:
-            notes.append(f"{shown} replaced in the caption (not allowed {where})")
+            notes.append(f"{shown} replaced in the caption (not allowed {on})")
             caption = new_caption
         new_title = replace_forbidden(name, title)
         if new_title != title:
-            notes.append(f"{shown} replaced in the title (not allowed {where})")
+            notes.append(f"{shown} replaced in the title (not allowed {on})")
             title = new_title
     title_source = caption
 
@@ -431,7 +432,7 @@ def adapt(
                 tags = [t for t in tags if t not in too_long]
                 notes.append(
                     f"hashtags longer than {rules.hashtag_max_length} characters dropped "
-                    f"{where}: {' '.join(too_long)}"
+                    f"({on}): {' '.join(too_long)}"
                 )
         if rules.hashtag_max is not None:
             total = len(inline) + len(tags)
@@ -441,7 +442,7 @@ def adapt(
                     caption = _drop_inline_tags(caption, rules.hashtag_max)
                 notes.append(
                     f"hashtags reduced from {total} to {len(_tag_keys(caption, tags))} "
-                    f"(at most {rules.hashtag_max} {where})"
+                    f"(at most {rules.hashtag_max} {on})"
                 )
 
     # --- first comment within its own limit
@@ -456,8 +457,10 @@ def adapt(
         return limit.fits(compose_caption(text, hashtags))
 
     # --- hashtag placement: configured first-comment placement, or to make room
-    if tags and fmt.first_comment_supported and (
-        rules.hashtag_placement == "first_comment" or not fits_with(caption, tags)
+    if (
+        tags
+        and fmt.first_comment_supported
+        and (rules.hashtag_placement == "first_comment" or not fits_with(caption, tags))
     ):
         with_tags = compose_caption(first_comment, tags)
         if fmt.first_comment.fits(with_tags):
@@ -470,7 +473,8 @@ def adapt(
         while tags and not fits_with("", tags):
             tags.pop()
         notes.append(f"hashtags reduced from {before_n} to {len(tags)} to fit the caption limit")
-    if not fits_with(caption, tags):
+    caption_cut = not fits_with(caption, tags)
+    if caption_cut:
         before = caption
         caption = shorten(caption, lambda text: fits_with(text, tags))
         notes.append(
@@ -481,7 +485,7 @@ def adapt(
     if first_comment and not fmt.first_comment_supported:
         folded = compose_caption(caption, [replace_forbidden(name, first_comment)])
         tag_ok = rules.hashtag_max is None or len(_tag_keys(folded, tags)) <= rules.hashtag_max
-        if fmt.caption_supported and tag_ok and fits_with(folded, tags):
+        if fmt.caption_supported and not caption_cut and tag_ok and fits_with(folded, tags):
             caption = folded
             notes.append(f"first comment folded into the caption: no first comment {where}")
             inline = {t.casefold() for _, _, t in inline_hashtags(caption)}
@@ -506,19 +510,19 @@ def adapt(
 
     # --- title
     if fmt.title_supported and fmt.title is not None:
-        if not title:
-            title = _derive_title(
-                title_source,
-                original_tags,
-                replace_forbidden(name, _clean(d.first_comment)),
-                replace_forbidden(name, _clean(d.alt_text)),
-            )
-            if title:
-                notes.append("title derived from the caption")
-        if not fmt.title.fits(title):
+        if title and not fmt.title.fits(title):
             before = title
             title = shorten(title, fmt.title.fits)
             notes.append(_shortened_note("title", before, title, fmt.title))
+        if not title:
+            title = _derive_title(
+                fmt.title.fits,
+                title_source,
+                replace_forbidden(name, _clean(d.first_comment)),
+                replace_forbidden(name, _clean(d.alt_text)),
+            ) or shorten(" ".join(original_tags), fmt.title.fits)
+            if title:
+                notes.append("title derived from the caption")
     elif title:
         notes.append(f"title dropped: not supported {where}")
         title = ""
@@ -625,7 +629,10 @@ def validate_variant(
         if rules.hashtag_max is not None:
             n = len(_tag_keys(caption, [t for t in tags if normalize_hashtag(t) == t]))
             if n > rules.hashtag_max:
-                add("hashtags", f"at most {rules.hashtag_max} hashtags are allowed{on}; found {n} (caption and hashtags)")
+                add(
+                    "hashtags",
+                    f"at most {rules.hashtag_max} hashtags are allowed{on}; found {n} (caption and hashtags)",
+                )
 
     # first comment
     comment = texts["firstComment"]

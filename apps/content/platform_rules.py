@@ -24,11 +24,12 @@ import bisect
 import math
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -246,26 +247,84 @@ def _reduced_ratio(w: int, h: int) -> str:
 
 # Extended_Pictographic (emoji-data.txt), approximated by ranges; sorted, inclusive.
 _EXT_PICT_RANGES: tuple[tuple[int, int], ...] = (
-    (0x00A9, 0x00A9), (0x00AE, 0x00AE), (0x203C, 0x203C), (0x2049, 0x2049),
-    (0x2122, 0x2122), (0x2139, 0x2139), (0x2194, 0x2199), (0x21A9, 0x21AA),
-    (0x231A, 0x231B), (0x2328, 0x2328), (0x2388, 0x2388), (0x23CF, 0x23CF),
-    (0x23E9, 0x23F3), (0x23F8, 0x23FA), (0x24C2, 0x24C2), (0x25AA, 0x25AB),
-    (0x25B6, 0x25B6), (0x25C0, 0x25C0), (0x25FB, 0x25FE), (0x2600, 0x2605),
-    (0x2607, 0x2612), (0x2614, 0x2685), (0x2690, 0x2705), (0x2708, 0x2712),
-    (0x2714, 0x2714), (0x2716, 0x2716), (0x271D, 0x271D), (0x2721, 0x2721),
-    (0x2728, 0x2728), (0x2733, 0x2734), (0x2744, 0x2744), (0x2747, 0x2747),
-    (0x274C, 0x274C), (0x274E, 0x274E), (0x2753, 0x2755), (0x2757, 0x2757),
-    (0x2763, 0x2767), (0x2795, 0x2797), (0x27A1, 0x27A1), (0x27B0, 0x27B0),
-    (0x27BF, 0x27BF), (0x2934, 0x2935), (0x2B05, 0x2B07), (0x2B1B, 0x2B1C),
-    (0x2B50, 0x2B50), (0x2B55, 0x2B55), (0x3030, 0x3030), (0x303D, 0x303D),
-    (0x3297, 0x3297), (0x3299, 0x3299), (0x1F000, 0x1F0FF), (0x1F10D, 0x1F10F),
-    (0x1F12F, 0x1F12F), (0x1F16C, 0x1F171), (0x1F17E, 0x1F17F), (0x1F18E, 0x1F18E),
-    (0x1F191, 0x1F19A), (0x1F1AD, 0x1F1E5), (0x1F201, 0x1F20F), (0x1F21A, 0x1F21A),
-    (0x1F22F, 0x1F22F), (0x1F232, 0x1F23A), (0x1F23C, 0x1F23F), (0x1F249, 0x1F3FA),
-    (0x1F400, 0x1F53D), (0x1F546, 0x1F64F), (0x1F680, 0x1F6FF), (0x1F774, 0x1F77F),
-    (0x1F7D5, 0x1F7FF), (0x1F80C, 0x1F80F), (0x1F848, 0x1F84F), (0x1F85A, 0x1F85F),
-    (0x1F888, 0x1F88F), (0x1F8AE, 0x1F8FF), (0x1F90C, 0x1F93A), (0x1F93C, 0x1F945),
-    (0x1F947, 0x1FAFF), (0x1FC00, 0x1FFFD),
+    (0x00A9, 0x00A9),
+    (0x00AE, 0x00AE),
+    (0x203C, 0x203C),
+    (0x2049, 0x2049),
+    (0x2122, 0x2122),
+    (0x2139, 0x2139),
+    (0x2194, 0x2199),
+    (0x21A9, 0x21AA),
+    (0x231A, 0x231B),
+    (0x2328, 0x2328),
+    (0x2388, 0x2388),
+    (0x23CF, 0x23CF),
+    (0x23E9, 0x23F3),
+    (0x23F8, 0x23FA),
+    (0x24C2, 0x24C2),
+    (0x25AA, 0x25AB),
+    (0x25B6, 0x25B6),
+    (0x25C0, 0x25C0),
+    (0x25FB, 0x25FE),
+    (0x2600, 0x2605),
+    (0x2607, 0x2612),
+    (0x2614, 0x2685),
+    (0x2690, 0x2705),
+    (0x2708, 0x2712),
+    (0x2714, 0x2714),
+    (0x2716, 0x2716),
+    (0x271D, 0x271D),
+    (0x2721, 0x2721),
+    (0x2728, 0x2728),
+    (0x2733, 0x2734),
+    (0x2744, 0x2744),
+    (0x2747, 0x2747),
+    (0x274C, 0x274C),
+    (0x274E, 0x274E),
+    (0x2753, 0x2755),
+    (0x2757, 0x2757),
+    (0x2763, 0x2767),
+    (0x2795, 0x2797),
+    (0x27A1, 0x27A1),
+    (0x27B0, 0x27B0),
+    (0x27BF, 0x27BF),
+    (0x2934, 0x2935),
+    (0x2B05, 0x2B07),
+    (0x2B1B, 0x2B1C),
+    (0x2B50, 0x2B50),
+    (0x2B55, 0x2B55),
+    (0x3030, 0x3030),
+    (0x303D, 0x303D),
+    (0x3297, 0x3297),
+    (0x3299, 0x3299),
+    (0x1F000, 0x1F0FF),
+    (0x1F10D, 0x1F10F),
+    (0x1F12F, 0x1F12F),
+    (0x1F16C, 0x1F171),
+    (0x1F17E, 0x1F17F),
+    (0x1F18E, 0x1F18E),
+    (0x1F191, 0x1F19A),
+    (0x1F1AD, 0x1F1E5),
+    (0x1F201, 0x1F20F),
+    (0x1F21A, 0x1F21A),
+    (0x1F22F, 0x1F22F),
+    (0x1F232, 0x1F23A),
+    (0x1F23C, 0x1F23F),
+    (0x1F249, 0x1F3FA),
+    (0x1F400, 0x1F53D),
+    (0x1F546, 0x1F64F),
+    (0x1F680, 0x1F6FF),
+    (0x1F774, 0x1F77F),
+    (0x1F7D5, 0x1F7FF),
+    (0x1F80C, 0x1F80F),
+    (0x1F848, 0x1F84F),
+    (0x1F85A, 0x1F85F),
+    (0x1F888, 0x1F88F),
+    (0x1F8AE, 0x1F8FF),
+    (0x1F90C, 0x1F93A),
+    (0x1F93C, 0x1F945),
+    (0x1F947, 0x1FAFF),
+    (0x1FC00, 0x1FFFD),
 )
 _EXT_PICT_STARTS = [r[0] for r in _EXT_PICT_RANGES]
 
@@ -332,10 +391,14 @@ def graphemes(text: str) -> list[str]:
                 join = True
             elif _is_control(prev) or _is_control(ch):
                 join = False
-            elif (h := _hangul(cp)) and (ph := _hangul(pcp)) and (
-                (ph == "L" and h in ("L", "V", "LV", "LVT"))
-                or (ph in ("LV", "V") and h in ("V", "T"))
-                or (ph in ("LVT", "T") and h == "T")
+            elif (
+                (h := _hangul(cp))
+                and (ph := _hangul(pcp))
+                and (
+                    (ph == "L" and h in ("L", "V", "LV", "LVT"))
+                    or (ph in ("LV", "V") and h in ("V", "T"))
+                    or (ph in ("LVT", "T") and h == "T")
+                )
             ):
                 join = True
             elif cp == 0x200D or _is_extend(ch):
@@ -444,9 +507,7 @@ def count_graphemes(text: str) -> int:
 
 def count_emoji_bytes(text: str) -> int:
     """Threads: characters, except that an emoji counts as its number of UTF-8 bytes."""
-    return sum(
-        len(c.encode("utf-8")) if _is_emoji_cluster(c) else len(c) for c in graphemes(text)
-    )
+    return sum(len(c.encode("utf-8")) if _is_emoji_cluster(c) else len(c) for c in graphemes(text))
 
 
 def count_characters(text: str, url_length: int | None = None) -> int:
@@ -613,9 +674,7 @@ def normalize_platform(name: str) -> str:
     key = str(name or "").strip().lower()
     key = PLATFORM_ALIASES.get(key, key)
     if key not in SUPPORTED_PLATFORMS:
-        raise ValueError(
-            f"unknown platform {name!r}; expected one of {', '.join(SUPPORTED_PLATFORMS)}"
-        )
+        raise ValueError(f"unknown platform {name!r}; expected one of {', '.join(SUPPORTED_PLATFORMS)}")
     return key
 
 
@@ -698,7 +757,9 @@ def _video_seconds(fmt: Mapping[str, Any]) -> tuple[float, float] | None:
     return None
 
 
-def _allowed_ratios(platform: str, native: str, fmt: Mapping[str, Any], media_type: str) -> tuple[list[str], str]:
+def _allowed_ratios(
+    platform: str, native: str, fmt: Mapping[str, Any], media_type: str
+) -> tuple[list[str], str]:
     recommended = _ratios_in(_lookup(fmt, media_type, "recommended_aspect_ratio"))
     exact = _ratios_in(_lookup(fmt, media_type, "aspect_ratio"))
     bounds = _ratio_bounds(fmt, media_type)
@@ -718,7 +779,9 @@ def _allowed_ratios(platform: str, native: str, fmt: Mapping[str, Any], media_ty
     default = ""
     for r in recommended + exact + list(_recommended_px(fmt, media_type)):
         in_bounds = bounds is None or bounds[0] - 1e-9 <= ratio_value(r) <= bounds[1] + 1e-9
-        if r in allowed or (r in DEFAULT_SIZES and in_bounds and not exact and (platform, native) not in _FULL_SCREEN):
+        if r in allowed or (
+            r in DEFAULT_SIZES and in_bounds and not exact and (platform, native) not in _FULL_SCREEN
+        ):
             default = r  # e.g. Pinterest's 2:3, outside our five but its recommended shape
             break
     if not default:
@@ -742,7 +805,9 @@ def _build(platform: str, p: Mapping[str, Any]) -> PlatformRules:
     hashtag_max = _v(p.get("hashtag_max"))
     hashtag_max = int(hashtag_max) if hashtag_max is not None else None
     tag_len = p.get("extra_tag_max_graphemes")
-    if tag_len is None and (m := re.search(r"topic_tag param \((\d+)-(\d+) chars", str(p.get("hashtag_note", "")))):
+    if tag_len is None and (
+        m := re.search(r"topic_tag param \((\d+)-(\d+) chars", str(p.get("hashtag_note", "")))
+    ):
         tag_len = m.group(2)
     if tag_len is None:
         tag_len = _HASHTAG_MAX_LENGTH_FALLBACK.get(platform)
@@ -783,15 +848,24 @@ def _build(platform: str, p: Mapping[str, Any]) -> PlatformRules:
         fmt_caption = caption_limit
         if p.get(f"{native}_description_max_chars") is not None:
             fmt_unit = _parse_unit(p.get(f"{native}_count_unit", unit))
-            fmt_caption = TextLimit(int(_v(p[f"{native}_description_max_chars"])), fmt_unit, caption_max_bytes, url_length)
-        caption_supported = _v(fmt.get("caption")) is not False and (platform, post_type) not in _NO_CAPTION_FORMATS
+            fmt_caption = TextLimit(
+                int(_v(p[f"{native}_description_max_chars"])), fmt_unit, caption_max_bytes, url_length
+            )
+        caption_supported = (
+            _v(fmt.get("caption")) is not False and (platform, post_type) not in _NO_CAPTION_FORMATS
+        )
 
         # Title: platform-wide (YouTube, Pinterest) or per native format (TikTok photo: 90).
         title_limit = None
         if p.get("title_max_chars") is not None:
-            title_limit = TextLimit(int(_v(p["title_max_chars"])), _parse_unit(p.get("title_count_unit", "characters")))
+            title_limit = TextLimit(
+                int(_v(p["title_max_chars"])), _parse_unit(p.get("title_count_unit", "characters"))
+            )
         elif p.get(f"{native}_title_max_chars") is not None:
-            title_limit = TextLimit(int(_v(p[f"{native}_title_max_chars"])), _parse_unit(p.get(f"{native}_count_unit", "characters")))
+            title_limit = TextLimit(
+                int(_v(p[f"{native}_title_max_chars"])),
+                _parse_unit(p.get(f"{native}_count_unit", "characters")),
+            )
 
         alt_ok = alt_supported and post_type != "story" and native not in alt_not_on
         if alt_ok and alt_applies:
@@ -809,7 +883,9 @@ def _build(platform: str, p: Mapping[str, Any]) -> PlatformRules:
             native=native,
             caption_supported=caption_supported,
             caption=fmt_caption,
-            first_comment_supported=fc_supported and caption_supported and post_type not in _NO_FIRST_COMMENT_POST_TYPES,
+            first_comment_supported=fc_supported
+            and caption_supported
+            and post_type not in _NO_FIRST_COMMENT_POST_TYPES,
             first_comment=fc_limit,
             alt_text_supported=alt_ok,
             alt_text=TextLimit(alt_max, alt_unit) if (alt_ok and alt_max is not None) else None,

@@ -60,6 +60,7 @@ class SocialProfile(OrgScopedModel):
 
     class Meta:
         ordering = ["platform", "username"]
+        indexes = [models.Index(fields=["organization", "-created_at"], name="profile_org_created_idx")]
         constraints = [
             models.UniqueConstraint(
                 fields=["organization", "platform", "external_id"], name="profile_unique_account_per_org"

@@ -34,7 +34,7 @@ BRAND = BrandVoice(
     primary_color="#1E66F5",
     secondary_color="#F5A97F",
 )
-EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50]")
+EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\u2b50]")
 PROMPT = "Launch of our organic espresso blend with oat milk at the harbour cafe"
 
 
@@ -72,7 +72,7 @@ def dominant(img: Image.Image) -> tuple[int, int, int]:
     quant = small.quantize(colors=4)
     palette = quant.getpalette()
     _, index = max(quant.getcolors())
-    return tuple(palette[index * 3: index * 3 + 3])
+    return tuple(palette[index * 3 : index * 3 + 3])
 
 
 def distance(a, b) -> float:
@@ -80,8 +80,13 @@ def distance(a, b) -> float:
 
 
 def photo(width: int = 600, height: int = 750, **kwargs) -> Image.Image:
-    request = ImageRequest(prompt=kwargs.pop("prompt", "a mountain lake at dawn"), width=width, height=height,
-                           brand=BRAND, **kwargs)
+    request = ImageRequest(
+        prompt=kwargs.pop("prompt", "a mountain lake at dawn"),
+        width=width,
+        height=height,
+        brand=BRAND,
+        **kwargs,
+    )
     return open_image(ENGINE.image(request).data)
 
 
@@ -99,9 +104,9 @@ def sample_picture() -> bytes:
 def top_level_boxes(mp4: bytes) -> list[str]:
     boxes, offset = [], 0
     while offset + 8 <= len(mp4):
-        size, kind = struct.unpack(">I4s", mp4[offset: offset + 8])
+        size, kind = struct.unpack(">I4s", mp4[offset : offset + 8])
         if size == 1:
-            size = struct.unpack(">Q", mp4[offset + 8: offset + 16])[0]
+            size = struct.unpack(">Q", mp4[offset + 8 : offset + 16])[0]
         boxes.append(kind.decode("latin-1"))
         if size < 8:
             break
@@ -134,7 +139,9 @@ def test_it_makes_an_image_of_the_exact_size():
 
 
 def test_it_makes_a_jpeg_when_asked_and_odd_sizes_are_exact():
-    result = ENGINE.image(ImageRequest(prompt="city skyline", width=1001, height=499, format="JPEG", brand=BRAND))
+    result = ENGINE.image(
+        ImageRequest(prompt="city skyline", width=1001, height=499, format="JPEG", brand=BRAND)
+    )
     img = open_image(result.data)
     assert img.format == "JPEG" and result.content_type == "image/jpeg"
     assert img.size == (1001, 499)
@@ -157,10 +164,16 @@ def test_the_same_prompt_and_seed_give_the_same_picture_and_another_seed_changes
 def test_brand_colours_lead_the_picture():
     green = BrandVoice(primary_color="#10A050", secondary_color="#E0F0E0")
     purple = BrandVoice(primary_color="#7020B0", secondary_color="#F0E0F8")
-    a = open_image(ENGINE.image(ImageRequest(prompt="product launch", width=300, height=300, brand=green,
-                                             style="illustration")).data)
-    b = open_image(ENGINE.image(ImageRequest(prompt="product launch", width=300, height=300, brand=purple,
-                                             style="illustration")).data)
+    a = open_image(
+        ENGINE.image(
+            ImageRequest(prompt="product launch", width=300, height=300, brand=green, style="illustration")
+        ).data
+    )
+    b = open_image(
+        ENGINE.image(
+            ImageRequest(prompt="product launch", width=300, height=300, brand=purple, style="illustration")
+        ).data
+    )
     ga, gb = ImageStat.Stat(a).mean, ImageStat.Stat(b).mean
     assert ga[1] > gb[1]  # more green
     assert gb[2] > ga[2]  # more blue (purple)
@@ -314,8 +327,11 @@ def decode(data: bytes):
 
 
 def test_it_makes_an_h264_mp4_of_the_requested_length_size_and_rate():
-    result = ENGINE.video(VideoRequest(prompt="waves rolling onto a beach", width=320, height=568, seconds=5.5,
-                                       fps=24, brand=BRAND))
+    result = ENGINE.video(
+        VideoRequest(
+            prompt="waves rolling onto a beach", width=320, height=568, seconds=5.5, fps=24, brand=BRAND
+        )
+    )
     info, frames = decode(result.data)
     assert result.content_type == "video/mp4" and (result.width, result.height) == (320, 568)
     assert info["codec"] == "h264" and info["pix_fmt"] == "yuv420p"
@@ -328,8 +344,17 @@ def test_it_makes_an_h264_mp4_of_the_requested_length_size_and_rate():
 
 
 def test_the_video_moves_and_its_thumbnail_is_the_first_frame_as_jpeg():
-    result = ENGINE.video(VideoRequest(prompt="city lights at night", width=256, height=448, seconds=5, fps=15,
-                                       style="illustration", brand=BRAND))
+    result = ENGINE.video(
+        VideoRequest(
+            prompt="city lights at night",
+            width=256,
+            height=448,
+            seconds=5,
+            fps=15,
+            style="illustration",
+            brand=BRAND,
+        )
+    )
     _, frames = decode(result.data)
     assert mean_difference(frames[0], frames[-1]) > 8
     assert mean_difference(frames[0], frames[len(frames) // 2]) > 4
@@ -339,9 +364,14 @@ def test_the_video_moves_and_its_thumbnail_is_the_first_frame_as_jpeg():
 
 
 def test_two_prompts_give_different_videos():
-    a = ENGINE.video(VideoRequest(prompt="mountain hike", width=192, height=320, seconds=5, fps=10, brand=BRAND))
-    b = ENGINE.video(VideoRequest(prompt="birthday cake with candles", width=192, height=320, seconds=5, fps=10,
-                                  brand=BRAND))
+    a = ENGINE.video(
+        VideoRequest(prompt="mountain hike", width=192, height=320, seconds=5, fps=10, brand=BRAND)
+    )
+    b = ENGINE.video(
+        VideoRequest(
+            prompt="birthday cake with candles", width=192, height=320, seconds=5, fps=10, brand=BRAND
+        )
+    )
     assert mean_difference(open_image(a.thumbnail), open_image(b.thumbnail)) > 15
 
 
@@ -382,8 +412,12 @@ LANGUAGE_MARKERS = {
 def test_the_language_really_changes_the_words(language):
     english = caption(length="long", language="en", include_emojis=False)
     other = caption(length="long", language=language, include_emojis=False)
-    subject = words(PROMPT) | words(" ".join(BRAND.themes)) | words(BRAND.audience) | {"bean", "there", "free",
-                                                                                       "delivery"}
+    subject = (
+        words(PROMPT)
+        | words(" ".join(BRAND.themes))
+        | words(BRAND.audience)
+        | {"bean", "there", "free", "delivery"}
+    )
     en_words, other_words = words(english) - subject, words(other) - subject
     assert len(en_words & other_words) / len(en_words | other_words) < 0.15
     assert len(other_words & LANGUAGE_MARKERS[language]) >= 2
@@ -395,19 +429,27 @@ def test_an_unsupported_language_is_refused():
         caption(language="xx")
 
 
-@pytest.mark.parametrize("tone", ["professional", "casual", "friendly", "playful", "inspirational", "educational"])
+@pytest.mark.parametrize(
+    "tone", ["professional", "casual", "friendly", "playful", "inspirational", "educational"]
+)
 def test_short_medium_and_long_captions_grow(tone):
     for seed in range(4):
-        short, medium, long = (len(caption(tone=tone, length=n, seed=seed)) for n in ("short", "medium", "long"))
+        short, medium, long = (
+            len(caption(tone=tone, length=n, seed=seed)) for n in ("short", "medium", "long")
+        )
         assert short < medium < long
         assert medium > short * 1.5 and long > medium * 1.3
 
 
 def test_tones_change_the_wording():
-    texts = {tone: caption(tone=tone, length="medium") for tone in ("professional", "playful", "inspirational")}
+    texts = {
+        tone: caption(tone=tone, length="medium") for tone in ("professional", "playful", "inspirational")
+    }
     assert len(set(texts.values())) == 3
-    assert ENGINE.text(TextRequest(prompt=PROMPT, platform="tiktok", tone="professional")).sounds != \
-        ENGINE.text(TextRequest(prompt=PROMPT, platform="tiktok", tone="playful")).sounds
+    assert (
+        ENGINE.text(TextRequest(prompt=PROMPT, platform="tiktok", tone="professional")).sounds
+        != ENGINE.text(TextRequest(prompt=PROMPT, platform="tiktok", tone="playful")).sounds
+    )
 
 
 def test_emojis_can_be_switched_on_and_off():
@@ -439,8 +481,15 @@ def test_the_same_request_and_seed_give_the_same_text_and_other_seeds_differ():
 
 
 def test_words_the_brand_forbids_never_appear():
-    text = ENGINE.text(TextRequest(prompt="cheap cheap coffee deals, cheap prices", platform="instagram",
-                                   brand=BRAND, length="long", hashtag_count=15))
+    text = ENGINE.text(
+        TextRequest(
+            prompt="cheap cheap coffee deals, cheap prices",
+            platform="instagram",
+            brand=BRAND,
+            length="long",
+            hashtag_count=15,
+        )
+    )
     everything = " ".join([text.caption, text.first_comment, text.alt_text, text.title, *text.hashtags])
     assert "cheap" not in everything.lower()
     assert "coffee" in text.caption.lower()
@@ -453,10 +502,10 @@ def test_brand_details_shape_a_long_caption():
 
 
 def test_it_writes_a_first_comment_alt_text_title_and_sounds():
-    result = ENGINE.text(TextRequest(prompt=PROMPT, platform="youtube", media_type="video", brand=BRAND,
-                                     language="de"))
-    assert "espresso" in result.first_comment.lower() and result.first_comment.endswith(tuple("!?.") ) or \
-        EMOJI.search(result.first_comment)
+    result = ENGINE.text(
+        TextRequest(prompt=PROMPT, platform="youtube", media_type="video", brand=BRAND, language="de")
+    )
+    assert "espresso" in result.first_comment.lower() and "?" in result.first_comment
     assert result.alt_text.startswith("Kurzes Video") and "espresso" in result.alt_text
     assert "Blau" in result.alt_text  # the brand's primary colour, named in German
     assert 0 < len(result.title) <= 100 and "espresso" in result.title.lower()
@@ -468,4 +517,6 @@ def test_ideas_are_distinct_on_topic_and_in_the_language_asked():
     assert len(ideas) == len(set(ideas)) == 8
     assert all("productivity" in idea or "home office" in idea for idea in ideas)
     assert sum(bool(words(i) & LANGUAGE_MARKERS["es"]) for i in ideas) >= 5
-    assert ideas == ENGINE.ideas(IdeasRequest(topic="home office productivity", count=8, language="es", brand=BRAND))
+    assert ideas == ENGINE.ideas(
+        IdeasRequest(topic="home office productivity", count=8, language="es", brand=BRAND)
+    )

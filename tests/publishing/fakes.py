@@ -11,7 +11,8 @@ told to misbehave once:
 - ``fail_next("drop", when=..., skip=n)``: the matching call is never processed and its
   connection closes (``skip`` lets that many matching calls through first);
 - ``drop_after_create(then_drop=0)``: the next call that creates a post creates it and
-  then closes the connection without an answer (and drops ``then_drop`` more calls).
+  then closes the connection without an answer (and drops ``then_drop`` more calls);
+- ``stall_after_create()``: the same, but the answer never comes (a read timeout).
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class Reply:
 
 
 DROP = object()
+STALL = object()
 
 
 def _parse(method: str, raw_path: str, headers: dict[str, str], body: bytes) -> FakeRequest:
@@ -97,6 +99,8 @@ def _parse(method: str, raw_path: str, headers: dict[str, str], body: bytes) -> 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; without this, delayed ACKs add 40 ms a call.
+    disable_nagle_algorithm = True
     server: _Server
 
     def _handle(self) -> None:
@@ -104,6 +108,10 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
         reply = self.server.fake.dispatch(_parse(self.command, self.path, headers, body))
+        if reply is STALL:
+            # Hold the answer until the test is over, so the client's read timeout fires.
+            self.server.fake.released.wait(10)
+            reply = DROP
         if reply is DROP:
             # The work is done, the answer never comes: the client sees the connection close.
             self.close_connection = True
@@ -169,6 +177,8 @@ class FakePlatform(ABC):
         self._faults: list[tuple[str, dict[str, Any]]] = []
         self._processing_failure: str | None = None
         self._drop_armed = False
+        self._stall_armed = False
+        self.released = threading.Event()
         self._drops_left = 0
         self._pending_then_drop = 0
         self._ids = itertools.count(1)
@@ -193,6 +203,7 @@ class FakePlatform(ABC):
         return self.url + self.prefix
 
     def close(self) -> None:
+        self.released.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -224,6 +235,9 @@ class FakePlatform(ABC):
                 if req.created and self._drop_armed:
                     self._drop_armed = False
                     return DROP
+                if req.created and self._stall_armed:
+                    self._stall_armed = False
+                    return STALL
                 return reply
             return self.error_reply("not_found", message=f"Unknown path {req.method} {req.path}")
 
@@ -259,6 +273,11 @@ class FakePlatform(ABC):
         with self._lock:
             self._drop_armed = True
             self._pending_then_drop = then_drop
+
+    def stall_after_create(self) -> None:
+        """The next create call creates the post and then answers nothing until ``close``."""
+        with self._lock:
+            self._stall_armed = True
 
     def set_metrics(self, post_id: str, *, views: int, likes: int, comments: int, shares: int) -> None:
         self.metrics[post_id] = {"views": views, "likes": likes, "comments": comments, "shares": shares}

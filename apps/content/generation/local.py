@@ -38,8 +38,14 @@ class LocalEngine:
 
     def image(self, request: ImageRequest) -> ImageResult:
         data, content_type = make_image(
-            request.prompt, request.width, request.height, request.style, request.brand,
-            request.reference, request.seed, request.format,
+            request.prompt,
+            request.width,
+            request.height,
+            request.style,
+            request.brand,
+            request.reference,
+            request.seed,
+            request.format,
         )
         return ImageResult(data=data, width=request.width, height=request.height, content_type=content_type)
 
@@ -51,8 +57,16 @@ class LocalEngine:
 
     def video(self, request: VideoRequest) -> VideoResult:
         data, thumbnail, seconds = make_video(
-            request.prompt, request.width, request.height, request.seconds, request.fps, request.style,
-            request.brand, request.reference, request.seed,
+            request.prompt,
+            request.width,
+            request.height,
+            request.seconds,
+            request.fps,
+            request.style,
+            request.brand,
+            request.reference,
+            request.seed,
         )
-        return VideoResult(data=data, width=request.width, height=request.height, seconds=seconds,
-                           thumbnail=thumbnail)
+        return VideoResult(
+            data=data, width=request.width, height=request.height, seconds=seconds, thumbnail=thumbnail
+        )

@@ -40,24 +40,64 @@ VIDEO_MAX_SECONDS = 8.0
 
 # Colour words in the prompt become palette accents ("a red bike" gets a red accent).
 COLOUR_WORDS: dict[str, RGB] = {
-    "red": (214, 48, 49), "rojo": (214, 48, 49), "roja": (214, 48, 49), "rouge": (214, 48, 49),
-    "rot": (214, 48, 49), "vermelho": (214, 48, 49),
-    "orange": (240, 130, 40), "naranja": (240, 130, 40), "laranja": (240, 130, 40),
-    "yellow": (246, 201, 46), "amarillo": (246, 201, 46), "jaune": (246, 201, 46),
-    "gelb": (246, 201, 46), "amarelo": (246, 201, 46), "gold": (212, 175, 55),
-    "green": (46, 160, 90), "verde": (46, 160, 90), "vert": (46, 160, 90), "grün": (46, 160, 90),
-    "blue": (40, 100, 220), "azul": (40, 100, 220), "bleu": (40, 100, 220), "blau": (40, 100, 220),
-    "purple": (130, 70, 190), "violet": (130, 70, 190), "lila": (130, 70, 190), "roxo": (130, 70, 190),
-    "pink": (236, 110, 170), "rosa": (236, 110, 170), "rose": (236, 110, 170),
-    "teal": (30, 150, 150), "turquoise": (40, 190, 190),
-    "brown": (130, 85, 50), "marrón": (130, 85, 50), "braun": (130, 85, 50), "marron": (130, 85, 50),
-    "black": (25, 25, 30), "negro": (25, 25, 30), "noir": (25, 25, 30), "schwarz": (25, 25, 30),
+    "red": (214, 48, 49),
+    "rojo": (214, 48, 49),
+    "roja": (214, 48, 49),
+    "rouge": (214, 48, 49),
+    "rot": (214, 48, 49),
+    "vermelho": (214, 48, 49),
+    "orange": (240, 130, 40),
+    "naranja": (240, 130, 40),
+    "laranja": (240, 130, 40),
+    "yellow": (246, 201, 46),
+    "amarillo": (246, 201, 46),
+    "jaune": (246, 201, 46),
+    "gelb": (246, 201, 46),
+    "amarelo": (246, 201, 46),
+    "gold": (212, 175, 55),
+    "green": (46, 160, 90),
+    "verde": (46, 160, 90),
+    "vert": (46, 160, 90),
+    "grün": (46, 160, 90),
+    "blue": (40, 100, 220),
+    "azul": (40, 100, 220),
+    "bleu": (40, 100, 220),
+    "blau": (40, 100, 220),
+    "purple": (130, 70, 190),
+    "violet": (130, 70, 190),
+    "lila": (130, 70, 190),
+    "roxo": (130, 70, 190),
+    "pink": (236, 110, 170),
+    "rosa": (236, 110, 170),
+    "rose": (236, 110, 170),
+    "teal": (30, 150, 150),
+    "turquoise": (40, 190, 190),
+    "brown": (130, 85, 50),
+    "marrón": (130, 85, 50),
+    "braun": (130, 85, 50),
+    "marron": (130, 85, 50),
+    "black": (25, 25, 30),
+    "negro": (25, 25, 30),
+    "noir": (25, 25, 30),
+    "schwarz": (25, 25, 30),
     "preto": (25, 25, 30),
-    "white": (240, 240, 236), "blanco": (240, 240, 236), "blanc": (240, 240, 236),
-    "weiß": (240, 240, 236), "branco": (240, 240, 236),
-    "sunset": (250, 120, 70), "ocean": (20, 110, 170), "sea": (20, 110, 170), "forest": (34, 110, 60),
-    "coffee": (111, 78, 55), "café": (111, 78, 55), "kaffee": (111, 78, 55), "sky": (120, 180, 235),
-    "snow": (235, 240, 248), "night": (20, 24, 60), "fire": (230, 80, 30), "sand": (220, 196, 150),
+    "white": (240, 240, 236),
+    "blanco": (240, 240, 236),
+    "blanc": (240, 240, 236),
+    "weiß": (240, 240, 236),
+    "branco": (240, 240, 236),
+    "sunset": (250, 120, 70),
+    "ocean": (20, 110, 170),
+    "sea": (20, 110, 170),
+    "forest": (34, 110, 60),
+    "coffee": (111, 78, 55),
+    "café": (111, 78, 55),
+    "kaffee": (111, 78, 55),
+    "sky": (120, 180, 235),
+    "snow": (235, 240, 248),
+    "night": (20, 24, 60),
+    "fire": (230, 80, 30),
+    "sand": (220, 196, 150),
 }
 
 
@@ -243,15 +283,27 @@ def build_scene(prompt: str, brand: BrandVoice, seed: int = 0, reference: Image.
                 rotation=d[5] * 360 / 256,
                 depth=d[6] / 255,
                 jitter=tuple(0.7 + 0.6 * d[10 + k] / 255 for k in range(10)),
-                motion=(0.04 + 0.1 * d[20] / 255, 0.04 + 0.1 * d[21] / 255, d[22] / 255 * 2 * math.pi,
-                        1 + d[23] % 2),
+                motion=(
+                    0.04 + 0.1 * d[20] / 255,
+                    0.04 + 0.1 * d[21] / 255,
+                    d[22] / 255 * 2 * math.pi,
+                    1 + d[23] % 2,
+                ),
             )
         )
     shapes.sort(key=lambda s: -s.depth)  # far first
     return Scene(
-        background=(bg_a, bg_b), ground=ground, accent=accent, outline=outline, layout=layout,
-        angle=angle, light=light, shapes=shapes, pan=pan,
-        reference_layout=ref_layout, reference_palette=ref_palette,
+        background=(bg_a, bg_b),
+        ground=ground,
+        accent=accent,
+        outline=outline,
+        layout=layout,
+        angle=angle,
+        light=light,
+        shapes=shapes,
+        pan=pan,
+        reference_layout=ref_layout,
+        reference_palette=ref_palette,
     )
 
 
@@ -274,15 +326,26 @@ def _shape_points(shape: Shape, w: int, h: int) -> list[tuple[float, float]]:
     else:  # blob
         n = len(shape.jitter)
         pts = [
-            (r * shape.jitter[k] * math.cos(2 * math.pi * k / n), r * shape.jitter[k] * math.sin(2 * math.pi * k / n))
+            (
+                r * shape.jitter[k] * math.cos(2 * math.pi * k / n),
+                r * shape.jitter[k] * math.sin(2 * math.pi * k / n),
+            )
             for k in range(n)
         ]
     cos_r, sin_r = math.cos(rot), math.sin(rot)
     return [(cx + x * cos_r - y * sin_r, cy + x * sin_r + y * cos_r) for x, y in pts]
 
 
-def draw_shape(draw: ImageDraw.ImageDraw, shape: Shape, w: int, h: int, fill, outline=None, width: int = 0,
-               offset: tuple[float, float] = (0, 0)) -> None:
+def draw_shape(
+    draw: ImageDraw.ImageDraw,
+    shape: Shape,
+    w: int,
+    h: int,
+    fill,
+    outline=None,
+    width: int = 0,
+    offset: tuple[float, float] = (0, 0),
+) -> None:
     cx, cy = shape.cx * w + offset[0], shape.cy * h + offset[1]
     r = shape.size * min(w, h)
     box = (cx - r, cy - r, cx + r, cy + r)
@@ -293,7 +356,9 @@ def draw_shape(draw: ImageDraw.ImageDraw, shape: Shape, w: int, h: int, fill, ou
         if outline is not None and width:
             draw.ellipse(box, outline=outline, width=ring + 2 * width)
             inset = width
-            draw.ellipse((box[0] + inset, box[1] + inset, box[2] - inset, box[3] - inset), outline=fill, width=ring)
+            draw.ellipse(
+                (box[0] + inset, box[1] + inset, box[2] - inset, box[3] - inset), outline=fill, width=ring
+            )
         else:
             draw.ellipse(box, outline=fill, width=ring)
     elif shape.kind == "arc":
@@ -301,8 +366,13 @@ def draw_shape(draw: ImageDraw.ImageDraw, shape: Shape, w: int, h: int, fill, ou
         thick = max(2, int(r * 0.35))
         if outline is not None and width:
             draw.arc(box, start, start + 200, fill=outline, width=thick + 2 * width)
-            draw.arc((box[0] + width, box[1] + width, box[2] - width, box[3] - width), start + 2, start + 198,
-                     fill=fill, width=thick)
+            draw.arc(
+                (box[0] + width, box[1] + width, box[2] - width, box[3] - width),
+                start + 2,
+                start + 198,
+                fill=fill,
+                width=thick,
+            )
         else:
             draw.arc(box, start, start + 200, fill=fill, width=thick)
     else:
@@ -363,7 +433,9 @@ def _reference_background(scene: Scene, size: tuple[int, int], flat: bool) -> Im
     rough = scene.reference_layout.copy()
     rough.thumbnail((40, 40))
     rough = rough.quantize(palette=palette_img, dither=Image.Dither.NONE).convert("RGB")
-    return rough.resize(size, Image.Resampling.BILINEAR).filter(ImageFilter.GaussianBlur(max(1, size[0] // 60)))
+    return rough.resize(size, Image.Resampling.BILINEAR).filter(
+        ImageFilter.GaussianBlur(max(1, size[0] // 60))
+    )
 
 
 def render_photo(scene: Scene, size: tuple[int, int], shapes: list[Shape] | None = None) -> Image.Image:
@@ -381,8 +453,9 @@ def render_photo(scene: Scene, size: tuple[int, int], shapes: list[Shape] | None
             img = Image.composite(_gradient(size, scene.ground, darken(scene.ground, 0.4), 90), img, horizon)
     lx, ly = scene.light
     warm = lighten(mix(scene.accent, (255, 244, 220), 0.7), 0.3)
-    img = Image.composite(Image.new("RGB", size, warm), img,
-                          _glow(size, scene.light, 0.55).point(lambda v: v * 0.45))
+    img = Image.composite(
+        Image.new("RGB", size, warm), img, _glow(size, scene.light, 0.55).point(lambda v: v * 0.45)
+    )
     blur_unit = max(w, h) / 260
     shadow_colour = darken(scene.background[1], 0.6)
     for shape in shapes:
@@ -390,8 +463,12 @@ def render_photo(scene: Scene, size: tuple[int, int], shapes: list[Shape] | None
         edge = 0.4 * blur_unit + shape.depth * 1.3 * blur_unit
         # Work only inside the shape's box (a stripe reaches 2.2 r from its centre).
         reach = r * 2.95 + blur_unit * 8 + 2
-        box = (max(0, int(shape.cx * w - reach)), max(0, int(shape.cy * h - reach)),
-               min(w, int(shape.cx * w + reach) + 1), min(h, int(shape.cy * h + reach) + 1))
+        box = (
+            max(0, int(shape.cx * w - reach)),
+            max(0, int(shape.cy * h - reach)),
+            min(w, int(shape.cx * w + reach) + 1),
+            min(h, int(shape.cy * h + reach) + 1),
+        )
         if box[2] - box[0] < 2 or box[3] - box[1] < 2:
             continue
         bsize = (box[2] - box[0], box[3] - box[1])
@@ -429,8 +506,15 @@ def render_flat(scene: Scene, size: tuple[int, int], shapes: list[Shape] | None 
             cx, cy = w / 2, h / 2
             dx, dy = math.cos(a) * w * 2, math.sin(a) * h * 2
             # A big flat band of the second background colour across the picture.
-            d.polygon([(cx - dx, cy - dy), (cx + dx, cy + dy), (cx + dx + dy, cy + dy - dx), (cx - dx + dy, cy - dy - dx)],
-                      fill=scene.background[1])
+            d.polygon(
+                [
+                    (cx - dx, cy - dy),
+                    (cx + dx, cy + dy),
+                    (cx + dx + dy, cy + dy - dx),
+                    (cx - dx + dy, cy - dy - dx),
+                ],
+                fill=scene.background[1],
+            )
         sun_r = int(min(w, h) * 0.12)
         sx, sy = int(scene.light[0] * w), int(scene.light[1] * h)
         d.ellipse((sx - sun_r, sy - sun_r, sx + sun_r, sy + sun_r), fill=lighten(scene.accent, 0.5))
@@ -453,10 +537,14 @@ def check_size(width: int, height: int) -> None:
     if not (isinstance(width, int) and isinstance(height, int)) or width < 16 or height < 16:
         raise EngineError(f"image size must be at least 16x16 pixels, got {width}x{height}")
     if width * height > MAX_PIXELS:
-        raise EngineError(f"image size {width}x{height} is larger than the local engine allows (16 megapixels)")
+        raise EngineError(
+            f"image size {width}x{height} is larger than the local engine allows (16 megapixels)"
+        )
 
 
-def render_scene(scene: Scene, width: int, height: int, style: str, seed: int = 0, grain: bool = True) -> Image.Image:
+def render_scene(
+    scene: Scene, width: int, height: int, style: str, seed: int = 0, grain: bool = True
+) -> Image.Image:
     """Draw ``scene`` at exactly ``width`` x ``height`` in the given style."""
     style = normalise_style(style)
     if style == "illustration":
@@ -498,8 +586,16 @@ def encode_image(img: Image.Image, fmt: str) -> tuple[bytes, str]:
     raise EngineError(f"unsupported image format {fmt!r}; the local engine writes PNG or JPEG")
 
 
-def make_image(prompt: str, width: int, height: int, style: str, brand: BrandVoice, reference: bytes | None,
-               seed: int, fmt: str) -> tuple[bytes, str]:
+def make_image(
+    prompt: str,
+    width: int,
+    height: int,
+    style: str,
+    brand: BrandVoice,
+    reference: bytes | None,
+    seed: int,
+    fmt: str,
+) -> tuple[bytes, str]:
     check_size(width, height)
     style = normalise_style(style)
     scene = build_scene(prompt, brand, seed, load_reference(reference))
@@ -510,8 +606,17 @@ def make_image(prompt: str, width: int, height: int, style: str, brand: BrandVoi
 # --------------------------------------------------------------------------- edits
 
 EDIT_VOCABULARY = (
-    "brighter", "darker", "black and white (grayscale)", "warmer", "cooler", "blur", "sharpen",
-    "more/less contrast", "more vibrant / muted", "mirror / flip", "crop to 1:1, 4:5, 16:9, 9:16, 3:2 or 2:3",
+    "brighter",
+    "darker",
+    "black and white (grayscale)",
+    "warmer",
+    "cooler",
+    "blur",
+    "sharpen",
+    "more/less contrast",
+    "more vibrant / muted",
+    "mirror / flip",
+    "crop to 1:1, 4:5, 16:9, 9:16, 3:2 or 2:3",
     'add text "..." (optionally at the top / in the center)',
 )
 
@@ -542,7 +647,9 @@ def _strength(clause: str) -> float:
 def parse_edit_prompt(prompt: str) -> list[EditStep]:
     """Split an edit prompt into ordered steps; unknown instructions raise EngineError."""
     if not prompt or not prompt.strip():
-        raise EngineError("the edit prompt is empty; the local engine understands: " + "; ".join(EDIT_VOCABULARY))
+        raise EngineError(
+            "the edit prompt is empty; the local engine understands: " + "; ".join(EDIT_VOCABULARY)
+        )
     texts: list[str] = []
 
     def stash(m: re.Match) -> str:
@@ -583,7 +690,9 @@ def parse_edit_prompt(prompt: str) -> list[EditStep]:
         op = None
         if re.search(r"\b(grayscale|greyscale|gray|grey|monochrome|mono|desaturated?|noir|bw)\b", rest):
             op = "grayscale"
-        elif re.search(r"\b(brighter|brighten|lighter|lighten|bright|light|exposure up|more light)\b", rest):
+        elif re.search(r"\b(reduce|lower|decrease|less)\b.*\b(brightness|exposure|light)\b", clause):
+            op = "darker"
+        elif re.search(r"\b(brighter|brighten|lighter|lighten|bright|brightness|light|exposure)\b", rest):
             op = "brighter"
         elif re.search(r"\b(darker|darken|dark|dim|dimmer|moody)\b", rest):
             op = "darker"
@@ -613,7 +722,9 @@ def parse_edit_prompt(prompt: str) -> list[EditStep]:
             )
         steps.append(EditStep(op, amount=strength))
     if not steps:
-        raise EngineError("no edit found in the prompt; the local engine understands: " + "; ".join(EDIT_VOCABULARY))
+        raise EngineError(
+            "no edit found in the prompt; the local engine understands: " + "; ".join(EDIT_VOCABULARY)
+        )
     return steps
 
 
@@ -631,8 +742,10 @@ def crop_to_ratio(img: Image.Image, a: int, b: int) -> Image.Image:
 
 @lru_cache(maxsize=16)
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    for path in ("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
-                 "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf"):
+    for path in (
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+        "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf",
+    ):
         if os.path.exists(path):
             return ImageFont.truetype(path, size)
     return ImageFont.load_default(size=size)
@@ -678,18 +791,27 @@ def draw_text(img: Image.Image, text: str, position: str) -> Image.Image:
     draw = ImageDraw.Draw(img)
     for i, line in enumerate(lines):
         lw = draw.textlength(line, font=font)
-        draw.text(((w - lw) / 2, y + i * line_h), line, font=font, fill=(255, 255, 255),
-                  stroke_width=stroke, stroke_fill=(0, 0, 0))
+        draw.text(
+            ((w - lw) / 2, y + i * line_h),
+            line,
+            font=font,
+            fill=(255, 255, 255),
+            stroke_width=stroke,
+            stroke_fill=(0, 0, 0),
+        )
     return img
 
 
 def _channel_shift(img: Image.Image, r: float, g: float, b: float) -> Image.Image:
     rc, gc, bc = img.convert("RGB").split()
-    return Image.merge("RGB", (
-        rc.point(lambda v: min(255, max(0, int(v * r)))),
-        gc.point(lambda v: min(255, max(0, int(v * g)))),
-        bc.point(lambda v: min(255, max(0, int(v * b)))),
-    ))
+    return Image.merge(
+        "RGB",
+        (
+            rc.point(lambda v: min(255, max(0, int(v * r)))),
+            gc.point(lambda v: min(255, max(0, int(v * g)))),
+            bc.point(lambda v: min(255, max(0, int(v * b)))),
+        ),
+    )
 
 
 def apply_edit(img: Image.Image, step: EditStep) -> Image.Image:
@@ -708,7 +830,9 @@ def apply_edit(img: Image.Image, step: EditStep) -> Image.Image:
     if step.op == "blur":
         return img.filter(ImageFilter.GaussianBlur(max(1.0, 2.5 * blur_unit * s)))
     if step.op == "sharpen":
-        return img.filter(ImageFilter.UnsharpMask(radius=max(1.0, blur_unit), percent=int(120 * s), threshold=2))
+        return img.filter(
+            ImageFilter.UnsharpMask(radius=max(1.0, blur_unit), percent=int(120 * s), threshold=2)
+        )
     if step.op == "contrast":
         return ImageEnhance.Contrast(img).enhance(1 + 0.3 * s)
     if step.op == "less_contrast":
@@ -771,15 +895,20 @@ class _Sprite:
 def _planes(img: Image.Image) -> tuple[Image.Image, Image.Image, Image.Image]:
     y, cb, cr = img.convert("YCbCr").split()
     cw, ch = img.width // 2, img.height // 2
-    return (y.point(_Y_LUT), cb.resize((cw, ch), Image.Resampling.BILINEAR).point(_C_LUT),
-            cr.resize((cw, ch), Image.Resampling.BILINEAR).point(_C_LUT))
+    return (
+        y.point(_Y_LUT),
+        cb.resize((cw, ch), Image.Resampling.BILINEAR).point(_C_LUT),
+        cr.resize((cw, ch), Image.Resampling.BILINEAR).point(_C_LUT),
+    )
 
 
 def _make_sprite(scene: Scene, shape: Shape, frame_min: int, style: str) -> _Sprite:
     radius = shape.size * frame_min
     half = int(radius * 1.5 + 8) & ~1
     side = half * 2
-    local = Shape(shape.kind, 0.5, 0.5, radius / side, shape.colour, shape.rotation, 0.0, shape.jitter, shape.motion)
+    local = Shape(
+        shape.kind, 0.5, 0.5, radius / side, shape.colour, shape.rotation, 0.0, shape.jitter, shape.motion
+    )
     rgb = Image.new("RGB", (side, side), shape.colour)
     mask = Image.new("L", (side, side), 0)
     if style == "illustration":
@@ -794,7 +923,9 @@ def _make_sprite(scene: Scene, shape: Shape, frame_min: int, style: str) -> _Spr
         draw_shape(ImageDraw.Draw(mask), local, side, side, 255)
         mask = mask.filter(ImageFilter.GaussianBlur(max(1.0, side / 90)))
     y, cb, cr = _planes(rgb)
-    return _Sprite(y, cb, cr, mask, mask.resize((side // 2, side // 2), Image.Resampling.BILINEAR), shape, half)
+    return _Sprite(
+        y, cb, cr, mask, mask.resize((side // 2, side // 2), Image.Resampling.BILINEAR), shape, half
+    )
 
 
 def check_video(width: int, height: int, seconds: float, fps: int) -> None:
@@ -808,8 +939,17 @@ def check_video(width: int, height: int, seconds: float, fps: int) -> None:
         raise EngineError(f"video size {width}x{height} is larger than the local engine allows (4K)")
 
 
-def make_video(prompt: str, width: int, height: int, seconds: float, fps: int, style: str, brand: BrandVoice,
-               reference: bytes | None, seed: int) -> tuple[bytes, bytes, float]:
+def make_video(
+    prompt: str,
+    width: int,
+    height: int,
+    seconds: float,
+    fps: int,
+    style: str,
+    brand: BrandVoice,
+    reference: bytes | None,
+    seed: int,
+) -> tuple[bytes, bytes, float]:
     """Encode the prompt's animated scene as H.264 MP4; returns (mp4, jpeg thumbnail, seconds)."""
     import av  # imported lazily: only video generation needs FFmpeg
 
@@ -827,10 +967,25 @@ def make_video(prompt: str, width: int, height: int, seconds: float, fps: int, s
     still = [s for s in scene.shapes if s not in moving]
     # Shapes are placed in canvas coordinates so they keep their frame-relative layout.
     scale_x, scale_y = width / cw, height / ch
-    canvas_scene = Scene(**{**scene.__dict__, "shapes": [
-        Shape(s.kind, s.cx * scale_x + (pan_x / 2) / cw, s.cy * scale_y + (pan_y / 2) / ch,
-              s.size * frame_min / min(cw, ch), s.colour, s.rotation, s.depth, s.jitter, s.motion)
-        for s in still]})
+    canvas_scene = Scene(
+        **{
+            **scene.__dict__,
+            "shapes": [
+                Shape(
+                    s.kind,
+                    s.cx * scale_x + (pan_x / 2) / cw,
+                    s.cy * scale_y + (pan_y / 2) / ch,
+                    s.size * frame_min / min(cw, ch),
+                    s.colour,
+                    s.rotation,
+                    s.depth,
+                    s.jitter,
+                    s.motion,
+                )
+                for s in still
+            ],
+        }
+    )
     if style == "illustration":
         canvas = render_flat(canvas_scene, (cw, ch))
     else:

@@ -21,12 +21,31 @@ from .base import BrandVoice, EngineError, IdeasRequest, TextRequest, TextResult
 LANGUAGES = ("en", "es", "fr", "de", "pt")
 TONES = ("professional", "casual", "friendly", "playful", "inspirational", "educational")
 TONE_ALIASES = {
-    "formal": "professional", "corporate": "professional", "expert": "professional", "authoritative": "professional",
-    "relaxed": "casual", "informal": "casual", "laid-back": "casual", "conversational": "casual",
-    "warm": "friendly", "welcoming": "friendly", "kind": "friendly", "empathetic": "friendly",
-    "fun": "playful", "witty": "playful", "humorous": "playful", "funny": "playful", "cheeky": "playful",
-    "motivational": "inspirational", "inspiring": "inspirational", "uplifting": "inspirational", "bold": "inspirational",
-    "informative": "educational", "instructive": "educational", "helpful": "educational", "didactic": "educational",
+    "formal": "professional",
+    "corporate": "professional",
+    "expert": "professional",
+    "authoritative": "professional",
+    "relaxed": "casual",
+    "informal": "casual",
+    "laid-back": "casual",
+    "conversational": "casual",
+    "warm": "friendly",
+    "welcoming": "friendly",
+    "kind": "friendly",
+    "empathetic": "friendly",
+    "fun": "playful",
+    "witty": "playful",
+    "humorous": "playful",
+    "funny": "playful",
+    "cheeky": "playful",
+    "motivational": "inspirational",
+    "inspiring": "inspirational",
+    "uplifting": "inspirational",
+    "bold": "inspirational",
+    "informative": "educational",
+    "instructive": "educational",
+    "helpful": "educational",
+    "didactic": "educational",
 }
 LENGTHS = ("short", "medium", "long")
 
@@ -34,43 +53,53 @@ LENGTHS = ("short", "medium", "long")
 
 _PROMPT_WORDS = {
     "en": "create write generate make post posts caption captions image images photo photos picture video videos "
-          "reel reels story stories about showing show featuring feature content social media instagram tiktok "
-          "facebook linkedin youtube twitter please need want announce announcing",
+    "reel reels story stories about showing show featuring feature content social media instagram tiktok "
+    "facebook linkedin youtube twitter please need want announce announcing",
     "es": "crear crea escribe escribir genera generar haz hacer publicación publicaciones post imagen imágenes foto "
-          "fotos vídeo video vídeos sobre mostrando muestra contenido redes sociales por favor",
+    "fotos vídeo video vídeos sobre mostrando muestra contenido redes sociales por favor",
     "fr": "créer crée écris écrire génère générer fais faire publication publications post image images photo photos "
-          "vidéo vidéos sur montrant montre contenu réseaux sociaux s'il plaît",
+    "vidéo vidéos sur montrant montre contenu réseaux sociaux s'il plaît",
     "de": "erstelle erstellen schreibe schreiben generiere generieren mache machen beitrag beiträge post bild bilder "
-          "foto fotos video videos über zeigt zeigen inhalt soziale medien bitte",
+    "foto fotos video videos über zeigt zeigen inhalt soziale medien bitte",
     "pt": "criar crie escreva escrever gere gerar faça fazer publicação publicações post imagem imagens foto fotos "
-          "vídeo vídeos sobre mostrando mostra conteúdo redes sociais por favor",
+    "vídeo vídeos sobre mostrando mostra conteúdo redes sociais por favor",
 }
 
 STOPWORDS = {
-    "en": set("""a about above after again against all am an and any are aren't as at be because been before being
+    "en": set(
+        """a about above after again against all am an and any are aren't as at be because been before being
         below between both but by can could did do does doing down during each few for from further had has have
         having he her here hers herself him himself his how i if in into is it it's its itself just let's me more
         most my myself no nor not now of off on once only or other our ours ourselves out over own same she should
         so some such than that the their theirs them themselves then there these they this those through to too
         under until up very was we were what when where which while who whom why will with would you your yours
-        yourself yourselves new get got via our us also really one two three""".split()),
-    "es": set("""a al algo algunas algunos ante antes como con contra cual cuando de del desde donde durante e el
+        yourself yourselves new get got via our us also really one two three""".split()
+    ),
+    "es": set(
+        """a al algo algunas algunos ante antes como con contra cual cuando de del desde donde durante e el
         ella ellas ellos en entre era es esa esas ese eso esos esta estas este esto estos fue ha hay la las le les
         lo los más me mi mis mucho muy nada ni no nos nosotros nuestra nuestro nuestras nuestros o os otra otro para
         pero poco por porque que quien se ser si sin sobre son su sus también te tiene todo tu tus un una uno unos y
-        ya yo nuevo nueva nuevos nuevas""".split()),
-    "fr": set("""a à au aux avec ce ces cette c'est dans de des du elle elles en est et être eux il ils je la le
+        ya yo nuevo nueva nuevos nuevas""".split()
+    ),
+    "fr": set(
+        """a à au aux avec ce ces cette c'est dans de des du elle elles en est et être eux il ils je la le
         les leur leurs lui ma mais me même mes moi mon ne nos notre nous on ou où par pas pour qu que qui sa se ses
         son sur ta te tes toi ton tu un une vos votre vous y l d s n j plus très tout tous nouveau nouvelle
-        nouveaux nouvelles""".split()),
-    "de": set("""aber alle allem allen aller als also am an auch auf aus bei bin bis das dass dem den der des die
+        nouveaux nouvelles""".split()
+    ),
+    "de": set(
+        """aber alle allem allen aller als also am an auch auf aus bei bin bis das dass dem den der des die
         doch du durch ein eine einem einen einer eines er es für hat hatte ich ihr ihre im in ist ja kann kein
         keine mit nach nicht noch nur oder sehr sich sie sind so über um und uns unser unsere unserer vom von vor
-        war was wie wir wird zu zum zur neu neue neuen neuer neues""".split()),
-    "pt": set("""a ao aos as à às com como da das de do dos e é ela elas ele eles em entre era essa esse esta este
+        war was wie wir wird zu zum zur neu neue neuen neuer neues""".split()
+    ),
+    "pt": set(
+        """a ao aos as à às com como da das de do dos e é ela elas ele eles em entre era essa esse esta este
         eu foi há isso isto já mais mas me meu minha muito na nas no nos nossa nosso nossas nossos não num numa o
         os ou para pela pelo por que quem se sem seu sua suas seus também te tem um uma umas uns você vocês novo
-        nova novos novas""".split()),
+        nova novos novas""".split()
+    ),
 }
 for _lang, _words in _PROMPT_WORDS.items():
     STOPWORDS[_lang] |= set(_words.split())
@@ -83,7 +112,13 @@ COLOUR_NAMES = {
     (50, 165, 80): {"en": "green", "es": "verde", "fr": "vert", "de": "Grün", "pt": "verde"},
     (40, 170, 170): {"en": "teal", "es": "turquesa", "fr": "turquoise", "de": "Türkis", "pt": "turquesa"},
     (40, 100, 230): {"en": "blue", "es": "azul", "fr": "bleu", "de": "Blau", "pt": "azul"},
-    (20, 35, 90): {"en": "navy", "es": "azul marino", "fr": "bleu marine", "de": "Marineblau", "pt": "azul-marinho"},
+    (20, 35, 90): {
+        "en": "navy",
+        "es": "azul marino",
+        "fr": "bleu marine",
+        "de": "Marineblau",
+        "pt": "azul-marinho",
+    },
     (135, 70, 195): {"en": "purple", "es": "morado", "fr": "violet", "de": "Lila", "pt": "roxo"},
     (240, 120, 175): {"en": "pink", "es": "rosa", "fr": "rose", "de": "Rosa", "pt": "rosa"},
     (245, 180, 150): {"en": "peach", "es": "melocotón", "fr": "pêche", "de": "Pfirsich", "pt": "pêssego"},
@@ -107,7 +142,11 @@ SOUNDS = {
     "casual": ["sound:lofi-chill-85bpm", "sound:indie-acoustic-100bpm", "sound:summer-house-120bpm"],
     "friendly": ["sound:upbeat-pop-118bpm", "sound:ukulele-sunny-104bpm", "sound:acoustic-claps-112bpm"],
     "playful": ["sound:funky-bass-124bpm", "sound:quirky-pizzicato-130bpm", "sound:retro-8bit-140bpm"],
-    "inspirational": ["sound:cinematic-rise-80bpm", "sound:epic-strings-92bpm", "sound:uplifting-piano-100bpm"],
+    "inspirational": [
+        "sound:cinematic-rise-80bpm",
+        "sound:epic-strings-92bpm",
+        "sound:uplifting-piano-100bpm",
+    ],
     "educational": ["sound:focus-lofi-78bpm", "sound:soft-marimba-98bpm", "sound:calm-keys-88bpm"],
 }
 
@@ -117,25 +156,45 @@ T: dict[str, dict] = {
     "en": {
         "and": "and",
         "hooks": {
-            "professional": ["Introducing {topic}: built for results.", "{Topic}, done properly.",
-                             "Here is what {topic} means for your business."],
-            "casual": ["So, {topic}. Let's get into it.", "Honestly? {Topic} just hits different.",
-                       "{Topic} kind of day, no big deal."],
-            "friendly": ["We can't wait to share {topic} with you!", "Say hello to {topic}!",
-                         "Good news, friends: {topic} is here."],
-            "playful": ["Plot twist: {topic} steals the show.", "Warning: {topic} may cause extreme happiness.",
-                        "Roses are red, {topic} is a treat."],
-            "inspirational": ["Every big story starts small, like {topic}.", "Dream bigger with {topic}.",
-                              "{Topic} is proof that the best is yet to come."],
-            "educational": ["Did you know? {Topic} is simpler than it looks.", "Three things to know about {topic}.",
-                            "A quick guide to {topic}."],
+            "professional": [
+                "Introducing {topic}: built for results.",
+                "{Topic}, done properly.",
+                "Here is what {topic} means for your business.",
+            ],
+            "casual": [
+                "So, {topic}. Let's get into it.",
+                "Honestly? {Topic} just hits different.",
+                "{Topic} kind of day, no big deal.",
+            ],
+            "friendly": [
+                "We can't wait to share {topic} with you!",
+                "Say hello to {topic}!",
+                "Good news, friends: {topic} is here.",
+            ],
+            "playful": [
+                "Plot twist: {topic} steals the show.",
+                "Warning: {topic} may cause extreme happiness.",
+                "Roses are red, {topic} is a treat.",
+            ],
+            "inspirational": [
+                "Every big story starts small, like {topic}.",
+                "Dream bigger with {topic}.",
+                "{Topic} is proof that the best is yet to come.",
+            ],
+            "educational": [
+                "Did you know? {Topic} is simpler than it looks.",
+                "Three things to know about {topic}.",
+                "A quick guide to {topic}.",
+            ],
         },
-        "bodies": ["We put real care into {topic}, from {k2} to every small detail.",
-                   "Think {k2}, think {k3}, and everything in between.",
-                   "It all comes down to {k2} and doing it well.",
-                   "Behind every {topic} there is a team that loves {k3}.",
-                   "Take a closer look at {k2}: that's where the magic happens.",
-                   "From the first idea to the final result, {topic} is all about {k3}."],
+        "bodies": [
+            "We put real care into {topic}, from {k2} to every small detail.",
+            "Think {k2}, think {k3}, and everything in between.",
+            "It all comes down to {k2} and doing it well.",
+            "Behind every {topic} there is a team that loves {k3}.",
+            "Take a closer look at {k2}: that's where the magic happens.",
+            "From the first idea to the final result, {topic} is all about {k3}.",
+        ],
         "themes": "We keep coming back to {themes}.",
         "audience": "Made for {audience}.",
         "brand": "That's the {brand} way.",
@@ -149,45 +208,95 @@ T: dict[str, dict] = {
             "inspirational": ["Start your story today.", "Save this as your sign to begin."],
             "educational": ["Save this post for later.", "Share it with someone who's learning too."],
         },
-        "comments": ["What's your take on {topic}? Tell us below!", "Which part of {topic} do you like most?",
-                     "Have you tried {topic} yet? Let us know!"],
-        "titles": ["{Topic}: what you need to know", "All about {topic}", "{Topic}, up close", "Why {topic} matters"],
-        "alt": {"image": "Image showing {topic}{extra}, in {colours} tones.",
-                "video": "Short video showing {topic}{extra}, in {colours} tones."},
+        "comments": [
+            "What's your take on {topic}? Tell us below!",
+            "Which part of {topic} do you like most?",
+            "Have you tried {topic} yet? Let us know!",
+        ],
+        "titles": [
+            "{Topic}: what you need to know",
+            "All about {topic}",
+            "{Topic}, up close",
+            "Why {topic} matters",
+        ],
+        "alt": {
+            "image": "Image showing {topic}{extra}, in {colours} tones.",
+            "video": "Short video showing {topic}{extra}, in {colours} tones.",
+        },
         "alt_extra": " with {k2} and {k3}",
-        "ideas": ["5 mistakes to avoid with {t}", "Behind the scenes: how we approach {t}", "{T}: myths vs facts",
-                  "A day in the life with {t}", "Quick tip: get more out of {t} in 60 seconds",
-                  "Before and after: {t}", "Ask us anything about {t}", "Our top 3 tools for {t}",
-                  "Poll: how do you enjoy {t}?", "{T} trends to watch this season", "Step-by-step guide to {t}",
-                  "Customer story: what {t} changed for them"],
+        "ideas": [
+            "5 mistakes to avoid with {t}",
+            "Behind the scenes: how we approach {t}",
+            "{T}: myths vs facts",
+            "A day in the life with {t}",
+            "Quick tip: get more out of {t} in 60 seconds",
+            "Before and after: {t}",
+            "Ask us anything about {t}",
+            "Our top 3 tools for {t}",
+            "Poll: how do you enjoy {t}?",
+            "{T} trends to watch this season",
+            "Step-by-step guide to {t}",
+            "Customer story: what {t} changed for them",
+        ],
         "formats": {"video": "Video: ", "thread": "Thread: "},
         "fallback": ["quality", "detail", "craft"],
-        "generic": ["#tips", "#inspiration", "#community", "#behindthescenes", "#new", "#daily", "#smallbusiness",
-                    "#trending", "#goals", "#ideas", "#lifestyle", "#learn"],
+        "generic": [
+            "#tips",
+            "#inspiration",
+            "#community",
+            "#behindthescenes",
+            "#new",
+            "#daily",
+            "#smallbusiness",
+            "#trending",
+            "#goals",
+            "#ideas",
+            "#lifestyle",
+            "#learn",
+        ],
     },
     "es": {
         "and": "y",
         "hooks": {
-            "professional": ["Presentamos {topic}: pensado para dar resultados.", "{Topic}, hecho como debe ser.",
-                             "Esto es lo que {topic} significa para tu negocio."],
-            "casual": ["Bueno, {topic}. Vamos al lío.", "Sinceramente, {topic} tiene algo especial.",
-                       "Un día de {topic}, sin complicaciones."],
-            "friendly": ["¡Qué ganas de compartir {topic} contigo!", "¡Te presentamos {topic}!",
-                         "Buenas noticias, amigos: {topic} ya está aquí."],
-            "playful": ["Giro inesperado: {topic} se roba el show.",
-                        "Aviso: {topic} puede provocar felicidad extrema.",
-                        "Si la vida te da limones, pide {topic}."],
-            "inspirational": ["Toda gran historia empieza pequeña, como {topic}.", "Sueña en grande con {topic}.",
-                              "{Topic} demuestra que lo mejor está por llegar."],
-            "educational": ["¿Sabías que {topic} es más sencillo de lo que parece?",
-                            "Tres cosas que debes saber sobre {topic}.", "Una guía rápida sobre {topic}."],
+            "professional": [
+                "Presentamos {topic}: pensado para dar resultados.",
+                "{Topic}, hecho como debe ser.",
+                "Esto es lo que {topic} significa para tu negocio.",
+            ],
+            "casual": [
+                "Bueno, {topic}. Vamos al lío.",
+                "Sinceramente, {topic} tiene algo especial.",
+                "Un día de {topic}, sin complicaciones.",
+            ],
+            "friendly": [
+                "¡Qué ganas de compartir {topic} contigo!",
+                "¡Te presentamos {topic}!",
+                "Buenas noticias, amigos: {topic} ya está aquí.",
+            ],
+            "playful": [
+                "Giro inesperado: {topic} se roba el show.",
+                "Aviso: {topic} puede provocar felicidad extrema.",
+                "Si la vida te da limones, pide {topic}.",
+            ],
+            "inspirational": [
+                "Toda gran historia empieza pequeña, como {topic}.",
+                "Sueña en grande con {topic}.",
+                "{Topic} demuestra que lo mejor está por llegar.",
+            ],
+            "educational": [
+                "¿Sabías que {topic} es más sencillo de lo que parece?",
+                "Tres cosas que debes saber sobre {topic}.",
+                "Una guía rápida sobre {topic}.",
+            ],
         },
-        "bodies": ["Cuidamos cada detalle de {topic}, desde {k2} hasta el último toque.",
-                   "Piensa en {k2}, piensa en {k3} y en todo lo que hay entre medias.",
-                   "Todo se reduce a {k2} y a hacerlo bien.",
-                   "Detrás de {topic} hay un equipo al que le encanta {k3}.",
-                   "Fíjate bien en {k2}: ahí es donde ocurre la magia.",
-                   "De la primera idea al resultado final, {topic} gira en torno a {k3}."],
+        "bodies": [
+            "Cuidamos cada detalle de {topic}, desde {k2} hasta el último toque.",
+            "Piensa en {k2}, piensa en {k3} y en todo lo que hay entre medias.",
+            "Todo se reduce a {k2} y a hacerlo bien.",
+            "Detrás de {topic} hay un equipo al que le encanta {k3}.",
+            "Fíjate bien en {k2}: ahí es donde ocurre la magia.",
+            "De la primera idea al resultado final, {topic} gira en torno a {k3}.",
+        ],
         "themes": "Siempre volvemos a lo mismo: {themes}.",
         "audience": "Pensado para {audience}.",
         "brand": "Así lo hacemos en {brand}.",
@@ -196,157 +305,343 @@ T: dict[str, dict] = {
         "cta": {
             "professional": ["Más información en el enlace de nuestra bio.", "Contáctanos para saber más."],
             "casual": ["Échale un vistazo y cuéntanos qué te parece.", "Míralo, no te vas a arrepentir."],
-            "friendly": ["¡Cuéntanos en los comentarios qué te parece!", "¡Etiqueta a alguien a quien le encantaría!"],
+            "friendly": [
+                "¡Cuéntanos en los comentarios qué te parece!",
+                "¡Etiqueta a alguien a quien le encantaría!",
+            ],
             "playful": ["¡Doble toque si estás de acuerdo!", "¡Deja tu emoji favorito aquí abajo!"],
             "inspirational": ["Empieza tu historia hoy.", "Guarda esto como tu señal para empezar."],
-            "educational": ["Guarda esta publicación para más tarde.", "Compártelo con alguien que también esté aprendiendo."],
+            "educational": [
+                "Guarda esta publicación para más tarde.",
+                "Compártelo con alguien que también esté aprendiendo.",
+            ],
         },
-        "comments": ["¿Qué opinas de {topic}? ¡Cuéntanos abajo!", "¿Qué es lo que más te gusta de {topic}?",
-                     "¿Ya has probado {topic}? ¡Dinos qué tal!"],
-        "titles": ["{Topic}: lo que necesitas saber", "Todo sobre {topic}", "{Topic}, de cerca", "Por qué importa {topic}"],
-        "alt": {"image": "Imagen que muestra {topic}{extra}, en tonos {colours}.",
-                "video": "Vídeo corto que muestra {topic}{extra}, en tonos {colours}."},
+        "comments": [
+            "¿Qué opinas de {topic}? ¡Cuéntanos abajo!",
+            "¿Qué es lo que más te gusta de {topic}?",
+            "¿Ya has probado {topic}? ¡Dinos qué tal!",
+        ],
+        "titles": [
+            "{Topic}: lo que necesitas saber",
+            "Todo sobre {topic}",
+            "{Topic}, de cerca",
+            "Por qué importa {topic}",
+        ],
+        "alt": {
+            "image": "Imagen que muestra {topic}{extra}, en tonos {colours}.",
+            "video": "Vídeo corto que muestra {topic}{extra}, en tonos {colours}.",
+        },
         "alt_extra": " con {k2} y {k3}",
-        "ideas": ["5 errores que evitar con {t}", "Entre bastidores: así trabajamos {t}", "{T}: mitos y verdades",
-                  "Un día cualquiera con {t}", "Consejo rápido: saca más partido a {t} en 60 segundos",
-                  "Antes y después: {t}", "Pregúntanos lo que quieras sobre {t}",
-                  "Nuestras 3 herramientas favoritas para {t}", "Encuesta: ¿cómo disfrutas {t}?",
-                  "Tendencias de {t} para esta temporada", "Guía paso a paso de {t}",
-                  "Historia de un cliente: lo que cambió {t}"],
+        "ideas": [
+            "5 errores que evitar con {t}",
+            "Entre bastidores: así trabajamos {t}",
+            "{T}: mitos y verdades",
+            "Un día cualquiera con {t}",
+            "Consejo rápido: saca más partido a {t} en 60 segundos",
+            "Antes y después: {t}",
+            "Pregúntanos lo que quieras sobre {t}",
+            "Nuestras 3 herramientas favoritas para {t}",
+            "Encuesta: ¿cómo disfrutas {t}?",
+            "Tendencias de {t} para esta temporada",
+            "Guía paso a paso de {t}",
+            "Historia de un cliente: lo que cambió {t}",
+        ],
         "formats": {"video": "Vídeo: ", "thread": "Hilo: "},
         "fallback": ["calidad", "detalles", "oficio"],
-        "generic": ["#consejos", "#inspiración", "#comunidad", "#entrebastidores", "#novedades", "#diario",
-                    "#emprendedores", "#tendencias", "#metas", "#ideas", "#estilodevida", "#aprender"],
+        "generic": [
+            "#consejos",
+            "#inspiración",
+            "#comunidad",
+            "#entrebastidores",
+            "#novedades",
+            "#diario",
+            "#emprendedores",
+            "#tendencias",
+            "#metas",
+            "#ideas",
+            "#estilodevida",
+            "#aprender",
+        ],
     },
     "fr": {
         "and": "et",
         "hooks": {
-            "professional": ["Découvrez {topic} : conçu pour des résultats.", "{Topic}, dans les règles de l'art.",
-                             "Voici ce que {topic} change pour votre entreprise."],
-            "casual": ["Bon, {topic}. On y va.", "Franchement, {topic} a un petit truc en plus.",
-                       "Une journée {topic}, tranquille."],
-            "friendly": ["On a hâte de vous faire découvrir {topic} !", "Dites bonjour à {topic} !",
-                         "Bonne nouvelle, les amis : {topic} est arrivé."],
-            "playful": ["Rebondissement : {topic} vole la vedette.",
-                        "Attention : {topic} peut provoquer un bonheur extrême.",
-                        "Les roses sont rouges, {topic} est un régal."],
-            "inspirational": ["Chaque grande histoire commence petit, comme {topic}.", "Rêvez plus grand avec {topic}.",
-                              "{Topic} prouve que le meilleur reste à venir."],
-            "educational": ["Le saviez-vous ? {Topic} est plus simple qu'il n'y paraît.",
-                            "Trois choses à savoir sur {topic}.", "Un guide rapide sur {topic}."],
+            "professional": [
+                "Découvrez {topic} : conçu pour des résultats.",
+                "{Topic}, dans les règles de l'art.",
+                "Voici ce que {topic} change pour votre entreprise.",
+            ],
+            "casual": [
+                "Bon, {topic}. On y va.",
+                "Franchement, {topic} a un petit truc en plus.",
+                "Une journée {topic}, tranquille.",
+            ],
+            "friendly": [
+                "On a hâte de vous faire découvrir {topic} !",
+                "Dites bonjour à {topic} !",
+                "Bonne nouvelle, les amis : {topic} est arrivé.",
+            ],
+            "playful": [
+                "Rebondissement : {topic} vole la vedette.",
+                "Attention : {topic} peut provoquer un bonheur extrême.",
+                "Les roses sont rouges, {topic} est un régal.",
+            ],
+            "inspirational": [
+                "Chaque grande histoire commence petit, comme {topic}.",
+                "Rêvez plus grand avec {topic}.",
+                "{Topic} prouve que le meilleur reste à venir.",
+            ],
+            "educational": [
+                "Le saviez-vous ? {Topic} est plus simple qu'il n'y paraît.",
+                "Trois choses à savoir sur {topic}.",
+                "Un guide rapide sur {topic}.",
+            ],
         },
-        "bodies": ["Nous soignons chaque détail de {topic}, de {k2} à la touche finale.",
-                   "Pensez {k2}, pensez {k3}, et tout ce qu'il y a entre les deux.",
-                   "Tout se résume à {k2}, et à bien le faire.",
-                   "Derrière {topic}, il y a une équipe passionnée par {k3}.",
-                   "Regardez de plus près {k2} : c'est là que la magie opère.",
-                   "De la première idée au résultat final, {topic} tourne autour de {k3}."],
+        "bodies": [
+            "Nous soignons chaque détail de {topic}, de {k2} à la touche finale.",
+            "Pensez {k2}, pensez {k3}, et tout ce qu'il y a entre les deux.",
+            "Tout se résume à {k2}, et à bien le faire.",
+            "Derrière {topic}, il y a une équipe passionnée par {k3}.",
+            "Regardez de plus près {k2} : c'est là que la magie opère.",
+            "De la première idée au résultat final, {topic} tourne autour de {k3}.",
+        ],
         "themes": "Nous revenons toujours à l'essentiel : {themes}.",
         "audience": "Pensé pour {audience}.",
         "brand": "C'est la méthode {brand}.",
         "do": "En plus : {item}.",
         "question": "Que feriez-vous avec {topic} ?",
         "cta": {
-            "professional": ["Plus d'informations via le lien dans notre bio.", "Contactez-nous pour en savoir plus."],
-            "casual": ["Jetez un œil et dites-nous ce que vous en pensez.", "Allez voir, vous ne le regretterez pas."],
-            "friendly": ["Dites-nous en commentaire ce que vous en pensez !", "Identifiez un ami qui adorerait ça !"],
-            "playful": ["Double-tapez si vous êtes d'accord !", "Laissez votre emoji préféré juste en dessous !"],
-            "inspirational": ["Commencez votre histoire aujourd'hui.", "Enregistrez ceci : c'est le signe qu'il faut se lancer."],
-            "educational": ["Enregistrez cette publication pour plus tard.", "Partagez-la avec quelqu'un qui apprend aussi."],
+            "professional": [
+                "Plus d'informations via le lien dans notre bio.",
+                "Contactez-nous pour en savoir plus.",
+            ],
+            "casual": [
+                "Jetez un œil et dites-nous ce que vous en pensez.",
+                "Allez voir, vous ne le regretterez pas.",
+            ],
+            "friendly": [
+                "Dites-nous en commentaire ce que vous en pensez !",
+                "Identifiez un ami qui adorerait ça !",
+            ],
+            "playful": [
+                "Double-tapez si vous êtes d'accord !",
+                "Laissez votre emoji préféré juste en dessous !",
+            ],
+            "inspirational": [
+                "Commencez votre histoire aujourd'hui.",
+                "Enregistrez ceci : c'est le signe qu'il faut se lancer.",
+            ],
+            "educational": [
+                "Enregistrez cette publication pour plus tard.",
+                "Partagez-la avec quelqu'un qui apprend aussi.",
+            ],
         },
-        "comments": ["Que pensez-vous de {topic} ? Dites-le-nous en dessous !",
-                     "Qu'est-ce que vous préférez dans {topic} ?", "Avez-vous déjà essayé {topic} ? Racontez-nous !"],
-        "titles": ["{Topic} : ce qu'il faut savoir", "Tout sur {topic}", "{Topic}, de près", "Pourquoi {topic} compte"],
-        "alt": {"image": "Image montrant {topic}{extra}, dans des tons {colours}.",
-                "video": "Courte vidéo montrant {topic}{extra}, dans des tons {colours}."},
+        "comments": [
+            "Que pensez-vous de {topic} ? Dites-le-nous en dessous !",
+            "Qu'est-ce que vous préférez dans {topic} ?",
+            "Avez-vous déjà essayé {topic} ? Racontez-nous !",
+        ],
+        "titles": [
+            "{Topic} : ce qu'il faut savoir",
+            "Tout sur {topic}",
+            "{Topic}, de près",
+            "Pourquoi {topic} compte",
+        ],
+        "alt": {
+            "image": "Image montrant {topic}{extra}, dans des tons {colours}.",
+            "video": "Courte vidéo montrant {topic}{extra}, dans des tons {colours}.",
+        },
         "alt_extra": " avec {k2} et {k3}",
-        "ideas": ["5 erreurs à éviter avec {t}", "Dans les coulisses : notre approche de {t}", "{T} : mythes et réalités",
-                  "Une journée avec {t}", "Astuce express : tirez le meilleur de {t} en 60 secondes",
-                  "Avant et après : {t}", "Posez-nous toutes vos questions sur {t}", "Nos 3 outils préférés pour {t}",
-                  "Sondage : comment profitez-vous de {t} ?", "Les tendances {t} de la saison",
-                  "Guide pas à pas de {t}", "Témoignage client : ce que {t} a changé"],
+        "ideas": [
+            "5 erreurs à éviter avec {t}",
+            "Dans les coulisses : notre approche de {t}",
+            "{T} : mythes et réalités",
+            "Une journée avec {t}",
+            "Astuce express : tirez le meilleur de {t} en 60 secondes",
+            "Avant et après : {t}",
+            "Posez-nous toutes vos questions sur {t}",
+            "Nos 3 outils préférés pour {t}",
+            "Sondage : comment profitez-vous de {t} ?",
+            "Les tendances {t} de la saison",
+            "Guide pas à pas de {t}",
+            "Témoignage client : ce que {t} a changé",
+        ],
         "formats": {"video": "Vidéo : ", "thread": "Fil : "},
         "fallback": ["qualité", "détails", "savoir-faire"],
-        "generic": ["#astuces", "#inspiration", "#communauté", "#coulisses", "#nouveauté", "#quotidien",
-                    "#entrepreneur", "#tendances", "#objectifs", "#idées", "#artdevivre", "#apprendre"],
+        "generic": [
+            "#astuces",
+            "#inspiration",
+            "#communauté",
+            "#coulisses",
+            "#nouveauté",
+            "#quotidien",
+            "#entrepreneur",
+            "#tendances",
+            "#objectifs",
+            "#idées",
+            "#artdevivre",
+            "#apprendre",
+        ],
     },
     "de": {
         "and": "und",
         "hooks": {
-            "professional": ["Wir präsentieren {topic}: gemacht für Ergebnisse.", "{Topic}, richtig gemacht.",
-                             "Das bedeutet {topic} für Ihr Unternehmen."],
-            "casual": ["Also, {topic}. Legen wir los.", "Mal ehrlich: {topic} ist einfach anders.",
-                       "Ein {topic}-Tag, ganz entspannt."],
-            "friendly": ["Wir können es kaum erwarten, {topic} mit euch zu teilen!", "Sagt hallo zu {topic}!",
-                         "Gute Nachrichten, ihr Lieben: {topic} ist da."],
-            "playful": ["Überraschung: {topic} stiehlt allen die Show.",
-                        "Achtung: {topic} kann extreme Glücksgefühle auslösen.",
-                        "Rosen sind rot, {topic} ist ein Genuss."],
-            "inspirational": ["Jede große Geschichte fängt klein an, so wie {topic}.", "Träum größer mit {topic}.",
-                              "{Topic} beweist, dass das Beste noch kommt."],
-            "educational": ["Wusstest du? {Topic} ist einfacher, als es aussieht.",
-                            "Drei Dinge, die du über {topic} wissen solltest.", "Ein kurzer Leitfaden zu {topic}."],
+            "professional": [
+                "Wir präsentieren {topic}: gemacht für Ergebnisse.",
+                "{Topic}, richtig gemacht.",
+                "Das bedeutet {topic} für Ihr Unternehmen.",
+            ],
+            "casual": [
+                "Also, {topic}. Legen wir los.",
+                "Mal ehrlich: {topic} ist einfach anders.",
+                "Ein {topic}-Tag, ganz entspannt.",
+            ],
+            "friendly": [
+                "Wir können es kaum erwarten, {topic} mit euch zu teilen!",
+                "Sagt hallo zu {topic}!",
+                "Gute Nachrichten, ihr Lieben: {topic} ist da.",
+            ],
+            "playful": [
+                "Überraschung: {topic} stiehlt allen die Show.",
+                "Achtung: {topic} kann extreme Glücksgefühle auslösen.",
+                "Rosen sind rot, {topic} ist ein Genuss.",
+            ],
+            "inspirational": [
+                "Jede große Geschichte fängt klein an, so wie {topic}.",
+                "Träum größer mit {topic}.",
+                "{Topic} beweist, dass das Beste noch kommt.",
+            ],
+            "educational": [
+                "Wusstest du? {Topic} ist einfacher, als es aussieht.",
+                "Drei Dinge, die du über {topic} wissen solltest.",
+                "Ein kurzer Leitfaden zu {topic}.",
+            ],
         },
-        "bodies": ["Wir stecken viel Sorgfalt in {topic}, von {k2} bis zum kleinsten Detail.",
-                   "Denk an {k2}, denk an {k3} und an alles dazwischen.",
-                   "Am Ende kommt es auf {k2} an, und darauf, es gut zu machen.",
-                   "Hinter {topic} steht ein Team, das {k3} liebt.",
-                   "Schau dir {k2} genauer an: Genau dort passiert die Magie.",
-                   "Von der ersten Idee bis zum fertigen Ergebnis dreht sich bei {topic} alles um {k3}."],
+        "bodies": [
+            "Wir stecken viel Sorgfalt in {topic}, von {k2} bis zum kleinsten Detail.",
+            "Denk an {k2}, denk an {k3} und an alles dazwischen.",
+            "Am Ende kommt es auf {k2} an, und darauf, es gut zu machen.",
+            "Hinter {topic} steht ein Team, das {k3} liebt.",
+            "Schau dir {k2} genauer an: Genau dort passiert die Magie.",
+            "Von der ersten Idee bis zum fertigen Ergebnis dreht sich bei {topic} alles um {k3}.",
+        ],
         "themes": "Wir kommen immer wieder zurück zu {themes}.",
         "audience": "Gemacht für {audience}.",
         "brand": "So machen wir das bei {brand}.",
         "do": "Außerdem: {item}.",
         "question": "Was würdest du mit {topic} machen?",
         "cta": {
-            "professional": ["Mehr erfahren Sie über den Link in unserer Bio.",
-                             "Kontaktieren Sie uns für weitere Informationen."],
-            "casual": ["Schau's dir an und sag uns, was du denkst.", "Wirf einen Blick drauf, es lohnt sich."],
-            "friendly": ["Erzählt uns in den Kommentaren, wie ihr es findet!",
-                         "Markiert jemanden, dem das gefallen würde!"],
+            "professional": [
+                "Mehr erfahren Sie über den Link in unserer Bio.",
+                "Kontaktieren Sie uns für weitere Informationen.",
+            ],
+            "casual": [
+                "Schau's dir an und sag uns, was du denkst.",
+                "Wirf einen Blick drauf, es lohnt sich.",
+            ],
+            "friendly": [
+                "Erzählt uns in den Kommentaren, wie ihr es findet!",
+                "Markiert jemanden, dem das gefallen würde!",
+            ],
             "playful": ["Doppeltippen, wenn du zustimmst!", "Lass dein Lieblings-Emoji unten da!"],
-            "inspirational": ["Beginne deine Geschichte noch heute.", "Speichere das als dein Zeichen, anzufangen."],
-            "educational": ["Speichere diesen Beitrag für später.", "Teile ihn mit jemandem, der auch gerade lernt."],
+            "inspirational": [
+                "Beginne deine Geschichte noch heute.",
+                "Speichere das als dein Zeichen, anzufangen.",
+            ],
+            "educational": [
+                "Speichere diesen Beitrag für später.",
+                "Teile ihn mit jemandem, der auch gerade lernt.",
+            ],
         },
-        "comments": ["Was hältst du von {topic}? Schreib es unten in die Kommentare!",
-                     "Was gefällt dir an {topic} am besten?", "Hast du {topic} schon ausprobiert? Erzähl uns davon!"],
-        "titles": ["{Topic}: Das musst du wissen", "Alles über {topic}", "{Topic} aus der Nähe",
-                   "Warum {topic} wichtig ist"],
-        "alt": {"image": "Bild von {topic}{extra}, in {colours}tönen.",
-                "video": "Kurzes Video von {topic}{extra}, in {colours}tönen."},
+        "comments": [
+            "Was hältst du von {topic}? Schreib es unten in die Kommentare!",
+            "Was gefällt dir an {topic} am besten?",
+            "Hast du {topic} schon ausprobiert? Erzähl uns davon!",
+        ],
+        "titles": [
+            "{Topic}: Das musst du wissen",
+            "Alles über {topic}",
+            "{Topic} aus der Nähe",
+            "Warum {topic} wichtig ist",
+        ],
+        "alt": {
+            "image": "Bild von {topic}{extra}, in {colours}tönen.",
+            "video": "Kurzes Video von {topic}{extra}, in {colours}tönen.",
+        },
         "alt_extra": " mit {k2} und {k3}",
-        "ideas": ["5 Fehler, die du bei {t} vermeiden solltest", "Blick hinter die Kulissen: so arbeiten wir an {t}",
-                  "{T}: Mythen und Fakten", "Ein Tag mit {t}", "Schneller Tipp: mehr aus {t} herausholen in 60 Sekunden",
-                  "Vorher und nachher: {t}", "Frag uns alles über {t}", "Unsere 3 liebsten Werkzeuge für {t}",
-                  "Umfrage: Wie genießt du {t}?", "{T}: die Trends dieser Saison", "Schritt-für-Schritt-Anleitung zu {t}",
-                  "Kundengeschichte: was {t} verändert hat"],
+        "ideas": [
+            "5 Fehler, die du bei {t} vermeiden solltest",
+            "Blick hinter die Kulissen: so arbeiten wir an {t}",
+            "{T}: Mythen und Fakten",
+            "Ein Tag mit {t}",
+            "Schneller Tipp: mehr aus {t} herausholen in 60 Sekunden",
+            "Vorher und nachher: {t}",
+            "Frag uns alles über {t}",
+            "Unsere 3 liebsten Werkzeuge für {t}",
+            "Umfrage: Wie genießt du {t}?",
+            "{T}: die Trends dieser Saison",
+            "Schritt-für-Schritt-Anleitung zu {t}",
+            "Kundengeschichte: was {t} verändert hat",
+        ],
         "formats": {"video": "Video: ", "thread": "Thread: "},
         "fallback": ["Qualität", "Details", "Handwerk"],
-        "generic": ["#tipps", "#inspiration", "#community", "#hinterdenkulissen", "#neuheit", "#alltag",
-                    "#kleinunternehmen", "#trends", "#ziele", "#ideen", "#lifestyle", "#lernen"],
+        "generic": [
+            "#tipps",
+            "#inspiration",
+            "#community",
+            "#hinterdenkulissen",
+            "#neuheit",
+            "#alltag",
+            "#kleinunternehmen",
+            "#trends",
+            "#ziele",
+            "#ideen",
+            "#lifestyle",
+            "#lernen",
+        ],
     },
     "pt": {
         "and": "e",
         "hooks": {
-            "professional": ["Apresentamos {topic}: pensado para gerar resultados.", "{Topic}, feito do jeito certo.",
-                             "Veja o que {topic} significa para o seu negócio."],
-            "casual": ["Então, {topic}. Bora lá.", "Sinceramente, {topic} tem algo diferente.",
-                       "Um dia de {topic}, sem complicação."],
-            "friendly": ["Mal podemos esperar para compartilhar {topic} com você!", "Diga olá para {topic}!",
-                         "Boas notícias, amigos: {topic} chegou."],
-            "playful": ["Reviravolta: {topic} rouba a cena.", "Atenção: {topic} pode causar felicidade extrema.",
-                        "Batatinha quando nasce, pede {topic}."],
-            "inspirational": ["Toda grande história começa pequena, como {topic}.", "Sonhe mais alto com {topic}.",
-                              "{Topic} é a prova de que o melhor ainda está por vir."],
-            "educational": ["Você sabia? {Topic} é mais simples do que parece.", "Três coisas para saber sobre {topic}.",
-                            "Um guia rápido sobre {topic}."],
+            "professional": [
+                "Apresentamos {topic}: pensado para gerar resultados.",
+                "{Topic}, feito do jeito certo.",
+                "Veja o que {topic} significa para o seu negócio.",
+            ],
+            "casual": [
+                "Então, {topic}. Bora lá.",
+                "Sinceramente, {topic} tem algo diferente.",
+                "Um dia de {topic}, sem complicação.",
+            ],
+            "friendly": [
+                "Mal podemos esperar para compartilhar {topic} com você!",
+                "Diga olá para {topic}!",
+                "Boas notícias, amigos: {topic} chegou.",
+            ],
+            "playful": [
+                "Reviravolta: {topic} rouba a cena.",
+                "Atenção: {topic} pode causar felicidade extrema.",
+                "Batatinha quando nasce, pede {topic}.",
+            ],
+            "inspirational": [
+                "Toda grande história começa pequena, como {topic}.",
+                "Sonhe mais alto com {topic}.",
+                "{Topic} é a prova de que o melhor ainda está por vir.",
+            ],
+            "educational": [
+                "Você sabia? {Topic} é mais simples do que parece.",
+                "Três coisas para saber sobre {topic}.",
+                "Um guia rápido sobre {topic}.",
+            ],
         },
-        "bodies": ["Cuidamos de cada detalhe de {topic}, de {k2} ao último toque.",
-                   "Pense em {k2}, pense em {k3} e em tudo o que existe entre os dois.",
-                   "No fim, tudo se resume a {k2} e a fazer bem feito.",
-                   "Por trás de {topic} existe uma equipe apaixonada por {k3}.",
-                   "Olhe com atenção para {k2}: é ali que a mágica acontece.",
-                   "Da primeira ideia ao resultado final, {topic} gira em torno de {k3}."],
+        "bodies": [
+            "Cuidamos de cada detalhe de {topic}, de {k2} ao último toque.",
+            "Pense em {k2}, pense em {k3} e em tudo o que existe entre os dois.",
+            "No fim, tudo se resume a {k2} e a fazer bem feito.",
+            "Por trás de {topic} existe uma equipe apaixonada por {k3}.",
+            "Olhe com atenção para {k2}: é ali que a mágica acontece.",
+            "Da primeira ideia ao resultado final, {topic} gira em torno de {k3}.",
+        ],
         "themes": "Sempre voltamos ao essencial: {themes}.",
         "audience": "Feito para {audience}.",
         "brand": "É assim que fazemos na {brand}.",
@@ -354,28 +649,67 @@ T: dict[str, dict] = {
         "question": "O que você faria com {topic}?",
         "cta": {
             "professional": ["Saiba mais pelo link na nossa bio.", "Entre em contato para saber mais."],
-            "casual": ["Dá uma olhada e conta pra gente o que achou.", "Confere aí, você não vai se arrepender."],
-            "friendly": ["Conta pra gente nos comentários o que achou!", "Marque um amigo que ia adorar isso!"],
+            "casual": [
+                "Dá uma olhada e conta pra gente o que achou.",
+                "Confere aí, você não vai se arrepender.",
+            ],
+            "friendly": [
+                "Conta pra gente nos comentários o que achou!",
+                "Marque um amigo que ia adorar isso!",
+            ],
             "playful": ["Toque duas vezes se você concorda!", "Deixe seu emoji favorito aqui embaixo!"],
             "inspirational": ["Comece a sua história hoje.", "Salve isto como o seu sinal para começar."],
-            "educational": ["Salve este post para depois.", "Compartilhe com alguém que também está aprendendo."],
+            "educational": [
+                "Salve este post para depois.",
+                "Compartilhe com alguém que também está aprendendo.",
+            ],
         },
-        "comments": ["O que você acha de {topic}? Conta aqui embaixo!", "Do que você mais gosta em {topic}?",
-                     "Já experimentou {topic}? Conta pra gente!"],
-        "titles": ["{Topic}: o que você precisa saber", "Tudo sobre {topic}", "{Topic} de perto",
-                   "Por que {topic} importa"],
-        "alt": {"image": "Imagem mostrando {topic}{extra}, em tons de {colours}.",
-                "video": "Vídeo curto mostrando {topic}{extra}, em tons de {colours}."},
+        "comments": [
+            "O que você acha de {topic}? Conta aqui embaixo!",
+            "Do que você mais gosta em {topic}?",
+            "Já experimentou {topic}? Conta pra gente!",
+        ],
+        "titles": [
+            "{Topic}: o que você precisa saber",
+            "Tudo sobre {topic}",
+            "{Topic} de perto",
+            "Por que {topic} importa",
+        ],
+        "alt": {
+            "image": "Imagem mostrando {topic}{extra}, em tons de {colours}.",
+            "video": "Vídeo curto mostrando {topic}{extra}, em tons de {colours}.",
+        },
         "alt_extra": " com {k2} e {k3}",
-        "ideas": ["5 erros para evitar com {t}", "Bastidores: como trabalhamos {t}", "{T}: mitos e verdades",
-                  "Um dia com {t}", "Dica rápida: aproveite mais {t} em 60 segundos", "Antes e depois: {t}",
-                  "Pergunte o que quiser sobre {t}", "Nossas 3 ferramentas favoritas para {t}",
-                  "Enquete: como você aproveita {t}?", "Tendências de {t} para esta temporada",
-                  "Guia passo a passo de {t}", "História de cliente: o que {t} mudou"],
+        "ideas": [
+            "5 erros para evitar com {t}",
+            "Bastidores: como trabalhamos {t}",
+            "{T}: mitos e verdades",
+            "Um dia com {t}",
+            "Dica rápida: aproveite mais {t} em 60 segundos",
+            "Antes e depois: {t}",
+            "Pergunte o que quiser sobre {t}",
+            "Nossas 3 ferramentas favoritas para {t}",
+            "Enquete: como você aproveita {t}?",
+            "Tendências de {t} para esta temporada",
+            "Guia passo a passo de {t}",
+            "História de cliente: o que {t} mudou",
+        ],
         "formats": {"video": "Vídeo: ", "thread": "Fio: "},
         "fallback": ["qualidade", "detalhes", "cuidado"],
-        "generic": ["#dicas", "#inspiração", "#comunidade", "#bastidores", "#novidade", "#diadia",
-                    "#empreendedorismo", "#tendências", "#metas", "#ideias", "#estilodevida", "#aprender"],
+        "generic": [
+            "#dicas",
+            "#inspiração",
+            "#comunidade",
+            "#bastidores",
+            "#novidade",
+            "#diadia",
+            "#empreendedorismo",
+            "#tendências",
+            "#metas",
+            "#ideias",
+            "#estilodevida",
+            "#aprender",
+        ],
     },
 }
 
@@ -385,7 +719,7 @@ _DO_VERBS = re.compile(
     r"^\s*(?:always\s+)?(?:mention|include|highlight|feature|promote|emphasi[sz]e|talk about|reference|say)\s+(.+)$",
     re.IGNORECASE,
 )
-_EMOJI_RE = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2728]\uFE0F?")
+_EMOJI_RE = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\u2b50\u2728]\ufe0f?")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -480,7 +814,9 @@ def _fill(template: str, language: str, **values: str) -> str:
         values["T"] = _capitalise(values["t"])
     text = template.format(**values)
     if language == "fr":  # elision: "de abeilles" -> "d'abeilles", "que il" -> "qu'il"
-        text = re.sub(r"\b([dD]e|[qQ]ue) (?=[aeiouyéèêàâîôûAEIOUYÉÈÊÀÂÎÔÛ])", lambda m: m.group(1)[:-1] + "'", text)
+        text = re.sub(
+            r"\b([dD]e|[qQ]ue) (?=[aeiouyéèêàâîôûAEIOUYÉÈÊÀÂÎÔÛ])", lambda m: m.group(1)[:-1] + "'", text
+        )
     return text
 
 
@@ -497,7 +833,7 @@ def colour_name(hex_value: str, language: str) -> str:
         rgb = (int(text[0:2], 16), int(text[2:4], 16), int(text[4:6], 16))
     except ValueError:
         return ""
-    ref = min(COLOUR_NAMES, key=lambda c: sum((a - b) ** 2 for a, b in zip(c, rgb)))
+    ref = min(COLOUR_NAMES, key=lambda c: sum((a - b) ** 2 for a, b in zip(c, rgb, strict=True)))
     return COLOUR_NAMES[ref][language]
 
 
@@ -529,13 +865,23 @@ def _system_directives(brand: BrandVoice) -> tuple[bool, str]:
     """(emojis forbidden, sign-off) read from the brand's system prompt and caption style."""
     text = f"{brand.system_prompt}\n{brand.caption_style}".lower()
     no_emoji = bool(re.search(r"\b(no|without|never use|avoid|zero)\s+emojis?\b|emoji-free", text))
-    sign = re.search(r"(?:sign[- ]?off|end|finish)\s+(?:every caption\s+|each caption\s+|captions?\s+)?with\s+"
-                     r"[\"“']([^\"”']+)[\"”']", brand.system_prompt or "", re.IGNORECASE)
+    sign = re.search(
+        r"(?:sign[- ]?off|end|finish)\s+(?:every caption\s+|each caption\s+|captions?\s+)?with\s+"
+        r"[\"“']([^\"”']+)[\"”']",
+        brand.system_prompt or "",
+        re.IGNORECASE,
+    )
     return no_emoji, (sign.group(1).strip() if sign else "")
 
 
-def build_hashtags(topic: str, keywords: list[str], request: TextRequest, language: str,
-                   dont: list[re.Pattern], rng: random.Random) -> list[str]:
+def build_hashtags(
+    topic: str,
+    keywords: list[str],
+    request: TextRequest,
+    language: str,
+    dont: list[re.Pattern],
+    rng: random.Random,
+) -> list[str]:
     if not request.include_hashtags or request.hashtag_count <= 0:
         return []
     count = int(request.hashtag_count)
@@ -572,9 +918,13 @@ def build_hashtags(topic: str, keywords: list[str], request: TextRequest, langua
     rng.shuffle(generic)
     for tag in generic:
         add(tag)
-    suffixes = {"en": ["lovers", "life", "daily", "tips"], "es": ["lovers", "time", "diario", "tips"],
-                "fr": ["lovers", "time", "dujour", "astuces"], "de": ["liebe", "zeit", "tipps", "fans"],
-                "pt": ["lovers", "time", "diario", "dicas"]}[language]
+    suffixes = {
+        "en": ["lovers", "life", "daily", "tips"],
+        "es": ["lovers", "time", "diario", "tips"],
+        "fr": ["lovers", "time", "dujour", "astuces"],
+        "de": ["liebe", "zeit", "tipps", "fans"],
+        "pt": ["lovers", "time", "diario", "dicas"],
+    }[language]
     for word in keywords or [topic.replace(" ", "")]:
         for suffix in suffixes:
             add(_hashtag(word) + suffix)
@@ -698,9 +1048,20 @@ def make_text(request: TextRequest) -> TextResult:
     title = choose(L["titles"])
     title = title[:100].rsplit(" ", 1)[0] if len(title) > 100 else title
 
-    colours = _join([c for c in {colour_name(brand.primary_color, language): 0,
-                                 colour_name(brand.secondary_color, language): 0} if c], L["and"])
-    extra = _fill(L["alt_extra"], language, topic=topic, k2=others[0], k3=others[1]) if len(others) > 1 else ""
+    colours = _join(
+        [
+            c
+            for c in {
+                colour_name(brand.primary_color, language): 0,
+                colour_name(brand.secondary_color, language): 0,
+            }
+            if c
+        ],
+        L["and"],
+    )
+    extra = (
+        _fill(L["alt_extra"], language, topic=topic, k2=others[0], k3=others[1]) if len(others) > 1 else ""
+    )
     media = "video" if request.media_type == "video" else "image"
     alt_text = _scrub(_fill(L["alt"][media], language, extra=extra, colours=colours, **values), dont)
 
@@ -708,8 +1069,14 @@ def make_text(request: TextRequest) -> TextResult:
     shift = rng.randrange(len(sounds))
     sounds = sounds[shift:] + sounds[:shift]
 
-    return TextResult(caption=caption, hashtags=hashtags, first_comment=comment, alt_text=alt_text,
-                      title=title, sounds=sounds)
+    return TextResult(
+        caption=caption,
+        hashtags=hashtags,
+        first_comment=comment,
+        alt_text=alt_text,
+        title=title,
+        sounds=sounds,
+    )
 
 
 def make_ideas(request: IdeasRequest) -> list[str]:
@@ -746,5 +1113,7 @@ def make_ideas(request: IdeasRequest) -> list[str]:
             if len(ideas) == count:
                 return ideas
     if len(ideas) < count:
-        raise EngineError(f"only {len(ideas)} distinct ideas could be found for this topic (asked for {count})")
+        raise EngineError(
+            f"only {len(ideas)} distinct ideas could be found for this topic (asked for {count})"
+        )
     return ideas

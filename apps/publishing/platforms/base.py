@@ -16,7 +16,7 @@ import email.utils
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar, Literal, TypeVar
@@ -228,9 +228,7 @@ ERROR_PARSERS: dict[str, Callable[[Any], tuple[str, Any, dict[str, Any]]]] = {
 }
 
 
-def retry_after_from_headers(
-    headers: requests.structures.CaseInsensitiveDict | dict, now: float | None = None
-) -> float | None:
+def retry_after_from_headers(headers: Mapping[str, str], now: float | None = None) -> float | None:
     """Seconds to wait, from Retry-After, x-rate-limit-reset or Meta's usage headers."""
     now = time.time() if now is None else now
     value = headers.get("Retry-After")
@@ -378,7 +376,11 @@ class PlatformClient(ABC):
             raise PlatformError(
                 f"{self.platform}: connect timeout: {exc}", code="network", retryable=True
             ) from exc
-        except (requests.exceptions.ConnectionError, requests.exceptions.Timeout) as exc:
+        except (
+            requests.exceptions.ConnectionError,
+            requests.exceptions.Timeout,
+            requests.exceptions.ChunkedEncodingError,
+        ) as exc:
             if create and not _never_sent(exc):
                 raise OutcomeUnknown(
                     f"{self.platform}: no answer after {method} {path}; the post may exist: {exc}"
@@ -396,7 +398,13 @@ class PlatformClient(ABC):
 
     def get_json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         resp = self.request(method, path, **kwargs)
-        return json_body(resp)
+        try:
+            return json_body(resp)
+        except PlatformError as exc:
+            if kwargs.get("create"):
+                # A 2xx to the create call means the post exists even if we cannot read its id.
+                raise OutcomeUnknown(f"{self.platform}: {exc.message}", status_code=resp.status_code) from exc
+            raise
 
     def error_from_response(self, resp: requests.Response) -> PlatformError:
         body: Any
@@ -515,20 +523,6 @@ def check_https(item: MediaItem, platform: str) -> None:
 
 def normalise_type(content_type: str) -> str:
     return (content_type or "").split(";")[0].strip().lower()
-
-
-def epoch(value: str | int | float | None) -> float:
-    if value is None or value == "":
-        return 0.0
-    if isinstance(value, int | float):
-        return float(value)
-    text = value.replace("Z", "+00:00")
-    if len(text) > 5 and text[-5] in "+-" and text[-3] != ":":
-        text = text[:-2] + ":" + text[-2:]
-    try:
-        return datetime.fromisoformat(text).timestamp()
-    except ValueError:
-        return 0.0
 
 
 _REGISTRY: dict[str, type[PlatformClient]] = {}

@@ -15,6 +15,7 @@ from typing import Any
 from apps.publishing.platforms.base import (
     AccountInfo,
     Metrics,
+    PlatformError,
     PostRequest,
     PublishResult,
     check_https,
@@ -124,11 +125,15 @@ class FacebookClient(GraphClient):
             title=req.title,
             create=True,
         )
-        status = self.poll(
-            lambda: self.graph_get(video_id, fields="status"),
-            lambda body: _reel_done(body.get("status") or {}),
-            what=f"reel {video_id}",
-        )
+        try:
+            status = self.poll(
+                lambda: self.graph_get(video_id, fields="status"),
+                lambda body: _reel_done(body.get("status") or {}),
+                what=f"reel {video_id}",
+            )
+        except PlatformError as exc:
+            # The reel was sent for publishing; only its status read failed. Never post it twice.
+            return video_id, "", {"video_id": video_id, "status": "PENDING", "status_error": exc.message}
         st = status.get("status") or {}
         if st.get("video_status") == "error" or (st.get("processing_phase") or {}).get("status") == "error":
             errors = (st.get("processing_phase") or {}).get("errors") or [{}]

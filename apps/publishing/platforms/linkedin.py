@@ -74,7 +74,7 @@ class LinkedInClient(PlatformClient):
     def validate(self, req: PostRequest) -> None:
         if not req.caption and not req.media:
             raise self.invalid("A LinkedIn post needs text or media.")
-        if len(little_text(req.caption)) > 3000:
+        if len(req.caption) > 3000:
             raise self.invalid("LinkedIn posts are limited to 3,000 characters.", "text_too_long")
         if req.videos and len(req.media) != 1:
             raise self.invalid("A LinkedIn video post is exactly one video; it cannot mix images.")
@@ -284,6 +284,7 @@ class LinkedInClient(PlatformClient):
         followers = self.get_json("GET", "/rest/memberFollowersCount", params={"q": "me"}).get(
             "elements"
         ) or [{}]
+        # Member apps get no public handle (vanity name); the sign-in email stands in for it.
         return AccountInfo(
             external_id=f"urn:li:person:{info.get('sub', '')}",
             username=info.get("email", ""),

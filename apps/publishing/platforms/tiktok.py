@@ -187,7 +187,17 @@ class TikTokClient(PlatformClient):
             )
             publish_id = data["publish_id"]
             kind = "photo"
-        status = self._wait(publish_id)
+        try:
+            status = self._wait(publish_id)
+        except PlatformError as exc:
+            if exc.code == "media_processing_failed":
+                raise
+            # TikTok accepted the post; only reading its status failed. Retrying would post twice.
+            return PublishResult(
+                external_id=publish_id,
+                url="",
+                raw={"publish_id": publish_id, "status": "PENDING", "status_error": exc.message},
+            )
         post_ids = status.get("publicaly_available_post_id") or status.get("publicly_available_post_id") or []
         external_id = str(post_ids[0]) if post_ids else publish_id
         username = creator.get("creator_username", "")

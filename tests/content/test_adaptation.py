@@ -1,0 +1,467 @@
+"""Adapting drafts to each platform, validating variants, and properties over every format."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from apps.content.adaptation import (
+    ELLIPSIS,
+    Draft,
+    Variant,
+    adapt,
+    compose_caption,
+    normalize_hashtag,
+    normalize_hashtags,
+    replace_forbidden,
+    shorten,
+    validate_variant,
+    words,
+)
+from apps.content.platform_rules import (
+    MEDIA_TYPES,
+    POST_TYPES,
+    SUPPORTED_PLATFORMS,
+    UnsupportedFormat,
+    count_text,
+    get_format,
+)
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
+SENTENCES = [
+    "Our new espresso blend is finally here.",
+    "It took two years of tasting to get it right!",
+    "Come by the shop this weekend and try a free cup.",
+    "We roast every batch by hand in small quantities.",
+    "Tell your friends, bring your neighbours, and enjoy.",
+]
+LONG_CAPTION = " ".join(SENTENCES * 3)  # 716 characters
+
+
+def _tags(n: int) -> list[str]:
+    return [f"#tag{i}" for i in range(n)]
+
+
+# --- examples ------------------------------------------------------------------------------
+
+
+def test_a_caption_that_fits_is_left_alone():
+    v = adapt("x", Draft("Fresh coffee today", ["#coffee"]))
+    assert v.caption == "Fresh coffee today"
+    assert v.hashtags == ["#coffee"]
+    assert v.adaptations == []
+
+
+def test_x_captions_are_shortened_to_280_weighted_characters_by_whole_sentences():
+    v = adapt("twitter", Draft(LONG_CAPTION, []))
+    assert count_text("x", LONG_CAPTION) == 716
+    assert count_text("x", v.caption) <= 280
+    assert LONG_CAPTION.startswith(v.caption)
+    assert v.caption.endswith(".") or v.caption.endswith("!")
+    assert not v.caption.endswith(ELLIPSIS)  # whole sentences dropped: nothing was cut
+    assert v.adaptations == [
+        f"caption shortened from 716 to {count_text('x', v.caption)} weighted characters"
+        " (limit 280 weighted characters)"
+    ]
+
+
+def test_a_single_long_sentence_is_cut_between_words_with_an_ellipsis():
+    sentence = " ".join(["wonderful"] * 60)
+    v = adapt("x", Draft(sentence, []))
+    assert v.caption.endswith("wonderful" + ELLIPSIS)
+    assert count_text("x", v.caption) <= 280
+    assert set(v.caption.removesuffix(ELLIPSIS).split()) == {"wonderful"}
+
+
+def test_urls_count_as_23_when_fitting_an_x_caption():
+    url = "https://example.com/" + "p" * 200
+    v = adapt("x", Draft(f"Read this {url} now", []))
+    assert v.caption == f"Read this {url} now"  # 10 + 23 + 4 weighted characters
+
+
+def test_a_word_longer_than_the_limit_is_dropped_not_cut():
+    v = adapt("bluesky", Draft("a" * 400, []))
+    assert v.caption == ""
+    assert "caption shortened from 400 to 0 graphemes" in v.adaptations[0]
+
+
+def test_a_cut_never_leaves_a_dangling_hash_or_a_half_hashtag():
+    caption = " ".join(["coffee"] * 40) + " # " + " ".join(["#espresso"] * 40)
+    v = adapt("x", Draft(caption, []))
+    tokens = v.caption.removesuffix(ELLIPSIS).split()
+    assert "#" not in tokens
+    assert all(t in ("coffee", "#espresso") for t in tokens)
+
+
+def test_hashtags_in_the_caption_count_against_the_limit():
+    caption = " ".join(SENTENCES * 2)  # 477 characters; Pinterest has no first comment
+    v = adapt("pinterest", Draft(caption, _tags(10)))
+    assert v.hashtags == _tags(10)
+    assert count_text("pinterest", compose_caption(v.caption, v.hashtags)) <= 500
+    assert caption.startswith(v.caption) and len(v.caption) < len(caption)
+    assert any(a.endswith("(limit 500 characters including hashtags)") for a in v.adaptations)
+
+
+def test_hashtags_move_to_the_first_comment_when_the_caption_has_no_room():
+    caption = "a" * 270
+    v = adapt("x", Draft(caption, ["#coffee", "#espresso"]))
+    assert v.caption == caption
+    assert v.hashtags == []
+    assert v.first_comment == "#coffee #espresso"
+    assert "hashtags moved to first comment" in v.adaptations
+
+
+def test_instagram_keeps_at_most_five_hashtags():
+    v = adapt("instagram", Draft("Coffee time", _tags(12)))
+    assert v.hashtags == _tags(5)
+    assert any(a.startswith("hashtags reduced from 12 to 5") for a in v.adaptations)
+
+
+def test_instagram_hashtag_cap_counts_hashtags_inside_the_caption():
+    v = adapt("instagram", Draft("Love #coffee and #latte today", _tags(6)))
+    assert v.caption == "Love #coffee and #latte today"
+    assert v.hashtags == _tags(3)
+    too_many = adapt("instagram", Draft(" ".join(f"#in{i}" for i in range(7)) + " done", []))
+    assert too_many.caption == "#in0 #in1 #in2 #in3 #in4 done"
+
+
+def test_threads_keeps_one_topic_tag():
+    v = adapt("threads", Draft("Coffee time", ["#coffee", "#latte", "#beans"]))
+    assert v.hashtags == ["#coffee"]
+    assert any("hashtags reduced from 3 to 1" in a for a in v.adaptations)
+    long_tag = "#" + "a" * 51
+    assert adapt("threads", Draft("x", [long_tag, "#ok"])).hashtags == ["#ok"]
+
+
+def test_hashtags_are_normalised_and_deduplicated_case_insensitively():
+    assert normalize_hashtag("coffee") == "#coffee"
+    assert normalize_hashtag("##Latte!") == "#Latte"
+    assert normalize_hashtag("new york") == "#newyork"
+    assert normalize_hashtag("#café") == "#café"
+    assert normalize_hashtag("#2024") is None
+    assert normalize_hashtag("#") is None
+    assert normalize_hashtags(["#Coffee", "coffee", "#COFFEE", "#tea"]) == ["#Coffee", "#tea"]
+    v = adapt("facebook", Draft("Hi", ["coffee", "#Coffee", "#"]))
+    assert v.hashtags == ["#coffee"]
+    assert any("normalised" in a for a in v.adaptations)
+
+
+def test_hashtags_already_written_in_the_caption_are_not_repeated():
+    v = adapt("linkedin", Draft("We love #Coffee", ["#coffee", "#tea"]))
+    assert v.hashtags == ["#tea"]
+
+
+def test_the_first_comment_is_folded_into_the_caption_where_there_is_none():
+    v = adapt("tiktok", Draft("New video", ["#coffee"], first_comment="Link in bio!"), media_type="video")
+    assert v.caption == "New video\n\nLink in bio!"
+    assert v.first_comment == ""
+    assert any(a.startswith("first comment folded into the caption") for a in v.adaptations)
+
+
+def test_a_first_comment_that_does_not_fit_is_dropped_with_a_note():
+    v = adapt("pinterest", Draft("x " * 240, [], first_comment="A long comment " * 10))
+    assert v.first_comment == ""
+    assert "A long" not in v.caption
+    assert any(a.startswith("first comment dropped: not supported") for a in v.adaptations)
+
+
+def test_stories_drop_the_caption_hashtags_and_first_comment():
+    v = adapt("instagram", Draft("Hello", ["#a"], first_comment="hi", alt_text="alt"), post_type="story")
+    assert (v.caption, v.hashtags, v.first_comment, v.alt_text) == ("", [], "", "")
+    assert any(a.startswith("caption dropped") for a in v.adaptations)
+    assert any(a.startswith("alt text dropped") for a in v.adaptations)
+
+
+def test_alt_text_is_kept_only_where_supported_and_within_its_max():
+    assert adapt("instagram", Draft("c", [], alt_text="A cup")).alt_text == "A cup"
+    reel = adapt("instagram", Draft("c", [], alt_text="A cup"), post_type="reel", media_type="video")
+    assert reel.alt_text == ""
+    assert any(a.startswith("alt text dropped: not supported") for a in reel.adaptations)
+    pin = adapt("pinterest", Draft("c", [], alt_text="A steaming cup of coffee. " * 40))
+    assert len(pin.alt_text) <= 500 and pin.alt_text.endswith(".")
+
+
+def test_sounds_are_kept_on_short_video_formats_and_dropped_elsewhere():
+    draft = Draft("c", [], sounds=["sound_123"])
+    assert adapt("tiktok", draft, media_type="video").sounds == ["sound_123"]
+    assert adapt("instagram", draft, post_type="reel", media_type="video").sounds == ["sound_123"]
+    assert adapt("youtube", draft, post_type="short", media_type="video").sounds == ["sound_123"]
+    v = adapt("linkedin", draft)
+    assert v.sounds == []
+    assert any(a.startswith("sounds dropped: not supported") for a in v.adaptations)
+
+
+def test_titles_are_derived_from_the_caption_where_the_platform_has_one():
+    v = adapt("youtube", Draft("How we roast coffee. Step by step #coffee", []), media_type="video")
+    assert v.title == "How we roast coffee."
+    assert "title derived from the caption" in v.adaptations
+    long_title = adapt("pinterest", Draft("c", [], title="word " * 40))
+    assert len(long_title.title) <= 100 and long_title.title.endswith(ELLIPSIS)
+    assert adapt("x", Draft("c", [], title="T")).title == ""
+    assert adapt("tiktok", Draft("Photo dump", []), media_type="image").title == "Photo dump"
+    assert adapt("tiktok", Draft("Video", []), media_type="video").title == ""
+
+
+def test_youtube_angle_brackets_are_replaced():
+    v = adapt("youtube", Draft("I <3 coffee > tea", [], title="A <b> title"), media_type="video")
+    assert "<" not in v.caption and ">" not in v.caption
+    assert v.caption == "I \u20393 coffee \u203a tea"
+    assert v.title == "A \u2039b\u203a title"
+    assert validate_variant("youtube", v, post_type="feed", media_type="video") == {}
+
+
+def test_youtube_descriptions_are_shortened_in_bytes():
+    caption = "你好世界。" * 400  # 2,000 characters, 6,000 bytes
+    v = adapt("youtube", Draft(caption, []), post_type="short", media_type="video")
+    assert len(v.caption.encode("utf-8")) <= 5000
+    assert any("bytes (UTF-8)" in a for a in v.adaptations)
+
+
+def test_bluesky_is_shortened_by_graphemes_and_bytes():
+    v = adapt("bluesky", Draft(" ".join([FAMILY] * 200), []))
+    assert len(v.caption.encode("utf-8")) <= 3000
+    assert validate_variant("bluesky", v) == {}
+
+
+def test_unsupported_media_types_raise():
+    with pytest.raises(UnsupportedFormat):
+        adapt("youtube", Draft("c", []), media_type="image")
+    assert "mediaType" in validate_variant("youtube", Variant("c"), media_type="image")
+
+
+def test_to_dict_uses_camel_case_keys():
+    v = adapt("instagram", Draft("c", ["#a"], first_comment="fc", alt_text="alt"))
+    assert v.to_dict() == {
+        "caption": "c",
+        "hashtags": ["#a"],
+        "firstComment": "fc",
+        "altText": "alt",
+        "title": "",
+        "sounds": [],
+        "adaptations": [],
+    }
+    assert Variant.from_dict(v.to_dict()) == v
+    assert adapt("instagram", v.to_dict()).to_dict() == v.to_dict()
+
+
+# --- validation ----------------------------------------------------------------------------
+
+
+def test_a_caption_over_the_limit_names_the_limit_and_the_unit():
+    errors = validate_variant(
+        "x", {"caption": "a" * 300, "hashtags": []}, post_type="feed", media_type="image"
+    )
+    assert errors == {
+        "caption": "caption is 300 weighted characters; the limit on X is 280 weighted characters"
+    }
+    errors = validate_variant("bluesky", {"caption": FAMILY * 150})
+    assert "3000 bytes (UTF-8)" in errors["caption"]
+    errors = validate_variant("tiktok", {"caption": "😀" * 1101}, media_type="video")
+    assert "2200 UTF-16 code units" in errors["caption"]
+
+
+def test_hashtags_count_towards_the_caption_limit_in_validation():
+    assert validate_variant("x", {"caption": "a" * 271, "hashtags": ["#coffee"]}) == {}  # 280
+    errors = validate_variant("x", {"caption": "a" * 272, "hashtags": ["#coffee"]})
+    assert errors["caption"] == (
+        "caption with hashtags is 281 weighted characters; the limit on X is 280 weighted characters"
+    )
+
+
+def test_validation_reports_each_field_problem():
+    errors = validate_variant(
+        "tiktok",
+        {
+            "caption": "ok",
+            "hashtags": ["#ok", "bad tag", "#OK"],
+            "firstComment": "nope",
+            "altText": "nope",
+            "title": "nope",
+            "sounds": ["s"],
+        },
+        post_type="feed",
+        media_type="video",
+    )
+    assert "'bad tag' is not a valid hashtag" in errors["hashtags"]
+    assert "duplicate hashtag '#OK'" in errors["hashtags"]
+    assert errors["firstComment"].startswith("first comments are not supported on TikTok")
+    assert errors["altText"].startswith("alt text is not supported on TikTok")
+    assert errors["title"].startswith("titles are not supported on TikTok")
+    assert "sounds" not in errors
+
+
+def test_validation_of_instagram_hashtag_cap_and_youtube_title():
+    errors = validate_variant("instagram", {"caption": "#a #b #c", "hashtags": _tags(3)})
+    assert errors["hashtags"].startswith("at most 5 hashtags are allowed on Instagram; found 6")
+    errors = validate_variant("youtube", {"caption": "c", "title": ""}, media_type="video")
+    assert errors["title"] == "a title is required on YouTube"
+    errors = validate_variant("youtube", {"caption": "a < b", "title": "t" * 101}, media_type="video")
+    assert "'<' or '>'" in errors["caption"]
+    assert "is 101 characters; the limit on YouTube is 100 characters" in errors["title"]
+
+
+def test_validation_rejects_wrong_types_without_raising():
+    errors = validate_variant("x", {"caption": 5, "hashtags": "#a"})
+    assert errors["caption"] == "caption must be a string"
+    assert errors["hashtags"] == "hashtags must be a list of strings"
+
+
+def test_shorten_keeps_whole_sentences_then_whole_words():
+    fits = lambda t: len(t) <= 20  # noqa: E731
+    assert shorten("One two. Three four five six.", fits) == "One two."
+    assert shorten("Onetwothree fourfive sixseven", fits) == "Onetwothree" + ELLIPSIS
+    assert shorten("x" * 30, fits) == ""
+
+
+# --- properties over every platform x post type x media type -------------------------------
+
+PLAIN_WORDS = [
+    "coffee",
+    "Espresso",
+    "morning.",
+    "great!",
+    "really?",
+    "blend,",
+    "você",
+    "naïve",
+    "e\u0301clair",
+    "Hello",
+]
+SPECIAL_WORDS = [
+    "你好世界。",
+    "日本語のテキスト、とても長い",
+    "😀",
+    FAMILY,
+    "\U0001f1eb\U0001f1f7",
+    "\u2764\ufe0f",
+    "\U0001f44d\U0001f3fd",
+    "https://example.com/a/very/long/path/to/a/product?id=12345",
+    "example.org",
+    "#inline",
+    "#Coffee",
+    "#",
+    "<3",
+    "a>b",
+    "@brand",
+    "—",
+    "…",
+    "x" * 40,
+]
+word = st.one_of(
+    st.sampled_from(PLAIN_WORDS),
+    st.sampled_from(SPECIAL_WORDS),
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")),
+        min_size=1,
+        max_size=10,
+    ),
+)
+separator = st.sampled_from([" ", " ", " ", "\n", "\n\n", ". "])
+
+
+@st.composite
+def texts(draw, max_words: int = 120) -> str:
+    parts = draw(st.lists(st.tuples(word, separator), max_size=max_words))
+    if draw(st.integers(0, 4)) == 0:  # sometimes one enormous word
+        long_word = draw(st.text(alphabet="abcxyz", min_size=250, max_size=3200))
+        parts.insert(draw(st.integers(0, len(parts))), (long_word, " "))
+    return "".join(w + s for w, s in parts)
+
+
+tag = st.one_of(
+    st.sampled_from(
+        [
+            "coffee",
+            "#Coffee",
+            "#coffee",
+            "new york",
+            "#1",
+            "##latte",
+            "#",
+            "café",
+            "Cafe\u0301",
+            "#très_bien",
+            "#" + "t" * 60,
+            "#日本",
+            "#emoji😀",
+        ]
+    ),
+    st.text(max_size=15),
+)
+
+
+@st.composite
+def drafts(draw) -> Draft:
+    caption = draw(st.sampled_from(PLAIN_WORDS[:3])) + " " + draw(texts())
+    return Draft(
+        caption=caption,
+        hashtags=draw(st.lists(tag, max_size=40)),
+        first_comment=draw(st.one_of(st.just(""), texts(max_words=60))),
+        alt_text=draw(st.one_of(st.just(""), texts(max_words=400))),
+        title=draw(st.one_of(st.just(""), texts(max_words=30))),
+        sounds=draw(st.lists(st.text(max_size=8), max_size=3)),
+    )
+
+
+def _all_whole(adapted: str, *originals: str, tail: Iterable[str] = ()) -> bool:
+    """Every word of ``adapted`` is a whole word of one of ``originals``, ignoring an ellipsis
+    after the last one; words in ``tail`` may follow it (hashtags moved to a first comment)."""
+    allowed = {w for text in originals for w in words(text)}
+    tokens = words(adapted)
+    while tokens and tokens[-1] in set(tail):
+        tokens.pop()
+    if tokens and tokens[-1] == ELLIPSIS:  # the ellipsis goes after a space following a link/tag
+        tokens.pop()
+    elif tokens and tokens[-1] not in allowed and tokens[-1].endswith(ELLIPSIS):
+        tokens[-1] = tokens[-1].removesuffix(ELLIPSIS)
+    return all(token in allowed for token in tokens)
+
+
+COMBOS = [(p, pt, mt) for p in SUPPORTED_PLATFORMS for pt in POST_TYPES for mt in MEDIA_TYPES]
+
+
+@pytest.mark.parametrize(("platform", "post_type", "media_type"), COMBOS)
+@settings(
+    max_examples=25,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(draft=drafts())
+def test_adapted_variants_are_valid_made_of_whole_original_words_and_stable(
+    platform, post_type, media_type, draft
+):
+    if (platform, media_type) == ("youtube", "image"):
+        with pytest.raises(UnsupportedFormat):
+            adapt(platform, draft, post_type=post_type, media_type=media_type)
+        return
+    v = adapt(platform, draft, post_type=post_type, media_type=media_type)
+
+    # always valid
+    assert validate_variant(platform, v, post_type=post_type, media_type=media_type) == {}
+
+    # every caption word is a whole word of the original caption (or of a folded first comment)
+    caption = replace_forbidden(platform, draft.caption)
+    comment = replace_forbidden(platform, draft.first_comment)
+    assert _all_whole(v.caption, caption, comment), v.caption
+
+    # every hashtag is a whole original hashtag; a first comment holds whole words and tags
+    original_tags = normalize_hashtags(draft.hashtags)
+    assert all(t in original_tags for t in v.hashtags)
+    assert _all_whole(v.first_comment, draft.first_comment, tail=original_tags)
+    assert _all_whole(v.alt_text, draft.alt_text)
+
+    # what the platform does not support is gone
+    fmt = get_format(platform, post_type, media_type)
+    assert fmt.caption_supported or (v.caption, v.hashtags) == ("", [])
+    assert fmt.first_comment_supported or v.first_comment == ""
+    assert fmt.alt_text_supported or v.alt_text == ""
+    assert fmt.sounds_supported or v.sounds == []
+    assert fmt.title_supported or v.title == ""
+
+    # idempotent: adapting the adapted variant changes nothing
+    again = adapt(platform, v, post_type=post_type, media_type=media_type)
+    assert again.to_dict() == {**v.to_dict(), "adaptations": []}

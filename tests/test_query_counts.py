@@ -1,0 +1,83 @@
+"""Query counts of every list endpoint of brands, profiles and media: no N+1.
+
+Each list is read with 3 and with 30 rows; both must stay within the pinned number, and
+the two counts must be equal. When a change moves a number, update QUERY_COUNTS on purpose.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.media.models import Kind
+from apps.media.services import media_create_from_bytes
+from tests.conftest import png_bytes
+from tests.factories import BrandFactory, ProfileFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _brands(org, brand, n):
+    for _ in range(n):
+        BrandFactory(organization=org)
+
+
+def _profiles(org, brand, n):
+    for _ in range(n):
+        ProfileFactory(organization=org, brand=brand)
+
+
+def _media(kind):
+    def make(org, brand, n):
+        data = png_bytes((4, 4))
+        for i in range(n):
+            media_create_from_bytes(
+                organization=org, data=data, content_type="image/png", kind=kind, width=4, height=4,
+                brand=brand, filename=f"{i}.png",
+            )
+
+    return make
+
+
+def _logo_brands(org, brand, n):
+    # brands that each have a logo: the logo URL must not cost a query per brand
+    for _ in range(n):
+        other = BrandFactory(organization=org)
+        logo = media_create_from_bytes(organization=org, data=png_bytes((4, 4)), content_type="image/png", kind=Kind.LOGO)
+        other.logo = logo
+        other.save(update_fields=["logo"])
+
+
+#: name -> (path, how to make n rows, pinned number of queries). Every request costs one
+#: query for the API key; a list adds COUNT(*) and the page; nested lists also load the brand.
+QUERY_COUNTS = {
+    "v1 brands": ("/v1/brands?limit=100", _brands, 3),
+    "v1 brands with logos": ("/v1/brands?limit=100", _logo_brands, 3),
+    "v1 profiles": ("/v1/profiles?limit=100", _profiles, 3),
+    "api brands": ("/api/brands?limit=100", _brands, 3),
+    "api brands with logos": ("/api/brands?limit=100", _logo_brands, 3),
+    "api brand profiles": ("/api/brands/{brand}/profiles?limit=100", _profiles, 4),
+    "api brand reference images": ("/api/brands/{brand}/reference-images?limit=100", _media(Kind.REFERENCE), 4),
+    "api profiles": ("/api/profiles?limit=100", _profiles, 3),
+    "api media": ("/api/media?limit=100", _media(Kind.UPLOAD), 3),
+    "api media reference images": ("/api/media/reference-images?limit=100", _media(Kind.REFERENCE), 3),
+    "api media thumbnails": ("/api/media/thumbnails?limit=100", _media(Kind.UPLOAD), 3),
+}
+
+
+@pytest.mark.parametrize("name", list(QUERY_COUNTS))
+def test_a_list_costs_the_same_number_of_queries_for_3_and_30_rows(name, owner, django_assert_max_num_queries):
+    path, make, pinned = QUERY_COUNTS[name]
+    brand = BrandFactory(organization=owner.org)
+    client = owner.client()
+    url = path.format(brand=brand.pk)
+    assert client.get(url).status_code == 200  # warm up: the key's last_used_at write happens here
+    counts = []
+    for rows in (3, 27):  # 3 rows, then 30
+        make(owner.org, brand, rows)
+        with django_assert_max_num_queries(pinned) as captured:
+            response = client.get(url)
+        assert response.status_code == 200
+        assert len(response.json()["data"]) >= rows
+        counts.append(len(captured.captured_queries))
+    assert counts[0] == counts[1], counts
+    assert counts[0] == pinned, f"{name}: {counts[0]} queries; pinned {pinned}"

@@ -1,0 +1,358 @@
+"""Every route of /v1 and /api against authentication, roles, scopes and tenancy.
+
+The routes are read from config/urls_v1.py and config/urls_api.py, so a new route (or a
+new method on a route) fails `test_every_route_is_in_the_matrix` until it is described in
+ROUTES below, and then gets every check of this file automatically.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import URLPattern, URLResolver
+
+from apps.accounts.models import SCOPES
+from apps.accounts.services import api_key_create
+from apps.brands.models import Brand
+from apps.media.models import Kind, MediaAsset
+from apps.media.services import media_create_from_bytes
+from apps.profiles.models import SocialProfile
+from config import urls_api, urls_v1
+from tests.conftest import Persona, png_bytes
+from tests.factories import BrandFactory, ProfileFactory
+
+pytestmark = pytest.mark.django_db
+
+# --- what the matrix knows ------------------------------------------------------------------
+
+JSON, UPLOAD, NONE = "json", "upload", "none"
+
+
+@dataclass(frozen=True)
+class Rule:
+    scope: str  # the API-key scope the call needs
+    role: str = "viewer"  # the least role allowed
+    body: str = NONE  # what a valid request sends
+    payload: tuple = ()  # JSON body items (placeholders in values are filled in)
+
+
+def r(scope, role="viewer", body=NONE, **payload) -> Rule:
+    return Rule(scope, role, body, tuple(payload.items()))
+
+
+BR, PR = "brands", "profiles"
+READ_MEDIA, WRITE_MEDIA = "content:read", "content:write"
+
+#: (family, route as declared, with placeholders as <name>) -> (path template, {method: Rule})
+ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
+    # Family A
+    ("v1", "brands"): ("/v1/brands", {"get": r(BR), "post": r(BR, "editor", JSON, name="Matrix")}),
+    ("v1", "brands/<pk>"): (
+        "/v1/brands/{brand}",
+        {"get": r(BR), "put": r(BR, "editor", JSON, name="Renamed"), "delete": r(BR, "admin")},
+    ),
+    ("v1", "brands/<brand_pk>/assets"): ("/v1/brands/{brand}/assets", {"post": r(BR, "editor", UPLOAD)}),
+    ("v1", "profiles"): ("/v1/profiles", {"get": r(PR)}),
+    ("v1", "profiles/<pk>"): ("/v1/profiles/{profile}", {"get": r(PR), "delete": r(PR, "admin")}),
+    ("v1", "profiles/<pk>/settings"): ("/v1/profiles/{profile}/settings", {"put": r(PR, "editor", JSON, displayName="M")}),
+    # Family B: brands
+    ("api", "brands"): ("/api/brands", {"get": r(BR), "post": r(BR, "editor", JSON, name="Matrix")}),
+    ("api", "brands/<pk>"): (
+        "/api/brands/{brand}",
+        {"get": r(BR), "put": r(BR, "editor", JSON, description="x"), "delete": r(BR, "admin")},
+    ),
+    ("api", "brands/<pk>/settings"): (
+        "/api/brands/{brand}/settings",
+        {"get": r(BR), "put": r(BR, "editor", JSON, temperature=0.4)},
+    ),
+    ("api", "brands/<pk>/logo"): (
+        "/api/brands/{brand}/logo",
+        {"get": r(BR), "post": r(BR, "editor", UPLOAD), "delete": r(BR, "editor")},
+    ),
+    ("api", "brands/<pk>/profiles"): (
+        "/api/brands/{brand}/profiles",
+        {"get": r(BR), "post": r(BR, "editor", JSON, profileIds=["{profile}"])},
+    ),
+    ("api", "brands/<pk>/reference-images"): (
+        "/api/brands/{brand}/reference-images",
+        {"get": r(BR), "post": r(BR, "editor", UPLOAD)},
+    ),
+    ("api", "brands/<pk>/reference-images/<image_id>"): (
+        "/api/brands/{brand}/reference-images/{ref}",
+        {"delete": r(BR, "editor")},
+    ),
+    # Family B: profiles
+    ("api", "profiles"): ("/api/profiles", {"get": r(PR)}),
+    ("api", "profiles/bulk"): (
+        "/api/profiles/bulk",
+        {"post": r(PR, "editor", JSON, updates=[{"id": "{profile}", "displayName": "M"}])},
+    ),
+    ("api", "profiles/<pk>"): ("/api/profiles/{profile}", {"get": r(PR), "delete": r(PR, "admin")}),
+    ("api", "profiles/<pk>/settings"): (
+        "/api/profiles/{profile}/settings",
+        {"get": r(PR), "put": r(PR, "editor", JSON, displayName="M")},
+    ),
+    ("api", "profiles/<pk>/effective-settings"): ("/api/profiles/{profile}/effective-settings", {"get": r(PR)}),
+    ("api", "profiles/<pk>/schedule-slots"): (
+        "/api/profiles/{profile}/schedule-slots",
+        {"get": r(PR), "put": r(PR, "editor", JSON, postingTimes=["09:00"])},
+    ),
+    # Family B: media
+    ("api", "media"): ("/api/media", {"get": r(READ_MEDIA)}),
+    ("api", "media/upload"): ("/api/media/upload", {"post": r(WRITE_MEDIA, "editor", UPLOAD)}),
+    ("api", "media/reference-images"): (
+        "/api/media/reference-images",
+        {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", UPLOAD)},
+    ),
+    ("api", "media/thumbnails"): ("/api/media/thumbnails", {"get": r(READ_MEDIA)}),
+    ("api", "media/<pk>"): ("/api/media/{media}", {"get": r(READ_MEDIA), "delete": r(WRITE_MEDIA, "editor")}),
+}
+
+# --- what the URL maps declare ----------------------------------------------------------------
+
+
+def _normalize(pattern: str) -> str:
+    pattern = re.sub(r"\(\?P<(\w+)>[^)]*\)", r"<\1>", pattern)  # router regexes
+    pattern = re.sub(r"<\w+:(\w+)>", r"<\1>", pattern)  # path converters
+    return pattern.lstrip("^").rstrip("$")
+
+
+def _walk(patterns, prefix: str = ""):
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            yield from _walk(p.url_patterns, prefix + _normalize(str(p.pattern)))
+        elif isinstance(p, URLPattern):
+            actions = getattr(p.callback, "actions", None) or {}
+            methods = sorted(m for m in actions if m not in ("head", "options"))
+            yield prefix + _normalize(str(p.pattern)), methods
+
+
+def declared_routes() -> set[tuple[str, str, str]]:
+    out = set()
+    for family, module in (("v1", urls_v1), ("api", urls_api)):
+        for route, methods in _walk(module.urlpatterns):
+            if not methods:
+                out.add((family, route, "<a view that is not a viewset>"))
+            for method in methods:
+                out.add((family, route, method))
+    return out
+
+
+DECLARED = sorted(declared_routes())
+KNOWN = {(f, route, m): (template, rule) for (f, route), (template, rules) in ROUTES.items() for m, rule in rules.items()}
+CASES = [case for case in DECLARED if case in KNOWN]
+
+
+def case_id(case) -> str:
+    family, route, method = case
+    return f"{method.upper()} /{family}/{route}"
+
+
+def test_every_route_is_in_the_matrix():
+    declared = set(DECLARED)
+    assert sorted(declared - set(KNOWN)) == [], "routes the tenancy matrix does not know: describe them in ROUTES"
+    assert sorted(set(KNOWN) - declared) == [], "ROUTES describes routes that no longer exist"
+    assert len(CASES) >= 40
+
+
+# --- fixtures ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Objects:
+    brand: Brand
+    profile: SocialProfile
+    media: MediaAsset
+    ref: MediaAsset
+
+    def ids(self, family: str) -> dict:
+        if family == "v1":
+            return {
+                "brand": f"brd_{self.brand.pk.hex}", "profile": f"prf_{self.profile.pk.hex}",
+                "media": f"med_{self.media.pk.hex}", "ref": f"med_{self.ref.pk.hex}",
+            }
+        return {"brand": str(self.brand.pk), "profile": str(self.profile.pk), "media": str(self.media.pk), "ref": str(self.ref.pk)}
+
+
+def make_objects(org) -> Objects:
+    brand = BrandFactory(organization=org)
+    profile = ProfileFactory(organization=org, brand=brand)
+
+    def image(kind):
+        return media_create_from_bytes(
+            organization=org, data=png_bytes((8, 8)), content_type="image/png", kind=kind, width=8, height=8,
+            brand=brand if kind == Kind.REFERENCE else None, filename=f"{kind}.png",
+        )
+
+    return Objects(brand=brand, profile=profile, media=image(Kind.UPLOAD), ref=image(Kind.REFERENCE))
+
+
+@pytest.fixture
+def mine(owner) -> Objects:
+    return make_objects(owner.org)
+
+
+@pytest.fixture
+def theirs(outsider) -> Objects:
+    return make_objects(outsider.org)
+
+
+def client_for(persona: Persona, family: str, *, jwt: bool):
+    return persona.token_client(subject=f"matrix-{uuid.uuid4().hex}") if (jwt and family == "api") else persona.client()
+
+
+def _fill(value, ids: dict):
+    if isinstance(value, str):
+        return value.format(**ids)
+    if isinstance(value, list):
+        return [_fill(v, ids) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, ids) for k, v in value.items()}
+    return value
+
+
+def call(client, case, path_ids: dict, body_ids: dict | None = None):
+    family, route, method = case
+    template, rule = KNOWN[case]
+    path = template.format(**path_ids)
+    kwargs: dict = {}
+    if rule.body == JSON:
+        kwargs = {"data": _fill(dict(rule.payload), body_ids or path_ids), "format": "json"}
+    elif rule.body == UPLOAD:
+        kwargs = {"data": {"file": SimpleUploadedFile("m.png", png_bytes((8, 8)), content_type="image/png")}, "format": "multipart"}
+    return getattr(client, method)(path, **kwargs)
+
+
+def assert_error(response, family: str, status: int, code: str) -> dict:
+    assert response.status_code == status, (response.status_code, response.content[:300])
+    body = response.json()
+    if family == "v1":
+        assert set(body) == {"error", "requestId"}
+        assert set(body["error"]) == {"code", "message", "details"}
+        assert body["error"]["code"] == code
+        assert body["requestId"] == response["X-Request-ID"]
+        return body["error"]["details"]
+    assert set(body) == {"error", "details"}
+    assert isinstance(body["error"], str) and body["error"]
+    assert body["details"]["code"] == code
+    return body["details"]
+
+
+def _snapshot(objects: Objects) -> tuple:
+    rows = []
+    for obj in (objects.brand, objects.profile, objects.media, objects.ref):
+        found = type(obj).objects.filter(pk=obj.pk).values().first()
+        rows.append(found)
+    return tuple(rows)
+
+
+# --- the matrix ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer pf_live_not-a-real-key", "Basic dXNlcjpwYXNz"])
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_a_call_without_valid_credentials_is_a_401_in_the_family_format(case, authorization, mine):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    if authorization:
+        client.credentials(HTTP_AUTHORIZATION=authorization)
+    before = _snapshot(mine)
+    response = call(client, case, mine.ids(case[0]))
+    details = assert_error(response, case[0], 401, "AUTHENTICATION_ERROR")
+    assert details in ({}, {"code": "AUTHENTICATION_ERROR"})
+    assert _snapshot(mine) == before
+
+
+WRITES = [c for c in CASES if c[2] != "get"]
+ADMIN_ONLY = [c for c in CASES if KNOWN[c][1].role == "admin"]
+
+
+@pytest.mark.parametrize("case", WRITES, ids=case_id)
+def test_a_viewer_cannot_write(case, viewer, mine):
+    before = _snapshot(mine)
+    response = call(client_for(viewer, case[0], jwt=True), case, mine.ids(case[0]))
+    details = assert_error(response, case[0], 403, "AUTHORIZATION_ERROR")
+    assert details["role"] == "viewer"
+    assert details["requiredRole"] == KNOWN[case][1].role
+    assert _snapshot(mine) == before
+
+
+@pytest.mark.parametrize("case", ADMIN_ONLY, ids=case_id)
+def test_an_editor_cannot_do_what_needs_an_admin(case, editor, mine):
+    before = _snapshot(mine)
+    response = call(client_for(editor, case[0], jwt=False), case, mine.ids(case[0]))
+    details = assert_error(response, case[0], 403, "AUTHORIZATION_ERROR")
+    assert (details["role"], details["requiredRole"]) == ("editor", "admin")
+    assert _snapshot(mine) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_a_key_without_the_needed_scope_is_refused(case, owner, mine):
+    needed = KNOWN[case][1].scope
+    issued = api_key_create(organization=owner.org, role="owner", scopes=[s for s in SCOPES if s != needed])
+    before = _snapshot(mine)
+    response = call(Persona(owner.org, issued.secret, "owner").client(), case, mine.ids(case[0]))
+    details = assert_error(response, case[0], 403, "AUTHORIZATION_ERROR")
+    assert details["requiredScope"] == needed
+    assert _snapshot(mine) == before
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_a_key_with_only_the_needed_scope_is_let_through(case, owner, mine):
+    issued = api_key_create(organization=owner.org, role="owner", scopes=[KNOWN[case][1].scope])
+    response = call(Persona(owner.org, issued.secret, "owner").client(), case, mine.ids(case[0]))
+    assert response.status_code not in (401, 403, 500), response.content[:300]
+
+
+DETAIL = [c for c in CASES if "{" in KNOWN[c][0]]
+
+
+@pytest.mark.parametrize("case", DETAIL, ids=case_id)
+def test_another_organization_s_object_is_a_404(case, owner, mine, theirs):
+    family = case[0]
+    before = _snapshot(theirs)
+    for jwt in (False, True):
+        response = call(client_for(owner, family, jwt=jwt), case, theirs.ids(family), body_ids=mine.ids(family))
+        assert_error(response, family, 404, "NOT_FOUND")
+    assert _snapshot(theirs) == before
+
+
+MIXED = [c for c in DETAIL if "{ref}" in KNOWN[c][0]]
+
+
+@pytest.mark.parametrize("case", MIXED, ids=case_id)
+def test_another_organization_s_object_under_one_of_mine_is_a_404(case, owner, mine, theirs):
+    family = case[0]
+    ids = {**mine.ids(family), "ref": theirs.ids(family)["ref"]}
+    response = call(owner.client(), case, ids)
+    assert_error(response, family, 404, "NOT_FOUND")
+    assert MediaAsset.objects.filter(pk=theirs.ref.pk).exists()
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if KNOWN[c][1].body == JSON and "{profile}" in str(KNOWN[c][1].payload)], ids=case_id)
+def test_another_organization_s_id_in_a_body_changes_nothing_of_theirs(case, owner, mine, theirs):
+    family = case[0]
+    before = _snapshot(theirs)
+    response = call(owner.client(), case, mine.ids(family), body_ids=theirs.ids(family))
+    assert response.status_code in (200, 400, 404), response.content[:300]
+    if response.status_code == 200 and "results" in str(response.json()):
+        assert response.json()["data"]["results"][0]["status"] == "error"
+    assert _snapshot(theirs) == before
+
+
+def test_the_same_identity_in_two_organizations_does_not_share_idempotent_replays(owner, outsider):
+    # Rate limits and idempotency records are keyed by credential; for a JWT the credential
+    # must include the organization, or one person in two organizations would get the other
+    # organization's stored response replayed.
+    key = {"HTTP_IDEMPOTENCY_KEY": "same-key-123"}
+    subject = f"person-{uuid.uuid4().hex}"
+    first = owner.token_client(subject=subject).post("/api/brands", {"name": "Twin"}, format="json", **key)
+    second = outsider.token_client(subject=subject).post("/api/brands", {"name": "Twin"}, format="json", **key)
+    assert first.status_code == second.status_code == 201
+    assert second.json()["data"]["id"] != first.json()["data"]["id"]
+    assert Brand.objects.filter(organization=outsider.org, name="Twin").exists()
