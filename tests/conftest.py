@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import uuid
 from dataclasses import dataclass
 
 import pytest
@@ -40,7 +41,9 @@ class Persona:
         c.credentials(HTTP_AUTHORIZATION=f"Bearer {self.key}")
         return c
 
-    def token_client(self, subject: str = "user-1") -> APIClient:
+    def token_client(self, subject: str | None = None) -> APIClient:
+        # A fresh subject by default: rate-limit counts in Redis outlive a test.
+        subject = subject or f"user-{uuid.uuid4().hex[:12]}"
         c = APIClient()
         c.credentials(HTTP_AUTHORIZATION=f"Bearer {dev_token_issue(organization=self.org, role=self.role, subject=subject)}")
         return c

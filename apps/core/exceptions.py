@@ -72,7 +72,7 @@ def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
 
 def _plain(value):
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {("nonFieldErrors" if k == "non_field_errors" else k): _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return str(value)

@@ -14,11 +14,12 @@ def parse_datetime_param(params, name: str, *, end_of_day: bool = False) -> date
         return None
     value = None
     try:
-        value = parse_datetime(raw.replace(" ", "+"))
-        if value is None:
-            day = parse_date(raw)
-            if day is not None:
-                value = datetime.datetime.combine(day, datetime.time.max if end_of_day else datetime.time.min)
+        day = parse_date(raw) if len(raw) == 10 else None
+        if day is not None:
+            # A bare date covers the whole day: from its first to its last instant.
+            value = datetime.datetime.combine(day, datetime.time.max if end_of_day else datetime.time.min)
+        else:
+            value = parse_datetime(raw.replace(" ", "+"))
     except ValueError:
         value = None
     if value is None:

@@ -8,15 +8,20 @@ from rest_framework import serializers
 
 
 class StrictSerializer(serializers.Serializer):
-    """Refuses unknown top-level fields, so a typo is an error rather than silently ignored."""
+    """Refuses unknown fields at every nesting level, reported together with the other
+    field errors, so a typo is an error rather than silently ignored."""
 
-    def validate(self, attrs):
-        initial = getattr(self, "initial_data", None)
-        if isinstance(initial, dict):
-            unknown = sorted(set(initial) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
-        return attrs
+    def to_internal_value(self, data):
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            if unknown and isinstance(exc.detail, dict):
+                exc.detail.update({name: ["Unknown field."] for name in unknown})
+            raise
+        if unknown:
+            raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+        return value
 
 
 class HexColorField(serializers.RegexField):

@@ -171,25 +171,43 @@ class V1ViewSet(_FamilyViewSet):
             raise self._bad_sort("sortBy", name)
         return self.sort_fields[name], order
 
+    #: the output serializer whose declared fields `fields=` may name
+    output_serializer = None
+
     def respond(self, data, status: int = 200, headers: dict | None = None) -> Response:
-        return Response(self.select_fields(data), status=status, headers=headers)
+        wanted = self.wanted_fields(data if isinstance(data, dict) else None)
+        if wanted and isinstance(data, dict):
+            data = {k: data[k] for k in wanted if k in data}
+        return Response(data, status=status, headers=headers)
 
     def respond_list(self, qs, present) -> Response:
+        wanted = self.wanted_fields()  # validated before any query: an empty page still says 400
         qs = self.sorted(qs)
         page = paginate_v1(qs, self.request.query_params, ordering=self._ordering)
-        return Response({"data": [self.select_fields(present(o)) for o in page.items], "pagination": page.pagination})
+        if wanted:
+            items = [{k: v for k, v in present(o).items() if k in wanted} for o in page.items]
+        else:
+            items = [present(o) for o in page.items]
+        return Response({"data": items, "pagination": page.pagination})
 
-    def select_fields(self, item):
+    def wanted_fields(self, sample: dict | None = None) -> list[str] | None:
+        """The `fields=` selection, checked against the resource's declared fields."""
         raw = self.request.query_params.get("fields")
-        if not raw or not isinstance(item, dict):
-            return item
+        if not raw:
+            return None
+        if self.output_serializer is not None:
+            available = list(self.output_serializer().fields)
+        elif sample is not None:
+            available = list(sample)
+        else:
+            return None
         wanted = [f.strip() for f in raw.split(",") if f.strip()]
-        unknown = [f for f in wanted if f not in item]
-        if unknown:
+        unknown = [f for f in wanted if f not in available]
+        if unknown or not wanted:
             raise ValidationFailed(
-                f"Unknown field(s): {', '.join(unknown)}.", {"fields": [f"Available: {', '.join(item)}."]}
+                f"Unknown field(s): {', '.join(unknown) or raw}.", {"fields": [f"Available: {', '.join(available)}."]}
             )
-        return {k: item[k] for k in wanted}
+        return wanted
 
 
 class ApiViewSet(_FamilyViewSet):

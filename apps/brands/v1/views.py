@@ -13,6 +13,7 @@ from . import serializers as s
 
 
 class BrandViewSet(V1ViewSet):
+    output_serializer = s.BrandOutput
     id_kind = "brand"
     scope = "brands"
     read_scope = "brands"

@@ -11,6 +11,7 @@ from . import serializers as s
 
 
 class ProfileViewSet(V1ViewSet):
+    output_serializer = s.ProfileOutput
     id_kind = "profile"
     scope = "profiles"
     action_roles = {"destroy": "admin"}
