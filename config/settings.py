@@ -7,7 +7,6 @@ filesystem transport). Production sets DATABASE_URL, REDIS_URL and the S3 variab
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 
 import environ

@@ -55,6 +55,9 @@ class Membership(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["organization", "user"], name="membership_unique")]
 
+    def __str__(self) -> str:
+        return f"{self.user} in {self.organization} ({self.role})"
+
 
 class ApiKeyQuerySet(models.QuerySet):
     def active(self):

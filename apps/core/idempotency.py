@@ -12,8 +12,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 from django.http import HttpResponse
+from django.utils import timezone
 
 from .errors import Conflict, ValidationFailed
 from .models import IdempotencyRecord

@@ -45,3 +45,6 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["credential", "key"], name="idempotency_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.credential} {self.key}"

@@ -9,7 +9,8 @@ from apps.core.views import ApiViewSet
 from apps.media.api.serializers import MediaOutput, present_media
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_delete, media_upload
-from apps.profiles.api.serializers import ProfileOutput, present as present_profile
+from apps.profiles.api.serializers import ProfileOutput
+from apps.profiles.api.serializers import present as present_profile
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import profile_update_settings
 
