@@ -219,7 +219,25 @@ SPECTACULAR_SETTINGS = {
 BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)
 
 # --- Generation and platforms ---------------------------------------------------------
-GENERATION_ENGINE = env("GENERATION_ENGINE", default="local")
+GENERATION_ENGINE = env("GENERATION_ENGINE", default="local")  # local, openai, gemini, replicate
+OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
+OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="")  # also Ollama, vLLM, LM Studio
+OPENAI_TEXT_MODEL = env("OPENAI_TEXT_MODEL", default="")
+OPENAI_IMAGE_MODEL = env("OPENAI_IMAGE_MODEL", default="")
+OPENAI_VIDEO_MODEL = env("OPENAI_VIDEO_MODEL", default="")
+GEMINI_API_KEY = env("GEMINI_API_KEY", default="")
+GEMINI_BASE_URL = env("GEMINI_BASE_URL", default="")
+GEMINI_TEXT_MODEL = env("GEMINI_TEXT_MODEL", default="")
+GEMINI_IMAGE_MODEL = env("GEMINI_IMAGE_MODEL", default="")
+GEMINI_VIDEO_MODEL = env("GEMINI_VIDEO_MODEL", default="")
+REPLICATE_API_TOKEN = env("REPLICATE_API_TOKEN", default="")
+REPLICATE_BASE_URL = env("REPLICATE_BASE_URL", default="")
+REPLICATE_TEXT_MODEL = env("REPLICATE_TEXT_MODEL", default="")
+REPLICATE_IMAGE_MODEL = env("REPLICATE_IMAGE_MODEL", default="")
+REPLICATE_VIDEO_MODEL = env("REPLICATE_VIDEO_MODEL", default="")
+REPLICATE_WEBHOOK_SECRET = env("REPLICATE_WEBHOOK_SECRET", default="")
+#: retries of a retryable provider error before the content fails
+GENERATION_MAX_RETRIES = env.int("GENERATION_MAX_RETRIES", default=3)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

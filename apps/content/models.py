@@ -1,1 +1,181 @@
-"""Models arrive with their issue."""
+"""Content items, their per-platform variants, campaigns, tags, planned schedules, batches."""
+
+from __future__ import annotations
+
+from django.conf import settings as django_settings
+from django.db import models
+
+from apps.core.models import OrgQuerySet, OrgScopedModel, TimeStampedModel
+
+from . import states
+
+
+class GenerationMode(models.TextChoices):
+    PROMPT = "prompt_based", "Prompt-based"
+    REFERENCE = "reference_based", "Reference-based"
+    MANUAL = "manual_upload", "Manual upload"
+
+
+class PostType(models.TextChoices):
+    FEED = "feed", "Feed"
+    STORY = "story", "Story"
+    REEL = "reel", "Reel"
+    SHORT = "short", "Short"
+
+
+class MediaType(models.TextChoices):
+    IMAGE = "image", "Image"
+    VIDEO = "video", "Video"
+
+
+RATIOS = ("1:1", "16:9", "9:16", "4:5", "3:2")
+
+
+class Campaign(OrgScopedModel):
+    """A campaign or event content can belong to (Family B `/api/events`)."""
+
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True, default="")
+    starts_on = models.DateField(null=True, blank=True)
+    ends_on = models.DateField(null=True, blank=True)
+    color = models.CharField(max_length=7, blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["organization", "-created_at"], name="campaign_org_created_idx")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Tag(OrgScopedModel):
+    name = models.CharField(max_length=100)
+    color = models.CharField(max_length=7, blank=True, default="")
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["organization", "name"], name="tag_unique_name_per_org")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Batch(OrgScopedModel):
+    """A batch generation of selected schedules; progress is per item and overall."""
+
+    RUNNING, COMPLETED = "running", "completed"
+
+    status = models.CharField(max_length=12, default=RUNNING)
+    total = models.PositiveIntegerField(default=0)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"batch {self.pk}"
+
+
+class ContentQuerySet(OrgQuerySet):
+    def with_related(self):
+        return self.select_related("brand", "profile").prefetch_related("variants", "media_assets", "tags")
+
+
+class Content(OrgScopedModel):
+    brand = models.ForeignKey("brands.Brand", on_delete=models.PROTECT, related_name="contents")
+    #: the profile it was generated for (Family B's socialProfileId); publishing targets are Publications
+    profile = models.ForeignKey(
+        "profiles.SocialProfile", null=True, blank=True, on_delete=models.SET_NULL, related_name="contents"
+    )
+    platforms = models.JSONField(default=list)
+    prompt = models.TextField()
+    generation_mode = models.CharField(max_length=20, choices=GenerationMode.choices, default=GenerationMode.PROMPT)
+    post_type = models.CharField(max_length=10, choices=PostType.choices, default=PostType.FEED)
+    media_type = models.CharField(max_length=10, choices=MediaType.choices, default=MediaType.IMAGE)
+    dimensions = models.CharField(max_length=5, default="1:1")
+    #: post-level generation settings (the top layer of the merge)
+    settings = models.JSONField(default=dict, blank=True)
+    #: {generate, style, count}
+    media_request = models.JSONField(default=dict, blank=True)
+    #: the reference image (reference_based) or the client's media (manual_upload)
+    source_media = models.ForeignKey(
+        "media.MediaAsset", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=12, default=states.DRAFT, db_index=True)
+    status_reason = models.TextField(blank=True, default="")
+    progress = models.PositiveSmallIntegerField(default=0)
+    seed = models.PositiveIntegerField(default=0)
+    generation_count = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    approved_at = models.DateTimeField(null=True, blank=True)
+    approved_by = models.CharField(max_length=200, blank=True, default="")
+    generated_at = models.DateTimeField(null=True, blank=True)
+    scheduled_for = models.DateTimeField(null=True, blank=True, db_index=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    tags = models.ManyToManyField(Tag, blank=True, related_name="contents")
+    campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="contents")
+    batch = models.ForeignKey(Batch, null=True, blank=True, on_delete=models.SET_NULL, related_name="contents")
+
+    objects = ContentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["organization", "-created_at"], name="content_org_created_idx"),
+            models.Index(fields=["organization", "status", "-created_at"], name="content_org_status_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prompt[:40]} ({self.status})"
+
+    @property
+    def allowed_actions(self) -> list[str]:
+        return states.allowed_actions(self.status)
+
+
+class Variant(TimeStampedModel):
+    """The content as it goes out on one platform, adapted to that platform's rules."""
+
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="variants")
+    platform = models.CharField(max_length=20)
+    caption = models.TextField(blank=True, default="")
+    hashtags = models.JSONField(default=list, blank=True)
+    first_comment = models.TextField(blank=True, default="")
+    alt_text = models.TextField(blank=True, default="")
+    title = models.CharField(max_length=300, blank=True, default="")
+    sounds = models.JSONField(default=list, blank=True)
+    #: what adaptation changed, in words
+    adaptations = models.JSONField(default=list, blank=True)
+    #: aspect ratio this platform gets for the content's post type
+    ratio = models.CharField(max_length=8, blank=True, default="")
+
+    class Meta:
+        ordering = ["platform"]
+        constraints = [models.UniqueConstraint(fields=["content", "platform"], name="variant_unique_platform")]
+
+    def __str__(self) -> str:
+        return f"{self.platform}: {self.caption[:30]}"
+
+
+class ContentSchedule(OrgScopedModel):
+    """A planned post (Family B `/api/content/schedules`): a date and a task, generated later."""
+
+    PLANNED, GENERATING, GENERATED, FAILED = "planned", "generating", "generated", "failed"
+
+    profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="planned")
+    scheduled_date = models.DateField()
+    task = models.TextField()
+    generation_mode = models.CharField(max_length=20, choices=GenerationMode.choices, default=GenerationMode.PROMPT)
+    platform = models.CharField(max_length=20)
+    post_type = models.CharField(max_length=10, choices=PostType.choices, default=PostType.FEED)
+    media_type = models.CharField(max_length=10, choices=MediaType.choices, default=MediaType.IMAGE)
+    dimensions = models.CharField(max_length=5, default="1:1")
+    status = models.CharField(max_length=12, default=PLANNED)
+    content = models.OneToOneField(Content, null=True, blank=True, on_delete=models.SET_NULL, related_name="planned_schedule")
+
+    class Meta:
+        ordering = ["scheduled_date", "created_at"]
+        indexes = [models.Index(fields=["organization", "scheduled_date"], name="schedule_org_date_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.scheduled_date} {self.platform}: {self.task[:30]}"

@@ -1,0 +1,217 @@
+"""The generation pipeline, in stages with progress 0-100:
+
+resolve effective settings (post > profile > brand > system) -> text -> media ->
+per-platform adaptation -> validate against platform rules -> `review`.
+Runs in a Celery task (queue `generation`); the task retries retryable engine errors.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+
+from django.db import transaction
+from django.utils import timezone
+from PIL import Image
+
+from apps.brands.services import effective_settings
+from apps.events.services import broadcast
+from apps.media.models import Kind, MediaAsset
+from apps.media.services import media_create_from_bytes
+
+from . import platform_rules, services, states
+from .adaptation import Draft, adapt, validate_variant
+from .generation import get_engine
+from .generation.base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest
+from .models import Content, GenerationMode, MediaType
+
+logger = logging.getLogger(__name__)
+
+STAGES = {"settings": 10, "text": 30, "media": 60, "adapt": 85, "done": 100}
+
+
+def _progress(content: Content, stage: str, progress: int | None = None) -> None:
+    value = STAGES[stage] if progress is None else progress
+    Content.objects.filter(pk=content.pk).update(progress=value)
+    subjects = [("content", content.pk)] + ([("batch", content.batch_id)] if content.batch_id else [])
+    try:
+        broadcast(
+            organization_id=content.organization_id,
+            type="content.generation.progress",
+            data={"contentId": str(content.pk), "stage": stage, "progress": value,
+                  **({"batchId": str(content.batch_id)} if content.batch_id else {})},
+            subjects=subjects,
+        )
+    except Exception:  # progress is best effort; the outcome events go through the outbox
+        logger.warning("progress broadcast failed for %s", content.pk, exc_info=True)
+
+
+def claim(content_id) -> Content | None:
+    """pending -> generating, once; a duplicate or late task finds nothing to do."""
+    with transaction.atomic():
+        content = Content.objects.select_for_update().filter(pk=content_id).first()
+        if content is None or content.status not in (states.PENDING, states.GENERATING):
+            return None
+        if content.status == states.PENDING:
+            services.transition(content, "start")
+            content.generation_count += 1
+            content.save(update_fields=["generation_count", "updated_at"])
+        return content
+
+
+def voice_from(values: dict, brand) -> BrandVoice:
+    guidelines = values.get("guidelines") or {}
+    return BrandVoice(
+        name=brand.name,
+        voice=values.get("brand_voice") or brand.voice,
+        tone=values.get("tone") or "friendly",
+        system_prompt=values.get("system_prompt", ""),
+        caption_style=values.get("caption_style", ""),
+        themes=tuple(values.get("themes") or ()),
+        audience=values.get("audience", ""),
+        hashtags=tuple(values.get("hashtags") or ()),
+        do=tuple(guidelines.get("do") or ()),
+        dont=tuple(guidelines.get("dont") or ()),
+        primary_color=brand.primary_color or "#1E66F5",
+        secondary_color=brand.secondary_color or "#F5A97F",
+    )
+
+
+def run(content_id) -> Content | None:
+    content = claim(content_id)
+    if content is None:
+        return None
+    engine = get_engine()
+    _progress(content, "settings")
+    values, _ = effective_settings(brand=content.brand, profile=content.profile, post=content.settings)
+    voice = voice_from(values, content.brand)
+    primary = content.platforms[0]
+
+    text = engine.text(TextRequest(
+        prompt=content.prompt, platform=primary, post_type=content.post_type, media_type=content.media_type,
+        tone=values.get("tone") or "friendly", length=values.get("length") or "medium",
+        include_hashtags=bool(values.get("include_hashtags", True)), hashtag_count=int(values.get("hashtag_count", 5)),
+        include_emojis=bool(values.get("include_emojis", True)), language=values.get("language") or "en",
+        creativity=int(values.get("creativity", 5)), brand=voice, seed=content.seed,
+    ))
+    _progress(content, "text")
+
+    if content.generation_mode != GenerationMode.MANUAL and content.media_request.get("generate", True):
+        _make_media(content, engine, voice)
+    _progress(content, "media")
+
+    variants = {}
+    for platform in content.platforms:
+        draft = Draft(caption=text.caption, hashtags=list(text.hashtags), first_comment=text.first_comment,
+                      alt_text=text.alt_text, title=text.title, sounds=list(text.sounds))
+        variant = adapt(platform, draft, post_type=content.post_type, media_type=content.media_type)
+        data = variant.to_dict()
+        problems = validate_variant(platform, data, post_type=content.post_type, media_type=content.media_type)
+        if problems:  # adaptation guarantees validity; a failure here is a bug worth failing loudly on
+            raise EngineError(f"{platform} variant breaks its rules after adaptation: {problems}")
+        ratio = platform_rules.supported_ratio(platform, content.post_type, content.media_type, content.dimensions)
+        if ratio != content.dimensions:
+            data["adaptations"] = [*data["adaptations"], f"media re-cropped from {content.dimensions} to {ratio}"]
+        variants[platform] = (data, ratio)
+    _progress(content, "adapt")
+
+    with transaction.atomic():
+        locked = Content.objects.select_for_update().get(pk=content.pk)
+        if locked.status != states.GENERATING:
+            return locked  # regenerated or deleted meanwhile: drop this run's result
+        for platform, (data, ratio) in variants.items():
+            services.variant_upsert(content=locked, platform=platform, data=data, ratio=ratio)
+        locked.generated_at = timezone.now()
+        locked.progress = 100
+        locked.save(update_fields=["generated_at", "progress", "updated_at"])
+        services.transition(locked, "complete", event="content.generated")
+        if locked.batch_id:
+            batch_id = locked.batch_id
+            transaction.on_commit(lambda: services.batch_item_finished(batch_id=batch_id))
+    _progress(locked, "done")
+    return locked
+
+
+def _reference_bytes(content: Content) -> bytes | None:
+    asset = content.source_media
+    if asset is None and content.generation_mode == GenerationMode.REFERENCE:
+        asset = MediaAsset.objects.filter(brand=content.brand, kind=Kind.REFERENCE).order_by("-created_at").first()
+    if asset is None:
+        return None
+    with asset.file.open("rb") as fh:
+        return fh.read()
+
+
+def _make_media(content: Content, engine, voice: BrandVoice) -> None:
+    width, height = platform_rules.target_size(content.platforms[0], content.post_type, content.media_type, content.dimensions)
+    reference = _reference_bytes(content) if content.generation_mode == GenerationMode.REFERENCE else None
+    style = content.media_request.get("style") or "photorealistic"
+    with transaction.atomic():
+        # a regeneration replaces the previous run's media
+        MediaAsset.objects.filter(content=content, kind__in=(Kind.GENERATED, Kind.BACKUP)).delete()
+    if content.media_type == MediaType.VIDEO:
+        low, high = platform_rules.video_seconds(content.platforms[0], content.post_type)
+        seconds = max(5.0, min(8.0, 6.0, high))
+        if seconds < low:
+            seconds = low
+        result = engine.video(VideoRequest(prompt=content.prompt, width=width, height=height, seconds=seconds,
+                                           style=style, brand=voice, reference=reference, seed=content.seed))
+        media_create_from_bytes(
+            organization=content.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
+            brand=content.brand, width=result.width, height=result.height, duration=result.seconds,
+            thumbnail=result.thumbnail, metadata={"contentId": str(content.pk)}, content=content,
+        )
+        return
+    count = int(content.media_request.get("count") or 1)
+    for n in range(count):
+        fmt = "JPEG" if "instagram" in content.platforms else "PNG"  # Instagram feed takes JPEG only
+        result = engine.image(ImageRequest(prompt=content.prompt, width=width, height=height, style=style, brand=voice,
+                                           reference=reference, seed=content.seed + n, format=fmt))
+        with Image.open(io.BytesIO(result.data)) as img:
+            img.verify()
+        media_create_from_bytes(
+            organization=content.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
+            brand=content.brand, width=result.width, height=result.height, metadata={"contentId": str(content.pk)},
+            content=content, position=n,
+        )
+        _progress(content, "media", 30 + int(30 * (n + 1) / count))
+
+
+def fail(content_id, reason: str) -> None:
+    with transaction.atomic():
+        content = Content.objects.select_for_update().filter(pk=content_id).first()
+        if content is None or not states.can("fail", content.status) or content.status not in (states.PENDING, states.GENERATING):
+            return
+        services.transition(content, "fail", event="content.failed", reason=reason[:2000])
+        if content.batch_id:
+            batch_id = content.batch_id
+            transaction.on_commit(lambda: services.batch_item_finished(batch_id=batch_id))
+
+
+def edit_image(content_id, prompt: str) -> MediaAsset | None:
+    """Edit the current image with the image model; the previous one is kept as a backup."""
+    engine = get_engine()
+    content = Content.objects.filter(pk=content_id).first()
+    if content is None or content.status != states.REVIEW:
+        return None
+    current = services.current_media(content).filter(media_type="image").first()
+    if current is None:
+        return None
+    with current.file.open("rb") as fh:
+        original = fh.read()
+    result = engine.edit_image(image=original, prompt=prompt, seed=content.seed)
+    with transaction.atomic():
+        locked = Content.objects.select_for_update().get(pk=content.pk)
+        if locked.status != states.REVIEW:
+            return None
+        MediaAsset.objects.filter(pk=current.pk).update(kind=Kind.BACKUP)
+        edited = media_create_from_bytes(
+            organization=locked.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
+            brand=locked.brand, width=result.width, height=result.height, content=locked, position=current.position,
+            metadata={"editedFrom": str(current.pk), "prompt": prompt},
+        )
+        from apps.events.services import event_record
+
+        event_record(organization=locked.organization_id, type="content.updated",
+                     data={"contentId": str(locked.pk), "status": locked.status, "imageEdited": True, "mediaId": str(edited.pk)})
+    return edited

@@ -1,0 +1,408 @@
+"""Content writes: creation for generation, the status machine, edits, approval, images.
+
+Every transition runs here, in a transaction, with the row locked, and records its event.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.core.errors import InvalidTransition, NotFound, RuleViolation, ValidationFailed
+from apps.events.services import event_record
+from apps.media.models import Kind, MediaAsset
+
+from . import platform_rules, states
+from .adaptation import validate_variant
+from .models import RATIOS, Batch, Content, ContentSchedule, GenerationMode, MediaType, PostType, Variant
+
+MAX_IMAGES = 4
+
+
+@dataclass
+class GenerationInput:
+    """What a client asks to generate (both families build one)."""
+
+    prompt: str
+    platforms: list[str]
+    brand: object
+    profile: object | None = None
+    generation_mode: str = GenerationMode.PROMPT
+    post_type: str = PostType.FEED
+    media_type: str = MediaType.IMAGE
+    dimensions: str | None = None
+    settings: dict | None = None
+    media_request: dict | None = None
+    source_media: MediaAsset | None = None
+    campaign: object | None = None
+    tags: list | None = None
+
+
+def _validate(inp: GenerationInput) -> list[str]:
+    errors: dict = {}
+    if not inp.prompt or not inp.prompt.strip():
+        errors["prompt"] = ["A prompt or task is required."]
+    platforms = []
+    for p in inp.platforms or []:
+        try:
+            name = platform_rules.normalize_platform(p)
+        except ValueError:
+            errors.setdefault("platforms", []).append(f"Unknown platform '{p}'.")
+            continue
+        if name not in platforms:
+            platforms.append(name)
+    if not platforms and "platforms" not in errors:
+        errors["platforms"] = ["At least one platform is required."]
+    if inp.media_type == "carousel":
+        errors["media"] = ["Carousel media is not implemented: use image or video."]
+    elif inp.media_type not in MediaType.values:
+        errors["media"] = [f"Must be one of {', '.join(MediaType.values)}."]
+    if inp.post_type not in PostType.values:
+        errors["postType"] = [f"Must be one of {', '.join(PostType.values)}."]
+    if inp.dimensions is not None and inp.dimensions not in RATIOS:
+        errors["dimensions"] = [f"Must be one of {', '.join(RATIOS)}."]
+    if inp.generation_mode not in GenerationMode.values:
+        errors["generationMode"] = [f"Must be one of {', '.join(GenerationMode.values)}."]
+    count = (inp.media_request or {}).get("count", 1)
+    if not isinstance(count, int) or not 1 <= count <= MAX_IMAGES:
+        errors.setdefault("media", []).append(f"count must be between 1 and {MAX_IMAGES}.")
+    if errors:
+        raise ValidationFailed("Invalid request parameters.", errors)
+    if inp.generation_mode == GenerationMode.MANUAL and inp.source_media is None:
+        raise RuleViolation("manual_upload needs the client's media (mediaId of an upload).", {"mediaId": ["Required for manual_upload."]})
+    if inp.generation_mode == GenerationMode.REFERENCE and inp.source_media is None:
+        has_refs = MediaAsset.objects.filter(brand=inp.brand, kind=Kind.REFERENCE).exists()
+        if not has_refs:
+            raise RuleViolation(
+                "reference_based needs a reference image: give referenceImageId or upload one to the brand.",
+                {"referenceImageId": ["No reference image available."]},
+            )
+    if inp.source_media is not None and inp.generation_mode == GenerationMode.MANUAL:
+        if inp.source_media.media_type != inp.media_type:
+            raise RuleViolation("The uploaded media does not match the media type.", {"media": [f"Upload is {inp.source_media.media_type}."]})
+    for platform in platforms:
+        try:
+            platform_rules.get_format(platform, inp.post_type, inp.media_type)
+        except platform_rules.UnsupportedFormat as exc:
+            raise RuleViolation(str(exc), {"platforms": [f"{platform}: {exc}"]}) from None
+    if inp.profile is not None and inp.profile.platform not in platforms:
+        raise RuleViolation("The profile's platform is not among the content's platforms.", {"platform": [inp.profile.platform]})
+    return platforms
+
+
+@transaction.atomic
+def content_request_generation(*, organization, actor=None, inp: GenerationInput, batch: Batch | None = None,
+                               enqueue: bool = True) -> Content:
+    """Create content in `pending` and queue its generation."""
+    platforms = _validate(inp)
+    default_ratio = inp.dimensions or platform_rules.supported_ratio(platforms[0], inp.post_type, inp.media_type)
+    content = Content.objects.create(
+        organization=organization,
+        brand=inp.brand,
+        profile=inp.profile,
+        platforms=platforms,
+        prompt=inp.prompt.strip(),
+        generation_mode=inp.generation_mode,
+        post_type=inp.post_type,
+        media_type=inp.media_type,
+        dimensions=default_ratio,
+        settings=inp.settings or {},
+        media_request={"generate": True, "style": "photorealistic", "count": 1, **(inp.media_request or {})},
+        source_media=inp.source_media,
+        status=states.PENDING,
+        seed=random.randint(1, 2**31 - 1),
+        created_by=getattr(actor, "user", None) if getattr(getattr(actor, "user", None), "pk", None) else None,
+        campaign=inp.campaign,
+        batch=batch,
+    )
+    if inp.tags:
+        content.tags.set(inp.tags)
+    if inp.source_media is not None and inp.generation_mode == GenerationMode.MANUAL:
+        MediaAsset.objects.filter(pk=inp.source_media.pk).update(content=content)
+    event_record(organization=organization, type="content.created", data=_event_data(content))
+    if enqueue:
+        _enqueue_generation(content)
+    return content
+
+
+def _enqueue_generation(content: Content) -> None:
+    from .tasks import generate_content
+
+    content_id = str(content.pk)
+    transaction.on_commit(lambda: generate_content.delay(content_id))
+
+
+def _event_data(content: Content, **extra) -> dict:
+    data = {"contentId": str(content.pk), "status": content.status, "platforms": content.platforms}
+    if content.batch_id:
+        data["batchId"] = str(content.batch_id)
+    data.update(extra)
+    return data
+
+
+def _locked(content_id) -> Content:
+    try:
+        return Content.objects.select_for_update().get(pk=content_id)
+    except Content.DoesNotExist:
+        raise NotFound("Content not found.", {"id": str(content_id)}) from None
+
+
+def _refuse(content: Content, action: str) -> InvalidTransition:
+    return InvalidTransition(
+        f"Cannot {action.replace('_', ' ')} content that is {content.status}.",
+        {"status": content.status, "action": action, "allowedActions": content.allowed_actions},
+    )
+
+
+def transition(content: Content, action: str, *, event: str | None = None, reason: str = "", **event_extra) -> Content:
+    """Apply `action` to a locked content row (caller holds the lock in a transaction)."""
+    if not states.can(action, content.status):
+        raise _refuse(content, action)
+    _, target = states.TRANSITIONS[action]
+    previous = content.status
+    content.status = target
+    if reason or action in ("fail", "reject"):
+        content.status_reason = reason
+    elif action in ("approve", "regenerate", "edit", "submit"):
+        content.status_reason = ""
+    content.save()
+    if event:
+        event_record(organization=content.organization_id, type=event,
+                     data=_event_data(content, previousStatus=previous, **({"reason": reason} if reason else {}), **event_extra))
+    return content
+
+
+@transaction.atomic
+def content_approve(*, content: Content, actor=None) -> Content:
+    content = _locked(content.pk)
+    transition(content, "approve", event="content.approved")
+    content.approved_at = timezone.now()
+    content.approved_by = _actor_name(actor)
+    content.save(update_fields=["approved_at", "approved_by", "updated_at"])
+    if content.brand.auto_publish:
+        from apps.publishing.services import auto_schedule_approved  # noqa: PLC0415  (issue 4 wiring)
+
+        auto_schedule_approved(content=content)
+    return content
+
+
+@transaction.atomic
+def content_reject(*, content: Content, reason: str = "", actor=None) -> Content:
+    content = _locked(content.pk)
+    return transition(content, "reject", event="content.rejected", reason=reason or "Rejected.")
+
+
+def _actor_name(actor) -> str:
+    if actor is None:
+        return ""
+    user = getattr(actor, "user", None) or actor
+    return str(getattr(user, "username", "") or getattr(actor, "credential_id", ""))[:200]
+
+
+@transaction.atomic
+def content_regenerate(*, content: Content) -> Content:
+    content = _locked(content.pk)
+    transition(content, "regenerate", event="content.updated", regenerated=True)
+    content.progress = 0
+    content.seed = random.randint(1, 2**31 - 1)
+    content.save(update_fields=["progress", "seed", "updated_at"])
+    _enqueue_generation(content)
+    return content
+
+
+@transaction.atomic
+def content_update(*, content: Content, variants: dict | None = None, status: str | None = None,
+                   tags: list | None = None, campaign=..., scheduled=None) -> Content:
+    """Edit per-platform text (checked against each platform's rules) and/or go back to draft."""
+    content = _locked(content.pk)
+    errors: dict = {}
+    if variants:
+        existing = {v.platform: v for v in content.variants.all()}
+        for raw_platform, fields in variants.items():
+            try:
+                platform = platform_rules.normalize_platform(raw_platform)
+            except ValueError:
+                errors[raw_platform] = {"platform": "Unknown platform."}
+                continue
+            variant = existing.get(platform)
+            if variant is None:
+                errors[raw_platform] = {"platform": "This content was not generated for this platform."}
+                continue
+            merged = {
+                "caption": fields.get("caption", variant.caption),
+                "hashtags": fields.get("hashtags", variant.hashtags),
+                "firstComment": fields.get("firstComment", variant.first_comment),
+                "altText": fields.get("altText", variant.alt_text),
+                "title": fields.get("title", variant.title),
+                "sounds": fields.get("sounds", variant.sounds),
+            }
+            problems = validate_variant(platform, merged, post_type=content.post_type, media_type=content.media_type)
+            if problems:
+                errors[raw_platform] = problems
+                continue
+            variant.caption = merged["caption"]
+            variant.hashtags = [h if h.startswith("#") else f"#{h}" for h in merged["hashtags"]]
+            variant.first_comment = merged["firstComment"]
+            variant.alt_text = merged["altText"]
+            variant.title = merged["title"]
+            variant.sounds = merged["sounds"]
+            variant.save()
+    if errors:
+        raise ValidationFailed("Some platform content breaks the platform's rules.", {"content": errors})
+    if status is not None:
+        if status != states.DRAFT:
+            raise ValidationFailed("Only 'draft' can be set directly; use the actions for other statuses.", {"status": ["Must be draft."]})
+        if content.status != states.DRAFT:
+            transition(content, "edit")
+    if tags is not None:
+        content.tags.set(tags)
+    if campaign is not ...:
+        content.campaign = campaign
+        content.save(update_fields=["campaign", "updated_at"])
+    content.save(update_fields=["updated_at"])
+    event_record(organization=content.organization_id, type="content.updated", data=_event_data(content))
+    return content
+
+
+@transaction.atomic
+def content_delete(*, content: Content) -> None:
+    content = _locked(content.pk)
+    if content.status in (states.PUBLISHING,):
+        raise _refuse(content, "delete")
+    data, org_id = _event_data(content), content.organization_id
+    content.delete()
+    event_record(organization=org_id, type="content.deleted", data=data)
+
+
+def content_edit_image(*, content: Content, prompt: str) -> Content:
+    """Edit the current image with the image model (synchronously: an unknown instruction
+    is an immediate 422/400, not a failed background job). Only in `review`."""
+    from .generation.base import EngineError
+    from .pipeline import edit_image
+
+    if not prompt or not prompt.strip():
+        raise ValidationFailed("An edit prompt is required.", {"prompt": ["Required."]})
+    if not states.can("edit_image", content.status):
+        raise _refuse(content, "edit_image")
+    if content.media_type != MediaType.IMAGE or not current_media(content).exists():
+        raise RuleViolation("This content has no image to edit.", {"media": ["No image."]})
+    try:
+        edited = edit_image(content.pk, prompt.strip())
+    except EngineError as exc:
+        raise RuleViolation(f"The image could not be edited: {exc}", {"prompt": [str(exc)]}) from None
+    if edited is None:  # the status changed while the model worked
+        content.refresh_from_db()
+        raise _refuse(content, "edit_image")
+    content.refresh_from_db()
+    return content
+
+
+def current_media(content: Content):
+    return MediaAsset.objects.filter(content=content, kind__in=(Kind.GENERATED, Kind.UPLOAD)).order_by("position", "created_at")
+
+
+@transaction.atomic
+def content_undo_image_edit(*, content: Content) -> Content:
+    content = _locked(content.pk)
+    if not states.can("edit_image", content.status):
+        raise _refuse(content, "edit_image")
+    edited = current_media(content).filter(metadata__has_key="editedFrom").first()
+    if edited is None:
+        raise RuleViolation("There is no image edit to undo.", {"media": ["Nothing to undo."]})
+    original = MediaAsset.objects.filter(pk=edited.metadata["editedFrom"], content=content).first()
+    if original is None:
+        raise RuleViolation("The backup of the original image is gone.", {"media": ["No backup."]})
+    MediaAsset.objects.filter(pk=original.pk).update(kind=Kind.GENERATED, position=edited.position)
+    edited.delete()
+    event_record(organization=content.organization_id, type="content.updated", data=_event_data(content, imageRestored=True))
+    return content
+
+
+# --- schedules (planned posts) and batches ------------------------------------------------
+
+
+def schedule_plan(*, organization, profile, scheduled_date, task: str, generation_mode: str, platform: str | None,
+                  post_type: str, media_type: str, dimensions: str | None) -> ContentSchedule:
+    platform = platform or profile.platform
+    if platform_rules.normalize_platform(platform) != profile.platform:
+        raise RuleViolation("The platform must be the profile's platform.", {"platform": [profile.platform]})
+    if media_type == "carousel":
+        raise ValidationFailed("Carousel media is not implemented.", {"media": ["Use image or video."]})
+    if scheduled_date < timezone.localdate():
+        raise ValidationFailed("scheduledDate is in the past.", {"scheduledDate": ["Must be today or later."]})
+    return ContentSchedule.objects.create(
+        organization=organization, profile=profile, scheduled_date=scheduled_date, task=task.strip(),
+        generation_mode=generation_mode, platform=profile.platform, post_type=post_type, media_type=media_type,
+        dimensions=dimensions or platform_rules.supported_ratio(profile.platform, post_type, media_type),
+    )
+
+
+@transaction.atomic
+def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -> Batch:
+    """Generate the selected planned posts in parallel (one Celery task each)."""
+    pending = [s for s in schedules if s.status in (ContentSchedule.PLANNED, ContentSchedule.FAILED)]
+    if not pending:
+        raise RuleViolation("None of the selected schedules is waiting to be generated.", {"scheduleIds": ["Nothing to generate."]})
+    batch = Batch.objects.create(organization=organization, total=len(pending))
+    for schedule in pending:
+        content = content_request_generation(
+            organization=organization, actor=actor, batch=batch,
+            inp=GenerationInput(prompt=schedule.task, platforms=[schedule.platform], brand=schedule.profile.brand,
+                                profile=schedule.profile, generation_mode=schedule.generation_mode,
+                                post_type=schedule.post_type, media_type=schedule.media_type,
+                                dimensions=schedule.dimensions),
+        )
+        schedule.content = content
+        schedule.status = ContentSchedule.GENERATING
+        schedule.save(update_fields=["content", "status", "updated_at"])
+    event_record(organization=organization, type="batch.progress", data=batch_progress(batch))
+    return batch
+
+
+def batch_progress(batch: Batch) -> dict:
+    items = list(batch.contents.values("id", "status", "progress"))
+    done = [i for i in items if i["status"] not in (states.PENDING, states.GENERATING)]
+    failed = [i for i in items if i["status"] == states.FAILED]
+    overall = round(sum(100 if i in done else i["progress"] for i in items) / max(1, batch.total))
+    return {
+        "batchId": str(batch.pk),
+        "status": batch.status,
+        "total": batch.total,
+        "completed": len(done) - len(failed),
+        "failed": len(failed),
+        "progress": overall,
+        "items": [{"contentId": str(i["id"]), "status": i["status"], "progress": 100 if i in done else i["progress"]} for i in items],
+    }
+
+
+def batch_item_finished(*, batch_id) -> None:
+    """Called when one item reaches review or failed: report progress, close the batch once."""
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=batch_id)
+        progress = batch_progress(batch)
+        finished = progress["completed"] + progress["failed"] >= batch.total
+        if finished and batch.status != Batch.COMPLETED:
+            batch.status = Batch.COMPLETED
+            batch.finished_at = timezone.now()
+            batch.save(update_fields=["status", "finished_at", "updated_at"])
+            progress["status"] = Batch.COMPLETED
+            event_record(organization=batch.organization_id, type="batch.completed", data=progress)
+        else:
+            event_record(organization=batch.organization_id, type="batch.progress", data=progress)
+        ContentSchedule.objects.filter(content__batch=batch, content__status=states.REVIEW).update(status=ContentSchedule.GENERATED)
+        ContentSchedule.objects.filter(content__batch=batch, content__status=states.FAILED).update(status=ContentSchedule.FAILED)
+
+
+def variant_upsert(*, content: Content, platform: str, data: dict, ratio: str) -> Variant:
+    variant, _ = Variant.objects.update_or_create(
+        content=content, platform=platform,
+        defaults={
+            "caption": data["caption"], "hashtags": data["hashtags"], "first_comment": data.get("firstComment", ""),
+            "alt_text": data.get("altText", ""), "title": data.get("title", ""), "sounds": data.get("sounds", []),
+            "adaptations": data.get("adaptations", []), "ratio": ratio,
+        },
+    )
+    return variant

@@ -1,0 +1,441 @@
+"""OAuth 2.0 handshakes per platform, on social-core's backend classes.
+
+social-core does the wire work (authorization URL parameters, PKCE S256 challenges, the
+token request with its client authentication, error classification, refresh requests).
+It is built around a browser session and a user pipeline; Postforge keeps the state in
+its own ``OAuthState`` row instead, so every backend here mixes in ``ServiceBackend``,
+which feeds the state and the PKCE verifier from that row and stops after the token
+exchange (the account itself is read with the platform client, ``apps.publishing.platforms``).
+
+Endpoints are the real ones (``platforms.yaml``, each platform's ``oauth`` block) unless
+``settings.OAUTH_ENDPOINT_OVERRIDES[<platform>]`` names others:
+``{"authorize": url, "token": url, "refresh": url, "exchange": url, "api": base_url}``
+(tests point them at a local fake provider). A platform is *real* when
+``<PLATFORM>_CLIENT_ID`` and ``<PLATFORM>_CLIENT_SECRET`` are set; otherwise its connect
+flow runs against the service's own sandbox consent page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from django.conf import settings
+from requests.auth import HTTPBasicAuth
+from social_core.backends.facebook import FacebookOAuth2
+from social_core.backends.google import GoogleOAuth2
+from social_core.backends.instagram import InstagramOAuth2
+from social_core.backends.linkedin import LinkedinOAuth2
+from social_core.backends.oauth import BaseOAuth2
+from social_core.backends.pinterest import PinterestOAuth2
+from social_core.backends.twitter_oauth2 import TwitterOAuth2
+from social_core.exceptions import AuthResponseError
+from social_core.strategy import BaseStrategy
+
+#: platforms whose connect flow is built, in display order
+OAUTH_PLATFORMS = ("instagram", "facebook", "tiktok", "youtube", "linkedin", "x", "threads", "pinterest", "bluesky")
+#: platforms that only have the sandbox flow (Bluesky needs PAR + DPoP, which social-core cannot do)
+SANDBOX_ONLY = frozenset({"bluesky"})
+
+
+def _overrides(platform: str) -> dict[str, str]:
+    return dict((getattr(settings, "OAUTH_ENDPOINT_OVERRIDES", None) or {}).get(platform) or {})
+
+
+def credentials(platform: str) -> tuple[str, str]:
+    prefix = platform.upper()
+    return (getattr(settings, f"{prefix}_CLIENT_ID", "") or "", getattr(settings, f"{prefix}_CLIENT_SECRET", "") or "")
+
+
+def is_real(platform: str) -> bool:
+    """True when the platform has app credentials (and a real flow exists for it)."""
+    if platform in SANDBOX_ONLY:
+        return False
+    client_id, secret = credentials(platform)
+    return bool(client_id and secret)
+
+
+def callback_url(platform: str) -> str:
+    base = (getattr(settings, "OAUTH_CALLBACK_BASE_URL", "") or settings.PUBLIC_BASE_URL).rstrip("/")
+    return f"{base}/oauth/{platform}/callback"
+
+
+def api_base_url(platform: str) -> str | None:
+    """The platform API base for the platform client (None: the client's default)."""
+    return _overrides(platform).get("api") or None
+
+
+def platform_client(platform: str, *, access_token: str, account_id: str = ""):
+    from apps.publishing.platforms.base import get_client_class
+
+    return get_client_class(platform)(access_token=access_token, account_id=account_id, base_url=api_base_url(platform))
+
+
+# --- strategy: settings from Django settings, no session, no user storage ---------------
+
+
+class ServiceStrategy(BaseStrategy):
+    """The minimum social-core needs to build URLs and exchange tokens."""
+
+    def __init__(self, values: dict[str, Any], data: dict[str, Any] | None = None) -> None:
+        super().__init__(storage=None)
+        self._values = values
+        self._data = dict(data or {})
+        self._session: dict[str, Any] = {}
+
+    def setting(self, name: str, default=None, backend=None):
+        # One backend per strategy: its values only, never the global SOCIAL_AUTH_* settings.
+        return self._values.get(name, default)
+
+    def get_setting(self, name: str):
+        return self._values[name]
+
+    def get_request_data(self, merge: bool = True) -> dict[str, Any]:
+        return self._data
+
+    def build_absolute_uri(self, path: str | None = None) -> str:
+        return path or ""
+
+    def request_host(self) -> str:
+        return ""
+
+    def session_get(self, name: str, default=None):
+        return self._session.get(name, default)
+
+    def session_set(self, name: str, value):
+        self._session[name] = value
+
+    def session_pop(self, name: str):
+        return self._session.pop(name, None)
+
+    def redirect(self, url: str):
+        raise NotImplementedError
+
+    def html(self, content: str):
+        raise NotImplementedError
+
+
+@dataclass
+class TokenSet:
+    access_token: str
+    refresh_token: str = ""
+    expires_in: int | None = None
+    scope: str = ""
+    #: the account the token belongs to, when the platform says so (open_id, user_id, page id)
+    account_id: str = ""
+    raw_keys: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:  # never print tokens
+        return f"TokenSet(expires_in={self.expires_in}, scope={self.scope!r}, account_id={self.account_id!r})"
+
+
+class ServiceBackend:
+    """Drives a social-core backend from an ``OAuthState`` row instead of a session."""
+
+    platform: ClassVar[str] = ""
+    #: keys of ``_overrides`` that replace class URLs
+    uses_pkce: ClassVar[bool] = False
+    #: True when the platform refreshes the long-lived access token itself (no refresh token)
+    refreshes_access_token: ClassVar[bool] = False
+    #: True when the stored token never needs a refresh (Facebook Page tokens)
+    token_never_expires: ClassVar[bool] = False
+    _fixed_state: str | None = None
+    _fixed_verifier: str = ""
+
+    # -- hooks replacing the session --------------------------------------------------
+    def get_or_create_state(self):
+        return self._fixed_state
+
+    def validate_state(self):
+        return self._fixed_state
+
+    def create_code_verifier(self, state=None):
+        return self._fixed_verifier
+
+    def get_code_verifier(self, state=None):
+        return self._fixed_verifier
+
+    def authorization_url(self) -> str:
+        return _overrides(self.platform).get("authorize") or super().authorization_url()  # type: ignore[misc]
+
+    def access_token_url(self) -> str:
+        return _overrides(self.platform).get("token") or super().access_token_url()  # type: ignore[misc]
+
+    def refresh_token_url(self):
+        return _overrides(self.platform).get("refresh") or super().refresh_token_url()  # type: ignore[misc]
+
+    # -- the three operations ---------------------------------------------------------
+    def begin_url(self, *, state: str, code_verifier: str = "") -> str:
+        self._fixed_state, self._fixed_verifier = state, code_verifier
+        return self.auth_url()  # type: ignore[attr-defined]
+
+    def exchange_code(self, *, code: str, state: str, code_verifier: str = "") -> TokenSet:
+        self._fixed_state, self._fixed_verifier = state, code_verifier
+        self.data = {"code": code, "state": state}  # type: ignore[attr-defined]
+        params = self.auth_complete_params(state)  # type: ignore[attr-defined]
+        method = self.ACCESS_TOKEN_METHOD  # type: ignore[attr-defined]
+        body = {"params": params} if method == "GET" else {"data": params}
+        response = self.request_access_token(  # type: ignore[attr-defined]
+            self.access_token_url(),
+            method=method,
+            headers=self.auth_headers(),  # type: ignore[attr-defined]
+            auth=self.auth_complete_credentials(),  # type: ignore[attr-defined]
+            **body,
+        )
+        response = self.unwrap(response)
+        self.get_access_token(response)  # type: ignore[attr-defined]  # raises when missing
+        return self.after_exchange(self.token_set(response))
+
+    def refresh(self, *, access_token: str, refresh_token: str) -> TokenSet:
+        response = self.refresh_token(refresh_token)  # type: ignore[attr-defined]
+        return self.token_set(self.unwrap(response))
+
+    # -- per-platform adjustments -----------------------------------------------------
+    def unwrap(self, response: dict[str, Any]) -> dict[str, Any]:
+        return response
+
+    def token_set(self, response: dict[str, Any]) -> TokenSet:
+        expires = response.get("expires_in")
+        scope = response.get("scope") or ""
+        if isinstance(scope, list):
+            scope = ",".join(scope)
+        return TokenSet(
+            access_token=str(response.get("access_token") or ""),
+            refresh_token=str(response.get("refresh_token") or ""),
+            expires_in=int(expires) if str(expires or "").isdigit() else None,
+            scope=str(scope),
+            account_id=str(response.get("open_id") or response.get("user_id") or ""),
+            raw_keys=sorted(response),
+        )
+
+    def after_exchange(self, tokens: TokenSet) -> TokenSet:
+        return tokens
+
+    def account_id_for(self, tokens: TokenSet) -> str:
+        """The account id the platform client needs (default: what the token response said)."""
+        return tokens.account_id
+
+    def refresh_token_auth(self):
+        if self.use_basic_auth():  # type: ignore[attr-defined]
+            key, secret = self.get_key_and_secret()  # type: ignore[attr-defined]
+            return HTTPBasicAuth(key, secret)
+        return None
+
+    def refresh_token_params(self, token: str, *args, **kwargs) -> dict[str, str]:
+        params = super().refresh_token_params(token, *args, **kwargs)  # type: ignore[misc]
+        if self.use_basic_auth():  # type: ignore[attr-defined]
+            params.pop("client_secret", None)
+        return params
+
+
+# --- platforms with a social-core backend ---------------------------------------------
+
+
+class XBackend(ServiceBackend, TwitterOAuth2):
+    """X OAuth 2.0: PKCE S256, HTTP Basic client authentication, rotating refresh tokens."""
+
+    platform = "x"
+    uses_pkce = True
+    AUTHORIZATION_URL = "https://x.com/i/oauth2/authorize"
+    ACCESS_TOKEN_URL = "https://api.x.com/2/oauth2/token"
+    DEFAULT_SCOPE = ["tweet.read", "tweet.write", "users.read", "media.write", "offline.access"]
+    PKCE_DEFAULT_CODE_CHALLENGE_METHOD = "S256"
+    PKCE_DEFAULT_CODE_VERIFIER_LENGTH = 64
+
+
+class FacebookBackend(ServiceBackend, FacebookOAuth2):
+    """Facebook Login for Pages: the user token is exchanged for a long-lived one, then the
+    first managed Page's token (which does not expire) is kept."""
+
+    platform = "facebook"
+    token_never_expires = True
+    AUTHORIZATION_URL = "https://www.facebook.com/v25.0/dialog/oauth"
+    ACCESS_TOKEN_URL = "https://graph.facebook.com/v25.0/oauth/access_token"
+    DEFAULT_SCOPE = ["pages_show_list", "pages_manage_posts", "pages_read_engagement", "business_management"]
+
+    def after_exchange(self, tokens: TokenSet) -> TokenSet:
+        long_lived = self.token_set(self.refresh_token(tokens.access_token))
+        base = api_base_url(self.platform) or "https://graph.facebook.com/v25.0"
+        pages = self.get_json(
+            f"{base.rstrip('/')}/me/accounts",
+            params={"fields": "id,name,access_token", "access_token": long_lived.access_token},
+            stage="token_exchange",
+        ).get("data") or []
+        if not pages:
+            raise AuthResponseError(self, "No Facebook Page is managed by this account.", stage="token_exchange")
+        page = pages[0]
+        return TokenSet(
+            access_token=str(page.get("access_token") or ""),
+            scope=tokens.scope,
+            account_id=str(page.get("id") or ""),
+            raw_keys=tokens.raw_keys,
+        )
+
+
+class InstagramBackend(ServiceBackend, InstagramOAuth2):
+    """Instagram API with Instagram Login: code -> short token -> 60-day token, refreshed itself."""
+
+    platform = "instagram"
+    refreshes_access_token = True
+    REDIRECT_STATE = False
+    STATE_PARAMETER = True
+    AUTHORIZATION_URL = "https://www.instagram.com/oauth/authorize"
+    ACCESS_TOKEN_URL = "https://api.instagram.com/oauth/access_token"
+    EXCHANGE_URL = "https://graph.instagram.com/access_token"
+    REFRESH_TOKEN_URL = "https://graph.instagram.com/refresh_access_token"
+    REFRESH_TOKEN_METHOD = "GET"
+    SCOPE_SEPARATOR = ","
+    DEFAULT_SCOPE = ["instagram_business_basic", "instagram_business_content_publish"]
+    exchange_grant = "ig_exchange_token"
+    refresh_grant = "ig_refresh_token"
+
+    def unwrap(self, response: dict[str, Any]) -> dict[str, Any]:
+        data = response.get("data")
+        if isinstance(data, list) and data and isinstance(data[0], dict):
+            return {**data[0], **{k: v for k, v in response.items() if k != "data"}}
+        return response
+
+    def after_exchange(self, tokens: TokenSet) -> TokenSet:
+        _key, secret = self.get_key_and_secret()
+        url = _overrides(self.platform).get("exchange") or self.EXCHANGE_URL
+        response = self.get_json(
+            url,
+            params={"grant_type": self.exchange_grant, "client_secret": secret, "access_token": tokens.access_token},
+            stage="token_exchange",
+        )
+        self._process_error(response, stage="token_exchange")
+        long_lived = self.token_set(response)
+        long_lived.account_id = tokens.account_id
+        long_lived.scope = long_lived.scope or tokens.scope
+        return long_lived
+
+    def refresh(self, *, access_token: str, refresh_token: str) -> TokenSet:
+        # No refresh token: the long-lived access token refreshes itself.
+        return self.token_set(self.refresh_token(access_token))
+
+    def refresh_token_params(self, token: str, *args, **kwargs) -> dict[str, str]:
+        return {"grant_type": self.refresh_grant, "access_token": token}
+
+
+class YouTubeBackend(ServiceBackend, GoogleOAuth2):
+    """Google OAuth 2.0 with the YouTube scopes and offline access (a refresh token)."""
+
+    platform = "youtube"
+    AUTHORIZATION_URL = "https://accounts.google.com/o/oauth2/v2/auth"
+    ACCESS_TOKEN_URL = "https://oauth2.googleapis.com/token"
+    REVOKE_TOKEN_URL = "https://oauth2.googleapis.com/revoke"
+    DEFAULT_SCOPE = [
+        "https://www.googleapis.com/auth/youtube.upload",
+        "https://www.googleapis.com/auth/youtube.readonly",
+        "https://www.googleapis.com/auth/youtube.force-ssl",
+    ]
+    extra_arguments = {"access_type": "offline", "prompt": "consent", "include_granted_scopes": "true"}
+
+    def auth_extra_arguments(self) -> dict[str, str]:
+        return {**self.extra_arguments, **super().auth_extra_arguments()}
+
+
+class LinkedInBackend(ServiceBackend, LinkedinOAuth2):
+    """LinkedIn member posting: OpenID userinfo gives the person URN."""
+
+    platform = "linkedin"
+    DEFAULT_SCOPE = ["openid", "profile", "w_member_social"]
+
+    def account_id_for(self, tokens: TokenSet) -> str:
+        base = api_base_url(self.platform) or "https://api.linkedin.com"
+        info = self.get_json(
+            f"{base.rstrip('/')}/v2/userinfo", headers={"Authorization": f"Bearer {tokens.access_token}"}
+        )
+        return f"urn:li:person:{info.get('sub', '')}"
+
+
+class PinterestBackend(ServiceBackend, PinterestOAuth2):
+    """Pinterest API v5 (social-core's backend still targets v1): Basic auth, rotating refresh."""
+
+    platform = "pinterest"
+    AUTHORIZATION_URL = "https://www.pinterest.com/oauth/"
+    ACCESS_TOKEN_URL = "https://api.pinterest.com/v5/oauth/token"
+    USE_BASIC_AUTH = True
+    SCOPE_SEPARATOR = ","
+    DEFAULT_SCOPE = ["boards:read", "boards:write", "pins:read", "pins:write", "user_accounts:read"]
+
+
+# --- platforms without one: written on the same base class ------------------------------
+
+
+class TikTokBackend(ServiceBackend, BaseOAuth2):
+    """TikTok Login Kit v2: ``client_key`` instead of ``client_id``, comma scopes, open_id as
+    the account, and refresh tokens that ROTATE on every refresh."""
+
+    name = "tiktok"
+    platform = "tiktok"
+    AUTHORIZATION_URL = "https://www.tiktok.com/v2/auth/authorize/"
+    ACCESS_TOKEN_URL = "https://open.tiktokapis.com/v2/oauth/token/"
+    REVOKE_TOKEN_URL = "https://open.tiktokapis.com/v2/oauth/revoke/"
+    REDIRECT_STATE = False
+    STATE_PARAMETER = True
+    SCOPE_SEPARATOR = ","
+    DEFAULT_SCOPE = ["user.info.basic", "user.info.profile", "user.info.stats", "video.publish", "video.upload"]
+
+    def auth_params(self, state=None):
+        params = super().auth_params(state)
+        params["client_key"] = params.pop("client_id")
+        return params
+
+    def auth_complete_params(self, state=None):
+        params = super().auth_complete_params(state)
+        params["client_key"] = params.pop("client_id")
+        return params
+
+    def refresh_token_params(self, token: str, *args, **kwargs) -> dict[str, str]:
+        key, secret = self.get_key_and_secret()
+        return {"client_key": key, "client_secret": secret, "grant_type": "refresh_token", "refresh_token": token}
+
+
+class ThreadsBackend(ServiceBackend, BaseOAuth2):
+    """Threads: code at graph.threads.net, then a 60-day token that refreshes itself."""
+
+    name = "threads"
+    platform = "threads"
+    refreshes_access_token = True
+    AUTHORIZATION_URL = "https://threads.net/oauth/authorize"
+    ACCESS_TOKEN_URL = "https://graph.threads.net/oauth/access_token"
+    EXCHANGE_URL = "https://graph.threads.net/access_token"
+    REFRESH_TOKEN_URL = "https://graph.threads.net/refresh_access_token"
+    REFRESH_TOKEN_METHOD = "GET"
+    REDIRECT_STATE = False
+    STATE_PARAMETER = True
+    SCOPE_SEPARATOR = ","
+    DEFAULT_SCOPE = ["threads_basic", "threads_content_publish"]
+    exchange_grant = "th_exchange_token"
+    refresh_grant = "th_refresh_token"
+
+    after_exchange = InstagramBackend.after_exchange
+    refresh = InstagramBackend.refresh
+    refresh_token_params = InstagramBackend.refresh_token_params
+
+
+BACKENDS: dict[str, type[ServiceBackend]] = {
+    "x": XBackend,
+    "facebook": FacebookBackend,
+    "instagram": InstagramBackend,
+    "youtube": YouTubeBackend,
+    "linkedin": LinkedInBackend,
+    "pinterest": PinterestBackend,
+    "tiktok": TikTokBackend,
+    "threads": ThreadsBackend,
+}
+
+
+def backend_for(platform: str, *, redirect_uri: str | None = None) -> ServiceBackend:
+    """A configured backend instance for one handshake (not shared across threads)."""
+    cls = BACKENDS[platform]
+    client_id, secret = credentials(platform)
+    values: dict[str, Any] = {"KEY": client_id, "SECRET": secret, "REQUESTS_TIMEOUT": 10}
+    strategy = ServiceStrategy(values)
+    return cls(strategy, redirect_uri=redirect_uri or callback_url(platform))  # type: ignore[call-arg]
+
+
+def scopes_for(platform: str) -> list[str]:
+    cls = BACKENDS.get(platform)
+    return list(getattr(cls, "DEFAULT_SCOPE", None) or []) if cls else []
