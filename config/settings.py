@@ -136,6 +136,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {
     "dispatch-events": {"task": "apps.events.tasks.dispatch_events", "schedule": 5.0},
+    "dispatch-due-publications": {"task": "apps.publishing.tasks.dispatch_due_publications", "schedule": float(env("PUBLISH_DISPATCH_INTERVAL", default="2"))},
+    "sweep-publications": {"task": "apps.publishing.tasks.sweep_publications", "schedule": 30.0},
+    "refresh-expiring-tokens": {"task": "apps.publishing.tasks.refresh_expiring_tokens", "schedule": 3600.0},
 }
 
 # --- Storage --------------------------------------------------------------------------
@@ -218,6 +221,12 @@ SPECTACULAR_SETTINGS = {
 #: mounts the baseline views of bench/api_list.py; never set in production
 BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)
 
+# --- Publishing ---------------------------------------------------------------------------
+#: how many publications may be in flight at once per platform
+PUBLISH_CONCURRENCY_DEFAULT = env.int("PUBLISH_CONCURRENCY_DEFAULT", default=8)
+PUBLISH_CONCURRENCY = {"instagram": 4, "threads": 4, "tiktok": 2, "youtube": 2, "x": 8, "linkedin": 4, "pinterest": 4,
+                       "facebook": 4, "bluesky": 4}
+
 # --- Generation and platforms ---------------------------------------------------------
 GENERATION_ENGINE = env("GENERATION_ENGINE", default="local")  # local, openai, gemini, replicate
 OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
@@ -238,6 +247,17 @@ REPLICATE_VIDEO_MODEL = env("REPLICATE_VIDEO_MODEL", default="")
 REPLICATE_WEBHOOK_SECRET = env("REPLICATE_WEBHOOK_SECRET", default="")
 #: retries of a retryable provider error before the content fails
 GENERATION_MAX_RETRIES = env.int("GENERATION_MAX_RETRIES", default=3)
+
+# --- OAuth connect (apps.publishing.oauth) ----------------------------------------------
+# A platform with both values connects for real, otherwise through the sandbox consent page.
+for _platform in ("INSTAGRAM", "FACEBOOK", "TIKTOK", "YOUTUBE", "LINKEDIN", "X", "THREADS", "PINTEREST"):
+    globals()[f"{_platform}_CLIENT_ID"] = env(f"{_platform}_CLIENT_ID", default="")
+    globals()[f"{_platform}_CLIENT_SECRET"] = env(f"{_platform}_CLIENT_SECRET", default="")
+# Base URL the providers return to (/oauth/<platform>/callback); defaults to PUBLIC_BASE_URL.
+OAUTH_CALLBACK_BASE_URL = env("OAUTH_CALLBACK_BASE_URL", default=PUBLIC_BASE_URL).rstrip("/")
+# {platform: {"authorize", "token", "refresh", "exchange", "api"}}: other OAuth/API endpoints.
+OAUTH_ENDPOINT_OVERRIDES = env.json("OAUTH_ENDPOINT_OVERRIDES", default={})
+OAUTH_APP_NAME = env("OAUTH_APP_NAME", default="Postforge")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -18,6 +18,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema-api"), name="docs-api"),
     path("v1/", include("config.urls_v1")),
     path("api/", include("config.urls_api")),
+    path("oauth/", include("apps.publishing.urls")),
     re_path(r"^v\d+/(?P<path>.*)$", v1_not_found),
     re_path(r"^v\d+$", v1_not_found),
     re_path(r"^api/(?P<path>.*)$", api_not_found),

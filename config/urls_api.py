@@ -6,6 +6,7 @@ from rest_framework.routers import SimpleRouter
 from apps.brands.api.views import BrandViewSet
 from apps.media.api.views import MediaViewSet
 from apps.profiles.api.views import ProfileViewSet
+from apps.publishing.api.views import OAuthViewSet
 
 
 class Router(SimpleRouter):
@@ -20,4 +21,8 @@ router.register("brands", BrandViewSet, basename="api-brands")
 router.register("profiles", ProfileViewSet, basename="api-profiles")
 router.register("media", MediaViewSet, basename="api-media")
 
-urlpatterns = [path("", include(router.urls))]
+urlpatterns = [
+    path("", include(router.urls)),
+    path("oauth/platforms", OAuthViewSet.as_view({"get": "platforms"})),
+    path("oauth/<str:platform>/authorize", OAuthViewSet.as_view({"post": "authorize"})),
+]

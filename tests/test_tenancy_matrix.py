@@ -57,6 +57,10 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("v1", "brands/<brand_pk>/assets"): ("/v1/brands/{brand}/assets", {"post": r(BR, "editor", UPLOAD)}),
     ("v1", "profiles"): ("/v1/profiles", {"get": r(PR)}),
+    ("v1", "profiles/connect"): (
+        "/v1/profiles/connect",
+        {"post": r(PR, "admin", JSON, platform="x", redirectUri="https://app.example.com/connected")},
+    ),
     ("v1", "profiles/<pk>"): ("/v1/profiles/{profile}", {"get": r(PR), "delete": r(PR, "admin")}),
     ("v1", "profiles/<pk>/settings"): ("/v1/profiles/{profile}/settings", {"put": r(PR, "editor", JSON, displayName="M")}),
     # Family B: brands
@@ -100,6 +104,12 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ("api", "profiles/<pk>/schedule-slots"): (
         "/api/profiles/{profile}/schedule-slots",
         {"get": r(PR), "put": r(PR, "editor", JSON, postingTimes=["09:00"])},
+    ),
+    # Family B: OAuth connect
+    ("api", "oauth/platforms"): ("/api/oauth/platforms", {"get": r(PR)}),
+    ("api", "oauth/<platform>/authorize"): (
+        "/api/oauth/tiktok/authorize",
+        {"post": r(PR, "admin", JSON, redirectUri="https://app.example.com/connected")},
     ),
     # Family B: media
     ("api", "media"): ("/api/media", {"get": r(READ_MEDIA)}),

@@ -124,11 +124,14 @@ def run(content_id) -> Content | None:
         locked.generated_at = timezone.now()
         locked.progress = 100
         locked.save(update_fields=["generated_at", "progress", "updated_at"])
+        # on_commit hooks run in registration order: progress 100 reaches the channel layer
+        # before the outcome event is even enqueued, so a client never sees `content.generated`
+        # ahead of the last progress message (another worker process dispatches that event).
+        transaction.on_commit(lambda: _progress(locked, "done"))
         services.transition(locked, "complete", event="content.generated")
         if locked.batch_id:
             batch_id = locked.batch_id
             transaction.on_commit(lambda: services.batch_item_finished(batch_id=batch_id))
-    _progress(locked, "done")
     return locked
 
 

@@ -8,18 +8,20 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps.core.errors import InvalidTransition, NotFound, RuleViolation, ValidationFailed
+from apps.core.errors import ApplicationError, Conflict, InvalidTransition, NotFound, RuleViolation, ValidationFailed
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 
 from . import platform_rules, states
 from .adaptation import validate_variant
-from .models import RATIOS, Batch, Content, ContentSchedule, GenerationMode, MediaType, PostType, Variant
+from .models import RATIOS, Batch, Campaign, Content, ContentSchedule, GenerationMode, MediaType, PostType, Tag, Variant
 
 MAX_IMAGES = 4
+#: statuses in which the per-platform text cannot be edited
+TEXT_LOCKED = (states.PENDING, states.GENERATING, states.PUBLISHING, states.PUBLISHED)
 
 
 @dataclass
@@ -39,6 +41,16 @@ class GenerationInput:
     source_media: MediaAsset | None = None
     campaign: object | None = None
     tags: list | None = None
+
+
+def engine_languages() -> tuple[str, ...] | None:
+    """Languages the configured engine writes (None: any ISO 639-1 code, as provider models do)."""
+    from .generation import get_engine
+
+    try:
+        return getattr(get_engine(), "languages", None)
+    except Exception:  # a misconfigured provider fails at generation time with its own reason
+        return None
 
 
 def _validate(inp: GenerationInput) -> list[str]:
@@ -66,6 +78,11 @@ def _validate(inp: GenerationInput) -> list[str]:
         errors["dimensions"] = [f"Must be one of {', '.join(RATIOS)}."]
     if inp.generation_mode not in GenerationMode.values:
         errors["generationMode"] = [f"Must be one of {', '.join(GenerationMode.values)}."]
+    language = (inp.settings or {}).get("language")
+    if language is not None:
+        supported = engine_languages()
+        if supported is not None and language not in supported:
+            errors["settings"] = {"language": [f"'{language}' is not available; this engine writes {', '.join(supported)}."]}
     count = (inp.media_request or {}).get("count", 1)
     if not isinstance(count, int) or not 1 <= count <= MAX_IMAGES:
         errors.setdefault("media", []).append(f"count must be between 1 and {MAX_IMAGES}.")
@@ -219,6 +236,9 @@ def content_update(*, content: Content, variants: dict | None = None, status: st
     """Edit per-platform text (checked against each platform's rules) and/or go back to draft."""
     content = _locked(content.pk)
     errors: dict = {}
+    if variants and content.status in TEXT_LOCKED:
+        # the pipeline is writing the text, or the platform already has it
+        raise _refuse(content, "edit")
     if variants:
         existing = {v.platform: v for v in content.variants.all()}
         for raw_platform, fields in variants.items():
@@ -333,6 +353,14 @@ def schedule_plan(*, organization, profile, scheduled_date, task: str, generatio
         raise ValidationFailed("Carousel media is not implemented.", {"media": ["Use image or video."]})
     if scheduled_date < timezone.localdate():
         raise ValidationFailed("scheduledDate is in the past.", {"scheduledDate": ["Must be today or later."]})
+    if generation_mode == GenerationMode.MANUAL:
+        # a planned post has no upload to caption; it is generated later in a batch
+        raise RuleViolation("A planned post cannot be manual_upload: upload and generate it directly.",
+                            {"generationMode": ["Use prompt_based or reference_based."]})
+    try:
+        platform_rules.get_format(profile.platform, post_type, media_type)
+    except platform_rules.UnsupportedFormat as exc:
+        raise RuleViolation(str(exc), {"media": [str(exc)]}) from None
     return ContentSchedule.objects.create(
         organization=organization, profile=profile, scheduled_date=scheduled_date, task=task.strip(),
         generation_mode=generation_mode, platform=profile.platform, post_type=post_type, media_type=media_type,
@@ -362,8 +390,10 @@ def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -
     return batch
 
 
-def batch_progress(batch: Batch) -> dict:
-    items = list(batch.contents.values("id", "status", "progress"))
+def batch_progress(batch: Batch, items: list[dict] | None = None) -> dict:
+    """Per-item and overall progress; `items` ({id, status, progress}) saves the query in lists."""
+    if items is None:
+        items = list(batch.contents.values("id", "status", "progress"))
     done = [i for i in items if i["status"] not in (states.PENDING, states.GENERATING)]
     failed = [i for i in items if i["status"] == states.FAILED]
     overall = round(sum(100 if i in done else i["progress"] for i in items) / max(1, batch.total))
@@ -406,3 +436,179 @@ def variant_upsert(*, content: Content, platform: str, data: dict, ratio: str) -
         },
     )
     return variant
+
+
+# --- generation entry points both families share --------------------------------------------
+
+
+def generation_brand(*, organization, brand=None, profile=None):
+    """The brand a generation speaks for: the one asked for, else the profile's, else the default."""
+    if brand is not None:
+        return brand
+    if profile is not None:
+        return profile.brand
+    from apps.brands.services import brand_ensure_default
+
+    return brand_ensure_default(organization=organization)
+
+
+@transaction.atomic
+def content_request_multi_platform(*, organization, actor=None, profiles: list, inp: GenerationInput) -> list[Content]:
+    """One content per profile, generated for that profile's platform with its own settings.
+
+    One content per profile (rather than one content with several platforms) because each
+    platform then gets media made at its own size and ratio, each profile's generation
+    settings apply, and every content already knows the profile it will be published to.
+    All are created or none: one refused profile refuses the request.
+    """
+    if len({p.pk for p in profiles}) != len(profiles):
+        raise ValidationFailed("profileIds must not repeat.", {"profileIds": ["Duplicate profile."]})
+    created = []
+    for profile in profiles:
+        one = GenerationInput(**{**inp.__dict__, "platforms": [profile.platform], "profile": profile,
+                                 "brand": inp.brand or profile.brand})
+        created.append(content_request_generation(organization=organization, actor=actor, inp=one))
+    return created
+
+
+def content_ideas(*, organization, brand, profile=None, topic: str = "", count: int = 5) -> dict:
+    """Content ideas in the brand's voice; without a topic, from the brand's themes."""
+    from apps.brands.services import effective_settings
+
+    from .generation import get_engine
+    from .generation.base import EngineError, IdeasRequest
+    from .pipeline import voice_from
+
+    values, _ = effective_settings(brand=brand, profile=profile)
+    voice = voice_from(values, brand)
+    subject = (topic or "").strip() or ", ".join(voice.themes)
+    if not subject:
+        raise RuleViolation("Give a topic, or set themes in the brand's generation settings.",
+                            {"topic": ["Required when the brand has no themes."]})
+    try:
+        ideas = get_engine().ideas(IdeasRequest(topic=subject, count=count, platform=profile.platform if profile else "",
+                                                language=values.get("language") or "en", brand=voice))
+    except EngineError as exc:
+        raise RuleViolation(f"No ideas could be made: {exc}", {"topic": [str(exc)]}) from None
+    return {"topic": subject, "ideas": list(ideas)}
+
+
+def caption_optimize(*, caption: str, platform: str, hashtags: list[str] | None = None, post_type: str = PostType.FEED,
+                     media_type: str = MediaType.IMAGE) -> dict:
+    """Fit a caption to one platform's rules (length, hashtags, forbidden characters) and say what changed."""
+    from .adaptation import Draft, adapt, compose_caption
+
+    try:
+        name = platform_rules.normalize_platform(platform)
+        fmt = platform_rules.get_format(name, post_type, media_type)
+    except platform_rules.UnsupportedFormat as exc:
+        raise RuleViolation(str(exc), {"platform": [str(exc)]}) from None
+    except ValueError as exc:
+        raise ValidationFailed(str(exc), {"platform": [str(exc)]}) from None
+    before = compose_caption(caption, hashtags or [])
+    variant = adapt(name, Draft(caption=caption, hashtags=list(hashtags or [])), post_type=post_type, media_type=media_type)
+    after = compose_caption(variant.caption, variant.hashtags)
+    return {
+        "platform": name,
+        "caption": variant.caption,
+        "hashtags": variant.hashtags,
+        "firstComment": variant.first_comment,
+        "changes": variant.adaptations,
+        "count": {"before": fmt.caption.count(before), "after": fmt.caption.count(after), "limit": fmt.caption.max,
+                  "unit": fmt.caption.unit},
+    }
+
+
+def content_batch_apply(*, organization, operations: list[dict], parse_update) -> list[dict]:
+    """Family A `POST /content/batch`: each operation on its own (one failure undoes nothing else).
+
+    `parse_update(data)` turns an update's `data` into `content_update` keyword arguments
+    (the family's wire format) or raises ValidationFailed.
+    """
+    from apps.core import ids
+
+    results = []
+    for op in operations:
+        method, raw_id = op.get("method"), op.get("id")
+        result = {"id": raw_id, "method": method}
+        try:
+            if method not in ("update", "delete"):
+                raise ValidationFailed(f"Unknown method '{method}': use update or delete.", {"method": ["Must be update or delete."]})
+            pk = ids.parse(raw_id, "content")
+            content = Content.objects.for_organization(organization).filter(pk=pk).first() if pk else None
+            if content is None:
+                raise NotFound("Content not found.", {"id": str(raw_id)[:100]})
+            if method == "delete":
+                content_delete(content=content)
+            else:
+                content_update(content=content, **parse_update(op.get("data")))
+            result["status"] = "ok"
+        except ApplicationError as exc:
+            result.update(status="error", error={"code": exc.code, "message": exc.message}, details=exc.details)
+        results.append(result)
+    return results
+
+
+# --- tags and campaigns ---------------------------------------------------------------------
+
+
+def _tag_name_taken(organization, name: str, exclude_pk=None) -> bool:
+    qs = Tag.objects.for_organization(organization).filter(name__iexact=name)
+    return qs.exclude(pk=exclude_pk).exists() if exclude_pk else qs.exists()
+
+
+def tag_create(*, organization, name: str, color: str = "") -> Tag:
+    name = name.strip()
+    if _tag_name_taken(organization, name):
+        raise Conflict(f"A tag named '{name}' already exists.", {"name": ["Already exists."]})
+    try:
+        with transaction.atomic():
+            return Tag.objects.create(organization=organization, name=name, color=color)
+    except IntegrityError:
+        raise Conflict(f"A tag named '{name}' already exists.", {"name": ["Already exists."]}) from None
+
+
+def tag_update(*, tag: Tag, name: str | None = None, color: str | None = None) -> Tag:
+    if name is not None:
+        name = name.strip()
+        if _tag_name_taken(tag.organization_id, name, exclude_pk=tag.pk):
+            raise Conflict(f"A tag named '{name}' already exists.", {"name": ["Already exists."]})
+        tag.name = name
+    if color is not None:
+        tag.color = color
+    try:
+        with transaction.atomic():
+            tag.save()
+    except IntegrityError:
+        raise Conflict(f"A tag named '{name}' already exists.", {"name": ["Already exists."]}) from None
+    return tag
+
+
+def tag_delete(*, tag: Tag) -> None:
+    tag.delete()
+
+
+def _check_dates(starts_on, ends_on) -> None:
+    if starts_on and ends_on and ends_on < starts_on:
+        raise ValidationFailed("endsOn is before startsOn.", {"endsOn": ["Must be on or after startsOn."]})
+
+
+def campaign_create(*, organization, name: str, description: str = "", starts_on=None, ends_on=None, color: str = "") -> Campaign:
+    _check_dates(starts_on, ends_on)
+    return Campaign.objects.create(organization=organization, name=name.strip(), description=description,
+                                   starts_on=starts_on, ends_on=ends_on, color=color)
+
+
+def campaign_update(*, campaign: Campaign, **fields) -> Campaign:
+    allowed = {"name", "description", "starts_on", "ends_on", "color"}
+    for key, value in fields.items():
+        if key not in allowed:
+            raise TypeError(key)
+        setattr(campaign, key, value)
+    _check_dates(campaign.starts_on, campaign.ends_on)
+    campaign.save()
+    return campaign
+
+
+def campaign_delete(*, campaign: Campaign) -> None:
+    campaign.delete()

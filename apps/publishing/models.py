@@ -55,3 +55,7 @@ class OAuthState(models.Model):
 
     def __repr__(self) -> str:  # never print the state or verifier
         return f"<OAuthState {self.pk} {self.platform}>"
+
+
+# --- publications (defined in their own module) -------------------------------------------
+from .publications import Publication, SandboxPost  # noqa: E402,F401

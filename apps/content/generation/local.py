@@ -20,7 +20,7 @@ from .base import (
 )
 from .local_media import edit_image as _edit_image
 from .local_media import make_image, make_video
-from .local_text import make_ideas, make_text
+from .local_text import LANGUAGES, make_ideas, make_text
 
 __all__ = ["LocalEngine", "EngineError"]
 
@@ -29,6 +29,8 @@ class LocalEngine:
     """Offline engine satisfying the ``Engine`` protocol."""
 
     name = "local"
+    #: ISO 639-1 codes the templates are written in
+    languages = LANGUAGES
 
     def text(self, request: TextRequest) -> TextResult:
         return make_text(request)

@@ -1,0 +1,292 @@
+"""Family B content, schedules, tags, events (campaigns) and batches: inputs and representations."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from apps.core.serializers import HexColorField, StrictSerializer, iso
+
+from .. import states
+from ..models import RATIOS, GenerationMode, PostType
+from ..present import contents_by_platform, media_record, shown_media
+from ..v1.serializers import PlatformContentInput
+
+MEDIA_CHOICES = ("image", "video", "carousel")  # carousel is refused by the service with a clear message
+
+
+class _GenerationFields(StrictSerializer):
+    generationMode = serializers.ChoiceField(choices=GenerationMode.values, required=False, default=GenerationMode.PROMPT)
+    postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
+    media = serializers.ChoiceField(choices=MEDIA_CHOICES, required=False, default="image")
+    dimensions = serializers.ChoiceField(choices=RATIOS, required=False)
+    referenceImageId = serializers.CharField(required=False, max_length=64)
+    mediaId = serializers.CharField(required=False, max_length=64)
+    tagIds = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=50)
+    campaignId = serializers.CharField(required=False, max_length=64)
+
+
+class CreateInput(_GenerationFields):
+    socialProfileId = serializers.CharField(max_length=64)
+    platform = serializers.CharField(required=False, max_length=30)
+    prompt = serializers.CharField(max_length=5000)
+
+
+class GenerateInput(_GenerationFields):
+    profileId = serializers.CharField(max_length=64)
+    task = serializers.CharField(max_length=5000)
+
+
+class MultiPlatformInput(_GenerationFields):
+    profileIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=10)
+    prompt = serializers.CharField(max_length=5000)
+
+
+class UpdateInput(StrictSerializer):
+    content = serializers.DictField(child=PlatformContentInput(), required=False)
+    status = serializers.ChoiceField(choices=("draft",), required=False,
+                                     error_messages={"invalid_choice": "Only 'draft' can be set; use the actions for other statuses."})
+    tagIds = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=50)
+    campaignId = serializers.CharField(required=False, allow_null=True, max_length=64)
+
+    def validate(self, attrs):
+        if not attrs:
+            raise serializers.ValidationError({"content": ["Give content, status, tagIds or campaignId."]})
+        return attrs
+
+
+class RejectInput(StrictSerializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+
+class EditImageInput(StrictSerializer):
+    prompt = serializers.CharField(max_length=2000)
+
+
+class ScheduleInput(StrictSerializer):
+    socialProfileId = serializers.CharField(max_length=64)
+    scheduledDate = serializers.DateField()
+    task = serializers.CharField(max_length=5000)
+    generationMode = serializers.ChoiceField(choices=GenerationMode.values, required=False, default=GenerationMode.PROMPT)
+    platform = serializers.CharField(required=False, max_length=30)
+    postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
+    media = serializers.ChoiceField(choices=MEDIA_CHOICES, required=False, default="image")
+    dimensions = serializers.ChoiceField(choices=RATIOS, required=False)
+
+
+class IdeasInput(StrictSerializer):
+    brandId = serializers.CharField(required=False, max_length=64)
+    profileId = serializers.CharField(required=False, max_length=64)
+    topic = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    count = serializers.IntegerField(required=False, min_value=1, max_value=10, default=5)
+
+    def validate(self, attrs):
+        if attrs.get("brandId") and attrs.get("profileId"):
+            raise serializers.ValidationError({"brandId": ["Give brandId or profileId, not both."]})
+        return attrs
+
+
+class OptimizeInput(StrictSerializer):
+    caption = serializers.CharField(max_length=70000, trim_whitespace=False)
+    platform = serializers.CharField(max_length=30)
+    hashtags = serializers.ListField(child=serializers.CharField(max_length=150), required=False, max_length=100)
+    postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
+    mediaType = serializers.ChoiceField(choices=("image", "video"), required=False, default="image")
+
+
+class TagInput(StrictSerializer):
+    name = serializers.CharField(max_length=100)
+    color = HexColorField(required=False, allow_blank=True)
+
+
+class TagUpdateInput(TagInput):
+    name = serializers.CharField(max_length=100, required=False)
+
+
+class EventInput(StrictSerializer):
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+    startsOn = serializers.DateField(required=False, allow_null=True)
+    endsOn = serializers.DateField(required=False, allow_null=True)
+    color = HexColorField(required=False, allow_blank=True)
+
+    NAMES = {"name": "name", "description": "description", "startsOn": "starts_on", "endsOn": "ends_on", "color": "color"}
+
+    @classmethod
+    def to_fields(cls, data: dict) -> dict:
+        return {cls.NAMES[k]: v for k, v in data.items()}
+
+
+class EventUpdateInput(EventInput):
+    name = serializers.CharField(max_length=200, required=False)
+
+
+class BatchGenerateInput(StrictSerializer):
+    scheduleIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=100)
+
+
+# --- representations -----------------------------------------------------------------------
+
+
+class ContentOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.CharField()
+    platform = serializers.CharField()
+    platforms = serializers.ListField(child=serializers.CharField())
+    postType = serializers.CharField()
+    socialProfileId = serializers.UUIDField(allow_null=True)
+    media = serializers.CharField()
+    dimensions = serializers.CharField()
+    generationMode = serializers.CharField()
+    prompt = serializers.CharField()
+    brandId = serializers.UUIDField()
+    progress = serializers.IntegerField()
+    statusReason = serializers.CharField(allow_null=True)
+    content = serializers.DictField()
+    mediaAssets = serializers.ListField(child=serializers.DictField())
+    tagIds = serializers.ListField(child=serializers.UUIDField())
+    campaignId = serializers.UUIDField(allow_null=True)
+    batchId = serializers.UUIDField(allow_null=True)
+    scheduledFor = serializers.DateTimeField(allow_null=True)
+    publishedAt = serializers.DateTimeField(allow_null=True)
+    createdAt = serializers.DateTimeField()
+    updatedAt = serializers.DateTimeField()
+    allowedActions = serializers.ListField(child=serializers.CharField())
+
+
+def _uuid(value) -> str | None:
+    return str(value) if value else None
+
+
+def present(content, request=None, *, status: str | None = None) -> dict:
+    """`status` overrides the status word (create answers `generating`, as the spec shows)."""
+    return {
+        "id": str(content.pk),
+        "status": status or states.word_b(content.status),
+        "platform": content.platforms[0] if content.platforms else None,
+        "platforms": list(content.platforms),
+        "postType": content.post_type,
+        "socialProfileId": _uuid(content.profile_id),
+        "media": content.media_type,
+        "dimensions": content.dimensions,
+        "generationMode": content.generation_mode,
+        "prompt": content.prompt,
+        "brandId": str(content.brand_id),
+        "progress": content.progress,
+        "statusReason": content.status_reason or None,
+        "content": contents_by_platform(content),
+        "mediaAssets": [media_record(m, request, str) for m in shown_media(content)],
+        "tagIds": sorted(str(t.pk) for t in content.tags.all()),
+        "campaignId": _uuid(content.campaign_id),
+        "batchId": _uuid(content.batch_id),
+        "scheduledFor": iso(content.scheduled_for),
+        "publishedAt": iso(content.published_at),
+        "createdAt": iso(content.created_at),
+        "updatedAt": iso(content.updated_at),
+        "allowedActions": content.allowed_actions,
+    }
+
+
+class ScheduleOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    socialProfileId = serializers.UUIDField()
+    scheduledDate = serializers.DateField()
+    task = serializers.CharField()
+    generationMode = serializers.CharField()
+    platform = serializers.CharField()
+    postType = serializers.CharField()
+    media = serializers.CharField()
+    dimensions = serializers.CharField()
+    status = serializers.ChoiceField(choices=("planned", "generating", "generated", "failed"))
+    contentId = serializers.UUIDField(allow_null=True)
+    createdAt = serializers.DateTimeField()
+
+
+def present_schedule(schedule) -> dict:
+    return {
+        "id": str(schedule.pk),
+        "socialProfileId": str(schedule.profile_id),
+        "scheduledDate": schedule.scheduled_date.isoformat(),
+        "task": schedule.task,
+        "generationMode": schedule.generation_mode,
+        "platform": schedule.platform,
+        "postType": schedule.post_type,
+        "media": schedule.media_type,
+        "dimensions": schedule.dimensions,
+        "status": schedule.status,
+        "contentId": _uuid(schedule.content_id),
+        "createdAt": iso(schedule.created_at),
+    }
+
+
+class TagOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    color = serializers.CharField(allow_null=True)
+    createdAt = serializers.DateTimeField()
+
+
+def present_tag(tag) -> dict:
+    return {"id": str(tag.pk), "name": tag.name, "color": tag.color or None, "createdAt": iso(tag.created_at)}
+
+
+class EventOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    startsOn = serializers.DateField(allow_null=True)
+    endsOn = serializers.DateField(allow_null=True)
+    color = serializers.CharField(allow_null=True)
+    createdAt = serializers.DateTimeField()
+    updatedAt = serializers.DateTimeField()
+
+
+def present_event(campaign) -> dict:
+    return {
+        "id": str(campaign.pk),
+        "name": campaign.name,
+        "description": campaign.description,
+        "startsOn": campaign.starts_on.isoformat() if campaign.starts_on else None,
+        "endsOn": campaign.ends_on.isoformat() if campaign.ends_on else None,
+        "color": campaign.color or None,
+        "createdAt": iso(campaign.created_at),
+        "updatedAt": iso(campaign.updated_at),
+    }
+
+
+class BatchItemOutput(serializers.Serializer):
+    contentId = serializers.UUIDField()
+    status = serializers.CharField()
+    progress = serializers.IntegerField()
+
+
+class BatchOutput(serializers.Serializer):
+    batchId = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=("running", "completed"))
+    total = serializers.IntegerField()
+    completed = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    progress = serializers.IntegerField()
+    items = BatchItemOutput(many=True)
+    createdAt = serializers.DateTimeField()
+    finishedAt = serializers.DateTimeField(allow_null=True)
+
+
+def present_batch(batch, progress: dict) -> dict:
+    items = [{**i, "status": states.word_b(i["status"])} for i in progress["items"]]
+    return {**progress, "items": items, "createdAt": iso(batch.created_at), "finishedAt": iso(batch.finished_at)}
+
+
+class IdeasOutput(serializers.Serializer):
+    topic = serializers.CharField()
+    ideas = serializers.ListField(child=serializers.CharField())
+    brandId = serializers.UUIDField()
+    profileId = serializers.UUIDField(allow_null=True)
+
+
+class OptimizeOutput(serializers.Serializer):
+    platform = serializers.CharField()
+    caption = serializers.CharField()
+    hashtags = serializers.ListField(child=serializers.CharField())
+    firstComment = serializers.CharField()
+    changes = serializers.ListField(child=serializers.CharField())
+    count = serializers.DictField()

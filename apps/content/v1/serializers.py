@@ -1,0 +1,159 @@
+"""Family A content: request serializers and the content item representation."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from apps.core import ids
+from apps.core.serializers import StrictSerializer, iso
+
+from .. import states
+from ..models import RATIOS, PostType
+from ..present import contents_by_platform, media_record, shown_media
+
+LENGTHS = ("short", "medium", "long")
+
+
+class SettingsInput(StrictSerializer):
+    creativity = serializers.IntegerField(required=False, min_value=1, max_value=10)
+    tone = serializers.CharField(required=False, max_length=50)
+    length = serializers.ChoiceField(choices=LENGTHS, required=False)
+    includeHashtags = serializers.BooleanField(required=False)
+    hashtagCount = serializers.IntegerField(required=False, min_value=0, max_value=30)
+    includeEmojis = serializers.BooleanField(required=False)
+    brandId = serializers.CharField(required=False, max_length=64)
+    language = serializers.RegexField(r"^[a-z]{2}$", required=False,
+                                      error_messages={"invalid": "Must be a two-letter ISO 639-1 code, e.g. en."})
+
+    #: camelCase request names -> the snake_case keys of the settings merge
+    NAMES = {"creativity": "creativity", "tone": "tone", "length": "length", "includeHashtags": "include_hashtags",
+             "hashtagCount": "hashtag_count", "includeEmojis": "include_emojis", "language": "language"}
+
+    @classmethod
+    def to_settings(cls, data: dict) -> dict:
+        return {cls.NAMES[k]: v for k, v in data.items() if k in cls.NAMES}
+
+
+class MediaInput(StrictSerializer):
+    generate = serializers.BooleanField(required=False, default=True)
+    style = serializers.ChoiceField(choices=("photorealistic", "illustration"), required=False, default="photorealistic")
+    count = serializers.IntegerField(required=False, min_value=1, max_value=4, default=1)
+    # carousel is accepted here so that the service can refuse it with its own clear message
+    type = serializers.ChoiceField(choices=("image", "video", "carousel"), required=False, default="image")
+    postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
+    dimensions = serializers.ChoiceField(choices=RATIOS, required=False)
+
+
+class GenerateInput(StrictSerializer):
+    prompt = serializers.CharField(max_length=5000)
+    platforms = serializers.ListField(child=serializers.CharField(max_length=30), min_length=1, max_length=10)
+    settings = SettingsInput(required=False)
+    media = MediaInput(required=False)
+
+
+class PlatformContentInput(StrictSerializer):
+    caption = serializers.CharField(required=False, allow_blank=True, max_length=70000, trim_whitespace=False)
+    hashtags = serializers.ListField(child=serializers.CharField(max_length=150), required=False, max_length=100)
+    firstComment = serializers.CharField(required=False, allow_blank=True, max_length=10000)
+    altText = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+    title = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    sounds = serializers.ListField(child=serializers.CharField(max_length=200), required=False, max_length=10)
+
+
+class UpdateInput(StrictSerializer):
+    content = serializers.DictField(child=PlatformContentInput(), required=False)
+    status = serializers.ChoiceField(choices=("draft",), required=False,
+                                     error_messages={"invalid_choice": "Only 'draft' can be set; use the actions for other statuses."})
+
+    def validate(self, attrs):
+        if not attrs:
+            raise serializers.ValidationError({"content": ["Give content and/or status."]})
+        return attrs
+
+
+class RejectInput(StrictSerializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+
+class EditImageInput(StrictSerializer):
+    prompt = serializers.CharField(max_length=2000)
+
+
+class BatchInput(StrictSerializer):
+    operations = serializers.ListField(child=serializers.DictField(), min_length=1, max_length=100)
+
+
+class MediaRecord(serializers.Serializer):
+    id = serializers.CharField()
+    type = serializers.CharField()
+    url = serializers.URLField()
+    thumbnailUrl = serializers.URLField(allow_null=True)
+    dimensions = serializers.DictField(child=serializers.IntegerField())
+    duration = serializers.FloatField(required=False)
+
+
+class ContentOutput(serializers.Serializer):
+    """The content item (declared for the schema and `fields=`; `present` renders it)."""
+
+    id = serializers.CharField()
+    status = serializers.CharField()
+    platforms = serializers.ListField(child=serializers.CharField())
+    createdAt = serializers.DateTimeField()
+    scheduledFor = serializers.DateTimeField(required=False)
+    publishedAt = serializers.DateTimeField(required=False)
+    content = serializers.DictField()
+    media = MediaRecord(many=True)
+    analytics = serializers.DictField(required=False)
+    brandId = serializers.CharField()
+    prompt = serializers.CharField()
+    postType = serializers.CharField()
+    mediaType = serializers.CharField()
+    dimensions = serializers.CharField()
+    progress = serializers.IntegerField()
+    statusReason = serializers.CharField(required=False)
+    allowedActions = serializers.ListField(child=serializers.CharField())
+
+
+class BatchResult(serializers.Serializer):
+    id = serializers.CharField()
+    method = serializers.CharField()
+    status = serializers.ChoiceField(choices=("ok", "error"))
+    error = serializers.DictField(required=False)
+    details = serializers.DictField(required=False)
+
+
+class BatchOutput(serializers.Serializer):
+    results = BatchResult(many=True)
+
+
+ZERO_ANALYTICS = {"views": 0, "likes": 0, "comments": 0, "shares": 0}
+
+
+def present(content, request=None, *, analytics: bool = False) -> dict:
+    out = {
+        "id": ids.render(content.pk, "content"),
+        "status": states.word_a(content.status),
+        "platforms": list(content.platforms),
+        "createdAt": iso(content.created_at),
+    }
+    if content.scheduled_for:
+        out["scheduledFor"] = iso(content.scheduled_for)
+    if content.published_at:
+        out["publishedAt"] = iso(content.published_at)
+    out["content"] = contents_by_platform(content)
+    out["media"] = [media_record(m, request, lambda pk: ids.render(pk, "media")) for m in shown_media(content)]
+    if analytics:
+        # metric snapshots arrive with analytics; until then every counter is zero
+        out["analytics"] = dict(ZERO_ANALYTICS)
+    out.update({
+        "brandId": ids.render(content.brand_id, "brand"),
+        "prompt": content.prompt,
+        "postType": content.post_type,
+        "mediaType": content.media_type,
+        "dimensions": content.dimensions,
+        "progress": content.progress,
+    })
+    if content.status_reason:
+        out["statusReason"] = content.status_reason
+    out["allowedActions"] = content.allowed_actions
+    return out

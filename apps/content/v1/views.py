@@ -1,0 +1,161 @@
+"""Family A content endpoints (/v1/content...): thin translations to the content services."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+
+from apps.brands.models import Brand
+from apps.core.errors import NotFound, ValidationFailed
+from apps.core.filters import parse_datetime_param
+from apps.core.views import V1ViewSet
+
+from .. import selectors, services
+from ..services import GenerationInput
+from . import serializers as s
+
+MAX_WAIT_SECONDS = 60
+
+
+class ContentViewSet(V1ViewSet):
+    output_serializer = s.ContentOutput
+    id_kind = "content"
+    scope = "content:write"
+    read_scope = "content:read"
+    action_roles = {"approve": "admin", "reject": "admin"}
+    action_buckets = {"generate": "generation", "regenerate": "generation", "edit_image": "generation", "batch": "batch"}
+    sort_fields = {"createdAt": "created_at", "scheduledFor": "scheduled_for", "publishedAt": "published_at", "status": "status"}
+    default_sort = ("created_at", "desc")
+
+    def _content(self, pk):
+        return self.lookup(selectors.content_get(organization=self.actor.organization), pk)
+
+    def _present(self, content, status=200, **kwargs):
+        return self.respond(s.present(content, self.request, **kwargs), status=status)
+
+    def _fresh(self, content):
+        return self._content(content.pk)
+
+    def _wait_seconds(self) -> float | None:
+        raw = self.request.query_params.get("wait")
+        if raw in (None, ""):
+            return None
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if not 0 < value <= MAX_WAIT_SECONDS:
+            raise ValidationFailed(f"wait must be more than 0 and at most {MAX_WAIT_SECONDS} seconds.",
+                                   {"wait": [f"Must be in (0, {MAX_WAIT_SECONDS}]."]})
+        return value
+
+    @extend_schema(
+        request=s.GenerateInput, responses={202: s.ContentOutput, 200: s.ContentOutput}, operation_id="v1_content_generate",
+        parameters=[OpenApiParameter("wait", float, description="Wait up to this many seconds (max 60) for the result")],
+    )
+    def generate(self, request):
+        wait = self._wait_seconds()
+        data = self.validated(s.GenerateInput)
+        settings_in = data.get("settings") or {}
+        media = data.get("media") or {}
+        brand = None
+        if settings_in.get("brandId"):
+            try:
+                brand = self.lookup(Brand.objects.for_organization(self.actor.organization), settings_in["brandId"], "brand")
+            except NotFound:
+                raise ValidationFailed("Unknown brand.", {"settings": {"brandId": ["Not found."]}}) from None
+        content = services.content_request_generation(
+            organization=self.actor.organization, actor=self.actor,
+            inp=GenerationInput(
+                prompt=data["prompt"], platforms=data["platforms"],
+                brand=services.generation_brand(organization=self.actor.organization, brand=brand),
+                post_type=media.get("postType", "feed"), media_type=media.get("type", "image"),
+                dimensions=media.get("dimensions"), settings=s.SettingsInput.to_settings(settings_in),
+                media_request={k: media[k] for k in ("generate", "style", "count") if k in media},
+            ),
+        )
+        if wait is not None:
+            content = selectors.content_wait(content=content, seconds=wait)
+            done = content.status not in ("pending", "generating")
+            return self._present(content, status=200 if done else 202)
+        return self._present(self._fresh(content), status=202)
+
+    @extend_schema(
+        responses=s.ContentOutput(many=True), operation_id="v1_content_list",
+        parameters=[OpenApiParameter(n, str) for n in ("status", "platform", "profileId", "startDate", "endDate", "sortBy",
+                                                      "sortOrder", "cursor", "fields")]
+                   + [OpenApiParameter("page", int), OpenApiParameter("limit", int)],
+    )
+    def list(self, request):
+        params = request.query_params
+        profile_id = None
+        if params.get("profileId"):
+            from apps.core import ids
+
+            profile_id = ids.parse(params["profileId"], "profile")
+            if profile_id is None:
+                raise ValidationFailed("Invalid profileId.", {"profileId": ["Not a profile id."]})
+        qs = selectors.content_list(
+            organization=self.actor.organization,
+            statuses=selectors.parse_statuses(params.get("status"), family="v1"),
+            platform=selectors.parse_platform(params.get("platform")),
+            profile_id=profile_id,
+            created_from=parse_datetime_param(params, "startDate"),
+            created_to=parse_datetime_param(params, "endDate", end_of_day=True),
+        )
+        return self.respond_list(qs, lambda c: s.present(c, request))
+
+    @extend_schema(responses=s.ContentOutput, operation_id="v1_content_retrieve")
+    def retrieve(self, request, pk=None):
+        return self._present(self._content(pk), analytics=True)
+
+    @extend_schema(request=s.UpdateInput, responses=s.ContentOutput, operation_id="v1_content_update")
+    def update(self, request, pk=None):
+        content = self._content(pk)
+        data = self.validated(s.UpdateInput)
+        content = services.content_update(content=content, variants=data.get("content"), status=data.get("status"))
+        return self._present(self._fresh(content))
+
+    @extend_schema(responses={204: None}, operation_id="v1_content_destroy")
+    def destroy(self, request, pk=None):
+        services.content_delete(content=self._content(pk))
+        return self.respond(None, status=204)
+
+    @extend_schema(request=None, responses=s.ContentOutput, operation_id="v1_content_approve")
+    def approve(self, request, pk=None):
+        content = services.content_approve(content=self._content(pk), actor=self.actor)
+        return self._present(self._fresh(content))
+
+    @extend_schema(request=s.RejectInput, responses=s.ContentOutput, operation_id="v1_content_reject")
+    def reject(self, request, pk=None):
+        data = self.validated(s.RejectInput)
+        content = services.content_reject(content=self._content(pk), reason=data.get("reason", ""), actor=self.actor)
+        return self._present(self._fresh(content))
+
+    @extend_schema(request=None, responses={202: s.ContentOutput}, operation_id="v1_content_regenerate")
+    def regenerate(self, request, pk=None):
+        content = services.content_regenerate(content=self._content(pk))
+        return self._present(self._fresh(content), status=202)
+
+    @extend_schema(request=s.EditImageInput, responses=s.ContentOutput, operation_id="v1_content_edit_image")
+    def edit_image(self, request, pk=None):
+        content = self._content(pk)
+        data = self.validated(s.EditImageInput)
+        content = services.content_edit_image(content=content, prompt=data["prompt"])
+        return self._present(self._fresh(content))
+
+    @extend_schema(request=None, responses=s.ContentOutput, operation_id="v1_content_edit_image_undo")
+    def undo_image_edit(self, request, pk=None):
+        content = services.content_undo_image_edit(content=self._content(pk))
+        return self._present(self._fresh(content))
+
+    @extend_schema(request=s.BatchInput, responses=s.BatchOutput, operation_id="v1_content_batch")
+    def batch(self, request):
+        data = self.validated(s.BatchInput)
+        results = services.content_batch_apply(
+            organization=self.actor.organization, operations=data["operations"], parse_update=self._parse_update,
+        )
+        return self.respond({"results": results})
+
+    def _parse_update(self, data) -> dict:
+        parsed = self.validated(s.UpdateInput, data=data if data is not None else {})
+        return {"variants": parsed.get("content"), "status": parsed.get("status")}

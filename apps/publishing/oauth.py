@@ -1,0 +1,355 @@
+"""Connecting social profiles over OAuth 2.0, and keeping their tokens fresh.
+
+``oauth_begin`` records a single-use ``OAuthState`` (organization, user, credential,
+redirect URI, PKCE verifier, brand, API family; 10 minutes) and returns the provider's
+authorization URL, or the sandbox consent page when the platform has no app credentials.
+``oauth_complete`` runs at ``/oauth/<platform>/callback``: it claims the state with a
+conditional UPDATE, exchanges the code (``oauth_backends``), reads the account with the
+platform client, creates or reconnects the ``SocialProfile`` with its tokens encrypted, and
+answers with the client's redirect URI carrying ``profileId`` or ``error``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import secrets
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from social_core.exceptions import (
+    AuthCanceled,
+    AuthConfigurationError,
+    AuthCredentialError,
+    SocialAuthBaseException,
+)
+
+from apps.brands.services import brand_ensure_default
+from apps.core import ids
+from apps.core.errors import ValidationFailed
+from apps.events.services import event_record
+from apps.profiles.models import SocialProfile, normalize_platform
+from apps.publishing.platforms.base import AccountInfo, PlatformError
+
+from . import crypto, sandbox
+from .models import OAuthState
+from .oauth_backends import OAUTH_PLATFORMS, TokenSet, backend_for, is_real, platform_client, scopes_for
+
+logger = logging.getLogger(__name__)
+
+STATE_TTL = datetime.timedelta(minutes=10)
+#: Instagram and Threads refresh their 60-day token itself, once it is >= 24 h old
+SELF_REFRESHING = ("instagram", "threads")
+LONG_LIVED_TTL = datetime.timedelta(days=60)
+
+
+class UnknownState(Exception):
+    """The callback's state matches no connect attempt: there is no redirect URI to answer."""
+
+
+class TokenRefreshFailed(Exception):
+    """A refresh that may succeed later (provider down, rate limited)."""
+
+
+# --- begin ----------------------------------------------------------------------------------
+
+
+def supported_platforms() -> list[dict]:
+    return [{"platform": p, "mode": "real" if is_real(p) else "sandbox"} for p in OAUTH_PLATFORMS]
+
+
+def validate_redirect_uri(uri: str) -> str:
+    parts = urlsplit(uri or "")
+    if parts.scheme not in ("http", "https") or not parts.netloc or not parts.hostname:
+        raise ValidationFailed(
+            "redirectUri must be an absolute http(s) URL.", {"redirectUri": ["Must be an absolute http(s) URL."]}
+        )
+    if len(uri) > 2000:
+        raise ValidationFailed("redirectUri is too long.", {"redirectUri": ["At most 2000 characters."]})
+    return uri
+
+
+def resolve_platform(value: str) -> str:
+    platform = normalize_platform(value or "")
+    if platform is None or platform not in OAUTH_PLATFORMS:
+        raise ValidationFailed(
+            f"Unknown platform '{str(value)[:40]}'.", {"platform": [f"Must be one of: {', '.join(OAUTH_PLATFORMS)}."]}
+        )
+    return platform
+
+
+def oauth_begin(
+    *, organization, actor_user, credential_id: str, platform: str, redirect_uri: str, brand=None, family: str = "v1"
+) -> tuple[str, str]:
+    """Record a connect attempt and return ``(auth_url, state)``."""
+    platform = resolve_platform(platform)
+    validate_redirect_uri(redirect_uri)
+    if brand is not None and brand.organization_id != organization.pk:
+        raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]})
+    real = is_real(platform)
+    backend = backend_for(platform) if real else None
+    state = secrets.token_urlsafe(32)
+    verifier = secrets.token_urlsafe(64)[:86] if backend is not None and backend.uses_pkce else ""
+    user = actor_user if isinstance(actor_user, get_user_model()) else None
+    OAuthState.objects.create(
+        organization=organization,
+        user=user,
+        credential_id=credential_id or "",
+        platform=platform,
+        state=state,
+        redirect_uri=redirect_uri,
+        code_verifier=verifier,
+        brand=brand,
+        family="api" if family == "api" else "v1",
+        sandbox=not real,
+        expires_at=timezone.now() + STATE_TTL,
+    )
+    if backend is None:
+        return sandbox.authorize_url(platform, state), state
+    return backend.begin_url(state=state, code_verifier=verifier), state
+
+
+def state_for_consent(*, platform: str, state: str) -> OAuthState | None:
+    """The pending sandbox attempt a consent page may show (None: nothing to consent to)."""
+    row = OAuthState.objects.select_related("organization").filter(state=state or "", platform=platform).first()
+    if row is None or not row.sandbox or row.used_at is not None or row.expires_at <= timezone.now():
+        return None
+    return row
+
+
+# --- complete -------------------------------------------------------------------------------
+
+
+def _with_params(url: str, params: dict) -> str:
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True) + [(k, v) for k, v in params.items() if v is not None]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def _error_redirect(row: OAuthState, error: str, description: str) -> tuple[None, str]:
+    return None, _with_params(row.redirect_uri, {"error": error, "error_description": description[:300], "state": row.state})
+
+
+def oauth_complete(
+    *, platform: str, state: str, code: str, error: str | None = None, error_description: str = ""
+) -> tuple[SocialProfile | None, str]:
+    """Finish a connect attempt; returns ``(profile or None, URL to redirect the browser to)``.
+
+    Raises ``UnknownState`` when the state matches nothing (no redirect URI is known).
+    """
+    row = OAuthState.objects.select_related("organization", "brand").filter(state=state or "").first() if state else None
+    if row is None:
+        raise UnknownState("Unknown or missing state.")
+    if row.platform != platform:
+        return _error_redirect(row, "invalid_state", "The state was issued for another platform.")
+    now = timezone.now()
+    if row.used_at is not None:
+        return _error_redirect(row, "invalid_state", "This connect attempt was already completed; start a new one.")
+    if row.expires_at <= now:
+        return _error_redirect(row, "expired_state", "This connect attempt expired; start a new one.")
+    # Single use: only the request whose UPDATE changed the row proceeds.
+    if not OAuthState.objects.filter(pk=row.pk, used_at__isnull=True, expires_at__gt=now).update(used_at=now):
+        return _error_redirect(row, "invalid_state", "This connect attempt was already completed; start a new one.")
+    if error:
+        return _error_redirect(row, error[:64], error_description or "The authorization was not granted.")
+    if not code:
+        return _error_redirect(row, "invalid_request", "The provider returned no authorization code.")
+
+    try:
+        tokens, account = _exchange(row, code)
+    except sandbox.SandboxCodeInvalid as exc:
+        return _error_redirect(row, "invalid_grant", str(exc))
+    except AuthCanceled:
+        return _error_redirect(row, "access_denied", "The authorization was not granted.")
+    except SocialAuthBaseException as exc:
+        logger.warning("OAuth token exchange failed for %s: %s (%s)", platform, exc.code, exc.provider_code)
+        return _error_redirect(row, "token_exchange_failed", exc.detail or str(exc))
+    except PlatformError as exc:
+        logger.warning("Reading the %s account failed: %s", platform, exc.code)
+        return _error_redirect(row, "account_unavailable", exc.message)
+    if not account.external_id:
+        return _error_redirect(row, "account_unavailable", "The platform did not identify the account.")
+
+    profile = profile_connect(
+        organization=row.organization, platform=platform, account=account, tokens=tokens,
+        brand=row.brand, sandbox=row.sandbox,
+    )
+    OAuthState.objects.filter(pk=row.pk).update(profile=profile)
+    profile_id = ids.render(profile.pk, "profile") if row.family == "v1" else str(profile.pk)
+    return profile, _with_params(row.redirect_uri, {"profileId": profile_id, "state": row.state})
+
+
+def _exchange(row: OAuthState, code: str) -> tuple[TokenSet, AccountInfo]:
+    """Tokens for the code, then the account they give access to (network; no transaction)."""
+    if row.sandbox:
+        return sandbox.exchange(platform=row.platform, state=row.state, code=code)
+    backend = backend_for(row.platform)
+    tokens = backend.exchange_code(code=code, state=row.state, code_verifier=row.code_verifier)
+    account_id = backend.account_id_for(tokens)
+    client = platform_client(row.platform, access_token=tokens.access_token, account_id=account_id)
+    account = client.fetch_account()
+    return tokens, account
+
+
+@transaction.atomic
+def profile_connect(
+    *, organization, platform: str, account: AccountInfo, tokens: TokenSet, brand=None, sandbox: bool = False
+) -> SocialProfile:
+    """Create the profile, or reconnect the one with the same account (no duplicate)."""
+    now = timezone.now()
+    fields = {
+        "username": account.username or account.external_id,
+        "display_name": account.display_name or "",
+        "picture_url": (account.picture_url or "")[:1000],
+        "follower_count": max(int(account.followers or 0), 0),
+        "connected": True,
+        "connected_at": now,
+        "sandbox": sandbox,
+    }
+    lookup = {"organization": organization, "platform": platform, "external_id": account.external_id}
+    profile = SocialProfile.objects.select_for_update().filter(**lookup).first()
+    created = False
+    if profile is None:
+        try:
+            with transaction.atomic():
+                profile = SocialProfile.objects.create(
+                    **lookup, **fields, brand=brand or brand_ensure_default(organization=organization)
+                )
+                created = True
+        except IntegrityError:  # a concurrent callback created it first: reconnect that one
+            profile = SocialProfile.objects.select_for_update().get(**lookup)
+    if not created:
+        for name, value in fields.items():
+            setattr(profile, name, value)
+        if brand is not None:
+            profile.brand = brand
+    _store_tokens(profile, tokens, now=now, default_scopes=scopes_for(platform))
+    profile.save()
+    event_record(
+        organization=organization,
+        type="profile.connected",
+        data={
+            "profileId": str(profile.pk), "platform": platform, "username": profile.username,
+            "sandbox": sandbox, "reconnected": not created,
+        },
+    )
+    return profile
+
+
+def _store_tokens(profile: SocialProfile, tokens: TokenSet, *, now, default_scopes=()) -> None:
+    profile.access_token_enc = crypto.encrypt(tokens.access_token)
+    if tokens.refresh_token:  # never blank a stored refresh token
+        profile.refresh_token_enc = crypto.encrypt(tokens.refresh_token)
+    profile.token_expires_at = now + datetime.timedelta(seconds=tokens.expires_in) if tokens.expires_in else None
+    profile.token_scopes = (tokens.scope or " ".join(default_scopes))[:1000]
+    profile.token_status = "valid"
+
+
+# --- refresh --------------------------------------------------------------------------------
+
+
+def _refresh_revoked(exc: SocialAuthBaseException, platform: str) -> bool:
+    """The provider refused the grant itself: only a new connect helps."""
+    if isinstance(exc, AuthCredentialError):
+        return True
+    # X answers a dead refresh token with invalid_request rather than invalid_grant.
+    return (
+        platform == "x" and isinstance(exc, AuthConfigurationError) and exc.provider_code == "invalid_request"
+        and (exc.status_code or 400) < 500
+    )
+
+
+def _mark_token(profile: SocialProfile, status: str, reason: str) -> SocialProfile:
+    changed = profile.token_status != status
+    profile.token_status = status
+    profile.save(update_fields=["token_status", "updated_at"])
+    if changed:
+        event_record(
+            organization=profile.organization_id,
+            type="profile.token_expired",
+            data={"profileId": str(profile.pk), "platform": profile.platform, "status": status, "reason": reason[:300]},
+        )
+    return profile
+
+
+@transaction.atomic
+def profile_refresh_token(*, profile: SocialProfile) -> SocialProfile:
+    """Refresh the profile's token before it expires.
+
+    Instagram and Threads refresh the long-lived access token itself; the other platforms
+    use their refresh token, and a rotated refresh token (TikTok, X, Pinterest) replaces
+    the stored one. A refused grant marks the token revoked (an expired token with no way
+    to refresh it: expired) and emits ``profile.token_expired``. Transient provider
+    failures raise ``TokenRefreshFailed`` and change nothing.
+    """
+    profile = SocialProfile.objects.select_for_update().get(pk=profile.pk)
+    now = timezone.now()
+    if profile.sandbox:
+        tokens = sandbox.new_tokens(profile.platform)
+        _store_tokens(profile, tokens, now=now, default_scopes=sandbox.scopes(profile.platform))
+        profile.save()
+        return profile
+    if profile.platform not in OAUTH_PLATFORMS or not is_real(profile.platform):
+        raise TokenRefreshFailed(f"{profile.platform} has no app credentials configured.")
+    backend = backend_for(profile.platform)
+    if backend.token_never_expires and profile.token_expires_at is None:
+        return profile
+    access = crypto.decrypt(profile.access_token_enc)
+    refresh = crypto.decrypt(profile.refresh_token_enc)
+    can_refresh = bool(access) if backend.refreshes_access_token else bool(refresh)
+    expired = profile.token_expires_at is not None and profile.token_expires_at <= now
+    if not can_refresh or (backend.refreshes_access_token and expired):
+        if expired:
+            return _mark_token(profile, "expired", "The token expired and cannot be refreshed; reconnect the profile.")
+        return profile
+    try:
+        tokens = backend.refresh(access_token=access, refresh_token=refresh)
+    except SocialAuthBaseException as exc:
+        if _refresh_revoked(exc, profile.platform):
+            return _mark_token(profile, "revoked", exc.detail or "The platform refused the refresh; reconnect the profile.")
+        raise TokenRefreshFailed(f"{profile.platform}: {exc.code} ({exc.status_code})") from None
+    if not tokens.scope:
+        tokens.scope = profile.token_scopes
+    _store_tokens(profile, tokens, now=now)
+    profile.save()
+    return profile
+
+
+def profiles_due_for_refresh(*, now=None):
+    """Profiles whose token expires within 24 h; Instagram/Threads: within 7 days and >= 24 h old."""
+    from django.db.models import Q
+
+    now = now or timezone.now()
+    # A self-refreshing token lives 60 days, so "at least 24 h old" is "expires within 59 days".
+    self_refresh_until = min(now + datetime.timedelta(days=7), now + LONG_LIVED_TTL - datetime.timedelta(hours=24))
+    return (
+        SocialProfile.objects.filter(connected=True, token_status="valid", token_expires_at__isnull=False)
+        .filter(
+            Q(platform__in=SELF_REFRESHING, token_expires_at__lte=self_refresh_until)
+            | (~Q(platform__in=SELF_REFRESHING) & Q(token_expires_at__lte=now + datetime.timedelta(hours=24)))
+        )
+        .order_by("token_expires_at")
+    )
+
+
+def tokens_refresh_due(*, limit: int = 500) -> int:
+    """Refresh every due token once; each row is claimed with SKIP LOCKED so two beats never
+    refresh (and rotate) the same token at once. Returns how many were refreshed."""
+    done = 0
+    for pk in list(profiles_due_for_refresh().values_list("pk", flat=True)[:limit]):
+        with transaction.atomic():
+            profile = (
+                SocialProfile.objects.select_for_update(skip_locked=True)
+                .filter(pk=pk, token_status="valid").first()
+            )
+            if profile is None:
+                continue
+            try:
+                profile = profile_refresh_token(profile=profile)
+            except TokenRefreshFailed as exc:
+                logger.warning("Token refresh for profile %s deferred: %s", pk, exc)
+                continue
+            done += profile.token_status == "valid"
+    return done

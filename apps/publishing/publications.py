@@ -1,0 +1,95 @@
+"""Publications: one content on one profile, published exactly once; and the sandbox's posts.
+
+Imported by apps/publishing/models.py (Django finds models through that module).
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from apps.core.models import OrgQuerySet, OrgScopedModel
+
+
+class PublicationQuerySet(OrgQuerySet):
+    def due(self, now):
+        return self.filter(status=Publication.SCHEDULED, due_at__lte=now)
+
+    def upcoming(self):
+        return self.filter(status__in=(Publication.SCHEDULED, Publication.QUEUED))
+
+
+class Publication(OrgScopedModel):
+    """The state of one content item on one profile.
+
+    `scheduled` (waiting for `due_at`) -> `queued` (claimed by the dispatcher, task sent)
+    -> `publishing` (a worker holds the lease) -> `published` | `failed`; a retryable error
+    goes back to `scheduled` with a later `due_at`. `outcome_unknown` is set, and committed,
+    before the irreversible platform call and cleared when its result is recorded: a row
+    found with it set is reconciled with the platform before anything else is tried.
+    """
+
+    SCHEDULED, QUEUED, PUBLISHING, PUBLISHED, FAILED, CANCELLED = (
+        "scheduled", "queued", "publishing", "published", "failed", "cancelled",
+    )
+    STATUSES = (SCHEDULED, QUEUED, PUBLISHING, PUBLISHED, FAILED, CANCELLED)
+
+    content = models.ForeignKey("content.Content", on_delete=models.CASCADE, related_name="publications")
+    profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="publications")
+    status = models.CharField(max_length=12, default=SCHEDULED)
+    #: when the client wants it out (UTC)
+    scheduled_for = models.DateTimeField()
+    #: when the dispatcher may next take it (scheduled_for, or later after a retryable error)
+    due_at = models.DateTimeField()
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    outcome_unknown = models.BooleanField(default=False)
+    external_id = models.CharField(max_length=300, blank=True, default="")
+    url = models.URLField(max_length=2000, blank=True, default="")
+    published_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+    error_code = models.CharField(max_length=100, blank=True, default="")
+    #: {firstComment, crossPost, notifyFollowers, timezone}
+    options = models.JSONField(default=dict, blank=True)
+
+    objects = PublicationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["scheduled_for", "created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["content", "profile"], name="publication_unique_content_profile"),
+            models.CheckConstraint(
+                condition=Q(status__in=("scheduled", "queued", "publishing", "published", "failed", "cancelled")),
+                name="publication_status_valid",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "due_at"], name="publication_due_idx"),
+            models.Index(fields=["organization", "scheduled_for"], name="publication_org_sched_idx"),
+            models.Index(fields=["profile", "scheduled_for"], name="publication_profile_sched_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.content_id} on {self.profile_id}: {self.status}"
+
+
+class SandboxPost(OrgScopedModel):
+    """A post the built-in sandbox publisher accepted (visible in the admin)."""
+
+    profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="sandbox_posts")
+    platform = models.CharField(max_length=20)
+    #: our publication id: how reconciliation finds a post whose outcome was unknown
+    reference = models.CharField(max_length=64, db_index=True)
+    external_id = models.CharField(max_length=64, unique=True)
+    caption = models.TextField(blank=True, default="")
+    title = models.CharField(max_length=300, blank=True, default="")
+    first_comment = models.TextField(blank=True, default="")
+    media = models.JSONField(default=list, blank=True)
+    post_type = models.CharField(max_length=10, default="feed")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.platform} {self.external_id}"

@@ -1,0 +1,412 @@
+"""Scheduling and publishing, exactly once.
+
+- `publications_schedule` / `publications_publish_now` create one Publication per
+  (content, profile) after checking approval, time, time zone and platform.
+- `dispatch_due` (beat, every few seconds) claims due rows with SELECT ... FOR UPDATE SKIP
+  LOCKED, marks them `queued` and enqueues one task each on commit. No ETA tasks.
+- `publication_run` (the task) claims its row, skips one already published, takes a
+  lease, reconciles an unknown outcome with the platform before anything else, commits
+  `outcome_unknown=True` before the irreversible call, and records the result in one
+  transaction. Retryable errors go back to `scheduled` with backoff (honouring
+  Retry-After); permanent ones fail at once with the platform's message.
+- `sweep` re-enqueues rows a lost task or a dead worker left behind.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import zoneinfo
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Min
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from apps.content import states
+from apps.content.models import Content
+from apps.content.services import current_media, transition
+from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation, ValidationFailed
+from apps.events.services import event_record
+from apps.media.services import absolute_url
+from apps.profiles.models import SocialProfile
+from apps.profiles.services import schedule_slots, validate_timezone
+
+from .platforms.base import MediaItem, OutcomeUnknown, PlatformError, PostRequest
+from .publications import Publication
+
+logger = logging.getLogger(__name__)
+
+LEASE_SECONDS = 120
+MAX_ATTEMPTS = 6
+QUEUED_STUCK_SECONDS = 60
+
+
+# --- clients --------------------------------------------------------------------------------
+
+
+def client_for(profile: SocialProfile):
+    """The sandbox publisher, or the platform's real client with the decrypted token."""
+    from .oauth_backends import is_real, platform_client
+    from .platforms.sandbox import SandboxClient
+
+    if profile.sandbox or not is_real(profile.platform):
+        return SandboxClient(profile=profile)
+    from .crypto import decrypt
+
+    return platform_client(profile.platform, access_token=decrypt(profile.access_token_enc), account_id=profile.external_id)
+
+
+def post_request_for(publication: Publication) -> PostRequest:
+    from apps.content.adaptation import compose_caption
+
+    content = publication.content
+    variant = content.variants.filter(platform=publication.profile.platform).first()
+    if variant is None:
+        raise PlatformError(f"The content has no {publication.profile.platform} variant.", code="no_variant")
+    media = []
+    for asset in current_media(content):
+        storage_file = asset.file
+
+        def loader(f=storage_file):
+            with f.open("rb") as fh:
+                return fh.read()
+
+        media.append(MediaItem(
+            kind=asset.media_type, url=absolute_url(None, asset.file), content_type=asset.content_type,
+            width=asset.width or 0, height=asset.height or 0, seconds=asset.duration, alt_text=variant.alt_text,
+            loader=loader, thumbnail_url=absolute_url(None, asset.thumbnail) or "",
+        ))
+    first_comment = publication.options.get("firstComment") or variant.first_comment
+    return PostRequest(
+        caption=compose_caption(variant.caption, variant.hashtags), media=media, post_type=content.post_type,
+        title=variant.title, first_comment=first_comment, sounds=list(variant.sounds),
+        privacy=publication.profile.settings.get("defaultVisibility", "public"), reference=str(publication.pk),
+        options=dict(publication.options),
+    )
+
+
+# --- validation shared by both families ---------------------------------------------------
+
+
+def _check_publishable(content: Content) -> None:
+    if content.status == states.REVIEW and content.brand.require_approval:
+        raise InvalidTransition(
+            "This brand requires approval before scheduling or publishing.",
+            {"status": content.status, "allowedActions": content.allowed_actions, "requiresApproval": True},
+        )
+    if content.status not in (states.REVIEW, states.APPROVED, states.SCHEDULED, states.PUBLISHING):
+        raise InvalidTransition(
+            f"Content that is {content.status} cannot be scheduled or published.",
+            {"status": content.status, "allowedActions": content.allowed_actions},
+        )
+
+
+def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
+    if not profiles:
+        raise ValidationFailed("Give at least one profile.", {"profiles": ["At least one profile is required."]})
+    wrong = [p for p in profiles if p.platform not in content.platforms]
+    if wrong:
+        raise ValidationFailed(
+            "A profile's platform is not among the platforms this content was generated for.",
+            {"profiles": [f"{p.username} is on {p.platform}; content platforms: {', '.join(content.platforms)}." for p in wrong]},
+        )
+    disconnected = [p for p in profiles if not p.connected or p.token_status != "valid"]
+    if disconnected:
+        raise RuleViolation(
+            "A profile needs to be reconnected before it can publish.",
+            {"profiles": [f"{p.username}: {p.token_status}" for p in disconnected]},
+        )
+
+
+def parse_when(raw, tz_name: str | None) -> datetime.datetime:
+    """ISO 8601; a time without offset is read in `tz_name` (the request's or profile's zone)."""
+    if isinstance(raw, datetime.datetime):
+        value = raw
+    else:
+        value = parse_datetime(str(raw)) if raw else None
+        if value is None:
+            raise ValidationFailed("scheduledFor must be an ISO 8601 timestamp.", {"scheduledFor": ["Invalid timestamp."]})
+    if timezone.is_naive(value):
+        value = value.replace(tzinfo=zoneinfo.ZoneInfo(tz_name or "UTC"))
+    return value.astimezone(datetime.UTC)
+
+
+# --- scheduling -----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def publications_schedule(*, content: Content, profiles: list[SocialProfile], scheduled_for, options: dict | None = None,
+                          actor=None) -> Content:
+    options = dict(options or {})
+    tz_name = options.get("timezone")
+    if tz_name:
+        validate_timezone(tz_name, "options.timezone")
+    content = Content.objects.select_for_update().select_related("brand").get(pk=content.pk)
+    _check_publishable(content)
+    _check_profiles(content, profiles)
+    when = parse_when(scheduled_for, tz_name or profiles[0].timezone_name)
+    if when <= timezone.now():
+        raise ValidationFailed("scheduledFor is in the past.", {"scheduledFor": ["Must be in the future."]})
+    for profile in profiles:
+        _upsert(content, profile, when, options)
+    if content.status != states.SCHEDULED and content.status != states.PUBLISHING:
+        transition(content, "schedule", event=None)
+    content.scheduled_for = Publication.objects.filter(content=content, status=Publication.SCHEDULED).aggregate(m=Min("scheduled_for"))["m"] or when
+    content.save(update_fields=["scheduled_for", "updated_at"])
+    event_record(organization=content.organization_id, type="content.scheduled",
+                 data={"contentId": str(content.pk), "status": content.status, "scheduledFor": when.isoformat(),
+                       "profileIds": [str(p.pk) for p in profiles]})
+    return content
+
+
+def _upsert(content: Content, profile: SocialProfile, when, options: dict) -> Publication:
+    pub = Publication.objects.select_for_update().filter(content=content, profile=profile).first()
+    if pub is None:
+        return Publication.objects.create(organization_id=content.organization_id, content=content, profile=profile,
+                                          scheduled_for=when, due_at=when, options=options)
+    if pub.status in (Publication.PUBLISHED, Publication.PUBLISHING, Publication.QUEUED):
+        raise InvalidTransition(f"Already {pub.status} on {profile.username}.", {"profileId": str(profile.pk), "status": pub.status})
+    pub.status, pub.scheduled_for, pub.due_at, pub.options = Publication.SCHEDULED, when, when, options
+    pub.attempts, pub.last_error, pub.error_code = 0, "", ""
+    pub.save()
+    return pub
+
+
+@transaction.atomic
+def publications_unschedule(*, content: Content) -> Content:
+    content = Content.objects.select_for_update().get(pk=content.pk)
+    if content.status != states.SCHEDULED:
+        raise InvalidTransition("Only scheduled content can be unscheduled.", {"status": content.status, "allowedActions": content.allowed_actions})
+    Publication.objects.filter(content=content, status=Publication.SCHEDULED).update(status=Publication.CANCELLED)
+    content.scheduled_for = None
+    content.save(update_fields=["scheduled_for", "updated_at"])
+    return transition(content, "unschedule", event="content.updated")
+
+
+def publications_publish_now(*, content: Content, profiles: list[SocialProfile], options: dict | None = None,
+                             actor=None) -> tuple[Content, list[Publication]]:
+    """Publish at once, in the request: a platform refusal is reported to the caller."""
+    now = timezone.now()
+    with transaction.atomic():
+        content = Content.objects.select_for_update().select_related("brand").get(pk=content.pk)
+        _check_publishable(content)
+        _check_profiles(content, profiles)
+        pubs = []
+        for profile in profiles:
+            pub = _upsert(content, profile, now, dict(options or {}))
+            pub.status, pub.queued_at = Publication.QUEUED, now
+            pub.save(update_fields=["status", "queued_at", "updated_at"])
+            pubs.append(pub)
+        if content.status != states.PUBLISHING:
+            transition(content, "publish", event="content.publishing")
+    for pub in pubs:
+        publication_run(pub.pk)
+    pubs = list(Publication.objects.filter(pk__in=[p.pk for p in pubs]).select_related("profile"))
+    failed = [p for p in pubs if p.status == Publication.FAILED]
+    content.refresh_from_db()
+    if failed and len(failed) == len(pubs):
+        raise PlatformFailure(
+            "The platform refused the post: " + "; ".join(f"{p.profile.username}: {p.last_error}" for p in failed),
+            {"publications": [{"profileId": str(p.profile_id), "platform": p.profile.platform, "error": p.last_error,
+                               "code": p.error_code} for p in failed]},
+        )
+    return content, pubs
+
+
+# --- dispatch and the publish task ---------------------------------------------------------
+
+
+def dispatch_due(*, now=None, limit: int = 500) -> int:
+    """Claim due rows (skip those another dispatcher holds), mark them queued, enqueue one task each."""
+    from .tasks import publish_publication
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        ids = list(
+            Publication.objects.select_for_update(skip_locked=True).due(now).order_by("due_at")
+            .values_list("pk", flat=True)[:limit]
+        )
+        if not ids:
+            return 0
+        Publication.objects.filter(pk__in=ids).update(status=Publication.QUEUED, queued_at=now)
+        transaction.on_commit(lambda: [publish_publication.delay(str(pk)) for pk in ids])
+    return len(ids)
+
+
+def sweep(*, now=None) -> int:
+    """Re-enqueue queued rows whose task was lost and publishing rows whose lease expired
+    (their worker died): the task reconciles before it retries."""
+    from .tasks import publish_publication
+
+    now = now or timezone.now()
+    stuck_queued = now - datetime.timedelta(seconds=QUEUED_STUCK_SECONDS)
+    with transaction.atomic():
+        queued = list(Publication.objects.select_for_update(skip_locked=True)
+                      .filter(status=Publication.QUEUED, queued_at__lt=stuck_queued).values_list("pk", flat=True)[:500])
+        expired = list(Publication.objects.select_for_update(skip_locked=True)
+                       .filter(status=Publication.PUBLISHING, lease_until__lt=now).values_list("pk", flat=True)[:500])
+        ids = queued + expired
+        if not ids:
+            return 0
+        Publication.objects.filter(pk__in=ids).update(status=Publication.QUEUED, queued_at=now, lease_until=None)
+        transaction.on_commit(lambda: [publish_publication.delay(str(pk)) for pk in ids])
+    return len(ids)
+
+
+def _claim(publication_id) -> tuple[Publication | None, bool]:
+    """queued -> publishing with a lease. Returns (row, must_reconcile)."""
+    now = timezone.now()
+    with transaction.atomic():
+        pub = (Publication.objects.select_for_update().select_related("profile", "content", "content__brand")
+               .filter(pk=publication_id).first())
+        if pub is None or pub.status != Publication.QUEUED:
+            return None, False  # published, failed, rescheduled, or another worker has it
+        cap = settings.PUBLISH_CONCURRENCY.get(pub.profile.platform, settings.PUBLISH_CONCURRENCY_DEFAULT)
+        busy = Publication.objects.filter(status=Publication.PUBLISHING, profile__platform=pub.profile.platform,
+                                          lease_until__gte=now).count()
+        if busy >= cap:  # the platform's concurrency cap: come back in a moment
+            pub.status, pub.due_at = Publication.SCHEDULED, now + datetime.timedelta(seconds=2)
+            pub.save(update_fields=["status", "due_at", "updated_at"])
+            return None, False
+        pub.status, pub.lease_until = Publication.PUBLISHING, now + datetime.timedelta(seconds=LEASE_SECONDS)
+        pub.attempts += 1
+        pub.save(update_fields=["status", "lease_until", "attempts", "updated_at"])
+        content = Content.objects.select_for_update().get(pk=pub.content_id)
+        if content.status in (states.REVIEW, states.APPROVED, states.SCHEDULED):
+            transition(content, "publish", event="content.publishing")
+        return pub, pub.outcome_unknown
+
+
+def publication_run(publication_id) -> Publication | None:
+    pub, must_reconcile = _claim(publication_id)
+    if pub is None:
+        return None
+    client = client_for(pub.profile)
+    try:
+        req = post_request_for(pub)
+        if must_reconcile:
+            found = client.find_published(req)
+            if found is not None:
+                return _record_success(pub, found, reconciled=True)
+        quota = client.publish_quota()
+        if quota is not None and quota.remaining <= 0:
+            raise PlatformError(
+                f"{pub.profile.platform} publishing limit reached ({quota.used}/{quota.limit} in 24 h).",
+                code="publish_limit", retryable=True, retry_after=3600,
+            )
+        client.validate(req)
+        # The irreversible call: from here until the result is recorded the outcome is unknown.
+        Publication.objects.filter(pk=pub.pk).update(outcome_unknown=True)
+        result = client.publish(req)
+    except OutcomeUnknown as exc:
+        return _record_retry(pub, exc, keep_unknown=True)
+    except PlatformError as exc:
+        if exc.token_expired:
+            _mark_profile_expired(pub.profile, exc.message)
+        if exc.retryable and pub.attempts < MAX_ATTEMPTS:
+            return _record_retry(pub, exc, keep_unknown=False)
+        return _record_failure(pub, exc.message, str(exc.code or ""))
+    return _record_success(pub, result)
+
+
+def _record_success(pub: Publication, result, *, reconciled: bool = False) -> Publication:
+    now = timezone.now()
+    with transaction.atomic():
+        Publication.objects.filter(pk=pub.pk).update(
+            status=Publication.PUBLISHED, external_id=result.external_id, url=result.url, published_at=now,
+            outcome_unknown=False, lease_until=None, last_error="", error_code="", updated_at=now,
+        )
+        event_record(organization=pub.organization_id, type="publication.published",
+                     data={"contentId": str(pub.content_id), "publicationId": str(pub.pk), "profileId": str(pub.profile_id),
+                           "externalId": result.external_id, "url": result.url, "reconciled": reconciled})
+        _sync_content(pub.content_id)
+    pub.refresh_from_db()
+    return pub
+
+
+def _record_retry(pub: Publication, exc: PlatformError, *, keep_unknown: bool) -> Publication:
+    now = timezone.now()
+    backoff = min(3600, 15 * 2 ** max(0, pub.attempts - 1))
+    delay = max(backoff, int(exc.retry_after or 0))
+    with transaction.atomic():
+        updates = {"status": Publication.SCHEDULED, "due_at": now + datetime.timedelta(seconds=delay), "lease_until": None,
+                   "last_error": exc.message[:2000], "error_code": str(exc.code or "")[:100], "updated_at": now}
+        if not keep_unknown:
+            updates["outcome_unknown"] = False  # the platform answered: nothing was posted
+        Publication.objects.filter(pk=pub.pk, status=Publication.PUBLISHING).update(**updates)
+    pub.refresh_from_db()
+    return pub
+
+
+def _record_failure(pub: Publication, message: str, code: str) -> Publication:
+    now = timezone.now()
+    with transaction.atomic():
+        Publication.objects.filter(pk=pub.pk).update(status=Publication.FAILED, last_error=message[:2000], error_code=code[:100],
+                                                     outcome_unknown=False, lease_until=None, updated_at=now)
+        event_record(organization=pub.organization_id, type="publication.failed",
+                     data={"contentId": str(pub.content_id), "publicationId": str(pub.pk), "profileId": str(pub.profile_id),
+                           "error": message[:500]})
+        _sync_content(pub.content_id)
+    pub.refresh_from_db()
+    return pub
+
+
+def _mark_profile_expired(profile: SocialProfile, reason: str) -> None:
+    with transaction.atomic():
+        updated = SocialProfile.objects.filter(pk=profile.pk, token_status="valid").update(token_status="expired")
+        if updated:
+            event_record(organization=profile.organization_id, type="profile.token_expired",
+                         data={"profileId": str(profile.pk), "platform": profile.platform, "reason": reason[:500]})
+
+
+def _sync_content(content_id) -> None:
+    """The content's status follows its publications (caller holds a transaction)."""
+    content = Content.objects.select_for_update().get(pk=content_id)
+    statuses = list(Publication.objects.filter(content_id=content_id).exclude(status=Publication.CANCELLED)
+                    .values_list("status", "published_at", "last_error"))
+    if not statuses or any(s in (Publication.SCHEDULED, Publication.QUEUED, Publication.PUBLISHING) for s, _, _ in statuses):
+        return
+    if content.status in (states.APPROVED, states.SCHEDULED, states.REVIEW):
+        transition(content, "publish")
+    published = [at for s, at, _ in statuses if s == Publication.PUBLISHED]
+    if published and content.status == states.PUBLISHING:
+        content.published_at = min(published)
+        content.save(update_fields=["published_at", "updated_at"])
+        transition(content, "published", event="content.published")
+    elif not published and content.status == states.PUBLISHING:
+        reasons = "; ".join(sorted({e for s, _, e in statuses if e}))
+        transition(content, "fail", event="content.failed", reason=f"Publishing failed: {reasons}")
+
+
+# --- queue and posting slots ------------------------------------------------------------------
+
+
+def next_free_slot(*, profile: SocialProfile, after=None) -> datetime.datetime:
+    if not profile.posting_times:
+        raise RuleViolation("This profile has no posting times: set settings.postingTimes first.", {"postingTimes": ["Empty."]})
+    taken = set(Publication.objects.filter(profile=profile).upcoming().values_list("scheduled_for", flat=True))
+    start = after or timezone.now()
+    for days in (7, 31, 92):
+        for slot in schedule_slots(profile=profile, days=days, start=start):
+            if slot not in taken and slot > timezone.now():
+                return slot
+    raise RuleViolation("No free posting slot in the next 3 months.", {"postingTimes": ["All taken."]})
+
+
+def queue_add(*, content: Content, profile: SocialProfile) -> Content:
+    with transaction.atomic():
+        SocialProfile.objects.select_for_update().get(pk=profile.pk)  # one slot pick at a time per profile
+        slot = next_free_slot(profile=profile)
+        return publications_schedule(content=content, profiles=[profile], scheduled_for=slot, options={})
+
+
+def auto_schedule_approved(*, content: Content) -> None:
+    """`auto_publish` brands: approved content goes to its profile's next free slot."""
+    profile = content.profile
+    if profile is None:
+        profile = SocialProfile.objects.filter(brand=content.brand, platform__in=content.platforms, connected=True).order_by("created_at").first()
+    if profile is None or not profile.posting_times:
+        return
+    queue_add(content=content, profile=profile)

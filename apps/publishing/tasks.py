@@ -1,0 +1,39 @@
+"""Publishing tasks (thin: ids in, service call)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from . import oauth
+
+
+@shared_task(queue="default", ignore_result=True)
+def refresh_expiring_tokens() -> int:
+    """Beat, hourly: refresh OAuth tokens before they expire."""
+    return oauth.tokens_refresh_due()
+
+
+# --- publishing ---------------------------------------------------------------------------
+
+
+@shared_task(queue="default", ignore_result=True)
+def dispatch_due_publications() -> int:
+    """Beat, every few seconds: claim due publications and enqueue one task each."""
+    from . import services
+
+    return services.dispatch_due()
+
+
+@shared_task(queue="default", ignore_result=True)
+def sweep_publications() -> int:
+    """Beat: re-enqueue publications a lost task or a dead worker left behind."""
+    from . import services
+
+    return services.sweep()
+
+
+@shared_task(queue="publishing", ignore_result=True, acks_late=True, reject_on_worker_lost=True)
+def publish_publication(publication_id: str) -> None:
+    from . import services
+
+    services.publication_run(publication_id)
