@@ -334,6 +334,12 @@ def profiles_due_for_refresh(*, now=None):
     )
 
 
+def oauth_states_purge(*, older_than: datetime.timedelta = datetime.timedelta(days=1)) -> int:
+    """Forget connect attempts that expired long ago (used ones included)."""
+    deleted, _ = OAuthState.objects.filter(expires_at__lt=timezone.now() - older_than).delete()
+    return deleted
+
+
 def tokens_refresh_due(*, limit: int = 500) -> int:
     """Refresh every due token once; each row is claimed with SKIP LOCKED so two beats never
     refresh (and rotate) the same token at once. Returns how many were refreshed."""

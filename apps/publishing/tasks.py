@@ -9,7 +9,8 @@ from . import oauth
 
 @shared_task(queue="default", ignore_result=True)
 def refresh_expiring_tokens() -> int:
-    """Beat, hourly: refresh OAuth tokens before they expire."""
+    """Beat, hourly: refresh OAuth tokens before they expire; forget stale connect attempts."""
+    oauth.oauth_states_purge()
     return oauth.tokens_refresh_due()
 
 

@@ -358,8 +358,11 @@ def test_the_beat_task_refreshes_only_tokens_that_are_due(owner, tiktok_provider
     insta_fresh = ProfileFactory(organization=owner.org, platform="instagram", sandbox=True,
                                  token_expires_at=now + datetime.timedelta(days=30))
     before = crypto.decrypt(SocialProfile.objects.get(pk=due.pk).refresh_token_enc)
+    stale = connect(owner, "x")["state"]
+    OAuthState.objects.filter(state=stale).update(expires_at=now - datetime.timedelta(days=2))
 
     assert refresh_expiring_tokens.delay().get() == 2
+    assert not OAuthState.objects.filter(state=stale).exists()
 
     due.refresh_from_db()
     assert crypto.decrypt(due.refresh_token_enc) != before

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from apps.core.serializers import iso
+from apps.media.services import absolute_url
+
+
+def present_media(asset, request=None) -> dict:
+    return {
+        "id": str(asset.pk),
+        "kind": asset.kind,
+        "type": asset.media_type,
+        "url": absolute_url(request, asset.file),
+        "thumbnailUrl": absolute_url(request, asset.thumbnail),
+        "contentType": asset.content_type,
+        "size": asset.size,
+        "width": asset.width,
+        "height": asset.height,
+        "duration": asset.duration,
+        "filename": asset.original_filename,
+        "brandId": str(asset.brand_id) if asset.brand_id else None,
+        "createdAt": iso(asset.created_at),
+    }
+
+
+class MediaOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    kind = serializers.CharField()
+    type = serializers.CharField()
+    url = serializers.URLField()
+    thumbnailUrl = serializers.URLField(allow_null=True)
+    contentType = serializers.CharField()
+    size = serializers.IntegerField()
+    width = serializers.IntegerField(allow_null=True)
+    height = serializers.IntegerField(allow_null=True)
+    duration = serializers.FloatField(allow_null=True)
+    filename = serializers.CharField()
+    brandId = serializers.UUIDField(allow_null=True)
+    createdAt = serializers.DateTimeField()

@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.decorators import action
+from rest_framework.parsers import MultiPartParser
+
+from apps.brands.models import Brand
+from apps.core import ids
+from apps.core.errors import NotFound, ValidationFailed
+from apps.core.views import ApiViewSet
+
+from .. import selectors
+from ..models import Kind
+from ..services import media_delete, media_upload
+from .serializers import MediaOutput, present_media
+
+_UPLOAD = {
+    "multipart/form-data": {
+        "type": "object",
+        "properties": {
+            "file": {"type": "string", "format": "binary"},
+            "brandId": {"type": "string"},
+            "kind": {"type": "string", "enum": ["upload", "reference", "asset"]},
+        },
+        "required": ["file"],
+    }
+}
+
+
+class MediaViewSet(ApiViewSet):
+    id_kind = "media"
+    scope = "content:write"
+    read_scope = "content:read"
+    sort_fields = {"createdAt": "created_at", "size": "size"}
+    default_sort = ("created_at", "desc")
+    search_fields = ("original_filename",)
+    parser_classes = [MultiPartParser]
+
+    def _brand_param(self, raw):
+        if not raw:
+            return None
+        try:
+            return self.lookup(Brand.objects.for_organization(self.actor.organization), raw, "brand")
+        except NotFound:
+            raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]}) from None
+
+    def _media(self, kind=None):
+        params = self.request.query_params
+        kind = kind or params.get("kind") or None
+        if kind and kind not in Kind.values:
+            raise ValidationFailed("Unknown kind.", {"kind": [f"Must be one of {', '.join(Kind.values)}."]})
+        media_type = params.get("type") or None
+        if media_type and media_type not in ("image", "video"):
+            raise ValidationFailed("Unknown type.", {"type": ["Must be image or video."]})
+        brand = self._brand_param(params.get("brandId"))
+        return selectors.media_list(organization=self.actor.organization, kind=kind, brand_id=brand.pk if brand else None, media_type=media_type)
+
+    @extend_schema(
+        responses=MediaOutput(many=True), operation_id="api_media_list",
+        parameters=[OpenApiParameter("kind", str, enum=list(Kind.values)), OpenApiParameter("brandId", str), OpenApiParameter("type", str, enum=["image", "video"])],
+    )
+    def list(self, request):
+        return self.respond_list(self._media(), lambda a: present_media(a, request))
+
+    @extend_schema(responses=MediaOutput, operation_id="api_media_retrieve")
+    def retrieve(self, request, pk=None):
+        return self.respond(present_media(self.lookup(self._media(), pk), request))
+
+    @extend_schema(responses={204: None}, operation_id="api_media_destroy")
+    def destroy(self, request, pk=None):
+        media_delete(asset=self.lookup(self._media(), pk))
+        return self.respond(None, status=204)
+
+    @extend_schema(request=_UPLOAD, responses={201: MediaOutput}, operation_id="api_media_upload")
+    @action(detail=False, methods=["post"], url_path="upload")
+    def upload(self, request):
+        kind = request.data.get("kind") or Kind.UPLOAD
+        if kind not in (Kind.UPLOAD, Kind.REFERENCE, Kind.ASSET):
+            raise ValidationFailed("kind must be upload, reference or asset.", {"kind": ["Invalid choice."]})
+        brand = self._brand_param(request.data.get("brandId"))
+        if kind == Kind.REFERENCE and brand is None:
+            brand = Brand.objects.for_organization(self.actor.organization).filter(is_default=True).first()
+        asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=kind, brand=brand)
+        return self.respond(present_media(asset, request), status=201)
+
+    @extend_schema(methods=["GET"], responses=MediaOutput(many=True), operation_id="api_media_refs_list")
+    @extend_schema(methods=["POST"], request=_UPLOAD, responses={201: MediaOutput}, operation_id="api_media_refs_create")
+    @action(detail=False, methods=["get", "post"], url_path="reference-images")
+    def reference_images(self, request):
+        if request.method == "POST":
+            brand = self._brand_param(request.data.get("brandId"))
+            if brand is None:
+                brand = Brand.objects.for_organization(self.actor.organization).filter(is_default=True).first()
+            asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=Kind.REFERENCE, brand=brand)
+            return self.respond(present_media(asset, request), status=201)
+        return self.respond_list(self._media(kind=Kind.REFERENCE), lambda a: present_media(a, request))
+
+    @extend_schema(
+        responses=MediaOutput(many=True), operation_id="api_media_thumbnails",
+        parameters=[OpenApiParameter("ids", str, description="Comma-separated media ids")],
+    )
+    @action(detail=False, methods=["get"], url_path="thumbnails")
+    def thumbnails(self, request):
+        raw = request.query_params.get("ids", "")
+        qs = self._media()
+        if raw:
+            wanted = [ids.parse(x.strip(), "media") for x in raw.split(",") if x.strip()]
+            if any(w is None for w in wanted) or len(wanted) > 100:
+                raise ValidationFailed("ids must be up to 100 media ids.", {"ids": ["Invalid id list."]})
+            qs = qs.filter(pk__in=wanted)
+        qs = qs.exclude(thumbnail="")
+        return self.respond_list(qs, lambda a: {"id": str(a.pk), "thumbnailUrl": present_media(a, request)["thumbnailUrl"], "url": present_media(a, request)["url"]})
