@@ -6,15 +6,27 @@ Prints:
   * time per 1080x1350 image (median of N, PNG and JPEG, both styles),
   * time per 6 s 1080x1920 30 fps video (median of 3),
   * a batch of 20 generations (each: caption + 1080x1350 JPEG image; every 4th also a
-    5 s 720x1280 video) run in 1 and in 2 worker processes, and the speedup.
-Finishes in well under two minutes on a 2-core machine.
+    5 s 720x1280 video) run in 1 and in 2 worker processes, and the speedup,
+  * the same batch through the real pipeline on real Celery worker processes (prefork,
+    Redis broker, PostgreSQL), with --concurrency 1 then 2: wall time from enqueueing the
+    20 tasks to all 20 contents in `review`, and the speedup (target >= 1.8x on 2 cores).
+
+The Celery section needs PostgreSQL (BENCH_DATABASE_URL, default
+postgres://postgres@127.0.0.1:5432/postforge_bench, created and migrated if missing) and
+Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379/14: a database of its own, so that no
+other worker on the machine takes the bench's tasks). `--celery-only` skips the engine
+sections. Stops by itself (every wait has a deadline); about 2-3 minutes on a 2-core machine.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -91,8 +103,7 @@ def run_batch(workers: int) -> float:
         return time.perf_counter() - start
 
 
-def main() -> None:
-    began = time.perf_counter()
+def engine_sections() -> None:
     engine = LocalEngine()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"local engine benchmark on {os.cpu_count()} CPU(s), load average {load:.2f} at start")
@@ -158,6 +169,149 @@ def main() -> None:
     print(f"  1 worker : {one:6.2f} s")
     print(f"  2 workers: {two:6.2f} s")
     print(f"  speedup  : {one / two:6.2f}x")
+
+
+# --- Celery: the same batch through the pipeline on real worker processes ----------------
+
+CELERY_DEADLINE = 150.0  # seconds for one batch; the script gives up rather than hang
+
+
+def _setup_django(database_url: str, redis_url: str, media_root: str) -> dict:
+    """Point this process (and the workers it starts) at the bench database and Redis."""
+    os.environ.update(
+        DATABASE_URL=database_url, REDIS_URL=redis_url, CELERY_BROKER_URL=redis_url, MEDIA_ROOT=media_root,
+        GENERATION_ENGINE="local", CELERY_TASK_ALWAYS_EAGER="false", LOG_LEVEL="WARNING",
+    )
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    # create the database if it is missing (an error just means it exists)
+    subprocess.run(["psql", database_url.rsplit("/", 1)[0] + "/postgres", "-c", "CREATE DATABASE postforge_bench"],
+                   capture_output=True)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return dict(os.environ, PYTHONPATH=ROOT)
+
+
+def _start_worker(concurrency: int, env: dict) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "warning", "-Q", "generation,default",
+           "--concurrency", str(concurrency), "--pool", "prefork", "--without-mingle", "--without-gossip",
+           "-n", f"bench-{concurrency}@%h"]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)  # no banner; errors on stderr
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _create(org, brand, index: int):
+    """One batch item, created without enqueueing (the timer starts at the enqueue)."""
+    from apps.content.services import GenerationInput, content_request_generation
+
+    video = index % 4 == 0
+    # Instagram feed 4:5 -> a 1080x1350 JPEG; X feed video 9:16 -> 720x1280 (the pipeline makes
+    # 6 s videos, the engine-level batch above 5 s ones; a video content has no image).
+    inp = GenerationInput(prompt=PROMPTS[index % len(PROMPTS)], platforms=["x" if video else "instagram"], brand=brand,
+                          media_type="video" if video else "image", dimensions="9:16" if video else "4:5")
+    return content_request_generation(organization=org, inp=inp, enqueue=False)
+
+
+def _generate_all(contents, deadline: float) -> float:
+    """Enqueue every content's generation task and wait until all are in review."""
+    from apps.content.models import Content
+    from apps.content.tasks import generate_content
+
+    ids_ = [c.pk for c in contents]
+    start = time.perf_counter()
+    for pk in ids_:
+        generate_content.delay(str(pk))
+    while True:
+        statuses = list(Content.objects.filter(pk__in=ids_).values_list("status", flat=True))
+        if statuses.count("review") == len(ids_):
+            return time.perf_counter() - start
+        if "failed" in statuses:
+            reasons = set(Content.objects.filter(pk__in=ids_, status="failed").values_list("status_reason", flat=True))
+            raise RuntimeError(f"a generation failed: {reasons}")
+        if time.perf_counter() - start > deadline:
+            raise TimeoutError(f"{statuses.count('review')}/{len(ids_)} in review after {deadline:.0f} s")
+        time.sleep(0.05)
+
+
+def _purge(app) -> None:
+    with app.connection_for_write() as conn:
+        for queue in ("generation", "default"):
+            try:
+                conn.default_channel.queue_purge(queue)
+            except Exception:  # noqa: BLE001 - a queue that never existed
+                pass
+
+
+def run_celery_batch(concurrency: int, org, brand, env: dict) -> tuple[float, dict]:
+    from apps.media.models import MediaAsset
+    from config.celery import app
+
+    _purge(app)
+    worker = _start_worker(concurrency, env)
+    try:
+        # Warm every prefork child (Django, the engine, fonts, codecs) before timing.
+        _generate_all([_create(org, brand, 1 + 4 * i) for i in range(2 * concurrency)], CELERY_DEADLINE)
+        contents = [_create(org, brand, i) for i in range(BATCH)]
+        elapsed = _generate_all(contents, CELERY_DEADLINE)
+        made = MediaAsset.objects.filter(content__in=contents, kind="generated")
+        shapes = {(m.media_type, m.width, m.height, round(m.duration or 0)) for m in made}
+        return elapsed, {"media": made.count(), "shapes": sorted(shapes)}
+    finally:
+        _stop(worker)
+
+
+def celery_section() -> None:
+    database_url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
+    redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
+    media_root = tempfile.mkdtemp(prefix="postforge-bench-media-")
+    try:
+        env = _setup_django(database_url, redis_url, media_root)
+        from apps.accounts.services import organization_get_or_create
+        from apps.brands.models import Brand
+        from apps.content.models import Content
+        from apps.events.models import Event
+        from apps.media.models import MediaAsset
+
+        org = organization_get_or_create(name="Bench Generation")
+        brand = Brand.objects.get(organization=org, is_default=True)
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"celery section: load average {load:.2f} at start", flush=True)
+        results = {}
+        for concurrency in (1, 2):
+            MediaAsset.objects.filter(organization=org).delete()
+            Content.objects.filter(organization=org).delete()
+            Event.objects.filter(organization=org).delete()
+            results[concurrency] = run_celery_batch(concurrency, org, brand, env)
+        one, two = results[1][0], results[2][0]
+        print(f"celery batch of {BATCH} through the pipeline (Redis broker, PostgreSQL, prefork; "
+              f"enqueue -> all in review):")
+        print(f"  media made per run: {results[2][1]['media']} {results[2][1]['shapes']}")
+        print(f"  --concurrency 1: {one:6.2f} s")
+        print(f"  --concurrency 2: {two:6.2f} s")
+        print(f"  speedup        : {one / two:6.2f}x (target >= 1.8x)")
+    finally:
+        shutil.rmtree(media_root, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--celery-only", action="store_true", help="run only the Celery section")
+    args = parser.parse_args()
+    began = time.perf_counter()
+    if not args.celery_only:
+        engine_sections()
+    celery_section()
     print(f"total benchmark time: {time.perf_counter() - began:.1f} s")
 
 

@@ -137,7 +137,8 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {
     "dispatch-events": {"task": "apps.events.tasks.dispatch_events", "schedule": 5.0},
     "dispatch-due-publications": {"task": "apps.publishing.tasks.dispatch_due_publications", "schedule": float(env("PUBLISH_DISPATCH_INTERVAL", default="2"))},
-    "sweep-publications": {"task": "apps.publishing.tasks.sweep_publications", "schedule": 30.0},
+    "purge-idempotency-records": {"task": "apps.core.tasks.purge_idempotency_records", "schedule": 3600.0},
+    "sweep-publications": {"task": "apps.publishing.tasks.sweep_publications", "schedule": float(env("PUBLISH_SWEEP_INTERVAL", default="30"))},
     "refresh-expiring-tokens": {"task": "apps.publishing.tasks.refresh_expiring_tokens", "schedule": 3600.0},
 }
 
@@ -224,6 +225,10 @@ BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)
 # --- Publishing ---------------------------------------------------------------------------
 #: how many publications may be in flight at once per platform
 PUBLISH_CONCURRENCY_DEFAULT = env.int("PUBLISH_CONCURRENCY_DEFAULT", default=8)
+#: a worker holds a publication this long; past it, the sweep reconciles and retries
+PUBLISH_LEASE_SECONDS = env.int("PUBLISH_LEASE_SECONDS", default=120)
+#: a publication queued this long without a worker taking it is re-enqueued (lost task)
+PUBLISH_QUEUED_STUCK_SECONDS = env.int("PUBLISH_QUEUED_STUCK_SECONDS", default=60)
 PUBLISH_CONCURRENCY = {"instagram": 4, "threads": 4, "tiktok": 2, "youtube": 2, "x": 8, "linkedin": 4, "pinterest": 4,
                        "facebook": 4, "bluesky": 4}
 
@@ -245,6 +250,9 @@ REPLICATE_TEXT_MODEL = env("REPLICATE_TEXT_MODEL", default="")
 REPLICATE_IMAGE_MODEL = env("REPLICATE_IMAGE_MODEL", default="")
 REPLICATE_VIDEO_MODEL = env("REPLICATE_VIDEO_MODEL", default="")
 REPLICATE_WEBHOOK_SECRET = env("REPLICATE_WEBHOOK_SECRET", default="")
+#: public URL of /webhook/replicate; with it (and GENERATION_ENGINE=replicate) generations are
+#: submitted as predictions and completed by the webhook, without it the engine polls
+REPLICATE_WEBHOOK_URL = env("REPLICATE_WEBHOOK_URL", default="")
 #: retries of a retryable provider error before the content fails
 GENERATION_MAX_RETRIES = env.int("GENERATION_MAX_RETRIES", default=3)
 

@@ -6,10 +6,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from apps.core.fallback import api_not_found, v1_not_found
 from apps.core.health import healthz, readyz
+from apps.webhooks.inbound import replicate_webhook
 
 urlpatterns = [
     path("healthz", healthz),
     path("readyz", readyz),
+    path("webhook/replicate", replicate_webhook, name="webhook-replicate"),
     path("admin/", admin.site.urls),
     # API docs: one schema per family
     path("v1/schema/", SpectacularAPIView.as_view(urlconf="config.urls_v1_schema", api_version="v1"), name="schema-v1"),

@@ -4,6 +4,7 @@ from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
 from apps.brands.api.views import BrandViewSet
+from apps.content.api.views import BatchViewSet, ContentViewSet, EventViewSet, ScheduleViewSet, TagViewSet
 from apps.media.api.views import MediaViewSet
 from apps.profiles.api.views import ProfileViewSet
 from apps.publishing.api.views import OAuthViewSet
@@ -20,6 +21,12 @@ router = Router()
 router.register("brands", BrandViewSet, basename="api-brands")
 router.register("profiles", ProfileViewSet, basename="api-profiles")
 router.register("media", MediaViewSet, basename="api-media")
+# content/schedules before content, so that "schedules" is not taken for a content id
+router.register("content/schedules", ScheduleViewSet, basename="api-content-schedules")
+router.register("content", ContentViewSet, basename="api-content")
+router.register("tags", TagViewSet, basename="api-tags")
+router.register("events", EventViewSet, basename="api-events")
+router.register("batch", BatchViewSet, basename="api-batch")
 
 urlpatterns = [
     path("", include(router.urls)),

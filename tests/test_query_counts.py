@@ -47,6 +47,55 @@ def _logo_brands(org, brand, n):
         other.save(update_fields=["logo"])
 
 
+def _contents(org, brand, n):
+    # each with two platform variants, an image and a tag: none of them may cost a query per row
+    from apps.content.models import Tag
+    from tests.content.factories import make_content
+
+    tag = Tag.objects.get_or_create(organization=org, name="counted")[0]
+    for _ in range(n):
+        make_content(org, brand=brand, platforms=("instagram", "x")).tags.add(tag)
+
+
+def _tags(org, brand, n):
+    from apps.content.models import Tag
+
+    start = Tag.objects.filter(organization=org).count()
+    for i in range(n):
+        Tag.objects.create(organization=org, name=f"tag {start + i}")
+
+
+def _events(org, brand, n):
+    from apps.content.models import Campaign
+
+    for i in range(n):
+        Campaign.objects.create(organization=org, name=f"event {i}")
+
+
+def _schedules(org, brand, n):
+    import datetime
+
+    from apps.content.models import ContentSchedule
+    from tests.content.factories import make_content
+
+    profile = ProfileFactory(organization=org, brand=brand)
+    for _ in range(n):
+        ContentSchedule.objects.create(organization=org, profile=profile, scheduled_date=datetime.date(2099, 1, 1), task="t",
+                                       platform="instagram", content=make_content(org, brand=brand, image=False))
+
+
+def _batches(org, brand, n):
+    from apps.content.models import Batch
+    from tests.content.factories import make_content
+
+    for _ in range(n):
+        batch = Batch.objects.create(organization=org, total=2)
+        for _ in range(2):
+            content = make_content(org, brand=brand, image=False)
+            content.batch = batch
+            content.save(update_fields=["batch"])
+
+
 #: name -> (path, how to make n rows, pinned number of queries). Every request costs one
 #: query for the API key; a list adds COUNT(*) and the page; nested lists also load the brand.
 QUERY_COUNTS = {
@@ -61,6 +110,14 @@ QUERY_COUNTS = {
     "api media": ("/api/media?limit=100", _media(Kind.UPLOAD), 3),
     "api media reference images": ("/api/media/reference-images?limit=100", _media(Kind.REFERENCE), 3),
     "api media thumbnails": ("/api/media/thumbnails?limit=100", _media(Kind.UPLOAD), 3),
+    # content lists prefetch their variants and media (Family B also the tags)
+    "v1 content": ("/v1/content?limit=100", _contents, 5),
+    "v1 content by cursor": ("/v1/content?limit=100&cursor=", _contents, 4),
+    "api content": ("/api/content?limit=100", _contents, 6),
+    "api tags": ("/api/tags?limit=100", _tags, 3),
+    "api events": ("/api/events?limit=100", _events, 3),
+    "api content schedules": ("/api/content/schedules?limit=100", _schedules, 3),
+    "api batches": ("/api/batch?limit=100", _batches, 4),
 }
 
 

@@ -7,6 +7,7 @@ ROUTES below, and then gets every check of this file automatically.
 
 from __future__ import annotations
 
+import datetime
 import re
 import uuid
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from django.urls import URLPattern, URLResolver
 from apps.accounts.models import SCOPES
 from apps.accounts.services import api_key_create
 from apps.brands.models import Brand
+from apps.content import states
+from apps.content.models import Batch, Campaign, Content, ContentSchedule, Tag, Variant
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 from apps.profiles.models import SocialProfile
@@ -120,6 +123,71 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("api", "media/thumbnails"): ("/api/media/thumbnails", {"get": r(READ_MEDIA)}),
     ("api", "media/<pk>"): ("/api/media/{media}", {"get": r(READ_MEDIA), "delete": r(WRITE_MEDIA, "editor")}),
+    # Family A: content
+    ("v1", "content"): ("/v1/content", {"get": r(READ_MEDIA)}),
+    ("v1", "content/generate"): (
+        "/v1/content/generate", {"post": r(WRITE_MEDIA, "editor", JSON, prompt="Matrix launch", platforms=["instagram"])},
+    ),
+    ("v1", "content/batch"): (
+        "/v1/content/batch", {"post": r(WRITE_MEDIA, "editor", JSON, operations=[{"method": "update", "id": "{content}", "data": {"status": "draft"}}])},
+    ),
+    ("v1", "content/<pk>"): (
+        "/v1/content/{content}",
+        {"get": r(READ_MEDIA), "put": r(WRITE_MEDIA, "editor", JSON, status="draft"), "delete": r(WRITE_MEDIA, "editor")},
+    ),
+    ("v1", "content/<pk>/approve"): ("/v1/content/{content}/approve", {"post": r(WRITE_MEDIA, "admin")}),
+    ("v1", "content/<pk>/reject"): ("/v1/content/{content}/reject", {"post": r(WRITE_MEDIA, "admin", JSON, reason="x")}),
+    ("v1", "content/<pk>/regenerate"): ("/v1/content/{content}/regenerate", {"post": r(WRITE_MEDIA, "editor")}),
+    ("v1", "content/<pk>/edit-image"): (
+        "/v1/content/{content}/edit-image", {"post": r(WRITE_MEDIA, "editor", JSON, prompt="brighter")},
+    ),
+    ("v1", "content/<pk>/edit-image/undo"): ("/v1/content/{content}/edit-image/undo", {"post": r(WRITE_MEDIA, "editor")}),
+    # Family B: content
+    ("api", "content"): (
+        "/api/content",
+        {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", JSON, socialProfileId="{profile}", prompt="Matrix launch")},
+    ),
+    ("api", "content/generate"): (
+        "/api/content/generate", {"post": r(WRITE_MEDIA, "editor", JSON, profileId="{profile}", task="Matrix launch")},
+    ),
+    ("api", "content/multi-platform"): (
+        "/api/content/multi-platform", {"post": r(WRITE_MEDIA, "editor", JSON, profileIds=["{profile}"], prompt="Matrix launch")},
+    ),
+    ("api", "content/intelligence"): (
+        "/api/content/intelligence", {"post": r(WRITE_MEDIA, "editor", JSON, profileId="{profile}", topic="coffee", count=2)},
+    ),
+    ("api", "content/optimize"): (
+        "/api/content/optimize", {"post": r(WRITE_MEDIA, "editor", JSON, caption="Hello there", platform="x")},
+    ),
+    ("api", "content/schedules"): (
+        "/api/content/schedules",
+        {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", JSON, socialProfileId="{profile}", scheduledDate="2099-01-01", task="Matrix")},
+    ),
+    ("api", "content/<pk>"): (
+        "/api/content/{content}",
+        {"get": r(READ_MEDIA), "put": r(WRITE_MEDIA, "editor", JSON, status="draft"), "delete": r(WRITE_MEDIA, "editor")},
+    ),
+    ("api", "content/<pk>/approve"): ("/api/content/{content}/approve", {"post": r(WRITE_MEDIA, "admin")}),
+    ("api", "content/<pk>/reject"): ("/api/content/{content}/reject", {"post": r(WRITE_MEDIA, "admin", JSON, reason="x")}),
+    ("api", "content/<pk>/regenerate"): ("/api/content/{content}/regenerate", {"post": r(WRITE_MEDIA, "editor")}),
+    ("api", "content/<pk>/edit-image"): (
+        "/api/content/{content}/edit-image", {"post": r(WRITE_MEDIA, "editor", JSON, prompt="brighter")},
+    ),
+    ("api", "content/<pk>/edit-image/undo"): ("/api/content/{content}/edit-image/undo", {"post": r(WRITE_MEDIA, "editor")}),
+    # Family B: tags, events (campaigns), batches
+    ("api", "tags"): ("/api/tags", {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", JSON, name="Matrix")}),
+    ("api", "tags/<pk>"): (
+        "/api/tags/{tag}",
+        {"get": r(READ_MEDIA), "put": r(WRITE_MEDIA, "editor", JSON, name="Renamed"), "delete": r(WRITE_MEDIA, "editor")},
+    ),
+    ("api", "events"): ("/api/events", {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", JSON, name="Launch")}),
+    ("api", "events/<pk>"): (
+        "/api/events/{event}",
+        {"get": r(READ_MEDIA), "put": r(WRITE_MEDIA, "editor", JSON, name="Renamed"), "delete": r(WRITE_MEDIA, "editor")},
+    ),
+    ("api", "batch"): ("/api/batch", {"get": r(READ_MEDIA)}),
+    ("api", "batch/generate"): ("/api/batch/generate", {"post": r(WRITE_MEDIA, "editor", JSON, scheduleIds=["{schedule}"])}),
+    ("api", "batch/<pk>"): ("/api/batch/{batch}", {"get": r(READ_MEDIA)}),
 }
 
 # --- what the URL maps declare ----------------------------------------------------------------
@@ -178,14 +246,24 @@ class Objects:
     profile: SocialProfile
     media: MediaAsset
     ref: MediaAsset
+    content: Content
+    tag: Tag
+    event: Campaign
+    schedule: ContentSchedule
+    batch: Batch
 
     def ids(self, family: str) -> dict:
         if family == "v1":
             return {
                 "brand": f"brd_{self.brand.pk.hex}", "profile": f"prf_{self.profile.pk.hex}",
                 "media": f"med_{self.media.pk.hex}", "ref": f"med_{self.ref.pk.hex}",
+                "content": f"cnt_{self.content.pk.hex}",
             }
-        return {"brand": str(self.brand.pk), "profile": str(self.profile.pk), "media": str(self.media.pk), "ref": str(self.ref.pk)}
+        return {
+            "brand": str(self.brand.pk), "profile": str(self.profile.pk), "media": str(self.media.pk), "ref": str(self.ref.pk),
+            "content": str(self.content.pk), "tag": str(self.tag.pk), "event": str(self.event.pk),
+            "schedule": str(self.schedule.pk), "batch": str(self.batch.pk),
+        }
 
 
 def make_objects(org) -> Objects:
@@ -198,7 +276,20 @@ def make_objects(org) -> Objects:
             brand=brand if kind == Kind.REFERENCE else None, filename=f"{kind}.png",
         )
 
-    return Objects(brand=brand, profile=profile, media=image(Kind.UPLOAD), ref=image(Kind.REFERENCE))
+    # content ready for review, with its text and image, as the pipeline leaves it
+    content = Content.objects.create(organization=org, brand=brand, profile=profile, platforms=["instagram"],
+                                     prompt="Matrix", status=states.REVIEW, dimensions="4:5")
+    Variant.objects.create(content=content, platform="instagram", caption="Matrix caption", hashtags=["#matrix"])
+    media_create_from_bytes(organization=org, data=png_bytes((8, 10)), content_type="image/png", kind=Kind.GENERATED,
+                            width=8, height=10, content=content)
+    return Objects(
+        brand=brand, profile=profile, media=image(Kind.UPLOAD), ref=image(Kind.REFERENCE), content=content,
+        tag=Tag.objects.create(organization=org, name="Matrix tag"),
+        event=Campaign.objects.create(organization=org, name="Matrix event"),
+        schedule=ContentSchedule.objects.create(organization=org, profile=profile, scheduled_date=datetime.date(2099, 1, 1),
+                                                task="Matrix", platform="instagram", dimensions="4:5"),
+        batch=Batch.objects.create(organization=org, total=0),
+    )
 
 
 @pytest.fixture
@@ -254,7 +345,8 @@ def assert_error(response, family: str, status: int, code: str) -> dict:
 
 def _snapshot(objects: Objects) -> tuple:
     rows = []
-    for obj in (objects.brand, objects.profile, objects.media, objects.ref):
+    for obj in (objects.brand, objects.profile, objects.media, objects.ref, objects.content, objects.tag, objects.event,
+                objects.schedule, objects.batch):
         found = type(obj).objects.filter(pk=obj.pk).values().first()
         rows.append(found)
     return tuple(rows)

@@ -124,13 +124,15 @@ def brand_update(*, brand: Brand, slug: str | None = None, **fields) -> Brand:
 
 @transaction.atomic
 def brand_delete(*, brand: Brand) -> None:
-    """Delete a brand; its profiles move to the organization's default brand."""
+    """Delete a brand; its profiles and content move to the organization's default brand."""
     if brand.is_default:
         raise Conflict("The default brand cannot be deleted.", {"brandId": str(brand.pk)})
+    from apps.content.models import Content
     from apps.profiles.models import SocialProfile
 
     default = brand_ensure_default(organization=brand.organization)
     SocialProfile.objects.filter(brand=brand).update(brand=default)
+    Content.objects.filter(brand=brand).update(brand=default)
     brand.delete()
 
 

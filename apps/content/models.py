@@ -179,3 +179,35 @@ class ContentSchedule(OrgScopedModel):
 
     def __str__(self) -> str:
         return f"{self.scheduled_date} {self.platform}: {self.task[:30]}"
+
+
+class Prediction(TimeStampedModel):
+    """One asynchronous provider job (a Replicate prediction) of a generation run.
+
+    The pipeline submits one per output (text, each image, the video); the provider's webhook
+    stores the final body (`received`), a task turns it into text or media (`done`), and the
+    last one to finish moves the content to review.
+    """
+
+    SUBMITTED, RECEIVED, DONE = "submitted", "received", "done"
+
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="predictions")
+    provider = models.CharField(max_length=32)
+    external_id = models.CharField(max_length=200)
+    kind = models.CharField(max_length=10)  # text, image, video
+    position = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(max_length=10, default=SUBMITTED)
+    #: the provider's final prediction body, as its webhook delivered it
+    payload = models.JSONField(default=dict, blank=True)
+    #: the text result (kind text); media are kept as MediaAsset rows
+    output = models.JSONField(default=dict, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "external_id"], name="prediction_once_per_provider_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.kind} {self.external_id}"

@@ -22,7 +22,7 @@ from apps.media.services import media_create_from_bytes
 from . import platform_rules, services, states
 from .adaptation import Draft, adapt, validate_variant
 from .generation import get_engine
-from .generation.base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest
+from .generation.base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest, VideoResult
 from .models import Content, GenerationMode, MediaType
 
 logger = logging.getLogger(__name__)
@@ -77,29 +77,55 @@ def voice_from(values: dict, brand) -> BrandVoice:
     )
 
 
+def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | VideoRequest]]:
+    """What to ask the engine for this content (deterministic: the async path rebuilds it)."""
+    values, _ = effective_settings(brand=content.brand, profile=content.profile, post=content.settings)
+    voice = voice_from(values, content.brand)
+    text_request = TextRequest(
+        prompt=content.prompt, platform=content.platforms[0], post_type=content.post_type, media_type=content.media_type,
+        tone=values.get("tone") or "friendly", length=values.get("length") or "medium",
+        include_hashtags=bool(values.get("include_hashtags", True)), hashtag_count=int(values.get("hashtag_count", 5)),
+        include_emojis=bool(values.get("include_emojis", True)), language=values.get("language") or "en",
+        creativity=int(values.get("creativity", 5)), brand=voice, seed=content.seed,
+    )
+    if content.generation_mode == GenerationMode.MANUAL or not content.media_request.get("generate", True):
+        return text_request, []
+    return text_request, _media_requests(content, voice)
+
+
 def run(content_id) -> Content | None:
     content = claim(content_id)
     if content is None:
         return None
     engine = get_engine()
     _progress(content, "settings")
-    values, _ = effective_settings(brand=content.brand, profile=content.profile, post=content.settings)
-    voice = voice_from(values, content.brand)
-    primary = content.platforms[0]
+    text_request, media_requests = requests_for(content)
+    if submits_predictions(engine):
+        from .predictions import predictions_submit
 
-    text = engine.text(TextRequest(
-        prompt=content.prompt, platform=primary, post_type=content.post_type, media_type=content.media_type,
-        tone=values.get("tone") or "friendly", length=values.get("length") or "medium",
-        include_hashtags=bool(values.get("include_hashtags", True)), hashtag_count=int(values.get("hashtag_count", 5)),
-        include_emojis=bool(values.get("include_emojis", True)), language=values.get("language") or "en",
-        creativity=int(values.get("creativity", 5)), brand=voice, seed=content.seed,
-    ))
+        predictions_submit(content=content, engine=engine, text_request=text_request, media_requests=media_requests)
+        return content  # finished by the provider's webhooks (apps.content.predictions)
+
+    text = engine.text(text_request)
     _progress(content, "text")
-
-    if content.generation_mode != GenerationMode.MANUAL and content.media_request.get("generate", True):
-        _make_media(content, engine, voice)
+    if media_requests:
+        clear_generated_media(content)
+        for n, request in enumerate(media_requests):
+            result = engine.video(request) if isinstance(request, VideoRequest) else engine.image(request)
+            store_media(content, result, position=n)
+            if not isinstance(request, VideoRequest):
+                _progress(content, "media", 30 + int(30 * (n + 1) / len(media_requests)))
     _progress(content, "media")
+    return finish(content, text)
 
+
+def submits_predictions(engine) -> bool:
+    """An engine with a webhook URL (Replicate) completes asynchronously through webhooks."""
+    return bool(getattr(engine, "webhook_url", None)) and hasattr(engine, "submit_text")
+
+
+def finish(content: Content, text) -> Content:
+    """Adapt the text to each platform, validate, and move the content to review (once)."""
     variants = {}
     for platform in content.platforms:
         draft = Draft(caption=text.caption, hashtags=list(text.hashtags), first_comment=text.first_comment,
@@ -145,39 +171,44 @@ def _reference_bytes(content: Content) -> bytes | None:
         return fh.read()
 
 
-def _make_media(content: Content, engine, voice: BrandVoice) -> None:
+def _media_requests(content: Content, voice: BrandVoice) -> list[ImageRequest | VideoRequest]:
     width, height = platform_rules.target_size(content.platforms[0], content.post_type, content.media_type, content.dimensions)
     reference = _reference_bytes(content) if content.generation_mode == GenerationMode.REFERENCE else None
     style = content.media_request.get("style") or "photorealistic"
-    with transaction.atomic():
-        # a regeneration replaces the previous run's media
-        MediaAsset.objects.filter(content=content, kind__in=(Kind.GENERATED, Kind.BACKUP)).delete()
     if content.media_type == MediaType.VIDEO:
         low, high = platform_rules.video_seconds(content.platforms[0], content.post_type)
         seconds = max(5.0, min(8.0, 6.0, high))
         if seconds < low:
             seconds = low
-        result = engine.video(VideoRequest(prompt=content.prompt, width=width, height=height, seconds=seconds,
-                                           style=style, brand=voice, reference=reference, seed=content.seed))
-        media_create_from_bytes(
+        return [VideoRequest(prompt=content.prompt, width=width, height=height, seconds=seconds,
+                             style=style, brand=voice, reference=reference, seed=content.seed)]
+    count = int(content.media_request.get("count") or 1)
+    fmt = "JPEG" if "instagram" in content.platforms else "PNG"  # Instagram feed takes JPEG only
+    return [ImageRequest(prompt=content.prompt, width=width, height=height, style=style, brand=voice,
+                         reference=reference, seed=content.seed + n, format=fmt) for n in range(count)]
+
+
+def clear_generated_media(content: Content) -> None:
+    """A (re)generation replaces the previous run's media."""
+    with transaction.atomic():
+        MediaAsset.objects.filter(content=content, kind__in=(Kind.GENERATED, Kind.BACKUP)).delete()
+
+
+def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
+    """Keep one generated image or video (an engine result) as the content's media."""
+    if isinstance(result, VideoResult):
+        return media_create_from_bytes(
             organization=content.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
             brand=content.brand, width=result.width, height=result.height, duration=result.seconds,
             thumbnail=result.thumbnail, metadata={"contentId": str(content.pk)}, content=content,
         )
-        return
-    count = int(content.media_request.get("count") or 1)
-    for n in range(count):
-        fmt = "JPEG" if "instagram" in content.platforms else "PNG"  # Instagram feed takes JPEG only
-        result = engine.image(ImageRequest(prompt=content.prompt, width=width, height=height, style=style, brand=voice,
-                                           reference=reference, seed=content.seed + n, format=fmt))
-        with Image.open(io.BytesIO(result.data)) as img:
-            img.verify()
-        media_create_from_bytes(
-            organization=content.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
-            brand=content.brand, width=result.width, height=result.height, metadata={"contentId": str(content.pk)},
-            content=content, position=n,
-        )
-        _progress(content, "media", 30 + int(30 * (n + 1) / count))
+    with Image.open(io.BytesIO(result.data)) as img:
+        img.verify()
+    return media_create_from_bytes(
+        organization=content.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
+        brand=content.brand, width=result.width, height=result.height, metadata={"contentId": str(content.pk)},
+        content=content, position=position,
+    )
 
 
 def fail(content_id, reason: str) -> None:

@@ -11,13 +11,31 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps.core.errors import ApplicationError, Conflict, InvalidTransition, NotFound, RuleViolation, ValidationFailed
+from apps.core.errors import (
+    ApplicationError,
+    Conflict,
+    InvalidTransition,
+    NotFound,
+    RuleViolation,
+    ValidationFailed,
+)
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 
 from . import platform_rules, states
 from .adaptation import validate_variant
-from .models import RATIOS, Batch, Campaign, Content, ContentSchedule, GenerationMode, MediaType, PostType, Tag, Variant
+from .models import (
+    RATIOS,
+    Batch,
+    Campaign,
+    Content,
+    ContentSchedule,
+    GenerationMode,
+    MediaType,
+    PostType,
+    Tag,
+    Variant,
+)
 
 MAX_IMAGES = 4
 #: statuses in which the per-platform text cannot be edited
@@ -253,7 +271,8 @@ def content_update(*, content: Content, variants: dict | None = None, status: st
                 continue
             merged = {
                 "caption": fields.get("caption", variant.caption),
-                "hashtags": fields.get("hashtags", variant.hashtags),
+                # a client may leave out the '#'; validate what will be stored
+                "hashtags": [h if h.startswith("#") else f"#{h}" for h in fields.get("hashtags", variant.hashtags)],
                 "firstComment": fields.get("firstComment", variant.first_comment),
                 "altText": fields.get("altText", variant.alt_text),
                 "title": fields.get("title", variant.title),
@@ -264,7 +283,7 @@ def content_update(*, content: Content, variants: dict | None = None, status: st
                 errors[raw_platform] = problems
                 continue
             variant.caption = merged["caption"]
-            variant.hashtags = [h if h.startswith("#") else f"#{h}" for h in merged["hashtags"]]
+            variant.hashtags = merged["hashtags"]
             variant.first_comment = merged["firstComment"]
             variant.alt_text = merged["altText"]
             variant.title = merged["title"]

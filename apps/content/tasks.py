@@ -20,3 +20,20 @@ def generate_content(self, content_id: str) -> None:
     except Exception as exc:
         pipeline.fail(content_id, f"Generation failed: {exc.__class__.__name__}: {exc}")
         raise
+
+
+@shared_task(queue="generation", acks_late=True, ignore_result=True)
+def complete_prediction(prediction_id: str) -> None:
+    """A provider's prediction arrived by webhook: store its output, finish the content if last."""
+    from .models import Prediction
+    from .predictions import prediction_complete
+
+    try:
+        prediction_complete(prediction_id=prediction_id)
+    except Exception as exc:
+        content_id = Prediction.objects.filter(pk=prediction_id).values_list("content_id", flat=True).first()
+        if content_id is not None:
+            reason = str(exc) if isinstance(exc, EngineError) else f"{exc.__class__.__name__}: {exc}"
+            pipeline.fail(content_id, f"Generation failed: {reason}")
+        if not isinstance(exc, EngineError):
+            raise

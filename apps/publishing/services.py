@@ -38,9 +38,7 @@ from .publications import Publication
 
 logger = logging.getLogger(__name__)
 
-LEASE_SECONDS = 120
 MAX_ATTEMPTS = 6
-QUEUED_STUCK_SECONDS = 60
 
 
 # --- clients --------------------------------------------------------------------------------
@@ -241,7 +239,7 @@ def sweep(*, now=None) -> int:
     from .tasks import publish_publication
 
     now = now or timezone.now()
-    stuck_queued = now - datetime.timedelta(seconds=QUEUED_STUCK_SECONDS)
+    stuck_queued = now - datetime.timedelta(seconds=settings.PUBLISH_QUEUED_STUCK_SECONDS)
     with transaction.atomic():
         queued = list(Publication.objects.select_for_update(skip_locked=True)
                       .filter(status=Publication.QUEUED, queued_at__lt=stuck_queued).values_list("pk", flat=True)[:500])
@@ -270,7 +268,7 @@ def _claim(publication_id) -> tuple[Publication | None, bool]:
             pub.status, pub.due_at = Publication.SCHEDULED, now + datetime.timedelta(seconds=2)
             pub.save(update_fields=["status", "due_at", "updated_at"])
             return None, False
-        pub.status, pub.lease_until = Publication.PUBLISHING, now + datetime.timedelta(seconds=LEASE_SECONDS)
+        pub.status, pub.lease_until = Publication.PUBLISHING, now + datetime.timedelta(seconds=settings.PUBLISH_LEASE_SECONDS)
         pub.attempts += 1
         pub.save(update_fields=["status", "lease_until", "attempts", "updated_at"])
         content = Content.objects.select_for_update().get(pk=pub.content_id)

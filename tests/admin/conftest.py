@@ -11,18 +11,27 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Per module: Playwright's sync API keeps an event loop running in this thread while
+    the browser is open, which would break later tests that call asyncio.run()."""
     from playwright.sync_api import sync_playwright
 
     executable = shutil.which("chromium") or "/usr/bin/chromium"
     if not os.path.exists(executable):
         raise RuntimeError("Chromium is not installed: `apt-get install chromium` (.ci/run does it)")
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # playwright's sync API runs an event loop
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # playwright's sync API runs an event loop
+    try:
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+            yield b
+            b.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture

@@ -40,7 +40,7 @@ def _build(name: str) -> Engine:
 
         kwargs = _kwargs("REPLICATE", {"api_token": "API_TOKEN", "base_url": "BASE_URL", "text_model": "TEXT_MODEL",
                                        "image_model": "IMAGE_MODEL", "video_model": "VIDEO_MODEL",
-                                       "webhook_secret": "WEBHOOK_SECRET"})
+                                       "webhook_secret": "WEBHOOK_SECRET", "webhook_url": "WEBHOOK_URL"})
         return ReplicateEngine(**kwargs)
     raise EngineError(f"Unknown GENERATION_ENGINE '{name}': use local, openai, gemini or replicate.")
 

@@ -1,0 +1,332 @@
+"""Family B content endpoints (/api/content..., /api/tags, /api/events, /api/batch)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.decorators import action
+
+from apps.brands.models import Brand
+from apps.core.errors import NotFound, ValidationFailed
+from apps.core.views import ApiViewSet
+from apps.media.models import Kind, MediaAsset
+from apps.profiles.models import SocialProfile
+
+from .. import selectors, services
+from ..models import ContentSchedule
+from ..services import GenerationInput
+from . import serializers as s
+
+
+class _ContentBase(ApiViewSet):
+    scope = "content:write"
+    read_scope = "content:read"
+
+    def ref(self, queryset, raw, kind: str, field: str):
+        """An object named in the body: of the caller's organization, else a 400 on that field."""
+        if raw in (None, ""):
+            return None
+        try:
+            return self.lookup(queryset, raw, kind)
+        except NotFound:
+            raise ValidationFailed(f"Unknown {field}.", {field: ["Not found."]}) from None
+
+    def profile(self, raw, field: str):
+        return self.ref(SocialProfile.objects.for_organization(self.actor.organization).select_related("brand"), raw, "profile", field)
+
+    def generation_input(self, data: dict, *, prompt: str, profile=None, platforms=None) -> GenerationInput:
+        org = self.actor.organization
+        media = MediaAsset.objects.for_organization(org)
+        source = None
+        if data.get("mediaId"):
+            source = self.ref(media.filter(kind=Kind.UPLOAD), data["mediaId"], "media", "mediaId")
+        elif data.get("referenceImageId"):
+            source = self.ref(media.filter(kind=Kind.REFERENCE), data["referenceImageId"], "media", "referenceImageId")
+        tags = [self.ref(selectors.tag_list(organization=org), t, "tag", "tagIds") for t in data.get("tagIds", [])]
+        return GenerationInput(
+            prompt=prompt, platforms=platforms or ([profile.platform] if profile else []),
+            brand=services.generation_brand(organization=org, profile=profile), profile=profile,
+            generation_mode=data["generationMode"], post_type=data["postType"], media_type=data["media"],
+            dimensions=data.get("dimensions"), source_media=source, tags=tags,
+            campaign=self.ref(selectors.campaign_list(organization=org), data.get("campaignId"), "campaign", "campaignId"),
+        )
+
+
+class ContentViewSet(_ContentBase):
+    id_kind = "content"
+    action_roles = {"approve": "admin", "reject": "admin"}
+    action_buckets = {"create": "generation", "generate": "generation", "regenerate": "generation",
+                      "edit_image": "generation", "multi_platform": "generation", "intelligence": "generation"}
+    sort_fields = {"createdAt": "created_at", "updatedAt": "updated_at", "scheduledFor": "scheduled_for",
+                   "publishedAt": "published_at", "status": "status"}
+    default_sort = ("created_at", "desc")
+    search_fields = ("prompt",)
+
+    def _content(self, pk):
+        return self.lookup(selectors.content_get(organization=self.actor.organization, tags=True), pk)
+
+    def _present(self, content, status=200, **kwargs):
+        fresh = self._content(content.pk)
+        return self.respond(s.present(fresh, self.request, **kwargs), status=status)
+
+    @extend_schema(
+        responses=s.ContentOutput(many=True), operation_id="api_content_list",
+        parameters=[OpenApiParameter(n, str) for n in ("status", "platform", "profileId", "tagId", "campaignId", "q",
+                                                      "date_from", "date_to", "sort")],
+    )
+    def list(self, request):
+        params = request.query_params
+        org = self.actor.organization
+        profile_id = tag_id = campaign_id = None
+        if params.get("profileId"):
+            profile_id = self.ref(SocialProfile.objects.for_organization(org), params["profileId"], "profile", "profileId").pk
+        if params.get("tagId"):
+            tag_id = self.ref(selectors.tag_list(organization=org), params["tagId"], "tag", "tagId").pk
+        if params.get("campaignId"):
+            campaign_id = self.ref(selectors.campaign_list(organization=org), params["campaignId"], "campaign", "campaignId").pk
+        qs = selectors.content_list(
+            organization=org, statuses=selectors.parse_statuses(params.get("status"), family="api"),
+            platform=selectors.parse_platform(params.get("platform")), profile_id=profile_id, tag_id=tag_id,
+            campaign_id=campaign_id, tags=True,
+        )
+        return self.respond_list(qs, lambda c: s.present(c, request))
+
+    @extend_schema(request=s.CreateInput, responses={201: s.ContentOutput}, operation_id="api_content_create")
+    def create(self, request):
+        data = self.validated(s.CreateInput)
+        profile = self.profile(data["socialProfileId"], "socialProfileId")
+        inp = self.generation_input(data, prompt=data["prompt"], profile=profile,
+                                    platforms=[data.get("platform") or profile.platform])
+        content = services.content_request_generation(organization=self.actor.organization, actor=self.actor, inp=inp)
+        # the spec shows create answering `generating`: the work has been handed to the worker
+        return self.respond(s.present(self._content(content.pk), request, status="generating"), status=201)
+
+    @extend_schema(request=s.GenerateInput, responses={202: s.ContentOutput}, operation_id="api_content_generate")
+    @action(detail=False, methods=["post"], url_path="generate")
+    def generate(self, request):
+        data = self.validated(s.GenerateInput)
+        profile = self.profile(data["profileId"], "profileId")
+        content = services.content_request_generation(
+            organization=self.actor.organization, actor=self.actor,
+            inp=self.generation_input(data, prompt=data["task"], profile=profile),
+        )
+        return self._present(content, status=202)
+
+    @extend_schema(request=s.MultiPlatformInput, responses={202: s.ContentOutput(many=True)},
+                   operation_id="api_content_multi_platform")
+    @action(detail=False, methods=["post"], url_path="multi-platform")
+    def multi_platform(self, request):
+        """One content per profile (see `services.content_request_multi_platform`); 202 with the list."""
+        data = self.validated(s.MultiPlatformInput)
+        profiles = [self.profile(raw, "profileIds") for raw in data["profileIds"]]
+        inp = self.generation_input(data, prompt=data["prompt"])
+        inp.brand = None  # each profile's own brand
+        created = services.content_request_multi_platform(
+            organization=self.actor.organization, actor=self.actor, profiles=profiles, inp=inp,
+        )
+        fresh = selectors.content_get(organization=self.actor.organization, tags=True).filter(pk__in=[c.pk for c in created])
+        by_id = {c.pk: c for c in fresh}
+        return self.respond([s.present(by_id[c.pk], request) for c in created], status=202)
+
+    @extend_schema(request=s.IdeasInput, responses=s.IdeasOutput, operation_id="api_content_intelligence")
+    @action(detail=False, methods=["post"], url_path="intelligence")
+    def intelligence(self, request):
+        data = self.validated(s.IdeasInput)
+        org = self.actor.organization
+        profile = self.profile(data.get("profileId"), "profileId")
+        brand = self.ref(Brand.objects.for_organization(org), data.get("brandId"), "brand", "brandId")
+        brand = services.generation_brand(organization=org, brand=brand, profile=profile)
+        ideas = services.content_ideas(organization=org, brand=brand, profile=profile, topic=data.get("topic", ""),
+                                       count=data["count"])
+        return self.respond({**ideas, "brandId": str(brand.pk), "profileId": str(profile.pk) if profile else None})
+
+    @extend_schema(request=s.OptimizeInput, responses=s.OptimizeOutput, operation_id="api_content_optimize")
+    @action(detail=False, methods=["post"], url_path="optimize")
+    def optimize(self, request):
+        data = self.validated(s.OptimizeInput)
+        return self.respond(services.caption_optimize(
+            caption=data["caption"], platform=data["platform"], hashtags=data.get("hashtags"),
+            post_type=data["postType"], media_type=data["mediaType"],
+        ))
+
+    @extend_schema(responses=s.ContentOutput, operation_id="api_content_retrieve")
+    def retrieve(self, request, pk=None):
+        return self.respond(s.present(self._content(pk), request))
+
+    @extend_schema(request=s.UpdateInput, responses=s.ContentOutput, operation_id="api_content_update")
+    def update(self, request, pk=None):
+        content = self._content(pk)
+        data = self.validated(s.UpdateInput)
+        org = self.actor.organization
+        kwargs = {}
+        if "tagIds" in data:
+            kwargs["tags"] = [self.ref(selectors.tag_list(organization=org), t, "tag", "tagIds") for t in data["tagIds"]]
+        if "campaignId" in data:
+            kwargs["campaign"] = self.ref(selectors.campaign_list(organization=org), data["campaignId"], "campaign", "campaignId")
+        content = services.content_update(content=content, variants=data.get("content"), status=data.get("status"), **kwargs)
+        return self._present(content)
+
+    @extend_schema(responses={204: None}, operation_id="api_content_destroy")
+    def destroy(self, request, pk=None):
+        services.content_delete(content=self._content(pk))
+        return self.respond(None, status=204)
+
+    @extend_schema(request=None, responses=s.ContentOutput, operation_id="api_content_approve")
+    @action(detail=True, methods=["post"], url_path="approve")
+    def approve(self, request, pk=None):
+        return self._present(services.content_approve(content=self._content(pk), actor=self.actor))
+
+    @extend_schema(request=s.RejectInput, responses=s.ContentOutput, operation_id="api_content_reject")
+    @action(detail=True, methods=["post"], url_path="reject")
+    def reject(self, request, pk=None):
+        content = self._content(pk)
+        data = self.validated(s.RejectInput)
+        return self._present(services.content_reject(content=content, reason=data.get("reason", ""), actor=self.actor))
+
+    @extend_schema(request=None, responses={202: s.ContentOutput}, operation_id="api_content_regenerate")
+    @action(detail=True, methods=["post"], url_path="regenerate")
+    def regenerate(self, request, pk=None):
+        return self._present(services.content_regenerate(content=self._content(pk)), status=202)
+
+    @extend_schema(request=s.EditImageInput, responses=s.ContentOutput, operation_id="api_content_edit_image")
+    @action(detail=True, methods=["post"], url_path="edit-image")
+    def edit_image(self, request, pk=None):
+        content = self._content(pk)
+        data = self.validated(s.EditImageInput)
+        return self._present(services.content_edit_image(content=content, prompt=data["prompt"]))
+
+    @extend_schema(request=None, responses=s.ContentOutput, operation_id="api_content_edit_image_undo")
+    @action(detail=True, methods=["post"], url_path="edit-image/undo")
+    def undo_image_edit(self, request, pk=None):
+        return self._present(services.content_undo_image_edit(content=self._content(pk)))
+
+
+class ScheduleViewSet(_ContentBase):
+    """Planned posts: a date and a task per profile, generated later (POST /api/batch/generate)."""
+
+    id_kind = "schedule"
+    sort_fields = {"scheduledDate": "scheduled_date", "createdAt": "created_at"}
+    default_sort = ("scheduled_date", "asc")
+    search_fields = ("task",)
+
+    @extend_schema(responses=s.ScheduleOutput(many=True), operation_id="api_content_schedules_list",
+                   parameters=[OpenApiParameter("status", str, enum=["planned", "generating", "generated", "failed"]),
+                               OpenApiParameter("profileId", str)])
+    def list(self, request):
+        params = request.query_params
+        profile = self.profile(params.get("profileId"), "profileId")
+        qs = selectors.schedule_list(organization=self.actor.organization, status=params.get("status") or None,
+                                     profile_id=profile.pk if profile else None)
+        return self.respond_list(qs, s.present_schedule)
+
+    @extend_schema(request=s.ScheduleInput, responses={201: s.ScheduleOutput}, operation_id="api_content_schedules_create")
+    def create(self, request):
+        data = self.validated(s.ScheduleInput)
+        profile = self.profile(data["socialProfileId"], "socialProfileId")
+        schedule = services.schedule_plan(
+            organization=self.actor.organization, profile=profile, scheduled_date=data["scheduledDate"], task=data["task"],
+            generation_mode=data["generationMode"], platform=data.get("platform"), post_type=data["postType"],
+            media_type=data["media"], dimensions=data.get("dimensions"),
+        )
+        return self.respond(s.present_schedule(schedule), status=201)
+
+
+class TagViewSet(_ContentBase):
+    id_kind = "tag"
+    sort_fields = {"name": "name", "createdAt": "created_at"}
+    default_sort = ("name", "asc")
+    search_fields = ("name",)
+
+    def _tag(self, pk):
+        return self.lookup(selectors.tag_list(organization=self.actor.organization), pk)
+
+    @extend_schema(responses=s.TagOutput(many=True), operation_id="api_tags_list")
+    def list(self, request):
+        return self.respond_list(selectors.tag_list(organization=self.actor.organization), s.present_tag)
+
+    @extend_schema(responses=s.TagOutput, operation_id="api_tags_retrieve")
+    def retrieve(self, request, pk=None):
+        return self.respond(s.present_tag(self._tag(pk)))
+
+    @extend_schema(request=s.TagInput, responses={201: s.TagOutput}, operation_id="api_tags_create")
+    def create(self, request):
+        data = self.validated(s.TagInput)
+        tag = services.tag_create(organization=self.actor.organization, name=data["name"], color=data.get("color", ""))
+        return self.respond(s.present_tag(tag), status=201)
+
+    @extend_schema(request=s.TagUpdateInput, responses=s.TagOutput, operation_id="api_tags_update")
+    def update(self, request, pk=None):
+        tag = self._tag(pk)
+        data = self.validated(s.TagUpdateInput)
+        return self.respond(s.present_tag(services.tag_update(tag=tag, name=data.get("name"), color=data.get("color"))))
+
+    @extend_schema(responses={204: None}, operation_id="api_tags_destroy")
+    def destroy(self, request, pk=None):
+        services.tag_delete(tag=self._tag(pk))
+        return self.respond(None, status=204)
+
+
+class EventViewSet(_ContentBase):
+    """Campaigns and events content can belong to."""
+
+    id_kind = "campaign"
+    sort_fields = {"createdAt": "created_at", "name": "name", "startsOn": "starts_on", "endsOn": "ends_on"}
+    default_sort = ("created_at", "desc")
+    search_fields = ("name", "description")
+
+    def _event(self, pk):
+        return self.lookup(selectors.campaign_list(organization=self.actor.organization), pk)
+
+    @extend_schema(responses=s.EventOutput(many=True), operation_id="api_events_list")
+    def list(self, request):
+        return self.respond_list(selectors.campaign_list(organization=self.actor.organization), s.present_event)
+
+    @extend_schema(responses=s.EventOutput, operation_id="api_events_retrieve")
+    def retrieve(self, request, pk=None):
+        return self.respond(s.present_event(self._event(pk)))
+
+    @extend_schema(request=s.EventInput, responses={201: s.EventOutput}, operation_id="api_events_create")
+    def create(self, request):
+        data = self.validated(s.EventInput)
+        campaign = services.campaign_create(organization=self.actor.organization, **s.EventInput.to_fields(data))
+        return self.respond(s.present_event(campaign), status=201)
+
+    @extend_schema(request=s.EventUpdateInput, responses=s.EventOutput, operation_id="api_events_update")
+    def update(self, request, pk=None):
+        campaign = self._event(pk)
+        data = self.validated(s.EventUpdateInput)
+        return self.respond(s.present_event(services.campaign_update(campaign=campaign, **s.EventInput.to_fields(data))))
+
+    @extend_schema(responses={204: None}, operation_id="api_events_destroy")
+    def destroy(self, request, pk=None):
+        services.campaign_delete(campaign=self._event(pk))
+        return self.respond(None, status=204)
+
+
+class BatchViewSet(_ContentBase):
+    id_kind = "batch"
+    action_buckets = {"generate": "batch"}
+    sort_fields = {"createdAt": "created_at"}
+    default_sort = ("created_at", "desc")
+
+    def _present(self, batch):
+        items = getattr(batch, "items", None)
+        rows = None if items is None else [{"id": c.pk, "status": c.status, "progress": c.progress} for c in items]
+        return s.present_batch(batch, services.batch_progress(batch, rows))
+
+    @extend_schema(responses=s.BatchOutput(many=True), operation_id="api_batch_list")
+    def list(self, request):
+        return self.respond_list(selectors.batch_list(organization=self.actor.organization), self._present)
+
+    @extend_schema(responses=s.BatchOutput, operation_id="api_batch_retrieve")
+    def retrieve(self, request, pk=None):
+        return self.respond(self._present(self.lookup(selectors.batch_list(organization=self.actor.organization), pk)))
+
+    @extend_schema(request=s.BatchGenerateInput, responses={202: s.BatchOutput}, operation_id="api_batch_generate")
+    @action(detail=False, methods=["post"], url_path="generate")
+    def generate(self, request):
+        data = self.validated(s.BatchGenerateInput)
+        org = self.actor.organization
+        planned = ContentSchedule.objects.for_organization(org).select_related("profile__brand")
+        schedules = [self.ref(planned, raw, "schedule", "scheduleIds") for raw in dict.fromkeys(data["scheduleIds"])]
+        batch = services.batch_start(organization=org, schedules=schedules, actor=self.actor)
+        return self.respond(self._present(batch), status=202)

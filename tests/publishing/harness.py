@@ -1,0 +1,199 @@
+"""A publishing cluster on this machine for fault tests and benchmarks: a private Redis,
+beat processes and Celery worker processes on the test (or bench) database.
+
+Used by tests/publishing/test_exactly_once.py and bench/scheduler.py.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.db import connection
+from django.utils import timezone
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    def __init__(self, *, workers: int = 2, concurrency: int = 2, beats: int = 1, env: dict | None = None,
+                 var_dir: str | None = None):
+        self.redis_port = free_port()
+        self.redis: subprocess.Popen | None = None
+        self.workers: list[subprocess.Popen] = []
+        self.beats: list[subprocess.Popen] = []
+        self.n_workers, self.concurrency, self.n_beats = workers, concurrency, beats
+        self.var_dir = Path(var_dir or ROOT / "var" / f"cluster-{os.getpid()}")
+        self.var_dir.mkdir(parents=True, exist_ok=True)
+        db = connection.settings_dict
+        self.env = dict(os.environ)
+        self.env.update({
+            "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+            "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
+            "PYTHONPATH": str(ROOT),
+            "POSTFORGE_VAR_DIR": str(self.var_dir),
+            "PUBLISH_DISPATCH_INTERVAL": "0.5",
+            "PUBLISH_SWEEP_INTERVAL": "2",
+            "PUBLISH_LEASE_SECONDS": "8",
+            "PUBLISH_QUEUED_STUCK_SECONDS": "6",
+            "LOG_LEVEL": "WARNING",
+        })
+        self.env.update(env or {})
+        self.kills = 0
+        self.redis_restarts = 0
+
+    # --- processes ------------------------------------------------------------------
+    def start_redis(self) -> None:
+        self.redis = subprocess.Popen(
+            ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        import redis
+
+        client = redis.Redis(port=self.redis_port)
+        for _ in range(100):
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError("private redis did not start")
+
+    def restart_redis(self) -> None:
+        """Kill Redis (losing every queued task) and start it again."""
+        self.redis.kill()
+        self.redis.wait()
+        self.start_redis()
+        self.redis_restarts += 1
+
+    def _celery(self, *args) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", *args], cwd=ROOT, env=self.env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def start_worker(self) -> subprocess.Popen:
+        proc = self._celery("worker", "-l", "warning", "-Q", "default,publishing", "--concurrency", str(self.concurrency),
+                            "--without-mingle", "--without-gossip", "--without-heartbeat", "-P", "prefork",
+                            "-n", f"w{len(self.workers)}-{random.randint(0, 1 << 30)}@%h")
+        self.workers.append(proc)
+        return proc
+
+    def start_beat(self) -> subprocess.Popen:
+        proc = self._celery("beat", "-l", "warning", "-s", str(self.var_dir / f"beat-{len(self.beats)}"))
+        self.beats.append(proc)
+        return proc
+
+    def start(self) -> "Cluster":
+        self.start_redis()
+        for _ in range(self.n_workers):
+            self.start_worker()
+        for _ in range(self.n_beats):
+            self.start_beat()
+        return self
+
+    def kill_random_worker(self) -> None:
+        """SIGKILL a worker's main process and its pool children, then start a new one."""
+        alive = [w for w in self.workers if w.poll() is None]
+        if not alive:
+            return
+        victim = random.choice(alive)
+        children = subprocess.run(["pgrep", "-P", str(victim.pid)], capture_output=True, text=True).stdout.split()
+        for pid in [victim.pid, *map(int, children)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        victim.wait()
+        self.kills += 1
+        self.start_worker()
+
+    def stop(self) -> None:
+        for proc in self.workers + self.beats:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.workers + self.beats:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if self.redis and self.redis.poll() is None:
+            self.redis.kill()
+            self.redis.wait()
+
+
+def make_due_publications(*, n: int, spread_seconds: float, start_in: float = 3.0, profiles: int = 10):
+    """n approved contents with an Instagram variant, each scheduled on a sandbox profile,
+    due within `spread_seconds` from `start_in` seconds from now. Returns the org."""
+    from apps.accounts.services import organization_get_or_create
+    from apps.brands.services import brand_ensure_default
+    from apps.content.models import Content, Variant
+    from apps.profiles.models import SocialProfile
+    from apps.publishing.publications import Publication
+
+    org = organization_get_or_create(name=f"Chaos {random.randint(0, 1 << 30)}")
+    brand = brand_ensure_default(organization=org)
+    profs = [
+        SocialProfile.objects.create(organization=org, brand=brand, platform="instagram", external_id=f"sb-{i}",
+                                     username=f"sandbox{i}", sandbox=True, connected_at=timezone.now())
+        for i in range(profiles)
+    ]
+    base = timezone.now() + datetime.timedelta(seconds=start_in)
+    contents = Content.objects.bulk_create([
+        Content(organization=org, brand=brand, platforms=["instagram"], prompt=f"post {i}", status="scheduled")
+        for i in range(n)
+    ])
+    Variant.objects.bulk_create([Variant(content=c, platform="instagram", caption=f"Post number {i}", hashtags=["#chaos"])
+                                 for i, c in enumerate(contents)])
+    Publication.objects.bulk_create([
+        Publication(organization=org, content=c, profile=profs[i % profiles],
+                    scheduled_for=base + datetime.timedelta(seconds=spread_seconds * i / max(1, n)),
+                    due_at=base + datetime.timedelta(seconds=spread_seconds * i / max(1, n)))
+        for i, c in enumerate(contents)
+    ], batch_size=1000)
+    return org
+
+
+def wait_until_terminal(org, *, timeout: float, on_tick=None) -> dict:
+    from apps.publishing.publications import Publication
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        counts = {s: Publication.objects.filter(organization=org, status=s).count() for s in Publication.STATUSES}
+        if counts["published"] + counts["failed"] == sum(counts.values()):
+            return counts
+        if on_tick:
+            on_tick(counts)
+        time.sleep(0.5)
+    return {s: Publication.objects.filter(organization=org, status=s).count() for s in Publication.STATUSES}
+
+
+def audit(org) -> dict:
+    """What happened to every publication: duplicates, early posts, failures without reason."""
+    from django.db.models import Count
+
+    from apps.publishing.publications import Publication, SandboxPost
+
+    pubs = {str(p.pk): p for p in Publication.objects.filter(organization=org)}
+    posts = list(SandboxPost.objects.filter(organization=org).values("reference", "created_at"))
+    per_ref = SandboxPost.objects.filter(organization=org).values("reference").annotate(n=Count("id"))
+    duplicates = [r["reference"] for r in per_ref if r["n"] > 1]
+    early = [p["reference"] for p in posts if p["created_at"] < pubs[p["reference"]].scheduled_for]
+    published_without_post = [k for k, p in pubs.items() if p.status == "published" and not any(x["reference"] == k for x in posts)]
+    failed_without_reason = [k for k, p in pubs.items() if p.status == "failed" and not p.last_error]
+    lateness = sorted((p["created_at"] - pubs[p["reference"]].scheduled_for).total_seconds() for p in posts)
+    return {"publications": len(pubs), "posts": len(posts), "duplicates": duplicates, "early": early,
+            "published_without_post": published_without_post, "failed_without_reason": failed_without_reason,
+            "lateness": lateness}
