@@ -225,6 +225,8 @@ BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)
 # --- Publishing ---------------------------------------------------------------------------
 #: how many publications may be in flight at once per platform
 PUBLISH_CONCURRENCY_DEFAULT = env.int("PUBLISH_CONCURRENCY_DEFAULT", default=8)
+#: at most this many publications wait in the broker at once (the backlog stays in the DB)
+PUBLISH_MAX_QUEUED = env.int("PUBLISH_MAX_QUEUED", default=200)
 #: a worker holds a publication this long; past it, the sweep reconciles and retries
 PUBLISH_LEASE_SECONDS = env.int("PUBLISH_LEASE_SECONDS", default=120)
 #: a publication queued this long without a worker taking it is re-enqueued (lost task)

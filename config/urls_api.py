@@ -7,6 +7,7 @@ from apps.brands.api.views import BrandViewSet
 from apps.content.api.views import BatchViewSet, ContentViewSet, EventViewSet, ScheduleViewSet, TagViewSet
 from apps.media.api.views import MediaViewSet
 from apps.profiles.api.views import ProfileViewSet
+from apps.publishing.api.posting import PostsViewSet
 from apps.publishing.api.views import OAuthViewSet
 
 
@@ -27,6 +28,7 @@ router.register("content", ContentViewSet, basename="api-content")
 router.register("tags", TagViewSet, basename="api-tags")
 router.register("events", EventViewSet, basename="api-events")
 router.register("batch", BatchViewSet, basename="api-batch")
+router.register("posts", PostsViewSet, basename="api-posts")
 
 urlpatterns = [
     path("", include(router.urls)),

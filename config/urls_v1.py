@@ -5,6 +5,7 @@ from django.urls import path
 from apps.brands.v1.views import BrandAssetViewSet, BrandViewSet
 from apps.content.v1.views import ContentViewSet
 from apps.profiles.v1.views import ProfileViewSet
+from apps.publishing.v1.posting import ContentPublishingViewSet
 from apps.publishing.v1.views import ProfileConnectViewSet
 
 ID = "<str:pk>"
@@ -27,4 +28,6 @@ urlpatterns = [
     path(f"content/{ID}/regenerate", ContentViewSet.as_view({"post": "regenerate"})),
     path(f"content/{ID}/edit-image", ContentViewSet.as_view({"post": "edit_image"})),
     path(f"content/{ID}/edit-image/undo", ContentViewSet.as_view({"post": "undo_image_edit"})),
+    path(f"content/{ID}/schedule", ContentPublishingViewSet.as_view({"post": "schedule"})),
+    path(f"content/{ID}/publish", ContentPublishingViewSet.as_view({"post": "publish"})),
 ]

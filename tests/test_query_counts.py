@@ -110,10 +110,10 @@ QUERY_COUNTS = {
     "api media": ("/api/media?limit=100", _media(Kind.UPLOAD), 3),
     "api media reference images": ("/api/media/reference-images?limit=100", _media(Kind.REFERENCE), 3),
     "api media thumbnails": ("/api/media/thumbnails?limit=100", _media(Kind.UPLOAD), 3),
-    # content lists prefetch their variants and media (Family B also the tags)
-    "v1 content": ("/v1/content?limit=100", _contents, 5),
-    "v1 content by cursor": ("/v1/content?limit=100&cursor=", _contents, 4),
-    "api content": ("/api/content?limit=100", _contents, 6),
+    # content lists prefetch their variants, media and publications (Family B also the tags)
+    "v1 content": ("/v1/content?limit=100", _contents, 6),
+    "v1 content by cursor": ("/v1/content?limit=100&cursor=", _contents, 5),
+    "api content": ("/api/content?limit=100", _contents, 7),
     "api tags": ("/api/tags?limit=100", _tags, 3),
     "api events": ("/api/events?limit=100", _events, 3),
     "api content schedules": ("/api/content/schedules?limit=100", _schedules, 3),

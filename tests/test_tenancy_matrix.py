@@ -22,6 +22,7 @@ from apps.brands.models import Brand
 from apps.content import states
 from apps.content.models import Batch, Campaign, Content, ContentSchedule, Tag, Variant
 from apps.media.models import Kind, MediaAsset
+from apps.publishing.publications import Publication
 from apps.media.services import media_create_from_bytes
 from apps.profiles.models import SocialProfile
 from config import urls_api, urls_v1
@@ -49,6 +50,7 @@ def r(scope, role="viewer", body=NONE, **payload) -> Rule:
 
 BR, PR = "brands", "profiles"
 READ_MEDIA, WRITE_MEDIA = "content:read", "content:write"
+PUB = "publish"
 
 #: (family, route as declared, with placeholders as <name>) -> (path template, {method: Rule})
 ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
@@ -188,6 +190,25 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ("api", "batch"): ("/api/batch", {"get": r(READ_MEDIA)}),
     ("api", "batch/generate"): ("/api/batch/generate", {"post": r(WRITE_MEDIA, "editor", JSON, scheduleIds=["{schedule}"])}),
     ("api", "batch/<pk>"): ("/api/batch/{batch}", {"get": r(READ_MEDIA)}),
+    # publishing
+    ("v1", "content/<pk>/schedule"): (
+        "/v1/content/{content}/schedule",
+        {"post": r(PUB, "admin", JSON, scheduledFor="2099-01-01T10:00:00Z", profiles=["{profile}"])},
+    ),
+    ("v1", "content/<pk>/publish"): ("/v1/content/{content}/publish", {"post": r(PUB, "admin", JSON, profiles=["{profile}"])}),
+    ("api", "posts/scheduled"): (
+        "/api/posts/scheduled",
+        {"get": r(READ_MEDIA),
+         "post": r(PUB, "admin", JSON, contentId="{content}", profileIds=["{profile}"], scheduledFor="2099-01-01T10:00:00Z")},
+    ),
+    ("api", "posts/scheduled/<publication_id>"): ("/api/posts/scheduled/{publication}", {"delete": r(PUB, "admin")}),
+    ("api", "posts/queue"): (
+        "/api/posts/queue",
+        {"get": r(READ_MEDIA), "post": r(PUB, "admin", JSON, contentId="{content}", profileId="{profile}")},
+    ),
+    ("api", "posts/publish"): (
+        "/api/posts/publish", {"post": r(PUB, "admin", JSON, contentId="{content}", profileIds=["{profile}"])},
+    ),
 }
 
 # --- what the URL maps declare ----------------------------------------------------------------
@@ -251,18 +272,19 @@ class Objects:
     event: Campaign
     schedule: ContentSchedule
     batch: Batch
+    publication: Publication
 
     def ids(self, family: str) -> dict:
         if family == "v1":
             return {
                 "brand": f"brd_{self.brand.pk.hex}", "profile": f"prf_{self.profile.pk.hex}",
                 "media": f"med_{self.media.pk.hex}", "ref": f"med_{self.ref.pk.hex}",
-                "content": f"cnt_{self.content.pk.hex}",
+                "content": f"cnt_{self.content.pk.hex}", "publication": f"pub_{self.publication.pk.hex}",
             }
         return {
             "brand": str(self.brand.pk), "profile": str(self.profile.pk), "media": str(self.media.pk), "ref": str(self.ref.pk),
             "content": str(self.content.pk), "tag": str(self.tag.pk), "event": str(self.event.pk),
-            "schedule": str(self.schedule.pk), "batch": str(self.batch.pk),
+            "schedule": str(self.schedule.pk), "batch": str(self.batch.pk), "publication": str(self.publication.pk),
         }
 
 
@@ -289,6 +311,11 @@ def make_objects(org) -> Objects:
         schedule=ContentSchedule.objects.create(organization=org, profile=profile, scheduled_date=datetime.date(2099, 1, 1),
                                                 task="Matrix", platform="instagram", dimensions="4:5"),
         batch=Batch.objects.create(organization=org, total=0),
+        publication=Publication.objects.create(
+            organization=org, content=Content.objects.create(organization=org, brand=brand, platforms=["instagram"],
+                                                             prompt="Matrix scheduled", status=states.SCHEDULED),
+            profile=profile, scheduled_for=datetime.datetime(2099, 1, 2, tzinfo=datetime.UTC),
+            due_at=datetime.datetime(2099, 1, 2, tzinfo=datetime.UTC)),
     )
 
 
@@ -346,7 +373,7 @@ def assert_error(response, family: str, status: int, code: str) -> dict:
 def _snapshot(objects: Objects) -> tuple:
     rows = []
     for obj in (objects.brand, objects.profile, objects.media, objects.ref, objects.content, objects.tag, objects.event,
-                objects.schedule, objects.batch):
+                objects.schedule, objects.batch, objects.publication):
         found = type(obj).objects.filter(pk=obj.pk).values().first()
         rows.append(found)
     return tuple(rows)

@@ -17,8 +17,12 @@ SHOWN_MEDIA = (Kind.GENERATED, Kind.UPLOAD)
 
 
 def _with_media(qs, *, tags: bool = False):
+    from apps.publishing.publications import Publication
+
     media = MediaAsset.objects.filter(kind__in=SHOWN_MEDIA).order_by("position", "created_at")
-    qs = qs.prefetch_related("variants", Prefetch("media_assets", queryset=media, to_attr="shown_media"))
+    pubs = Publication.objects.select_related("profile").order_by("scheduled_for", "created_at")
+    qs = qs.prefetch_related("variants", Prefetch("media_assets", queryset=media, to_attr="shown_media"),
+                             Prefetch("publications", queryset=pubs, to_attr="publication_list"))
     return qs.prefetch_related("tags") if tags else qs
 
 

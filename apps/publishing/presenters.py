@@ -37,3 +37,11 @@ def present(pub, *, family: str) -> dict:
         "attempts": pub.attempts,
         "lastError": pub.last_error or None,
     }
+
+
+def publications_of(content) -> list:
+    """Prefetched by the content selectors (`publication_list`); a fresh query otherwise."""
+    cached = getattr(content, "publication_list", None)
+    if cached is not None:
+        return cached
+    return list(content.publications.select_related("profile").order_by("scheduled_for", "created_at"))

@@ -16,3 +16,28 @@ def brand_for_connect(*, organization, brand_id: str | None) -> Brand | None:
     if brand is None:
         raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]})
     return brand
+
+
+def profiles_for_publishing(*, organization, content, raw_ids, cross_post: bool = False, kind: str = "profile") -> list:
+    """The profiles named by id (each must be this organization's, else a 400 naming it),
+    or with crossPost and no ids, every connected profile of the content's brand on its platforms."""
+    from apps.profiles.models import SocialProfile
+
+    qs = SocialProfile.objects.for_organization(organization)
+    if not raw_ids:
+        if cross_post:
+            found = list(qs.filter(brand=content.brand, platform__in=content.platforms, connected=True))
+            if found:
+                return found
+        raise ValidationFailed("Give the profiles to publish to.", {"profiles": ["At least one profile id is required."]})
+    profiles, unknown = [], []
+    for raw in raw_ids:
+        pk = ids.parse(raw, kind)
+        profile = qs.filter(pk=pk).first() if pk else None
+        if profile is None:
+            unknown.append(str(raw))
+        elif profile not in profiles:
+            profiles.append(profile)
+    if unknown:
+        raise ValidationFailed("Unknown profile.", {"profiles": [f"Not found: {', '.join(unknown)}."]})
+    return profiles

@@ -173,6 +173,25 @@ def _upsert(content: Content, profile: SocialProfile, when, options: dict) -> Pu
 
 
 @transaction.atomic
+def publication_cancel(*, publication: Publication) -> None:
+    """Cancel one scheduled publication; content with nothing left scheduled goes back to approved."""
+    pub = Publication.objects.select_for_update().get(pk=publication.pk)
+    if pub.status != Publication.SCHEDULED:
+        raise InvalidTransition(f"Only a scheduled post can be cancelled; this one is {pub.status}.", {"status": pub.status})
+    pub.status = Publication.CANCELLED
+    pub.save(update_fields=["status", "updated_at"])
+    content = Content.objects.select_for_update().get(pk=pub.content_id)
+    remaining = Publication.objects.filter(content=content, status=Publication.SCHEDULED)
+    if content.status == states.SCHEDULED and not remaining.exists():
+        content.scheduled_for = None
+        content.save(update_fields=["scheduled_for", "updated_at"])
+        transition(content, "unschedule", event="content.updated")
+    elif remaining.exists():
+        content.scheduled_for = remaining.aggregate(m=Min("scheduled_for"))["m"]
+        content.save(update_fields=["scheduled_for", "updated_at"])
+
+
+@transaction.atomic
 def publications_unschedule(*, content: Content) -> Content:
     content = Content.objects.select_for_update().get(pk=content.pk)
     if content.status != states.SCHEDULED:
@@ -216,11 +235,18 @@ def publications_publish_now(*, content: Content, profiles: list[SocialProfile],
 # --- dispatch and the publish task ---------------------------------------------------------
 
 
-def dispatch_due(*, now=None, limit: int = 500) -> int:
-    """Claim due rows (skip those another dispatcher holds), mark them queued, enqueue one task each."""
+def dispatch_due(*, now=None, limit: int | None = None) -> int:
+    """Claim due rows (skip those another dispatcher holds), mark them queued, enqueue one task each.
+
+    At most PUBLISH_MAX_QUEUED rows wait in the broker at a time: a backlog stays in the
+    database (where the sweep can tell a lost task from a long queue), not in Redis."""
     from .tasks import publish_publication
 
     now = now or timezone.now()
+    room = settings.PUBLISH_MAX_QUEUED - Publication.objects.filter(status=Publication.QUEUED).count()
+    limit = min(limit or room, room)
+    if limit <= 0:
+        return 0
     with transaction.atomic():
         ids = list(
             Publication.objects.select_for_update(skip_locked=True).due(now).order_by("due_at")
@@ -316,9 +342,6 @@ def _record_success(pub: Publication, result, *, reconciled: bool = False) -> Pu
             status=Publication.PUBLISHED, external_id=result.external_id, url=result.url, published_at=now,
             outcome_unknown=False, lease_until=None, last_error="", error_code="", updated_at=now,
         )
-        event_record(organization=pub.organization_id, type="publication.published",
-                     data={"contentId": str(pub.content_id), "publicationId": str(pub.pk), "profileId": str(pub.profile_id),
-                           "externalId": result.external_id, "url": result.url, "reconciled": reconciled})
         _sync_content(pub.content_id)
     pub.refresh_from_db()
     return pub
@@ -343,9 +366,6 @@ def _record_failure(pub: Publication, message: str, code: str) -> Publication:
     with transaction.atomic():
         Publication.objects.filter(pk=pub.pk).update(status=Publication.FAILED, last_error=message[:2000], error_code=code[:100],
                                                      outcome_unknown=False, lease_until=None, updated_at=now)
-        event_record(organization=pub.organization_id, type="publication.failed",
-                     data={"contentId": str(pub.content_id), "publicationId": str(pub.pk), "profileId": str(pub.profile_id),
-                           "error": message[:500]})
         _sync_content(pub.content_id)
     pub.refresh_from_db()
     return pub

@@ -39,7 +39,7 @@ def test_create_answers_201_generating_with_the_whole_resource(api, owner, profi
         "generationMode": "prompt_based", "prompt": "Autumn roast launch", "brandId": str(profile.brand_id),
         "progress": 0, "statusReason": None, "content": {}, "mediaAssets": [], "tagIds": [], "campaignId": None,
         "batchId": None, "scheduledFor": None, "publishedAt": None, "createdAt": iso(content.created_at),
-        "updatedAt": iso(content.updated_at), "allowedActions": [],
+        "updatedAt": iso(content.updated_at), "publications": [], "allowedActions": [],
     }}
 
 

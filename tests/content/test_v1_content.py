@@ -52,6 +52,7 @@ def test_it_answers_get_with_the_whole_content_item(api, owner):
         "mediaType": "image",
         "dimensions": "4:5",
         "progress": 100,
+        "publications": [],
         "allowedActions": ["approve", "reject", "edit", "regenerate", "schedule", "publish", "edit_image"],
     }
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.publishing.presenters import PublicationOutput, publications_of
+from apps.publishing.presenters import present as present_publication
+
 from apps.core.serializers import HexColorField, StrictSerializer, iso
 
 from .. import states
@@ -150,6 +153,7 @@ class ContentOutput(serializers.Serializer):
     publishedAt = serializers.DateTimeField(allow_null=True)
     createdAt = serializers.DateTimeField()
     updatedAt = serializers.DateTimeField()
+    publications = PublicationOutput(many=True)
     allowedActions = serializers.ListField(child=serializers.CharField())
 
 
@@ -182,6 +186,7 @@ def present(content, request=None, *, status: str | None = None) -> dict:
         "publishedAt": iso(content.published_at),
         "createdAt": iso(content.created_at),
         "updatedAt": iso(content.updated_at),
+        "publications": [present_publication(p, family="api") for p in publications_of(content)],
         "allowedActions": content.allowed_actions,
     }
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.publishing.presenters import PublicationOutput, publications_of
+from apps.publishing.presenters import present as present_publication
+
 from apps.core import ids
 from apps.core.serializers import StrictSerializer, iso
 
@@ -111,6 +114,7 @@ class ContentOutput(serializers.Serializer):
     dimensions = serializers.CharField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(required=False)
+    publications = PublicationOutput(many=True)
     allowedActions = serializers.ListField(child=serializers.CharField())
 
 
@@ -155,5 +159,6 @@ def present(content, request=None, *, analytics: bool = False) -> dict:
     })
     if content.status_reason:
         out["statusReason"] = content.status_reason
+    out["publications"] = [present_publication(p, family="v1") for p in publications_of(content)]
     out["allowedActions"] = content.allowed_actions
     return out

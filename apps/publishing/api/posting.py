@@ -1,0 +1,122 @@
+"""Family B: /api/posts/scheduled, /api/posts/queue, /api/posts/publish."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.decorators import action
+
+from apps.content import selectors as content_selectors
+from apps.content.api import serializers as content_s
+from apps.core import ids
+from apps.core.errors import NotFound, RuleViolation, ValidationFailed
+from apps.core.serializers import StrictSerializer
+from apps.core.views import ApiViewSet
+from apps.profiles.models import SocialProfile
+
+from .. import services
+from ..presenters import PublicationOutput, present
+from ..publications import Publication
+from ..selectors import profiles_for_publishing
+
+
+class ScheduleInput(StrictSerializer):
+    contentId = serializers.CharField(max_length=64)
+    profileIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=50)
+    scheduledFor = serializers.CharField(max_length=64)
+    timezone = serializers.CharField(required=False, max_length=64)
+    firstComment = serializers.CharField(required=False, allow_blank=True, max_length=2200)
+
+
+class QueueInput(StrictSerializer):
+    contentId = serializers.CharField(max_length=64)
+    profileId = serializers.CharField(max_length=64)
+
+
+class PublishInput(StrictSerializer):
+    contentId = serializers.CharField(max_length=64)
+    profileIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=50)
+
+
+class QueueOutput(serializers.Serializer):
+    publications = PublicationOutput(many=True)
+    nextSlots = serializers.DictField()
+
+
+class PostsViewSet(ApiViewSet):
+    id_kind = "publication"
+    scope = "publish"
+    read_scope = "content:read"
+    write_role = "admin"
+    sort_fields = {"scheduledFor": "scheduled_for", "createdAt": "created_at"}
+    default_sort = ("scheduled_for", "asc")
+    date_field = "scheduled_for"
+
+    def _content(self, raw):
+        try:
+            return self.lookup(content_selectors.content_get(organization=self.actor.organization), raw, "content")
+        except NotFound:
+            raise ValidationFailed("Unknown content.", {"contentId": ["Not found."]}) from None
+
+    def _publications(self):
+        qs = Publication.objects.for_organization(self.actor.organization).select_related("profile")
+        raw = self.request.query_params.get("profileId")
+        if raw:
+            pk = ids.parse(raw, "profile")
+            if pk is None:
+                raise ValidationFailed("Invalid profileId.", {"profileId": ["Not an id."]})
+            qs = qs.filter(profile_id=pk)
+        return qs
+
+    def _present(self, pub):
+        return present(pub, family="api")
+
+    @extend_schema(methods=["GET"], responses=PublicationOutput(many=True), operation_id="api_posts_scheduled_list")
+    @extend_schema(methods=["POST"], request=ScheduleInput, responses={201: content_s.ContentOutput}, operation_id="api_posts_schedule")
+    @action(detail=False, methods=["get", "post"], url_path="scheduled")
+    def scheduled(self, request):
+        if request.method == "GET":
+            return self.respond_list(self._publications().filter(status=Publication.SCHEDULED), self._present)
+        data = self.validated(ScheduleInput)
+        content = self._content(data["contentId"])
+        profiles = profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=data["profileIds"])
+        options = {k: data[k] for k in ("timezone", "firstComment") if k in data}
+        services.publications_schedule(content=content, profiles=profiles, scheduled_for=data["scheduledFor"], options=options,
+                                       actor=self.actor)
+        return self.respond(content_s.present(self._content(content.pk), request), status=201)
+
+    @extend_schema(responses={204: None}, operation_id="api_posts_scheduled_cancel")
+    @action(detail=False, methods=["delete"], url_path=r"scheduled/(?P<publication_id>[^/]+)")
+    def cancel(self, request, publication_id=None):
+        pub = self.lookup(self._publications(), publication_id)
+        services.publication_cancel(publication=pub)
+        return self.respond(None, status=204)
+
+    @extend_schema(methods=["GET"], responses=QueueOutput, operation_id="api_posts_queue")
+    @extend_schema(methods=["POST"], request=QueueInput, responses={201: content_s.ContentOutput}, operation_id="api_posts_queue_add")
+    @action(detail=False, methods=["get", "post"], url_path="queue")
+    def queue(self, request):
+        if request.method == "POST":
+            data = self.validated(QueueInput)
+            content = self._content(data["contentId"])
+            [profile] = profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=[data["profileId"]])
+            services.queue_add(content=content, profile=profile)
+            return self.respond(content_s.present(self._content(content.pk), request), status=201)
+        pubs = self._publications().upcoming().order_by("scheduled_for", "created_at")[:100]
+        profiles = SocialProfile.objects.for_organization(self.actor.organization).filter(connected=True)
+        next_slots = {}
+        for profile in profiles:
+            try:
+                next_slots[str(profile.pk)] = services.next_free_slot(profile=profile).isoformat().replace("+00:00", "Z")
+            except RuleViolation:  # no posting times (or all taken): no slot to offer
+                next_slots[str(profile.pk)] = None
+        return self.respond({"publications": [self._present(p) for p in pubs], "nextSlots": next_slots})
+
+    @extend_schema(request=PublishInput, responses={202: content_s.ContentOutput}, operation_id="api_posts_publish")
+    @action(detail=False, methods=["post"], url_path="publish")
+    def publish(self, request):
+        data = self.validated(PublishInput)
+        content = self._content(data["contentId"])
+        profiles = profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=data["profileIds"])
+        services.publications_publish_now(content=content, profiles=profiles, actor=self.actor)
+        return self.respond(content_s.present(self._content(content.pk), request), status=202)

@@ -1,0 +1,67 @@
+"""Family A: POST /v1/content/{id}/schedule and /publish."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+
+from apps.content import selectors as content_selectors
+from apps.content.v1 import serializers as content_s
+from apps.core.serializers import StrictSerializer
+from apps.core.views import V1ViewSet
+
+from .. import services
+from ..selectors import profiles_for_publishing
+
+
+class ScheduleOptions(StrictSerializer):
+    crossPost = serializers.BooleanField(required=False, default=False)
+    firstComment = serializers.CharField(required=False, allow_blank=True, max_length=2200)
+    timezone = serializers.CharField(required=False, max_length=64)
+
+
+class ScheduleInput(StrictSerializer):
+    scheduledFor = serializers.CharField(max_length=64)
+    profiles = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=50)
+    options = ScheduleOptions(required=False)
+
+
+class PublishOptions(StrictSerializer):
+    crossPost = serializers.BooleanField(required=False, default=False)
+    notifyFollowers = serializers.BooleanField(required=False, default=True)
+
+
+class PublishInput(StrictSerializer):
+    profiles = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=50)
+    options = PublishOptions(required=False)
+
+
+class ContentPublishingViewSet(V1ViewSet):
+    id_kind = "content"
+    scope = "publish"
+    write_role = "admin"
+
+    def _content(self, pk):
+        return self.lookup(content_selectors.content_get(organization=self.actor.organization), pk)
+
+    def _profiles(self, content, data):
+        options = data.get("options") or {}
+        return profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=data.get("profiles"),
+                                       cross_post=options.get("crossPost", False), kind="profile")
+
+    @extend_schema(request=ScheduleInput, responses=content_s.ContentOutput, operation_id="v1_content_schedule")
+    def schedule(self, request, pk=None):
+        content = self._content(pk)
+        data = self.validated(ScheduleInput)
+        options = dict(data.get("options") or {})
+        services.publications_schedule(content=content, profiles=self._profiles(content, data),
+                                       scheduled_for=data["scheduledFor"], options=options, actor=self.actor)
+        return self.respond(content_s.present(self._content(pk), request))
+
+    @extend_schema(request=PublishInput, responses={202: content_s.ContentOutput}, operation_id="v1_content_publish")
+    def publish(self, request, pk=None):
+        content = self._content(pk)
+        data = self.validated(PublishInput)
+        services.publications_publish_now(content=content, profiles=self._profiles(content, data),
+                                          options=dict(data.get("options") or {}), actor=self.actor)
+        return self.respond(content_s.present(self._content(pk), request), status=202)
