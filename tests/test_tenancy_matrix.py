@@ -22,9 +22,9 @@ from apps.brands.models import Brand
 from apps.content import states
 from apps.content.models import Batch, Campaign, Content, ContentSchedule, Tag, Variant
 from apps.media.models import Kind, MediaAsset
-from apps.publishing.publications import Publication
 from apps.media.services import media_create_from_bytes
 from apps.profiles.models import SocialProfile
+from apps.publishing.publications import Publication
 from config import urls_api, urls_v1
 from tests.conftest import Persona, png_bytes
 from tests.factories import BrandFactory, ProfileFactory

@@ -96,7 +96,7 @@ class Cluster:
         self.beats.append(proc)
         return proc
 
-    def start(self) -> "Cluster":
+    def start(self) -> Cluster:
         self.start_redis()
         for _ in range(self.n_workers):
             self.start_worker()

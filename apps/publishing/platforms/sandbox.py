@@ -18,7 +18,16 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .base import AccountInfo, Metrics, OutcomeUnknown, PlatformClient, PlatformError, PostRequest, PublishResult, Quota
+from .base import (
+    AccountInfo,
+    Metrics,
+    OutcomeUnknown,
+    PlatformClient,
+    PlatformError,
+    PostRequest,
+    PublishResult,
+    Quota,
+)
 
 
 class SandboxClient(PlatformClient):
