@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from django.db import transaction
 from rest_framework import viewsets
-from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 
 from . import idempotency, ids, ratelimit
@@ -94,7 +93,8 @@ class _FamilyViewSet(viewsets.ViewSet):
             response["X-RateLimit-Reset"] = str(decision.reset)
         pending = getattr(request, "_idempotency", None)
         if pending and not getattr(response, "_idempotent_replay", False):
-            response.render() if hasattr(response, "render") and not response.is_rendered else None
+            if hasattr(response, "render") and not response.is_rendered:
+                response.render()  # the stored body is the rendered bytes
             credential, key = pending
             idempotency.finish(
                 credential=credential,
@@ -109,10 +109,7 @@ class _FamilyViewSet(viewsets.ViewSet):
     @property
     def data(self) -> dict:
         """The JSON body as a dict (a list or scalar body is a validation error)."""
-        try:
-            data = self.request.data
-        except ParseError:
-            raise
+        data = self.request.data
         if hasattr(data, "dict") and not isinstance(data, dict):
             data = data.dict()
         if not isinstance(data, dict):
