@@ -7,6 +7,7 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi = get_asgi_application()
 
+from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
@@ -15,6 +16,7 @@ from apps.events.consumers import EventsConsumer  # noqa: E402
 application = ProtocolTypeRouter(
     {
         "http": django_asgi,
-        "websocket": URLRouter([path("ws/events/", EventsConsumer.as_asgi())]),
+        # the session (staff in the admin console) is read alongside the API's tokens
+        "websocket": AuthMiddlewareStack(URLRouter([path("ws/events/", EventsConsumer.as_asgi())])),
     }
 )

@@ -49,7 +49,7 @@ def asgi_server(*, workers: int = 1, **env):
             try:
                 if requests.get(f"{base}/healthz", timeout=1).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # not listening yet, or a loaded machine
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"ASGI server did not start (exit {proc.poll()})")

@@ -133,6 +133,15 @@ class Content(OrgScopedModel):
         return states.allowed_actions(self.status)
 
 
+class ReviewItem(Content):
+    """Content waiting in `review`: the staff console's review queue (a proxy: same table)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "review queue item"
+        verbose_name_plural = "review queue"
+
+
 class Variant(TimeStampedModel):
     """The content as it goes out on one platform, adapted to that platform's rules."""
 

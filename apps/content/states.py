@@ -29,6 +29,8 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
     "unschedule": (frozenset({SCHEDULED}), APPROVED),
     "publish": (frozenset({REVIEW, APPROVED, SCHEDULED}), PUBLISHING),
     "published": (frozenset({PUBLISHING}), PUBLISHED),
+    # staff retry a failed publication (publishing.services.publication_retry): back on schedule
+    "retry_publish": (frozenset({FAILED}), SCHEDULED),
 }
 
 #: actions a client may ask for (the others are the pipeline's own)

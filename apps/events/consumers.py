@@ -3,11 +3,16 @@
 Token in ``?token=`` or as a ``Sec-WebSocket-Protocol`` value (``bearer, <token>`` or the
 token alone). A client may send ``{"action": "subscribe", "contentId": ...}`` (or
 ``batchId``) to receive only that object's messages, and ``unsubscribe`` to go back.
+
+Staff of the admin console are not API clients: a logged-in staff user (Django session,
+populated by AuthMiddlewareStack in config/asgi.py) connecting without a token, from the
+site's own origin, is accepted without joining any organization and may subscribe to any
+content or batch (the admin's live generation progress).
 """
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -27,28 +32,47 @@ def _authenticate(token: str):
 
 @database_sync_to_async
 def _owns(organization, kind: str, object_id) -> bool:
-    if kind == "content":
-        from apps.content.models import Content
+    """The object exists in `organization` (None: staff, any organization)."""
+    from apps.content.models import Batch, Content
 
-        return Content.objects.filter(organization=organization, pk=object_id).exists()
-    from apps.content.models import Batch
+    qs = (Content if kind == "content" else Batch).objects.filter(pk=object_id)
+    if organization is not None:
+        qs = qs.filter(organization=organization)
+    return qs.exists()
 
-    return Batch.objects.filter(organization=organization, pk=object_id).exists()
+
+def _staff_user(scope):
+    """The session's user when it is active staff and the browser is on our own origin
+    (a session cookie rides along on cross-site websockets, a token does not)."""
+    user = scope.get("user")
+    if user is None or not getattr(user, "is_authenticated", False) or not (user.is_active and user.is_staff):
+        return None
+    headers = {k.decode("latin1").lower(): v.decode("latin1") for k, v in scope.get("headers", [])}
+    origin = headers.get("origin")
+    if origin and urlsplit(origin).netloc.lower() != headers.get("host", "").lower():
+        return None
+    return user
 
 
 class EventsConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self):
         token, subprotocol = self._token()
+        self.groups_joined: list[str] = []
+        self.subscription: str | None = None
+        self.staff = None
         if not token:
-            await self.close(code=4401)
+            self.staff = _staff_user(self.scope)
+            if self.staff is None:
+                await self.close(code=4401)
+                return
+            await self.accept()
+            await self.send_json({"type": "connection.ready", "data": {"staff": True}})
             return
         try:
             self.actor = await _authenticate(token)
         except AuthenticationFailed:
             await self.close(code=4401)
             return
-        self.groups_joined: list[str] = []
-        self.subscription: str | None = None
         await self._join(org_group(self.actor.organization.pk))
         await self.accept(subprotocol=subprotocol)
         await self.send_json({"type": "connection.ready", "data": {"organizationId": str(self.actor.organization.pk)}})
@@ -79,7 +103,8 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
             for key, kind in (("contentId", "content"), ("batchId", "batch")):
                 if content.get(key):
                     pk = ids.parse(content[key], kind)
-                    if pk is None or not await _owns(self.actor.organization, kind, pk):
+                    organization = None if self.staff is not None else self.actor.organization
+                    if pk is None or not await _owns(organization, kind, pk):
                         await self.send_json({"type": "error", "data": {"message": f"Unknown {key}."}})
                         return
                     # Leave the org-wide stream; receive only this object's messages.
@@ -95,7 +120,8 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
             for group in list(self.groups_joined):
                 await self.channel_layer.group_discard(group, self.channel_name)
             self.groups_joined = []
-            await self._join(org_group(self.actor.organization.pk))
+            if self.staff is None:  # staff have no organization stream: they subscribe
+                await self._join(org_group(self.actor.organization.pk))
             self.subscription = None
             await self.send_json({"type": "unsubscribed", "data": {}})
         elif action == "ping":

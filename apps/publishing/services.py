@@ -192,6 +192,36 @@ def publication_cancel(*, publication: Publication) -> None:
 
 
 @transaction.atomic
+def publication_retry(*, publication: Publication) -> Publication:
+    """Put a failed publication back on schedule, due now (the dispatcher takes it next).
+
+    Its content follows: content that failed because of this publication goes back to
+    `scheduled`; content back in review or approved is checked as for any schedule."""
+    pub = Publication.objects.select_for_update().select_related("profile").get(pk=publication.pk)
+    if pub.status != Publication.FAILED:
+        raise InvalidTransition(f"Only a failed publication can be retried; this one is {pub.status}.", {"status": pub.status})
+    content = Content.objects.select_for_update().select_related("brand").get(pk=pub.content_id)
+    _check_profiles(content, [pub.profile])
+    if content.status == states.FAILED:
+        transition(content, "retry_publish", event="content.scheduled")
+    elif content.status in (states.REVIEW, states.APPROVED):
+        _check_publishable(content)
+        transition(content, "schedule", event="content.scheduled")
+    elif content.status not in (states.SCHEDULED, states.PUBLISHING, states.PUBLISHED):
+        raise InvalidTransition(
+            f"Content that is {content.status} cannot be published.",
+            {"status": content.status, "allowedActions": content.allowed_actions},
+        )
+    now = timezone.now()
+    pub.status, pub.due_at, pub.attempts, pub.lease_until = Publication.SCHEDULED, now, 0, None
+    pub.save(update_fields=["status", "due_at", "attempts", "lease_until", "updated_at"])
+    if content.status == states.SCHEDULED:
+        content.scheduled_for = now
+        content.save(update_fields=["scheduled_for", "updated_at"])
+    return pub
+
+
+@transaction.atomic
 def publications_unschedule(*, content: Content) -> Content:
     content = Content.objects.select_for_update().get(pk=content.pk)
     if content.status != states.SCHEDULED:

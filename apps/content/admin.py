@@ -1,0 +1,396 @@
+"""The staff console for content (design section 10): lists, the review queue, the content page.
+
+Every action calls a service (apps.content.services, apps.publishing.services); a service's
+refusal (InvalidTransition, ValidationFailed, PlatformFailure, ...) becomes an admin error
+message, never a 500. Nothing here decides a rule.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db import connection
+from django.db.models import Prefetch
+from django.http import Http404, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from apps.core.errors import ApplicationError
+from apps.media.models import Kind, MediaAsset
+from apps.profiles.models import Platform, SocialProfile
+from apps.publishing import services as publishing
+from apps.publishing.publications import Publication
+
+from . import services, states
+from .models import Content, ReviewItem
+
+CURRENT_KINDS = (Kind.GENERATED, Kind.UPLOAD)
+DETAIL_FIELDS = [
+    "organization", "brand", "profile", "platforms", "prompt", "generation_mode", "post_type", "media_type",
+    "dimensions", "status", "status_reason", "progress", "campaign", "batch", "approved_at", "approved_by",
+    "generated_at", "scheduled_for", "published_at", "created_at", "updated_at",
+]
+
+
+def error_text(exc: ApplicationError) -> str:
+    """A service's refusal in words: its message, the allowed actions, the per-field details."""
+    parts = [exc.message]
+    details = exc.details or {}
+    if "allowedActions" in details:
+        parts.append("Allowed now: " + (", ".join(details["allowedActions"]) or "nothing") + ".")
+
+    def flat(value) -> str:
+        if isinstance(value, dict):
+            return "; ".join(f"{k}: {flat(v)}" for k, v in value.items())
+        if isinstance(value, (list, tuple)):
+            return "; ".join(flat(v) for v in value)
+        return str(value)
+
+    for key, value in details.items():
+        if key in ("status", "action", "allowedActions", "requiresApproval", "id"):
+            continue
+        parts.append(f"{key}: {flat(value)}")
+    return " ".join(parts)
+
+
+# --- list filters ------------------------------------------------------------------------
+
+
+class PlatformFilter(admin.SimpleListFilter):
+    """Content made for a platform (`platforms` is a JSON list)."""
+
+    title = "platform"
+    parameter_name = "platform"
+
+    def lookups(self, request, model_admin):
+        return Platform.choices
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if not value:
+            return queryset
+        if connection.features.supports_json_field_contains:
+            return queryset.filter(platforms__contains=[value])
+        return queryset.filter(platforms__icontains=f'"{value}"')  # SQLite: the JSON text holds "name"
+
+
+class StatusFilter(admin.SimpleListFilter):
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [(s, s) for s in states.STATUSES]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(status=self.value()) if self.value() else queryset
+
+
+# --- forms ---------------------------------------------------------------------------------
+
+
+class RejectForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=2000,
+                             help_text="Kept with the content and sent in the content.rejected event.")
+
+
+class ProfilesForm(forms.Form):
+    profiles = forms.ModelMultipleChoiceField(queryset=SocialProfile.objects.none(), widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args, content: Content, **kwargs):
+        super().__init__(*args, **kwargs)
+        # the choice list only; whether a profile may publish this content is the service's call
+        self.fields["profiles"].queryset = (SocialProfile.objects.filter(organization_id=content.organization_id)
+                                            .select_related("brand").order_by("platform", "username"))
+        self.fields["profiles"].label_from_instance = (
+            lambda p: f"{p.platform}: {p.username} ({p.brand.name}{', sandbox' if p.sandbox else ''}"
+                      f"{'' if p.connected and p.token_status == 'valid' else ', ' + p.token_status})"
+        )
+
+
+class ScheduleForm(ProfilesForm):
+    scheduled_for = forms.CharField(label="Publish at", widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+                                    help_text="Local time in the time zone below.")
+    timezone = forms.CharField(initial="UTC", max_length=64, help_text="An IANA time zone, e.g. Europe/Paris.")
+
+    field_order = ["scheduled_for", "timezone", "profiles"]
+
+
+# --- the content admin ------------------------------------------------------------------------
+
+
+def _media_html(asset: MediaAsset, css: str):
+    if asset.media_type == "video":
+        if asset.thumbnail:
+            return format_html('<img class="{}" src="{}" alt="video thumbnail">', css, asset.thumbnail.url)
+        return format_html('<span class="{}">video</span>', css)
+    return format_html('<img class="{}" src="{}" alt="">', css, (asset.thumbnail or asset.file).url)
+
+
+@admin.register(Content)
+class ContentAdmin(admin.ModelAdmin):
+    change_form_template = "admin/content/content/change_form.html"
+    list_display = ["thumbnail", "summary", "organization", "brand", "platform_list", "status", "progress", "created_at"]
+    list_display_links = ["thumbnail", "summary"]
+    list_filter = ["organization", "brand", PlatformFilter, StatusFilter, ("created_at", admin.DateFieldListFilter)]
+    list_select_related = ["organization", "brand"]
+    search_fields = ["prompt", "variants__caption"]
+    date_hierarchy = "created_at"
+    fields = DETAIL_FIELDS
+    readonly_fields = DETAIL_FIELDS
+    actions = ["approve_selected", "reject_selected", "regenerate_selected"]
+    list_per_page = 50
+
+    # Content is created by generation and changed by actions, never by a raw form.
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_act_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_staff and request.user.has_perm("content.change_content")
+
+    def delete_model(self, request, obj):
+        services.content_delete(content=obj)
+
+    def delete_queryset(self, request, queryset):
+        for content in queryset:
+            try:
+                services.content_delete(content=content)
+            except ApplicationError as exc:
+                self.message_user(request, f"{content}: {error_text(exc)}", messages.ERROR)
+
+    def get_queryset(self, request):
+        current = MediaAsset.objects.filter(kind__in=CURRENT_KINDS).order_by("position", "created_at")
+        return super().get_queryset(request).prefetch_related(Prefetch("media_assets", queryset=current, to_attr="current_media"))
+
+    def get_search_results(self, request, queryset, search_term):
+        queryset, _ = super().get_search_results(request, queryset, search_term)
+        return queryset.distinct() if search_term else queryset, False
+
+    # --- list columns --------------------------------------------------------------------------
+    @admin.display(description="Media")
+    def thumbnail(self, obj):
+        media = getattr(obj, "current_media", None)
+        if media is None:
+            media = list(services.current_media(obj))
+        if not media:
+            return format_html('<span class="pf-nomedia">{}</span>', "no media")
+        return _media_html(media[0], "pf-thumb")
+
+    @admin.display(description="Prompt")
+    def summary(self, obj):
+        return obj.prompt[:80] + ("…" if len(obj.prompt) > 80 else "")
+
+    @admin.display(description="Platforms")
+    def platform_list(self, obj):
+        return ", ".join(obj.platforms or [])
+
+    # --- bulk actions ----------------------------------------------------------------------------
+    def _bulk(self, request, queryset, done: str, call) -> None:
+        ok, failures = 0, []
+        for content in queryset:
+            try:
+                call(content)
+                ok += 1
+            except ApplicationError as exc:
+                failures.append(f"“{content.prompt[:40]}”: {error_text(exc)}")
+        if ok:
+            self.message_user(request, f"{ok} item(s) {done}.", messages.SUCCESS)
+        for failure in failures:
+            self.message_user(request, failure, messages.ERROR)
+
+    @admin.action(description="Approve selected content", permissions=["act"])
+    def approve_selected(self, request, queryset):
+        self._bulk(request, queryset, "approved", lambda c: services.content_approve(content=c, actor=request.user))
+
+    @admin.action(description="Reject selected content (with a reason)…", permissions=["act"])
+    def reject_selected(self, request, queryset):
+        form = RejectForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            reason = form.cleaned_data["reason"]
+            self._bulk(request, queryset, "rejected",
+                       lambda c: services.content_reject(content=c, reason=reason, actor=request.user))
+            return None
+        return TemplateResponse(request, "admin/content/content/reject_form.html", {
+            **self.admin_site.each_context(request), "opts": self.opts, "title": "Reject content", "form": form,
+            "queryset": queryset, "bulk": True, "action_name": "reject_selected",
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "select_across": request.POST.get("select_across", "0"),
+        })
+
+    @admin.action(description="Regenerate selected content", permissions=["act"])
+    def regenerate_selected(self, request, queryset):
+        self._bulk(request, queryset, "sent back to generation", lambda c: services.content_regenerate(content=c))
+
+    # --- the content page ---------------------------------------------------------------------
+    def get_urls(self):
+        info = self.opts.app_label, self.opts.model_name
+        view = self.admin_site.admin_view
+
+        def route(suffix, fn, name):
+            return path(f"<path:object_id>/{suffix}/", view(fn), name=f"{info[0]}_{info[1]}_{name}")
+
+        return [
+            route("approve", self.approve_view, "approve"),
+            route("reject", self.reject_view, "reject"),
+            route("regenerate", self.regenerate_view, "regenerate"),
+            route("edit-image", self.edit_image_view, "edit_image"),
+            route("undo-image-edit", self.undo_image_edit_view, "undo_image_edit"),
+            route("schedule", self.schedule_view, "schedule"),
+            route("publish", self.publish_view, "publish"),
+        ] + super().get_urls()
+
+    def _content(self, request, object_id) -> Content:
+        if not self.has_act_permission(request):
+            raise PermissionDenied
+        content = Content.objects.select_related("organization", "brand").filter(pk=unquote(object_id)).first() \
+            if _is_uuid(unquote(object_id)) else None
+        if content is None:
+            raise Http404("No such content.")
+        return content
+
+    def _back(self, content: Content):
+        return HttpResponseRedirect(reverse("admin:content_content_change", args=[content.pk]))
+
+    def _run(self, request, content: Content, call, success: str):
+        try:
+            result = call()
+        except ApplicationError as exc:
+            self.message_user(request, error_text(exc), messages.ERROR)
+            return None
+        self.message_user(request, success, messages.SUCCESS)
+        return result if result is not None else True
+
+    def approve_view(self, request, object_id):
+        content = self._content(request, object_id)
+        if request.method == "POST":
+            self._run(request, content, lambda: services.content_approve(content=content, actor=request.user), "Approved.")
+        return self._back(content)
+
+    def regenerate_view(self, request, object_id):
+        content = self._content(request, object_id)
+        if request.method == "POST":
+            self._run(request, content, lambda: services.content_regenerate(content=content),
+                      "Sent back to generation: the page follows its progress.")
+        return self._back(content)
+
+    def edit_image_view(self, request, object_id):
+        content = self._content(request, object_id)
+        if request.method == "POST":
+            prompt = request.POST.get("prompt", "")
+            self._run(request, content, lambda: services.content_edit_image(content=content, prompt=prompt),
+                      f"Image edited (“{prompt.strip()}”); the previous image is kept as a backup.")
+        return self._back(content)
+
+    def undo_image_edit_view(self, request, object_id):
+        content = self._content(request, object_id)
+        if request.method == "POST":
+            self._run(request, content, lambda: services.content_undo_image_edit(content=content),
+                      "Image edit undone: the previous image is back.")
+        return self._back(content)
+
+    def _form_page(self, request, content, form, *, title: str, template: str, submit: str):
+        return TemplateResponse(request, template, {
+            **self.admin_site.each_context(request), "opts": self.opts, "title": title, "form": form,
+            "original": content, "submit_label": submit, "bulk": False,
+        })
+
+    def reject_view(self, request, object_id):
+        content = self._content(request, object_id)
+        form = RejectForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            reason = form.cleaned_data["reason"]
+            self._run(request, content, lambda: services.content_reject(content=content, reason=reason, actor=request.user),
+                      "Rejected.")
+            return self._back(content)
+        return self._form_page(request, content, form, title="Reject content", submit="Reject",
+                               template="admin/content/content/reject_form.html")
+
+    def schedule_view(self, request, object_id):
+        content = self._content(request, object_id)
+        form = ScheduleForm(request.POST or None, content=content)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            done = self._run(request, content, lambda: publishing.publications_schedule(
+                content=content, profiles=list(data["profiles"]), scheduled_for=data["scheduled_for"],
+                options={"timezone": data["timezone"].strip()}, actor=request.user,
+            ), "Scheduled.")
+            if done:
+                return self._back(content)
+        return self._form_page(request, content, form, title="Schedule content", submit="Schedule",
+                               template="admin/content/content/publish_form.html")
+
+    def publish_view(self, request, object_id):
+        content = self._content(request, object_id)
+        form = ProfilesForm(request.POST or None, content=content)
+        if request.method == "POST" and form.is_valid():
+            try:
+                _, pubs = publishing.publications_publish_now(content=content, profiles=list(form.cleaned_data["profiles"]),
+                                                              actor=request.user)
+            except ApplicationError as exc:
+                self.message_user(request, error_text(exc), messages.ERROR)
+            else:
+                for pub in pubs:
+                    level = messages.ERROR if pub.status == Publication.FAILED else messages.SUCCESS
+                    detail = pub.url if pub.status == Publication.PUBLISHED else (pub.last_error or pub.status)
+                    self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: {pub.status} {detail}", level)
+                return self._back(content)
+        return self._form_page(request, content, form, title="Publish now", submit="Publish now",
+                               template="admin/content/content/publish_form.html")
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        content = self.get_object(request, unquote(object_id)) if _is_uuid(unquote(object_id)) else None
+        extra = dict(extra_context or {})
+        if content is not None:
+            media = list(MediaAsset.objects.filter(content=content).order_by("position", "created_at"))
+            extra.update(
+                console=True,
+                can_act=self.has_act_permission(request),
+                allowed=set(content.allowed_actions),
+                can_publish=content.status in (states.REVIEW, states.APPROVED, states.SCHEDULED),
+                live=content.status in (states.PENDING, states.GENERATING),
+                current_media=[m for m in media if m.kind in CURRENT_KINDS],
+                backups=[m for m in media if m.kind == Kind.BACKUP],
+                has_edit=any("editedFrom" in (m.metadata or {}) for m in media if m.kind in CURRENT_KINDS),
+                variants=list(content.variants.all()),
+                publications=list(Publication.objects.filter(content=content).select_related("profile")
+                                  .order_by("scheduled_for", "created_at")),
+                content_id=str(content.pk),
+            )
+        return super().change_view(request, object_id, form_url, extra_context=extra)
+
+
+def _is_uuid(value: str) -> bool:
+    import uuid
+
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+@admin.register(ReviewItem)
+class ReviewQueueAdmin(ContentAdmin):
+    """Content in review, newest first, with its media: click one to open its content page."""
+
+    list_display = ["thumbnail", "summary", "organization", "brand", "platform_list", "created_at"]
+    list_filter = ["organization", "brand", PlatformFilter, ("created_at", admin.DateFieldListFilter)]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(status=states.REVIEW)
+
+    def get_urls(self):
+        return admin.ModelAdmin.get_urls(self)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        return HttpResponseRedirect(reverse("admin:content_content_change", args=[unquote(object_id)]))
+
