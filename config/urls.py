@@ -21,9 +21,12 @@ urlpatterns = [
     path("v1/", include("config.urls_v1")),
     path("api/", include("config.urls_api")),
     path("oauth/", include("apps.publishing.urls")),
-    re_path(r"^v\d+/(?P<path>.*)$", v1_not_found),
-    re_path(r"^v\d+$", v1_not_found),
-    re_path(r"^api/(?P<path>.*)$", api_not_found),
+    # [\s\S]: a path may contain an (encoded) newline, which `.` would not match -> HTML 404
+    # (not the inline flag (?s): Django cannot reverse a pattern holding it, and then no
+    # reverse() works, the admin's included)
+    re_path(r"^v\d+/(?P<path>[\s\S]*)\Z", v1_not_found),
+    re_path(r"^v\d+\Z", v1_not_found),
+    re_path(r"^api/(?P<path>[\s\S]*)\Z", api_not_found),
 ]
 
 if settings.BENCH_VIEWS:
@@ -34,4 +37,7 @@ if settings.BENCH_VIEWS:
 
 if not settings.STORAGES["default"]["BACKEND"].endswith("S3Storage"):
     # Local media (embedded default). In production, S3 or a web server serves media.
-    urlpatterns.append(re_path(r"^media/(?P<path>.*)$", static_serve, {"document_root": settings.MEDIA_ROOT}))
+    def media_serve(request, path):
+        return static_serve(request, path, document_root=settings.MEDIA_ROOT)  # read per request (tests move it)
+
+    urlpatterns.append(re_path(r"^media/(?P<path>.*)$", media_serve))

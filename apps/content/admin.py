@@ -125,9 +125,11 @@ class ScheduleForm(ProfilesForm):
 def _media_html(asset: MediaAsset, css: str):
     if asset.media_type == "video":
         if asset.thumbnail:
-            return format_html('<img class="{}" src="{}" alt="video thumbnail">', css, asset.thumbnail.url)
+            return format_html('<img class="{}" src="{}" alt="video thumbnail" style="max-height:64px;max-width:96px">', css,
+                               asset.thumbnail.url)
         return format_html('<span class="{}">video</span>', css)
-    return format_html('<img class="{}" src="{}" alt="">', css, (asset.thumbnail or asset.file).url)
+    return format_html('<img class="{}" src="{}" alt="" style="max-height:64px;max-width:96px">', css,
+                       (asset.thumbnail or asset.file).url)
 
 
 @admin.register(Content)

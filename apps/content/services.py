@@ -549,7 +549,8 @@ def content_batch_apply(*, organization, operations: list[dict], parse_update) -
     results = []
     for op in operations:
         method, raw_id = op.get("method"), op.get("id")
-        result = {"id": raw_id, "method": method}
+        # echo what identifies the operation, as strings only (the operation may be malformed)
+        result = {"id": raw_id if isinstance(raw_id, str) else None, "method": method if isinstance(method, str) else None}
         try:
             if method not in ("update", "delete"):
                 raise ValidationFailed(f"Unknown method '{method}': use update or delete.", {"method": ["Must be update or delete."]})

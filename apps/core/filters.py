@@ -26,4 +26,8 @@ def parse_datetime_param(params, name: str, *, end_of_day: bool = False) -> date
         raise ValidationFailed(f"'{name}' must be an ISO 8601 date or timestamp.", {name: ["Invalid date."]})
     if timezone.is_naive(value):
         value = timezone.make_aware(value, datetime.UTC)
-    return value
+    try:
+        # In UTC: PostgreSQL refuses offsets past +-15:59 that ISO 8601 (and Python) allow.
+        return value.astimezone(datetime.UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00+01:00 is before the first representable instant
+        raise ValidationFailed(f"'{name}' is out of range.", {name: ["Invalid date."]}) from None

@@ -233,6 +233,8 @@ class ApiViewSet(_FamilyViewSet):
         return self.sort_fields[name], order
 
     def respond(self, data, status: int = 200, headers: dict | None = None) -> Response:
+        if status == 204:  # no body at all: a body on a 204 breaks keep-alive connections
+            return Response(status=status, headers=headers)
         return Response({"data": data}, status=status, headers=headers)
 
     def respond_list(self, qs, present) -> Response:

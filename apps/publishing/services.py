@@ -120,15 +120,22 @@ def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
 
 def parse_when(raw, tz_name: str | None) -> datetime.datetime:
     """ISO 8601; a time without offset is read in `tz_name` (the request's or profile's zone)."""
+    invalid = ValidationFailed("scheduledFor must be an ISO 8601 timestamp.", {"scheduledFor": ["Invalid timestamp."]})
     if isinstance(raw, datetime.datetime):
         value = raw
     else:
-        value = parse_datetime(str(raw)) if raw else None
+        try:  # well-formed but impossible (month 13, hour 25) raises ValueError
+            value = parse_datetime(str(raw)) if raw else None
+        except ValueError:
+            value = None
         if value is None:
-            raise ValidationFailed("scheduledFor must be an ISO 8601 timestamp.", {"scheduledFor": ["Invalid timestamp."]})
+            raise invalid
     if timezone.is_naive(value):
         value = value.replace(tzinfo=zoneinfo.ZoneInfo(tz_name or "UTC"))
-    return value.astimezone(datetime.UTC)
+    try:
+        return value.astimezone(datetime.UTC)
+    except OverflowError:  # past the first or last representable instant
+        raise invalid from None
 
 
 # --- scheduling -----------------------------------------------------------------------------

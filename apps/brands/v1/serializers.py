@@ -57,14 +57,33 @@ class BrandUpdateInput(BrandInput):
     name = serializers.CharField(max_length=200, required=False)
 
 
+class ColorsOutput(serializers.Serializer):
+    primary = serializers.CharField(allow_null=True)
+    secondary = serializers.CharField(allow_null=True)
+
+
+class GuidelinesOutput(serializers.Serializer):
+    voice = serializers.CharField()
+    tone = serializers.ListField(child=serializers.CharField())
+    colors = ColorsOutput()
+    hashtags = serializers.ListField(child=serializers.CharField())
+
+
+class AssetsOutput(serializers.Serializer):
+    logo = serializers.URLField(allow_null=True)
+    fonts = serializers.ListField(child=serializers.CharField())
+
+
 class BrandOutput(serializers.Serializer):
-    """Declared for the schema; `present` renders it by hand (lists are hot paths)."""
+    """Declared for the schema; `present` renders it by hand (lists are hot paths).
+
+    Its own output shapes, not the input serializers: an unset colour or logo is `null`."""
 
     id = serializers.CharField()
     name = serializers.CharField()
     description = serializers.CharField()
-    guidelines = GuidelinesSerializer()
-    assets = AssetsSerializer()
+    guidelines = GuidelinesOutput()
+    assets = AssetsOutput()
     isDefault = serializers.BooleanField()
     createdAt = serializers.DateTimeField()
     updatedAt = serializers.DateTimeField()

@@ -118,8 +118,9 @@ class ContentOutput(serializers.Serializer):
 
 
 class BatchResult(serializers.Serializer):
-    id = serializers.CharField()
-    method = serializers.CharField()
+    #: echoed from the operation; null when the operation sent none (or not a string)
+    id = serializers.CharField(allow_null=True)
+    method = serializers.CharField(allow_null=True)
     status = serializers.ChoiceField(choices=("ok", "error"))
     error = serializers.DictField(required=False)
     details = serializers.DictField(required=False)

@@ -24,6 +24,12 @@ def present_media(asset, request=None) -> dict:
     }
 
 
+class ThumbnailOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    thumbnailUrl = serializers.URLField()
+    url = serializers.URLField()
+
+
 class MediaOutput(serializers.Serializer):
     id = serializers.UUIDField()
     kind = serializers.CharField()

@@ -12,7 +12,7 @@ from apps.core.views import ApiViewSet
 from .. import selectors
 from ..models import Kind
 from ..services import media_delete, media_upload
-from .serializers import MediaOutput, present_media
+from .serializers import MediaOutput, ThumbnailOutput, present_media
 
 _UPLOAD = {
     "multipart/form-data": {
@@ -96,7 +96,7 @@ class MediaViewSet(ApiViewSet):
         return self.respond_list(self._media(kind=Kind.REFERENCE), lambda a: present_media(a, request))
 
     @extend_schema(
-        responses=MediaOutput(many=True), operation_id="api_media_thumbnails",
+        responses=ThumbnailOutput(many=True), operation_id="api_media_thumbnails",
         parameters=[OpenApiParameter("ids", str, description="Comma-separated media ids")],
     )
     @action(detail=False, methods=["get"], url_path="thumbnails")
@@ -109,4 +109,8 @@ class MediaViewSet(ApiViewSet):
                 raise ValidationFailed("ids must be up to 100 media ids.", {"ids": ["Invalid id list."]})
             qs = qs.filter(pk__in=wanted)
         qs = qs.exclude(thumbnail="")
-        return self.respond_list(qs, lambda a: {"id": str(a.pk), "thumbnailUrl": present_media(a, request)["thumbnailUrl"], "url": present_media(a, request)["url"]})
+        def present(asset):
+            media = present_media(asset, request)
+            return {"id": str(asset.pk), "thumbnailUrl": media["thumbnailUrl"], "url": media["url"]}
+
+        return self.respond_list(qs, present)

@@ -5,20 +5,7 @@ from rest_framework import serializers
 from apps.core import ids
 from apps.core.serializers import StrictSerializer, iso
 
-from ..api.serializers import ProfileSettingsFields, settings_of
-
-
-class ProfileOutput(serializers.Serializer):
-    id = serializers.CharField()
-    platform = serializers.CharField()
-    username = serializers.CharField()
-    displayName = serializers.CharField()
-    connected = serializers.BooleanField()
-    connectedAt = serializers.DateTimeField(allow_null=True)
-    followerCount = serializers.IntegerField()
-    profilePicture = serializers.CharField(allow_null=True)
-    brandId = serializers.CharField()
-    settings = ProfileSettingsFields()
+from ..api.serializers import ProfileOutput, ProfileSettingsFields, settings_of  # noqa: F401  (one output shape, two id forms)
 
 
 def present(profile, request=None) -> dict:

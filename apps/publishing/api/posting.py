@@ -20,7 +20,7 @@ from ..publications import Publication
 from ..selectors import profiles_for_publishing
 
 
-class ScheduleInput(StrictSerializer):
+class PostScheduleInput(StrictSerializer):
     contentId = serializers.CharField(max_length=64)
     profileIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=50)
     scheduledFor = serializers.CharField(max_length=64)
@@ -72,12 +72,12 @@ class PostsViewSet(ApiViewSet):
         return present(pub, family="api")
 
     @extend_schema(methods=["GET"], responses=PublicationOutput(many=True), operation_id="api_posts_scheduled_list")
-    @extend_schema(methods=["POST"], request=ScheduleInput, responses={201: content_s.ContentOutput}, operation_id="api_posts_schedule")
+    @extend_schema(methods=["POST"], request=PostScheduleInput, responses={201: content_s.ContentOutput}, operation_id="api_posts_schedule")
     @action(detail=False, methods=["get", "post"], url_path="scheduled")
     def scheduled(self, request):
         if request.method == "GET":
             return self.respond_list(self._publications().filter(status=Publication.SCHEDULED), self._present)
-        data = self.validated(ScheduleInput)
+        data = self.validated(PostScheduleInput)
         content = self._content(data["contentId"])
         profiles = profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=data["profileIds"])
         options = {k: data[k] for k in ("timezone", "firstComment") if k in data}

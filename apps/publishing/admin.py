@@ -1,0 +1,124 @@
+"""The staff console for publishing: every publication with its errors and a retry action;
+the posts the built-in sandbox publisher accepted. Rows change through services only."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.urls import reverse
+from django.utils.html import format_html
+
+from apps.core.errors import ApplicationError
+from apps.profiles.models import Platform
+
+from . import services
+from .publications import Publication, SandboxPost
+
+
+class PublicationStatusFilter(admin.SimpleListFilter):
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [(s, s) for s in Publication.STATUSES]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(status=self.value()) if self.value() else queryset
+
+
+class PublicationPlatformFilter(admin.SimpleListFilter):
+    title = "platform"
+    parameter_name = "platform"
+
+    def lookups(self, request, model_admin):
+        return Platform.choices
+
+    def queryset(self, request, queryset):
+        return queryset.filter(profile__platform=self.value()) if self.value() else queryset
+
+
+def _error_text(exc: ApplicationError) -> str:
+    from apps.content.admin import error_text
+
+    return error_text(exc)
+
+
+@admin.register(Publication)
+class PublicationAdmin(admin.ModelAdmin):
+    list_display = ["content_link", "profile", "platform", "organization", "status", "attempts", "scheduled_for",
+                    "due_at", "published_at", "error", "post_link"]
+    list_filter = [PublicationStatusFilter, PublicationPlatformFilter, "organization", ("scheduled_for", admin.DateFieldListFilter)]
+    list_select_related = ["organization", "profile", "content"]
+    search_fields = ["external_id", "last_error", "profile__username", "content__prompt"]
+    actions = ["retry_failed"]
+    readonly_fields = fields = [
+        "organization", "content", "profile", "status", "scheduled_for", "due_at", "attempts", "queued_at",
+        "lease_until", "outcome_unknown", "external_id", "url", "published_at", "last_error", "error_code", "options",
+        "created_at", "updated_at",
+    ]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_act_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_staff and request.user.has_perm("publishing.change_publication")
+
+    @admin.display(description="Content")
+    def content_link(self, obj):
+        url = reverse("admin:content_content_change", args=[obj.content_id])
+        return format_html('<a href="{}">{}</a>', url, obj.content.prompt[:50])
+
+    @admin.display(description="Platform", ordering="profile__platform")
+    def platform(self, obj):
+        return obj.profile.platform
+
+    @admin.display(description="Last error")
+    def error(self, obj):
+        text = obj.last_error or ""
+        return text[:160] + ("…" if len(text) > 160 else "")
+
+    @admin.display(description="Post")
+    def post_link(self, obj):
+        return format_html('<a href="{}" rel="noreferrer" target="_blank">open</a>', obj.url) if obj.url else ""
+
+    @admin.action(description="Retry selected failed publications (due now)", permissions=["act"])
+    def retry_failed(self, request, queryset):
+        ok = 0
+        for pub in queryset.select_related("profile"):
+            try:
+                services.publication_retry(publication=pub)
+                ok += 1
+            except ApplicationError as exc:
+                self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: {_error_text(exc)}", messages.ERROR)
+        if ok:
+            self.message_user(request, f"{ok} publication(s) back on schedule, due now: the dispatcher publishes them next.",
+                              messages.SUCCESS)
+
+
+@admin.register(SandboxPost)
+class SandboxPostAdmin(admin.ModelAdmin):
+    """What the sandbox publisher accepted, as a platform would show it (read only)."""
+
+    list_display = ["created_at", "platform", "profile", "organization", "post_type", "short_caption", "external_id", "reference"]
+    list_filter = ["platform", "organization", "post_type"]
+    list_select_related = ["organization", "profile"]
+    search_fields = ["caption", "external_id", "reference"]
+    date_hierarchy = "created_at"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Caption")
+    def short_caption(self, obj):
+        return obj.caption[:100] + ("…" if len(obj.caption) > 100 else "")
