@@ -7,11 +7,10 @@ The admin's change page opens this websocket with the staff session cookie and n
 from __future__ import annotations
 
 import asyncio
-import sys
-import types
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator  # needs daphne (a dev dependency)
 from django.contrib.auth import get_user_model
 from django.test import Client
 
@@ -22,26 +21,6 @@ from tests.content.factories import make_content
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _websocket_communicator_class():
-    """channels.testing.WebsocketCommunicator. The package's __init__ also imports
-    ChannelsLiveServerTestCase, which needs daphne; daphne is not a dependency here (uvicorn
-    serves ASGI), so a placeholder stands in for daphne.testing during that import only."""
-    try:
-        from channels.testing import WebsocketCommunicator
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("daphne", "daphne.testing"):
-            raise
-        daphne, daphne_testing = types.ModuleType("daphne"), types.ModuleType("daphne.testing")
-        daphne_testing.DaphneProcess = object  # only ChannelsLiveServerTestCase uses it; not used here
-        sys.modules.update({"daphne": daphne, "daphne.testing": daphne_testing})
-        try:
-            from channels.testing import WebsocketCommunicator
-        finally:
-            del sys.modules["daphne"], sys.modules["daphne.testing"]
-    return WebsocketCommunicator
-
-
-WebsocketCommunicator = _websocket_communicator_class()
 
 
 @pytest.fixture(autouse=True)
