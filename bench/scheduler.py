@@ -37,6 +37,10 @@ def setup() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    # leftovers of an interrupted run would compete with this one's publications
+    from apps.publishing.publications import Publication
+
+    Publication.objects.filter(status__in=("scheduled", "queued", "publishing")).update(status="cancelled")
 
 
 def pct(values, p):

@@ -36,6 +36,8 @@ class Publication(OrgScopedModel):
 
     content = models.ForeignKey("content.Content", on_delete=models.CASCADE, related_name="publications")
     profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="publications")
+    #: the profile's platform, copied so the per-platform concurrency cap is one indexed count
+    platform = models.CharField(max_length=20, blank=True, default="")
     status = models.CharField(max_length=12, default=SCHEDULED)
     #: when the client wants it out (UTC)
     scheduled_for = models.DateTimeField()
@@ -66,12 +68,18 @@ class Publication(OrgScopedModel):
         ]
         indexes = [
             models.Index(fields=["status", "due_at"], name="publication_due_idx"),
+            models.Index(fields=["status", "platform"], name="publication_busy_idx"),
             models.Index(fields=["organization", "scheduled_for"], name="publication_org_sched_idx"),
             models.Index(fields=["profile", "scheduled_for"], name="publication_profile_sched_idx"),
         ]
 
     def __str__(self) -> str:
         return f"{self.content_id} on {self.profile_id}: {self.status}"
+
+    def save(self, *args, **kwargs):
+        if not self.platform and self.profile_id:
+            self.platform = self.profile.platform
+        super().save(*args, **kwargs)
 
 
 class SandboxPost(OrgScopedModel):

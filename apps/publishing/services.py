@@ -325,7 +325,7 @@ def _claim(publication_id) -> tuple[Publication | None, bool]:
         if pub is None or pub.status != Publication.QUEUED:
             return None, False  # published, failed, rescheduled, or another worker has it
         cap = settings.PUBLISH_CONCURRENCY.get(pub.profile.platform, settings.PUBLISH_CONCURRENCY_DEFAULT)
-        busy = Publication.objects.filter(status=Publication.PUBLISHING, profile__platform=pub.profile.platform,
+        busy = Publication.objects.filter(status=Publication.PUBLISHING, platform=pub.profile.platform,
                                           lease_until__gte=now).count()
         if busy >= cap:  # the platform's concurrency cap: come back in a moment
             pub.status, pub.due_at = Publication.SCHEDULED, now + datetime.timedelta(seconds=2)

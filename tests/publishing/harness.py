@@ -158,7 +158,7 @@ def make_due_publications(*, n: int, spread_seconds: float, start_in: float = 3.
     Variant.objects.bulk_create([Variant(content=c, platform="instagram", caption=f"Post number {i}", hashtags=["#chaos"])
                                  for i, c in enumerate(contents)])
     Publication.objects.bulk_create([
-        Publication(organization=org, content=c, profile=profs[i % profiles],
+        Publication(organization=org, content=c, profile=profs[i % profiles], platform="instagram",
                     scheduled_for=base + datetime.timedelta(seconds=spread_seconds * i / max(1, n)),
                     due_at=base + datetime.timedelta(seconds=spread_seconds * i / max(1, n)))
         for i, c in enumerate(contents)

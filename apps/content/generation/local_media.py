@@ -1010,7 +1010,11 @@ def make_video(
         stream = container.add_stream("libx264", rate=fps)
         stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
         stream.time_base = Fraction(1, fps)
-        stream.codec_context.thread_count = max(1, min(os.cpu_count() or 2, 4))
+        # One encoder thread by default: workers run one generation per core, and a batch
+        # scales with processes (bench/generation.py); a lone 6 s 1080x1920 video still
+        # encodes in about 4 s. POSTFORGE_VIDEO_THREADS=0 lets x264 use every core.
+        threads = int(os.environ.get("POSTFORGE_VIDEO_THREADS", "1"))
+        stream.codec_context.thread_count = threads if threads > 0 else max(1, min(os.cpu_count() or 2, 4))
         stream.codec_context.thread_type = "AUTO"
         stream.options = {
             "preset": "superfast",  # High profile with CABAC, ~2x ultrafast's compression at small cost
