@@ -331,13 +331,18 @@ def _claim(publication_id) -> tuple[Publication | None, bool]:
             pub.status, pub.due_at = Publication.SCHEDULED, now + datetime.timedelta(seconds=2)
             pub.save(update_fields=["status", "due_at", "updated_at"])
             return None, False
+        must_reconcile = pub.outcome_unknown
+        # From this commit on the outcome counts as unknown until a result is recorded: a
+        # worker that dies after the platform call (or before it) leaves a row the next
+        # attempt reconciles first. One commit instead of two on the hot path.
         pub.status, pub.lease_until = Publication.PUBLISHING, now + datetime.timedelta(seconds=settings.PUBLISH_LEASE_SECONDS)
         pub.attempts += 1
-        pub.save(update_fields=["status", "lease_until", "attempts", "updated_at"])
+        pub.outcome_unknown = True
+        pub.save(update_fields=["status", "lease_until", "attempts", "outcome_unknown", "updated_at"])
         content = Content.objects.select_for_update().get(pk=pub.content_id)
         if content.status in (states.REVIEW, states.APPROVED, states.SCHEDULED):
             transition(content, "publish", event="content.publishing")
-        return pub, pub.outcome_unknown
+        return pub, must_reconcile
 
 
 def publication_run(publication_id) -> Publication | None:
@@ -358,9 +363,7 @@ def publication_run(publication_id) -> Publication | None:
                 code="publish_limit", retryable=True, retry_after=3600,
             )
         client.validate(req)
-        # The irreversible call: from here until the result is recorded the outcome is unknown.
-        Publication.objects.filter(pk=pub.pk).update(outcome_unknown=True)
-        result = client.publish(req)
+        result = client.publish(req)  # the irreversible call (outcome_unknown was committed by the claim)
     except OutcomeUnknown as exc:
         return _record_retry(pub, exc, keep_unknown=True)
     except PlatformError as exc:
