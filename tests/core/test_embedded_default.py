@@ -48,7 +48,7 @@ def test_serve_runs_http_and_a_worker_that_generates_content_without_any_server(
                                 json={"prompt": "A sunrise over the harbour", "platforms": ["instagram", "x"]})
         assert created.status_code == 200, created.text
         body = created.json()
-        assert body["status"] == "generated"  # done by the worker process serve started
+        assert body["status"] == "generated", body.get("statusReason")  # done by the worker serve started
         assert set(body["content"]) == {"instagram", "x"}
         image = requests.get(body["media"][0]["url"], timeout=10)
         assert image.status_code == 200 and image.content[:2] == b"\xff\xd8"
