@@ -117,12 +117,16 @@ class _FamilyViewSet(viewsets.ViewSet):
         return data
 
     def validated(self, serializer_class, data=None, **context) -> dict:
+        return self.valid_serializer(serializer_class, data, **context).validated_data
+
+    def valid_serializer(self, serializer_class, data=None, **context):
+        """The bound input serializer, or a VALIDATION_ERROR with per-field details."""
         serializer = serializer_class(data=self.data if data is None else data, context={"view": self, **context})
         if not serializer.is_valid():
             from .exceptions import _plain
 
             raise ValidationFailed("Invalid request parameters.", _plain(serializer.errors))
-        return serializer.validated_data
+        return serializer
 
     def lookup(self, queryset, value, kind: str | None = None):
         """Fetch one object of the caller's organization; anything else is a 404."""

@@ -4,7 +4,6 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 from rest_framework.parsers import JSONParser, MultiPartParser
 
-from apps.core.errors import ValidationFailed
 from apps.core.views import ApiViewSet
 from apps.media.api.serializers import MediaOutput, present_media
 from apps.media.models import Kind, MediaAsset
@@ -56,28 +55,20 @@ class BrandViewSet(ApiViewSet):
 
     @extend_schema(request=s.BrandInput, responses={201: s.BrandOutput}, operation_id="api_brands_create")
     def create(self, request):
-        ser = s.BrandInput(data=self.data)
-        self._check(ser)
+        ser = self.valid_serializer(s.BrandInput)
         brand = services.brand_create(organization=self.actor.organization, **ser.to_fields())
         return self.respond(s.present(brand, request), status=201)
 
     @extend_schema(request=s.BrandUpdateInput, responses=s.BrandOutput, operation_id="api_brands_update")
     def update(self, request, pk=None):
         brand = self._brand(pk)
-        ser = s.BrandUpdateInput(data=self.data)
-        self._check(ser)
+        ser = self.valid_serializer(s.BrandUpdateInput)
         return self.respond(s.present(services.brand_update(brand=brand, **ser.to_fields()), request))
 
     @extend_schema(responses={204: None}, operation_id="api_brands_destroy")
     def destroy(self, request, pk=None):
         services.brand_delete(brand=self._brand(pk))
         return self.respond(None, status=204)
-
-    def _check(self, ser) -> None:
-        if not ser.is_valid():
-            from apps.core.exceptions import _plain
-
-            raise ValidationFailed("Invalid request parameters.", _plain(ser.errors))
 
     # --- generation settings ----------------------------------------------------------
     @extend_schema(methods=["GET"], responses=s.GenerationSettingsOutput, operation_id="api_brands_settings_get")

@@ -25,12 +25,7 @@ class BrandViewSet(V1ViewSet):
         return selectors.brand_list(organization=self.actor.organization)
 
     def _fields(self, serializer_class) -> dict:
-        ser = serializer_class(data=self.data)
-        if not ser.is_valid():
-            from apps.core.exceptions import _plain
-
-            raise ValidationFailed("Invalid request parameters.", _plain(ser.errors))
-        fields = ser.to_fields()
+        fields = self.valid_serializer(serializer_class).to_fields()
         if "logo_ref" in fields:
             ref = fields.pop("logo_ref")
             if ref:
