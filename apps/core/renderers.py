@@ -26,4 +26,11 @@ class FastJSONRenderer(JSONRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if data is None:
             return b""
-        return orjson.dumps(data, default=_default, option=orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS)
+        try:
+            return orjson.dumps(data, default=_default, option=orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS)
+        except orjson.JSONEncodeError:
+            # orjson refuses integers beyond 64 bits, which a client may have stored in a
+            # free-form JSON field; the standard encoder writes them (slower, rare).
+            import json
+
+            return json.dumps(data, default=_default, separators=(",", ":")).encode()

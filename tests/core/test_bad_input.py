@@ -35,3 +35,12 @@ def test_an_unknown_path_is_a_json_404_in_each_family_even_for_unsafe_methods(ow
     assert a.status_code == 404 and a.json()["error"]["code"] == "NOT_FOUND"
     b = owner.client().delete("/api/content/abc./x%0Ay")
     assert b.status_code == 404 and b.json()["details"]["code"] == "NOT_FOUND"
+
+
+def test_a_stored_integer_beyond_64_bits_is_returned_not_a_500(owner):
+    client = owner.token_client()
+    created = client.post("/api/brands", {"name": "Big", "metadata": {"n": 2**70}}, format="json")
+    assert created.status_code == 201
+    assert created.json()["data"]["metadata"] == {"n": 2**70}
+    listed = client.get("/api/brands")
+    assert listed.status_code == 200
