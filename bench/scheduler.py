@@ -70,6 +70,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--skip-chaos", action="store_true")
+    parser.add_argument("--only-a", action="store_true", help="throughput only (quick iterations)")
     args = parser.parse_args()
     setup()
     from tests.publishing.harness import Cluster, audit, make_due_publications, wait_until_terminal
@@ -89,6 +90,8 @@ def main() -> None:
         print(f"(a) {args.n:,} publications due at once: {rate:,.0f} publications/s ({elapsed:.1f} s); "
               f"ratio to no-op {rate / noop:.2f} (target >= 0.25); duplicates {len(report['duplicates'])}", flush=True)
 
+        if args.only_a:
+            return
         # (b) lateness under load -------------------------------------------------------------
         load = make_due_publications(n=2000, spread_seconds=20, start_in=1, profiles=20)
         probe = make_due_publications(n=100, spread_seconds=0, start_in=8, profiles=10)

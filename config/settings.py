@@ -140,10 +140,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE = {
     "dispatch-events": {"task": "apps.events.tasks.dispatch_events", "schedule": 5.0},
-    "dispatch-due-publications": {"task": "apps.publishing.tasks.dispatch_due_publications", "schedule": float(env("PUBLISH_DISPATCH_INTERVAL", default="2"))},
+    "dispatch-due-publications": {"task": "apps.publishing.tasks.dispatch_due_publications", "schedule": float(env("PUBLISH_DISPATCH_INTERVAL", default="1"))},
     "purge-idempotency-records": {"task": "apps.core.tasks.purge_idempotency_records", "schedule": 3600.0},
     "sweep-publications": {"task": "apps.publishing.tasks.sweep_publications", "schedule": float(env("PUBLISH_SWEEP_INTERVAL", default="30"))},
     "refresh-expiring-tokens": {"task": "apps.publishing.tasks.refresh_expiring_tokens", "schedule": 3600.0},
+    # provider predictions still waiting for their webhook after PREDICTION_POLL_AFTER_SECONDS are fetched
+    "poll-stale-predictions": {"task": "apps.content.tasks.poll_stale_predictions", "schedule": 30.0,
+                               "kwargs": {"older_than_seconds": env.float("PREDICTION_POLL_AFTER_SECONDS", default=60.0)},
+                               "options": {"expires": 30.0}},
 }
 
 # --- Storage --------------------------------------------------------------------------
@@ -231,6 +235,10 @@ BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)
 PUBLISH_CONCURRENCY_DEFAULT = env.int("PUBLISH_CONCURRENCY_DEFAULT", default=8)
 #: at most this many publications wait in the broker at once (the backlog stays in the DB)
 PUBLISH_MAX_QUEUED = env.int("PUBLISH_MAX_QUEUED", default=200)
+#: due publications travel to the workers in chunks of this many per task
+PUBLISH_TASK_CHUNK = env.int("PUBLISH_TASK_CHUNK", default=10)
+#: a chunk that has run this long hands its untouched rows back to the broker as a new chunk
+PUBLISH_CHUNK_SECONDS = env.float("PUBLISH_CHUNK_SECONDS", default=5.0)
 #: a worker holds a publication this long; past it, the sweep reconciles and retries
 PUBLISH_LEASE_SECONDS = env.int("PUBLISH_LEASE_SECONDS", default=120)
 #: a publication queued this long without a worker taking it is re-enqueued (lost task)

@@ -7,16 +7,20 @@ crashed process left behind, so no committed event is lost.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
+import threading
+import time
 
-from asgiref.sync import async_to_sync
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from apps.core import ids
+from apps.core.db import relax_commit
 
 from .models import Event
+from .realtime import group_send_many
 
 logger = logging.getLogger(__name__)
 
@@ -30,18 +34,65 @@ def subject_group(kind: str, object_id) -> str:
 
 
 class _DispatchBuffer:
-    """The events one transaction recorded: dispatched by one task after its commit."""
+    """The events one transaction recorded: dispatched together after its commit."""
 
     def __init__(self):
         self.ids: list[str] = []
 
     def flush(self) -> None:
+        deferred = getattr(_deferral, "ids", None)
+        if deferred is not None:  # inside `dispatch_deferred()`: the block's end sends them
+            deferred.extend(self.ids)
+            return
         from .tasks import dispatch_event_batch
 
         try:
             dispatch_event_batch.delay(self.ids)
         except Exception:  # the broker is down: the beat sweep delivers them later
             logger.warning("Could not enqueue dispatch of %d event(s); the sweep will pick them up", len(self.ids))
+
+
+_deferral = threading.local()
+
+
+class _Deferred:
+    def __init__(self):
+        self.ids: list[str] = []
+        self.since: float | None = None
+
+    def extend(self, ids) -> None:
+        if not self.ids:
+            self.since = time.monotonic()
+        self.ids.extend(ids)
+
+    def age(self) -> float:
+        return time.monotonic() - self.since if self.ids and self.since is not None else 0.0
+
+    def flush(self) -> None:
+        pending, self.ids = self.ids, []
+        if pending:
+            try:
+                events_dispatch(event_ids=pending)
+            except Exception:
+                logger.exception("Dispatch of %d event(s) failed; the sweep will retry", len(pending))
+
+
+@contextlib.contextmanager
+def dispatch_deferred():
+    """Within this block (a worker task), committed events are not handed to a dispatch
+    task: they are fanned out in one batch when the block ends, or when the caller calls
+    `flush()` on what this yields. A crash before that leaves them undispatched in the
+    outbox, where the beat sweep finds them."""
+    outer = getattr(_deferral, "ids", None)
+    if outer is not None:  # nested: the outer block sends
+        yield outer
+        return
+    deferred = _deferral.ids = _Deferred()
+    try:
+        yield deferred
+    finally:
+        _deferral.ids = None
+        deferred.flush()
 
 
 def event_record(*, organization, type: str, data: dict) -> Event:
@@ -69,58 +120,65 @@ def message_for(event: Event) -> dict:
     }
 
 
+def _message(type: str, data: dict) -> dict:
+    return {"type": "event.message",
+            "payload": {"type": type, "data": data, "sentAt": timezone.now().isoformat().replace("+00:00", "Z")}}
+
+
 def broadcast(*, organization_id, type: str, data: dict, subjects: list[tuple[str, str]] = ()) -> None:
     """Send a real-time-only message (e.g. progress) to the org group and subject groups."""
-    from channels.layers import get_channel_layer
-
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    message = {
-        "type": "event.message",
-        "payload": {"type": type, "data": data, "sentAt": timezone.now().isoformat().replace("+00:00", "Z")},
-    }
+    message = _message(type, data)
     groups = [org_group(organization_id)] + [subject_group(k, v) for k, v in subjects]
-    for group in groups:
-        async_to_sync(layer.group_send)(group, message)
+    group_send_many([(group, message) for group in groups])
+
+
+def _subjects(event: Event) -> list[tuple[str, str]]:
+    return [(kind, event.data[key]) for key, kind in (("contentId", "content"), ("batchId", "batch")) if event.data.get(key)]
 
 
 def event_dispatch(*, event_id) -> bool:
     """Fan one event out exactly once (claimed by a conditional update)."""
+    return events_dispatch(event_ids=[event_id]) == 1
+
+
+def events_dispatch(*, event_ids) -> int:
+    """Fan these events out, each exactly once: claim the undispatched ones in one
+    statement, send all their messages in one round, then hand them to webhooks. A failed
+    send releases the claim so the sweep sends them again."""
+    if not event_ids:
+        return 0
+    now = timezone.now()
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            # Losing this marker in a crash only re-sends a notification; no need to wait for fsync.
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
-        claimed = Event.objects.filter(pk=event_id, dispatched_at__isnull=True).update(dispatched_at=timezone.now())
-    if not claimed:
-        return False
-    event = Event.objects.get(pk=event_id)
-    subjects = []
-    for key, kind in (("contentId", "content"), ("batchId", "batch")):
-        if event.data.get(key):
-            subjects.append((kind, event.data[key]))
+        relax_commit()  # losing this marker in a crash only re-sends a notification
+        events = list(Event.objects.select_for_update(skip_locked=True)
+                      .filter(pk__in=event_ids, dispatched_at__isnull=True).order_by("created_at"))
+        if not events:
+            return 0
+        Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=now)
+    sends = []
+    for event in events:
+        message = _message(event.type, message_for(event)["data"])
+        sends += [(group, message) for group in
+                  [org_group(event.organization_id)] + [subject_group(k, v) for k, v in _subjects(event)]]
     try:
-        broadcast(organization_id=event.organization_id, type=event.type, data=message_for(event)["data"], subjects=subjects)
+        group_send_many(sends)
     except Exception:
-        # Leave it for the sweep rather than lose it.
-        Event.objects.filter(pk=event_id).update(dispatched_at=None)
+        Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=None)  # leave them to the sweep
         raise
     try:
         from apps.webhooks.services import deliveries_create_for_event
     except ImportError:
-        return True
-    deliveries_create_for_event(event=event)
-    return True
+        return len(events)
+    for event in events:
+        deliveries_create_for_event(event=event)
+    return len(events)
 
 
 def events_dispatch_pending(*, older_than_seconds: float = 2.0, limit: int = 500) -> int:
     cutoff = timezone.now() - datetime.timedelta(seconds=older_than_seconds)
     ids_ = list(Event.objects.pending().filter(created_at__lte=cutoff).values_list("pk", flat=True)[:limit])
-    done = 0
-    for event_id in ids_:
-        try:
-            done += event_dispatch(event_id=event_id)
-        except Exception:
-            logger.exception("Dispatch of event %s failed; will retry", event_id)
-    return done
+    try:
+        return events_dispatch(event_ids=ids_)
+    except Exception:
+        logger.exception("Dispatch of %d pending event(s) failed; will retry", len(ids_))
+        return 0

@@ -10,8 +10,7 @@ def dispatch_event(event_id: str) -> None:
 
 @shared_task(queue="default", ignore_result=True, autoretry_for=(Exception,), retry_backoff=2, max_retries=5)
 def dispatch_event_batch(event_ids: list[str]) -> None:
-    for event_id in event_ids:
-        services.event_dispatch(event_id=event_id)
+    services.events_dispatch(event_ids=event_ids)
 
 
 @shared_task(queue="default", ignore_result=True)

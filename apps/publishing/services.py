@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import time
 import zoneinfo
 
 from django.conf import settings
@@ -27,6 +28,7 @@ from django.utils.dateparse import parse_datetime
 from apps.content import states
 from apps.content.models import Content
 from apps.content.services import current_media, transition
+from apps.core.db import relax_commit
 from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation, ValidationFailed
 from apps.events.services import event_record
 from apps.media.services import absolute_url
@@ -148,7 +150,7 @@ def publications_schedule(*, content: Content, profiles: list[SocialProfile], sc
     tz_name = options.get("timezone")
     if tz_name:
         validate_timezone(tz_name, "options.timezone")
-    content = Content.objects.select_for_update().select_related("brand").get(pk=content.pk)
+    content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=content.pk)
     _check_publishable(content)
     _check_profiles(content, profiles)
     when = parse_when(scheduled_for, tz_name or profiles[0].timezone_name)
@@ -204,10 +206,10 @@ def publication_retry(*, publication: Publication) -> Publication:
 
     Its content follows: content that failed because of this publication goes back to
     `scheduled`; content back in review or approved is checked as for any schedule."""
-    pub = Publication.objects.select_for_update().select_related("profile").get(pk=publication.pk)
+    pub = Publication.objects.select_for_update(of=("self",)).select_related("profile").get(pk=publication.pk)
     if pub.status != Publication.FAILED:
         raise InvalidTransition(f"Only a failed publication can be retried; this one is {pub.status}.", {"status": pub.status})
-    content = Content.objects.select_for_update().select_related("brand").get(pk=pub.content_id)
+    content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=pub.content_id)
     _check_profiles(content, [pub.profile])
     if content.status == states.FAILED:
         transition(content, "retry_publish", event="content.scheduled")
@@ -244,7 +246,7 @@ def publications_publish_now(*, content: Content, profiles: list[SocialProfile],
     """Publish at once, in the request: a platform refusal is reported to the caller."""
     now = timezone.now()
     with transaction.atomic():
-        content = Content.objects.select_for_update().select_related("brand").get(pk=content.pk)
+        content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=content.pk)
         _check_publishable(content)
         _check_profiles(content, profiles)
         pubs = []
@@ -277,8 +279,6 @@ def dispatch_due(*, now=None, limit: int | None = None) -> int:
 
     At most PUBLISH_MAX_QUEUED rows wait in the broker at a time: a backlog stays in the
     database (where the sweep can tell a lost task from a long queue), not in Redis."""
-    from .tasks import publish_publication
-
     now = now or timezone.now()
     room = settings.PUBLISH_MAX_QUEUED - Publication.objects.filter(status=Publication.QUEUED).count()
     limit = min(limit or room, room)
@@ -292,15 +292,24 @@ def dispatch_due(*, now=None, limit: int | None = None) -> int:
         if not ids:
             return 0
         Publication.objects.filter(pk__in=ids).update(status=Publication.QUEUED, queued_at=now)
-        transaction.on_commit(lambda: [publish_publication.delay(str(pk)) for pk in ids])
+        transaction.on_commit(lambda: _enqueue(ids))
     return len(ids)
+
+
+def _enqueue(ids) -> None:
+    """One task per chunk of PUBLISH_TASK_CHUNK claimed rows (each row keeps its own claim,
+    lease and outcome inside the task): the broker round trip and task start are paid once a
+    chunk instead of once a row."""
+    from .tasks import publish_publications
+
+    size = max(1, settings.PUBLISH_TASK_CHUNK)
+    for start in range(0, len(ids), size):
+        publish_publications.delay([str(pk) for pk in ids[start:start + size]])
 
 
 def sweep(*, now=None) -> int:
     """Re-enqueue queued rows whose task was lost and publishing rows whose lease expired
     (their worker died): the task reconciles before it retries."""
-    from .tasks import publish_publication
-
     now = now or timezone.now()
     stuck_queued = now - datetime.timedelta(seconds=settings.PUBLISH_QUEUED_STUCK_SECONDS)
     with transaction.atomic():
@@ -312,7 +321,7 @@ def sweep(*, now=None) -> int:
         if not ids:
             return 0
         Publication.objects.filter(pk__in=ids).update(status=Publication.QUEUED, queued_at=now, lease_until=None)
-        transaction.on_commit(lambda: [publish_publication.delay(str(pk)) for pk in ids])
+        transaction.on_commit(lambda: _enqueue(ids))
     return len(ids)
 
 
@@ -320,7 +329,9 @@ def _claim(publication_id) -> tuple[Publication | None, bool]:
     """queued -> publishing with a lease. Returns (row, must_reconcile)."""
     now = timezone.now()
     with transaction.atomic():
-        pub = (Publication.objects.select_for_update().select_related("profile", "content", "content__brand")
+        # Lock the publication and its content (one statement), not the joined profile and
+        # brand rows: that would serialize every worker publishing for the same brand.
+        pub = (Publication.objects.select_for_update(of=("self", "content")).select_related("profile", "content", "content__brand")
                .filter(pk=publication_id).first())
         if pub is None or pub.status != Publication.QUEUED:
             return None, False  # published, failed, rescheduled, or another worker has it
@@ -339,10 +350,36 @@ def _claim(publication_id) -> tuple[Publication | None, bool]:
         pub.attempts += 1
         pub.outcome_unknown = True
         pub.save(update_fields=["status", "lease_until", "attempts", "outcome_unknown", "updated_at"])
-        content = Content.objects.select_for_update().get(pk=pub.content_id)
-        if content.status in (states.REVIEW, states.APPROVED, states.SCHEDULED):
-            transition(content, "publish", event="content.publishing")
+        if pub.content.status in (states.REVIEW, states.APPROVED, states.SCHEDULED):
+            transition(pub.content, "publish", event="content.publishing")
         return pub, must_reconcile
+
+
+def publications_run(publication_ids) -> None:
+    """The publish task's body: each publication on its own (its own claim, lease and
+    result), the events of the chunk fanned out together, or after each publication when a
+    platform call is slow so that progress is not held back."""
+    from apps.events.services import dispatch_deferred
+
+    started = time.monotonic()
+    with dispatch_deferred() as events:
+        for index, publication_id in enumerate(publication_ids):
+            if index and time.monotonic() - started > settings.PUBLISH_CHUNK_SECONDS:
+                _requeue(publication_ids[index:])  # slow platform: do not let the rest look lost
+                break
+            try:
+                publication_run(publication_id)
+            except Exception:  # one row's surprise must not strand the rest of the chunk
+                logger.exception("Publication %s failed unexpectedly; the sweep will pick it up", publication_id)
+            if events.age() > 0.5:
+                events.flush()
+
+
+def _requeue(publication_ids) -> None:
+    with transaction.atomic():
+        ids = list(Publication.objects.filter(pk__in=publication_ids, status=Publication.QUEUED).values_list("pk", flat=True))
+        Publication.objects.filter(pk__in=ids).update(queued_at=timezone.now())
+        transaction.on_commit(lambda: _enqueue(ids))
 
 
 def publication_run(publication_id) -> Publication | None:
@@ -378,12 +415,16 @@ def publication_run(publication_id) -> Publication | None:
 def _record_success(pub: Publication, result, *, reconciled: bool = False) -> Publication:
     now = timezone.now()
     with transaction.atomic():
+        # No need to wait for the flush: the claim durably recorded `outcome_unknown`, so if a
+        # server crash lost this commit the next attempt would find the post and record it.
+        relax_commit()
         Publication.objects.filter(pk=pub.pk).update(
             status=Publication.PUBLISHED, external_id=result.external_id, url=result.url, published_at=now,
             outcome_unknown=False, lease_until=None, last_error="", error_code="", updated_at=now,
         )
         _sync_content(pub.content_id)
-    pub.refresh_from_db()
+    pub.status, pub.external_id, pub.url, pub.published_at = Publication.PUBLISHED, result.external_id, result.url, now
+    pub.outcome_unknown, pub.lease_until, pub.last_error, pub.error_code, pub.updated_at = False, None, "", "", now
     return pub
 
 
@@ -430,8 +471,7 @@ def _sync_content(content_id) -> None:
         transition(content, "publish")
     published = [at for s, at, _ in statuses if s == Publication.PUBLISHED]
     if published and content.status == states.PUBLISHING:
-        content.published_at = min(published)
-        content.save(update_fields=["published_at", "updated_at"])
+        content.published_at = min(published)  # saved with the status by transition()
         transition(content, "published", event="content.published")
     elif not published and content.status == states.PUBLISHING:
         reasons = "; ".join(sorted({e for s, _, e in statuses if e}))

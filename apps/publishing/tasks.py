@@ -35,6 +35,15 @@ def sweep_publications() -> int:
 
 @shared_task(queue="publishing", ignore_result=True, acks_late=True, reject_on_worker_lost=True)
 def publish_publication(publication_id: str) -> None:
+    """One publication (messages queued before chunks existed still arrive here)."""
     from . import services
 
-    services.publication_run(publication_id)
+    services.publications_run([publication_id])
+
+
+@shared_task(queue="publishing", ignore_result=True, acks_late=True, reject_on_worker_lost=True)
+def publish_publications(publication_ids: list[str]) -> None:
+    """A chunk of claimed publications (see services._enqueue)."""
+    from . import services
+
+    services.publications_run(publication_ids)

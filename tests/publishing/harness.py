@@ -167,17 +167,23 @@ def make_due_publications(*, n: int, spread_seconds: float, start_in: float = 3.
 
 
 def wait_until_terminal(org, *, timeout: float, on_tick=None) -> dict:
+    from django.db.models import Count
+
     from apps.publishing.publications import Publication
+
+    def counts() -> dict:
+        found = dict(Publication.objects.filter(organization=org).values_list("status").annotate(n=Count("id")).order_by())
+        return {s: found.get(s, 0) for s in Publication.STATUSES}
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        counts = {s: Publication.objects.filter(organization=org, status=s).count() for s in Publication.STATUSES}
-        if counts["published"] + counts["failed"] == sum(counts.values()):
-            return counts
+        now = counts()
+        if now["published"] + now["failed"] == sum(now.values()):
+            return now
         if on_tick:
-            on_tick(counts)
+            on_tick(now)
         time.sleep(0.5)
-    return {s: Publication.objects.filter(organization=org, status=s).count() for s in Publication.STATUSES}
+    return counts()
 
 
 def audit(org) -> dict:
@@ -191,7 +197,8 @@ def audit(org) -> dict:
     per_ref = SandboxPost.objects.filter(organization=org).values("reference").annotate(n=Count("id"))
     duplicates = [r["reference"] for r in per_ref if r["n"] > 1]
     early = [p["reference"] for p in posts if p["created_at"] < pubs[p["reference"]].scheduled_for]
-    published_without_post = [k for k, p in pubs.items() if p.status == "published" and not any(x["reference"] == k for x in posts)]
+    posted = {x["reference"] for x in posts}
+    published_without_post = [k for k, p in pubs.items() if p.status == "published" and k not in posted]
     failed_without_reason = [k for k, p in pubs.items() if p.status == "failed" and not p.last_error]
     lateness = sorted((p["created_at"] - pubs[p["reference"]].scheduled_for).total_seconds() for p in posts)
     return {"publications": len(pubs), "posts": len(posts), "duplicates": duplicates, "early": early,

@@ -1,0 +1,67 @@
+"""The outbox dispatcher: batched claims, one round of channel-layer sends, deferral in tasks."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from apps.accounts.services import organization_get_or_create
+from apps.events import realtime, services
+from apps.events.models import Event
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _record(org, n: int) -> list[Event]:
+    with transaction.atomic():
+        return [services.event_record(organization=org, type="profile.connected", data={"profileId": f"p{i}"})
+                for i in range(n)]
+
+
+def test_events_committed_inside_a_deferred_block_are_sent_when_it_ends(monkeypatch):
+    org = organization_get_or_create(name="Deferred Org")
+    enqueued = []
+    monkeypatch.setattr("apps.events.tasks.dispatch_event_batch.delay", lambda ids: enqueued.append(ids))
+    with services.dispatch_deferred():
+        events = _record(org, 2) + _record(org, 1)  # two transactions
+        assert Event.objects.filter(pk__in=[e.pk for e in events], dispatched_at__isnull=True).count() == 3
+    assert enqueued == []  # no dispatch task: the block sent them
+    assert Event.objects.filter(pk__in=[e.pk for e in events], dispatched_at__isnull=False).count() == 3
+    # outside a block, a transaction's events go to one dispatch task
+    more = _record(org, 2)
+    assert enqueued == [[str(e.pk) for e in more]]
+
+
+def test_each_event_is_dispatched_once_even_when_asked_twice():
+    org = organization_get_or_create(name="Once Org")
+    events = _record(org, 3)  # (eager Celery dispatched them on commit)
+    ids = [str(e.pk) for e in events]
+    assert services.events_dispatch(event_ids=ids) == 0
+    Event.objects.filter(pk__in=ids).update(dispatched_at=None)  # as if that task were lost
+    assert services.events_dispatch(event_ids=ids) == 3
+    assert services.events_dispatch(event_ids=ids) == 0
+    assert services.events_dispatch_pending(older_than_seconds=0) == 0
+
+
+@pytest.mark.services
+def test_the_process_sender_loop_reaches_a_redis_group(settings):
+    layer = get_channel_layer()
+    if not realtime._uses_redis(layer):
+        pytest.fail("this test needs REDIS_URL (the Redis channel layer)")
+
+    async def join():
+        channel = await layer.new_channel()
+        await layer.group_add("org.sendertest", channel)
+        return channel
+
+    channel = async_to_sync(join)()
+    realtime.group_send_many([("org.sendertest", {"type": "event.message", "payload": {"n": i}}) for i in range(3)])
+    realtime.group_send_many([("org.sendertest", {"type": "event.message", "payload": {"n": 3}})])  # same loop again
+
+    async def drain():
+        return [(await layer.receive(channel))["payload"]["n"] for _ in range(4)]
+
+    assert async_to_sync(drain)() == [0, 1, 2, 3]
+    assert realtime._loop is not None and realtime._loop.is_running()

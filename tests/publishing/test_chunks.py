@@ -1,0 +1,80 @@
+"""Due publications travel to the workers in chunks; each keeps its own claim and result."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.utils import timezone
+
+from apps.brands.models import Brand
+from apps.events.models import Event
+from apps.publishing import services, tasks
+from apps.publishing.publications import Publication, SandboxPost
+from tests.factories import ProfileFactory
+from tests.publishing.test_scheduling import generated, later
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def scheduled(owner):
+    brand = Brand.objects.get(organization=owner.org, is_default=True)
+    profile = ProfileFactory(organization=owner.org, brand=brand, platform="instagram", sandbox=True)
+    contents = [generated(owner, brand) for _ in range(7)]
+    for content in contents:
+        services.publications_schedule(content=content, profiles=[profile], scheduled_for=later())
+    return contents
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """What went to the broker: the real task still runs (eager), we only watch its arguments."""
+    chunks: list[list[str]] = []
+    real = tasks.publish_publications.delay
+
+    def watch(ids):
+        chunks.append(list(ids))
+        return real(ids)
+
+    monkeypatch.setattr(tasks.publish_publications, "delay", watch)
+    return chunks
+
+
+def test_due_publications_go_out_in_chunks_each_once(settings, scheduled, sent):
+    settings.PUBLISH_TASK_CHUNK = 3
+    assert services.dispatch_due(now=later(31)) == 7
+    assert [len(c) for c in sent] == [3, 3, 1]
+    assert len({pk for chunk in sent for pk in chunk}) == 7
+    pubs = Publication.objects.filter(content__in=scheduled)
+    assert sorted(p.status for p in pubs) == ["published"] * 7
+    assert all(SandboxPost.objects.filter(reference=str(p.pk)).count() == 1 for p in pubs)
+    # each publication's events were recorded and fanned out by the task itself
+    published = Event.objects.filter(type="content.published", data__contentId__in=[str(c.pk) for c in scheduled])
+    assert published.count() == 7
+    assert not published.filter(dispatched_at__isnull=True).exists()
+
+
+def test_a_chunk_that_runs_long_hands_the_rest_back(settings, scheduled, sent):
+    settings.PUBLISH_TASK_CHUNK = 7
+    settings.PUBLISH_CHUNK_SECONDS = 0  # every publication counts as slow
+    before = timezone.now()
+    assert services.dispatch_due(now=later(31)) == 7
+    # one publication per task run; the untouched rest goes back as a new chunk each time
+    assert [len(c) for c in sent] == [7, 6, 5, 4, 3, 2, 1]
+    pubs = list(Publication.objects.filter(content__in=scheduled))
+    assert all(p.status == "published" and p.attempts == 1 for p in pubs)
+    assert all(p.queued_at >= before - datetime.timedelta(seconds=1) for p in pubs)
+    assert SandboxPost.objects.filter(reference__in=[str(p.pk) for p in pubs]).count() == 7
+
+
+def test_a_row_that_another_worker_took_is_skipped_in_a_chunk(settings, scheduled):
+    settings.PUBLISH_TASK_CHUNK = 10
+    pubs = list(Publication.objects.filter(content__in=scheduled).order_by("created_at"))
+    Publication.objects.filter(pk__in=[p.pk for p in pubs]).update(status=Publication.QUEUED, queued_at=timezone.now())
+    Publication.objects.filter(pk=pubs[0].pk).update(status=Publication.PUBLISHING)  # someone else holds it
+    services.publications_run([str(p.pk) for p in pubs])
+    statuses = dict(Publication.objects.filter(pk__in=[p.pk for p in pubs]).values_list("pk", "status"))
+    assert statuses[pubs[0].pk] == "publishing"
+    assert [statuses[p.pk] for p in pubs[1:]] == ["published"] * 6
+    assert not SandboxPost.objects.filter(reference=str(pubs[0].pk)).exists()
