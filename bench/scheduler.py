@@ -3,8 +3,9 @@
 (a) throughput: 10,000 publications due at once on the sandbox publisher, 2 worker
     processes, next to Celery's own no-op task throughput measured in the same run
     (target: at least a quarter of it);
-(b) lateness: 100 publications due in the same second while 2,000 others keep the
-    workers busy (target: p99 lateness after the due time at most 2 s);
+(b) lateness: 100 publications due in the same second while a steady load (half the
+    throughput measured in (a), for 30 s) keeps the workers busy (target: p99 lateness after
+    the due time at most 2 s);
 (c) chaos: 2,000 publications due within a minute, two beats, workers SIGKILLed at random,
     Redis restarted once: none twice, none early, none lost.
 
@@ -93,13 +94,17 @@ def main() -> None:
         if args.only_a:
             return
         # (b) lateness under load -------------------------------------------------------------
-        load = make_due_publications(n=2000, spread_seconds=20, start_in=1, profiles=20)
-        probe = make_due_publications(n=100, spread_seconds=0, start_in=8, profiles=10)
+        # steady load: half of the throughput just measured, for 30 s; the probe lands mid-way
+        load_rate = max(1, int(rate / 2))
+        load = make_due_publications(n=load_rate * 30, spread_seconds=30, start_in=1, profiles=20)
+        probe = make_due_publications(n=100, spread_seconds=0, start_in=15, profiles=10)
         wait_until_terminal(probe, timeout=300)
         wait_until_terminal(load, timeout=300)
         late = audit(probe)["lateness"]
-        print(f"(b) 100 due in the same second under load: lateness p50 {pct(late, 50):.2f} s, "
-              f"p99 {pct(late, 99):.2f} s, max {max(late):.2f} s (target p99 <= 2 s)", flush=True)
+        load_late = audit(load)["lateness"]
+        print(f"(b) 100 due in the same second under a steady load of {load_rate} publications/s: lateness "
+              f"p50 {pct(late, 50):.2f} s, p99 {pct(late, 99):.2f} s, max {max(late):.2f} s (target p99 <= 2 s); "
+              f"the load's own p99 {pct(load_late, 99):.2f} s", flush=True)
     finally:
         cluster.stop()
 

@@ -77,14 +77,22 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     return api_key
 
 
-@transaction.atomic
 def user_sync_from_identity(*, organization: Organization, subject: str, email: str = "", role: str) -> object:
-    """Create or update the Django user behind an identity-provider subject."""
+    """Create or update the Django user behind an identity-provider subject.
+
+    Runs on every token-authenticated request, so it reads first and writes only what the
+    token changed (a new user, another email, another role)."""
     User = get_user_model()
     username = f"idp:{subject}"[:150]
-    user, _ = User.objects.get_or_create(username=username, defaults={"email": email})
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        with transaction.atomic():
+            user, _ = User.objects.get_or_create(username=username, defaults={"email": email})
     if email and user.email != email:
         user.email = email
         user.save(update_fields=["email"])
-    Membership.objects.update_or_create(organization=organization, user=user, defaults={"role": role})
+    current = Membership.objects.filter(organization=organization, user=user).values_list("role", flat=True).first()
+    if current != role:
+        with transaction.atomic():
+            Membership.objects.update_or_create(organization=organization, user=user, defaults={"role": role})
     return user

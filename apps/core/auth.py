@@ -16,6 +16,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from django.conf import settings
+from django.db.models import Q
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
 from apps.accounts.models import ROLE_RANK, SCOPES, ApiKey, Organization, Role
@@ -177,12 +178,11 @@ def actor_from_jwt(token: str) -> Actor:
     role = str(role).removeprefix("org:")
     if role not in Role.values:
         role = Role.VIEWER
-    org = Organization.objects.filter(external_id=org_ref).first()
-    if org is None:
-        from .ids import parse
+    from .ids import parse
 
-        pk = parse(org_ref, "organization")
-        org = Organization.objects.filter(pk=pk).first() if pk else None
+    pk = parse(org_ref, "organization")  # the claim may hold our id or the provider's
+    found = list(Organization.objects.filter(Q(external_id=org_ref) | Q(pk=pk) if pk else Q(external_id=org_ref))[:2])
+    org = next((o for o in found if o.external_id == org_ref), found[0] if found else None)
     if org is None:
         # First sight of an organization the identity provider vouches for.
         org = organization_get_or_create(name=claims.get("org_name") or org_ref, external_id=org_ref)

@@ -481,16 +481,36 @@ def _sync_content(content_id) -> None:
 # --- queue and posting slots ------------------------------------------------------------------
 
 
-def next_free_slot(*, profile: SocialProfile, after=None) -> datetime.datetime:
+def next_free_slot(*, profile: SocialProfile, after=None, taken: set | None = None) -> datetime.datetime:
     if not profile.posting_times:
         raise RuleViolation("This profile has no posting times: set settings.postingTimes first.", {"postingTimes": ["Empty."]})
-    taken = set(Publication.objects.filter(profile=profile).upcoming().values_list("scheduled_for", flat=True))
+    if taken is None:
+        taken = set(Publication.objects.filter(profile=profile).upcoming().values_list("scheduled_for", flat=True))
     start = after or timezone.now()
     for days in (7, 31, 92):
         for slot in schedule_slots(profile=profile, days=days, start=start):
             if slot not in taken and slot > timezone.now():
                 return slot
     raise RuleViolation("No free posting slot in the next 3 months.", {"postingTimes": ["All taken."]})
+
+
+def next_free_slots(*, profiles) -> dict[str, datetime.datetime | None]:
+    """Each profile's next free posting slot (None without posting times or a free slot),
+    with one query for every profile's taken slots."""
+    profiles = list(profiles)
+    taken: dict = {p.pk: set() for p in profiles}
+    with_times = [p.pk for p in profiles if p.posting_times]
+    if with_times:
+        for profile_id, when in (Publication.objects.filter(profile_id__in=with_times).upcoming()
+                                 .values_list("profile_id", "scheduled_for")):
+            taken[profile_id].add(when)
+    slots = {}
+    for profile in profiles:
+        try:
+            slots[str(profile.pk)] = next_free_slot(profile=profile, taken=taken[profile.pk])
+        except RuleViolation:  # no posting times, or all taken for three months
+            slots[str(profile.pk)] = None
+    return slots
 
 
 def queue_add(*, content: Content, profile: SocialProfile) -> Content:

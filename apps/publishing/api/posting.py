@@ -9,7 +9,7 @@ from rest_framework.decorators import action
 from apps.content import selectors as content_selectors
 from apps.content.api import serializers as content_s
 from apps.core import ids
-from apps.core.errors import NotFound, RuleViolation, ValidationFailed
+from apps.core.errors import NotFound, ValidationFailed
 from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet
 from apps.profiles.models import SocialProfile
@@ -104,12 +104,8 @@ class PostsViewSet(ApiViewSet):
             return self.respond(content_s.present(self._content(content.pk), request), status=201)
         pubs = self._publications().upcoming().order_by("scheduled_for", "created_at")[:100]
         profiles = SocialProfile.objects.for_organization(self.actor.organization).filter(connected=True)
-        next_slots = {}
-        for profile in profiles:
-            try:
-                next_slots[str(profile.pk)] = services.next_free_slot(profile=profile).isoformat().replace("+00:00", "Z")
-            except RuleViolation:  # no posting times (or all taken): no slot to offer
-                next_slots[str(profile.pk)] = None
+        next_slots = {pk: slot.isoformat().replace("+00:00", "Z") if slot else None
+                      for pk, slot in services.next_free_slots(profiles=profiles).items()}
         return self.respond({"publications": [self._present(p) for p in pubs], "nextSlots": next_slots})
 
     @extend_schema(request=PublishInput, responses={202: content_s.ContentOutput}, operation_id="api_posts_publish")
