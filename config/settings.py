@@ -138,6 +138,8 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+#: a provider prediction still without its webhook after this long is fetched by the beat poll
+PREDICTION_POLL_AFTER_SECONDS = env.float("PREDICTION_POLL_AFTER_SECONDS", default=60.0)
 CELERY_BEAT_SCHEDULE = {
     "dispatch-events": {"task": "apps.events.tasks.dispatch_events", "schedule": 5.0},
     "dispatch-due-publications": {"task": "apps.publishing.tasks.dispatch_due_publications", "schedule": float(env("PUBLISH_DISPATCH_INTERVAL", default="1"))},
@@ -146,7 +148,7 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-expiring-tokens": {"task": "apps.publishing.tasks.refresh_expiring_tokens", "schedule": 3600.0},
     # provider predictions still waiting for their webhook after PREDICTION_POLL_AFTER_SECONDS are fetched
     "poll-stale-predictions": {"task": "apps.content.tasks.poll_stale_predictions", "schedule": 30.0,
-                               "kwargs": {"older_than_seconds": env.float("PREDICTION_POLL_AFTER_SECONDS", default=60.0)},
+                               "kwargs": {"older_than_seconds": PREDICTION_POLL_AFTER_SECONDS},
                                "options": {"expires": 30.0}},
 }
 

@@ -57,6 +57,16 @@ def _contents(org, brand, n):
         make_content(org, brand=brand, platforms=("instagram", "x")).tags.add(tag)
 
 
+def _contents_of_brands_requiring_approval(org, brand, n):
+    # content in review whose allowedActions depend on its own brand's require_approval: the
+    # brand is joined to the page, not read once per row
+    from tests.content.factories import make_content
+
+    for _ in range(n):
+        strict = BrandFactory(organization=org, generation_settings={"require_approval": True})
+        make_content(org, brand=strict, status="review", image=False)
+
+
 def _tags(org, brand, n):
     from apps.content.models import Tag
 
@@ -114,6 +124,8 @@ QUERY_COUNTS = {
     "v1 content": ("/v1/content?limit=100", _contents, 6),
     "v1 content by cursor": ("/v1/content?limit=100&cursor=", _contents, 5),
     "api content": ("/api/content?limit=100", _contents, 7),
+    "v1 content of brands requiring approval": ("/v1/content?limit=100", _contents_of_brands_requiring_approval, 6),
+    "api content of brands requiring approval": ("/api/content?limit=100", _contents_of_brands_requiring_approval, 7),
     "api tags": ("/api/tags?limit=100", _tags, 3),
     "api events": ("/api/events?limit=100", _events, 3),
     "api content schedules": ("/api/content/schedules?limit=100", _schedules, 3),

@@ -354,7 +354,8 @@ class ContentAdmin(admin.ModelAdmin):
                 console=True,
                 can_act=self.has_act_permission(request),
                 allowed=set(content.allowed_actions),
-                can_publish=content.status in (states.REVIEW, states.APPROVED, states.SCHEDULED),
+                # brand-aware: review content of a brand that requires approval is approved first
+                can_publish=bool(states.PUBLISHING_ACTIONS & set(content.allowed_actions)),
                 live=content.status in (states.PENDING, states.GENERATING),
                 current_media=[m for m in media if m.kind in CURRENT_KINDS],
                 backups=[m for m in media if m.kind == Kind.BACKUP],

@@ -129,8 +129,16 @@ class Content(OrgScopedModel):
         return f"{self.prompt[:40]} ({self.status})"
 
     @property
+    def requires_approval(self) -> bool:
+        """The brand requires approval before schedule or publish (reads the brand: lists
+        select it with the content)."""
+        return self.brand.require_approval
+
+    @property
     def allowed_actions(self) -> list[str]:
-        return states.allowed_actions(self.status)
+        # only `review` depends on the brand: other statuses do not load it
+        require_approval = self.status == states.REVIEW and self.requires_approval
+        return states.allowed_actions(self.status, require_approval=require_approval)
 
 
 class ReviewItem(Content):

@@ -14,21 +14,35 @@ Used instead of the engine's synchronous (polling) methods when the engine has a
 A webhook can arrive before its row exists (the provider answers fast): each side commits
 its own write first and then looks for the other's (``prediction_receive`` is called after
 each submission too), and the conditional update makes the hand-over happen once.
+
+A webhook may also never arrive (the URL unreachable from the provider, a proxy dropping it,
+the provider giving up). Beat runs ``predictions_poll_stale`` every 30 s: a prediction still
+`submitted` after PREDICTION_POLL_AFTER_SECONDS (default 60) is fetched from the provider
+(``GET /v1/predictions/{id}`` through the engine's client) and, once it is final, handed to
+the same completion as a webhook (``prediction_hand_over`` -> ``prediction_complete``).
+Whichever of the poll and a late webhook comes first wins; the other changes nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import logging
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from . import pipeline, states
 from .generation import get_engine
-from .generation.base import TextResult, VideoRequest
+from .generation.base import EngineError, TextResult, VideoRequest
 from .models import Content, Prediction
 
+logger = logging.getLogger(__name__)
+
 TERMINAL = ("succeeded", "failed", "canceled")
+#: predictions asked for per poll (the oldest first; the rest wait for the next beat)
+POLL_BATCH = 50
 
 
 def predictions_submit(*, content: Content, engine, text_request, media_requests) -> list[Prediction]:
@@ -59,18 +73,66 @@ def prediction_receive(*, provider: str, external_id: str) -> bool:
             .order_by("received_at").first())
     if hook is None:
         return False
+    return prediction_hand_over(provider=provider, external_id=external_id, payload=hook.payload)
+
+
+def prediction_hand_over(*, provider: str, external_id: str, payload: dict) -> bool:
+    """Store a prediction's final body (a webhook's or a poll's) and enqueue its completion, once."""
     with transaction.atomic():
         prediction = Prediction.objects.filter(provider=provider, external_id=external_id).first()
         if prediction is None:
             return False
         claimed = Prediction.objects.filter(pk=prediction.pk, status=Prediction.SUBMITTED).update(
-            status=Prediction.RECEIVED, payload=hook.payload, updated_at=timezone.now())
+            status=Prediction.RECEIVED, payload=payload, updated_at=timezone.now())
         if claimed:
             from .tasks import complete_prediction
 
             prediction_id = str(prediction.pk)
             transaction.on_commit(lambda: complete_prediction.delay(prediction_id))
     return bool(claimed)
+
+
+def predictions_poll_stale(*, older_than_seconds: float | None = None, limit: int = POLL_BATCH) -> dict:
+    """Ask the provider about predictions whose webhook has not come after `older_than_seconds`.
+
+    A final one (succeeded, failed, canceled) goes through the webhook's completion path, so
+    a failed prediction fails the content with the provider's reason; one still running is
+    asked again next time. When the provider cannot be asked now (timeout, 429, 5xx) the
+    prediction waits for the next poll; when it refuses for good (the prediction is unknown to
+    it, 404) the content fails with that reason. Only predictions of the configured engine,
+    of content still generating, are asked for.
+    """
+    if older_than_seconds is None:
+        older_than_seconds = settings.PREDICTION_POLL_AFTER_SECONDS
+    counts = {"asked": 0, "completing": 0, "running": 0, "unavailable": 0, "failed": 0}
+    cutoff = timezone.now() - datetime.timedelta(seconds=older_than_seconds)
+    waiting = Prediction.objects.filter(status=Prediction.SUBMITTED, created_at__lte=cutoff,
+                                        content__status=states.GENERATING)
+    if not waiting.exists():  # the usual case: no engine is built, nothing is asked
+        return counts
+    engine = get_engine()
+    fetch = getattr(engine, "get_prediction", None)
+    if fetch is None:  # the configured engine has no predictions to ask about
+        return counts
+    stale = list(waiting.filter(provider=engine.name).order_by("created_at").values_list("external_id", "content_id")[:limit])
+    for external_id, content_id in stale:
+        counts["asked"] += 1
+        try:
+            payload = fetch(external_id)
+        except EngineError as exc:
+            if exc.retryable:
+                logger.warning("prediction %s could not be fetched now: %s", external_id, exc)
+                counts["unavailable"] += 1
+            else:
+                pipeline.fail(content_id, f"Generation failed: {exc}")
+                counts["failed"] += 1
+            continue
+        if payload.get("status") not in TERMINAL:
+            counts["running"] += 1
+            continue
+        if prediction_hand_over(provider=engine.name, external_id=external_id, payload=payload):
+            counts["completing"] += 1
+    return counts
 
 
 def prediction_complete(*, prediction_id) -> Content | None:

@@ -21,7 +21,8 @@ def _with_media(qs, *, tags: bool = False):
 
     media = MediaAsset.objects.filter(kind__in=SHOWN_MEDIA).order_by("position", "created_at")
     pubs = Publication.objects.select_related("profile").order_by("scheduled_for", "created_at")
-    qs = qs.prefetch_related("variants", Prefetch("media_assets", queryset=media, to_attr="shown_media"),
+    # the brand decides the allowed actions of content in review (require_approval): joined, not a query per row
+    qs = qs.select_related("brand").prefetch_related("variants", Prefetch("media_assets", queryset=media, to_attr="shown_media"),
                              Prefetch("publications", queryset=pubs, to_attr="publication_list"))
     return qs.prefetch_related("tags") if tags else qs
 

@@ -186,16 +186,28 @@ def _locked(content_id) -> Content:
 
 
 def _refuse(content: Content, action: str) -> InvalidTransition:
+    """The refusal of `action`, naming the current status and what may be done instead (the
+    allowed actions depend on the brand's approval rule)."""
     return InvalidTransition(
         f"Cannot {action.replace('_', ' ')} content that is {content.status}.",
         {"status": content.status, "action": action, "allowedActions": content.allowed_actions},
     )
 
 
+def _needs_approval_first(content: Content, action: str) -> bool:
+    """`review` content of a brand that requires approval cannot be scheduled or published."""
+    return content.status == states.REVIEW and action in states.PUBLISHING_ACTIONS and content.requires_approval
+
+
 def transition(content: Content, action: str, *, event: str | None = None, reason: str = "", **event_extra) -> Content:
     """Apply `action` to a locked content row (caller holds the lock in a transaction)."""
     if not states.can(action, content.status):
         raise _refuse(content, action)
+    if _needs_approval_first(content, action):
+        raise InvalidTransition(
+            "This brand requires approval before scheduling or publishing.",
+            {"status": content.status, "action": action, "allowedActions": content.allowed_actions, "requiresApproval": True},
+        )
     _, target = states.TRANSITIONS[action]
     previous = content.status
     content.status = target
@@ -248,61 +260,98 @@ def content_regenerate(*, content: Content) -> Content:
     return content
 
 
+def _edited_variants(content: Content, variants: dict) -> list[Variant]:
+    """Apply the client's per-platform text to the content's variants (not saved yet) and
+    return those whose text changed; a field that breaks its platform's rules is a 400."""
+    errors: dict = {}
+    changed = []
+    existing = {v.platform: v for v in content.variants.all()}
+    for raw_platform, fields in variants.items():
+        try:
+            platform = platform_rules.normalize_platform(raw_platform)
+        except ValueError:
+            errors[raw_platform] = {"platform": "Unknown platform."}
+            continue
+        variant = existing.get(platform)
+        if variant is None:
+            errors[raw_platform] = {"platform": "This content was not generated for this platform."}
+            continue
+        merged = {
+            "caption": fields.get("caption", variant.caption),
+            # a client may leave out the '#'; validate what will be stored
+            "hashtags": [h if h.startswith("#") else f"#{h}" for h in fields.get("hashtags", variant.hashtags)],
+            "firstComment": fields.get("firstComment", variant.first_comment),
+            "altText": fields.get("altText", variant.alt_text),
+            "title": fields.get("title", variant.title),
+            "sounds": fields.get("sounds", variant.sounds),
+        }
+        problems = validate_variant(platform, merged, post_type=content.post_type, media_type=content.media_type)
+        if problems:
+            errors[raw_platform] = problems
+            continue
+        before = (variant.caption, variant.hashtags, variant.first_comment, variant.alt_text, variant.title, variant.sounds)
+        variant.caption = merged["caption"]
+        variant.hashtags = merged["hashtags"]
+        variant.first_comment = merged["firstComment"]
+        variant.alt_text = merged["altText"]
+        variant.title = merged["title"]
+        variant.sounds = merged["sounds"]
+        if before != (variant.caption, variant.hashtags, variant.first_comment, variant.alt_text, variant.title, variant.sounds):
+            changed.append(variant)
+    if errors:
+        raise ValidationFailed("Some platform content breaks the platform's rules.", {"content": errors})
+    return changed
+
+
 @transaction.atomic
 def content_update(*, content: Content, variants: dict | None = None, status: str | None = None,
                    tags: list | None = None, campaign=..., scheduled=None) -> Content:
-    """Edit per-platform text (checked against each platform's rules) and/or go back to draft."""
+    """Edit per-platform text (checked against each platform's rules) and/or go back to draft.
+
+    Approval covers the text that was approved. When the brand requires approval:
+    - changing the text of `approved` content withdraws the approval: the content goes back
+      to `review` (or to `draft` when the client also sets `status: draft`), `approved_at` and
+      `approved_by` are cleared and `content.updated` says `approvalWithdrawn: true`;
+    - the text of `scheduled` content cannot change (409 A / 422 B): it would go out
+      unapproved. Unschedule it (back to `approved`), edit it, and approve it again.
+    Without `require_approval` (approval is implied) an edit keeps the status.
+    """
     content = _locked(content.pk)
-    errors: dict = {}
+    previous = content.status
     if variants and content.status in TEXT_LOCKED:
         # the pipeline is writing the text, or the platform already has it
         raise _refuse(content, "edit")
-    if variants:
-        existing = {v.platform: v for v in content.variants.all()}
-        for raw_platform, fields in variants.items():
-            try:
-                platform = platform_rules.normalize_platform(raw_platform)
-            except ValueError:
-                errors[raw_platform] = {"platform": "Unknown platform."}
-                continue
-            variant = existing.get(platform)
-            if variant is None:
-                errors[raw_platform] = {"platform": "This content was not generated for this platform."}
-                continue
-            merged = {
-                "caption": fields.get("caption", variant.caption),
-                # a client may leave out the '#'; validate what will be stored
-                "hashtags": [h if h.startswith("#") else f"#{h}" for h in fields.get("hashtags", variant.hashtags)],
-                "firstComment": fields.get("firstComment", variant.first_comment),
-                "altText": fields.get("altText", variant.alt_text),
-                "title": fields.get("title", variant.title),
-                "sounds": fields.get("sounds", variant.sounds),
-            }
-            problems = validate_variant(platform, merged, post_type=content.post_type, media_type=content.media_type)
-            if problems:
-                errors[raw_platform] = problems
-                continue
-            variant.caption = merged["caption"]
-            variant.hashtags = merged["hashtags"]
-            variant.first_comment = merged["firstComment"]
-            variant.alt_text = merged["altText"]
-            variant.title = merged["title"]
-            variant.sounds = merged["sounds"]
-            variant.save()
-    if errors:
-        raise ValidationFailed("Some platform content breaks the platform's rules.", {"content": errors})
+    changed = _edited_variants(content, variants) if variants else []
+    if changed and content.status == states.SCHEDULED and content.requires_approval:
+        raise InvalidTransition(
+            "This brand requires approval: unschedule the content before editing its text, then approve it again.",
+            {"status": content.status, "action": "edit", "allowedActions": content.allowed_actions, "requiresApproval": True},
+        )
+    for variant in changed:
+        variant.save()
     if status is not None:
         if status != states.DRAFT:
             raise ValidationFailed("Only 'draft' can be set directly; use the actions for other statuses.", {"status": ["Must be draft."]})
         if content.status != states.DRAFT:
             transition(content, "edit")
+    text_needs_approval = bool(changed) and content.requires_approval
+    if text_needs_approval and content.status == states.APPROVED:
+        transition(content, "withdraw_approval")
+    approval_withdrawn = (previous == states.APPROVED and content.status != states.APPROVED) or (
+        text_needs_approval and content.approved_at is not None)
+    if approval_withdrawn:
+        content.approved_at, content.approved_by = None, ""
+        content.save(update_fields=["approved_at", "approved_by", "updated_at"])
     if tags is not None:
         content.tags.set(tags)
     if campaign is not ...:
         content.campaign = campaign
         content.save(update_fields=["campaign", "updated_at"])
     content.save(update_fields=["updated_at"])
-    event_record(organization=content.organization_id, type="content.updated", data=_event_data(content))
+    extra = {"previousStatus": previous} if content.status != previous else {}
+    if approval_withdrawn:
+        extra["approvalWithdrawn"] = True
+    event_record(organization=content.organization_id, type="content.updated", data=_event_data(content, **extra))
     return content
 
 

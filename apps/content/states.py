@@ -4,6 +4,10 @@
                             |            |--> rejected -> (edit) -> draft
                             v            v
                           failed <----- (any step after pending may fail; regenerate -> pending)
+
+A brand with `require_approval` needs `approved` before schedule or publish (`review` content
+of such a brand has neither among its allowed actions), and editing the text of its approved
+content withdraws the approval (approved -> review, `withdraw_approval`).
 """
 
 from __future__ import annotations
@@ -31,10 +35,17 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
     "published": (frozenset({PUBLISHING}), PUBLISHED),
     # staff retry a failed publication (publishing.services.publication_retry): back on schedule
     "retry_publish": (frozenset({FAILED}), SCHEDULED),
+    # the approved text was edited and the brand requires approval (services.content_update):
+    # back to review, to be approved again
+    "withdraw_approval": (frozenset({APPROVED}), REVIEW),
 }
 
 #: actions a client may ask for (the others are the pipeline's own)
 CLIENT_ACTIONS = ("approve", "reject", "edit", "regenerate", "schedule", "unschedule", "publish", "edit_image")
+
+#: actions that lead to publishing: content in `review` of a brand that requires approval
+#: may not take them (it needs `approve` first)
+PUBLISHING_ACTIONS = frozenset({"schedule", "publish"})
 
 #: Family A says `generated` where Family B says `reviewing` (and the model says `review`)
 FAMILY_A_WORDS = {REVIEW: "generated"}
@@ -51,12 +62,16 @@ def word_b(status: str) -> str:
     return FAMILY_B_WORDS.get(status, status)
 
 
-def can(action: str, status: str) -> bool:
+def can(action: str, status: str, *, require_approval: bool = False) -> bool:
+    """May `action` start from `status`? `require_approval`: the content's brand requires
+    approval, so `review` content can be neither scheduled nor published."""
     if action == "edit_image":
         return status == REVIEW
+    if require_approval and status == REVIEW and action in PUBLISHING_ACTIONS:
+        return False
     sources, _ = TRANSITIONS[action]
     return status in sources
 
 
-def allowed_actions(status: str) -> list[str]:
-    return [a for a in CLIENT_ACTIONS if can(a, status)]
+def allowed_actions(status: str, *, require_approval: bool = False) -> list[str]:
+    return [a for a in CLIENT_ACTIONS if can(a, status, require_approval=require_approval)]

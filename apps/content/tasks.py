@@ -37,3 +37,11 @@ def complete_prediction(prediction_id: str) -> None:
             pipeline.fail(content_id, f"Generation failed: {reason}")
         if not isinstance(exc, EngineError):
             raise
+
+
+@shared_task(queue="default", ignore_result=True)
+def poll_stale_predictions(older_than_seconds: float | None = None) -> dict:
+    """Beat: complete provider predictions whose webhook never came (see predictions_poll_stale)."""
+    from .predictions import predictions_poll_stale
+
+    return predictions_poll_stale(older_than_seconds=older_than_seconds)

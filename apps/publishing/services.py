@@ -212,6 +212,11 @@ def publication_retry(*, publication: Publication) -> Publication:
     content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=pub.content_id)
     _check_profiles(content, [pub.profile])
     if content.status == states.FAILED:
+        if content.requires_approval and content.approved_at is None:  # its text changed since approval
+            raise InvalidTransition(
+                "This brand requires approval: the content changed after it was approved; approve it again first.",
+                {"status": content.status, "allowedActions": content.allowed_actions, "requiresApproval": True},
+            )
         transition(content, "retry_publish", event="content.scheduled")
     elif content.status in (states.REVIEW, states.APPROVED):
         _check_publishable(content)

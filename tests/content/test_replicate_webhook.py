@@ -4,21 +4,29 @@ With GENERATION_ENGINE=replicate and REPLICATE_WEBHOOK_URL set, the pipeline sub
 prediction per output to the Replicate fake and waits; the fake signs and POSTs each
 completed prediction to the configured URL (a WebhookReceiver that records it), and the test
 forwards those exact signed deliveries to our endpoint, one at a time.
+
+When a webhook never arrives (the test simply does not forward it), the beat task
+`poll_stale_predictions` asks the fake for the prediction (GET /v1/predictions/{id}) through
+the engine's own client and completes it the way the webhook would have.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
+import os
 import time
 
 import pytest
+from django.utils import timezone
 
 from apps.brands.models import Brand
 from apps.content import pipeline
-from apps.content.generation import _build
+from apps.content.generation import _build, get_engine
 from apps.content.models import Content, Prediction
-from apps.content.predictions import prediction_receive
+from apps.content.predictions import prediction_receive, predictions_poll_stale
 from apps.content.services import GenerationInput, content_request_generation
+from apps.content.tasks import poll_stale_predictions
 from apps.events.models import Event
 from apps.media.models import Kind, MediaAsset
 from apps.webhooks.models import InboundWebhook
@@ -208,3 +216,115 @@ def test_a_delivery_that_fails_verification_is_refused_and_not_kept(client, sett
 
 def test_only_post_is_allowed(client):
     assert client.get(URL).status_code == 405
+
+
+# --- predictions whose webhook never comes: the poll -----------------------------------------------
+
+
+def _age(content: Content, seconds: float) -> None:
+    Prediction.objects.filter(content=content).update(created_at=timezone.now() - datetime.timedelta(seconds=seconds))
+
+
+NOTHING_ASKED = {"asked": 0, "completing": 0, "running": 0, "unavailable": 0, "failed": 0}
+
+
+def test_a_prediction_whose_webhook_never_comes_is_completed_by_the_poll(client, owner, replicate):
+    content = _generate(owner)
+    deliveries = _deliveries(replicate, 2)  # the provider sent them; they never reach us
+    ids = set(Prediction.objects.filter(content=content).values_list("external_id", flat=True))
+
+    assert predictions_poll_stale() == NOTHING_ASKED  # younger than 60 s: the webhook may still come
+    assert not replicate.requests_to("/v1/predictions/", method="GET")
+
+    _age(content, 61)
+    counts = predictions_poll_stale()
+
+    assert counts == {**NOTHING_ASKED, "asked": 2, "completing": 2}
+    gets = replicate.requests_to("/v1/predictions/", method="GET")
+    assert {g.path for g in gets} == {f"/v1/predictions/{i}" for i in ids}  # Replicate's own endpoint, by the SDK
+    assert all(g.headers["authorization"] == f"Bearer {replicate.token}" for g in gets)
+    content.refresh_from_db()
+    assert content.status == "review" and content.progress == 100
+    assert content.variants.get().caption.startswith("Fresh ideas about")
+    (image,) = MediaAsset.objects.filter(content=content, kind=Kind.GENERATED)
+    assert (image.width, image.height) == (1080, 1350)
+    assert set(Prediction.objects.filter(content=content).values_list("status", flat=True)) == {"done"}
+    assert Event.objects.filter(type="content.generated", data__contentId=str(content.pk)).count() == 1
+    assert not InboundWebhook.objects.exists()
+
+    # the webhooks turning up late change nothing, and there is nothing left to poll
+    for rec in deliveries:
+        late = _forward(client, rec)
+        assert late.status_code == 200 and late.json()["completing"] is False
+    assert predictions_poll_stale(older_than_seconds=0) == NOTHING_ASKED
+    content.refresh_from_db()
+    assert content.status == "review"
+    assert Event.objects.filter(type="content.generated", data__contentId=str(content.pk)).count() == 1
+
+
+def test_the_beat_task_fails_the_content_with_the_providers_reason(owner, replicate, settings):
+    replicate.fail_predictions_with = "CUDA out of memory"
+    settings.PREDICTION_POLL_AFTER_SECONDS = 30
+    content = _generate(owner)
+    _deliveries(replicate, 2)  # never forwarded
+    _age(content, 31)
+
+    poll_stale_predictions.delay()
+
+    content.refresh_from_db()
+    assert content.status == "failed"
+    assert content.status_reason == "Generation failed: replicate: prediction failed: CUDA out of memory"
+    failed = Event.objects.get(type="content.failed", data__contentId=str(content.pk))
+    assert failed.data["reason"] == content.status_reason
+    assert not MediaAsset.objects.filter(content=content).exists()
+    assert predictions_poll_stale(older_than_seconds=0) == NOTHING_ASKED  # failed content is not asked about again
+
+
+def _generating_with_an_unhooked_prediction(owner) -> tuple[Content, str]:
+    """Content generating with one text prediction created at the fake without a webhook."""
+    brand = Brand.objects.get(organization=owner.org, is_default=True)
+    content = content_request_generation(
+        organization=owner.org, enqueue=False,
+        inp=GenerationInput(prompt="espresso tonic", platforms=["instagram"], brand=brand, media_request={"generate": False}),
+    )
+    pipeline.claim(content.pk)
+    created = get_engine().client.predictions.create(model="meta/llama-test", input={"prompt": "espresso tonic"})
+    Prediction.objects.create(content=content, provider="replicate", external_id=created.id, kind="text")
+    _age(content, 120)
+    return content, created.id
+
+
+def test_a_prediction_still_running_is_asked_again_at_the_next_poll(owner, replicate):
+    content, _ = _generating_with_an_unhooked_prediction(owner)
+
+    assert predictions_poll_stale() == {**NOTHING_ASKED, "asked": 1, "running": 1}  # the fake: starting -> processing
+    content.refresh_from_db()
+    assert content.status == "generating"
+    assert Prediction.objects.get(content=content).status == "submitted"
+
+    assert predictions_poll_stale() == {**NOTHING_ASKED, "asked": 1, "completing": 1}  # processing -> succeeded
+    content.refresh_from_db()
+    assert content.status == "review"
+    assert content.variants.get().caption.startswith("Fresh ideas about espresso tonic")
+
+
+def test_a_provider_error_waits_for_the_next_poll_and_an_unknown_prediction_fails(owner, replicate):
+    content, external_id = _generating_with_an_unhooked_prediction(owner)
+
+    replicate.fail(500, "Internal error", path_contains=f"/v1/predictions/{external_id}")
+    assert predictions_poll_stale() == {**NOTHING_ASKED, "asked": 1, "unavailable": 1}
+    content.refresh_from_db()
+    assert content.status == "generating"
+
+    replicate.fail(404, "The requested resource could not be found.", path_contains=f"/v1/predictions/{external_id}")
+    assert predictions_poll_stale() == {**NOTHING_ASKED, "asked": 1, "failed": 1}
+    content.refresh_from_db()
+    assert content.status == "failed"
+    assert content.status_reason == "Generation failed: replicate: 404 The requested resource could not be found."
+
+
+def test_the_poll_runs_every_30_seconds_from_beat(settings):
+    entry = settings.CELERY_BEAT_SCHEDULE["poll-stale-predictions"]
+    assert entry["task"] == poll_stale_predictions.name == "apps.content.tasks.poll_stale_predictions"
+    assert entry["schedule"] == 30.0
+    assert entry["kwargs"] == {"older_than_seconds": float(os.environ.get("PREDICTION_POLL_AFTER_SECONDS", 60))}

@@ -59,3 +59,20 @@ def test_only_failed_publications_on_connected_profiles_are_retried(failed):
     with pytest.raises(InvalidTransition) as err:
         services.publication_retry(publication=failed)
     assert err.value.details == {"status": "scheduled"}
+
+
+def test_a_strict_brand_s_failed_content_without_a_standing_approval_is_not_retried(failed):
+    from apps.content.models import Content
+
+    brand = failed.content.brand
+    brand.generation_settings = {**brand.generation_settings, "require_approval": True}
+    brand.save()
+    Content.objects.filter(pk=failed.content_id).update(approved_at=None)  # as an edit after approval leaves it
+    with pytest.raises(InvalidTransition) as err:
+        services.publication_retry(publication=failed)
+    assert err.value.details["requiresApproval"] is True
+    failed.refresh_from_db()
+    assert failed.status == "failed"
+
+    Content.objects.filter(pk=failed.content_id).update(approved_at=timezone.now())
+    assert services.publication_retry(publication=failed).status == "scheduled"
