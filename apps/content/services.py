@@ -24,6 +24,7 @@ from apps.media.models import Kind, MediaAsset
 
 from . import platform_rules, states
 from .adaptation import validate_variant
+from .generation.base import generation_cost
 from .models import (
     RATIOS,
     Batch,
@@ -443,9 +444,10 @@ def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -
     if not pending:
         raise RuleViolation("None of the selected schedules is waiting to be generated.", {"scheduleIds": ["Nothing to generate."]})
     batch = Batch.objects.create(organization=organization, total=len(pending))
+    created = []
     for schedule in pending:
         content = content_request_generation(
-            organization=organization, actor=actor, batch=batch,
+            organization=organization, actor=actor, batch=batch, enqueue=False,
             inp=GenerationInput(prompt=schedule.task, platforms=[schedule.platform], brand=schedule.profile.brand,
                                 profile=schedule.profile, generation_mode=schedule.generation_mode,
                                 post_type=schedule.post_type, media_type=schedule.media_type,
@@ -454,6 +456,11 @@ def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -
         schedule.content = content
         schedule.status = ContentSchedule.GENERATING
         schedule.save(update_fields=["content", "status", "updated_at"])
+        created.append(content)
+    # Heaviest first (videos before images): the workers then finish together instead of
+    # one of them encoding the last video alone. Items keep the order they were selected in.
+    for content in sorted(created, key=lambda c: -generation_cost(media_type=c.media_type)):
+        _enqueue_generation(content)
     event_record(organization=organization, type="batch.progress", data=batch_progress(batch))
     return batch
 

@@ -216,6 +216,28 @@ def test_a_batch_of_three_schedules_completes_with_per_item_progress(api, owner,
     assert api.post("/api/batch/generate", {"scheduleIds": ["nope"]}, format="json").status_code == 400
 
 
+def test_a_batch_enqueues_videos_first_and_keeps_its_items_in_selected_order(api, owner, monkeypatch,
+                                                                             django_capture_on_commit_callbacks):
+    from apps.content import tasks
+
+    enqueued = []
+    monkeypatch.setattr(tasks.generate_content, "delay", lambda content_id: enqueued.append(content_id))
+    profile = ProfileFactory(organization=owner.org, platform="x")
+    tomorrow = (timezone.localdate() + datetime.timedelta(days=1)).isoformat()
+    media = ["image", "image", "video", "image", "video"]
+    ids = [api.post("/api/content/schedules", {"socialProfileId": str(profile.pk), "scheduledDate": tomorrow, "task": f"Post {i}",
+                                               "media": m, "dimensions": "9:16" if m == "video" else "1:1"},
+                    format="json").json()["data"]["id"] for i, m in enumerate(media)]
+    with django_capture_on_commit_callbacks(execute=True):
+        started = api.post("/api/batch/generate", {"scheduleIds": ids}, format="json")
+    assert started.status_code == 202
+    items = [i["contentId"] for i in api.get(f"/api/batch/{started.json()['data']['batchId']}").json()["data"]["items"]]
+    kinds = {c: api.get(f"/api/content/{c}").json()["data"]["media"] for c in items}
+    assert [kinds[c] for c in items] == media  # the batch lists its items as selected
+    assert [kinds[c] for c in enqueued] == ["video", "video", "image", "image", "image"]  # the workers get the heavy ones first
+    assert sorted(enqueued) == sorted(items)
+
+
 # --- multi-platform, ideas, optimize -------------------------------------------------------------------
 
 
