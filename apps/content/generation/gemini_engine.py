@@ -28,7 +28,7 @@ from .base import (
     VideoRequest,
     VideoResult,
 )
-from .openai_engine import (
+from .provider_common import (
     IDEAS_JSON_SCHEMA,
     TEXT_JSON_SCHEMA,
     build_ideas_prompt,

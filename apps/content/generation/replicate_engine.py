@@ -36,7 +36,7 @@ from .base import (
     VideoRequest,
     VideoResult,
 )
-from .openai_engine import (
+from .provider_common import (
     build_ideas_prompt,
     build_text_prompt,
     creativity_temperature,

@@ -1,0 +1,588 @@
+"""Provider-neutral helpers shared by the OpenAI, Gemini and Replicate adapters: prompt
+building, robust JSON parsing, image fitting and video normalisation, so that every adapter
+asks for the same things and returns the same shapes."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+from typing import Any
+
+from PIL import Image, ImageOps
+
+from .base import (
+    EngineError,
+    IdeasRequest,
+    ImageRequest,
+    ImageResult,
+    TextRequest,
+    TextResult,
+    VideoRequest,
+    VideoResult,
+)
+
+TEXT_FIELDS = ("caption", "hashtags", "firstComment", "altText", "title", "sounds")
+_FIELD_ALIASES = {
+    "caption": ("caption", "text", "post"),
+    "hashtags": ("hashtags", "hashTags", "tags"),
+    "firstComment": ("firstComment", "first_comment", "firstcomment"),
+    "altText": ("altText", "alt_text", "alttext", "alt"),
+    "title": ("title",),
+    "sounds": ("sounds", "sound", "music"),
+}
+
+TEXT_JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "caption": {"type": "string"},
+        "hashtags": {"type": "array", "items": {"type": "string"}},
+        "firstComment": {"type": "string"},
+        "altText": {"type": "string"},
+        "title": {"type": "string"},
+        "sounds": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": list(TEXT_FIELDS),
+    "additionalProperties": False,
+}
+
+IDEAS_JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"ideas": {"type": "array", "items": {"type": "string"}}},
+    "required": ["ideas"],
+    "additionalProperties": False,
+}
+
+POLICY_MARKERS = (
+    "content_policy",
+    "content policy",
+    "safety system",
+    "moderation",
+    "moderation_blocked",
+    "nsfw",
+    "sensitive",
+    "flagged",
+    "prohibited",
+    "not allowed by our safety",
+    "responsible ai",
+    "violat",
+)
+
+_LENGTH_GUIDE = {
+    "short": "short: one or two sentences, at most about 120 characters",
+    "medium": "medium: two to four sentences, about 150 to 400 characters",
+    "long": "long: five to eight sentences or short paragraphs, about 500 to 1200 characters",
+}
+
+_TITLE_PLATFORMS = {"youtube", "pinterest", "tiktok", "linkedin"}
+
+
+def creativity_temperature(creativity: int) -> float:
+    """Map the 1-10 creativity setting to a sampling temperature (0.2 .. 1.1)."""
+    c = min(10, max(1, int(creativity or 5)))
+    return round(0.2 + (c - 1) * 0.1, 2)
+
+
+def transport_failure(exc: BaseException) -> str | None:
+    """'timeout' or 'connection' for httpx/httpx2 transport errors (SDKs use either), else None."""
+    names = {(cls.__module__.split(".")[0], cls.__name__) for cls in type(exc).__mro__}
+    if any(mod in ("httpx", "httpx2") and name == "TimeoutException" for mod, name in names):
+        return "timeout"
+    if any(mod in ("httpx", "httpx2") and name == "TransportError" for mod, name in names):
+        return "connection"
+    if isinstance(exc, TimeoutError):
+        return "timeout"
+    if isinstance(exc, ConnectionError):
+        return "connection"
+    return None
+
+
+def looks_like_policy_refusal(message: str) -> bool:
+    low = (message or "").lower()
+    return any(marker in low for marker in POLICY_MARKERS)
+
+
+def _bullets(items: Iterable[str]) -> str:
+    return "; ".join(i.strip() for i in items if i and i.strip())
+
+
+def brand_context(brand) -> list[str]:
+    lines: list[str] = []
+    if brand.name:
+        lines.append(f"Brand: {brand.name}.")
+    if brand.voice:
+        lines.append(f"Brand voice: {brand.voice}.")
+    if brand.caption_style:
+        lines.append(f"Caption style: {brand.caption_style}.")
+    if brand.audience:
+        lines.append(f"Audience: {brand.audience}.")
+    if brand.themes:
+        lines.append(f"Themes: {_bullets(brand.themes)}.")
+    if brand.do:
+        lines.append(f"Always do: {_bullets(brand.do)}.")
+    if brand.dont:
+        lines.append(f"Never do: {_bullets(brand.dont)}.")
+    return lines
+
+
+def build_text_prompt(request: TextRequest) -> tuple[str, str]:
+    """Return (system, user) messages asking for the post JSON object."""
+    brand = request.brand
+    system_parts: list[str] = []
+    if brand.system_prompt:
+        system_parts.append(brand.system_prompt.strip())
+    system_parts.append("You are an expert social media copywriter.")
+    system_parts.extend(brand_context(brand))
+    system_parts.append(
+        "Reply with one JSON object only, no prose and no code fences, with exactly these keys: "
+        '"caption" (string), "hashtags" (array of strings, each starting with #), '
+        '"firstComment" (string, may be empty), "altText" (string describing the visual for '
+        'screen readers), "title" (string, may be empty), "sounds" (array of strings, may be empty).'
+    )
+    system = "\n".join(system_parts)
+
+    platform = request.platform or "social media"
+    user: list[str] = [
+        f"Write a {platform} {request.post_type} post ({request.media_type}) about: {request.prompt.strip()}",
+        f"Tone: {request.tone}.",
+        f"Length of the caption: {_LENGTH_GUIDE.get(request.length, request.length)}.",
+        f"Language: write everything in the language with ISO 639-1 code '{request.language}'.",
+    ]
+    if request.include_emojis:
+        user.append("Use a few fitting emojis in the caption.")
+    else:
+        user.append("Do not use any emojis.")
+    if request.include_hashtags and request.hashtag_count > 0:
+        tags = f'Give exactly {request.hashtag_count} relevant hashtags in "hashtags"'
+        if brand.hashtags:
+            tags += f", including the brand hashtags {' '.join(brand.hashtags)}"
+        user.append(tags + "; do not put hashtags inside the caption.")
+    else:
+        user.append('Do not use hashtags: "hashtags" must be an empty array.')
+    user.append(f'"altText" describes the {request.media_type} that goes with the post.')
+    if request.platform in _TITLE_PLATFORMS or request.media_type == "video":
+        user.append('"title" is a short catchy title for the post.')
+    else:
+        user.append('"title" may be empty.')
+    if request.post_type in ("reel", "short", "story") and request.media_type == "video":
+        user.append('"sounds" lists up to 3 fitting background sound or music names.')
+    else:
+        user.append('"sounds" is an empty array.')
+    user.append('"firstComment" is an optional first comment that adds value (or empty).')
+    if request.seed:
+        user.append(f"Variation #{request.seed}: phrase it differently from earlier versions.")
+    return system, "\n".join(user)
+
+
+def build_ideas_prompt(request: IdeasRequest) -> tuple[str, str]:
+    brand = request.brand
+    system_parts: list[str] = []
+    if brand.system_prompt:
+        system_parts.append(brand.system_prompt.strip())
+    system_parts.append("You are a social media strategist who suggests post ideas.")
+    system_parts.extend(brand_context(brand))
+    system_parts.append(
+        'Reply with one JSON object only, no prose and no code fences: {"ideas": [string, ...]}.'
+    )
+    where = f" for {request.platform}" if request.platform else ""
+    user = (
+        f"Suggest {request.count} distinct post ideas{where} about: {request.topic.strip()}.\n"
+        f"Each idea is one sentence. Write them in the language with ISO 639-1 code '{request.language}'."
+    )
+    return "\n".join(system_parts), user
+
+
+def image_prompt(request: ImageRequest | VideoRequest, *, kind: str = "image") -> str:
+    brand = request.brand
+    style = (
+        "photorealistic photograph, natural light, high detail"
+        if request.style == "photorealistic"
+        else "clean flat illustration, bold shapes"
+    )
+    parts = [request.prompt.strip().rstrip(".") + ".", f"Style: {style}."]
+    if brand.name:
+        parts.append(f"For the brand {brand.name}.")
+    parts.append(f"Use the brand colours {brand.primary_color} and {brand.secondary_color} where natural.")
+    if brand.dont:
+        parts.append(f"Avoid: {_bullets(brand.dont)}.")
+    if request.reference is not None:
+        parts.append("Follow the palette and composition of the reference image.")
+    if kind == "video":
+        parts.append(f"A {request.seconds:g} second vertical-safe social media clip, smooth camera motion.")
+    else:
+        parts.append("No text or watermarks unless asked.")
+    return " ".join(parts)
+
+
+_FENCE_RE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+
+
+def extract_json_object(raw: str) -> dict:
+    """Find the JSON object in a model reply: plain, fenced, or wrapped in prose."""
+    if raw is None:
+        raise EngineError("the model returned no content", retryable=True)
+    text = raw.strip().lstrip("\ufeff")
+    candidates: list[str] = [text]
+    candidates.extend(m.group(1).strip() for m in _FENCE_RE.finditer(text))
+    start, end = text.find("{"), text.rfind("}")
+    if start != -1 and end > start:
+        candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except (json.JSONDecodeError, ValueError):
+            continue
+        if isinstance(value, dict):
+            return value
+    raise EngineError(f"the model reply is not a JSON object: {text[:200]!r}", retryable=True)
+
+
+def _pick(data: dict, field: str) -> tuple[bool, Any]:
+    lowered = {str(k).lower(): v for k, v in data.items()}
+    for alias in _FIELD_ALIASES[field]:
+        if alias in data:
+            return True, data[alias]
+        if alias.lower() in lowered:
+            return True, lowered[alias.lower()]
+    return False, None
+
+
+def _as_text(value: Any, field: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)):
+        return str(value)
+    if not isinstance(value, str):
+        raise EngineError(f"the model reply has a non-text {field!r}", retryable=True)
+    return value.strip()
+
+
+def _as_list(value: Any, field: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v for v in re.split(r"[\s,]+", value) if v]
+    if not isinstance(value, list):
+        raise EngineError(f"the model reply has a non-list {field!r}", retryable=True)
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
+def normalize_hashtags(tags: Iterable[str], limit: int) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for raw in tags:
+        for piece in str(raw).split():
+            word = re.sub(r"[^\w]", "", piece.lstrip("#"), flags=re.UNICODE)
+            if not word:
+                continue
+            key = word.casefold()
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append("#" + word)
+    return out[: max(0, limit)]
+
+
+def strip_emojis(text: str) -> str:
+    kept = []
+    for ch in text:
+        cp = ord(ch)
+        if cp in (0x200D, 0xFE0F) or 0x1F000 <= cp <= 0x1FAFF or 0x2600 <= cp <= 0x27BF:
+            continue
+        if unicodedata.category(ch) == "So" and cp > 0x2000:
+            continue
+        kept.append(ch)
+    return re.sub(r"[ \t]{2,}", " ", "".join(kept)).strip()
+
+
+def parse_text_json(raw: str, request: TextRequest) -> TextResult:
+    """Parse the model's JSON reply into a TextResult; missing fields raise EngineError."""
+    data = extract_json_object(raw)
+    values: dict[str, Any] = {}
+    missing: list[str] = []
+    for field in TEXT_FIELDS:
+        found, value = _pick(data, field)
+        if not found:
+            missing.append(field)
+        values[field] = value
+    if missing:
+        raise EngineError(f"the model reply is missing fields: {', '.join(missing)}", retryable=True)
+    caption = _as_text(values["caption"], "caption")
+    if not caption:
+        raise EngineError("the model reply has an empty caption", retryable=True)
+    first_comment = _as_text(values["firstComment"], "firstComment")
+    alt_text = _as_text(values["altText"], "altText")
+    title = _as_text(values["title"], "title")
+    if not request.include_emojis:
+        caption, first_comment, title = (
+            strip_emojis(caption),
+            strip_emojis(first_comment),
+            strip_emojis(title),
+        )
+    hashtags: list[str] = []
+    if request.include_hashtags:
+        hashtags = normalize_hashtags(_as_list(values["hashtags"], "hashtags"), request.hashtag_count)
+    sounds = (
+        _as_list(values["sounds"], "sounds")
+        if not isinstance(values["sounds"], str)
+        else ([values["sounds"].strip()] if values["sounds"].strip() else [])
+    )
+    return TextResult(
+        caption=caption,
+        hashtags=hashtags,
+        first_comment=first_comment,
+        alt_text=alt_text,
+        title=title,
+        sounds=sounds,
+    )
+
+
+def parse_ideas_json(raw: str, count: int) -> list[str]:
+    data = extract_json_object(raw)
+    ideas = data.get("ideas")
+    if not isinstance(ideas, list):
+        raise EngineError('the model reply has no "ideas" list', retryable=True)
+    out: list[str] = []
+    for idea in ideas:
+        if isinstance(idea, dict):
+            idea = idea.get("idea") or idea.get("title") or idea.get("text") or ""
+        text = str(idea).strip()
+        if text:
+            out.append(text)
+    if not out:
+        raise EngineError("the model returned no ideas", retryable=True)
+    return out[: max(1, count)]
+
+
+def parse_size(size: str) -> tuple[int, int]:
+    w, _, h = size.lower().partition("x")
+    return int(w), int(h)
+
+
+def nearest_size(width: int, height: int, sizes: Sequence[str]) -> str:
+    """The supported 'WxH' closest in aspect ratio, then the one needing least upscaling."""
+    target = math.log(width / height)
+
+    def score(size: str) -> tuple[float, int, int]:
+        w, h = parse_size(size)
+        covers = w >= width and h >= height
+        # closest aspect first; then the smallest size that covers, else the largest one
+        return (round(abs(math.log(w / h) - target), 6), 0 if covers else 1, w * h if covers else -w * h)
+
+    return min(sizes, key=score)
+
+
+def nearest_aspect(width: int, height: int, ratios: Sequence[str]) -> str:
+    """The supported 'W:H' aspect ratio closest to width/height."""
+    target = math.log(width / height)
+
+    def score(ratio: str) -> float:
+        a, _, b = ratio.partition(":")
+        return abs(math.log(float(a) / float(b)) - target)
+
+    return min(ratios, key=score)
+
+
+def fit_image(data: bytes, width: int, height: int, fmt: str = "PNG") -> ImageResult:
+    """Scale to cover and centre-crop to exactly width x height, encoded as PNG or JPEG."""
+    try:
+        img = Image.open(io.BytesIO(data))
+        img.load()
+    except Exception as exc:  # noqa: BLE001 - any decoder error means the provider sent junk
+        raise EngineError(f"the provider returned an unreadable image: {exc}", retryable=True) from exc
+    img = ImageOps.exif_transpose(img)
+    fmt = (fmt or "PNG").upper()
+    if fmt in ("JPG", "JPEG"):
+        fmt = "JPEG"
+        img = img.convert("RGB")
+    else:
+        fmt = "PNG"
+        has_alpha = img.mode in ("RGBA", "LA") or (img.mode == "P" and "transparency" in img.info)
+        img = img.convert("RGBA" if has_alpha else "RGB")
+    if img.size != (width, height):
+        img = ImageOps.fit(img, (width, height), Image.Resampling.LANCZOS, centering=(0.5, 0.5))
+    out = io.BytesIO()
+    if fmt == "JPEG":
+        img.save(out, "JPEG", quality=92, optimize=True)
+    else:
+        img.save(out, "PNG", optimize=False)
+    return ImageResult(
+        data=out.getvalue(),
+        width=width,
+        height=height,
+        content_type="image/jpeg" if fmt == "JPEG" else "image/png",
+    )
+
+
+def image_size_of(data: bytes) -> tuple[int, int]:
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            return img.size
+    except Exception as exc:  # noqa: BLE001
+        raise EngineError(f"the input image is unreadable: {exc}", retryable=False) from exc
+
+
+def to_png(data: bytes) -> bytes:
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            if img.format == "PNG":
+                return data
+            out = io.BytesIO()
+            img.convert("RGBA" if img.mode in ("RGBA", "LA", "P") else "RGB").save(out, "PNG")
+            return out.getvalue()
+    except Exception as exc:  # noqa: BLE001
+        raise EngineError(f"the input image is unreadable: {exc}", retryable=False) from exc
+
+
+def image_format_for(data: bytes) -> str:
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            return "JPEG" if img.format == "JPEG" else "PNG"
+    except Exception:  # noqa: BLE001
+        return "PNG"
+
+
+def _thumbnail_jpeg(img: Image.Image) -> bytes:
+    out = io.BytesIO()
+    img.convert("RGB").save(out, "JPEG", quality=88)
+    return out.getvalue()
+
+
+def normalize_video(data: bytes, width: int, height: int, max_seconds: float) -> VideoResult:
+    """Make a provider clip fit the request: exact size, at most ``max_seconds``, H.264 MP4.
+
+    A clip that already is H.264 at the right size and not too long is kept byte for byte;
+    anything else is decoded, scaled to cover and centre-cropped, trimmed and re-encoded
+    (audio, if any, is re-encoded to AAC and trimmed alongside). A JPEG thumbnail is taken
+    from the middle of the kept part.
+    """
+    import av  # PyAV; imported lazily so text-only deployments do not load FFmpeg
+
+    try:
+        src = av.open(io.BytesIO(data), mode="r")
+    except Exception as exc:  # noqa: BLE001
+        raise EngineError(f"the provider returned an unreadable video: {exc}", retryable=True) from exc
+    try:
+        if not src.streams.video:
+            raise EngineError("the provider returned a file without a video stream", retryable=True)
+        vstream = src.streams.video[0]
+        rate = vstream.average_rate or vstream.guessed_rate or Fraction(24, 1)
+        duration = None
+        if vstream.duration is not None and vstream.time_base is not None:
+            duration = float(vstream.duration * vstream.time_base)
+        elif src.duration is not None:
+            duration = src.duration / 1_000_000
+        passthrough = (
+            vstream.codec_context.name == "h264"
+            and vstream.codec_context.width == width
+            and vstream.codec_context.height == height
+            and duration is not None
+            and duration <= max_seconds + 0.05
+        )
+        thumb_at = min(max_seconds, duration or max_seconds) / 2
+        if passthrough:
+            thumbnail = None
+            frames = 0
+            for frame in src.decode(vstream):
+                frames += 1
+                if thumbnail is None and (frame.time or 0) >= thumb_at:
+                    thumbnail = _thumbnail_jpeg(frame.to_image())
+            if frames == 0:
+                raise EngineError("the provider returned an empty video", retryable=True)
+            if thumbnail is None:
+                src.seek(0)
+                thumbnail = _thumbnail_jpeg(next(src.decode(vstream)).to_image())
+            return VideoResult(
+                data=data,
+                width=width,
+                height=height,
+                seconds=round(duration if duration else frames / float(rate), 3),
+                thumbnail=thumbnail,
+            )
+        return _transcode(src, width, height, max_seconds, rate, thumb_at)
+    finally:
+        src.close()
+
+
+def _transcode(
+    src, width: int, height: int, max_seconds: float, rate: Fraction, thumb_at: float
+) -> VideoResult:
+    import av
+
+    vstream = src.streams.video[0]
+    astream = src.streams.audio[0] if src.streams.audio else None
+    out_buf = io.BytesIO()
+    dst = av.open(out_buf, mode="w", format="mp4")
+    ov = dst.add_stream("libx264", rate=rate)
+    ov.width, ov.height, ov.pix_fmt = width, height, "yuv420p"
+    ov.options = {"crf": "20", "preset": "veryfast"}
+    oa = resampler = None
+    if astream is not None and astream.codec_context.sample_rate:
+        sample_rate = astream.codec_context.sample_rate
+        layout = astream.codec_context.layout.name if astream.codec_context.layout else "stereo"
+        oa = dst.add_stream("aac", rate=sample_rate, layout=layout)
+        resampler = av.AudioResampler(format="fltp", layout=layout, rate=sample_rate)
+    frames = 0
+    samples = 0
+    thumbnail = None
+    streams = [vstream] + ([astream] if oa is not None else [])
+    try:
+        for packet in src.demux(*streams):
+            for frame in packet.decode():
+                t = frame.time if frame.time is not None else 0.0
+                if t >= max_seconds - 1e-6:
+                    continue
+                if packet.stream.type == "video":
+                    img = ImageOps.fit(frame.to_image(), (width, height), Image.Resampling.BILINEAR)
+                    if thumbnail is None and t >= thumb_at:
+                        thumbnail = _thumbnail_jpeg(img)
+                    new = av.VideoFrame.from_image(img.convert("RGB"))
+                    new.pts = frames
+                    new.time_base = Fraction(1, 1) / rate
+                    frames += 1
+                    for pkt in ov.encode(new):
+                        dst.mux(pkt)
+                else:
+                    for rframe in resampler.resample(frame):
+                        rframe.pts = samples
+                        rframe.time_base = Fraction(1, rframe.sample_rate)
+                        samples += rframe.samples
+                        for pkt in oa.encode(rframe):
+                            dst.mux(pkt)
+        if frames == 0:
+            raise EngineError("the provider returned an empty video", retryable=True)
+        for pkt in ov.encode(None):
+            dst.mux(pkt)
+        if oa is not None:
+            for pkt in oa.encode(None):
+                dst.mux(pkt)
+    finally:
+        dst.close()
+    if thumbnail is None:
+        src.seek(0)
+        first = next(src.decode(vstream))
+        thumbnail = _thumbnail_jpeg(ImageOps.fit(first.to_image(), (width, height)))
+    return VideoResult(
+        data=out_buf.getvalue(),
+        width=width,
+        height=height,
+        seconds=round(frames / float(rate), 3),
+        thumbnail=thumbnail,
+    )
+
+
+def pick_duration(requested: float, allowed: Sequence[int]) -> int:
+    """The shortest allowed clip length that covers the request (else the longest)."""
+    options = sorted(int(a) for a in allowed)
+    for option in options:
+        if option >= requested - 1e-6:
+            return option
+    return options[-1]
+
+
+# ---------------------------------------------------------------------------------------
+# OpenAI adapter
