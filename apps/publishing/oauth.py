@@ -35,7 +35,7 @@ from apps.publishing.platforms.base import AccountInfo, PlatformError
 
 from . import crypto, sandbox
 from .models import OAuthState
-from .oauth_backends import OAUTH_PLATFORMS, TokenSet, backend_for, is_real, platform_client, scopes_for
+from .oauth_backends import OAUTH_PLATFORMS, TokenSet, backend_for, is_real, scopes_for
 
 logger = logging.getLogger(__name__)
 
@@ -187,10 +187,7 @@ def _exchange(row: OAuthState, code: str) -> tuple[TokenSet, AccountInfo]:
         return sandbox.exchange(platform=row.platform, state=row.state, code=code)
     backend = backend_for(row.platform)
     tokens = backend.exchange_code(code=code, state=row.state, code_verifier=row.code_verifier)
-    account_id = backend.account_id_for(tokens)
-    client = platform_client(row.platform, access_token=tokens.access_token, account_id=account_id)
-    account = client.fetch_account()
-    return tokens, account
+    return tokens, backend.read_account(tokens)
 
 
 @transaction.atomic

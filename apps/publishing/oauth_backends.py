@@ -17,8 +17,9 @@ flow runs against the service's own sandbox consent page.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.conf import settings
 from requests.auth import HTTPBasicAuth
@@ -29,8 +30,11 @@ from social_core.backends.linkedin import LinkedinOAuth2
 from social_core.backends.oauth import BaseOAuth2
 from social_core.backends.pinterest import PinterestOAuth2
 from social_core.backends.twitter_oauth2 import TwitterOAuth2
-from social_core.exceptions import AuthResponseError
+from social_core.exceptions import AuthCredentialError, AuthProviderError, AuthResponseError
 from social_core.strategy import BaseStrategy
+
+if TYPE_CHECKING:
+    from apps.publishing.platforms.base import AccountInfo
 
 #: platforms whose connect flow is built, in display order
 OAUTH_PLATFORMS = ("instagram", "facebook", "tiktok", "youtube", "linkedin", "x", "threads", "pinterest", "bluesky")
@@ -215,6 +219,11 @@ class ServiceBackend:
         """The account id the platform client needs (default: what the token response said)."""
         return tokens.account_id
 
+    def read_account(self, tokens: TokenSet) -> AccountInfo:
+        """The connected account, read with the platform client (raises ``PlatformError``)."""
+        client = platform_client(self.platform, access_token=tokens.access_token, account_id=self.account_id_for(tokens))
+        return client.fetch_account()
+
     def refresh_token_auth(self):
         if self.use_basic_auth():  # type: ignore[attr-defined]
             key, secret = self.get_key_and_secret()  # type: ignore[attr-defined]
@@ -226,6 +235,41 @@ class ServiceBackend:
         if self.use_basic_auth():  # type: ignore[attr-defined]
             params.pop("client_secret", None)
         return params
+
+
+def _scope_set(scope: str) -> set[str]:
+    return {s for s in re.split(r"[,\s]+", scope or "") if s}
+
+
+def _credential_code(stage: str) -> str:
+    return "reauthentication_required" if stage == "refresh" else "credential_rejected"
+
+
+class GraphErrors:
+    """Meta's error bodies (Instagram, Threads, Facebook).
+
+    The Graph API reports a dead, expired or revoked token as ``{"error": {"type":
+    "OAuthException", "code": 190, ...}}`` (102: session key invalid), with no OAuth
+    ``error`` code for social-core to classify: without this, a revoked grant looked like
+    a transient HTTP error and its refresh was deferred forever. Instagram's code exchange
+    answers errors flat: ``{"error_type": "OAuthException", "code": 400, "error_message"}``.
+    """
+
+    TOKEN_ERROR_CODES: ClassVar[frozenset[int]] = frozenset({102, 190})
+
+    def get_provider_error(self, data, *, stage="callback", status_code=None, retry_after=None):
+        fields = {"stage": stage, "status_code": status_code, "retry_after": retry_after}
+        error = data.get("error") if isinstance(data, dict) else None
+        if isinstance(error, dict) and error.get("code") in self.TOKEN_ERROR_CODES:
+            return AuthCredentialError(
+                self, error.get("message") or "", code=_credential_code(stage), source="provider_response",
+                provider_code=error["code"], context={"error_subcode": error.get("error_subcode")}, **fields,
+            )
+        if isinstance(data, dict) and error is None and data.get("error_type") and data.get("error_message"):
+            return AuthProviderError(
+                self, str(data["error_message"]), code="http_error", provider_code=str(data["error_type"]), **fields
+            )
+        return super().get_provider_error(data, **fields)  # type: ignore[misc]
 
 
 # --- platforms with a social-core backend ---------------------------------------------
@@ -243,7 +287,7 @@ class XBackend(ServiceBackend, TwitterOAuth2):
     PKCE_DEFAULT_CODE_VERIFIER_LENGTH = 64
 
 
-class FacebookBackend(ServiceBackend, FacebookOAuth2):
+class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
     """Facebook Login for Pages: the user token is exchanged for a long-lived one, then the
     first managed Page's token (which does not expire) is kept."""
 
@@ -272,7 +316,7 @@ class FacebookBackend(ServiceBackend, FacebookOAuth2):
         )
 
 
-class InstagramBackend(ServiceBackend, InstagramOAuth2):
+class InstagramBackend(ServiceBackend, GraphErrors, InstagramOAuth2):
     """Instagram API with Instagram Login: code -> short token -> 60-day token, refreshed itself."""
 
     platform = "instagram"
@@ -290,9 +334,12 @@ class InstagramBackend(ServiceBackend, InstagramOAuth2):
     refresh_grant = "ig_refresh_token"
 
     def unwrap(self, response: dict[str, Any]) -> dict[str, Any]:
+        # Business Login documents {"data": [{"access_token", "user_id", "permissions"}]}.
         data = response.get("data")
         if isinstance(data, list) and data and isinstance(data[0], dict):
-            return {**data[0], **{k: v for k, v in response.items() if k != "data"}}
+            response = {**data[0], **{k: v for k, v in response.items() if k != "data"}}
+        if response.get("permissions") and not response.get("scope"):
+            response = {**response, "scope": response["permissions"]}  # what the user granted
         return response
 
     def after_exchange(self, tokens: TokenSet) -> TokenSet:
@@ -336,17 +383,37 @@ class YouTubeBackend(ServiceBackend, GoogleOAuth2):
 
 
 class LinkedInBackend(ServiceBackend, LinkedinOAuth2):
-    """LinkedIn member posting: OpenID userinfo gives the person URN."""
+    """LinkedIn member posting: OpenID userinfo gives the person URN (and, with ``email``,
+    the sign-in email that stands in for a handle)."""
 
     platform = "linkedin"
-    DEFAULT_SCOPE = ["openid", "profile", "w_member_social"]
+    DEFAULT_SCOPE = ["openid", "profile", "email", "w_member_social"]
+    #: the member's follower count needs this Community Management API permission
+    FOLLOWERS_SCOPE = "r_member_profileAnalytics"
 
-    def account_id_for(self, tokens: TokenSet) -> str:
-        base = api_base_url(self.platform) or "https://api.linkedin.com"
-        info = self.get_json(
-            f"{base.rstrip('/')}/v2/userinfo", headers={"Authorization": f"Bearer {tokens.access_token}"}
+    def request_access_token(self, url, method="POST", headers=None, data=None, json=None, auth=None,
+                             params=None, *, stage="token_exchange"):
+        # LinkedIn documents the parameters in the form body. social-core's LinkedinOAuth2 also
+        # copies them into the query string, which puts the client secret (and the code) in a URL.
+        return BaseOAuth2.request_access_token(
+            self, url, method=method, headers=headers, data=data, json=json, auth=auth, params=params, stage=stage
         )
-        return f"urn:li:person:{info.get('sub', '')}"
+
+    def read_account(self, tokens: TokenSet) -> AccountInfo:
+        from apps.publishing.platforms.base import AccountInfo
+
+        client = platform_client(self.platform, access_token=tokens.access_token)
+        info = client.get_json("GET", "/v2/userinfo")
+        sub = str(info.get("sub") or "")
+        client.account_id = f"urn:li:person:{sub}" if sub else ""
+        if sub and self.FOLLOWERS_SCOPE in _scope_set(tokens.scope):
+            return client.fetch_account()
+        # Without r_member_profileAnalytics, /rest/memberFollowersCount answers 403 ACCESS_DENIED:
+        # connect the member without a follower count instead of failing the connection.
+        return AccountInfo(
+            external_id=client.account_id, username=str(info.get("email") or ""),
+            display_name=str(info.get("name") or ""), picture_url=str(info.get("picture") or ""), followers=0,
+        )
 
 
 class PinterestBackend(ServiceBackend, PinterestOAuth2):
@@ -358,6 +425,26 @@ class PinterestBackend(ServiceBackend, PinterestOAuth2):
     USE_BASIC_AUTH = True
     SCOPE_SEPARATOR = ","
     DEFAULT_SCOPE = ["boards:read", "boards:write", "pins:read", "pins:write", "user_accounts:read"]
+    #: ``{"code": 283, "message": "The authorization grant is invalid"}``: a dead code or refresh token
+    INVALID_GRANT = 283
+
+    def get_provider_error(self, data, *, stage="callback", status_code=None, retry_after=None):
+        # Pinterest errors are {"code": <int>, "message": ...}, not OAuth's {"error": ...}: without
+        # this a revoked refresh token looked like a transient HTTP error, deferred forever.
+        fields = {"stage": stage, "status_code": status_code, "retry_after": retry_after}
+        if isinstance(data, dict) and "error" not in data and isinstance(data.get("code"), int) and data.get("message"):
+            if data["code"] == self.INVALID_GRANT:
+                code = "reauthentication_required" if stage == "refresh" else "authorization_code_rejected"
+                return AuthCredentialError(
+                    self, str(data["message"]), code=code, source="provider_response", provider_code=data["code"],
+                    **fields,
+                )
+            kind = (
+                "rate_limited" if status_code == 429
+                else "unavailable" if status_code is not None and status_code >= 500 else "http_error"
+            )
+            return AuthProviderError(self, str(data["message"]), code=kind, provider_code=data["code"], **fields)
+        return super().get_provider_error(data, **fields)
 
 
 # --- platforms without one: written on the same base class ------------------------------
@@ -392,7 +479,7 @@ class TikTokBackend(ServiceBackend, BaseOAuth2):
         return {"client_key": key, "client_secret": secret, "grant_type": "refresh_token", "refresh_token": token}
 
 
-class ThreadsBackend(ServiceBackend, BaseOAuth2):
+class ThreadsBackend(ServiceBackend, GraphErrors, BaseOAuth2):
     """Threads: code at graph.threads.net, then a 60-day token that refreshes itself."""
 
     name = "threads"
@@ -406,7 +493,9 @@ class ThreadsBackend(ServiceBackend, BaseOAuth2):
     REDIRECT_STATE = False
     STATE_PARAMETER = True
     SCOPE_SEPARATOR = ","
-    DEFAULT_SCOPE = ["threads_basic", "threads_content_publish"]
+    # threads_manage_insights: the account read takes followers_count from /threads_insights,
+    # which the Threads API refuses without it ("(#10) Application does not have permission").
+    DEFAULT_SCOPE = ["threads_basic", "threads_content_publish", "threads_manage_insights"]
     exchange_grant = "th_exchange_token"
     refresh_grant = "th_refresh_token"
 
