@@ -45,6 +45,9 @@ class Publication(OrgScopedModel):
     due_at = models.DateTimeField()
     attempts = models.PositiveSmallIntegerField(default=0)
     lease_until = models.DateTimeField(null=True, blank=True)
+    #: the worker chunk holding the lease: a chunk calls the platform one row at a time, so
+    #: the concurrency cap counts chunks, not rows
+    claim = models.UUIDField(null=True, blank=True)
     queued_at = models.DateTimeField(null=True, blank=True)
     outcome_unknown = models.BooleanField(default=False)
     external_id = models.CharField(max_length=300, blank=True, default="")

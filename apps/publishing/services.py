@@ -14,14 +14,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 import time
+import uuid
 import zoneinfo
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Min
+from django.db.models import Count, F, Min
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -35,7 +37,7 @@ from apps.media.services import absolute_url
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import schedule_slots, validate_timezone
 
-from .platforms.base import MediaItem, OutcomeUnknown, PlatformError, PostRequest
+from .platforms.base import MediaItem, OutcomeUnknown, PlatformError, PostRequest, PublishResult
 from .publications import Publication
 
 logger = logging.getLogger(__name__)
@@ -58,15 +60,21 @@ def client_for(profile: SocialProfile):
     return platform_client(profile.platform, access_token=decrypt(profile.access_token_enc), account_id=profile.external_id)
 
 
-def post_request_for(publication: Publication) -> PostRequest:
+def post_request_for(publication: Publication, context: dict | None = None) -> PostRequest:
+    """What to post; `context` holds the chunk's variants and media (read once per chunk)."""
     from apps.content.adaptation import compose_caption
 
     content = publication.content
-    variant = content.variants.filter(platform=publication.profile.platform).first()
+    if context is not None:
+        variant = context["variants"].get((content.pk, publication.profile.platform))
+        assets = context["media"].get(content.pk, [])
+    else:
+        variant = content.variants.filter(platform=publication.profile.platform).first()
+        assets = current_media(content)
     if variant is None:
         raise PlatformError(f"The content has no {publication.profile.platform} variant.", code="no_variant")
     media = []
-    for asset in current_media(content):
+    for asset in assets:
         storage_file = asset.file
 
         def loader(f=storage_file):
@@ -262,8 +270,7 @@ def publications_publish_now(*, content: Content, profiles: list[SocialProfile],
             pubs.append(pub)
         if content.status != states.PUBLISHING:
             transition(content, "publish", event="content.publishing")
-    for pub in pubs:
-        publication_run(pub.pk)
+    publications_run([pub.pk for pub in pubs])  # one chunk: one claim, the calls, one record
     pubs = list(Publication.objects.filter(pk__in=[p.pk for p in pubs]).select_related("profile"))
     failed = [p for p in pubs if p.status == Publication.FAILED]
     content.refresh_from_db()
@@ -330,74 +337,151 @@ def sweep(*, now=None) -> int:
     return len(ids)
 
 
-def _claim(publication_id) -> tuple[Publication | None, bool]:
-    """queued -> publishing with a lease. Returns (row, must_reconcile)."""
-    now = timezone.now()
-    with transaction.atomic():
-        # Lock the publication and its content (one statement), not the joined profile and
-        # brand rows: that would serialize every worker publishing for the same brand.
-        pub = (Publication.objects.select_for_update(of=("self", "content")).select_related("profile", "content", "content__brand")
-               .filter(pk=publication_id).first())
-        if pub is None or pub.status != Publication.QUEUED:
-            return None, False  # published, failed, rescheduled, or another worker has it
-        cap = settings.PUBLISH_CONCURRENCY.get(pub.profile.platform, settings.PUBLISH_CONCURRENCY_DEFAULT)
-        busy = Publication.objects.filter(status=Publication.PUBLISHING, platform=pub.profile.platform,
-                                          lease_until__gte=now).count()
-        if busy >= cap:  # the platform's concurrency cap: come back in a moment
-            pub.status, pub.due_at = Publication.SCHEDULED, now + datetime.timedelta(seconds=2)
-            pub.save(update_fields=["status", "due_at", "updated_at"])
-            return None, False
-        must_reconcile = pub.outcome_unknown
-        # From this commit on the outcome counts as unknown until a result is recorded: a
-        # worker that dies after the platform call (or before it) leaves a row the next
-        # attempt reconciles first. One commit instead of two on the hot path.
-        pub.status, pub.lease_until = Publication.PUBLISHING, now + datetime.timedelta(seconds=settings.PUBLISH_LEASE_SECONDS)
-        pub.attempts += 1
-        pub.outcome_unknown = True
-        pub.save(update_fields=["status", "lease_until", "attempts", "outcome_unknown", "updated_at"])
-        if pub.content.status in (states.REVIEW, states.APPROVED, states.SCHEDULED):
-            transition(pub.content, "publish", event="content.publishing")
-        return pub, must_reconcile
+@dataclasses.dataclass
+class _Attempt:
+    """What happened to one claimed publication, recorded with the rest of its chunk."""
+
+    pub: Publication
+    outcome: str  # "published" | "retry" | "failed"
+    result: PublishResult | None = None
+    error: PlatformError | None = None
+    keep_unknown: bool = False
 
 
-def publications_run(publication_ids) -> None:
-    """The publish task's body: each publication on its own (its own claim, lease and
-    result), the events of the chunk fanned out together, or after each publication when a
-    platform call is slow so that progress is not held back."""
+def publications_run(publication_ids) -> list[Publication]:
+    """The publish task's body, for a chunk of queued publications.
+
+    One transaction claims the chunk (each row: queued -> publishing with a lease and
+    `outcome_unknown` committed before any platform call); then each publication gets its
+    platform calls on its own; then one transaction records every result and moves the
+    contents. A worker that dies anywhere in between leaves rows the sweep re-queues and
+    the next attempt reconciles with the platform first, so nothing goes out twice. A chunk
+    that runs past PUBLISH_CHUNK_SECONDS records what it has and hands the untouched rows
+    back to the broker; a slow call (over 0.5 s) records at once so progress shows.
+    """
     from apps.events.services import dispatch_deferred
 
     started = time.monotonic()
+    done: list[Publication] = []
     with dispatch_deferred() as events:
-        for index, publication_id in enumerate(publication_ids):
+        claimed = _claim_many(publication_ids)
+        context = _chunk_context([pub for pub, _ in claimed])
+        attempts: list[_Attempt] = []
+        for index, (pub, must_reconcile) in enumerate(claimed):
             if index and time.monotonic() - started > settings.PUBLISH_CHUNK_SECONDS:
-                _requeue(publication_ids[index:])  # slow platform: do not let the rest look lost
+                _hand_back(claimed[index:])  # slow platform: do not hold the rest
                 break
+            call_started = time.monotonic()
             try:
-                publication_run(publication_id)
-            except Exception:  # one row's surprise must not strand the rest of the chunk
-                logger.exception("Publication %s failed unexpectedly; the sweep will pick it up", publication_id)
-            if events.age() > 0.5:
+                attempts.append(_attempt(pub, must_reconcile, context))
+            except Exception:  # a surprise in one row must not strand the chunk: its lease expires, the sweep retries
+                logger.exception("Publication %s failed unexpectedly; the sweep will reconcile it", pub.pk)
+            if time.monotonic() - call_started > 0.5:
+                done += _record(attempts)
+                attempts = []
                 events.flush()
-
-
-def _requeue(publication_ids) -> None:
-    with transaction.atomic():
-        ids = list(Publication.objects.filter(pk__in=publication_ids, status=Publication.QUEUED).values_list("pk", flat=True))
-        Publication.objects.filter(pk__in=ids).update(queued_at=timezone.now())
-        transaction.on_commit(lambda: _enqueue(ids))
+        done += _record(attempts)
+    return done
 
 
 def publication_run(publication_id) -> Publication | None:
-    pub, must_reconcile = _claim(publication_id)
-    if pub is None:
-        return None
+    """One publication (publish now); None when there was nothing to do."""
+    done = publications_run([publication_id])
+    return done[0] if done else None
+
+
+def _claim_many(publication_ids) -> list[tuple[Publication, bool]]:
+    """queued -> publishing with a lease, for the rows of the chunk still queued (another
+    worker may have taken some). Returns (row, must_reconcile) in chunk order."""
+    now = timezone.now()
+    with transaction.atomic():
+        # Lock the publications and their contents (one statement, contents in a fixed order
+        # so two chunks never deadlock), not the joined profile and brand rows: that would
+        # serialize every worker publishing for the same brand.
+        pubs = list(Publication.objects.select_for_update(of=("self", "content"))
+                    .select_related("profile", "content", "content__brand")
+                    .filter(pk__in=list(publication_ids), status=Publication.QUEUED).order_by("content_id", "pk"))
+        if not pubs:
+            return []
+        pubs = _within_caps(pubs, now)
+        if not pubs:
+            return []
+        reconcile = {pub.pk: pub.outcome_unknown for pub in pubs}
+        lease = now + datetime.timedelta(seconds=settings.PUBLISH_LEASE_SECONDS)
+        # From this commit on each outcome counts as unknown until its result is recorded.
+        Publication.objects.filter(pk__in=[p.pk for p in pubs]).update(
+            status=Publication.PUBLISHING, lease_until=lease, attempts=F("attempts") + 1, outcome_unknown=True,
+            claim=uuid.uuid4(), updated_at=now)
+        started = set()
+        for pub in pubs:
+            pub.status, pub.lease_until, pub.attempts, pub.outcome_unknown = Publication.PUBLISHING, lease, pub.attempts + 1, True
+            if pub.content_id not in started and pub.content.status in (states.REVIEW, states.APPROVED, states.SCHEDULED):
+                transition(pub.content, "publish", event="content.publishing")
+            started.add(pub.content_id)
+    order = {str(pk): i for i, pk in enumerate(publication_ids)}
+    pubs.sort(key=lambda p: order.get(str(p.pk), 0))
+    return [(pub, reconcile[pub.pk]) for pub in pubs]
+
+
+def _within_caps(pubs: list[Publication], now) -> list[Publication]:
+    """The platform's concurrency cap, counted in chunks holding leases (a chunk calls the
+    platform one row at a time): a platform at its cap gets its rows back to `scheduled`
+    for a moment."""
+    platforms = {p.platform for p in pubs}
+    busy = dict(Publication.objects.filter(status=Publication.PUBLISHING, platform__in=platforms, lease_until__gte=now)
+                .values_list("platform").annotate(n=Count("claim", distinct=True)).order_by())
+    keep, later = [], []
+    for pub in pubs:
+        cap = settings.PUBLISH_CONCURRENCY.get(pub.platform, settings.PUBLISH_CONCURRENCY_DEFAULT)
+        if busy.get(pub.platform, 0) >= cap:
+            later.append(pub.pk)
+        else:
+            keep.append(pub)
+    if later:
+        Publication.objects.filter(pk__in=later).update(status=Publication.SCHEDULED, due_at=now + datetime.timedelta(seconds=2),
+                                                        updated_at=now)
+    return keep
+
+
+def _hand_back(rest: list[tuple[Publication, bool]]) -> None:
+    """Claimed rows the chunk never started: back to queued as they were, as a new task."""
+    now = timezone.now()
+    with transaction.atomic():
+        for unknown in (True, False):
+            ids = [pub.pk for pub, was_unknown in rest if was_unknown is unknown]
+            if ids:
+                Publication.objects.filter(pk__in=ids, status=Publication.PUBLISHING).update(
+                    status=Publication.QUEUED, queued_at=now, lease_until=None, outcome_unknown=unknown,
+                    attempts=F("attempts") - 1, updated_at=now)
+        ids = [pub.pk for pub, _ in rest]
+        transaction.on_commit(lambda: _enqueue(ids))
+
+
+def _chunk_context(pubs: list[Publication]) -> dict:
+    """The chunk's variants and media, read once for all its contents."""
+    from apps.content.models import Variant
+    from apps.media.models import Kind, MediaAsset
+
+    content_ids = {p.content_id for p in pubs}
+    if not content_ids:
+        return {"variants": {}, "media": {}}
+    variants = {(v.content_id, v.platform): v for v in Variant.objects.filter(content_id__in=content_ids)}
+    media: dict = {}
+    for asset in (MediaAsset.objects.filter(content_id__in=content_ids, kind__in=(Kind.GENERATED, Kind.UPLOAD))
+                  .order_by("position", "created_at")):
+        media.setdefault(asset.content_id, []).append(asset)
+    return {"variants": variants, "media": media}
+
+
+def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None) -> _Attempt:
+    """The platform calls for one claimed publication; no database writes of its own."""
     client = client_for(pub.profile)
     try:
-        req = post_request_for(pub)
+        req = post_request_for(pub, context)
         if must_reconcile:
             found = client.find_published(req)
             if found is not None:
-                return _record_success(pub, found, reconciled=True)
+                return _Attempt(pub, "published", result=found)
         quota = client.publish_quota()
         if quota is not None and quota.remaining <= 0:
             raise PlatformError(
@@ -407,54 +491,49 @@ def publication_run(publication_id) -> Publication | None:
         client.validate(req)
         result = client.publish(req)  # the irreversible call (outcome_unknown was committed by the claim)
     except OutcomeUnknown as exc:
-        return _record_retry(pub, exc, keep_unknown=True)
+        return _Attempt(pub, "retry", error=exc, keep_unknown=True)
     except PlatformError as exc:
         if exc.token_expired:
             _mark_profile_expired(pub.profile, exc.message)
         if exc.retryable and pub.attempts < MAX_ATTEMPTS:
-            return _record_retry(pub, exc, keep_unknown=False)
-        return _record_failure(pub, exc.message, str(exc.code or ""))
-    return _record_success(pub, result)
+            return _Attempt(pub, "retry", error=exc)
+        return _Attempt(pub, "failed", error=exc)
+    return _Attempt(pub, "published", result=result)
 
 
-def _record_success(pub: Publication, result, *, reconciled: bool = False) -> Publication:
+def _record(attempts: list[_Attempt]) -> list[Publication]:
+    """Every result of the chunk in one transaction, then the contents follow."""
+    if not attempts:
+        return []
     now = timezone.now()
     with transaction.atomic():
         # No need to wait for the flush: the claim durably recorded `outcome_unknown`, so if a
-        # server crash lost this commit the next attempt would find the post and record it.
+        # server crash lost this commit the next attempt would reconcile with the platform.
         relax_commit()
-        Publication.objects.filter(pk=pub.pk).update(
-            status=Publication.PUBLISHED, external_id=result.external_id, url=result.url, published_at=now,
-            outcome_unknown=False, lease_until=None, last_error="", error_code="", updated_at=now,
-        )
-        _sync_content(pub.content_id)
-    pub.status, pub.external_id, pub.url, pub.published_at = Publication.PUBLISHED, result.external_id, result.url, now
-    pub.outcome_unknown, pub.lease_until, pub.last_error, pub.error_code, pub.updated_at = False, None, "", "", now
-    return pub
-
-
-def _record_retry(pub: Publication, exc: PlatformError, *, keep_unknown: bool) -> Publication:
-    now = timezone.now()
-    backoff = min(3600, 15 * 2 ** max(0, pub.attempts - 1))
-    delay = max(backoff, int(exc.retry_after or 0))
-    with transaction.atomic():
-        updates = {"status": Publication.SCHEDULED, "due_at": now + datetime.timedelta(seconds=delay), "lease_until": None,
-                   "last_error": exc.message[:2000], "error_code": str(exc.code or "")[:100], "updated_at": now}
-        if not keep_unknown:
-            updates["outcome_unknown"] = False  # the platform answered: nothing was posted
-        Publication.objects.filter(pk=pub.pk, status=Publication.PUBLISHING).update(**updates)
-    pub.refresh_from_db()
-    return pub
-
-
-def _record_failure(pub: Publication, message: str, code: str) -> Publication:
-    now = timezone.now()
-    with transaction.atomic():
-        Publication.objects.filter(pk=pub.pk).update(status=Publication.FAILED, last_error=message[:2000], error_code=code[:100],
-                                                     outcome_unknown=False, lease_until=None, updated_at=now)
-        _sync_content(pub.content_id)
-    pub.refresh_from_db()
-    return pub
+        for a in attempts:
+            pub = a.pub
+            if a.outcome == "published":
+                updates = {"status": Publication.PUBLISHED, "external_id": a.result.external_id, "url": a.result.url,
+                           "published_at": now, "outcome_unknown": False, "lease_until": None, "last_error": "",
+                           "error_code": ""}
+            elif a.outcome == "retry":
+                backoff = min(3600, 15 * 2 ** max(0, pub.attempts - 1))
+                delay = max(backoff, int(a.error.retry_after or 0))
+                updates = {"status": Publication.SCHEDULED, "due_at": now + datetime.timedelta(seconds=delay),
+                           "lease_until": None, "last_error": a.error.message[:2000], "error_code": str(a.error.code or "")[:100]}
+                if not a.keep_unknown:
+                    updates["outcome_unknown"] = False  # the platform answered: nothing was posted
+            else:
+                updates = {"status": Publication.FAILED, "last_error": a.error.message[:2000],
+                           "error_code": str(a.error.code or "")[:100], "outcome_unknown": False, "lease_until": None}
+            Publication.objects.filter(pk=pub.pk, status=Publication.PUBLISHING).update(**updates, updated_at=now)
+            for field, value in updates.items():
+                setattr(pub, field, value)
+            pub.updated_at = now
+        finished = sorted({a.pub.content_id for a in attempts if a.outcome != "retry"})
+        if finished:
+            _sync_contents(finished)
+    return [a.pub for a in attempts]
 
 
 def _mark_profile_expired(profile: SocialProfile, reason: str) -> None:
@@ -465,22 +544,29 @@ def _mark_profile_expired(profile: SocialProfile, reason: str) -> None:
                          data={"profileId": str(profile.pk), "platform": profile.platform, "reason": reason[:500]})
 
 
-def _sync_content(content_id) -> None:
-    """The content's status follows its publications (caller holds a transaction)."""
-    content = Content.objects.select_for_update().get(pk=content_id)
-    statuses = list(Publication.objects.filter(content_id=content_id).exclude(status=Publication.CANCELLED)
-                    .values_list("status", "published_at", "last_error"))
-    if not statuses or any(s in (Publication.SCHEDULED, Publication.QUEUED, Publication.PUBLISHING) for s, _, _ in statuses):
-        return
-    if content.status in (states.APPROVED, states.SCHEDULED, states.REVIEW):
-        transition(content, "publish")
-    published = [at for s, at, _ in statuses if s == Publication.PUBLISHED]
-    if published and content.status == states.PUBLISHING:
-        content.published_at = min(published)  # saved with the status by transition()
-        transition(content, "published", event="content.published")
-    elif not published and content.status == states.PUBLISHING:
-        reasons = "; ".join(sorted({e for s, _, e in statuses if e}))
-        transition(content, "fail", event="content.failed", reason=f"Publishing failed: {reasons}")
+def _sync_contents(content_ids) -> None:
+    """Each content's status follows its publications (caller holds a transaction): locked
+    in a fixed order, their publications read in one query."""
+    contents = list(Content.objects.select_for_update().filter(pk__in=content_ids).order_by("pk"))
+    statuses: dict = {}
+    for content_id, status, published_at, last_error in (
+        Publication.objects.filter(content_id__in=content_ids).exclude(status=Publication.CANCELLED)
+        .values_list("content_id", "status", "published_at", "last_error")
+    ):
+        statuses.setdefault(content_id, []).append((status, published_at, last_error))
+    for content in contents:
+        rows = statuses.get(content.pk, [])
+        if not rows or any(s in (Publication.SCHEDULED, Publication.QUEUED, Publication.PUBLISHING) for s, _, _ in rows):
+            continue
+        if content.status in (states.APPROVED, states.SCHEDULED, states.REVIEW):
+            transition(content, "publish")
+        published = [at for s, at, _ in rows if s == Publication.PUBLISHED]
+        if published and content.status == states.PUBLISHING:
+            content.published_at = min(published)  # saved with the status by transition()
+            transition(content, "published", event="content.published")
+        elif not published and content.status == states.PUBLISHING:
+            reasons = "; ".join(sorted({e for s, _, e in rows if e}))
+            transition(content, "fail", event="content.failed", reason=f"Publishing failed: {reasons}")
 
 
 # --- queue and posting slots ------------------------------------------------------------------

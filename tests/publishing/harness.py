@@ -51,6 +51,7 @@ class Cluster:
             "PUBLISH_LEASE_SECONDS": "8",
             "PUBLISH_QUEUED_STUCK_SECONDS": "6",
             "LOG_LEVEL": "WARNING",
+            "CONN_MAX_AGE": "60",  # as docker/compose.yaml runs workers: one connection per process
         })
         self.env.update(env or {})
         self.kills = 0

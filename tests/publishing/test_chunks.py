@@ -58,6 +58,8 @@ def test_due_publications_go_out_in_chunks_each_once(settings, scheduled, sent):
 def test_a_chunk_that_runs_long_hands_the_rest_back(settings, scheduled, sent):
     settings.PUBLISH_TASK_CHUNK = 7
     settings.PUBLISH_CHUNK_SECONDS = 0  # every publication counts as slow
+    # eager Celery runs each handed-back chunk inside the one before, all holding leases at once
+    settings.PUBLISH_CONCURRENCY = {**settings.PUBLISH_CONCURRENCY, "instagram": 10}
     before = timezone.now()
     assert services.dispatch_due(now=later(31)) == 7
     # one publication per task run; the untouched rest goes back as a new chunk each time
@@ -78,3 +80,25 @@ def test_a_row_that_another_worker_took_is_skipped_in_a_chunk(settings, schedule
     assert statuses[pubs[0].pk] == "publishing"
     assert [statuses[p.pk] for p in pubs[1:]] == ["published"] * 6
     assert not SandboxPost.objects.filter(reference=str(pubs[0].pk)).exists()
+
+
+def test_the_concurrency_cap_counts_chunks_and_holds_a_platform_at_its_cap(settings, scheduled):
+    import uuid
+
+    settings.PUBLISH_TASK_CHUNK = 3
+    settings.PUBLISH_CONCURRENCY = {**settings.PUBLISH_CONCURRENCY, "instagram": 1}
+    pubs = list(Publication.objects.filter(content__in=scheduled).order_by("created_at"))
+    busy = pubs[0]  # another worker's chunk is mid-call on instagram
+    Publication.objects.filter(pk=busy.pk).update(status=Publication.PUBLISHING, claim=uuid.uuid4(),
+                                                  lease_until=timezone.now() + datetime.timedelta(minutes=5))
+    now = later(31)
+    assert services.dispatch_due(now=now) == 6
+    waiting = Publication.objects.filter(pk__in=[p.pk for p in pubs[1:]])
+    assert {p.status for p in waiting} == {"scheduled"}  # at the cap: back for a moment, nothing posted
+    assert all(p.due_at > timezone.now() for p in waiting)
+    assert not SandboxPost.objects.filter(reference__in=[str(p.pk) for p in pubs]).exists()
+
+    Publication.objects.filter(pk=busy.pk).update(status=Publication.PUBLISHED)  # that chunk finished
+    settings.PUBLISH_TASK_CHUNK = 10  # one chunk: its rows count once against the cap of 1
+    assert services.dispatch_due(now=later(40)) == 6
+    assert {p.status for p in waiting.all()} == {"published"}
