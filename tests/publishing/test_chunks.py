@@ -102,3 +102,20 @@ def test_the_concurrency_cap_counts_chunks_and_holds_a_platform_at_its_cap(setti
     settings.PUBLISH_TASK_CHUNK = 10  # one chunk: its rows count once against the cap of 1
     assert services.dispatch_due(now=later(40)) == 6
     assert {p.status for p in waiting.all()} == {"published"}
+
+
+def test_a_full_daily_quota_is_reported_before_trying_and_retried_later(owner):
+    brand = Brand.objects.get(organization=owner.org, is_default=True)
+    profile = ProfileFactory(organization=owner.org, brand=brand, platform="instagram", sandbox=True,
+                             settings={"sandbox": {"dailyLimit": 1}})
+    first, second = generated(owner, brand), generated(owner, brand)
+    for content in (first, second):
+        services.publications_schedule(content=content, profiles=[profile], scheduled_for=later())
+    assert services.dispatch_due(now=later(31)) == 2
+    pubs = {p.content_id: p for p in Publication.objects.filter(content__in=[first, second])}
+    statuses = sorted(p.status for p in pubs.values())
+    assert statuses == ["published", "scheduled"]  # one fits the 24 h quota of 1, the other waits
+    waiting = next(p for p in pubs.values() if p.status == "scheduled")
+    assert waiting.error_code == "publish_limit" and "1/1 in 24 h" in waiting.last_error
+    assert waiting.due_at >= timezone.now() + datetime.timedelta(minutes=59)
+    assert SandboxPost.objects.filter(profile=profile).count() == 1  # nothing was sent for the second
