@@ -234,13 +234,19 @@ def _create(org, brand, index: int):
 
 def _generate_all(contents, deadline: float) -> float:
     """Enqueue every content's generation task and wait until all are in review."""
-    from apps.content.models import Content
     from apps.content.tasks import generate_content
 
     ids_ = [c.pk for c in contents]
     start = time.perf_counter()
     for pk in ids_:
         generate_content.delay(str(pk))
+    return _wait_in_review(ids_, start, deadline)
+
+
+def _wait_in_review(ids_, start: float, deadline: float) -> float:
+    """Seconds from `start` until every content is in review (a failure or the deadline raises)."""
+    from apps.content.models import Content
+
     while True:
         statuses = list(Content.objects.filter(pk__in=ids_).values_list("status", flat=True))
         if statuses.count("review") == len(ids_):
@@ -278,16 +284,8 @@ def _batch(org, brand) -> tuple[float, list]:
     start = time.perf_counter()
     batch = batch_start(organization=org, schedules=schedules)
     ids_ = list(Content.objects.filter(batch=batch).values_list("pk", flat=True))
-    while True:
-        statuses = list(Content.objects.filter(pk__in=ids_).values_list("status", flat=True))
-        if statuses.count("review") == len(ids_):
-            return time.perf_counter() - start, list(Content.objects.filter(pk__in=ids_))
-        if "failed" in statuses:
-            reasons = set(Content.objects.filter(pk__in=ids_, status="failed").values_list("status_reason", flat=True))
-            raise RuntimeError(f"a generation failed: {reasons}")
-        if time.perf_counter() - start > CELERY_DEADLINE:
-            raise TimeoutError(f"{statuses.count('review')}/{len(ids_)} in review after {CELERY_DEADLINE:.0f} s")
-        time.sleep(0.05)
+    elapsed = _wait_in_review(ids_, start, CELERY_DEADLINE)
+    return elapsed, list(Content.objects.filter(pk__in=ids_))
 
 
 def _purge(app) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
 from django.http import Http404
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -53,6 +54,12 @@ def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
         return 404, 404, "NOT_FOUND", "Resource not found.", {}, headers
     if isinstance(exc, DjangoPermissionDenied):
         return 403, 403, "AUTHORIZATION_ERROR", "Insufficient permissions.", {}, headers
+    if isinstance(exc, RequestDataTooBig):
+        return 413, 413, "VALIDATION_ERROR", "The request body is too large.", {}, headers
+    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        return 400, 400, "VALIDATION_ERROR", "The request body has too many fields.", {}, headers
+    if isinstance(exc, SuspiciousOperation):
+        return 400, 400, "VALIDATION_ERROR", "The request could not be read.", {}, headers
     if isinstance(exc, drf.APIException):
         status = exc.status_code
         if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):

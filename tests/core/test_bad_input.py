@@ -44,3 +44,19 @@ def test_a_stored_integer_beyond_64_bits_is_returned_not_a_500(owner):
     assert created.json()["data"]["metadata"] == {"n": 2**70}
     listed = client.get("/api/brands")
     assert listed.status_code == 200
+
+
+def test_a_form_body_with_too_many_fields_is_a_400_in_each_family(owner, settings):
+    from urllib.parse import urlencode
+
+    from tests.content.factories import make_content
+
+    content = make_content(owner.org)
+    body = urlencode({f"instagram[hashtags][{i}]": "x" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1)})
+    form = "application/x-www-form-urlencoded"
+    a = owner.client().put(f"/v1/content/{content.pk}", body, content_type=form)
+    assert a.status_code == 400, a.content
+    assert a.json()["error"]["code"] == "VALIDATION_ERROR" and "too many fields" in a.json()["error"]["message"]
+    b = owner.token_client().put(f"/api/content/{content.pk}", body, content_type=form)
+    assert b.status_code == 400, b.content
+    assert "too many fields" in b.json()["error"]

@@ -479,33 +479,26 @@ class FakeProvider:
 
     def _meta_exchange(self, req: FakeRequest, grant_type: str) -> tuple[int, Any]:
         """``GET /access_token?grant_type=ig_exchange_token|th_exchange_token``."""
-        self.token_requests.append(req.params)
-        params = req.params
-        if req.method != "GET":
-            return graph_error(400, "Unsupported post request.", 100, 33, "GraphMethodException")
-        if params.get("grant_type") != grant_type:
-            return graph_error(400, "Unsupported grant type", 100)
-        if params.get("client_secret") != CLIENT_SECRET:
-            return graph_error(400, "Error validating client secret.", 1)
-        short = self._live(params.get("access_token", ""), "short")
-        if short is None:
-            return GRAPH_INVALID_TOKEN
-        token = self._mint("long", short.scopes)
-        return 200, {"access_token": token, "token_type": "bearer", "expires_in": LONG_LIVED_SECONDS}
+        return self._meta_long_lived(req, grant_type, from_kind="short", with_secret=True)
 
     def _meta_refresh(self, req: FakeRequest, grant_type: str) -> tuple[int, Any]:
         """``GET /refresh_access_token?grant_type=ig_refresh_token|th_refresh_token``: the
         long-lived token refreshes itself (no client secret, no refresh token)."""
+        return self._meta_long_lived(req, grant_type, from_kind="long", with_secret=False)
+
+    def _meta_long_lived(self, req: FakeRequest, grant_type: str, *, from_kind: str, with_secret: bool) -> tuple[int, Any]:
         self.token_requests.append(req.params)
         params = req.params
         if req.method != "GET":
             return graph_error(400, "Unsupported post request.", 100, 33, "GraphMethodException")
         if params.get("grant_type") != grant_type:
             return graph_error(400, "Unsupported grant type", 100)
-        long = self._live(params.get("access_token", ""), "long")
-        if long is None:
+        if with_secret and params.get("client_secret") != CLIENT_SECRET:
+            return graph_error(400, "Error validating client secret.", 1)
+        current = self._live(params.get("access_token", ""), from_kind)
+        if current is None:
             return GRAPH_INVALID_TOKEN
-        token = self._mint("long", long.scopes)
+        token = self._mint("long", current.scopes)
         return 200, {"access_token": token, "token_type": "bearer", "expires_in": LONG_LIVED_SECONDS}
 
     # -- Instagram API with Instagram Login -----------------------------------------------
