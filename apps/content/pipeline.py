@@ -15,6 +15,7 @@ from django.utils import timezone
 from PIL import Image
 
 from apps.brands.services import effective_settings
+from apps.core.db import relax_commit
 from apps.events.services import broadcast
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
@@ -32,7 +33,12 @@ STAGES = {"settings": 10, "text": 30, "media": 60, "adapt": 85, "done": 100}
 
 def _progress(content: Content, stage: str, progress: int | None = None) -> None:
     value = STAGES[stage] if progress is None else progress
-    Content.objects.filter(pk=content.pk).update(progress=value)
+    if getattr(content, "_progress_sent", None) == value:
+        return
+    content._progress_sent = value
+    with transaction.atomic():
+        relax_commit()  # a progress figure lost in a database crash is rewritten by the next stage
+        Content.objects.filter(pk=content.pk).update(progress=value)
     subjects = [("content", content.pk)] + ([("batch", content.batch_id)] if content.batch_id else [])
     try:
         broadcast(
