@@ -129,14 +129,16 @@ def brand_context(brand) -> list[str]:
     return lines
 
 
+def _system_intro(brand, role: str) -> list[str]:
+    """The brand's own system prompt first, then the role, then the brand context."""
+    parts = [brand.system_prompt.strip()] if brand.system_prompt else []
+    return [*parts, role, *brand_context(brand)]
+
+
 def build_text_prompt(request: TextRequest) -> tuple[str, str]:
     """Return (system, user) messages asking for the post JSON object."""
     brand = request.brand
-    system_parts: list[str] = []
-    if brand.system_prompt:
-        system_parts.append(brand.system_prompt.strip())
-    system_parts.append("You are an expert social media copywriter.")
-    system_parts.extend(brand_context(brand))
+    system_parts = _system_intro(brand, "You are an expert social media copywriter.")
     system_parts.append(
         "Reply with one JSON object only, no prose and no code fences, with exactly these keys: "
         '"caption" (string), "hashtags" (array of strings, each starting with #), '
@@ -180,11 +182,7 @@ def build_text_prompt(request: TextRequest) -> tuple[str, str]:
 
 def build_ideas_prompt(request: IdeasRequest) -> tuple[str, str]:
     brand = request.brand
-    system_parts: list[str] = []
-    if brand.system_prompt:
-        system_parts.append(brand.system_prompt.strip())
-    system_parts.append("You are a social media strategist who suggests post ideas.")
-    system_parts.extend(brand_context(brand))
+    system_parts = _system_intro(brand, "You are a social media strategist who suggests post ideas.")
     system_parts.append(
         'Reply with one JSON object only, no prose and no code fences: {"ideas": [string, ...]}.'
     )
