@@ -241,8 +241,9 @@ PUBLISH_MAX_QUEUED = env.int("PUBLISH_MAX_QUEUED", default=200)
 PUBLISH_TASK_CHUNK = env.int("PUBLISH_TASK_CHUNK", default=10)
 #: a chunk that has run this long hands its untouched rows back to the broker as a new chunk
 PUBLISH_CHUNK_SECONDS = env.float("PUBLISH_CHUNK_SECONDS", default=5.0)
-#: a worker holds a publication this long; past it, the sweep reconciles and retries
-PUBLISH_LEASE_SECONDS = env.int("PUBLISH_LEASE_SECONDS", default=120)
+#: one platform call must end within this (clients poll processing for up to 300 s, plus
+#: uploads); past it, the sweep takes the row back and the next attempt reconciles first
+PUBLISH_LEASE_SECONDS = env.int("PUBLISH_LEASE_SECONDS", default=600)
 #: a publication queued this long without a worker taking it is re-enqueued (lost task)
 PUBLISH_QUEUED_STUCK_SECONDS = env.int("PUBLISH_QUEUED_STUCK_SECONDS", default=60)
 PUBLISH_CONCURRENCY = {"instagram": 4, "threads": 4, "tiktok": 2, "youtube": 2, "x": 8, "linkedin": 4, "pinterest": 4,

@@ -131,8 +131,13 @@ def brand_delete(*, brand: Brand) -> None:
     from apps.profiles.models import SocialProfile
 
     default = brand_ensure_default(organization=brand.organization)
+    from apps.media.models import MediaAsset
+
     SocialProfile.objects.filter(brand=brand).update(brand=default)
     Content.objects.filter(brand=brand).update(brand=default)
+    # the content's media go with it (media rows cascade with their brand); the brand's own
+    # logo and reference images go with the brand
+    MediaAsset.objects.filter(brand=brand, content__isnull=False).update(brand=default)
     brand.delete()
 
 

@@ -153,11 +153,17 @@ class ContentAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and (obj is None or obj.deletable)
+
     def has_act_permission(self, request, obj=None):
         return request.user.is_active and request.user.is_staff and request.user.has_perm("content.change_content")
 
     def delete_model(self, request, obj):
-        services.content_delete(content=obj)
+        try:
+            services.content_delete(content=obj)
+        except ApplicationError as exc:
+            self.message_user(request, f"{obj}: {error_text(exc)}", messages.ERROR)
 
     def delete_queryset(self, request, queryset):
         for content in queryset:

@@ -135,6 +135,11 @@ class Content(OrgScopedModel):
         return self.brand.require_approval
 
     @property
+    def deletable(self) -> bool:
+        """Content cannot be deleted while a platform call may be under way."""
+        return self.status != states.PUBLISHING
+
+    @property
     def allowed_actions(self) -> list[str]:
         # only `review` depends on the brand: other statuses do not load it
         require_approval = self.status == states.REVIEW and self.requires_approval

@@ -117,6 +117,9 @@ def _validate(inp: GenerationInput) -> list[str]:
                 {"referenceImageId": ["No reference image available."]},
             )
     if inp.source_media is not None and inp.generation_mode == GenerationMode.MANUAL:
+        if inp.source_media.content_id is not None:
+            raise Conflict("This upload already belongs to another content item; upload it again to reuse it.",
+                           {"mediaId": [str(inp.source_media.pk)]})
         if inp.source_media.media_type != inp.media_type:
             raise RuleViolation("The uploaded media does not match the media type.", {"media": [f"Upload is {inp.source_media.media_type}."]})
     for platform in platforms:
@@ -195,20 +198,21 @@ def _refuse(content: Content, action: str) -> InvalidTransition:
     )
 
 
-def _needs_approval_first(content: Content, action: str) -> bool:
-    """`review` content of a brand that requires approval cannot be scheduled or published."""
-    return content.status == states.REVIEW and action in states.PUBLISHING_ACTIONS and content.requires_approval
-
-
-def transition(content: Content, action: str, *, event: str | None = None, reason: str = "", **event_extra) -> Content:
-    """Apply `action` to a locked content row (caller holds the lock in a transaction)."""
+def ensure_allowed(content: Content, action: str) -> None:
+    """Raise InvalidTransition unless `action` may start from the content's status; `review`
+    content of a brand that requires approval needs `approve` before schedule or publish."""
     if not states.can(action, content.status):
         raise _refuse(content, action)
-    if _needs_approval_first(content, action):
+    if not states.can(action, content.status, require_approval=content.status == states.REVIEW and content.requires_approval):
         raise InvalidTransition(
             "This brand requires approval before scheduling or publishing.",
             {"status": content.status, "action": action, "allowedActions": content.allowed_actions, "requiresApproval": True},
         )
+
+
+def transition(content: Content, action: str, *, event: str | None = None, reason: str = "", **event_extra) -> Content:
+    """Apply `action` to a locked content row (caller holds the lock in a transaction)."""
+    ensure_allowed(content, action)
     _, target = states.TRANSITIONS[action]
     previous = content.status
     content.status = target
@@ -359,7 +363,7 @@ def content_update(*, content: Content, variants: dict | None = None, status: st
 @transaction.atomic
 def content_delete(*, content: Content) -> None:
     content = _locked(content.pk)
-    if content.status in (states.PUBLISHING,):
+    if not content.deletable:
         raise _refuse(content, "delete")
     data, org_id = _event_data(content), content.organization_id
     content.delete()
@@ -390,7 +394,12 @@ def content_edit_image(*, content: Content, prompt: str) -> Content:
 
 
 def current_media(content: Content):
-    return MediaAsset.objects.filter(content=content, kind__in=(Kind.GENERATED, Kind.UPLOAD)).order_by("position", "created_at")
+    return current_media_for([content.pk])
+
+
+def current_media_for(content_ids):
+    """The media currently attached to these contents (not edit backups), in order."""
+    return MediaAsset.objects.filter(content_id__in=content_ids, kind__in=(Kind.GENERATED, Kind.UPLOAD)).order_by("position", "created_at")
 
 
 @transaction.atomic
@@ -416,7 +425,11 @@ def content_undo_image_edit(*, content: Content) -> Content:
 def schedule_plan(*, organization, profile, scheduled_date, task: str, generation_mode: str, platform: str | None,
                   post_type: str, media_type: str, dimensions: str | None) -> ContentSchedule:
     platform = platform or profile.platform
-    if platform_rules.normalize_platform(platform) != profile.platform:
+    try:
+        platform = platform_rules.normalize_platform(platform)
+    except ValueError:
+        raise ValidationFailed(f"Unknown platform '{platform}'.", {"platform": [f"Unknown platform '{platform}'."]}) from None
+    if platform != profile.platform:
         raise RuleViolation("The platform must be the profile's platform.", {"platform": [profile.platform]})
     if media_type == "carousel":
         raise ValidationFailed("Carousel media is not implemented.", {"media": ["Use image or video."]})
@@ -440,7 +453,8 @@ def schedule_plan(*, organization, profile, scheduled_date, task: str, generatio
 @transaction.atomic
 def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -> Batch:
     """Generate the selected planned posts in parallel (one Celery task each)."""
-    pending = [s for s in schedules if s.status in (ContentSchedule.PLANNED, ContentSchedule.FAILED)]
+    unique = {s.pk: s for s in schedules}.values()  # the same schedule named twice (prefixed id and UUID) runs once
+    pending = [s for s in unique if s.status in (ContentSchedule.PLANNED, ContentSchedule.FAILED)]
     if not pending:
         raise RuleViolation("None of the selected schedules is waiting to be generated.", {"scheduleIds": ["Nothing to generate."]})
     batch = Batch.objects.create(organization=organization, total=len(pending))

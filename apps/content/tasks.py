@@ -27,21 +27,31 @@ def generate_content(self, content_id: str) -> None:
             raise
 
 
-@shared_task(queue="generation", acks_late=True, ignore_result=True)
-def complete_prediction(prediction_id: str) -> None:
-    """A provider's prediction arrived by webhook: store its output, finish the content if last."""
+@shared_task(bind=True, queue="generation", acks_late=True, ignore_result=True, max_retries=None)
+def complete_prediction(self, prediction_id: str) -> None:
+    """A provider's prediction arrived by webhook: store its output, finish the content if last.
+
+    A retryable error fetching a succeeded prediction's output (a timeout, 429, 5xx) happens
+    before anything is stored, so the task tries again with backoff before it fails the content."""
     from .models import Prediction
     from .predictions import prediction_complete
 
     try:
         prediction_complete(prediction_id=prediction_id)
+    except EngineError as exc:
+        row = Prediction.objects.filter(pk=prediction_id).values("content_id", "payload").first()
+        # a prediction that succeeded but whose output could not be fetched is worth another
+        # try; a failed prediction keeps failing with the same payload
+        succeeded = row is not None and (row["payload"] or {}).get("status") == "succeeded"
+        if succeeded and exc.retryable and self.request.retries < settings.GENERATION_MAX_RETRIES:
+            raise self.retry(exc=exc, countdown=min(60, 2 ** (self.request.retries + 1))) from None
+        if row is not None:
+            pipeline.fail(row["content_id"], f"Generation failed: {exc}")
     except Exception as exc:
         content_id = Prediction.objects.filter(pk=prediction_id).values_list("content_id", flat=True).first()
         if content_id is not None:
-            reason = str(exc) if isinstance(exc, EngineError) else f"{exc.__class__.__name__}: {exc}"
-            pipeline.fail(content_id, f"Generation failed: {reason}")
-        if not isinstance(exc, EngineError):
-            raise
+            pipeline.fail(content_id, f"Generation failed: {exc.__class__.__name__}: {exc}")
+        raise
 
 
 @shared_task(queue="default", ignore_result=True)

@@ -258,16 +258,19 @@ def _refresh_revoked(exc: SocialAuthBaseException, platform: str) -> bool:
     )
 
 
-def _mark_token(profile: SocialProfile, status: str, reason: str) -> SocialProfile:
-    changed = profile.token_status != status
-    profile.token_status = status
-    profile.save(update_fields=["token_status", "updated_at"])
-    if changed:
-        event_record(
-            organization=profile.organization_id,
-            type="profile.token_expired",
-            data={"profileId": str(profile.pk), "platform": profile.platform, "status": status, "reason": reason[:300]},
-        )
+def profile_mark_token(profile: SocialProfile, status: str, reason: str) -> SocialProfile:
+    """The profile's token is `expired` or `revoked`: recorded once (a conditional update, so
+    two workers noticing together emit one `profile.token_expired`)."""
+    with transaction.atomic():
+        changed = SocialProfile.objects.filter(pk=profile.pk).exclude(token_status=status).update(
+            token_status=status, updated_at=timezone.now())
+        profile.token_status = status
+        if changed:
+            event_record(
+                organization=profile.organization_id,
+                type="profile.token_expired",
+                data={"profileId": str(profile.pk), "platform": profile.platform, "status": status, "reason": reason[:500]},
+            )
     return profile
 
 
@@ -299,13 +302,13 @@ def profile_refresh_token(*, profile: SocialProfile) -> SocialProfile:
     expired = profile.token_expires_at is not None and profile.token_expires_at <= now
     if not can_refresh or (backend.refreshes_access_token and expired):
         if expired:
-            return _mark_token(profile, "expired", "The token expired and cannot be refreshed; reconnect the profile.")
+            return profile_mark_token(profile, "expired", "The token expired and cannot be refreshed; reconnect the profile.")
         return profile
     try:
         tokens = backend.refresh(access_token=access, refresh_token=refresh)
     except SocialAuthBaseException as exc:
         if _refresh_revoked(exc, profile.platform):
-            return _mark_token(profile, "revoked", exc.detail or "The platform refused the refresh; reconnect the profile.")
+            return profile_mark_token(profile, "revoked", exc.detail or "The platform refused the refresh; reconnect the profile.")
         raise TokenRefreshFailed(f"{profile.platform}: {exc.code} ({exc.status_code})") from None
     if not tokens.scope:
         tokens.scope = profile.token_scopes

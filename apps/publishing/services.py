@@ -29,7 +29,7 @@ from django.utils.dateparse import parse_datetime
 
 from apps.content import states
 from apps.content.models import Content
-from apps.content.services import current_media, transition
+from apps.content.services import current_media, current_media_for, ensure_allowed, transition
 from apps.core.db import relax_commit
 from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation, ValidationFailed
 from apps.events.services import event_record
@@ -99,16 +99,10 @@ def post_request_for(publication: Publication, context: dict | None = None) -> P
 
 
 def _check_publishable(content: Content) -> None:
-    if content.status == states.REVIEW and content.brand.require_approval:
-        raise InvalidTransition(
-            "This brand requires approval before scheduling or publishing.",
-            {"status": content.status, "allowedActions": content.allowed_actions, "requiresApproval": True},
-        )
-    if content.status not in (states.REVIEW, states.APPROVED, states.SCHEDULED, states.PUBLISHING):
-        raise InvalidTransition(
-            f"Content that is {content.status} cannot be scheduled or published.",
-            {"status": content.status, "allowedActions": content.allowed_actions},
-        )
+    """The content's own rule (content.services.ensure_allowed); content already scheduled or
+    publishing may take more profiles."""
+    if content.status not in (states.SCHEDULED, states.PUBLISHING):
+        ensure_allowed(content, "publish")
 
 
 def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
@@ -243,17 +237,6 @@ def publication_retry(*, publication: Publication) -> Publication:
     return pub
 
 
-@transaction.atomic
-def publications_unschedule(*, content: Content) -> Content:
-    content = Content.objects.select_for_update().get(pk=content.pk)
-    if content.status != states.SCHEDULED:
-        raise InvalidTransition("Only scheduled content can be unscheduled.", {"status": content.status, "allowedActions": content.allowed_actions})
-    Publication.objects.filter(content=content, status=Publication.SCHEDULED).update(status=Publication.CANCELLED)
-    content.scheduled_for = None
-    content.save(update_fields=["scheduled_for", "updated_at"])
-    return transition(content, "unschedule", event="content.updated")
-
-
 def publications_publish_now(*, content: Content, profiles: list[SocialProfile], options: dict | None = None,
                              actor=None) -> tuple[Content, list[Publication]]:
     """Publish at once, in the request: a platform refusal is reported to the caller."""
@@ -374,8 +357,10 @@ def publications_run(publication_ids) -> list[Publication]:
             call_started = time.monotonic()
             try:
                 attempts.append(_attempt(pub, must_reconcile, context))
-            except Exception:  # a surprise in one row must not strand the chunk: its lease expires, the sweep retries
-                logger.exception("Publication %s failed unexpectedly; the sweep will reconcile it", pub.pk)
+            except Exception as exc:  # a surprise in one row must not strand the chunk
+                logger.exception("Publication %s failed unexpectedly", pub.pk)
+                error = OutcomeUnknown(f"Unexpected error: {exc.__class__.__name__}: {exc}"[:500])
+                attempts.append(_unknown(pub, error))
             if time.monotonic() - call_started > 0.5:
                 done += _record(attempts)
                 attempts = []
@@ -407,14 +392,18 @@ def _claim_many(publication_ids) -> list[tuple[Publication, bool]]:
         if not pubs:
             return []
         reconcile = {pub.pk: pub.outcome_unknown for pub in pubs}
-        lease = now + datetime.timedelta(seconds=settings.PUBLISH_LEASE_SECONDS)
+        # the last row of a chunk starts at most PUBLISH_CHUNK_SECONDS after the claim, and one
+        # call (uploads, processing polls) must end within PUBLISH_LEASE_SECONDS
+        lease = now + datetime.timedelta(seconds=settings.PUBLISH_CHUNK_SECONDS + settings.PUBLISH_LEASE_SECONDS)
+        claim = uuid.uuid4()
         # From this commit on each outcome counts as unknown until its result is recorded.
         Publication.objects.filter(pk__in=[p.pk for p in pubs]).update(
             status=Publication.PUBLISHING, lease_until=lease, attempts=F("attempts") + 1, outcome_unknown=True,
-            claim=uuid.uuid4(), updated_at=now)
+            claim=claim, updated_at=now)
         started = set()
         for pub in pubs:
             pub.status, pub.lease_until, pub.attempts, pub.outcome_unknown = Publication.PUBLISHING, lease, pub.attempts + 1, True
+            pub.claim = claim
             if pub.content_id not in started and pub.content.status in (states.REVIEW, states.APPROVED, states.SCHEDULED):
                 transition(pub.content, "publish", event="content.publishing")
             started.add(pub.content_id)
@@ -450,7 +439,7 @@ def _hand_back(rest: list[tuple[Publication, bool]]) -> None:
         for unknown in (True, False):
             ids = [pub.pk for pub, was_unknown in rest if was_unknown is unknown]
             if ids:
-                Publication.objects.filter(pk__in=ids, status=Publication.PUBLISHING).update(
+                Publication.objects.filter(pk__in=ids, status=Publication.PUBLISHING, claim=rest[0][0].claim).update(
                     status=Publication.QUEUED, queued_at=now, lease_until=None, outcome_unknown=unknown,
                     attempts=F("attempts") - 1, updated_at=now)
         ids = [pub.pk for pub, _ in rest]
@@ -460,23 +449,30 @@ def _hand_back(rest: list[tuple[Publication, bool]]) -> None:
 def _chunk_context(pubs: list[Publication]) -> dict:
     """The chunk's variants and media, read once for all its contents."""
     from apps.content.models import Variant
-    from apps.media.models import Kind, MediaAsset
 
     content_ids = {p.content_id for p in pubs}
     if not content_ids:
         return {"variants": {}, "media": {}}
     variants = {(v.content_id, v.platform): v for v in Variant.objects.filter(content_id__in=content_ids)}
     media: dict = {}
-    for asset in (MediaAsset.objects.filter(content_id__in=content_ids, kind__in=(Kind.GENERATED, Kind.UPLOAD))
-                  .order_by("position", "created_at")):
+    for asset in current_media_for(content_ids):
         media.setdefault(asset.content_id, []).append(asset)
     return {"variants": variants, "media": media}
 
 
+def _unknown(pub: Publication, error: PlatformError) -> _Attempt:
+    """The outcome is not known: retried later (reconciling first), failed after MAX_ATTEMPTS
+    with a message that says the post may exist."""
+    if pub.attempts < MAX_ATTEMPTS:
+        return _Attempt(pub, "retry", error=error, keep_unknown=True)
+    error.message = f"{error.message} (outcome still unknown after {pub.attempts} attempts: check the platform)"
+    return _Attempt(pub, "failed", error=error)
+
+
 def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None) -> _Attempt:
     """The platform calls for one claimed publication; no database writes of its own."""
-    client = client_for(pub.profile)
     try:
+        client = client_for(pub.profile)
         req = post_request_for(pub, context)
         if must_reconcile:
             found = client.find_published(req)
@@ -491,10 +487,12 @@ def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None
         client.validate(req)
         result = client.publish(req)  # the irreversible call (outcome_unknown was committed by the claim)
     except OutcomeUnknown as exc:
-        return _Attempt(pub, "retry", error=exc, keep_unknown=True)
+        return _unknown(pub, exc)
     except PlatformError as exc:
         if exc.token_expired:
-            _mark_profile_expired(pub.profile, exc.message)
+            from .oauth import profile_mark_token
+
+            profile_mark_token(pub.profile, "expired", exc.message)
         if exc.retryable and pub.attempts < MAX_ATTEMPTS:
             return _Attempt(pub, "retry", error=exc)
         return _Attempt(pub, "failed", error=exc)
@@ -526,7 +524,9 @@ def _record(attempts: list[_Attempt]) -> list[Publication]:
             else:
                 updates = {"status": Publication.FAILED, "last_error": a.error.message[:2000],
                            "error_code": str(a.error.code or "")[:100], "outcome_unknown": False, "lease_until": None}
-            Publication.objects.filter(pk=pub.pk, status=Publication.PUBLISHING).update(**updates, updated_at=now)
+            # only while this chunk still holds it: past the lease, the sweep may have given
+            # the row to another worker, whose own record counts
+            Publication.objects.filter(pk=pub.pk, status=Publication.PUBLISHING, claim=pub.claim).update(**updates, updated_at=now)
             for field, value in updates.items():
                 setattr(pub, field, value)
             pub.updated_at = now
@@ -534,14 +534,6 @@ def _record(attempts: list[_Attempt]) -> list[Publication]:
         if finished:
             _sync_contents(finished)
     return [a.pub for a in attempts]
-
-
-def _mark_profile_expired(profile: SocialProfile, reason: str) -> None:
-    with transaction.atomic():
-        updated = SocialProfile.objects.filter(pk=profile.pk, token_status="valid").update(token_status="expired")
-        if updated:
-            event_record(organization=profile.organization_id, type="profile.token_expired",
-                         data={"profileId": str(profile.pk), "platform": profile.platform, "reason": reason[:500]})
 
 
 def _sync_contents(content_ids) -> None:

@@ -258,14 +258,23 @@ def test_it_updates_a_brand(b, owner):
 
 
 def test_it_deletes_a_brand_and_moves_its_profiles_to_the_default_brand(b, owner):
+    from apps.media.models import MediaAsset
+    from tests.content.factories import make_content
+
     brand = BrandFactory(organization=owner.org)
     profile = ProfileFactory(organization=owner.org, brand=brand)
+    content = make_content(owner.org, brand=brand)  # with a generated image stored under this brand
+    media = list(MediaAsset.objects.filter(content=content).values_list("pk", flat=True))
+    assert media and MediaAsset.objects.filter(pk__in=media, brand=brand).count() == len(media)
     response = b.delete(f"/api/brands/{brand.pk}")
     assert response.status_code == 204
     assert response.content == b""
     assert not Brand.objects.filter(pk=brand.pk).exists()
     profile.refresh_from_db()
     assert profile.brand.is_default
+    content.refresh_from_db()
+    assert content.brand.is_default
+    assert MediaAsset.objects.filter(pk__in=media, brand=content.brand).count() == len(media)  # its media stayed
 
 
 def test_the_default_brand_cannot_be_deleted(b, owner):

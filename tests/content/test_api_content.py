@@ -69,6 +69,20 @@ def test_manual_upload_captions_the_client_s_media_and_makes_none(api, owner, pr
     assert [m["id"] for m in body["mediaAssets"]] == [upload["id"]]
     assert body["content"]["instagram"]["caption"]
     assert not MediaAsset.objects.filter(kind=Kind.GENERATED).exists()
+    # the same upload for a second content would take it from the first: refused
+    again = api.post("/api/content", {"socialProfileId": str(profile.pk), "prompt": "Again",
+                                      "generationMode": "manual_upload", "mediaId": upload["id"]}, format="json")
+    assert again.status_code == 409, again.content
+    assert "mediaId" in again.json()["details"]
+    assert [m["id"] for m in api.get(f"/api/content/{body['id']}").json()["data"]["mediaAssets"]] == [upload["id"]]
+
+
+def test_a_planned_post_for_an_unknown_platform_is_a_400(api, profile):
+    tomorrow = (timezone.localdate() + datetime.timedelta(days=1)).isoformat()
+    response = api.post("/api/content/schedules", {"socialProfileId": str(profile.pk), "scheduledDate": tomorrow,
+                                                   "task": "x", "platform": "myspace"}, format="json")
+    assert response.status_code == 400
+    assert "platform" in response.json()["details"]
 
 
 def test_manual_upload_without_media_is_a_422(api, profile):

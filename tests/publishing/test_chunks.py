@@ -119,3 +119,44 @@ def test_a_full_daily_quota_is_reported_before_trying_and_retried_later(owner):
     assert waiting.error_code == "publish_limit" and "1/1 in 24 h" in waiting.last_error
     assert waiting.due_at >= timezone.now() + datetime.timedelta(minutes=59)
     assert SandboxPost.objects.filter(profile=profile).count() == 1  # nothing was sent for the second
+
+
+def test_an_unexpected_error_is_retried_as_unknown_then_failed_after_max_attempts(settings, scheduled, monkeypatch):
+    from apps.publishing import services as publishing
+
+    def broken(profile):
+        raise ValueError("token key was rotated away")
+
+    monkeypatch.setattr(publishing, "client_for", broken)  # a bug in our own code path, not the platform
+    pub = Publication.objects.filter(content=scheduled[0]).get()
+    Publication.objects.filter(pk=pub.pk).update(status=Publication.QUEUED)
+    services.publications_run([str(pub.pk)])
+    pub.refresh_from_db()
+    assert pub.status == "scheduled" and pub.outcome_unknown and "token key was rotated away" in pub.last_error
+    Publication.objects.filter(pk=pub.pk).update(status=Publication.QUEUED, attempts=services.MAX_ATTEMPTS - 1)
+    services.publications_run([str(pub.pk)])
+    pub.refresh_from_db()
+    assert pub.status == "failed" and "outcome still unknown" in pub.last_error
+    assert not pub.outcome_unknown
+
+
+def test_a_chunk_whose_lease_was_taken_back_does_not_record_over_the_new_holder(settings, scheduled, monkeypatch):
+    import uuid
+
+    from apps.publishing import services as publishing
+
+    pub = Publication.objects.filter(content=scheduled[0]).get()
+    Publication.objects.filter(pk=pub.pk).update(status=Publication.QUEUED)
+    real_attempt = publishing._attempt
+
+    def slow_attempt(p, must_reconcile, context=None):
+        # while this call runs, the lease expires and another worker's chunk takes the row
+        Publication.objects.filter(pk=p.pk).update(claim=uuid.uuid4())
+        return real_attempt(p, must_reconcile, context)
+
+    monkeypatch.setattr(publishing, "_attempt", slow_attempt)
+    services.publications_run([str(pub.pk)])
+    pub.refresh_from_db()
+    assert pub.status == "publishing"  # left to the holder of the new claim, which reconciles
+    assert pub.outcome_unknown
+    assert SandboxPost.objects.filter(reference=str(pub.pk)).count() == 1

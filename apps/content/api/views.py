@@ -327,6 +327,6 @@ class BatchViewSet(_ContentBase):
         data = self.validated(s.BatchGenerateInput)
         org = self.actor.organization
         planned = ContentSchedule.objects.for_organization(org).select_related("profile__brand")
-        schedules = [self.ref(planned, raw, "schedule", "scheduleIds") for raw in dict.fromkeys(data["scheduleIds"])]
+        schedules = [self.ref(planned, raw, "schedule", "scheduleIds") for raw in data["scheduleIds"]]
         batch = services.batch_start(organization=org, schedules=schedules, actor=self.actor)
         return self.respond(self._present(batch), status=202)
