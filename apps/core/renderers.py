@@ -30,7 +30,5 @@ class FastJSONRenderer(JSONRenderer):
             return orjson.dumps(data, default=_default, option=orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS)
         except orjson.JSONEncodeError:
             # orjson refuses integers beyond 64 bits, which a client may have stored in a
-            # free-form JSON field; the standard encoder writes them (slower, rare).
-            import json
-
-            return json.dumps(data, default=_default, separators=(",", ":")).encode()
+            # free-form JSON field; DRF's own encoder writes them (slower, rare).
+            return super().render(data, accepted_media_type, renderer_context)

@@ -57,4 +57,8 @@ def group_send_many(sends: list[tuple[str, dict]]) -> None:
         async_to_sync(_send_all)(layer, sends)
         return
     future = asyncio.run_coroutine_threadsafe(_send_all(layer, sends), _process_loop())
-    future.result(timeout=SEND_TIMEOUT_SECONDS)
+    try:
+        future.result(timeout=SEND_TIMEOUT_SECONDS)
+    except TimeoutError:
+        future.cancel()  # the caller releases the claim and the sweep sends again: stop this round
+        raise

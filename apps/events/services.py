@@ -11,7 +11,6 @@ import contextlib
 import datetime
 import logging
 import threading
-import time
 
 from django.db import transaction
 from django.utils import timezone
@@ -58,15 +57,9 @@ _deferral = threading.local()
 class _Deferred:
     def __init__(self):
         self.ids: list[str] = []
-        self.since: float | None = None
 
     def extend(self, ids) -> None:
-        if not self.ids:
-            self.since = time.monotonic()
         self.ids.extend(ids)
-
-    def age(self) -> float:
-        return time.monotonic() - self.since if self.ids and self.since is not None else 0.0
 
     def flush(self) -> None:
         pending, self.ids = self.ids, []
@@ -112,24 +105,19 @@ def event_record(*, organization, type: str, data: dict) -> Event:
     return event
 
 
-def message_for(event: Event) -> dict:
-    return {
-        "type": event.type,
-        "data": {"id": ids.render(event.pk, "event"), **event.data},
-        "sentAt": timezone.now().isoformat().replace("+00:00", "Z"),
-    }
-
-
 def _message(type: str, data: dict) -> dict:
     return {"type": "event.message",
             "payload": {"type": type, "data": data, "sentAt": timezone.now().isoformat().replace("+00:00", "Z")}}
 
 
+def _groups(organization_id, subjects) -> list[str]:
+    return [org_group(organization_id)] + [subject_group(k, v) for k, v in subjects]
+
+
 def broadcast(*, organization_id, type: str, data: dict, subjects: list[tuple[str, str]] = ()) -> None:
     """Send a real-time-only message (e.g. progress) to the org group and subject groups."""
     message = _message(type, data)
-    groups = [org_group(organization_id)] + [subject_group(k, v) for k, v in subjects]
-    group_send_many([(group, message) for group in groups])
+    group_send_many([(group, message) for group in _groups(organization_id, subjects)])
 
 
 def _subjects(event: Event) -> list[tuple[str, str]]:
@@ -155,12 +143,11 @@ def events_dispatch(*, event_ids) -> int:
         if not events:
             return 0
         Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=now)
-    sends = []
-    for event in events:
-        message = _message(event.type, message_for(event)["data"])
-        sends += [(group, message) for group in
-                  [org_group(event.organization_id)] + [subject_group(k, v) for k, v in _subjects(event)]]
     try:
+        sends = []
+        for event in events:
+            message = _message(event.type, {"id": ids.render(event.pk, "event"), **event.data})
+            sends += [(group, message) for group in _groups(event.organization_id, _subjects(event))]
         group_send_many(sends)
     except Exception:
         Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=None)  # leave them to the sweep

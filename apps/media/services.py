@@ -24,7 +24,13 @@ def _reject(exc: UploadRejected):
 
 
 def media_upload(*, organization, uploaded, kind: str = Kind.UPLOAD, brand=None, metadata: dict | None = None) -> MediaAsset:
-    """Validate and store an uploaded file. Refusals carry a clear reason (400/413)."""
+    """Validate and store an uploaded file. Refusals carry a clear reason (400/413). A
+    reference image without a brand belongs to the organization's default brand (where
+    reference_based generation looks for it)."""
+    if kind == Kind.REFERENCE and brand is None:
+        from apps.brands.services import brand_ensure_default
+
+        brand = brand_ensure_default(organization=organization)
     if uploaded is None:
         raise ValidationFailed("No file: send it as multipart form field 'file'.", {"file": ["This field is required."]})
     try:

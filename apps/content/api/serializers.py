@@ -11,7 +11,7 @@ from apps.publishing.presenters import present as present_publication
 from .. import states
 from ..models import RATIOS, GenerationMode, PostType
 from ..present import contents_by_platform, media_record, shown_media
-from ..v1.serializers import PlatformContentInput
+from ..v1.serializers import EditImageInput, PlatformContentInput, RejectInput  # noqa: F401  (the same inputs in both families)
 
 MEDIA_CHOICES = ("image", "video", "carousel")  # carousel is refused by the service with a clear message
 
@@ -54,14 +54,6 @@ class UpdateInput(StrictSerializer):
         if not attrs:
             raise serializers.ValidationError({"content": ["Give content, status, tagIds or campaignId."]})
         return attrs
-
-
-class RejectInput(StrictSerializer):
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
-
-
-class EditImageInput(StrictSerializer):
-    prompt = serializers.CharField(max_length=2000)
 
 
 class ScheduleInput(StrictSerializer):

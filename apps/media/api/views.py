@@ -78,8 +78,6 @@ class MediaViewSet(ApiViewSet):
         if kind not in (Kind.UPLOAD, Kind.REFERENCE, Kind.ASSET):
             raise ValidationFailed("kind must be upload, reference or asset.", {"kind": ["Invalid choice."]})
         brand = self._brand_param(request.data.get("brandId"))
-        if kind == Kind.REFERENCE and brand is None:
-            brand = Brand.objects.for_organization(self.actor.organization).filter(is_default=True).first()
         asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=kind, brand=brand)
         return self.respond(present_media(asset, request), status=201)
 
@@ -89,8 +87,6 @@ class MediaViewSet(ApiViewSet):
     def reference_images(self, request):
         if request.method == "POST":
             brand = self._brand_param(request.data.get("brandId"))
-            if brand is None:
-                brand = Brand.objects.for_organization(self.actor.organization).filter(is_default=True).first()
             asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=Kind.REFERENCE, brand=brand)
             return self.respond(present_media(asset, request), status=201)
         return self.respond_list(self._media(kind=Kind.REFERENCE), lambda a: present_media(a, request))
