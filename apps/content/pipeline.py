@@ -7,12 +7,10 @@ Runs in a Celery task (queue `generation`); the task retries retryable engine er
 
 from __future__ import annotations
 
-import io
 import logging
 
 from django.db import transaction
 from django.utils import timezone
-from PIL import Image
 
 from apps.brands.services import effective_settings
 from apps.core.db import relax_commit
@@ -210,8 +208,7 @@ def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
             brand=content.brand, width=result.width, height=result.height, duration=result.seconds,
             thumbnail=result.thumbnail, metadata={"contentId": str(content.pk)}, content=content,
         )
-    with Image.open(io.BytesIO(result.data)) as img:
-        img.verify()
+    # (media_create_from_bytes decodes the image for its thumbnail: a corrupt one fails there)
     return media_create_from_bytes(
         organization=content.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
         brand=content.brand, width=result.width, height=result.height, metadata={"contentId": str(content.pk)},

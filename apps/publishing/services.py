@@ -32,6 +32,7 @@ from apps.content.models import Content
 from apps.content.services import current_media, current_media_for, ensure_allowed, transition
 from apps.core.db import relax_commit
 from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation, ValidationFailed
+from apps.core.filters import as_utc
 from apps.events.services import event_record
 from apps.media.services import absolute_url
 from apps.profiles.models import SocialProfile
@@ -134,12 +135,10 @@ def parse_when(raw, tz_name: str | None) -> datetime.datetime:
             value = None
         if value is None:
             raise invalid
-    if timezone.is_naive(value):
-        value = value.replace(tzinfo=zoneinfo.ZoneInfo(tz_name or "UTC"))
-    try:
-        return value.astimezone(datetime.UTC)
-    except OverflowError:  # past the first or last representable instant
-        raise invalid from None
+    value = as_utc(value, default_tz=zoneinfo.ZoneInfo(tz_name or "UTC"))
+    if value is None:  # past the first or last representable instant
+        raise invalid
+    return value
 
 
 # --- scheduling -----------------------------------------------------------------------------

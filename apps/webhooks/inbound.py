@@ -20,7 +20,11 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from apps.content.generation.replicate_engine import WebhookVerificationError, verify_replicate_webhook
+from apps.content.generation.replicate_engine import (
+    WebhookBodyError,
+    WebhookVerificationError,
+    verify_replicate_webhook,
+)
 
 from .models import InboundWebhook
 
@@ -54,7 +58,7 @@ def replicate_webhook(request: HttpRequest) -> JsonResponse:
     try:
         payload = verify_replicate_webhook(headers, request.body, settings.REPLICATE_WEBHOOK_SECRET)
     except WebhookVerificationError as exc:
-        status = 400 if "JSON" in str(exc) else 401  # a signed body that is not JSON is malformed
+        status = 400 if isinstance(exc, WebhookBodyError) else 401  # a signed body that is not JSON is malformed
         logger.warning("replicate webhook %s refused: %s", webhook_id, exc)
         return _error(status, str(exc))
     prediction_id = str(payload.get("id") or "")

@@ -64,6 +64,10 @@ class WebhookVerificationError(Exception):
     """A Replicate webhook failed verification (missing headers, stale, or bad signature)."""
 
 
+class WebhookBodyError(WebhookVerificationError):
+    """A correctly signed webhook whose body is not a JSON object (malformed, not forged)."""
+
+
 def _header(headers: Mapping[str, str], name: str) -> str | None:
     """Read a header from a plain dict, Django ``request.headers`` or ``request.META``."""
     wanted = {name.lower(), "http_" + name.lower().replace("-", "_")}
@@ -115,9 +119,9 @@ def verify_replicate_webhook(
     try:
         payload = json.loads(body)
     except ValueError as exc:
-        raise WebhookVerificationError("webhook body is not JSON") from exc
+        raise WebhookBodyError("webhook body is not JSON") from exc
     if not isinstance(payload, dict):
-        raise WebhookVerificationError("webhook body is not a JSON object")
+        raise WebhookBodyError("webhook body is not a JSON object")
     return payload
 
 
