@@ -136,6 +136,16 @@ class _FamilyViewSet(viewsets.ViewSet):
             raise NotFound("Resource not found.", {"id": str(value)[:100]})
         return obj
 
+    def ref(self, queryset, raw, kind: str, field: str, *, message: str = "", details: dict | None = None):
+        """An object named in the body: of the caller's organization, else a 400 on that field
+        (not the 404 of a path id: the request itself is what is wrong)."""
+        if raw in (None, ""):
+            return None
+        try:
+            return self.lookup(queryset, raw, kind)
+        except NotFound:
+            raise ValidationFailed(message or f"Unknown {field}.", details or {field: ["Not found."]}) from None
+
     def sorted(self, qs):
         field, direction = self.parse_sort()
         self._ordering = (field, direction)

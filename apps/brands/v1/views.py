@@ -3,7 +3,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 from rest_framework.parsers import MultiPartParser
 
-from apps.core.errors import NotFound, ValidationFailed
+from apps.core.errors import ValidationFailed
 from apps.core.views import V1ViewSet
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_upload
@@ -29,14 +29,11 @@ class BrandViewSet(V1ViewSet):
         if "logo_ref" in fields:
             ref = fields.pop("logo_ref")
             if ref:
-                assets = MediaAsset.objects.for_organization(self.actor.organization)
-                try:
-                    fields["logo"] = self.lookup(assets, ref, "asset")
-                except NotFound:
-                    raise ValidationFailed(
-                        "assets.logo must be the assetId of an image uploaded to this brand.",
-                        {"assets": {"logo": ["Unknown asset; upload it with POST /v1/brands/{id}/assets."]}},
-                    ) from None
+                fields["logo"] = self.ref(
+                    MediaAsset.objects.for_organization(self.actor.organization), ref, "asset", "assets.logo",
+                    message="assets.logo must be the assetId of an image uploaded to this brand.",
+                    details={"assets": {"logo": ["Unknown asset; upload it with POST /v1/brands/{id}/assets."]}},
+                )
             else:
                 fields["logo"] = None
         return fields

@@ -6,7 +6,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 
 from apps.brands.models import Brand
-from apps.core.errors import NotFound, ValidationFailed
 from apps.core.views import ApiViewSet
 from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import SocialProfile
@@ -20,15 +19,6 @@ from . import serializers as s
 class _ContentBase(ApiViewSet):
     scope = "content:write"
     read_scope = "content:read"
-
-    def ref(self, queryset, raw, kind: str, field: str):
-        """An object named in the body: of the caller's organization, else a 400 on that field."""
-        if raw in (None, ""):
-            return None
-        try:
-            return self.lookup(queryset, raw, kind)
-        except NotFound:
-            raise ValidationFailed(f"Unknown {field}.", {field: ["Not found."]}) from None
 
     def profile(self, raw, field: str):
         return self.ref(SocialProfile.objects.for_organization(self.actor.organization).select_related("brand"), raw, "profile", field)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
 from apps.brands.models import Brand
-from apps.core.errors import NotFound, ValidationFailed
+from apps.core.errors import ValidationFailed
 from apps.core.filters import parse_datetime_param
 from apps.core.views import V1ViewSet
 
@@ -57,12 +57,8 @@ class ContentViewSet(V1ViewSet):
         data = self.validated(s.GenerateInput)
         settings_in = data.get("settings") or {}
         media = data.get("media") or {}
-        brand = None
-        if settings_in.get("brandId"):
-            try:
-                brand = self.lookup(Brand.objects.for_organization(self.actor.organization), settings_in["brandId"], "brand")
-            except NotFound:
-                raise ValidationFailed("Unknown brand.", {"settings": {"brandId": ["Not found."]}}) from None
+        brand = self.ref(Brand.objects.for_organization(self.actor.organization), settings_in.get("brandId"), "brand",
+                         "brand", details={"settings": {"brandId": ["Not found."]}})
         content = services.content_request_generation(
             organization=self.actor.organization, actor=self.actor,
             inp=GenerationInput(

@@ -6,7 +6,7 @@ from rest_framework.parsers import MultiPartParser
 
 from apps.brands.models import Brand
 from apps.core import ids
-from apps.core.errors import NotFound, ValidationFailed
+from apps.core.errors import ValidationFailed
 from apps.core.views import ApiViewSet
 
 from .. import selectors
@@ -37,12 +37,8 @@ class MediaViewSet(ApiViewSet):
     parser_classes = [MultiPartParser]
 
     def _brand_param(self, raw):
-        if not raw:
-            return None
-        try:
-            return self.lookup(Brand.objects.for_organization(self.actor.organization), raw, "brand")
-        except NotFound:
-            raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]}) from None
+        return self.ref(Brand.objects.for_organization(self.actor.organization), raw, "brand", "brandId",
+                        message="Unknown brand.")
 
     def _media(self, kind=None):
         params = self.request.query_params

@@ -7,7 +7,7 @@ from rest_framework.decorators import action
 from apps.brands.models import Brand
 from apps.brands.services import effective_settings
 from apps.core import ids
-from apps.core.errors import NotFound, ValidationFailed
+from apps.core.errors import ValidationFailed
 from apps.core.serializers import iso
 from apps.core.views import ApiViewSet
 
@@ -76,12 +76,8 @@ class ProfileViewSet(ApiViewSet):
         profile = self._profile(pk)
         if request.method == "PUT":
             data = self.validated(s.ProfileSettingsInput)
-            brand = None
-            if data.get("brandId"):
-                try:
-                    brand = self.lookup(Brand.objects.for_organization(self.actor.organization), data["brandId"], "brand")
-                except NotFound:
-                    raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]}) from None
+            brand = self.ref(Brand.objects.for_organization(self.actor.organization), data.get("brandId"), "brand",
+                             "brandId", message="Unknown brand.")
             profile = services.profile_update_settings(
                 profile=profile, display_name=data.get("displayName"), settings=data.get("settings"),
                 generation_settings=data.get("generationSettings"), brand=brand,

@@ -9,7 +9,7 @@ from rest_framework.decorators import action
 from apps.content import selectors as content_selectors
 from apps.content.api import serializers as content_s
 from apps.core import ids
-from apps.core.errors import NotFound, ValidationFailed
+from apps.core.errors import ValidationFailed
 from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet
 from apps.profiles.models import SocialProfile
@@ -53,10 +53,8 @@ class PostsViewSet(ApiViewSet):
     date_field = "scheduled_for"
 
     def _content(self, raw):
-        try:
-            return self.lookup(content_selectors.content_get(organization=self.actor.organization), raw, "content")
-        except NotFound:
-            raise ValidationFailed("Unknown content.", {"contentId": ["Not found."]}) from None
+        return self.ref(content_selectors.content_get(organization=self.actor.organization), raw, "content", "contentId",
+                        message="Unknown content.")  # contentId is required by every input here
 
     def _publications(self):
         qs = Publication.objects.for_organization(self.actor.organization).select_related("profile")
