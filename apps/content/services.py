@@ -554,8 +554,9 @@ def content_request_multi_platform(*, organization, actor=None, profiles: list, 
         raise ValidationFailed("profileIds must not repeat.", {"profileIds": ["Duplicate profile."]})
     created = []
     for profile in profiles:
+        # each content speaks for its own profile's brand, whatever brand the input carried
         one = GenerationInput(**{**inp.__dict__, "platforms": [profile.platform], "profile": profile,
-                                 "brand": inp.brand or profile.brand})
+                                 "brand": profile.brand})
         created.append(content_request_generation(organization=organization, actor=actor, inp=one))
     return created
 

@@ -146,6 +146,16 @@ class _FamilyViewSet(viewsets.ViewSet):
         except NotFound:
             raise ValidationFailed(message or f"Unknown {field}.", details or {field: ["Not found."]}) from None
 
+    def refs(self, queryset, raws, kind: str, field: str) -> list:
+        """Several objects named in the body, in the order given, with one query; any unknown
+        one is a 400 on that field."""
+        pks = [ids.parse(raw, kind) for raw in raws]
+        found = {obj.pk: obj for obj in queryset.filter(pk__in=[pk for pk in pks if pk])} if any(pks) else {}
+        unknown = [str(raw)[:100] for raw, pk in zip(raws, pks, strict=True) if pk not in found]
+        if unknown:
+            raise ValidationFailed(f"Unknown {field}.", {field: [f"Not found: {', '.join(unknown)}."]})
+        return [found[pk] for pk in pks]
+
     def sorted(self, qs):
         field, direction = self.parse_sort()
         self._ordering = (field, direction)

@@ -30,14 +30,9 @@ def profiles_for_publishing(*, organization, content, raw_ids, cross_post: bool 
             if found:
                 return found
         raise ValidationFailed("Give the profiles to publish to.", {"profiles": ["At least one profile id is required."]})
-    profiles, unknown = [], []
-    for raw in raw_ids:
-        pk = ids.parse(raw, kind)
-        profile = qs.filter(pk=pk).first() if pk else None
-        if profile is None:
-            unknown.append(str(raw))
-        elif profile not in profiles:
-            profiles.append(profile)
+    pks = [ids.parse(raw, kind) for raw in raw_ids]
+    found = {p.pk: p for p in qs.filter(pk__in=[pk for pk in pks if pk])}
+    unknown = [str(raw) for raw, pk in zip(raw_ids, pks, strict=True) if pk not in found]
     if unknown:
         raise ValidationFailed("Unknown profile.", {"profiles": [f"Not found: {', '.join(unknown)}."]})
-    return profiles
+    return list({pk: found[pk] for pk in pks}.values())  # in the order given, each once

@@ -264,6 +264,10 @@ def test_multi_platform_makes_one_content_per_profile(api, owner, django_capture
     assert response.status_code == 202
     data = response.json()["data"]
     assert [(c["platform"], c["socialProfileId"]) for c in data] == [("instagram", str(insta.pk)), ("x", str(x.pk))]
+    from apps.content.models import Content
+
+    assert insta.brand_id != x.brand_id
+    assert [Content.objects.get(pk=c["id"]).brand_id for c in data] == [insta.brand_id, x.brand_id]  # each its profile's brand
     for item in data:
         body = api.get(f"/api/content/{item['id']}").json()["data"]
         assert body["status"] == "reviewing"

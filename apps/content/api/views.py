@@ -31,7 +31,7 @@ class _ContentBase(ApiViewSet):
             source = self.ref(media.filter(kind=Kind.UPLOAD), data["mediaId"], "media", "mediaId")
         elif data.get("referenceImageId"):
             source = self.ref(media.filter(kind=Kind.REFERENCE), data["referenceImageId"], "media", "referenceImageId")
-        tags = [self.ref(selectors.tag_list(organization=org), t, "tag", "tagIds") for t in data.get("tagIds", [])]
+        tags = self.refs(selectors.tag_list(organization=org), data.get("tagIds", []), "tag", "tagIds")
         return GenerationInput(
             prompt=prompt, platforms=platforms or ([profile.platform] if profile else []),
             brand=services.generation_brand(organization=org, profile=profile), profile=profile,
@@ -108,8 +108,7 @@ class ContentViewSet(_ContentBase):
         """One content per profile (see `services.content_request_multi_platform`); 202 with the list."""
         data = self.validated(s.MultiPlatformInput)
         profiles = [self.profile(raw, "profileIds") for raw in data["profileIds"]]
-        inp = self.generation_input(data, prompt=data["prompt"])
-        inp.brand = None  # each profile's own brand
+        inp = self.generation_input(data, prompt=data["prompt"], profile=profiles[0])  # each content takes its profile's brand
         created = services.content_request_multi_platform(
             organization=self.actor.organization, actor=self.actor, profiles=profiles, inp=inp,
         )
@@ -149,7 +148,7 @@ class ContentViewSet(_ContentBase):
         org = self.actor.organization
         kwargs = {}
         if "tagIds" in data:
-            kwargs["tags"] = [self.ref(selectors.tag_list(organization=org), t, "tag", "tagIds") for t in data["tagIds"]]
+            kwargs["tags"] = self.refs(selectors.tag_list(organization=org), data["tagIds"], "tag", "tagIds")
         if "campaignId" in data:
             kwargs["campaign"] = self.ref(selectors.campaign_list(organization=org), data["campaignId"], "campaign", "campaignId")
         content = services.content_update(content=content, variants=data.get("content"), status=data.get("status"), **kwargs)
@@ -317,6 +316,6 @@ class BatchViewSet(_ContentBase):
         data = self.validated(s.BatchGenerateInput)
         org = self.actor.organization
         planned = ContentSchedule.objects.for_organization(org).select_related("profile__brand")
-        schedules = [self.ref(planned, raw, "schedule", "scheduleIds") for raw in data["scheduleIds"]]
+        schedules = self.refs(planned, data["scheduleIds"], "schedule", "scheduleIds")
         batch = services.batch_start(organization=org, schedules=schedules, actor=self.actor)
         return self.respond(self._present(batch), status=202)
