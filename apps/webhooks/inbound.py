@@ -68,3 +68,131 @@ def replicate_webhook(request: HttpRequest) -> JsonResponse:
 
     handed_over = bool(prediction_id) and prediction_receive(provider="replicate", external_id=prediction_id)
     return JsonResponse({"status": "accepted", "prediction": prediction_id, "completing": handed_over})
+
+
+# --- the other providers -------------------------------------------------------------------
+
+_META_PLATFORMS = ("facebook", "instagram", "threads")
+
+
+def _refuse(provider: str, exc) -> JsonResponse:
+    logger.warning("%s webhook refused: %s", provider, exc.message)
+    return _error(exc.status, exc.message)
+
+
+def _secret_or_503(provider: str):
+    from .providers import secret_for
+
+    secret = secret_for(provider)
+    if not secret:
+        logger.error("%s webhook refused: its secret is not configured", provider)
+    return secret
+
+
+@csrf_exempt
+def provider_webhook(request: HttpRequest, provider: str) -> JsonResponse:
+    """POST /webhook/<provider> (and Meta's GET verification)."""
+    from .providers import VERIFIERS, Refused
+
+    if provider not in VERIFIERS:
+        return _error(404, f"Unknown webhook provider '{provider}'.")
+    if provider == "meta" and request.method == "GET":
+        return meta_verify(request)
+    if request.method != "POST":
+        return _error(405, "Use POST.")
+    secret = _secret_or_503(provider)
+    if not secret:
+        return _error(503, f"The {provider} webhook is not configured on this server.")
+    try:
+        event_id, payload = VERIFIERS[provider](request, secret)
+    except Refused as exc:
+        return _refuse(provider, exc)
+    subject = str(payload.get("type") or payload.get("event") or payload.get("object") or "")[:200]
+    if not inbound_webhook_record(provider=provider, event_id=event_id, subject=subject, payload=payload):
+        return JsonResponse({"status": "duplicate"})
+    from .tasks import process_inbound
+
+    transaction.on_commit(lambda: process_inbound.delay(provider, event_id))
+    return JsonResponse({"status": "accepted"})
+
+
+def meta_verify(request: HttpRequest):
+    from django.http import HttpResponse
+
+    params = request.GET
+    token = settings.META_WEBHOOK_VERIFY_TOKEN
+    if not token:
+        return _error(503, "The meta webhook verify token is not configured on this server.")
+    if params.get("hub.mode") == "subscribe" and hmac_equal(params.get("hub.verify_token", ""), token):
+        return HttpResponse(params.get("hub.challenge", ""), content_type="text/plain")
+    return _error(403, "Verification failed.")
+
+
+def hmac_equal(a: str, b: str) -> bool:
+    import hmac
+
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+def meta_profiles_revoke(*, user_id: str) -> int:
+    """Mark this Meta user's profiles disconnected and delete their tokens."""
+    from apps.profiles.models import SocialProfile
+
+    return SocialProfile.objects.filter(platform__in=_META_PLATFORMS, external_id=str(user_id)).update(
+        connected=False, access_token_enc="", refresh_token_enc="", token_status="revoked", token_expires_at=None)
+
+
+@csrf_exempt
+@require_POST
+def meta_deauthorize(request: HttpRequest) -> JsonResponse:
+    return _meta_signed(request, deletion=False)
+
+
+@csrf_exempt
+@require_POST
+def meta_data_deletion(request: HttpRequest) -> JsonResponse:
+    return _meta_signed(request, deletion=True)
+
+
+def _meta_signed(request: HttpRequest, *, deletion: bool) -> JsonResponse:
+    import hashlib
+
+    from .providers import Refused, parse_signed_request
+
+    secret = _secret_or_503("meta")
+    if not secret:
+        return _error(503, "The meta webhook is not configured on this server.")
+    try:
+        payload = parse_signed_request(request.POST.get("signed_request", ""), secret)
+    except Refused as exc:
+        return _refuse("meta", exc)
+    user_id = str(payload.get("user_id") or "")
+    if not user_id:
+        return _error(400, "signed_request has no user_id.")
+    kind = "deletion" if deletion else "deauthorize"
+    code = hashlib.sha256(f"{kind}:{user_id}:{payload.get('issued_at')}".encode()).hexdigest()[:20]
+    with transaction.atomic():
+        fresh = inbound_webhook_record(provider="meta", event_id=f"{kind}:{code}", subject=kind,
+                                       payload={"user_id": user_id, "issued_at": payload.get("issued_at")})
+        revoked = meta_profiles_revoke(user_id=user_id) if fresh else None
+        if fresh:
+            InboundWebhook.objects.filter(provider="meta", event_id=f"{kind}:{code}").update(
+                payload={"user_id": user_id, "issued_at": payload.get("issued_at"), "profiles": revoked})
+    if not deletion:
+        return JsonResponse({"status": "accepted" if fresh else "duplicate"})
+    base = settings.PUBLIC_BASE_URL.rstrip("/")
+    return JsonResponse({"url": f"{base}/webhook/meta/deletion/{code}", "confirmation_code": code})
+
+
+def meta_deletion_status(request: HttpRequest, code: str):
+    from django.http import HttpResponse
+    from django.utils.html import escape
+
+    record = InboundWebhook.objects.filter(provider="meta", event_id=f"deletion:{code}").first()
+    if record is None:
+        return HttpResponse("<h1>Unknown deletion request</h1>", status=404)
+    profiles = record.payload.get("profiles") or 0
+    return HttpResponse(
+        f"<h1>Data deletion request {escape(code)}</h1><p>Received {escape(record.received_at.isoformat())}. "
+        f"Completed: {profiles} connected profile(s) were disconnected and their access and refresh tokens "
+        "deleted. Published posts stay on the platform; delete them there.</p>")

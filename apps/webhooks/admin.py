@@ -1,0 +1,48 @@
+from django.contrib import admin, messages
+
+from . import services
+from .models import InboundWebhook, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(admin.ModelAdmin):
+    list_display = ["url", "organization", "active", "disabled_reason", "failing_since", "created_at"]
+    list_filter = ["active", "organization"]
+    readonly_fields = ["secret", "previous_secret", "previous_secret_expires_at", "disabled_at", "failing_since"]
+    search_fields = ["url"]
+
+
+class AttemptInline(admin.TabularInline):
+    model = WebhookAttempt
+    extra = 0
+    can_delete = False
+    readonly_fields = ["started_at", "status_code", "latency_ms", "error", "response_body"]
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    list_display = ["event_type", "message_id", "endpoint", "status", "attempt_count", "last_status_code",
+                    "next_attempt_at", "created_at"]
+    list_filter = ["status", "event_type", "organization"]
+    search_fields = ["message_id", "endpoint__url"]
+    readonly_fields = ["organization", "endpoint", "event", "message_id", "event_type", "payload", "status",
+                       "attempt_count", "next_attempt_at", "leased_until", "last_status_code"]
+    inlines = [AttemptInline]
+    actions = ["redeliver"]
+
+    @admin.action(description="Redeliver the selected deliveries")
+    def redeliver(self, request, queryset):
+        done = 0
+        for delivery in queryset.select_related("endpoint"):
+            if delivery.endpoint.active:
+                services.delivery_redeliver(delivery=delivery)
+                done += 1
+        self.message_user(request, f"{done} delivery(ies) queued again.", messages.SUCCESS)
+
+
+@admin.register(InboundWebhook)
+class InboundWebhookAdmin(admin.ModelAdmin):
+    list_display = ["provider", "event_id", "subject", "received_at"]
+    list_filter = ["provider"]
+    search_fields = ["event_id", "subject"]
+    readonly_fields = ["provider", "event_id", "subject", "payload", "received_at"]

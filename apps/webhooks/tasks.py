@@ -1,0 +1,27 @@
+from celery import shared_task
+
+from . import services
+
+
+@shared_task(queue="webhooks", ignore_result=True, acks_late=True)
+def deliver(delivery_id: str) -> None:
+    """One attempt of one delivery (claimed with a lease; a duplicate message finds nothing to do)."""
+    services.delivery_attempt(delivery_id=delivery_id)
+
+
+@shared_task(queue="webhooks", ignore_result=True)
+def sweep_deliveries() -> int:
+    return services.deliveries_sweep()
+
+
+@shared_task(queue="default", ignore_result=True)
+def prune_logs() -> int:
+    return services.logs_prune()
+
+
+@shared_task(queue="default", ignore_result=True)
+def process_inbound(provider: str, event_id: str) -> None:
+    """The effects of a verified inbound webhook (outside the request)."""
+    from .inbound_effects import inbound_process
+
+    inbound_process(provider=provider, event_id=event_id)

@@ -1,0 +1,86 @@
+"""The webhook endpoints' HTTP layer, shared by both families (each mixes in its base)."""
+
+from __future__ import annotations
+
+from apps.core.errors import ValidationFailed
+
+from . import selectors, services
+from . import serializers as s
+from .models import DeliveryStatus
+
+
+class WebhookViews:
+    id_kind = "webhook"
+    scope = "webhooks"
+    read_scope = "webhooks"
+    write_role = "admin"
+    sort_fields = {"createdAt": "created_at", "url": "url"}
+    default_sort = ("created_at", "desc")
+
+    def _webhooks(self):
+        return selectors.webhook_list(organization=self.actor.organization)
+
+    def _webhook(self, pk):
+        return self.lookup(self._webhooks(), pk, "webhook")
+
+    def _fields(self, serializer_class) -> dict:
+        return dict(self.validated(serializer_class))
+
+    def list(self, request):
+        return self.respond_list(self._webhooks(), lambda w: s.present_webhook(w, self.family))
+
+    def retrieve(self, request, pk=None):
+        return self.respond(s.present_webhook(self._webhook(pk), self.family))
+
+    def create(self, request):
+        endpoint = services.webhook_create(organization=self.actor.organization, **self._fields(s.WebhookInput))
+        return self.respond(s.present_webhook(endpoint, self.family, secret=True), status=201)
+
+    def update(self, request, pk=None):
+        endpoint = services.webhook_update(endpoint=self._webhook(pk), **self._fields(s.WebhookUpdateInput))
+        return self.respond(s.present_webhook(endpoint, self.family))
+
+    def destroy(self, request, pk=None):
+        services.webhook_delete(endpoint=self._webhook(pk))
+        return self.respond(None, status=204)
+
+    def test(self, request, pk=None):
+        delivery = services.webhook_test(endpoint=self._webhook(pk))
+        return self.respond(s.present_delivery(delivery, self.family), status=202)
+
+    def rotate_secret(self, request, pk=None):
+        endpoint = services.webhook_rotate_secret(endpoint=self._webhook(pk))
+        return self.respond(s.present_webhook(endpoint, self.family, secret=True))
+
+
+class DeliveryViews:
+    id_kind = "delivery"
+    scope = "webhooks"
+    read_scope = "webhooks"
+    write_role = "admin"
+    sort_fields = {"createdAt": "created_at"}
+    default_sort = ("created_at", "desc")
+
+    def _endpoint(self, webhook_pk):
+        return self.lookup(selectors.webhook_list(organization=self.actor.organization), webhook_pk, "webhook")
+
+    def list(self, request, webhook_pk=None):
+        status = request.query_params.get("status") or None
+        if status and status not in DeliveryStatus.values:
+            raise ValidationFailed(f"status must be one of {', '.join(DeliveryStatus.values)}.",
+                                   {"status": ["Unknown status."]})
+        qs = selectors.delivery_list(endpoint=self._endpoint(webhook_pk), status=status,
+                                     event_type=request.query_params.get("eventType")
+                                     or request.query_params.get("event_type") or None)
+        return self.respond_list(qs, lambda d: s.present_delivery(d, self.family))
+
+    def _delivery(self, webhook_pk, pk):
+        qs = selectors.delivery_list(endpoint=self._endpoint(webhook_pk)).select_related("endpoint")
+        return self.lookup(qs, pk, "delivery")
+
+    def retrieve(self, request, webhook_pk=None, pk=None):
+        return self.respond(s.present_delivery(self._delivery(webhook_pk, pk), self.family, attempts=True))
+
+    def redeliver(self, request, webhook_pk=None, pk=None):
+        delivery = services.delivery_redeliver(delivery=self._delivery(webhook_pk, pk))
+        return self.respond(s.present_delivery(delivery, self.family), status=202)

@@ -1,0 +1,158 @@
+"""Webhook delivery benchmarks on real processes (PostgreSQL `postforge_bench_webhooks`, a
+private Redis, 2 worker processes x 2 on the `webhooks` and `default` queues).
+
+(a) throughput: N events committed through the outbox to one subscribed endpoint (a local
+    receiver answering 200), deliveries per second from the first commit to the last
+    delivery received, next to Celery's own no-op task throughput measured in the same run
+    (target: at least a quarter of it);
+(b) latency: events committed one per transaction, 20 ms apart; time from each commit to its
+    first attempt arriving at the receiver, healthy (target p99 <= 1 s), then again while
+    another endpoint of the organization is dead (connection refused) and receives every
+    event too (target: unchanged).
+
+    .venv/bin/python bench/webhooks.py [--n 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def setup() -> None:
+    url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench_webhooks")
+    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench_webhooks"],
+                   capture_output=True)
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["WEBHOOK_ALLOW_HTTP"] = "true"
+    os.environ["WEBHOOK_ALLOWED_CIDRS"] = "127.0.0.0/8"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from apps.webhooks.models import WebhookEndpoint
+
+    WebhookEndpoint.objects.update(active=False)  # leftovers of an earlier run receive nothing
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] if values else float("nan")
+
+
+def noop_throughput(cluster, n: int) -> float:
+    import redis
+    from celery import Celery
+
+    app = Celery(broker=cluster.env["REDIS_URL"])
+    key = f"bench:noop:{uuid.uuid4().hex}"
+    client = redis.Redis(port=cluster.redis_port)
+    started = time.perf_counter()
+    with app.producer_or_acquire() as producer:
+        for _ in range(n):
+            app.send_task("apps.core.tasks.bench_noop", args=[key], queue="webhooks", producer=producer)
+    while int(client.get(key) or 0) < n:
+        time.sleep(0.02)
+    return n / (time.perf_counter() - started)
+
+
+def arrivals(receiver) -> dict:
+    return {r["headers"]["webhook-id"]: r["at"] for r in list(receiver.requests)}
+
+
+def wait_for(receiver, wanted: set, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = arrivals(receiver)
+        if wanted <= set(got):
+            return got
+        time.sleep(0.05)
+    return arrivals(receiver)
+
+
+def latency_run(org, receiver, n: int) -> list[float]:
+    from django.db import transaction
+
+    from apps.core import ids
+    from apps.events.services import event_record
+
+    committed = {}
+    for i in range(n):
+        with transaction.atomic():
+            event = event_record(organization=org, type="content.published", data={"n": i})
+        committed[ids.render(event.pk, "event")] = time.time()
+        time.sleep(0.02)
+    got = wait_for(receiver, set(committed), 120)
+    return [got[k] - t for k, t in committed.items() if k in got] + [float("inf")] * len(set(committed) - set(got))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--latency-n", type=int, default=200)
+    args = parser.parse_args()
+    setup()
+    from django.db import transaction
+
+    from apps.accounts.services import organization_get_or_create
+    from apps.core import ids
+    from apps.events.services import event_record
+    from apps.webhooks import services
+    from config.celery import app
+    from tests.publishing.harness import Cluster, free_port
+    from tests.webhooks.receiver import Receiver
+
+    cluster = Cluster(workers=2, concurrency=2, beats=1, queues="default,webhooks", env={
+        "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8", "WEBHOOK_ENDPOINT_CONCURRENCY": "8",
+    }).start()
+    app.conf.broker_url = cluster.env["REDIS_URL"]  # this process's commits enqueue to the cluster
+    try:
+        with Receiver() as receiver:
+            time.sleep(3)
+            noop = noop_throughput(cluster, 5000)
+            print(f"(a) celery no-op tasks: {noop:,.0f} tasks/s (2 workers x 2)", flush=True)
+            org = organization_get_or_create(name=f"Webhook bench {uuid.uuid4().hex[:6]}")
+            services.webhook_create(organization=org, url=receiver.url, events=["content.published"])
+            expected = set()
+            t0 = time.time()
+            for start in range(0, args.n, 20):  # services commit a few events per transaction
+                with transaction.atomic():
+                    for i in range(start, min(args.n, start + 20)):
+                        event = event_record(organization=org, type="content.published", data={"n": i})
+                        expected.add(ids.render(event.pk, "event"))
+            got = wait_for(receiver, expected, 600)
+            elapsed = max(got.values()) - t0
+            rate = len(expected & set(got)) / elapsed
+            print(f"(a) {args.n:,} events to one endpoint: {rate:,.0f} deliveries/s ({elapsed:.1f} s, "
+                  f"{len(expected - set(got))} missing); ratio to no-op {rate / noop:.2f} (target >= 0.25)", flush=True)
+
+            receiver.requests.clear()
+            healthy = latency_run(org, receiver, args.latency_n)
+            print(f"(b) commit to first attempt, healthy: p50 {pct(healthy, 50) * 1000:.0f} ms, "
+                  f"p99 {pct(healthy, 99) * 1000:.0f} ms, max {max(healthy) * 1000:.0f} ms (target p99 <= 1 s)", flush=True)
+            dead = services.webhook_create(organization=org, url=f"http://127.0.0.1:{free_port()}/dead",
+                                           events=["content.published"])
+            receiver.requests.clear()
+            with_dead = latency_run(org, receiver, args.latency_n)
+            print(f"(b) the same with another endpoint dead (connection refused, every event to it too): "
+                  f"p50 {pct(with_dead, 50) * 1000:.0f} ms, p99 {pct(with_dead, 99) * 1000:.0f} ms, "
+                  f"max {max(with_dead) * 1000:.0f} ms", flush=True)
+            dead.active = False
+            dead.save()
+    finally:
+        cluster.stop()
+
+
+if __name__ == "__main__":
+    main()
