@@ -1,1 +1,64 @@
-"""Models arrive with their issue."""
+"""Stored metric history: one row per pull, per publication and per profile.
+
+A counter the platform did not report is NULL (never zero); the reason is in
+``unavailable`` (``{metric: reason}``).
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from apps.core.models import OrgScopedModel
+
+#: our vocabulary for per-post counters
+POST_METRICS = ("views", "reach", "impressions", "likes", "comments", "shares", "saves", "clicks", "replies",
+                "reposts", "quotes", "watch_time")
+
+
+class PostSnapshot(OrgScopedModel):
+    publication = models.ForeignKey("publishing.Publication", on_delete=models.CASCADE, related_name="snapshots")
+    content = models.ForeignKey("content.Content", on_delete=models.CASCADE, related_name="+")
+    profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="+")
+    platform = models.CharField(max_length=20)
+    taken_at = models.DateTimeField()
+    #: when the post went out (copied so aggregates bucket without a join)
+    published_at = models.DateTimeField()
+    views = models.BigIntegerField(null=True)
+    reach = models.BigIntegerField(null=True)
+    impressions = models.BigIntegerField(null=True)
+    likes = models.BigIntegerField(null=True)
+    comments = models.BigIntegerField(null=True)
+    shares = models.BigIntegerField(null=True)
+    saves = models.BigIntegerField(null=True)
+    clicks = models.BigIntegerField(null=True)
+    replies = models.BigIntegerField(null=True)
+    reposts = models.BigIntegerField(null=True)
+    quotes = models.BigIntegerField(null=True)
+    watch_time = models.BigIntegerField(null=True)
+    #: {metric: reason} for every counter the platform did not give us
+    unavailable = models.JSONField(default=dict, blank=True)
+    #: the newest snapshot of its publication (aggregates read only these rows)
+    latest = models.BooleanField(default=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["publication", "-taken_at"], name="postsnap_pub_taken_idx"),
+            models.Index(fields=["organization", "published_at"], name="postsnap_org_latest_idx",
+                         condition=models.Q(latest=True)),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["publication"], condition=models.Q(latest=True),
+                                    name="postsnap_one_latest"),
+        ]
+
+
+class ProfileSnapshot(OrgScopedModel):
+    profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="snapshots")
+    taken_at = models.DateTimeField()
+    followers = models.BigIntegerField(null=True)
+    following = models.BigIntegerField(null=True)
+    posts = models.BigIntegerField(null=True)
+    unavailable = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["profile", "taken_at"], name="profsnap_profile_taken_idx")]

@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+from django.db.models import F
+from django.http import StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+
+from apps.core import ids
+from apps.core.errors import ValidationFailed
+from apps.core.pagination import paginate_api
+from apps.core.views import ApiViewSet
+from apps.profiles.selectors import profile_list
+
+from .. import monitoring, reports
+from .. import selectors as sel
+from ..v1.views import parse_platform
+
+
+def _id(params, name, kind):
+    raw = params.get(name)
+    if not raw:
+        return None
+    value = ids.parse(raw, kind)
+    if value is None:
+        raise ValidationFailed(f"Invalid {name}.", {name: [f"Not a {kind} id."]})
+    return value
+
+
+def export_response(organization, params):
+    fmt = sel.parse_choice(params, "format", ("csv", "json")) or "csv"
+    period = sel.parse_period(params, tz=sel.parse_tz(params.get("timezone")), default_days=90)
+    rows = reports.export_rows(organization, period.start, period.end)
+    response = StreamingHttpResponse(
+        reports.stream_export(rows, fmt), content_type="text/csv; charset=utf-8" if fmt == "csv" else "application/json")
+    response["Content-Disposition"] = f'attachment; filename="postforge-analytics.{fmt}"'
+    return response
+
+
+class AnalyticsApiViewSet(ApiViewSet):
+    scope = "analytics"
+
+    def perform_content_negotiation(self, request, force=False):
+        # `format=csv|json` names the export's format, not a DRF renderer
+        return super().perform_content_negotiation(request, force=True)
+
+    @extend_schema(operation_id="api_analytics_profiles", responses={200: dict},
+                   parameters=[OpenApiParameter("profileId", str, required=True), OpenApiParameter("period", str)])
+    def profiles(self, request):
+        params = request.query_params
+        if not params.get("profileId"):
+            raise ValidationFailed("profileId is required.", {"profileId": ["Required."]})
+        profile = self.lookup(profile_list(organization=self.actor.organization), params["profileId"], "profile")
+        return self.respond(reports.profile_report(profile, reports.parse_days(params.get("period"))))
+
+    @extend_schema(operation_id="api_analytics_overview", responses={200: dict}, parameters=[OpenApiParameter("period", str)])
+    def overview(self, request):
+        return self.respond(reports.overview(self.actor.organization, reports.parse_days(request.query_params.get("period"))))
+
+    @extend_schema(operation_id="api_analytics_content", responses={200: dict}, parameters=[
+        OpenApiParameter(n, str) for n in ("brandId", "profileId", "platform", "campaignId", "tagId", "startDate",
+                                           "endDate", "sort", "page", "limit")])
+    def content(self, request):
+        params = request.query_params
+        raw_sort = params.get("sort") or "publishedAt:desc"
+        name, _, order = raw_sort.partition(":")
+        if name not in reports.CONTENT_SORTS or (order or "desc") not in ("asc", "desc"):
+            raise ValidationFailed("Invalid sort.", {"sort": [f"Use <field>:<asc|desc>, field one of {', '.join(reports.CONTENT_SORTS)}."]})
+        period = sel.parse_period(params, tz=sel.parse_tz(params.get("timezone")), default_days=3650)
+        qs = reports.content_metrics(
+            self.actor.organization, brand_id=_id(params, "brandId", "brand"), profile_id=_id(params, "profileId", "profile"),
+            platform=parse_platform(params), campaign_id=_id(params, "campaignId", "campaign"), tag_id=_id(params, "tagId", "tag"),
+            start=period.start, end=period.end,
+        )
+        field = reports.CONTENT_SORTS[name]
+        expr = F(field).asc(nulls_last=True) if order == "asc" else F(field).desc(nulls_last=True)
+        page = paginate_api(qs.order_by(expr, "-id"), params)
+        return self.respond_page([reports.present_content_metrics(c) for c in page.items], page.pagination)
+
+    def respond_page(self, items, pagination):
+        from rest_framework.response import Response
+
+        return Response({"data": items, "pagination": pagination})
+
+    @extend_schema(operation_id="api_analytics_export", responses={200: bytes},
+                   parameters=[OpenApiParameter("format", str), OpenApiParameter("startDate", str), OpenApiParameter("endDate", str)])
+    def export(self, request):
+        return export_response(self.actor.organization, request.query_params)
+
+    @extend_schema(operation_id="api_analytics_best_times", responses={200: dict},
+                   parameters=[OpenApiParameter("profileId", str, required=True)])
+    def best_times(self, request):
+        params = request.query_params
+        if not params.get("profileId"):
+            raise ValidationFailed("profileId is required.", {"profileId": ["Required."]})
+        profile = self.lookup(profile_list(organization=self.actor.organization), params["profileId"], "profile")
+        return self.respond(reports.best_times(profile))
+
+
+class MonitoringViewSet(ApiViewSet):
+    scope = "analytics"
+
+    @extend_schema(operation_id="api_monitoring_errors", responses={200: dict}, parameters=[
+        OpenApiParameter(n, str) for n in ("kind", "platform", "profileId", "startDate", "endDate")])
+    def errors(self, request):
+        params = request.query_params
+        kind = sel.parse_choice(params, "kind", monitoring.KINDS)
+        since = until = None
+        if params.get("startDate") or params.get("endDate"):
+            period = sel.parse_period(params, tz=sel.parse_tz(None), default_days=3650)
+            since, until = period.start, period.end
+        profile_id = _id(params, "profileId", "profile")
+        if profile_id and not profile_list(organization=self.actor.organization).filter(pk=profile_id).exists():
+            self.lookup(profile_list(organization=self.actor.organization), params["profileId"], "profile")
+        groups = monitoring.errors(self.actor.organization, kind=kind, platform=parse_platform(params),
+                                   profile_id=profile_id, since=since, until=until)
+        return self.respond({"errors": groups})

@@ -1,0 +1,86 @@
+"""The failures feed: generation, publishing, token-refresh and webhook-delivery failures,
+grouped by cause."""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+
+from django.db.models import CharField, Count, Max, Min
+from django.db.models.functions import Cast
+
+from apps.content import states
+from apps.content.models import Content
+from apps.core import ids
+from apps.profiles.models import SocialProfile
+from apps.publishing.models import Publication
+
+KINDS = ("generation", "publishing", "token_refresh", "webhook_delivery")
+
+
+def errors(organization, *, kind=None, platform=None, profile_id=None, since=None, until=None, limit=100) -> list[dict]:
+    groups: list[dict] = []
+    if kind in (None, "publishing"):
+        qs = Publication.objects.filter(organization=organization, status=Publication.FAILED)
+        if platform:
+            qs = qs.filter(profile__platform=platform)
+        if profile_id:
+            qs = qs.filter(profile_id=profile_id)
+        qs = _dated(qs, "updated_at", since, until)
+        for g in (qs.values("profile__platform", "error_code", "last_error")
+                  .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("content_id", CharField()))).order_by("-last")[:limit]):
+            cid = ids.render(uuid.UUID(g["sample"]), "content")
+            groups.append({"kind": "publishing", "platform": g["profile__platform"], "cause": g["error_code"] or "error",
+                           "message": g["last_error"], "count": g["count"], "lastAt": g["last"],
+                           "object": {"type": "content", "id": cid, "url": f"/api/content/{cid}"}})
+    if kind in (None, "generation") and not platform and not profile_id:
+        qs = _dated(Content.objects.for_organization(organization).filter(status=states.FAILED), "updated_at", since, until)
+        for g in (qs.values("status_reason").annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
+                  .order_by("-last")[:limit]):
+            cid = ids.render(uuid.UUID(g["sample"]), "content")
+            groups.append({"kind": "generation", "platform": None, "cause": "generation_failed",
+                           "message": g["status_reason"], "count": g["count"], "lastAt": g["last"],
+                           "object": {"type": "content", "id": cid, "url": f"/api/content/{cid}"}})
+    if kind in (None, "token_refresh"):
+        qs = SocialProfile.objects.for_organization(organization).filter(token_status__in=("expired", "revoked"))
+        if platform:
+            qs = qs.filter(platform=platform)
+        if profile_id:
+            qs = qs.filter(pk=profile_id)
+        qs = _dated(qs, "updated_at", since, until)
+        for g in (qs.values("platform", "token_status").annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
+                  .order_by("-last")[:limit]):
+            pid = ids.render(uuid.UUID(g["sample"]), "profile")
+            groups.append({"kind": "token_refresh", "platform": g["platform"], "cause": f"token_{g['token_status']}",
+                           "message": f"The {g['platform']} token is {g['token_status']}: reconnect the profile.",
+                           "count": g["count"], "lastAt": g["last"],
+                           "object": {"type": "profile", "id": pid, "url": f"/api/profiles/{pid}"}})
+    if kind in (None, "webhook_delivery") and not platform and not profile_id:
+        from apps.webhooks.models import DeliveryStatus, WebhookDelivery
+
+        qs = _dated(WebhookDelivery.objects.filter(organization=organization, status=DeliveryStatus.FAILED),
+                    "updated_at", since, until)
+        for g in (qs.values("endpoint_id", "endpoint__url", "last_status_code")
+                  .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
+                  .order_by("-last")[:limit]):
+            wid = ids.render(g["endpoint_id"], "webhook")
+            did = ids.render(uuid.UUID(g["sample"]), "delivery")
+            code = g["last_status_code"]
+            groups.append({"kind": "webhook_delivery", "platform": None,
+                           "cause": f"http_{code}" if code else "no_response",
+                           "message": f"{g['endpoint__url']} " + (f"answered {code}" if code else "did not answer"),
+                           "count": g["count"], "lastAt": g["last"],
+                           "object": {"type": "delivery", "id": did,
+                                      "url": f"/api/webhooks/{wid}/deliveries/{did}"}})
+    groups.sort(key=lambda g: g["lastAt"], reverse=True)
+    for g in groups:
+        g["lastAt"] = g["lastAt"].isoformat()
+    return groups[:limit]
+
+
+def _dated(qs, field: str, since: datetime.datetime | None, until: datetime.datetime | None):
+    if since:
+        qs = qs.filter(**{f"{field}__gte": since})
+    if until:
+        qs = qs.filter(**{f"{field}__lt": until})
+    return qs

@@ -1,0 +1,282 @@
+"""Analytics reads. Every aggregate response is one SQL query (GROUP BY in the database).
+
+A publication counts in the period of its ``published_at`` and contributes its newest
+snapshot's counters; a published post with no snapshot yet counts as a post with no
+figures (its counters add nothing and it has no rate), never as zeros invented for it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+from dataclasses import dataclass
+
+from django.db.models import Case, Count, F, FilteredRelation, FloatField, Max, Q, Subquery, Sum, Value, When
+from django.db.models.functions import Cast, Coalesce, Trunc
+from django.utils import timezone
+
+from apps.core.errors import ValidationFailed
+from apps.publishing.models import Publication
+
+from .models import PostSnapshot, ProfileSnapshot
+from .registry import ENGAGEMENT_PARTS, RATE_BASES
+
+GROUP_BY = ("day", "week", "month")
+#: `metric=` values (camelCase of our vocabulary, plus engagement)
+METRIC_PARAMS = {"views": "views", "reach": "reach", "impressions": "impressions", "likes": "likes",
+                 "comments": "comments", "shares": "shares", "saves": "saves", "clicks": "clicks",
+                 "replies": "replies", "reposts": "reposts", "quotes": "quotes", "watchTime": "watch_time",
+                 "engagement": "engagement"}
+RATE_FORMULA = ("engagement (likes + comments + shares + saves + replies + reposts + quotes) / reach; "
+                "else / impressions; else / views; else / followers")
+
+S = "snap__"
+
+
+def _c(name: str):
+    return Coalesce(F(S + name), Value(0))
+
+
+def engagement_expr():
+    expr = _c(ENGAGEMENT_PARTS[0])
+    for part in ENGAGEMENT_PARTS[1:]:
+        expr = expr + _c(part)
+    return expr
+
+
+def reach_expr():
+    """Reach where the platform reports it, else impressions, else views."""
+    return Coalesce(F(S + "reach"), F(S + "impressions"), F(S + "views"), Value(0))
+
+
+def basis_expr():
+    whens = [When(**{f"{S}{b}__gt": 0}, then=Value(b)) for b in RATE_BASES[:-1]]
+    whens.append(When(profile__follower_count__gt=0, then=Value("followers")))
+    return Case(*whens, default=Value(None))
+
+
+def rate_expr():
+    eng = Cast(engagement_expr(), FloatField())
+    whens = [When(**{f"{S}{b}__gt": 0}, then=eng * 100.0 / Cast(F(S + b), FloatField())) for b in RATE_BASES[:-1]]
+    whens.append(When(Q(**{f"{S}publication__isnull": False}, profile__follower_count__gt=0),
+                      then=eng * 100.0 / Cast(F("profile__follower_count"), FloatField())))
+    return Case(*whens, default=Value(None), output_field=FloatField())
+
+
+def with_latest(qs):
+    return qs.annotate(snap=FilteredRelation("snapshots", condition=Q(snapshots__latest=True)))
+
+
+# --- parameters ---------------------------------------------------------------------
+
+@dataclass
+class Period:
+    start: datetime.datetime
+    end: datetime.datetime  # exclusive
+    tz: zoneinfo.ZoneInfo
+
+
+def parse_tz(raw: str | None) -> zoneinfo.ZoneInfo:
+    if not raw:
+        return zoneinfo.ZoneInfo("UTC")
+    try:
+        return zoneinfo.ZoneInfo(raw)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationFailed("Unknown timezone.", {"timezone": [f"'{raw}' is not an IANA time zone (e.g. Europe/Paris)."]}) from None
+
+
+def _parse_point(raw: str, name: str, tz, *, end: bool) -> datetime.datetime:
+    try:
+        if len(raw) == 10:
+            day = datetime.date.fromisoformat(raw)
+            value = datetime.datetime.combine(day + datetime.timedelta(days=1 if end else 0), datetime.time(), tz)
+            return value
+        value = datetime.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValidationFailed(f"Invalid {name}.", {name: ["Use an ISO 8601 date (YYYY-MM-DD) or date-time."]}) from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=tz)
+    return value
+
+
+def parse_period(params, *, tz, default_days: int = 30) -> Period:
+    now = timezone.now()
+    start_raw, end_raw = params.get("startDate"), params.get("endDate")
+    end = _parse_point(end_raw, "endDate", tz, end=True) if end_raw else now
+    start = _parse_point(start_raw, "startDate", tz, end=False) if start_raw else end - datetime.timedelta(days=default_days)
+    if end <= start:
+        raise ValidationFailed("endDate is before startDate.", {"endDate": ["Must be after startDate."]})
+    return Period(start=start, end=end, tz=tz)
+
+
+def parse_choice(params, name: str, valid) -> str | None:
+    raw = params.get(name)
+    if raw in (None, ""):
+        return None
+    if raw not in valid:
+        raise ValidationFailed(f"Unknown {name} '{raw}'.", {name: [f"Valid values: {', '.join(valid)}."]})
+    return raw
+
+
+# --- content analytics (A) ----------------------------------------------------------
+
+def published_publications(organization, period: Period, *, platform=None, content_id=None, profile_id=None):
+    qs = Publication.objects.filter(organization=organization, status=Publication.PUBLISHED,
+                                    published_at__gte=period.start, published_at__lt=period.end)
+    if platform:
+        qs = qs.filter(profile__platform=platform)
+    if content_id:
+        qs = qs.filter(content_id=content_id)
+    if profile_id:
+        qs = qs.filter(profile_id=profile_id)
+    return with_latest(qs)
+
+
+def content_analytics(organization, period: Period, *, group_by: str = "day", metric: str | None = None,
+                      platform=None, content_id=None) -> dict:
+    qs = published_publications(organization, period, platform=platform, content_id=content_id)
+    aggregates = {
+        "posts": Count("id"),
+        "reach": Sum(reach_expr()),
+        "engagement": Sum(engagement_expr()),
+        "rate_sum": Sum(rate_expr()),
+        "rated": Count("id", filter=~Q(snap__publication__isnull=True) & Q(
+            Q(snap__reach__gt=0) | Q(snap__impressions__gt=0) | Q(snap__views__gt=0) | Q(profile__follower_count__gt=0))),
+    }
+    for b in RATE_BASES[:-1]:
+        aggregates[f"basis_{b}"] = Count("id", filter=Q(**{f"{S}{b}__gt": 0}) & _no_earlier(b))
+    aggregates["basis_followers"] = Count("id", filter=Q(snap__publication__isnull=False, profile__follower_count__gt=0)
+                                          & _no_earlier("followers"))
+    column = METRIC_PARAMS.get(metric) if metric else None
+    if column == "engagement":
+        aggregates["value"] = Sum(engagement_expr())
+    elif column:
+        aggregates["value"] = Sum(F(S + column))
+    rows = list(
+        qs.annotate(bucket=Trunc("published_at", group_by, tzinfo=period.tz, output_field=qs.model._meta.get_field("published_at")))
+        .values("bucket").annotate(**aggregates).order_by("bucket")
+    )
+    breakdown = []
+    totals = {"posts": 0, "reach": 0, "engagement": 0, "rate_sum": 0.0, "rated": 0}
+    bases = dict.fromkeys(RATE_BASES, 0)
+    for r in rows:
+        item = {"date": r["bucket"].astimezone(period.tz).date().isoformat(), "posts": r["posts"],
+                "reach": int(r["reach"] or 0), "engagement": int(r["engagement"] or 0)}
+        if column:
+            item[metric] = None if r["value"] is None else int(r["value"])
+        breakdown.append(item)
+        for k in ("posts", "reach", "engagement", "rated"):
+            totals[k] += int(r[k] or 0)
+        totals["rate_sum"] += float(r["rate_sum"] or 0)
+        for b in RATE_BASES:
+            bases[b] += r[f"basis_{b}"]
+    used = {b: n for b, n in bases.items() if n}
+    return {
+        "period": {"start": period.start.isoformat(), "end": period.end.isoformat()},
+        "metrics": {
+            "totalPosts": totals["posts"],
+            "totalReach": totals["reach"],
+            "totalEngagement": totals["engagement"],
+            "avgEngagementRate": round(totals["rate_sum"] / totals["rated"], 4) if totals["rated"] else 0.0,
+        },
+        "engagementRateBasis": basis_summary(used),
+        "breakdown": breakdown,
+    }
+
+
+def _no_earlier(basis: str) -> Q:
+    """The post's rate uses ``basis`` only if no earlier basis in RATE_BASES applied."""
+    q = Q()
+    for b in RATE_BASES[: RATE_BASES.index(basis)]:
+        if b != "followers":
+            q &= Q(**{f"{S}{b}__isnull": True}) | Q(**{f"{S}{b}": 0})
+    return q
+
+
+def basis_summary(used: dict[str, int]) -> dict:
+    if not used:
+        kind = None
+    elif len(used) == 1:
+        kind = next(iter(used))
+    else:
+        kind = "mixed"
+    return {"denominator": kind, "postsByDenominator": used, "formula": RATE_FORMULA,
+            "average": "mean of per-post rates (percent)"}
+
+
+# --- one content item's latest analytics ------------------------------------------------
+
+def latest_for_content(content) -> dict:
+    """Sum of the newest snapshot of each of its publications (one query)."""
+    agg = PostSnapshot.objects.filter(content=content, latest=True).aggregate(
+        views=Sum("views"), likes=Sum("likes"), comments=Sum("comments"), shares=Sum("shares"),
+        saves=Sum("saves"), reach=Sum("reach"), impressions=Sum("impressions"), replies=Sum("replies"),
+        reposts=Sum("reposts"), quotes=Sum("quotes"), updated=Max("taken_at"),
+    )
+    out = {k: int(agg[k] or 0) for k in ("views", "likes", "comments", "shares")}
+    out["metricsUpdatedAt"] = agg["updated"].isoformat().replace("+00:00", "Z") if agg["updated"] else None
+    from .registry import engagement_rate
+
+    rate, basis = engagement_rate(agg)
+    out["engagementRate"] = rate
+    out["engagementRateBasis"] = basis
+    return out
+
+
+# --- profile analytics (A) ---------------------------------------------------------------
+
+def profile_analytics(profile, period: Period) -> dict:
+    """Followers from stored snapshots; engagement from the period's posts (two queries:
+    one over snapshots of followers, one over posts)."""
+    snaps = ProfileSnapshot.objects.filter(profile=profile, followers__isnull=False)
+    first = snaps.filter(taken_at__gte=period.start, taken_at__lt=period.end).order_by("taken_at")
+    last = snaps.filter(taken_at__lt=period.end).order_by("-taken_at")
+    before = snaps.filter(taken_at__lt=period.start).order_by("-taken_at")
+    from apps.profiles.models import SocialProfile
+
+    row = SocialProfile.objects.filter(pk=profile.pk).annotate(
+        last=Subquery(last.values("followers")[:1]),
+        earlier=Coalesce(Subquery(before.values("followers")[:1]), Subquery(first.values("followers")[:1])),
+        earlier_at=Coalesce(Subquery(before.values("taken_at")[:1]), Subquery(first.values("taken_at")[:1])),
+        last_at=Subquery(last.values("taken_at")[:1]),
+    ).values("last", "earlier", "earlier_at", "last_at").first()
+    followers = row["last"] if row and row["last"] is not None else profile.follower_count
+    growth = None
+    if row and row["earlier"] and row["last_at"] and row["earlier_at"] and row["earlier_at"] < row["last_at"]:
+        growth = round((row["last"] - row["earlier"]) * 100.0 / row["earlier"], 2)
+    posts = published_publications(profile.organization_id, period, profile_id=profile.pk)
+    per_post = list(
+        posts.annotate(eng=engagement_expr(), rate=rate_expr(), basis=basis_expr())
+        .values("content_id", "content__media_type", "eng", "rate", "basis", "snap__publication")
+        .order_by(F("eng").desc(nulls_last=True), "-published_at")
+    )
+    weeks = max((period.end - period.start).total_seconds() / (7 * 86400), 1 / 7)
+    with_snap = [p for p in per_post if p["snap__publication"] is not None]
+    rates = [p["rate"] for p in with_snap if p["rate"] is not None]
+    from apps.core import ids
+
+    return {
+        "profile": {"id": ids.render(profile.pk, "profile"), "platform": profile.platform, "username": profile.username},
+        "metrics": {
+            "followers": int(followers or 0),
+            "followersGrowth": growth,
+            "avgEngagement": round(sum(p["eng"] for p in with_snap) / len(with_snap), 2) if with_snap else 0.0,
+            "postsPerWeek": round(len(per_post) / weeks, 2),
+            "avgEngagementRate": round(sum(rates) / len(rates), 4) if rates else None,
+        },
+        "engagementRateBasis": basis_summary(_count_bases(with_snap)),
+        "topContent": [
+            {"id": ids.render(p["content_id"], "content"), "engagement": int(p["eng"]),
+             "type": p["content__media_type"], "engagementRate": p["rate"], "engagementRateBasis": p["basis"]}
+            for p in with_snap[:5]
+        ],
+    }
+
+
+def _count_bases(rows) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in rows:
+        if r["basis"]:
+            out[r["basis"]] = out.get(r["basis"], 0) + 1
+    return out
+

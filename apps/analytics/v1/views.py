@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+
+from apps.core import ids
+from apps.core.errors import NotFound, ValidationFailed
+from apps.core.views import V1ViewSet
+from apps.profiles.models import normalize_platform
+from apps.profiles.selectors import profile_list
+
+from .. import selectors
+
+
+def parse_platform(params):
+    raw = params.get("platform")
+    if not raw:
+        return None
+    platform = normalize_platform(raw)
+    if platform is None:
+        raise ValidationFailed("Unknown platform.", {"platform": [f"Unknown platform '{raw}'."]})
+    return platform
+
+
+class AnalyticsViewSet(V1ViewSet):
+    scope = "analytics"
+
+    def perform_content_negotiation(self, request, force=False):
+        # `format=csv|json` names the export's format, not a DRF renderer
+        return super().perform_content_negotiation(request, force=True)
+
+    @extend_schema(
+        operation_id="v1_analytics_content",
+        parameters=[OpenApiParameter(n, str) for n in
+                    ("contentId", "startDate", "endDate", "platform", "metric", "groupBy", "timezone")],
+        responses={200: dict},
+    )
+    def content(self, request):
+        params = request.query_params
+        group_by = selectors.parse_choice(params, "groupBy", selectors.GROUP_BY) or "day"
+        metric = selectors.parse_choice(params, "metric", tuple(selectors.METRIC_PARAMS))
+        tz = selectors.parse_tz(params.get("timezone"))
+        period = selectors.parse_period(params, tz=tz)
+        content_id = None
+        if params.get("contentId"):
+            content_id = ids.parse(params["contentId"], "content")
+            if content_id is None:
+                raise ValidationFailed("Invalid contentId.", {"contentId": ["Not a content id."]})
+            from apps.content.models import Content
+
+            if not Content.objects.for_organization(self.actor.organization).filter(pk=content_id).exists():
+                raise NotFound("Resource not found.", {"contentId": params["contentId"][:100]})
+        data = selectors.content_analytics(
+            self.actor.organization, period, group_by=group_by, metric=metric,
+            platform=parse_platform(params), content_id=content_id,
+        )
+        return self.respond(data)
+
+    @extend_schema(operation_id="v1_analytics_profile", responses={200: dict},
+                   parameters=[OpenApiParameter("startDate", str), OpenApiParameter("endDate", str)])
+    def profile(self, request, pk=None):
+        profile = self.lookup(profile_list(organization=self.actor.organization), pk, "profile")
+        period = selectors.parse_period(request.query_params, tz=selectors.parse_tz(request.query_params.get("timezone")))
+        return self.respond(selectors.profile_analytics(profile, period))
+
+    @extend_schema(operation_id="v1_analytics_export", responses={200: bytes},
+                   parameters=[OpenApiParameter("format", str), OpenApiParameter("startDate", str), OpenApiParameter("endDate", str)])
+    def export(self, request):
+        from ..api.views import export_response
+
+        return export_response(self.actor.organization, request.query_params)

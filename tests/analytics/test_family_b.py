@@ -1,0 +1,133 @@
+"""Family B analytics, export, best times and the failures feed, on the hand-computed fixture."""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import json
+
+import pytest
+from django.utils import timezone
+
+from apps.core import ids
+from apps.publishing.publications import Publication
+from tests.analytics.fixtures import build, publish
+from tests.factories import ProfileFactory
+
+pytestmark = pytest.mark.django_db
+PERIOD = "startDate=2026-03-01&endDate=2026-04-30"
+
+
+@pytest.fixture
+def posts(owner, outsider):
+    return build(owner.org, outsider.org)
+
+
+def test_content_metrics_sorted_by_engagement_and_paginated(owner, posts):
+    client = owner.token_client()
+    body = client.get(f"/api/analytics/content?{PERIOD}&sort=engagement:desc&limit=2").json()
+    assert [r["engagement"] for r in body["data"]] == [50, 40]
+    assert body["pagination"]["total"] == 4 and body["pagination"]["hasNext"]
+    rest = client.get(f"/api/analytics/content?{PERIOD}&sort=engagement:desc&limit=2&page=2").json()["data"]
+    assert [r["engagement"] for r in rest] == [20, 0]
+    assert rest[1]["views"] is None and rest[1]["engagementRate"] is None  # no snapshot: no figures, not zeros
+    only_x = client.get(f"/api/analytics/content?{PERIOD}&platform=x").json()["data"]
+    assert sorted(r["engagement"] for r in only_x) == [0, 50]
+    assert client.get("/api/analytics/content?sort=virality:desc").status_code in (400, 422)
+
+
+def test_profile_report_and_period_validation(owner, posts):
+    client = owner.token_client()
+    pid = ids.render(posts["ig"].pk, "profile")
+    # the fixture's posts are in spring 2026; a 730-day period from now covers them
+    body = client.get(f"/api/analytics/profiles?profileId={pid}&period=730d").json()["data"]
+    assert body["profileId"] == pid and body["period"] == "730d"
+    assert body["metrics"]["publishedContent"] == 2
+    assert body["metrics"]["engagement"] == {"total": 60, "average": 30.0}
+    for bad in ("0d", "731d", "30", "month"):
+        assert client.get(f"/api/analytics/profiles?profileId={pid}&period={bad}").status_code in (400, 422)
+    other = ids.render(posts["other"].pk, "profile")
+    assert client.get(f"/api/analytics/profiles?profileId={other}").status_code == 404
+    assert client.get(f"/api/analytics/best-times?profileId={other}").status_code == 404
+
+
+def test_overview_puts_the_previous_period_beside_the_current(owner):
+    ig = ProfileFactory(organization=owner.org, platform="instagram")
+    now = timezone.now()
+    publish(owner.org, ig, now - datetime.timedelta(days=3), reach=100, likes=30)
+    publish(owner.org, ig, now - datetime.timedelta(days=10), reach=100, likes=10)
+    publish(owner.org, ig, now - datetime.timedelta(days=40), reach=50, likes=20)
+    body = owner.token_client().get("/api/analytics/overview?period=30d").json()["data"]
+    assert body["engagement"] == {"current": 40, "previous": 20, "changePercent": 100.0}
+    assert body["reach"] == {"current": 200, "previous": 50, "changePercent": 300.0}
+    assert body["topPosts"][0]["engagement"] == 30 and body["topPosts"][0]["engagementRateBasis"] == "reach"
+
+
+@pytest.mark.parametrize("path", ["/api/analytics/export", "/v1/analytics/export"])
+def test_export_streams_every_post_with_every_stored_metric(owner, posts, path):
+    client = owner.token_client() if path.startswith("/api") else owner.client()
+    response = client.get(f"{path}?format=csv&{PERIOD}")
+    assert response.status_code == 200 and response.streaming
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert len(rows) == 4  # the other organization's post is not there
+    by_id = {r["publicationId"]: r for r in rows}
+    a = by_id[ids.render(posts["A"].pk, "publication")]
+    assert (a["reach"], a["likes"], a["engagement"], a["engagementRateBasis"]) == ("200", "10", "20", "reach")
+    d = by_id[ids.render(posts["D"].pk, "publication")]
+    assert d["likes"] == "" and "no snapshot" in d["unavailable"]
+    data = json.loads(b"".join(client.get(f"{path}?format=json&{PERIOD}").streaming_content))["data"]
+    assert len(data) == 4
+    assert client.get(f"{path}?format=xml").status_code in (400, 422)
+
+
+def test_best_times_from_history_or_the_platform_default_said_so(owner):
+    ig = ProfileFactory(organization=owner.org, platform="instagram", settings={"timezone": "Europe/Paris"})
+    pid = ids.render(ig.pk, "profile")
+    client = owner.token_client()
+    thin = client.get(f"/api/analytics/best-times?profileId={pid}").json()["data"]
+    assert thin["source"] == "platform-default" and thin["sampleSize"] == 0 and "defaults" in thin["note"]
+    monday_9_paris = datetime.datetime(2026, 6, 1, 7, 0, tzinfo=datetime.UTC)
+    for week in range(10):
+        publish(owner.org, ig, monday_9_paris - datetime.timedelta(weeks=week), reach=100, likes=50)
+        publish(owner.org, ig, monday_9_paris - datetime.timedelta(weeks=week, hours=-5), reach=100, likes=5)
+    body = client.get(f"/api/analytics/best-times?profileId={pid}").json()["data"]
+    assert body["source"] == "history" and body["sampleSize"] == 20
+    assert body["slots"][0] == {"weekday": 1, "hour": 9, "posts": 10, "avgEngagement": 50.0}
+
+
+def test_monitoring_feed_groups_failures_by_cause(owner, outsider, posts):
+    for pub in (posts["B"], posts["C"], posts["D"]):
+        Publication.objects.filter(pk=pub.pk).update(status="failed", error_code="rate_limited", last_error="Too many calls")
+    Publication.objects.filter(pk=posts["E"].pk).update(status="failed", error_code="secret", last_error="other org")
+    ig = posts["ig"]
+    ig.token_status = "revoked"
+    ig.save(update_fields=["token_status"])
+    client = owner.token_client()
+    groups = client.get("/api/monitoring/errors").json()["data"]["errors"]
+    publishing = [g for g in groups if g["kind"] == "publishing"]
+    assert sorted((g["platform"], g["count"]) for g in publishing) == [("instagram", 1), ("x", 2)]
+    assert all(g["object"]["url"].startswith("/api/content/cnt_") or g["object"]["url"].startswith("/api/content/")
+               for g in publishing)
+    assert "other org" not in json.dumps(groups)
+    token = [g for g in groups if g["kind"] == "token_refresh"]
+    assert token and token[0]["object"]["id"] == ids.render(ig.pk, "profile")
+    only_x = client.get("/api/monitoring/errors?kind=publishing&platform=x").json()["data"]["errors"]
+    assert [g["count"] for g in only_x] == [2]
+    assert client.get("/api/monitoring/errors?kind=nope").status_code in (400, 422)
+
+
+
+
+def test_failed_webhook_deliveries_are_in_the_feed(owner, outsider):
+    from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
+
+    endpoint = WebhookEndpoint.objects.create(organization=owner.org, url="https://hooks.example.com/pf",
+                                              events=["*"], secret="whsec_x")
+    for n in range(3):
+        WebhookDelivery.objects.create(organization=owner.org, endpoint=endpoint, message_id=f"evt_{n}",
+                                       event_type="content.published", status="failed", last_status_code=503)
+    groups = owner.token_client().get("/api/monitoring/errors?kind=webhook_delivery").json()["data"]["errors"]
+    assert len(groups) == 1 and groups[0]["count"] == 3 and groups[0]["cause"] == "http_503"
+    assert groups[0]["object"]["url"].startswith(f"/api/webhooks/{ids.render(endpoint.pk, 'webhook')}/deliveries/dlv_")
+    assert outsider.token_client().get("/api/monitoring/errors").json()["data"]["errors"] == []
