@@ -366,12 +366,30 @@ class ContentAdmin(admin.ModelAdmin):
                 current_media=[m for m in media if m.kind in CURRENT_KINDS],
                 backups=[m for m in media if m.kind == Kind.BACKUP],
                 has_edit=any("editedFrom" in (m.metadata or {}) for m in media if m.kind in CURRENT_KINDS),
-                variants=list(content.variants.all()),
+                variants=_with_lengths(content, list(content.variants.all())),
                 publications=list(Publication.objects.filter(content=content).select_related("profile")
                                   .order_by("scheduled_for", "created_at")),
                 content_id=str(content.pk),
             )
         return super().change_view(request, object_id, form_url, extra_context=extra)
+
+
+def _with_lengths(content: Content, variants: list) -> list:
+    """Each variant's published text (caption and hashtags) measured in its platform's own unit
+    (X weighted, Bluesky graphemes, Threads with emoji bytes) against the platform's limit."""
+    from .adaptation import compose_caption
+    from .platform_rules import get_format
+
+    for v in variants:
+        try:
+            limit = get_format(v.platform, content.post_type, content.media_type).caption
+        except (KeyError, ValueError):  # a platform without rules: no counter
+            v.length = None
+            continue
+        text = compose_caption(v.caption or "", v.hashtags or [])
+        v.length = {"count": limit.count(text), "max": limit.max, "unit": limit.unit_label,
+                    "over": not limit.fits(text), "problem": limit.problem(text) or ""}
+    return variants
 
 
 def _is_uuid(value: str) -> bool:

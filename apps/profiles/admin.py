@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.utils.html import format_html_join
 
 from .models import SocialProfile
 
@@ -10,3 +11,14 @@ class SocialProfileAdmin(admin.ModelAdmin):
     search_fields = ["username", "display_name", "external_id"]
     list_select_related = ["organization", "brand"]
     exclude = ["access_token_enc", "refresh_token_enc"]
+    readonly_fields = ["features_allowed"]
+
+    @admin.display(description="Features the grant allows")
+    def features_allowed(self, obj):
+        from apps.publishing.oauth_backends import features_allowed
+
+        rows = features_allowed(obj.platform, obj.token_scopes)
+        return format_html_join(
+            "\n", "<div>{}: {}</div>",
+            ((f["feature"], "allowed" if f["allowed"] else "missing " + ", ".join(f["missingScopes"])) for f in rows),
+        )

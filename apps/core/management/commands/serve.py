@@ -1,50 +1,138 @@
 """Serve HTTP and websockets on one port (ASGI, uvicorn); in the embedded default also run
-a Celery worker and beat as child processes on the filesystem broker."""
+a Celery worker and beat as child processes on the filesystem broker.
+
+- SIGTERM and SIGINT stop uvicorn and then the worker and beat (SIGTERM, SIGKILL after 10 s).
+- A SIGKILLed `serve` does not leave them behind: each child asks the kernel for SIGTERM when
+  its parent dies (Linux PR_SET_PDEATHSIG, set between fork and exec).
+- With PUBLIC_BASE_URL unset, the URLs handed out (sandbox authUrl, media, callbacks) use the
+  address served on; the children inherit it.
+- Worker and beat log to var/log/; one banner is printed when everything is up.
+"""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
 import sys
+import threading
+import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
+
+PR_SET_PDEATHSIG = 1
+QUEUES = "default,generation,publishing,webhooks,analytics"
+
+
+def _die_with_parent() -> None:
+    """preexec_fn of a child: SIGTERM it when the parent (serve) dies, even by SIGKILL."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: SIGTERM/SIGINT to serve still stop them
+        pass
+
+
+def public_base_url(host: str, port: int) -> str:
+    """The URL clients reach this server on: loopback and wildcard addresses read as localhost."""
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::", "::1", "localhost") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
 
 
 class Command(BaseCommand):
     help = "Serve Postforge (HTTP + websockets); starts the worker and beat unless --no-worker."
 
     def add_arguments(self, parser):
-        parser.add_argument("--host", default="127.0.0.1")
-        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--no-worker", action="store_true", help="Do not start the Celery worker and beat")
         parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+        parser.add_argument("--banner-file", default="", help="extra lines for the banner (login, key)")
 
-    def handle(self, *args, host, port, no_worker, workers, **options):
+    def handle(self, *args, host, port, no_worker, workers, banner_file, **options):
         import uvicorn
 
-        children: list[subprocess.Popen] = []
-        embedded = settings.CELERY_BROKER_URL.startswith("filesystem")
-        if not no_worker:
-            env = dict(os.environ)
-            celery = [sys.executable, "-m", "celery", "-A", "config"]
-            children.append(subprocess.Popen(
-                [*celery, "worker", "-l", "warning", "-Q", "default,generation,publishing,webhooks",
-                 "--concurrency", "2", "--without-mingle", "--without-gossip"] + (["-P", "threads"] if embedded else []),
-                env=env,
-            ))
-            children.append(subprocess.Popen(
-                [*celery, "beat", "-l", "warning", "-s", str(settings.VAR_DIR / "celerybeat-schedule")], env=env,
-            ))
-        self.stdout.write(f"Postforge on http://{host}:{port}  (API docs /v1/docs/ and /api/docs/, admin /admin/)")
+        if not os.environ.get("PUBLIC_BASE_URL"):
+            base = public_base_url(host, port)
+            os.environ["PUBLIC_BASE_URL"] = base  # the children read it from their settings
+            settings.PUBLIC_BASE_URL = base
+            if not os.environ.get("OAUTH_CALLBACK_BASE_URL"):
+                settings.OAUTH_CALLBACK_BASE_URL = base
+        base = settings.PUBLIC_BASE_URL
+        children = [] if no_worker else self._start_children()
+
+        config = uvicorn.Config("config.asgi:application", host=host, port=port, workers=workers,
+                                log_level="warning", lifespan="off")
+        server = uvicorn.Server(config)
+        stopping = threading.Event()
+
+        def banner_when_up():
+            while not server.started and not stopping.wait(0.1):
+                pass
+            if stopping.is_set():
+                return
+            extra = Path(banner_file).read_text().strip() if banner_file and Path(banner_file).exists() else ""
+            extra = extra.replace("{base}", base)
+            lines = ["", f"  Postforge is up on {base}",
+                     f"  API docs:   {base}/v1/docs/  and  {base}/api/docs/  (ReDoc: /v1/redoc/, /api/redoc/)",
+                     f"  Admin:      {base}/admin/"]
+            lines += [f"  {line}" for line in extra.splitlines() if line.strip()]
+            if children:
+                lines.append(f"  Worker and beat log to {settings.VAR_DIR / 'log'}/")
+            lines.append("  Stop with Ctrl-C.")
+            self.stdout.write("\n".join(lines) + "\n")
+            self.stdout.flush()
+
+        if workers == 1:
+            threading.Thread(target=banner_when_up, daemon=True).start()
         try:
-            uvicorn.run("config.asgi:application", host=host, port=port, workers=workers, log_level="warning", lifespan="off")
-        finally:
-            for child in children:
-                child.send_signal(signal.SIGTERM)
-            for child in children:
+            if workers == 1:
                 try:
-                    child.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    child.kill()
+                    server.run()  # uvicorn turns SIGTERM/SIGINT into a clean shutdown
+                except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after shutting down
+                    pass
+            else:
+                uvicorn.run("config.asgi:application", host=host, port=port, workers=workers,
+                            log_level="warning", lifespan="off")
+        finally:
+            stopping.set()
+            self._stop(children)
+
+    def _start_children(self) -> list[subprocess.Popen]:
+        embedded = settings.CELERY_BROKER_URL.startswith("filesystem")
+        log_dir = settings.VAR_DIR / "log"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ)
+        celery = [sys.executable, "-m", "celery", "-A", "config"]
+        worker = [*celery, "worker", "-l", "info", "-Q", QUEUES, "--concurrency", "2",
+                  "--without-mingle", "--without-gossip", "--without-heartbeat",
+                  "-n", f"postforge@{os.uname().nodename}", "-f", str(log_dir / "worker.log")]
+        if embedded:
+            worker += ["-P", "threads"]
+        beat = [*celery, "beat", "-l", "info", "-s", str(settings.VAR_DIR / "celerybeat-schedule"),
+                "-f", str(log_dir / "beat.log")]
+        children = []
+        for cmd, name in ((worker, "worker"), (beat, "beat")):
+            out = open(log_dir / f"{name}.out", "ab")  # the banner and anything before logging starts
+            children.append(subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                             stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent))
+            out.close()
+        return children
+
+    @staticmethod
+    def _stop(children: list[subprocess.Popen]) -> None:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        for child in children:
+            try:
+                child.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()

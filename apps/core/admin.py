@@ -1,0 +1,28 @@
+"""The admin index shows whether Celery workers are alive (apps.core.workers)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+_index = admin.site.index
+
+
+def _workers_status() -> dict:
+    from django.conf import settings
+
+    from .workers import alive
+
+    if not settings.CELERY_BROKER_URL.startswith("redis"):  # the embedded default keeps no heartbeats
+        return {"alive": [], "error": "", "embedded": True}
+    try:
+        live = alive()
+        return {"alive": live, "error": ""}
+    except Exception as exc:  # Redis down: say so rather than break the admin
+        return {"alive": [], "error": f"{exc.__class__.__name__}: {exc}"[:200]}
+
+
+def index(request, extra_context=None):
+    return _index(request, {"pf_workers": _workers_status(), **(extra_context or {})})
+
+
+admin.site.index = index

@@ -1,0 +1,50 @@
+"""docker/compose.yaml as a user runs it: one URL through the proxy, no insecure SECRET_KEY.
+
+The Docker CLI here has no compose plugin (`docker compose` is unknown), so this validates
+the file's structure with PyYAML instead of `docker compose config` (docs/decisions.md, issue 8).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+DOCKER = Path(__file__).resolve().parents[2] / "docker"
+
+
+def _compose() -> dict:
+    return yaml.safe_load((DOCKER / "compose.yaml").read_text())
+
+
+def test_only_the_proxy_publishes_a_port_and_it_routes_websockets_and_everything_else():
+    services = _compose()["services"]
+    published = {name: s["ports"] for name, s in services.items() if s.get("ports")}
+    assert list(published) == ["proxy"], published
+    assert published["proxy"] == ["${POSTFORGE_PORT:-8000}:80"]
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("caddy:") and "./Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"]
+    caddyfile = (DOCKER / "Caddyfile").read_text()
+    assert re.search(r"@websockets path /ws/\*\s+reverse_proxy @websockets ws:8001", caddyfile)
+    assert re.search(r"^\s*reverse_proxy web:8000\s*$", caddyfile, re.M)  # API, admin, static, docs, media
+    assert "8001" in " ".join(services["ws"]["command"]) and "0.0.0.0:8000" in services["web"]["command"]
+    for name in ("web", "ws", "worker", "beat", "migrate"):
+        assert services[name]["depends_on"]["postgres"]["condition"] == "service_healthy", name
+
+
+def test_secret_key_has_no_insecure_default():
+    text = (DOCKER / "compose.yaml").read_text()
+    assert re.search(r"SECRET_KEY: \$\{SECRET_KEY:\?[^}]+\}", text), "SECRET_KEY must be required"
+    assert "change-me" not in text
+
+
+def test_every_service_has_an_image_or_a_build_and_every_volume_is_declared():
+    compose = _compose()
+    declared = set(compose["volumes"])
+    for name, service in compose["services"].items():
+        assert "image" in service or "build" in service, name
+        for volume in service.get("volumes", []):
+            source = volume.split(":", 1)[0]
+            if not source.startswith((".", "/")):
+                assert source in declared, (name, source)
