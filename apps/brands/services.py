@@ -83,6 +83,12 @@ def _apply(brand: Brand, fields: dict) -> None:
         if logo is not None and (logo.organization_id != brand.organization_id or logo.media_type != "image"):
             raise ValidationFailed("The logo must be an image asset of this organization.", {"logo": ["Invalid asset."]})
         brand.logo = logo
+        if logo is not None:
+            brand.logo_url = ""  # an uploaded logo replaces a logo URL
+    if "logo_url" in fields:
+        brand.logo_url = fields["logo_url"] or ""
+        if brand.logo_url:
+            brand.logo = None
     for name, value in fields.items():
         if name not in BRAND_FIELDS:
             continue

@@ -54,7 +54,9 @@ __all__ = [
     "normalize_hashtag",
     "normalize_hashtags",
     "replace_forbidden",
+    "sentences",
     "shorten",
+    "style_for_platform",
     "tokenize",
     "validate_variant",
 ]
@@ -274,9 +276,10 @@ def _last_fitting(points: list[int], ok: Callable[[int], bool]) -> int | None:
     return best
 
 
-def shorten(text: str, fits: Callable[[str], bool]) -> str:
+def shorten(text: str, fits: Callable[[str], bool], *, sentences_only: bool = False) -> str:
     """The longest prefix of ``text`` for which ``fits`` holds, cut at a sentence end, else at a
-    word end plus "…"; "" if not even one word fits. Never cuts inside a word."""
+    word end plus "…"; "" if not even one word fits. Never cuts inside a word. With
+    ``sentences_only`` it never cuts inside a sentence ("" when not even the first fits)."""
     text = text.strip()
     if fits(text):
         return text
@@ -287,6 +290,8 @@ def shorten(text: str, fits: Callable[[str], bool]) -> str:
     best = _last_fitting(sentence_ends, lambda end: fits(text[:end].rstrip()))
     if best is not None:
         return text[:best].rstrip()
+    if sentences_only:
+        return ""
     word_ends = [end for start, end in spans if _has_content(text[start:end])]
     best = _last_fitting(word_ends, lambda end: fits(_with_ellipsis(text[:end])))
     if best is not None:
@@ -444,6 +449,16 @@ def adapt(
                     f"hashtags reduced from {total} to {len(_tag_keys(caption, tags))} "
                     f"(at most {rules.hashtag_max} {on})"
                 )
+        # the caption outranks the hashtags: hashtagCount is a ceiling, the platform's
+        # recommended range decides how many are kept
+        low, high = rules.hashtag_recommended
+        total = len(inline) + len(tags)
+        if tags and total > high:
+            tags = tags[: max(0, high - len(inline))]
+            notes.append(
+                f"hashtags reduced from {total} to {len(_tag_keys(caption, tags))} "
+                f"(recommended {low}-{high} {on}; the caption comes first)"
+            )
 
     # --- first comment within its own limit
     if first_comment and fmt.first_comment_supported and not fmt.first_comment.fits(first_comment):
@@ -476,15 +491,28 @@ def adapt(
     caption_cut = not fits_with(caption, tags)
     if caption_cut:
         before = caption
-        caption = shorten(caption, lambda text: fits_with(text, tags))
-        notes.append(
-            _shortened_note("caption", before, caption, limit, " including hashtags" if tags else "")
-        )
+        # whole sentences from the end; when not even the first sentence fits beside the
+        # hashtags, the hashtags go (one by one) before the caption is cut inside a sentence
+        cut = shorten(caption, lambda text: fits_with(text, tags), sentences_only=True)
+        dropped = 0
+        while caption and not cut and tags:
+            tags.pop()
+            dropped += 1
+            cut = shorten(caption, lambda text: fits_with(text, tags), sentences_only=True)
+        if dropped:
+            notes.append(f"{dropped} hashtag(s) dropped so that the caption keeps its first sentence")
+        if caption and not cut:
+            cut = shorten(caption, lambda text: fits_with(text, tags))
+        caption = cut
+        if caption != before:
+            notes.append(
+                _shortened_note("caption", before, caption, limit, " including hashtags" if tags else "")
+            )
 
     # --- first comment where there is none: fold into the caption, else drop
     if first_comment and not fmt.first_comment_supported:
         folded = compose_caption(caption, [replace_forbidden(name, first_comment)])
-        tag_ok = rules.hashtag_max is None or len(_tag_keys(folded, tags)) <= rules.hashtag_max
+        tag_ok = len(_tag_keys(folded, tags)) <= min(rules.hashtag_max or 10**6, rules.hashtag_recommended[1])
         if fmt.caption_supported and not caption_cut and tag_ok and fits_with(folded, tags):
             caption = folded
             notes.append(f"first comment folded into the caption: no first comment {where}")
@@ -670,3 +698,105 @@ def validate_variant(
         elif any(not s.strip() for s in sounds):
             add("sounds", "sound identifiers must not be blank")
     return errors
+
+
+# --- per-platform style ---------------------------------------------------------------------
+
+_EMOJI_RE = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\u2b50\u2728]\ufe0f?")
+# how many sentences of the caption a short-form platform keeps (its link(s) come on top)
+_SHORT_FORM = {"x": 1, "threads": 2, "bluesky": 2}
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` in order (a line break also ends one), stripped."""
+    spans = tokenize(text)
+    out: list[str] = []
+    start = None
+    for i, (s, e) in enumerate(spans):
+        if start is None:
+            start = s
+        if _ends_sentence(text, spans, i) or i == len(spans) - 1:
+            out.append(text[start:e].strip())
+            start = None
+    merged: list[str] = []
+    for x in out:  # an emoji (or other symbol) after a sentence's end belongs to that sentence
+        if merged and not any(ch.isalnum() for ch in x):
+            merged[-1] = f"{merged[-1]} {x}"
+        elif x:
+            merged.append(x)
+    return merged
+
+
+def _strip_emojis(text: str, keep: int = 0) -> str:
+    seen = 0
+
+    def repl(m: re.Match) -> str:
+        nonlocal seen
+        seen += 1
+        return m.group(0) if seen <= keep else ""
+
+    text = _EMOJI_RE.sub(repl, text)
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    return re.sub(r"[ \t]+(\n|$)", r"\1", text).strip()
+
+
+def style_for_platform(
+    platform: str, draft: Draft | Variant | Mapping[str, Any]
+) -> tuple[Draft, list[str]]:
+    """Shape one generic generated text the way ``platform`` reads (before :func:`adapt`):
+    X one short idea, Threads and Bluesky a short conversational pair of sentences, TikTok a
+    hook alone on the first line, LinkedIn without emoji walls, Pinterest a description
+    without emojis. Links in the caption are kept as links. Used on engine output only, never
+    on a client's edit. Returns the styled draft and notes of what changed."""
+    name = normalize_platform(platform)
+    rules = get_rules(name)
+    d = _as_draft(draft)
+    caption = _clean(d.caption)
+    notes: list[str] = []
+    if not caption:
+        return d, notes
+    urls = [caption[s:e] for s, e in find_urls(caption)]
+    parts = sentences(caption)
+    plain = [p for p in parts if not find_urls(p) and not p.lstrip().startswith("•")]
+    if name not in ("instagram", "tiktok"):  # "link in bio" is an Instagram/TikTok habit
+        kept = [p for p in parts if not re.search(r"link in (?:our |the )?bio", p, re.IGNORECASE)]
+        if len(kept) < len(parts) and kept:
+            for p in parts:
+                if p not in kept:
+                    caption = re.sub(r"\n*[ \t]*" + re.escape(p), "", caption).strip()
+            notes.append(f"'link in bio' call to action removed (not a {rules.display_name} habit)")
+            parts = kept
+            plain = [p for p in plain if p in kept]
+    if name in _SHORT_FORM and plain:
+        n = _SHORT_FORM[name]
+        keep = plain[:n]
+        while len(keep) < len(plain) and len(" ".join(keep).split()) < 6:  # one idea, never a stub
+            keep = plain[: len(keep) + 1]
+        text = " ".join(keep)
+        for url in urls:
+            if url not in text:
+                text = f"{text} {url}"
+        if text != caption:
+            notes.append(
+                f"caption condensed for {rules.display_name}: {len(keep)} of {len(parts)} sentences"
+                + (" and the link" if urls else "")
+            )
+        caption = text
+    elif name == "tiktok" and parts:
+        first = parts[0]
+        rest = caption[caption.find(first) + len(first) :].strip()
+        if rest and not caption.startswith(first + "\n"):
+            caption = first + "\n" + rest
+            notes.append("hook put alone on the first line for TikTok")
+    elif name == "linkedin":
+        text = _strip_emojis(caption, keep=1)
+        if text != caption:
+            notes.append("emojis reduced to one for LinkedIn")
+            caption = text
+    elif name == "pinterest":
+        text = _strip_emojis(caption)
+        if text != caption:
+            notes.append("emojis removed from the Pinterest description")
+            caption = text
+    d.caption = caption
+    return d, notes

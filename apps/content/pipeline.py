@@ -7,19 +7,24 @@ Runs in a Celery task (queue `generation`); the task retries retryable engine er
 
 from __future__ import annotations
 
+import datetime
 import logging
+import uuid
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from apps.brands.services import effective_settings
 from apps.core.db import relax_commit
+from apps.core.heartbeat import Heartbeat
 from apps.events.services import broadcast
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 
 from . import platform_rules, services, states
-from .adaptation import Draft, adapt, validate_variant
+from .adaptation import Draft, adapt, style_for_platform, validate_variant
 from .generation import get_engine
 from .generation.base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest, VideoResult
 from .models import Content, GenerationMode, MediaType
@@ -51,16 +56,70 @@ def _progress(content: Content, stage: str, progress: int | None = None) -> None
 
 
 def claim(content_id) -> Content | None:
-    """pending -> generating, once; a duplicate or late task finds nothing to do."""
+    """pending -> generating with a lease, once; a duplicate or late task finds nothing to do.
+
+    A `generating` row is taken again only once its lease has expired or been released (its
+    worker died, or the engine asked for a retry). Past GENERATION_MAX_ATTEMPTS claims of
+    one run, the content fails with a reason instead of running again."""
+    now = timezone.now()
     with transaction.atomic():
         content = Content.objects.select_for_update().filter(pk=content_id).first()
         if content is None or content.status not in (states.PENDING, states.GENERATING):
             return None
-        if content.status == states.PENDING:
+        if content.status == states.GENERATING:
+            if content.generation_lease_until is not None and content.generation_lease_until >= now:
+                return None  # another worker holds it
+            if content.generation_attempts >= settings.GENERATION_MAX_ATTEMPTS:
+                _fail_locked(content, f"Generation failed: its worker stopped {content.generation_attempts} times "
+                                      "before finishing (see GENERATION_MAX_ATTEMPTS).")
+                return None
+        else:
             services.transition(content, "start")
             content.generation_count += 1
-            content.save(update_fields=["generation_count", "updated_at"])
+            content.generation_attempts = 0
+        content.generation_attempts += 1
+        content.generation_claim = uuid.uuid4()
+        content.generation_started_at = now
+        content.generation_lease_until = now + datetime.timedelta(seconds=settings.GENERATION_LEASE_SECONDS)
+        content.save(update_fields=["generation_count", "generation_attempts", "generation_claim", "generation_started_at",
+                                    "generation_lease_until", "updated_at"])
         return content
+
+
+def release_id(content_id) -> None:
+    """Give the lease back (the task retries later): the next claim does not count as a crash."""
+    Content.objects.filter(pk=content_id, status=states.GENERATING, generation_attempts__gt=0).update(
+        generation_lease_until=None, generation_attempts=F("generation_attempts") - 1, updated_at=timezone.now())
+
+
+def _renewer(content: Content):
+    def renew():
+        Content.objects.filter(pk=content.pk, status=states.GENERATING, generation_claim=content.generation_claim).update(
+            generation_lease_until=timezone.now() + datetime.timedelta(seconds=settings.GENERATION_LEASE_SECONDS))
+    return renew
+
+
+def sweep(*, now=None) -> dict:
+    """Beat: generations whose worker died (lease expired) or whose task was lost (pending or
+    released for too long, e.g. a Redis restart) are queued again; past
+    GENERATION_MAX_ATTEMPTS the claim fails them with a reason."""
+    now = now or timezone.now()
+    stuck = now - datetime.timedelta(seconds=settings.GENERATION_QUEUED_STUCK_SECONDS)
+    with transaction.atomic():
+        expired = Q(status=states.GENERATING, generation_lease_until__lt=now)
+        lost = Q(status=states.PENDING, updated_at__lt=stuck) | Q(
+            status=states.GENERATING, generation_lease_until__isnull=True, updated_at__lt=stuck)
+        from .models import Prediction
+
+        ids = list(Content.objects.select_for_update(skip_locked=True).filter(expired | lost)
+                   .exclude(pk__in=Prediction.objects.values("content_id"))  # webhooks finish those
+                   .values_list("pk", flat=True)[:500])
+        if not ids:
+            return {"requeued": 0}
+        Content.objects.filter(pk__in=ids, status=states.GENERATING).update(generation_lease_until=None, updated_at=now)
+        Content.objects.filter(pk__in=ids, status=states.PENDING).update(updated_at=now)
+        transaction.on_commit(lambda: [services.enqueue_generation_id(str(pk)) for pk in ids])
+    return {"requeued": len(ids)}
 
 
 def voice_from(values: dict, brand) -> BrandVoice:
@@ -101,6 +160,11 @@ def run(content_id) -> Content | None:
     content = claim(content_id)
     if content is None:
         return None
+    with Heartbeat(_renewer(content), lambda: settings.GENERATION_HEARTBEAT_SECONDS):
+        return _run_claimed(content)
+
+
+def _run_claimed(content: Content) -> Content | None:
     engine = get_engine()
     _progress(content, "settings")
     text_request, media_requests = requests_for(content)
@@ -134,7 +198,9 @@ def finish(content: Content, text) -> Content:
     for platform in content.platforms:
         draft = Draft(caption=text.caption, hashtags=list(text.hashtags), first_comment=text.first_comment,
                       alt_text=text.alt_text, title=text.title, sounds=list(text.sounds))
-        variant = adapt(platform, draft, post_type=content.post_type, media_type=content.media_type)
+        styled, style_notes = style_for_platform(platform, draft)  # each platform reads its own way
+        variant = adapt(platform, styled, post_type=content.post_type, media_type=content.media_type)
+        variant.adaptations = [*style_notes, *variant.adaptations]
         data = variant.to_dict()
         problems = validate_variant(platform, data, post_type=content.post_type, media_type=content.media_type)
         if problems:  # adaptation guarantees validity; a failure here is a bug worth failing loudly on
@@ -153,7 +219,8 @@ def finish(content: Content, text) -> Content:
             services.variant_upsert(content=locked, platform=platform, data=data, ratio=ratio)
         locked.generated_at = timezone.now()
         locked.progress = 100
-        locked.save(update_fields=["generated_at", "progress", "updated_at"])
+        locked.generation_lease_until = None
+        locked.save(update_fields=["generated_at", "progress", "generation_lease_until", "updated_at"])
         # on_commit hooks run in registration order: progress 100 reaches the channel layer
         # before the outcome event is even enqueued, so a client never sees `content.generated`
         # ahead of the last progress message (another worker process dispatches that event).
@@ -219,12 +286,20 @@ def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
 def fail(content_id, reason: str) -> None:
     with transaction.atomic():
         content = Content.objects.select_for_update().filter(pk=content_id).first()
-        if content is None or not states.can("fail", content.status) or content.status not in (states.PENDING, states.GENERATING):
+        if content is None:
             return
-        services.transition(content, "fail", event="content.failed", reason=reason[:2000])
-        if content.batch_id:
-            batch_id = content.batch_id
-            transaction.on_commit(lambda: services.batch_item_finished(batch_id=batch_id))
+        _fail_locked(content, reason)
+
+
+def _fail_locked(content: Content, reason: str) -> None:
+    if not states.can("fail", content.status) or content.status not in (states.PENDING, states.GENERATING):
+        return
+    content.generation_lease_until = None
+    content.save(update_fields=["generation_lease_until", "updated_at"])
+    services.transition(content, "fail", event="content.failed", reason=reason[:2000])
+    if content.batch_id:
+        batch_id = content.batch_id
+        transaction.on_commit(lambda: services.batch_item_finished(batch_id=batch_id))
 
 
 def edit_image(content_id, prompt: str) -> MediaAsset | None:

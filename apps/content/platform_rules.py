@@ -636,6 +636,8 @@ class PlatformRules:
     aspect_ratios: Mapping[tuple[str, str], tuple[str, ...]]  # (post_type, media_type) -> ratios
     video_seconds: Mapping[str, tuple[float, float]]  # post_type -> platform range (unclipped)
     formats: Mapping[tuple[str, str], FormatRules]
+    # the platform's recommended number of hashtags (low, high); hashtag_max is only a ceiling
+    hashtag_recommended: tuple[int, int] = (0, 5)
 
     @property
     def caption_limit(self) -> TextLimit:
@@ -811,6 +813,10 @@ def _build(platform: str, p: Mapping[str, Any]) -> PlatformRules:
         tag_len = m.group(2)
     if tag_len is None:
         tag_len = _HASHTAG_MAX_LENGTH_FALLBACK.get(platform)
+    rec = _v(p.get("hashtag_recommended"))
+    hashtag_recommended = (int(rec[0]), int(rec[1])) if isinstance(rec, list) and len(rec) == 2 else (0, 5)
+    if hashtag_max is not None:
+        hashtag_recommended = (min(hashtag_recommended[0], hashtag_max), min(hashtag_recommended[1], hashtag_max))
     placement_raw = str(_v(p.get("hashtag_placement", "caption")))
     placement = "first_comment" if placement_raw.startswith("first_comment") else "caption"
 
@@ -912,6 +918,7 @@ def _build(platform: str, p: Mapping[str, Any]) -> PlatformRules:
         hashtag_max=hashtag_max,
         hashtag_max_length=int(tag_len) if tag_len is not None else None,
         hashtag_placement=placement,
+        hashtag_recommended=hashtag_recommended,
         first_comment_supported=fc_supported,
         first_comment_max=fc_limit.max,
         alt_text_supported=any(f.alt_text_supported for f in formats.values()),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from apps.brands.models import Brand
@@ -398,8 +399,8 @@ def test_it_uploads_shows_and_removes_a_logo(b, owner):
         "id": str(asset.pk),
         "kind": "logo",
         "type": "image",
-        "url": f"http://testserver{asset.file.url}",
-        "thumbnailUrl": f"http://testserver{asset.thumbnail.url}",
+        "url": f"{settings.PUBLIC_BASE_URL}{asset.file.url}",
+        "thumbnailUrl": f"{settings.PUBLIC_BASE_URL}{asset.thumbnail.url}",
         "contentType": "image/png",
         "size": asset.size,
         "width": 120,

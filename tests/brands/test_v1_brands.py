@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 
 from apps.brands.models import Brand
 from apps.core import ids
@@ -104,7 +105,7 @@ def test_it_uploads_a_brand_asset_and_can_make_it_the_logo(api):
     body = response.json()
     assert body["assetId"].startswith("ast_")
     assert body["type"] == "image"
-    assert body["url"].startswith("http://testserver/media/")
+    assert body["url"].startswith(f"{settings.PUBLIC_BASE_URL}/media/")
     assert body["metadata"]["filename"] == "logo.png"
     assert body["metadata"]["dimensions"] == {"width": 300, "height": 200}
     assert body["metadata"]["size"] > 0
@@ -134,3 +135,30 @@ def test_v2_answers_404_in_family_a_format(api):
     response = api.get("/v2/brands")
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "NOT_FOUND"
+
+
+def test_assets_logo_takes_an_https_url_or_an_asset_id_and_returns_what_was_given(api):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    url = "https://cdn.example.com/brand/logo.png?v=2"
+    created = api.post("/v1/brands", {**BRAND, "assets": {"logo": url, "fonts": []}}, format="json")
+    assert created.status_code == 201, created.json()
+    brand_id = created.json()["id"]
+    assert created.json()["assets"]["logo"] == url
+    assert api.get(f"/v1/brands/{brand_id}").json()["assets"]["logo"] == url
+    # an uploaded asset id replaces the URL; the URL given again replaces the asset
+    f = SimpleUploadedFile("logo.png", png_bytes((64, 64)), content_type="image/png")
+    asset = api.post(f"/v1/brands/{brand_id}/assets", {"file": f}, format="multipart").json()
+    response = api.put(f"/v1/brands/{brand_id}", {"assets": {"logo": asset["assetId"]}}, format="json")
+    assert response.status_code == 200, response.json()
+    assert response.json()["assets"]["logo"] == asset["url"]
+    response = api.put(f"/v1/brands/{brand_id}", {"assets": {"logo": url}}, format="json")
+    assert response.json()["assets"]["logo"] == url
+    # http and malformed URLs are a clear 400 on assets.logo, never a 500
+    for bad in ("http://cdn.example.com/logo.png", "https://", "ftp://x.example.com/l.png"):
+        response = api.put(f"/v1/brands/{brand_id}", {"assets": {"logo": bad}}, format="json")
+        assert response.status_code == 400, (bad, response.json())
+        assert "logo" in str(response.json()["error"]["details"])
+    # null clears it
+    response = api.put(f"/v1/brands/{brand_id}", {"assets": {"logo": None}}, format="json")
+    assert response.json()["assets"]["logo"] is None

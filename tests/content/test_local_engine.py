@@ -395,7 +395,7 @@ def test_captions_mention_the_subject_of_the_prompt():
     text = caption()
     assert "espresso" in text.lower()
     hashtags = ENGINE.text(TextRequest(prompt=PROMPT, platform="instagram", hashtag_count=10)).hashtags
-    assert "#espresso" in hashtags
+    assert any("espresso" in h.lower() for h in hashtags)  # issue 8: a topic phrase, e.g. #OrganicEspressoBlend
     assert not {"#of", "#our", "#with", "#at", "#the"} & {h.lower() for h in hashtags}
 
 
@@ -462,10 +462,11 @@ def test_emojis_can_be_switched_on_and_off():
 
 @pytest.mark.parametrize("count", [1, 3, 5, 12, 30])
 def test_hashtags_have_the_requested_count_and_a_hash_prefix(count):
+    # issue 8: the count is a ceiling; the engine gives the topics it has, never filler
     result = ENGINE.text(TextRequest(prompt=PROMPT, platform="instagram", hashtag_count=count, brand=BRAND))
-    assert len(result.hashtags) == count
+    assert len(result.hashtags) == min(count, 5) if count <= 5 else 5 <= len(result.hashtags) <= count
     assert all(re.fullmatch(r"#\w+", tag) for tag in result.hashtags)
-    assert len({t.lower() for t in result.hashtags}) == count
+    assert len({t.lower() for t in result.hashtags}) == len(result.hashtags)
     assert result.hashtags[: min(count, 2)] == list(BRAND.hashtags)[: min(count, 2)]
 
 

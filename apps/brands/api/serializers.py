@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from apps.core.serializers import HexColorField, StrictSerializer, iso
+from apps.core.serializers import FreeFormField, HexColorField, StrictSerializer, iso
 from apps.media.services import absolute_url
 
 
@@ -12,8 +12,8 @@ class BrandInput(StrictSerializer):
     description = serializers.CharField(required=False, allow_blank=True, max_length=5000)
     primaryColor = HexColorField(required=False, allow_blank=True)
     secondaryColor = HexColorField(required=False, allow_blank=True)
-    settings = serializers.DictField(required=False)
-    metadata = serializers.DictField(required=False)
+    settings = FreeFormField(required=False)
+    metadata = FreeFormField(required=False)
 
     def to_fields(self) -> dict:
         names = {"primaryColor": "primary_color", "secondaryColor": "secondary_color"}
@@ -47,7 +47,7 @@ def present(brand, request=None) -> dict:
         "description": brand.description,
         "primaryColor": brand.primary_color or None,
         "secondaryColor": brand.secondary_color or None,
-        "logoUrl": absolute_url(request, brand.logo.file) if brand.logo_id else None,
+        "logoUrl": brand.logo_url or (absolute_url(request, brand.logo.file) if brand.logo_id else None),
         "settings": brand.settings,
         "metadata": brand.metadata,
         "isDefault": brand.is_default,
@@ -74,7 +74,7 @@ class GenerationSettingsInput(StrictSerializer):
     guidelines = GuidelinesInput(required=False)
     require_approval = serializers.BooleanField(required=False)
     auto_publish = serializers.BooleanField(required=False)
-    default_platform_settings = serializers.DictField(required=False)
+    default_platform_settings = FreeFormField(required=False)
 
 
 class GenerationSettingsOutput(serializers.Serializer):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 
 from apps.core.views import ApiViewSet
 from apps.media.api.serializers import MediaOutput, present_media
@@ -13,7 +13,7 @@ from apps.profiles.api.serializers import present as present_profile
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import profile_update_settings
 
-from .. import selectors, services
+from .. import permissions, selectors, services
 from . import serializers as s
 
 _UPLOAD = {
@@ -21,6 +21,7 @@ _UPLOAD = {
         "type": "object",
         "properties": {"file": {"type": "string", "format": "binary"}},
         "required": ["file"],
+        "additionalProperties": False,
     }
 }
 
@@ -32,7 +33,6 @@ class BrandViewSet(ApiViewSet):
     sort_fields = {"createdAt": "created_at", "name": "name", "slug": "slug", "updatedAt": "updated_at"}
     default_sort = ("created_at", "desc")
     search_fields = ("name", "slug", "description")
-    parser_classes = [JSONParser, MultiPartParser]
     #: the nested lists hold profiles and media, not brands: their own sort and search fields
     profile_sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform"}
     profile_search_fields = ("username", "display_name")
@@ -81,6 +81,7 @@ class BrandViewSet(ApiViewSet):
         brand = self._brand(pk)
         if request.method == "PUT":
             data = self.validated(s.GenerationSettingsInput)
+            permissions.require_settings_change(self.actor, brand, data)
             brand = services.brand_settings_update(brand=brand, settings=data)
         return self.respond(services.brand_settings_full(brand))
 
@@ -88,10 +89,11 @@ class BrandViewSet(ApiViewSet):
     @extend_schema(methods=["GET"], responses=MediaOutput, operation_id="api_brands_logo_get")
     @extend_schema(methods=["POST"], request=_UPLOAD, responses={201: MediaOutput}, operation_id="api_brands_logo_post")
     @extend_schema(methods=["DELETE"], responses={204: None}, operation_id="api_brands_logo_delete")
-    @action(detail=True, methods=["get", "post", "delete"], url_path="logo")
+    @action(detail=True, methods=["get", "post", "delete"], url_path="logo", parser_classes=[MultiPartParser])
     def logo(self, request, pk=None):
         brand = self._brand(pk)
         if request.method == "POST":
+            self.form_fields()
             asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=Kind.LOGO, brand=brand)
             services.brand_update(brand=brand, logo=asset)
             return self.respond(present_media(asset, request), status=201)
@@ -123,10 +125,11 @@ class BrandViewSet(ApiViewSet):
     # --- reference images ------------------------------------------------------------
     @extend_schema(methods=["GET"], responses=MediaOutput(many=True), operation_id="api_brands_refs_list")
     @extend_schema(methods=["POST"], request=_UPLOAD, responses={201: MediaOutput}, operation_id="api_brands_refs_create")
-    @action(detail=True, methods=["get", "post"], url_path="reference-images")
+    @action(detail=True, methods=["get", "post"], url_path="reference-images", parser_classes=[MultiPartParser])
     def reference_images(self, request, pk=None):
         brand = self._brand(pk)
         if request.method == "POST":
+            self.form_fields()
             asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=Kind.REFERENCE, brand=brand)
             return self.respond(present_media(asset, request), status=201)
         qs = MediaAsset.objects.for_organization(self.actor.organization).references_for_brand(brand)

@@ -19,8 +19,15 @@ class GuidelinesSerializer(StrictSerializer):
     hashtags = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=60)
 
 
+def logo_of(brand, request) -> str | None:
+    """The logo URL the client gave, else the uploaded logo asset's URL, else None."""
+    if brand.logo_url:
+        return brand.logo_url
+    return absolute_url(request, brand.logo.file) if brand.logo_id else None
+
+
 class AssetsSerializer(StrictSerializer):
-    logo = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=200)
+    logo = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=2000)
     fonts = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=20)
 
 
@@ -100,7 +107,7 @@ def present(brand, request=None) -> dict:
             "colors": {"primary": brand.primary_color or None, "secondary": brand.secondary_color or None},
             "hashtags": brand.hashtags,
         },
-        "assets": {"logo": absolute_url(request, brand.logo.file) if brand.logo_id else None, "fonts": brand.fonts},
+        "assets": {"logo": logo_of(brand, request), "fonts": brand.fonts},
         "isDefault": brand.is_default,
         "createdAt": iso(brand.created_at),
         "updatedAt": iso(brand.updated_at),

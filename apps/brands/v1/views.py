@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import URLValidator
 from drf_spectacular.utils import extend_schema
 from rest_framework.parsers import MultiPartParser
 
@@ -28,14 +30,26 @@ class BrandViewSet(V1ViewSet):
         fields = self.valid_serializer(serializer_class).to_fields()
         if "logo_ref" in fields:
             ref = fields.pop("logo_ref")
-            if ref:
+            if ref and "://" in ref:  # assets.logo is "string, URL" in the spec: an https URL
+                try:
+                    URLValidator(schemes=["https"])(ref)
+                except DjangoValidationError:
+                    raise ValidationFailed(
+                        "assets.logo must be an https URL or the assetId of an image uploaded to this brand.",
+                        {"assets": {"logo": ["Enter an https URL or an assetId."]}},
+                    ) from None
+                fields["logo_url"] = ref
+                fields["logo"] = None
+            elif ref:
                 fields["logo"] = self.ref(
                     MediaAsset.objects.for_organization(self.actor.organization), ref, "asset", "assets.logo",
                     message="assets.logo must be the assetId of an image uploaded to this brand.",
                     details={"assets": {"logo": ["Unknown asset; upload it with POST /v1/brands/{id}/assets."]}},
                 )
+                fields["logo_url"] = ""
             else:
                 fields["logo"] = None
+                fields["logo_url"] = ""
         return fields
 
     @extend_schema(responses=s.BrandOutput(many=True), operation_id="v1_brands_list")
@@ -70,12 +84,13 @@ class BrandAssetViewSet(V1ViewSet):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, "type": {"type": "string", "enum": ["asset", "logo", "reference"]}}, "required": ["file"]}},
+        request={"multipart/form-data": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, "type": {"type": "string", "enum": ["asset", "logo", "reference"]}}, "required": ["file"], "additionalProperties": False}},
         responses={201: s.AssetOutput},
         operation_id="v1_brand_assets_create",
     )
     def create(self, request, brand_pk=None):
         brand = self.lookup(selectors.brand_list(organization=self.actor.organization), brand_pk, "brand")
+        self.form_fields("type")
         kind = request.data.get("type") or Kind.ASSET
         if kind not in (Kind.ASSET, Kind.LOGO, Kind.REFERENCE):
             raise ValidationFailed("type must be asset, logo or reference.", {"type": ["Invalid choice."]})

@@ -12,10 +12,13 @@ another seed gives another text.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 import unicodedata
+from pathlib import Path
 
+from ..platform_rules import find_urls
 from .base import BrandVoice, EngineError, IdeasRequest, TextRequest, TextResult
 
 LANGUAGES = ("en", "es", "fr", "de", "pt")
@@ -54,7 +57,9 @@ LENGTHS = ("short", "medium", "long")
 _PROMPT_WORDS = {
     "en": "create write generate make post posts caption captions image images photo photos picture video videos "
     "reel reels story stories about showing show featuring feature content social media instagram tiktok "
-    "facebook linkedin youtube twitter please need want announce announcing",
+    "facebook linkedin youtube twitter please need want announce announcing hashtags hashtag emoji emojis tone "
+    "include add use read click visit link bio check out tell write-up words characters introducing "
+    "introduce celebrate celebrating meet discover shop behind scenes",
     "es": "crear crea escribe escribir genera generar haz hacer publicación publicaciones post imagen imágenes foto "
     "fotos vídeo video vídeos sobre mostrando muestra contenido redes sociales por favor",
     "fr": "créer crée écris écrire génère générer fais faire publication publications post image images photo photos "
@@ -713,6 +718,10 @@ T: dict[str, dict] = {
     },
 }
 
+# the sentence that carries the prompt's link(s), per language
+LINK = {"en": "Read more: {url}", "es": "Más información: {url}", "fr": "En savoir plus : {url}",
+        "de": "Mehr dazu: {url}", "pt": "Saiba mais: {url}"}
+
 VIDEO_PLATFORMS = {"tiktok", "youtube"}
 THREAD_PLATFORMS = {"x", "twitter", "threads", "bluesky", "mastodon"}
 _DO_VERBS = re.compile(
@@ -780,24 +789,117 @@ def _tokens(text: str) -> list[str]:
     return re.findall(r"[^\W\d_][\w'’-]*|\d+[\w-]*", text or "")
 
 
-def extract_keywords(prompt: str, language: str, dont: tuple[str, ...] = ()) -> tuple[str, list[str]]:
-    """(topic phrase, keywords) from the prompt, stopwords of the language (and English) removed."""
+_WEAK_WORDS: dict[str, set[str]] = {
+    lang: {w.casefold() for w in words}
+    for lang, words in json.loads((Path(__file__).parent / "data" / "weak_words.json").read_text("utf-8")).items()
+    if not lang.startswith("_")
+}
+
+
+def prompt_urls(prompt: str) -> list[str]:
+    """The links written in the prompt, in order, without duplicates."""
+    return list(dict.fromkeys(prompt[s:e] for s, e in find_urls(prompt or "")))
+
+
+def _without_urls(text: str) -> str:
+    for s, e in reversed(find_urls(text or "")):
+        text = text[:s] + " . " + text[e:]  # a link ends a phrase, it never joins one
+    return text
+
+
+def _is_name(token: str, sentence_start: bool) -> bool:
+    """A name keeps its case: 'Lisbon', 'AeroPress', 'NASA' (a capital first word of a
+    sentence is a name only when it has another capital inside)."""
+    if not token[:1].isupper():
+        return any(c.isupper() for c in token[1:])
+    return (not sentence_start) or any(c.isupper() for c in token[1:])
+
+
+def noun_phrases(prompt: str, language: str, dont: tuple[str, ...] = ()) -> list[list[str]]:
+    """Runs of meaningful words of the prompt (stopwords, numbers, links and punctuation end a
+    run), names in their own case and other words in lower case."""
     stop = STOPWORDS[language] | STOPWORDS["en"]
     banned = {d.strip().lower() for d in dont if d.strip()}
+    text = _without_urls(prompt or "")
     runs: list[list[str]] = [[]]
-    keywords: list[str] = []
-    seen: set[str] = set()
-    for token in _tokens(prompt):
-        low = token.lower().strip("'’-")
-        if low in stop or len(low) < 2 or low in banned:
+    sentence_start = True
+    for m in re.finditer(r"[^\W\d_][\w'’-]*|\d+[\w-]*|[.!?;:,()\[\]\n\"“”]", text):
+        token = m.group(0)
+        if not token[:1].isalnum():
+            runs.append([])
+            sentence_start = token in ".!?:\n"
+            continue
+        token = token.strip("'’-")
+        low = token.lower()
+        start, sentence_start = sentence_start, False
+        if low in stop or len(low) < 2 or low in banned or low[:1].isdigit():
             runs.append([])
             continue
-        word = token if token.isupper() and len(token) > 1 else low  # keep acronyms
-        runs[-1].append(word)
-        if low not in seen:
-            seen.add(low)
-            keywords.append(word)
-    best = max(runs, key=len) if keywords else []
+        runs[-1].append(token if _is_name(token, start) else low)
+    return [r for r in runs if r]
+
+
+_INSTRUCTION = re.compile(
+    r"^\s*(?:please\s+)?(?:can you\s+)?(?:write|create|make|generate|draft|compose|give me|post)\b.*?"
+    r"\b(?:announcing|about|on|for|featuring|showing|introducing|promoting|celebrating|sharing|covering)\s+",
+    re.IGNORECASE,
+)
+_SETTINGS_TAIL = re.compile(
+    r"[,;]?\s*\b(?:with|using|in|and|add|include)\s+(?:a|an|\d+|some|lots of|many|no)?\s*(?:\w+\s+){0,2}"
+    r"(?:hashtags?|emojis?|tone|words|characters|voice|style)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def prompt_facts(prompt: str, language: str) -> list[str]:
+    """The prompt's descriptive sentences, fit to print: the instruction around them removed
+    ("Write a post about ..."), settings dropped ("with 30 hashtags"), links left to the link
+    sentence. English prompts only; other languages rely on the templates."""
+    if language != "en":
+        return []
+    out: list[str] = []
+    for raw in re.split(r"(?<=[.!?])\s+|\n+", prompt or ""):
+        text = raw.strip()
+        if not text or find_urls(text):
+            continue
+        text = _INSTRUCTION.sub("", text)
+        text = _SETTINGS_TAIL.sub("", text).strip(" ,;:-")
+        if len(_tokens(text)) < 3 or re.match(r"(?i)(write|create|make|generate|draft|use|add|include|keep)\b", text):
+            continue
+        text = re.sub(r"^(?:our|my)\s+new\s+", "Our new ", text, flags=re.IGNORECASE)
+        text = _capitalise(text)
+        if text[-1] not in ".!?":
+            text += "."
+        out.append(text)
+    return out
+
+
+def extract_keywords(prompt: str, language: str, dont: tuple[str, ...] = ()) -> tuple[str, list[str]]:
+    """(topic phrase, keywords) from the prompt, stopwords of the language (and English) removed.
+    The topic is the phrase that carries the most (names weigh more), at most four words."""
+    runs = noun_phrases(prompt, language, dont)
+    keywords: list[str] = []
+    seen: set[str] = set()
+    for run in runs:
+        for word in run:
+            if word.casefold() not in seen:
+                seen.add(word.casefold())
+                keywords.append(word)
+    if not runs:
+        return "", []
+    weak = _WEAK_WORDS.get(language, set()) | _WEAK_WORDS["en"]
+
+    def weight(run: list[str]) -> tuple[int, int]:
+        strong = [w for w in run if w.casefold() not in weak]
+        return (2 * len(strong) + sum(1 for w in strong if w[:1].isupper()) - runs.index(run), 0)
+
+    # English: the strongest phrase (names weigh more). Other languages: the first phrase, as
+    # German capitalises every noun and the word lists are thinner there.
+    best = max(runs, key=weight) if language == "en" else next(
+        (r for r in runs if any(w.casefold() not in weak for w in r)), runs[0]
+    )[:3]
+    while len(best) > 1 and best[0].casefold() in weak and len(best) > 4:
+        best = best[1:]
     topic = " ".join(best[:4])
     return topic, keywords
 
@@ -838,12 +940,13 @@ def colour_name(hex_value: str, language: str) -> str:
 
 
 def _hashtag(words: str) -> str:
-    parts = [re.sub(r"[^\w]", "", unicodedata.normalize("NFC", w)) for w in words.split()]
+    """'small batches' -> '#SmallBatches', 'Lisbon' -> '#Lisbon', 'coffee' -> '#coffee'."""
+    parts = [re.sub(r"[^\w]", "", unicodedata.normalize("NFC", w)) for w in re.split(r"[\s-]+", words)]
     parts = [p for p in parts if p]
     if not parts:
         return ""
     if len(parts) == 1:
-        return "#" + parts[0].lower()
+        return "#" + parts[0]
     return "#" + "".join(p[:1].upper() + p[1:] for p in parts)
 
 
@@ -874,6 +977,41 @@ def _system_directives(brand: BrandVoice) -> tuple[bool, str]:
     return no_emoji, (sign.group(1).strip() if sign else "")
 
 
+def hashtag_topics(prompt: str, language: str, dont: tuple[str, ...] = ()) -> list[str]:
+    """Topics of the prompt as hashtags: each phrase of two or three words whole, longer
+    phrases by their names and their last two words, and single words that are not weak
+    (adjectives and verbs never stand alone: 'small batches' -> #SmallBatches, never #small)."""
+    weak = _WEAK_WORDS.get(language, set()) | _WEAK_WORDS["en"]
+    out: list[str] = []
+    for run in noun_phrases(prompt, language, dont):
+        strong = [w for w in run if w.casefold() not in weak]
+        if not strong:
+            continue
+        while len(run) > 1 and run[0].casefold() in {"every", "each", "all", "any", "some", "jeder", "chaque", "cada"}:
+            run = run[1:]  # 'every teacup' -> #teacup
+        if len(run) <= 3:
+            if len(run) > 1 and run[-1].casefold() in weak and not run[-1][:1].isupper():
+                run = [w for w in run if w.casefold() not in weak] or run  # 'brewed best' -> #brewed
+                if len(run) == 1 and run[0].lower().endswith("ed"):
+                    continue
+            if len(run) > 1 or len(run[0]) >= 3:
+                out.append(_hashtag(" ".join(run)))
+            continue
+        names: list[str] = []
+        for word in run:  # consecutive capitalised words: 'Ethiopian Yirgacheffe'
+            if word[:1].isupper():
+                names.append(word)
+            elif names:
+                out.append(_hashtag(" ".join(names)))
+                names = []
+        if names:
+            out.append(_hashtag(" ".join(names)))
+        tail = run[-2:]
+        if any(w.casefold() not in weak for w in tail):
+            out.append(_hashtag(" ".join(tail)))
+    return out
+
+
 def build_hashtags(
     topic: str,
     keywords: list[str],
@@ -882,6 +1020,9 @@ def build_hashtags(
     dont: list[re.Pattern],
     rng: random.Random,
 ) -> list[str]:
+    """At most ``hashtag_count`` topic hashtags (a ceiling, not a quota): the brand's and
+    profile's own tags first, those sharing a word with the subject leading, then the prompt's
+    topics, then the brand's themes. Never filler: fewer topics give fewer tags."""
     if not request.include_hashtags or request.hashtag_count <= 0:
         return []
     count = int(request.hashtag_count)
@@ -893,46 +1034,22 @@ def build_hashtags(
         if not tag.startswith("#"):
             tag = "#" + tag
         body = tag[1:]
-        if not re.fullmatch(r"\w+", body or "") or body.isdigit():
+        if not re.fullmatch(r"\w+", body or "") or not any(c.isalpha() for c in body):
             return
-        if tag.lower() in seen or _violates(tag, dont) or _violates(body, dont):
+        if tag.casefold() in seen or _violates(tag, dont) or _violates(body, dont):
             return
-        seen.add(tag.lower())
+        seen.add(tag.casefold())
         out.append(tag)
 
-    # Brand hashtags first, the ones that share a word with the subject leading.
     kw = {k.lower() for k in keywords}
     brand_tags = list(request.brand.hashtags)
     brand_tags.sort(key=lambda t: 0 if any(k in t.lower() for k in kw) else 1)
     for tag in brand_tags:
         add(tag)
-    if topic and len(topic.split()) > 1:
-        add(_hashtag(topic))
-    for word in keywords:
-        add(_hashtag(word))
+    for tag in hashtag_topics(request.prompt, language, request.brand.dont):
+        add(tag)
     for theme in request.brand.themes:
         add(_hashtag(theme))
-    for a, b in zip(keywords, keywords[1:], strict=False):
-        add(_hashtag(f"{a} {b}"))
-    generic = list(T[language]["generic"])
-    rng.shuffle(generic)
-    for tag in generic:
-        add(tag)
-    suffixes = {
-        "en": ["lovers", "life", "daily", "tips"],
-        "es": ["lovers", "time", "diario", "tips"],
-        "fr": ["lovers", "time", "dujour", "astuces"],
-        "de": ["liebe", "zeit", "tipps", "fans"],
-        "pt": ["lovers", "time", "diario", "dicas"],
-    }[language]
-    for word in keywords or [topic.replace(" ", "")]:
-        for suffix in suffixes:
-            add(_hashtag(word) + suffix)
-    n = 1
-    base = _hashtag((keywords or ["post"])[0]) or "#post"
-    while len(out) < count:  # only when the request asks for very many tags
-        add(f"{base}{n}")
-        n += 1
     return out[:count]
 
 
@@ -962,7 +1079,10 @@ def make_text(request: TextRequest) -> TextResult:
     # Secondary words for the body sentences: the prompt's other keywords, then brand themes,
     # then neutral words of the language, so no sentence repeats one word twice.
     pool: list[str] = []
+    weak = _WEAK_WORDS.get(language, set())
     for word in [*others, *brand.themes, *L["fallback"]]:
+        if word and word.casefold() in weak and word in others:
+            continue
         if word and word.lower() not in {p.lower() for p in pool} and not _violates(word, dont):
             pool.append(word)
     values = {"topic": topic, "k2": pool[0], "k3": pool[1]}
@@ -990,10 +1110,17 @@ def make_text(request: TextRequest) -> TextResult:
     body: list[str] = []
     extras: list[str] = []
     n_bodies = {"short": 0, "medium": 1, "long": 3}[length]
+    # the prompt's own facts come first (a person restates what the brief says), then templates
+    facts = False
+    for sentence in prompt_facts(request.prompt, language):
+        if len(body) >= n_bodies or _violates(sentence, dont):
+            continue
+        body.append(sentence)
+        facts = True
     bodies = list(L["bodies"])
     rng.shuffle(bodies)
     for template in bodies:
-        if len(body) >= n_bodies:
+        if len(body) >= n_bodies or facts:  # templates only stand in when the prompt gives no facts
             break
         i = len(body)
         pair = {"k2": pool[(2 * i) % len(pool)], "k3": pool[(2 * i + 1) % len(pool)]}
@@ -1031,6 +1158,9 @@ def make_text(request: TextRequest) -> TextResult:
         paragraphs.append("\n".join(f"• {s}" for s in body) if as_list else " ".join(body))
     if extras:
         paragraphs.append(" ".join(extras))
+    urls = prompt_urls(request.prompt)
+    if urls:  # the prompt's links stay links, in a sentence of their own
+        paragraphs.append(LINK[language].format(url=" ".join(urls)))
     if cta:
         paragraphs.append(cta)
     if sign_off and not _violates(sign_off, dont):

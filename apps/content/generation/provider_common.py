@@ -135,6 +135,22 @@ def _system_intro(brand, role: str) -> list[str]:
     return [*parts, role, *brand_context(brand)]
 
 
+# How each platform reads; the provider is asked for text written that way (adaptation then
+# enforces the limits and hashtag ranges for every engine).
+PLATFORM_STYLE = {
+    "x": "X: one short idea in one or two sentences, at most two hashtags.",
+    "twitter": "X: one short idea in one or two sentences, at most two hashtags.",
+    "linkedin": "LinkedIn: several short paragraphs, professional and specific, at most one emoji.",
+    "instagram": "Instagram: warm, a strong first line, short paragraphs separated by line breaks.",
+    "facebook": "Facebook: friendly and conversational, two or three short paragraphs.",
+    "tiktok": "TikTok: a hook alone on the first line, then one or two short lines.",
+    "pinterest": "Pinterest: a keyword-rich description of what the pin shows and a clear title.",
+    "youtube": "YouTube: a clear title and a description whose first lines say what the video is about.",
+    "threads": "Threads: conversational and short, one or two sentences, one topic tag.",
+    "bluesky": "Bluesky: conversational and short, one or two sentences.",
+}
+
+
 def build_text_prompt(request: TextRequest) -> tuple[str, str]:
     """Return (system, user) messages asking for the post JSON object."""
     brand = request.brand
@@ -153,13 +169,19 @@ def build_text_prompt(request: TextRequest) -> tuple[str, str]:
         f"Tone: {request.tone}.",
         f"Length of the caption: {_LENGTH_GUIDE.get(request.length, request.length)}.",
         f"Language: write everything in the language with ISO 639-1 code '{request.language}'.",
+        "Keep names in their own case and links from the prompt as links in the caption.",
     ]
+    if style := PLATFORM_STYLE.get((request.platform or "").lower()):
+        user.append(style)
     if request.include_emojis:
         user.append("Use a few fitting emojis in the caption.")
     else:
         user.append("Do not use any emojis.")
     if request.include_hashtags and request.hashtag_count > 0:
-        tags = f'Give exactly {request.hashtag_count} relevant hashtags in "hashtags"'
+        tags = (
+            f'Give at most {request.hashtag_count} hashtags in "hashtags", fewer when fewer fit: topics of the '
+            "post only (never parts of links, stop words or lone adjectives)"
+        )
         if brand.hashtags:
             tags += f", including the brand hashtags {' '.join(brand.hashtags)}"
         user.append(tags + "; do not put hashtags inside the caption.")

@@ -1,0 +1,18 @@
+"""Who may change what on a brand beyond the route's role: one policy for both families.
+
+Approval belongs to admins (approve/reject need admin), so switching a brand's
+`require_approval` or `auto_publish` (which decide whether content needs that approval or
+goes out by itself) needs an admin too; an editor may change the other settings.
+"""
+
+from __future__ import annotations
+
+ADMIN_SETTINGS = ("require_approval", "auto_publish")
+
+
+def require_settings_change(actor, brand, settings: dict, *, replace: bool = False) -> None:
+    current = brand.generation_settings or {}
+    for key in ADMIN_SETTINGS:
+        if key in settings or replace:
+            if bool(settings.get(key, False)) != bool(current.get(key, False)):
+                actor.require(role="admin")
