@@ -72,9 +72,25 @@ def api_key_touch(*, api_key: ApiKey) -> None:
 
 
 def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
+    """Revoke a key; after commit its open websockets are told to close (REST refuses it at
+    once: every request looks the key up)."""
     if api_key.revoked_at is None:
         api_key.revoke()
+        credential_id = f"key:{api_key.pk}"
+        transaction.on_commit(lambda: _close_sockets_of(credential_id))
     return api_key
+
+
+def _close_sockets_of(credential_id: str) -> None:
+    import logging
+
+    from apps.events.connections import credential_group
+    from apps.events.realtime import group_send_many
+
+    try:
+        group_send_many([(credential_group(credential_id), {"type": "credential.revoked"})])
+    except Exception:  # the channel layer is down: no socket can receive events either
+        logging.getLogger(__name__).warning("Could not notify the websockets of revoked %s", credential_id)
 
 
 def user_sync_from_identity(*, organization: Organization, subject: str, email: str = "", role: str) -> object:

@@ -106,6 +106,12 @@ class Content(OrgScopedModel):
     progress = models.PositiveSmallIntegerField(default=0)
     seed = models.PositiveIntegerField(default=0)
     generation_count = models.PositiveIntegerField(default=0)
+    #: the running generation's lease (renewed by its heartbeat), claim token and attempts
+    #: (claims of this run, including re-claims after a worker died); see pipeline.claim
+    generation_lease_until = models.DateTimeField(null=True, blank=True, db_index=True)
+    generation_claim = models.UUIDField(null=True, blank=True)
+    generation_attempts = models.PositiveSmallIntegerField(default=0)
+    generation_started_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.CharField(max_length=200, blank=True, default="")

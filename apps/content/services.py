@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from apps.core.errors import (
@@ -168,10 +168,14 @@ def content_request_generation(*, organization, actor=None, inp: GenerationInput
 
 
 def _enqueue_generation(content: Content) -> None:
+    content_id = str(content.pk)
+    transaction.on_commit(lambda: enqueue_generation_id(content_id))
+
+
+def enqueue_generation_id(content_id: str) -> None:
     from .tasks import generate_content
 
-    content_id = str(content.pk)
-    transaction.on_commit(lambda: generate_content.delay(content_id))
+    generate_content.delay(content_id)
 
 
 def _event_data(content: Content, **extra) -> dict:
@@ -452,11 +456,35 @@ def schedule_plan(*, organization, profile, scheduled_date, task: str, generatio
 
 @transaction.atomic
 def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -> Batch:
-    """Generate the selected planned posts in parallel (one Celery task each)."""
+    """Generate the selected planned posts in parallel (one Celery task each).
+
+    At most BATCH_MAX_ITEMS items; each item counts against the caller's generation rate
+    limit (the whole batch is refused with a 429 when it does not fit, and nothing is
+    charged)."""
+    from django.conf import settings as django_settings
+
+    from apps.core import ratelimit
+    from apps.core.errors import RateLimited
+
     unique = {s.pk: s for s in schedules}.values()  # the same schedule named twice (prefixed id and UUID) runs once
     pending = [s for s in unique if s.status in (ContentSchedule.PLANNED, ContentSchedule.FAILED)]
     if not pending:
         raise RuleViolation("None of the selected schedules is waiting to be generated.", {"scheduleIds": ["Nothing to generate."]})
+    cap = django_settings.BATCH_MAX_ITEMS
+    if len(pending) > cap:
+        raise ValidationFailed(f"A batch holds at most {cap} items ({len(pending)} given).",
+                               {"scheduleIds": [f"At most {cap} schedules per batch."]})
+    credential = getattr(actor, "credential_id", None)
+    if credential:
+        decision = ratelimit.charge(credential, "generation", len(pending))
+        if not decision.allowed:
+            raise RateLimited(
+                f"This batch needs {len(pending)} generations but only {decision.remaining} of the "
+                f"{decision.limit} per minute are left: retry in {decision.retry_after} s or send fewer items.",
+                {"limit": decision.limit, "remaining": decision.remaining, "requested": len(pending),
+                 "retryAfter": decision.retry_after},
+                retry_after=decision.retry_after,
+            )
     batch = Batch.objects.create(organization=organization, total=len(pending))
     created = []
     for schedule in pending:
@@ -609,13 +637,16 @@ def caption_optimize(*, caption: str, platform: str, hashtags: list[str] | None 
     }
 
 
-def content_batch_apply(*, organization, operations: list[dict], parse_update) -> list[dict]:
+def content_batch_apply(*, organization, operations: list[dict], parse_update, actor=None) -> list[dict]:
     """Family A `POST /content/batch`: each operation on its own (one failure undoes nothing else).
 
     `parse_update(data)` turns an update's `data` into `content_update` keyword arguments
-    (the family's wire format) or raises ValidationFailed.
+    (the family's wire format) or raises ValidationFailed. `actor`: the caller, held to the
+    same delete policy as a single DELETE.
     """
     from apps.core import ids
+
+    from .permissions import require_content_delete
 
     results = []
     for op in operations:
@@ -629,11 +660,18 @@ def content_batch_apply(*, organization, operations: list[dict], parse_update) -
             content = Content.objects.for_organization(organization).filter(pk=pk).first() if pk else None
             if content is None:
                 raise NotFound("Content not found.", {"id": str(raw_id)[:100]})
-            if method == "delete":
-                content_delete(content=content)
-            else:
-                content_update(content=content, **parse_update(op.get("data")))
+            # each operation in its own savepoint: one that fails leaves no half-write behind
+            with transaction.atomic():
+                if method == "delete":
+                    if actor is not None:
+                        require_content_delete(actor, content)
+                    content_delete(content=content)
+                else:
+                    content_update(content=content, **parse_update(op.get("data")))
             result["status"] = "ok"
+        except DataError as exc:  # a value PostgreSQL cannot store: this operation's error only
+            result.update(status="error", error={"code": "VALIDATION_ERROR", "message": f"Invalid value: {str(exc)[:200]}"},
+                          details={})
         except ApplicationError as exc:
             result.update(status="error", error={"code": exc.code, "message": exc.message}, details=exc.details)
         results.append(result)

@@ -20,11 +20,18 @@ def generate_content(self, content_id: str) -> None:
             pipeline.run(content_id)
         except EngineError as exc:
             if exc.retryable and self.request.retries < settings.GENERATION_MAX_RETRIES:
+                pipeline.release_id(content_id)  # the retry claims it again without counting a crash
                 raise self.retry(exc=exc, countdown=min(60, 2 ** (self.request.retries + 1))) from None
             pipeline.fail(content_id, f"Generation failed: {exc}")
         except Exception as exc:
             pipeline.fail(content_id, f"Generation failed: {exc.__class__.__name__}: {exc}")
             raise
+
+
+@shared_task(queue="default", ignore_result=True)
+def sweep_generations() -> dict:
+    """Beat: queue again the generations a dead worker or a lost task left behind."""
+    return pipeline.sweep()
 
 
 @shared_task(bind=True, queue="generation", acks_late=True, ignore_result=True, max_retries=None)

@@ -33,6 +33,7 @@ class Actor:
     api_key: ApiKey | None = None
     user: object | None = None
     subject: str = ""
+    expires_at: float | None = None  # a JWT's `exp` (epoch seconds); keys do not expire
 
     # Django/DRF look for these on request.user
     is_authenticated = True
@@ -167,10 +168,24 @@ def _decode(token: str) -> dict:
     raise AuthenticationFailed("Token issuer is not trusted.")
 
 
+def _check_lifetime(claims: dict) -> None:
+    """Refuse tokens issued for longer than OIDC_MAX_TOKEN_AGE (a stolen long-lived token
+    would otherwise stay good for its whole life: a JWT cannot be revoked here)."""
+    exp, iat = claims.get("exp"), claims.get("iat")
+    start = iat if isinstance(iat, (int, float)) and not isinstance(iat, bool) else time.time()
+    if not isinstance(exp, (int, float)) or isinstance(exp, bool):
+        raise AuthenticationFailed("Token has no valid 'exp' claim.")
+    if exp - start > settings.OIDC_MAX_TOKEN_AGE:
+        raise AuthenticationFailed(
+            f"Token lifetime exceeds the {settings.OIDC_MAX_TOKEN_AGE} s this service accepts; ask for a shorter-lived token."
+        )
+
+
 def actor_from_jwt(token: str) -> Actor:
     from apps.accounts.services import organization_get_or_create, user_sync_from_identity
 
     claims = _decode(token)
+    _check_lifetime(claims)
     org_ref = claims.get(settings.OIDC_ORG_CLAIM)
     if not org_ref or not isinstance(org_ref, str):
         raise AuthenticationFailed(f"Token has no '{settings.OIDC_ORG_CLAIM}' claim.")
@@ -189,7 +204,8 @@ def actor_from_jwt(token: str) -> Actor:
     user = user_sync_from_identity(
         organization=org, subject=str(claims["sub"]), email=claims.get("email", ""), role=role
     )
-    return Actor(organization=org, role=role, credential_id=f"jwt:{org.pk.hex}:{claims['sub']}"[:80], user=user, subject=str(claims["sub"]))
+    return Actor(organization=org, role=role, credential_id=f"jwt:{org.pk.hex}:{claims['sub']}"[:80], user=user, subject=str(claims["sub"]),
+                 expires_at=float(claims["exp"]))
 
 
 def authenticate_token(token: str, *, allow_jwt: bool) -> Actor:

@@ -25,19 +25,47 @@ class KeyReusedWithAnotherBody(Conflict):
     family_b_status = 422
 
 
-def fingerprint(method: str, path: str, body: bytes) -> str:
-    return hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + body).hexdigest()
+def fingerprint(method: str, path: str, body: bytes, query: str = "") -> str:
+    """The request's identity: method, path, query string (`?wait=` changes the request) and
+    body (for multipart, see `multipart_digest`)."""
+    return hashlib.sha256(method.encode() + b" " + path.encode() + b"?" + query.encode() + b"\n" + body).hexdigest()
 
 
-def begin(*, credential: str, key: str, fp: str) -> HttpResponse | None:
-    """Claim the key; returns a stored response to replay, or None to proceed."""
+def multipart_digest(data, files) -> bytes:
+    """A multipart body's fields and file contents, independent of the boundary."""
+    digest = hashlib.sha256()
+    for name in sorted(data.keys()):
+        if name in files:
+            continue
+        for value in data.getlist(name) if hasattr(data, "getlist") else [data[name]]:
+            digest.update(f"field:{name}={value}\n".encode())
+    for name in sorted(files.keys()):
+        for upload in files.getlist(name):
+            digest.update(f"file:{name}:{upload.name}:{upload.size}:{upload.content_type}\n".encode())
+            for chunk in upload.chunks():
+                digest.update(chunk)
+            upload.seek(0)
+    return digest.hexdigest().encode()
+
+
+def lease_seconds(wait: float = 0) -> float:
+    """How long an in-progress record holds its key: 60 s plus the request's own wait."""
+    return settings.IDEMPOTENCY_LEASE_SECONDS + max(0.0, wait)
+
+
+def begin(*, credential: str, key: str, fp: str, wait: float = 0) -> HttpResponse | None:
+    """Claim the key; returns a stored response to replay, or None to proceed. An in-progress
+    record whose lease expired (its request died without answering) is taken over: the
+    retry runs again."""
     if len(key) > 255 or not key.strip():
         raise ValidationFailed("Idempotency-Key must be 1-255 characters.", {"Idempotency-Key": ["Invalid."]})
-    cutoff = timezone.now() - timedelta(hours=settings.IDEMPOTENCY_TTL_HOURS)
+    now = timezone.now()
+    cutoff = now - timedelta(hours=settings.IDEMPOTENCY_TTL_HOURS)
+    lease_until = now + timedelta(seconds=lease_seconds(wait))
     IdempotencyRecord.objects.filter(credential=credential, key=key, created_at__lt=cutoff).delete()
     try:
         with transaction.atomic():
-            IdempotencyRecord.objects.create(credential=credential, key=key, fingerprint=fp)
+            IdempotencyRecord.objects.create(credential=credential, key=key, fingerprint=fp, lease_until=lease_until)
         return None
     except IntegrityError:
         pass
@@ -49,7 +77,14 @@ def begin(*, credential: str, key: str, fp: str) -> HttpResponse | None:
             "This Idempotency-Key was already used with a different request.", {"idempotencyKey": key}
         )
     if record.status_code is None:
-        raise Conflict("A request with this Idempotency-Key is still being processed.", {"idempotencyKey": key})
+        if record.lease_until is None or record.lease_until < now:
+            # the first request died without answering: this retry takes the key over (once)
+            taken = IdempotencyRecord.objects.filter(pk=record.pk, status_code__isnull=True,
+                                                     lease_until=record.lease_until).update(lease_until=lease_until)
+            if taken:
+                return None
+        raise Conflict("A request with this Idempotency-Key is still being processed.",
+                       {"idempotencyKey": key, "retryAfter": max(1, int(((record.lease_until or now) - now).total_seconds()))})
     response = HttpResponse(bytes(record.body or b""), status=record.status_code, content_type=record.content_type)
     response["Idempotent-Replayed"] = "true"
     response._idempotent_replay = True
@@ -62,7 +97,7 @@ def finish(*, credential: str, key: str, status: int, body: bytes, content_type:
         IdempotencyRecord.objects.filter(credential=credential, key=key, status_code__isnull=True).delete()
         return
     IdempotencyRecord.objects.filter(credential=credential, key=key).update(
-        status_code=status, body=body, content_type=content_type
+        status_code=status, body=body, content_type=content_type, lease_until=None
     )
 
 

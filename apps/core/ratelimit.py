@@ -20,6 +20,17 @@ return n
 """
 
 
+# Charge `cost` only when it fits: a refused request consumes nothing.
+_CHARGE_LUA = """
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+local cost = tonumber(ARGV[2])
+if cur + cost > tonumber(ARGV[3]) then return {0, cur} end
+local n = redis.call('INCRBY', KEYS[1], cost)
+if n == cost then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return {1, n}
+"""
+
+
 @dataclass(frozen=True)
 class Decision:
     allowed: bool
@@ -37,6 +48,7 @@ def limit_for(bucket: str) -> int:
         "default": settings.RATE_LIMIT_DEFAULT,
         "generation": settings.RATE_LIMIT_GENERATION,
         "batch": settings.RATE_LIMIT_BATCH,
+        "auth_failure": settings.AUTH_FAILURE_LIMIT,
     }[bucket]
 
 
@@ -83,6 +95,49 @@ def hit(credential: str, bucket: str = "default", *, cost: int = 1) -> Decision:
     else:
         count = _incr_local(key, window_end)
     return Decision(allowed=count <= limit, limit=limit, remaining=max(0, limit - count), reset=window_end)
+
+
+def peek(credential: str, bucket: str) -> Decision:
+    """The current window's count for ``credential`` without counting this call."""
+    limit = limit_for(bucket)
+    window = settings.RATE_LIMIT_WINDOW_SECONDS
+    window_start = int(time.time() // window * window)
+    window_end = window_start + window
+    key = f"pf:rl:{bucket}:{credential}:{window_start}"
+    if settings.REDIS_URL:
+        count = int(_redis(settings.REDIS_URL).get(key) or 0)
+    else:
+        with _local_lock:
+            end, count = _local_counts.get(key, (window_end, 0))
+    return Decision(allowed=count < limit, limit=limit, remaining=max(0, limit - count), reset=window_end)
+
+
+@lru_cache(maxsize=1)
+def _charge_script(url: str):
+    return _redis(url).register_script(_CHARGE_LUA)
+
+
+def charge(credential: str, bucket: str, cost: int) -> Decision:
+    """Count `cost` requests of `bucket` at once if they all fit in this window; otherwise
+    count nothing and refuse (a batch of N generations is N generations)."""
+    limit = limit_for(bucket)
+    window = settings.RATE_LIMIT_WINDOW_SECONDS
+    window_start = int(time.time() // window * window)
+    window_end = window_start + window
+    key = f"pf:rl:{bucket}:{credential}:{window_start}"
+    if settings.REDIS_URL:
+        ok, count = _charge_script(settings.REDIS_URL)(keys=[key], args=[window + 1, cost, limit])
+        ok, count = bool(int(ok)), int(count)
+    else:
+        with _local_lock:
+            end, count = _local_counts.get(key, (window_end, 0))
+            if end != window_end:
+                count = 0
+            ok = count + cost <= limit
+            if ok:
+                count += cost
+                _local_counts[key] = (window_end, count)
+    return Decision(allowed=ok, limit=limit, remaining=max(0, limit - count), reset=window_end)
 
 
 def reset_local() -> None:

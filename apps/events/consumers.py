@@ -8,10 +8,21 @@ Staff of the admin console are not API clients: a logged-in staff user (Django s
 populated by AuthMiddlewareStack in config/asgi.py) connecting without a token, from the
 site's own origin, is accepted without joining any organization and may subscribe to any
 content or batch (the admin's live generation progress).
+
+A socket lives no longer than its credential: every socket of a credential joins that
+credential's group, where `api_key_revoke` sends `credential.revoked` (the socket closes
+with 4401 within a second), and a JWT's socket closes itself at the token's `exp`. Sockets
+per credential and per organization are capped (4429 past the cap). A frame that is not a
+JSON object (binary, malformed, nested too deep) answers `{"type": "error"}` and the
+socket stays open.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import time
 from urllib.parse import parse_qs, urlsplit
 
 from channels.db import database_sync_to_async
@@ -20,7 +31,11 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from apps.core import ids
 from apps.core.errors import AuthenticationFailed
 
+from . import connections
 from .services import org_group, subject_group
+
+CLOSE_UNAUTHORIZED = 4401
+CLOSE_TOO_MANY = 4429
 
 
 @database_sync_to_async
@@ -56,10 +71,16 @@ def _staff_user(scope):
 
 class EventsConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self):
+        start_relay = getattr(self.channel_layer, "start_relay", None)
+        if start_relay is not None:  # the embedded default: see apps.events.layers
+            start_relay()
         token, subprotocol = self._token()
         self.groups_joined: list[str] = []
         self.subscription: str | None = None
         self.staff = None
+        self.actor = None
+        self.registered = False
+        self.timers: list[asyncio.Task] = []
         if not token:
             self.staff = _staff_user(self.scope)
             if self.staff is None:
@@ -71,11 +92,43 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         try:
             self.actor = await _authenticate(token)
         except AuthenticationFailed:
-            await self.close(code=4401)
+            await self.close(code=CLOSE_UNAUTHORIZED)
             return
+        verdict = await database_sync_to_async(connections.register)(**self._registration())
+        if verdict != connections.OK:
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        self.registered = True
+        # the credential's group is never left (subscriptions only swap the event groups)
+        await self.channel_layer.group_add(connections.credential_group(self.actor.credential_id), self.channel_name)
         await self._join(org_group(self.actor.organization.pk))
         await self.accept(subprotocol=subprotocol)
         await self.send_json({"type": "connection.ready", "data": {"organizationId": str(self.actor.organization.pk)}})
+        self.timers.append(asyncio.create_task(self._heartbeat()))
+        if self.actor.expires_at is not None:
+            self.timers.append(asyncio.create_task(self._expire_at(self.actor.expires_at)))
+
+    def _registration(self) -> dict:
+        return {
+            "credential_id": self.actor.credential_id,
+            "organization_id": self.actor.organization.pk,
+            "channel_name": self.channel_name,
+        }
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(connections.HEARTBEAT_SECONDS)
+            with contextlib.suppress(Exception):  # Redis away: the next beat tries again
+                await database_sync_to_async(connections.refresh)(**self._registration())
+
+    async def _expire_at(self, expires_at: float) -> None:
+        await asyncio.sleep(max(0.0, expires_at - time.time()))
+        await self._end("credential.expired", "The token expired; reconnect with a fresh one.")
+
+    async def _end(self, type_: str, message: str) -> None:
+        with contextlib.suppress(Exception):
+            await self.send_json({"type": type_, "data": {"message": message}})
+        await self.close(code=CLOSE_UNAUTHORIZED)
 
     def _token(self) -> tuple[str | None, str | None]:
         query = parse_qs(self.scope.get("query_string", b"").decode())
@@ -94,8 +147,32 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         self.groups_joined.append(group)
 
     async def disconnect(self, code):
+        for timer in getattr(self, "timers", []):
+            timer.cancel()
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
+        if getattr(self, "registered", False):
+            self.registered = False
+            await self.channel_layer.group_discard(connections.credential_group(self.actor.credential_id), self.channel_name)
+            with contextlib.suppress(Exception):  # stale entries age out after STALE_SECONDS
+                await database_sync_to_async(connections.unregister)(**self._registration())
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        if text_data is None:
+            await self._error("Frames must be JSON text, not binary.")
+            return
+        try:
+            content = json.loads(text_data)
+        except (ValueError, RecursionError):
+            await self._error("Frames must be a JSON object (valid JSON, not nested too deeply).")
+            return
+        if not isinstance(content, dict):
+            await self._error("Frames must be a JSON object.")
+            return
+        await self.receive_json(content, **kwargs)
+
+    async def _error(self, message: str) -> None:
+        await self.send_json({"type": "error", "data": {"message": message}})
 
     async def receive_json(self, content, **kwargs):
         action = content.get("action") if isinstance(content, dict) else None
@@ -131,3 +208,6 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def event_message(self, message):
         await self.send_json(message["payload"])
+
+    async def credential_revoked(self, message):
+        await self._end("credential.revoked", "The API key was revoked.")

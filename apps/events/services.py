@@ -143,6 +143,10 @@ def events_dispatch(*, event_ids) -> int:
         if not events:
             return 0
         Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=now)
+        # the webhook deliveries are rows written with the claim: a claimed event has them
+        from apps.webhooks.services import deliveries_create_for_events
+
+        delivery_ids = deliveries_create_for_events(events=events)
     try:
         sends = []
         for event in events:
@@ -150,14 +154,14 @@ def events_dispatch(*, event_ids) -> int:
             sends += [(group, message) for group in _groups(event.organization_id, _subjects(event))]
         group_send_many(sends)
     except Exception:
-        Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=None)  # leave them to the sweep
+        # leave them to the sweep (their webhook deliveries stay: the webhook sweep sends them,
+        # and a second claim creates none twice)
+        Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=None)
         raise
-    try:
-        from apps.webhooks.services import deliveries_create_for_event
-    except ImportError:
-        return len(events)
-    for event in events:
-        deliveries_create_for_event(event=event)
+    if delivery_ids:
+        from apps.webhooks.services import deliveries_kick
+
+        deliveries_kick(delivery_ids=delivery_ids)
     return len(events)
 
 

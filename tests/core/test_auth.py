@@ -200,3 +200,20 @@ def test_last_used_is_written_at_most_once_a_minute(owner):
     client.get("/v1/brands")
     key.refresh_from_db()
     assert key.last_used_at > first
+
+
+def test_a_token_issued_for_longer_than_the_maximum_age_is_refused(idp, settings):
+    settings.OIDC_MAX_TOKEN_AGE = 24 * 3600
+    too_long = _get(idp.token("rsa-1", exp=25 * 3600))
+    assert too_long.status_code == 401
+    assert "lifetime" in too_long.json()["error"].lower()
+    assert _get(idp.token("rsa-1", exp=23 * 3600)).status_code == 200
+
+
+def test_a_development_token_longer_than_the_maximum_age_is_refused(owner, settings):
+    settings.OIDC_MAX_TOKEN_AGE = 3600
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {auth.dev_token_issue(organization=owner.org, role='admin', subject='x', ttl=7200)}")
+    assert client.get("/api/brands").status_code == 401
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {auth.dev_token_issue(organization=owner.org, role='admin', subject='x', ttl=1800)}")
+    assert client.get("/api/brands").status_code == 200
