@@ -27,9 +27,16 @@ def _derived_key(secret: str) -> bytes:
     return base64.urlsafe_b64encode(hkdf.derive(secret.encode()))
 
 
+#: the SECRET_KEY the embedded default used before it kept its own in var/: tokens stored
+#: then still decrypt there (never used to encrypt)
+_LEGACY_DEVELOPMENT_SECRET = "postforge-insecure-development-key-change-me-in-production"
+
+
 @functools.lru_cache(maxsize=8)
-def _fernet_for(keys: tuple[str, ...], secret: str) -> MultiFernet:
+def _fernet_for(keys: tuple[str, ...], secret: str, legacy: bool = False) -> MultiFernet:
     material = [k.strip().encode() for k in keys if k and k.strip()] or [_derived_key(secret)]
+    if legacy and not keys and secret != _LEGACY_DEVELOPMENT_SECRET:
+        material.append(_derived_key(_LEGACY_DEVELOPMENT_SECRET))
     return MultiFernet([Fernet(k) for k in material])
 
 
@@ -37,7 +44,8 @@ def _fernet() -> MultiFernet:
     keys = settings.TOKEN_ENCRYPTION_KEYS
     if isinstance(keys, str):
         keys = keys.split(",")
-    return _fernet_for(tuple(keys or ()), settings.SECRET_KEY)
+    keys = tuple(k for k in keys or () if k and k.strip())
+    return _fernet_for(keys, settings.SECRET_KEY, getattr(settings, "DEVELOPMENT", False))
 
 
 def encrypt(value: str) -> str:

@@ -16,6 +16,7 @@ import logging
 import secrets
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -275,7 +276,7 @@ def profile_mark_token(profile: SocialProfile, status: str, reason: str) -> Soci
 
 
 @transaction.atomic
-def profile_refresh_token(*, profile: SocialProfile) -> SocialProfile:
+def profile_refresh_token(*, profile: SocialProfile, unless_valid_until=None, unless_access_changed_from: str = "") -> SocialProfile:
     """Refresh the profile's token before it expires.
 
     Instagram and Threads refresh the long-lived access token itself; the other platforms
@@ -283,9 +284,21 @@ def profile_refresh_token(*, profile: SocialProfile) -> SocialProfile:
     the stored one. A refused grant marks the token revoked (an expired token with no way
     to refresh it: expired) and emits ``profile.token_expired``. Transient provider
     failures raise ``TokenRefreshFailed`` and change nothing.
+
+    ``unless_valid_until`` (refresh before use) and ``unless_access_changed_from`` (refresh
+    after a 401) skip the call when another worker already refreshed the token.
     """
     profile = SocialProfile.objects.select_for_update().get(pk=profile.pk)
     now = timezone.now()
+    # Another worker may have refreshed while this one waited for the row: nothing more to do.
+    if unless_valid_until is not None and profile.token_status == "valid" and (
+        profile.token_expires_at is None or profile.token_expires_at > unless_valid_until
+    ):
+        return profile
+    if unless_access_changed_from and profile.token_status == "valid" and (
+        crypto.decrypt(profile.access_token_enc) != unless_access_changed_from
+    ):
+        return profile
     if profile.sandbox:
         tokens = sandbox.new_tokens(profile.platform)
         _store_tokens(profile, tokens, now=now, default_scopes=sandbox.scopes(profile.platform))
@@ -318,17 +331,22 @@ def profile_refresh_token(*, profile: SocialProfile) -> SocialProfile:
 
 
 def profiles_due_for_refresh(*, now=None):
-    """Profiles whose token expires within 24 h; Instagram/Threads: within 7 days and >= 24 h old."""
+    """Profiles whose token expires within TOKEN_REFRESH_AHEAD_SECONDS (the beat runs every
+    TOKEN_REFRESH_INTERVAL_SECONDS, so a token is tried at least twice before it runs out);
+    Instagram/Threads: within 7 days and >= 24 h old. A profile marked `expired` that still
+    holds a refresh token is tried too: only a refused refresh ends a grant."""
     from django.db.models import Q
 
     now = now or timezone.now()
     # A self-refreshing token lives 60 days, so "at least 24 h old" is "expires within 59 days".
     self_refresh_until = min(now + datetime.timedelta(days=7), now + LONG_LIVED_TTL - datetime.timedelta(hours=24))
+    ahead = now + datetime.timedelta(seconds=settings.TOKEN_REFRESH_AHEAD_SECONDS)
     return (
-        SocialProfile.objects.filter(connected=True, token_status="valid", token_expires_at__isnull=False)
+        SocialProfile.objects.filter(connected=True, token_expires_at__isnull=False)
+        .filter(Q(token_status="valid") | (Q(token_status="expired") & ~Q(refresh_token_enc="")))
         .filter(
             Q(platform__in=SELF_REFRESHING, token_expires_at__lte=self_refresh_until)
-            | (~Q(platform__in=SELF_REFRESHING) & Q(token_expires_at__lte=now + datetime.timedelta(hours=24)))
+            | (~Q(platform__in=SELF_REFRESHING) & Q(token_expires_at__lte=ahead))
         )
         .order_by("token_expires_at")
     )
@@ -348,7 +366,7 @@ def tokens_refresh_due(*, limit: int = 500) -> int:
         with transaction.atomic():
             profile = (
                 SocialProfile.objects.select_for_update(skip_locked=True)
-                .filter(pk=pk, token_status="valid").first()
+                .filter(pk=pk, token_status__in=("valid", "expired")).first()
             )
             if profile is None:
                 continue

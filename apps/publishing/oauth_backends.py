@@ -146,6 +146,10 @@ class ServiceBackend:
     _fixed_state: str | None = None
     _fixed_verifier: str = ""
 
+    def get_scope(self) -> list[str]:
+        """The backend's base permissions plus each feature's (``platforms.yaml`` features)."""
+        return scopes_for(self.platform)
+
     # -- hooks replacing the session --------------------------------------------------
     def get_or_create_state(self):
         return self._fixed_state
@@ -525,6 +529,35 @@ def backend_for(platform: str, *, redirect_uri: str | None = None) -> ServiceBac
     return cls(strategy, redirect_uri=redirect_uri or callback_url(platform))  # type: ignore[call-arg]
 
 
+def feature_scopes(platform: str) -> dict[str, dict[str, Any]]:
+    """``{feature: {"scopes": [...], "restricted": bool, "note": str}}`` from platforms.yaml."""
+    from apps.content.platform_rules import load_platforms_yaml
+
+    return dict(((load_platforms_yaml().get("features") or {}).get(platform)) or {})
+
+
 def scopes_for(platform: str) -> list[str]:
+    """What a connect asks for: the backend's base permissions and every feature's, except
+    restricted ones (partner programs) the operator has not listed in OAUTH_RESTRICTED_SCOPES."""
     cls = BACKENDS.get(platform)
-    return list(getattr(cls, "DEFAULT_SCOPE", None) or []) if cls else []
+    if cls is None:
+        return []
+    wanted = list(getattr(cls, "DEFAULT_SCOPE", None) or [])
+    approved = set(getattr(settings, "OAUTH_RESTRICTED_SCOPES", ()) or ())
+    for feature in feature_scopes(platform).values():
+        scopes = [str(s) for s in feature.get("scopes") or []]
+        if feature.get("restricted") and not set(scopes) <= approved:
+            continue
+        wanted += [s for s in scopes if s not in wanted]
+    return wanted
+
+
+def features_allowed(platform: str, granted: str) -> list[dict[str, Any]]:
+    """Per feature: whether the stored grant allows it, and the permissions it lacks."""
+    have = _scope_set(granted)
+    out = []
+    for name, feature in feature_scopes(platform).items():
+        missing = [str(s) for s in feature.get("scopes") or [] if str(s) not in have]
+        out.append({"feature": name, "allowed": not missing, "missingScopes": missing,
+                    "restricted": bool(feature.get("restricted")), "note": feature.get("note") or None})
+    return out

@@ -20,6 +20,7 @@ class PublicationOutput(serializers.Serializer):
     url = serializers.CharField(allow_null=True)
     attempts = serializers.IntegerField()
     lastError = serializers.CharField(allow_null=True)
+    firstCommentError = serializers.CharField(allow_null=True)
 
 
 def present(pub, *, family: str) -> dict:
@@ -36,6 +37,7 @@ def present(pub, *, family: str) -> dict:
         "url": pub.url or None,
         "attempts": pub.attempts,
         "lastError": pub.last_error or None,
+        "firstCommentError": pub.first_comment_error or None,
     }
 
 

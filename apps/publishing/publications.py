@@ -54,6 +54,8 @@ class Publication(OrgScopedModel):
     url = models.URLField(max_length=2000, blank=True, default="")
     published_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
+    #: the post went out but its first comment was refused (the platform's reason)
+    first_comment_error = models.TextField(blank=True, default="")
     error_code = models.CharField(max_length=100, blank=True, default="")
     #: {firstComment, crossPost, notifyFollowers, timezone}
     options = models.JSONField(default=dict, blank=True)

@@ -33,6 +33,7 @@ from apps.content.services import current_media, current_media_for, ensure_allow
 from apps.core.db import relax_commit
 from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation, ValidationFailed
 from apps.core.filters import as_utc
+from apps.core.heartbeat import Heartbeat
 from apps.events.services import event_record
 from apps.media.services import absolute_url
 from apps.profiles.models import SocialProfile
@@ -175,7 +176,9 @@ def _upsert(content: Content, profile: SocialProfile, when, options: dict) -> Pu
         return Publication.objects.create(organization_id=content.organization_id, content=content, profile=profile,
                                           scheduled_for=when, due_at=when, options=options)
     if pub.status in (Publication.PUBLISHED, Publication.PUBLISHING, Publication.QUEUED):
-        raise InvalidTransition(f"Already {pub.status} on {profile.username}.", {"profileId": str(profile.pk), "status": pub.status})
+        raise InvalidTransition(
+            f"Publication pub_{pub.pk.hex} is already {pub.status} on {profile.username}.",
+            {"profileId": str(profile.pk), "publicationId": f"pub_{pub.pk.hex}", "status": pub.status})
     pub.status, pub.scheduled_for, pub.due_at, pub.options = Publication.SCHEDULED, when, when, options
     pub.attempts, pub.last_error, pub.error_code = 0, "", ""
     pub.save()
@@ -347,24 +350,42 @@ def publications_run(publication_ids) -> list[Publication]:
     done: list[Publication] = []
     with dispatch_deferred() as events:
         claimed = _claim_many(publication_ids)
-        context = _chunk_context([pub for pub, _ in claimed])
-        attempts: list[_Attempt] = []
-        for index, (pub, must_reconcile) in enumerate(claimed):
-            if index and time.monotonic() - started > settings.PUBLISH_CHUNK_SECONDS:
-                _hand_back(claimed[index:])  # slow platform: do not hold the rest
-                break
-            call_started = time.monotonic()
-            try:
-                attempts.append(_attempt(pub, must_reconcile, context))
-            except Exception as exc:  # a surprise in one row must not strand the chunk
-                logger.exception("Publication %s failed unexpectedly", pub.pk)
-                error = OutcomeUnknown(f"Unexpected error: {exc.__class__.__name__}: {exc}"[:500])
-                attempts.append(_unknown(pub, error))
-            if time.monotonic() - call_started > 0.5:
-                done += _record(attempts)
-                attempts = []
-                events.flush()
-        done += _record(attempts)
+        if not claimed:
+            return done
+        with Heartbeat(_lease_renewer(claimed[0][0].claim), lambda: settings.PUBLISH_HEARTBEAT_SECONDS):
+            done += _run_claimed(claimed, started, events)
+    return done
+
+
+def _lease_renewer(claim):
+    """The chunk's rows still publishing keep their lease while it runs (a dead worker's
+    rows expire within PUBLISH_LEASE_SECONDS and the sweep reconciles them)."""
+    def renew():
+        Publication.objects.filter(claim=claim, status=Publication.PUBLISHING).update(
+            lease_until=timezone.now() + datetime.timedelta(seconds=settings.PUBLISH_LEASE_SECONDS))
+    return renew
+
+
+def _run_claimed(claimed, started, events) -> list[Publication]:
+    done: list[Publication] = []
+    context = _chunk_context([pub for pub, _ in claimed])
+    attempts: list[_Attempt] = []
+    for index, (pub, must_reconcile) in enumerate(claimed):
+        if index and time.monotonic() - started > settings.PUBLISH_CHUNK_SECONDS:
+            _hand_back(claimed[index:])  # slow platform: do not hold the rest
+            break
+        call_started = time.monotonic()
+        try:
+            attempts.append(_attempt(pub, must_reconcile, context))
+        except Exception as exc:  # a surprise in one row must not strand the chunk
+            logger.exception("Publication %s failed unexpectedly", pub.pk)
+            error = OutcomeUnknown(f"Unexpected error: {exc.__class__.__name__}: {exc}"[:500])
+            attempts.append(_unknown(pub, error))
+        if time.monotonic() - call_started > 0.5:
+            done += _record(attempts)
+            attempts = []
+            events.flush()
+    done += _record(attempts)
     return done
 
 
@@ -379,10 +400,15 @@ def _claim_many(publication_ids) -> list[tuple[Publication, bool]]:
     worker may have taken some). Returns (row, must_reconcile) in chunk order."""
     now = timezone.now()
     with transaction.atomic():
-        # Lock the publications and their contents (one statement, contents in a fixed order
-        # so two chunks never deadlock), not the joined profile and brand rows: that would
-        # serialize every worker publishing for the same brand.
-        pubs = list(Publication.objects.select_for_update(of=("self", "content"))
+        # Lock in the one global order every writer uses: contents first (by pk), then their
+        # publications. Publish-now and schedule lock the content and then its publications;
+        # locking a publication before its content here deadlocked against them (issue 9).
+        # The joined profile and brand rows stay unlocked: that would serialize every worker
+        # publishing for the same brand.
+        list(Content.objects.select_for_update()
+             .filter(pk__in=Publication.objects.filter(pk__in=list(publication_ids)).values("content_id"))
+             .order_by("pk").values_list("pk", flat=True))
+        pubs = list(Publication.objects.select_for_update(of=("self",))
                     .select_related("profile", "content", "content__brand")
                     .filter(pk__in=list(publication_ids), status=Publication.QUEUED).order_by("content_id", "pk"))
         if not pubs:
@@ -468,9 +494,39 @@ def _unknown(pub: Publication, error: PlatformError) -> _Attempt:
     return _Attempt(pub, "failed", error=error)
 
 
-def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None) -> _Attempt:
-    """The platform calls for one claimed publication; no database writes of its own."""
+def _token_refresh(profile: SocialProfile, **guard) -> bool:
+    """Refresh the profile's token now (its own transaction); the refreshed fields are copied
+    onto ``profile``. False when the platform refused the refresh (the profile is then marked
+    revoked or expired by the refresh itself) or could not be reached (nothing changes)."""
+    from .oauth import TokenRefreshFailed, profile_refresh_token
+
     try:
+        fresh = profile_refresh_token(profile=profile, **guard)
+    except TokenRefreshFailed as exc:
+        logger.warning("Token refresh for profile %s failed: %s", profile.pk, exc)
+        return False
+    for field in ("access_token_enc", "refresh_token_enc", "token_expires_at", "token_scopes", "token_status"):
+        setattr(profile, field, getattr(fresh, field))
+    return profile.token_status == "valid"
+
+
+def token_fresh_for_use(profile: SocialProfile) -> SocialProfile:
+    """A token that expires within TOKEN_REFRESH_BEFORE_USE_SECONDS is refreshed before use."""
+    if profile.sandbox or profile.token_expires_at is None or profile.token_status != "valid":
+        return profile
+    soon = timezone.now() + datetime.timedelta(seconds=settings.TOKEN_REFRESH_BEFORE_USE_SECONDS)
+    if profile.token_expires_at <= soon:
+        _token_refresh(profile, unless_valid_until=soon)
+    return profile
+
+
+def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None, *, refreshed: bool = False) -> _Attempt:
+    """The platform calls for one claimed publication; its only own write is a token refresh.
+
+    A 401 is answered by one refresh and one more try; the profile is marked expired or
+    revoked only when the refresh itself is refused (``oauth.profile_refresh_token``)."""
+    try:
+        token_fresh_for_use(pub.profile)
         client = client_for(pub.profile)
         req = post_request_for(pub, context)
         if must_reconcile:
@@ -489,9 +545,18 @@ def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None
         return _unknown(pub, exc)
     except PlatformError as exc:
         if exc.token_expired:
-            from .oauth import profile_mark_token
+            if refreshed:  # a fresh token refused too: try again later, the grant stands
+                exc.retryable = True
+            else:
+                from .crypto import decrypt
 
-            profile_mark_token(pub.profile, "expired", exc.message)
+                stale = decrypt(pub.profile.access_token_enc)
+                if _token_refresh(pub.profile, unless_access_changed_from=stale):
+                    return _attempt(pub, must_reconcile, context, refreshed=True)
+                if pub.profile.token_status != "valid":
+                    exc.message = f"{exc.message} (the platform refused to refresh the token: reconnect the profile)"
+                    return _Attempt(pub, "failed", error=exc)
+                exc.retryable = True  # the refresh could not be tried (network, 5xx): later
         if exc.retryable and pub.attempts < MAX_ATTEMPTS:
             return _Attempt(pub, "retry", error=exc)
         return _Attempt(pub, "failed", error=exc)
@@ -507,12 +572,15 @@ def _record(attempts: list[_Attempt]) -> list[Publication]:
         # No need to wait for the flush: the claim durably recorded `outcome_unknown`, so if a
         # server crash lost this commit the next attempt would reconcile with the platform.
         relax_commit()
+        finished = sorted({a.pub.content_id for a in attempts if a.outcome != "retry"})
+        if finished:  # the global lock order: contents (by pk) before their publications
+            list(Content.objects.select_for_update().filter(pk__in=finished).order_by("pk").values_list("pk", flat=True))
         for a in attempts:
             pub = a.pub
             if a.outcome == "published":
                 updates = {"status": Publication.PUBLISHED, "external_id": a.result.external_id, "url": a.result.url,
                            "published_at": now, "outcome_unknown": False, "lease_until": None, "last_error": "",
-                           "error_code": ""}
+                           "error_code": "", "first_comment_error": _first_comment_error(a.result)}
             elif a.outcome == "retry":
                 backoff = min(3600, 15 * 2 ** max(0, pub.attempts - 1))
                 delay = max(backoff, int(a.error.retry_after or 0))
@@ -525,14 +593,42 @@ def _record(attempts: list[_Attempt]) -> list[Publication]:
                            "error_code": str(a.error.code or "")[:100], "outcome_unknown": False, "lease_until": None}
             # only while this chunk still holds it: past the lease, the sweep may have given
             # the row to another worker, whose own record counts
-            Publication.objects.filter(pk=pub.pk, status=Publication.PUBLISHING, claim=pub.claim).update(**updates, updated_at=now)
+            recorded = Publication.objects.filter(
+                pk=pub.pk, status=Publication.PUBLISHING, claim=pub.claim).update(**updates, updated_at=now)
             for field, value in updates.items():
                 setattr(pub, field, value)
             pub.updated_at = now
-        finished = sorted({a.pub.content_id for a in attempts if a.outcome != "retry"})
+            if recorded and a.outcome != "retry":
+                _publication_updated(pub)
         if finished:
             _sync_contents(finished)
     return [a.pub for a in attempts]
+
+
+def _first_comment_error(result: PublishResult) -> str:
+    """The platform's reason when the post went out but its first comment did not."""
+    step = (result.raw or {}).get("first_comment")
+    if isinstance(step, dict) and step.get("error"):
+        return str(step["error"])[:2000]
+    return ""
+
+
+def _publication_updated(pub: Publication) -> None:
+    """`publication.updated` when a publication ends (published or failed), in the caller's
+    transaction: its status, post id and URL, and why a first comment is missing."""
+    from apps.events.services import event_record
+
+    event_record(organization=pub.organization_id, type="publication.updated", data={
+        "publicationId": str(pub.pk),
+        "contentId": str(pub.content_id),
+        "profileId": str(pub.profile_id),
+        "platform": pub.platform or pub.profile.platform,
+        "status": pub.status,
+        "externalId": pub.external_id or None,
+        "url": pub.url or None,
+        "lastError": pub.last_error or None,
+        "firstCommentError": pub.first_comment_error or None,
+    })
 
 
 def _sync_contents(content_ids) -> None:

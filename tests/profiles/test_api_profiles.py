@@ -124,7 +124,12 @@ def test_it_filters_by_date(b, profiles):
 def test_it_gets_a_profile(b, profiles):
     response = b.get(f"/api/profiles/{profiles[0].pk}")
     assert response.status_code == 200
-    assert response.json() == {"data": api_body(profiles[0])}
+    body = response.json()["data"]
+    features = body.pop("features")
+    assert body == api_body(profiles[0])
+    # which features the stored grant allows (the factory's grant: whatever it holds)
+    assert {f["feature"] for f in features} >= {"publish"}
+    assert all(set(f) == {"feature", "allowed", "missingScopes", "restricted", "note"} for f in features)
 
 
 def test_an_admin_deletes_a_profile_and_an_editor_cannot(b, editor, profiles):
@@ -179,6 +184,30 @@ def test_profile_generation_settings_are_validated_like_the_brand(b, profiles):
     assert response.json() == validation_error(
         generationSettings={"temperature": ["Ensure this value is less than or equal to 1."]}
     )
+
+
+def test_profile_generation_settings_are_also_taken_flat_like_the_brand_settings(b, profiles):
+    profile = profiles[0]
+    url = f"/api/profiles/{profile.pk}/settings"
+    response = b.put(url, {"temperature": 0.4, "hashtag_count": 3, "displayName": "Dana"}, format="json")
+    assert response.status_code == 200
+    assert response.json()["data"]["generationSettings"] == {"temperature": 0.4, "hashtag_count": 3}
+    assert response.json()["data"]["displayName"] == "Dana"
+    profile.refresh_from_db()
+    assert profile.generation_settings == {"temperature": 0.4, "hashtag_count": 3}
+    # the nested form still works, and both together merge
+    response = b.put(url, {"generationSettings": {"tone": "casual"}, "language": "fr"}, format="json")
+    assert response.status_code == 200
+    assert response.json()["data"]["generationSettings"]["tone"] == "casual"
+    assert response.json()["data"]["generationSettings"]["language"] == "fr"
+    # a flat value is validated and reported where the client wrote it
+    response = b.put(url, {"temperature": 1.5}, format="json")
+    assert response.status_code == 400
+    assert response.json() == validation_error(temperature=["Ensure this value is less than or equal to 1."])
+    # the same key both ways is refused
+    response = b.put(url, {"temperature": 0.2, "generationSettings": {"temperature": 0.3}}, format="json")
+    assert response.status_code == 400
+    assert "temperature" in response.json()["details"]
 
 
 # --- effective settings --------------------------------------------------------------------
@@ -348,6 +377,11 @@ def test_bulk_applies_each_item_on_its_own(b, outsider, profiles):
         ({"updates": [{"displayName": "x"}]}, {"updates": {"0": {"id": ["This field is required."]}}}),
         ({"updates": [{"id": "x", "generationSettings": {"creativity": 11}}]},
          {"updates": {"0": {"generationSettings": {"creativity": ["Ensure this value is less than or equal to 10."]}}}}),
+        # `settings` is held to the single update's serializer: unknown keys and bad values are refused
+        ({"updates": [{"id": "x", "settings": {"colour": "red"}}]},
+         {"updates": {"0": {"settings": {"colour": ["Unknown field."]}}}}),
+        ({"updates": [{"id": "x", "settings": {"postingTimes": "08:00"}}]},
+         {"updates": {"0": {"settings": {"postingTimes": ['Expected a list of items but got type "str".']}}}}),
     ],
 )
 def test_bulk_refuses_a_malformed_request(b, payload, details):

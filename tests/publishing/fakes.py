@@ -395,6 +395,11 @@ class GraphFake(FakePlatform):
     def insights(
         self, post_id: str, names: list[str], mapping: dict[str, Callable[[dict[str, int]], int]]
     ) -> Reply:
+        refused = [i for i, n in enumerate(names) if n in getattr(self, "refused_metrics", ())]
+        if refused:  # Graph fails the whole request for one retired metric
+            i = refused[0]
+            return Reply(400, {"error": {"message": f"(#100) metric[{i}] must be one of the following values: "
+                                         + ", ".join(sorted(mapping)), "type": "OAuthException", "code": 100}})
         m = self.metrics.get(post_id, {"views": 0, "likes": 0, "comments": 0, "shares": 0})
         data = [
             {
@@ -983,6 +988,10 @@ class TikTokFake(FakePlatform):
             return self.err(
                 401, "access_token_invalid", "The access token is invalid or not found in the request."
             )
+        if kind == "scope_not_authorized":
+            return self.err(
+                401, "scope_not_authorized", "The user did not authorize the scope required for completing this request."
+            )
         if kind == "bad_request":
             return self.err(
                 400, "privacy_level_option_mismatch", options.get("message", self.permanent_error_message)
@@ -1384,6 +1393,8 @@ class YouTubeFake(FakePlatform):
         snippet = (req.json or {}).get("snippet") or {}
         video_id = snippet.get("videoId")
         text = ((snippet.get("topLevelComment") or {}).get("snippet") or {}).get("textOriginal")
+        if snippet.get("channelId") != self.account.external_id:
+            return self.error_reply("bad", message="Required parameter: snippet.channelId")
         if video_id not in self.videos or not text:
             return self.error_reply("bad", message="The comment thread could not be created")
         thread = {
@@ -1460,6 +1471,7 @@ class LinkedInFake(FakePlatform):
     def __init__(self) -> None:
         super().__init__()
         self.person_id = "AbC123dEf"
+        self.deprecated_versions: set[str] = set()
         self.account.external_id = f"urn:li:person:{self.person_id}"
         self.account.username = "test@postforge.dev"
         self.account.picture_url = "https://media.licdn.com/dms/image/profile.jpg"
@@ -1529,7 +1541,11 @@ class LinkedInFake(FakePlatform):
             with self._lock:
                 self.requests.append(req)
             return self.error_reply("version")
-        return super().dispatch(req)
+        reply = super().dispatch(req)
+        # LinkedIn announces a version's sunset with Deprecation/Sunset headers on its answers
+        if isinstance(reply, Reply) and req.header("linkedin-version") in self.deprecated_versions:
+            reply.headers = {**reply.headers, "Deprecation": "version", "Sunset": "Sun, 01 Nov 2027 00:00:00 GMT"}
+        return reply
 
     def images_action(self, req: FakeRequest) -> Reply:
         owner = ((req.json or {}).get("initializeUploadRequest") or {}).get("owner")

@@ -31,12 +31,13 @@ def free_port() -> int:
 
 class Cluster:
     def __init__(self, *, workers: int = 2, concurrency: int = 2, beats: int = 1, env: dict | None = None,
-                 var_dir: str | None = None):
+                 var_dir: str | None = None, queues: str = "default,publishing,generation"):
         self.redis_port = free_port()
         self.redis: subprocess.Popen | None = None
         self.workers: list[subprocess.Popen] = []
         self.beats: list[subprocess.Popen] = []
         self.n_workers, self.concurrency, self.n_beats = workers, concurrency, beats
+        self.queues = queues
         self.var_dir = Path(var_dir or ROOT / "var" / f"cluster-{os.getpid()}")
         self.var_dir.mkdir(parents=True, exist_ok=True)
         db = connection.settings_dict
@@ -49,6 +50,7 @@ class Cluster:
             "PUBLISH_DISPATCH_INTERVAL": "0.5",
             "PUBLISH_SWEEP_INTERVAL": "2",
             "PUBLISH_LEASE_SECONDS": "8",
+            "PUBLISH_HEARTBEAT_SECONDS": "2",
             "PUBLISH_QUEUED_STUCK_SECONDS": "6",
             "LOG_LEVEL": "WARNING",
             "CONN_MAX_AGE": "60",  # as docker/compose.yaml runs workers: one connection per process
@@ -86,7 +88,7 @@ class Cluster:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def start_worker(self) -> subprocess.Popen:
-        proc = self._celery("worker", "-l", "warning", "-Q", "default,publishing", "--concurrency", str(self.concurrency),
+        proc = self._celery("worker", "-l", "warning", "-Q", self.queues, "--concurrency", str(self.concurrency),
                             "--without-mingle", "--without-gossip", "--without-heartbeat", "-P", "prefork",
                             "-n", f"w{len(self.workers)}-{random.randint(0, 1 << 30)}@%h")
         self.workers.append(proc)

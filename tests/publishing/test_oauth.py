@@ -350,7 +350,8 @@ def test_the_beat_task_refreshes_only_tokens_that_are_due(owner, tiktok_provider
     _body, location = provider_connect(owner, tiktok_provider)
     due = profile_from(location)
     now = timezone.now()
-    SocialProfile.objects.filter(pk=due.pk).update(token_expires_at=now + datetime.timedelta(hours=1))
+    SocialProfile.objects.filter(pk=due.pk).update(token_expires_at=now + datetime.timedelta(minutes=20))
+    # not due: expires after TOKEN_REFRESH_AHEAD_SECONDS (30 min)
     later = ProfileFactory(organization=owner.org, platform="linkedin", sandbox=True,
                            token_expires_at=now + datetime.timedelta(days=3))
     insta_due = ProfileFactory(organization=owner.org, platform="instagram", sandbox=True,

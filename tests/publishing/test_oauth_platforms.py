@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import re
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
@@ -15,6 +16,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from apps.core import ids
 from apps.events.models import Event
 from apps.profiles.models import SocialProfile
 from apps.publishing import crypto, oauth
@@ -124,7 +126,7 @@ def provider_connect(persona, fake: FakeProvider, **kwargs) -> SocialProfile:
     return profile_from(callback(fake.platform, fake.consent(body["authUrl"])))
 
 
-def make_due(profile: SocialProfile, *, delta: datetime.timedelta = datetime.timedelta(hours=1)) -> None:
+def make_due(profile: SocialProfile, *, delta: datetime.timedelta = datetime.timedelta(minutes=20)) -> None:
     SocialProfile.objects.filter(pk=profile.pk).update(token_expires_at=timezone.now() + delta)
 
 
@@ -227,6 +229,35 @@ def test_the_stored_scopes_are_what_the_user_granted(owner, provider, unticked):
     assert stored == set(granted) and unticked not in stored
 
 
+@pytest.mark.parametrize(
+    "provider, feature, scope",
+    [("instagram", "first_comment", "instagram_business_manage_comments"),
+     ("youtube", "first_comment", "https://www.googleapis.com/auth/youtube.force-ssl")],
+    indirect=["provider"],
+)
+def test_each_feature_asks_for_its_permission_and_the_profile_shows_what_its_grant_allows(
+    owner, provider, feature, scope
+):
+    body = connect(owner, provider.platform)
+    asked = set(re.split(r"[,\s]+", query_of(body["authUrl"])["scope"]))
+    assert scope in asked
+    profile = profile_from(callback(
+        provider.platform, provider.consent(body["authUrl"], grant=frozenset(scopes_for(provider.platform)) - {scope})))
+    shown = owner.token_client().get(f"/api/profiles/{profile.pk}").json()["data"]["features"]
+    by_name = {f["feature"]: f for f in shown}
+    assert by_name[feature]["allowed"] is False and by_name[feature]["missingScopes"] == [scope]
+    assert by_name["publish"]["allowed"] is True
+    v1 = owner.client().get(f"/v1/profiles/{ids.render(profile.pk, 'profile')}").json()
+    assert {f["feature"]: f["allowed"] for f in v1["features"]} == {f["feature"]: f["allowed"] for f in shown}
+
+
+def test_a_restricted_linkedin_permission_is_asked_for_only_when_the_app_is_approved(settings):
+    assert "r_member_postAnalytics" not in scopes_for("linkedin")
+    settings.OAUTH_RESTRICTED_SCOPES = ["r_member_postAnalytics"]
+    assert "r_member_postAnalytics" in scopes_for("linkedin")
+    assert "video.list" in scopes_for("tiktok")
+
+
 def test_reconnecting_updates_the_same_profile(owner, provider):
     first = provider_connect(owner, provider)
     old_access = crypto.decrypt(first.access_token_enc)
@@ -320,6 +351,46 @@ def test_a_revoked_grant_marks_the_profile_and_emits_token_expired(owner, provid
     # Connecting again brings the same profile back.
     again = provider_connect(owner, provider)
     assert again.pk == profile.pk and again.token_status == "valid"
+
+
+@pytest.mark.parametrize("provider", ["youtube"], indirect=True)
+def test_the_beat_refreshes_a_google_token_ahead_of_its_hour_and_a_publish_refreshes_one_about_to_expire(
+    owner, provider, settings
+):
+    from apps.publishing import services
+
+    # The beat runs more often than Google's tokens live (3,599 s), so one is never found dead.
+    assert settings.CELERY_BEAT_SCHEDULE["refresh-expiring-tokens"]["schedule"] < 3599 / 2
+    profile = provider_connect(owner, provider)
+    assert refresh_expiring_tokens.delay().get() == 0  # 59 minutes left: not yet
+    make_due(profile, delta=datetime.timedelta(minutes=25))
+    assert refresh_expiring_tokens.delay().get() == 1
+    profile.refresh_from_db()
+    assert profile.token_expires_at > timezone.now() + datetime.timedelta(minutes=55)
+
+    # Before a publish: 15 minutes left is used as is, 5 minutes left is refreshed first.
+    make_due(profile, delta=datetime.timedelta(minutes=15))
+    profile.refresh_from_db()
+    requests = len(provider.token_requests)
+    services.token_fresh_for_use(profile)
+    assert len(provider.token_requests) == requests
+    make_due(profile, delta=datetime.timedelta(minutes=5))
+    profile.refresh_from_db()
+    services.token_fresh_for_use(profile)
+    assert provider.token_requests[-1]["grant_type"] == "refresh_token"
+    assert crypto.decrypt(profile.access_token_enc) in provider.access_tokens
+    stored = SocialProfile.objects.get(pk=profile.pk)
+    assert stored.access_token_enc == profile.access_token_enc and stored.token_status == "valid"
+
+
+@pytest.mark.parametrize("provider", ["youtube"], indirect=True)
+def test_a_profile_marked_expired_with_a_refresh_token_is_brought_back_by_the_beat(owner, provider):
+    profile = provider_connect(owner, provider)
+    SocialProfile.objects.filter(pk=profile.pk).update(
+        token_status="expired", token_expires_at=timezone.now() - datetime.timedelta(hours=2))
+    assert refresh_expiring_tokens.delay().get() == 1
+    profile.refresh_from_db()
+    assert profile.token_status == "valid" and crypto.decrypt(profile.access_token_enc) in provider.access_tokens
 
 
 @pytest.mark.parametrize("provider", ["facebook"], indirect=True)

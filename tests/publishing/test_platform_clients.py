@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from email.utils import formatdate
 
 import pytest
@@ -224,6 +225,15 @@ def test_tiktok_posts_a_video_in_sequential_chunks_after_reading_creator_info(ti
     assert result.url == f"https://www.tiktok.com/@postforge_test/video/{post['id']}"
 
 
+def test_tiktok_photo_posts_carry_no_video_only_fields(tiktok_fake):
+    options = {"disable_duet": True, "disable_stitch": True, "video_cover_timestamp_ms": 1000, "is_aigc": True,
+               "disable_comment": True}
+    make_client(tiktok_fake).publish(PostRequest(caption="Two kites", title="Kites", media=[image("a")], options=options))
+    [init] = tiktok_fake.calls("content_init")
+    assert init.json["post_info"] == {"privacy_level": "PUBLIC_TO_EVERYONE", "disable_comment": True,
+                                      "title": "Kites", "description": "Two kites"}
+
+
 def test_tiktok_posts_photos_from_urls_with_title_and_description(tiktok_fake):
     request = PostRequest(caption="Two kites", title="Kites", media=[image("a"), image("b")])
     make_client(tiktok_fake).publish(request)
@@ -417,6 +427,34 @@ def test_x_uploads_a_video_and_waits_for_processing_before_posting(x_fake):
     assert result.external_id == x_fake.posts[0]["id"]
 
 
+def test_linkedin_sends_the_configured_api_version_and_logs_its_deprecation(linkedin_fake, settings, caplog):
+    assert settings.LINKEDIN_API_VERSION == "202610"  # the tested default
+    settings.LINKEDIN_API_VERSION = "202607"
+    linkedin_fake.deprecated_versions = {"202607"}
+    with caplog.at_level("WARNING", logger="apps.publishing.platforms.linkedin"):
+        make_client(linkedin_fake).publish(main_request("linkedin"))
+    versions = {r.header("linkedin-version") for r in linkedin_fake.requests if r.path.startswith("/rest/")}
+    assert versions == {"202607"}
+    assert any("deprecation notice" in r.getMessage() and "202607" in r.getMessage() for r in caplog.records)
+
+
+def test_x_sends_alt_text_metadata_for_images_only_never_for_a_video(x_fake):
+    clip = video()
+    clip.alt_text = "A kite in the wind"
+    make_client(x_fake).publish(PostRequest(caption="Clip", media=[clip]))
+    assert x_fake.calls("metadata") == [] and len(x_fake.posts) == 1
+
+
+def test_instagram_sends_user_tags_and_collaborators_as_one_json_value(instagram_fake):
+    req = main_request("instagram")
+    tags = [{"username": "acme.kite", "x": 0.5, "y": 0.5}]
+    req.options = {**req.options, "user_tags": tags, "collaborators": ["friend.one", "friend.two"]}
+    make_client(instagram_fake).publish(req)
+    [container_call] = instagram_fake.calls("create_container")
+    assert json.loads(container_call.params["user_tags"]) == tags
+    assert json.loads(container_call.params["collaborators"]) == ["friend.one", "friend.two"]
+
+
 def test_threads_publishes_an_image_container_and_replies_with_the_first_comment(threads_fake):
     result = make_client(threads_fake).publish(main_request("threads"))
 
@@ -513,6 +551,19 @@ def test_an_expired_token_asks_for_a_reconnect_instead_of_a_retry(platform_fake)
     with pytest.raises(PlatformError) as caught:
         make_client(platform_fake).publish(main_request(platform_fake.platform))
     assert caught.value.token_expired and not caught.value.retryable
+
+
+@pytest.mark.parametrize("platform_fake", ["tiktok"], indirect=True)
+def test_a_missing_scope_is_not_an_expired_token_even_with_a_401(platform_fake):
+    # TikTok answers a scope the user did not grant with HTTP 401 scope_not_authorized.
+    platform_fake.fail_next("scope_not_authorized")
+    with pytest.raises(PlatformError) as caught:
+        make_client(platform_fake).publish(main_request(platform_fake.platform))
+    error = caught.value
+    assert error.status_code == 401 and error.code == "scope_not_authorized"
+    assert not error.token_expired and not error.retryable
+    assert "reconnect the profile and grant it" in error.message
+    assert not platform_fake.posts
 
 
 def test_a_wrong_token_is_refused_by_the_fake_as_expired(platform_fake):

@@ -10,6 +10,7 @@ from django.utils import timezone
 from apps.brands.models import Brand
 from apps.content import services as content_services
 from apps.content.models import Content
+from apps.core import ids
 from apps.core.errors import InvalidTransition, PlatformFailure, ValidationFailed
 from apps.events.models import Event
 from apps.publishing import services
@@ -167,16 +168,47 @@ def test_publish_now_goes_out_at_once(owner, brand, profile):
     assert content.status == "published"
 
 
-def test_an_expired_token_marks_the_profile_and_fails(owner, brand, profile):
+def test_a_401_refreshes_the_token_once_and_publishes_without_marking_the_profile(owner, brand, profile):
     profile.settings = {**profile.settings, "sandbox": {"fail": "token_expired", "times": 1}}
+    profile.save()
+    before = profile.access_token_enc
+    content = generated(owner, brand)
+    services.publications_schedule(content=content, profiles=[profile], scheduled_for=later())
+    services.dispatch_due(now=later(31))
+    profile.refresh_from_db()
+    assert profile.token_status == "valid" and profile.access_token_enc != before
+    assert not Event.objects.filter(type="profile.token_expired").exists()
+    assert Publication.objects.get(content=content).status == "published"
+
+
+def test_a_fresh_token_refused_again_retries_later_and_keeps_the_profile(owner, brand, profile):
+    profile.settings = {**profile.settings, "sandbox": {"fail": "token_expired", "times": 2}}
     profile.save()
     content = generated(owner, brand)
     services.publications_schedule(content=content, profiles=[profile], scheduled_for=later())
     services.dispatch_due(now=later(31))
     profile.refresh_from_db()
-    assert profile.token_status == "expired"
-    assert Event.objects.filter(type="profile.token_expired", data__profileId=str(profile.pk)).exists()
-    assert Publication.objects.get(content=content).status == "failed"
+    pub = Publication.objects.get(content=content)
+    assert profile.token_status == "valid"
+    assert pub.status == "scheduled" and pub.error_code == "token_expired"
+
+
+def test_a_refused_first_comment_is_recorded_and_emitted_and_the_post_stays_published(owner, brand, profile):
+    profile.settings = {**profile.settings, "sandbox": {"fail": "first_comment"}}
+    profile.save()
+    content = generated(owner, brand)
+    content.variants.filter(platform="instagram").update(first_comment="Link in bio!")
+    services.publications_schedule(content=content, profiles=[profile], scheduled_for=later())
+    services.dispatch_due(now=later(31))
+    pub = Publication.objects.get(content=content)
+    assert pub.status == "published" and pub.external_id
+    assert "first comment was refused" in pub.first_comment_error
+    event = Event.objects.get(type="publication.updated", data__publicationId=str(pub.pk))
+    assert event.data["status"] == "published" and event.data["externalId"] == pub.external_id
+    assert event.data["firstCommentError"] == pub.first_comment_error
+    body = owner.client().get(f"/v1/content/{ids.render(content.pk, 'content')}").json()
+    shown = [p for p in body.get("publications", []) if p["id"] == ids.render(pub.pk, "publication")]
+    assert shown and shown[0]["firstCommentError"] == pub.first_comment_error
 
 
 def test_the_queue_takes_the_next_free_posting_slot(owner, brand, profile):

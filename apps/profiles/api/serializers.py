@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from apps.brands.api.serializers import GenerationSettingsInput
 from apps.core.serializers import StrictSerializer, iso
+from apps.publishing.oauth_backends import features_allowed
 
 
 class ProfileSettingsFields(StrictSerializer):
@@ -24,6 +25,8 @@ class ProfileOutput(serializers.Serializer):
     profilePicture = serializers.CharField(allow_null=True)
     brandId = serializers.CharField()
     settings = ProfileSettingsFields()
+    #: per feature: whether the grant allows it and the permissions it lacks
+    features = serializers.ListField(child=serializers.DictField(), required=False)
 
 
 def settings_of(profile) -> dict:
@@ -33,6 +36,11 @@ def settings_of(profile) -> dict:
         "postingTimes": profile.settings.get("postingTimes", []),
         "timezone": profile.timezone_name,
     }
+
+
+def present_detail(profile, request=None) -> dict:
+    """One profile on its own: also which features its grant allows."""
+    return {**present(profile, request), "features": features_allowed(profile.platform, profile.token_scopes)}
 
 
 def present(profile, request=None) -> dict:
@@ -66,10 +74,42 @@ class ProfileGenerationSettingsInput(GenerationSettingsInput):
 
 
 class ProfileSettingsInput(StrictSerializer):
+    """Generation settings may come nested under `generationSettings` or flat at the top level
+    (as `/api/brands/:id/settings` takes them); a key given both ways is a 400."""
+
     displayName = serializers.CharField(required=False, max_length=200, allow_blank=True)
     settings = ProfileSettingsFields(required=False)
     generationSettings = ProfileGenerationSettingsInput(required=False)
     brandId = serializers.CharField(required=False, max_length=64)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            return super().to_internal_value(data)
+        generation_keys = set(ProfileGenerationSettingsInput().fields) - set(self.fields)
+        flat = {k: v for k, v in data.items() if k in generation_keys}
+        if not flat:
+            return super().to_internal_value(data)
+        nested = data.get("generationSettings")
+        if nested is not None and not isinstance(nested, dict):
+            return super().to_internal_value(data)
+        both = sorted(set(flat) & set(nested or {}))
+        if both:
+            raise serializers.ValidationError(
+                {k: ["Given both flat and under generationSettings; give it once."] for k in both}
+            )
+        merged = {k: v for k, v in data.items() if k not in flat}
+        merged["generationSettings"] = {**(nested or {}), **flat}
+        try:
+            return super().to_internal_value(merged)
+        except serializers.ValidationError as exc:
+            detail = exc.detail
+            inner = detail.get("generationSettings") if isinstance(detail, dict) else None
+            if isinstance(inner, dict):  # report flat keys at the path the client used
+                for key in [k for k in inner if k in flat]:
+                    detail[key] = inner.pop(key)
+                if not inner:
+                    detail.pop("generationSettings")
+            raise
 
 
 class ScheduleSlotsInput(StrictSerializer):
@@ -77,10 +117,12 @@ class ScheduleSlotsInput(StrictSerializer):
     timezone = serializers.CharField(required=False, max_length=64)
 
 
-class BulkItem(serializers.Serializer):
+class BulkItem(StrictSerializer):
+    """One item of `/api/profiles/bulk`: the same fields and rules as the single update."""
+
     id = serializers.CharField(max_length=64)
     displayName = serializers.CharField(required=False, max_length=200, allow_blank=True)
-    settings = serializers.DictField(required=False)
+    settings = ProfileSettingsFields(required=False)
     generationSettings = ProfileGenerationSettingsInput(required=False)
 
 

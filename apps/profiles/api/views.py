@@ -62,7 +62,7 @@ class ProfileViewSet(ApiViewSet):
 
     @extend_schema(responses=s.ProfileOutput, operation_id="api_profiles_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present(self._profile(pk)))
+        return self.respond(s.present_detail(self._profile(pk)))
 
     @extend_schema(responses={204: None}, operation_id="api_profiles_destroy")
     def destroy(self, request, pk=None):

@@ -4,6 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 
 from apps.core.errors import ValidationFailed
 from apps.core.views import V1ViewSet
+from apps.publishing.oauth_backends import features_allowed
 
 from .. import selectors, services
 from ..models import normalize_platform
@@ -36,7 +37,8 @@ class ProfileViewSet(V1ViewSet):
 
     @extend_schema(responses=s.ProfileOutput, operation_id="v1_profiles_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present(self.lookup(self._profiles(), pk)))
+        profile = self.lookup(self._profiles(), pk)
+        return self.respond({**s.present(profile), "features": features_allowed(profile.platform, profile.token_scopes)})
 
     @extend_schema(responses={204: None}, operation_id="v1_profiles_destroy")
     def destroy(self, request, pk=None):

@@ -92,6 +92,17 @@ class Metrics:
     likes: int = 0
     comments: int = 0
     shares: int = 0
+    #: further counters where the platform has them (None: not reported)
+    reach: int | None = None
+    impressions: int | None = None
+    saves: int | None = None
+    clicks: int | None = None
+    replies: int | None = None
+    reposts: int | None = None
+    quotes: int | None = None
+    watch_time: int | None = None
+    #: {our metric name: reason} for each counter the platform did not give (never zero instead)
+    unavailable: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -291,6 +302,8 @@ class PlatformClient(ABC):
     error_style: ClassVar[str] = "graph"
     rate_limit_codes: ClassVar[frozenset[Any]] = frozenset()
     token_expired_codes: ClassVar[frozenset[Any]] = frozenset()
+    #: codes meaning "the grant lacks a scope" (never an expired token, whatever the status)
+    scope_error_codes: ClassVar[frozenset[Any]] = frozenset()
     transient_codes: ClassVar[frozenset[Any]] = frozenset()
     recent_posts_to_scan: ClassVar[int] = 25
 
@@ -422,6 +435,14 @@ class PlatformClient(ABC):
         )
         retryable = retryable or bool(extra.get("is_transient"))
         token_expired = status == 401 or code in self.token_expired_codes
+        if code in self.scope_error_codes:
+            # A permission missing from the grant is not an expired token (TikTok answers it
+            # with 401): the feature fails, the profile stays connected.
+            token_expired, retryable = False, False
+            message = (
+                f"{message} ({code}: the profile's grant lacks a permission this feature needs; "
+                f"reconnect the profile and grant it)"
+            )
         if token_expired:
             retryable = False
         error = PlatformError(

@@ -160,15 +160,24 @@ class FacebookClient(GraphClient):
         return None
 
     def fetch_metrics(self, external_id: str) -> Metrics:
+        from apps.analytics.registry import fetch_without_refused, for_platform
+
+        spec = for_platform("facebook")
         body = self.graph_get(
             external_id, fields="shares,comments.limit(0).summary(true),reactions.limit(0).summary(true)"
         )
-        views = self.insight_values(self.graph_get(f"{external_id}/insights", metric="post_media_view"))
+        values, refused = fetch_without_refused(
+            lambda names: self.insight_values(self.graph_get(f"{external_id}/insights", metric=",".join(names))),
+            list(spec.metrics),
+        )
+        ours = {spec.metrics[k]: v for k, v in values.items() if k in spec.metrics}
         return Metrics(
-            views=views.get("post_media_view", 0),
+            views=ours.get("views", 0),
             likes=int(((body.get("reactions") or {}).get("summary") or {}).get("total_count") or 0),
             comments=int(((body.get("comments") or {}).get("summary") or {}).get("total_count") or 0),
             shares=int((body.get("shares") or {}).get("count") or 0),
+            reach=ours.get("reach"), clicks=ours.get("clicks"),
+            unavailable={spec.metrics[k]: reason for k, reason in refused.items()},
         )
 
     def fetch_account(self) -> AccountInfo:

@@ -6,6 +6,7 @@ poll ``status_code`` -> ``media_publish`` -> optional first comment -> permalink
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from apps.publishing.platforms.base import (
@@ -122,7 +123,9 @@ class InstagramClient(GraphClient):
             params["caption"] = req.caption
         for key in ("collaborators", "location_id", "user_tags", "audio_name", "thumb_offset"):
             if key in req.options:
-                params[key] = req.options[key]
+                value = req.options[key]
+                # lists and objects are one JSON-encoded parameter, not repeated form keys
+                params[key] = json.dumps(value) if isinstance(value, list | dict) else value
         return params
 
     def _create_container(self, params: dict[str, Any]) -> str:
@@ -152,14 +155,18 @@ class InstagramClient(GraphClient):
         return None
 
     def fetch_metrics(self, external_id: str) -> Metrics:
-        values = self.insight_values(
-            self.graph_get(f"{external_id}/insights", metric="views,likes,comments,shares")
+        from apps.analytics.registry import fetch_without_refused, for_platform
+
+        spec = for_platform("instagram")
+        values, refused = fetch_without_refused(
+            lambda names: self.insight_values(self.graph_get(f"{external_id}/insights", metric=",".join(names))),
+            list(spec.metrics),
         )
+        ours = {spec.metrics[k]: v for k, v in values.items() if k in spec.metrics}
         return Metrics(
-            views=values.get("views", 0),
-            likes=values.get("likes", 0),
-            comments=values.get("comments", 0),
-            shares=values.get("shares", 0),
+            views=ours.get("views", 0), likes=ours.get("likes", 0), comments=ours.get("comments", 0),
+            shares=ours.get("shares", 0), reach=ours.get("reach"), saves=ours.get("saves"),
+            unavailable={spec.metrics[k]: reason for k, reason in refused.items()},
         )
 
     def fetch_account(self) -> AccountInfo:

@@ -9,9 +9,12 @@ bytes -> (Videos API: parts -> ETags -> ``finalizeUpload``) -> wait until AVAILA
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 from urllib.parse import quote
+
+import requests
 
 from apps.publishing.platforms.base import (
     AccountInfo,
@@ -48,13 +51,21 @@ def urn_path(urn: str) -> str:
     return quote(urn, safe="")
 
 
+logger = logging.getLogger(__name__)
+
 @register
 class LinkedInClient(PlatformClient):
     platform = "linkedin"
     default_base_url = "https://api.linkedin.com"
     error_style = "linkedin"
     token_expired_codes = frozenset({"EXPIRED_ACCESS_TOKEN", "REVOKED_ACCESS_TOKEN", 65600, 65601})
-    api_version = "202610"
+
+    @property
+    def api_version(self) -> str:
+        """``LINKEDIN_API_VERSION`` (YYYYMM): LinkedIn sunsets each version after about a year."""
+        from django.conf import settings
+
+        return str(getattr(settings, "LINKEDIN_API_VERSION", "") or "202610")
 
     def auth_headers(self) -> dict[str, str]:
         return {
@@ -62,6 +73,12 @@ class LinkedInClient(PlatformClient):
             "LinkedIn-Version": self.api_version,
             "X-Restli-Protocol-Version": "2.0.0",
         }
+
+    def check_body(self, resp: requests.Response) -> None:
+        """Log LinkedIn's deprecation notice for the version we send (it arrives ahead of the sunset)."""
+        notice = {k: v for k, v in resp.headers.items() if k.lower() in {"deprecation", "sunset", "x-li-deprecation"}}
+        if notice:
+            logger.warning("LinkedIn deprecation notice for LinkedIn-Version %s: %s", self.api_version, notice)
 
     @property
     def author(self) -> str:

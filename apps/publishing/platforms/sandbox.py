@@ -4,8 +4,9 @@ It applies the platform's rules (the same validation the adaptation guarantees),
 post as a SandboxPost (visible in the admin), answers with a post id and URL, and reports
 metrics that grow with the post's age. A profile's `settings["sandbox"]` can ask it to
 misbehave, for demos and tests: `{"fail": "permanent"|"rate_limit"|"server_error"|
-"token_expired"|"outcome_unknown_after", "times": N, "retryAfter": S}` fails the next N
-calls (`outcome_unknown_after` keeps the post, then drops the answer).
+"token_expired"|"outcome_unknown_after"|"first_comment", "times": N, "retryAfter": S}` fails
+the next N calls (`outcome_unknown_after` keeps the post, then drops the answer;
+`first_comment` keeps the post and refuses its first comment).
 """
 
 from __future__ import annotations
@@ -79,9 +80,14 @@ class SandboxClient(PlatformClient):
             reference=req.reference, external_id=external_id, caption=req.caption, title=req.title,
             first_comment=req.first_comment, media=[m.url for m in req.media], post_type=req.post_type,
         )
-        if (self.profile.settings.get("sandbox") or {}).get("fail") == "outcome_unknown_after":
+        plan = self.profile.settings.get("sandbox") or {}
+        if plan.get("fail") == "outcome_unknown_after":
             self._misbehave_after()
-        return PublishResult(external_id=external_id, url=self._url(external_id), raw={"sandbox": True})
+        raw: dict = {"sandbox": True}
+        if req.first_comment and plan.get("fail") == "first_comment":
+            raw["first_comment"] = {"error": "Sandbox: the first comment was refused (permission missing).",
+                                    "step": "first_comment"}
+        return PublishResult(external_id=external_id, url=self._url(external_id), raw=raw)
 
     def _misbehave_after(self) -> None:
         from apps.profiles.models import SocialProfile
@@ -122,7 +128,9 @@ class SandboxClient(PlatformClient):
         likes = int(views * (0.04 + seed / 5000))
         comments = int(likes * 0.08)
         shares = int(likes * 0.05)
-        return Metrics(views=views, likes=likes, comments=comments, shares=shares)
+        reach = int(views * 0.7)
+        saves = int(likes * 0.1)
+        return Metrics(views=views, likes=likes, comments=comments, shares=shares, reach=reach, saves=saves)
 
     def fetch_account(self) -> AccountInfo:
         p = self.profile

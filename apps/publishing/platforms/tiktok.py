@@ -48,6 +48,8 @@ POST_INFO_OPTIONS = (
     "brand_organic_toggle",
     "is_aigc",
 )
+#: post_info fields the Direct Post video reference has and the photo reference does not
+VIDEO_ONLY_OPTIONS = frozenset({"disable_duet", "disable_stitch", "video_cover_timestamp_ms", "is_aigc"})
 
 
 def utf16_len(text: str) -> int:
@@ -72,6 +74,8 @@ class TikTokClient(PlatformClient):
     error_style = "tiktok"
     rate_limit_codes = frozenset({"rate_limit_exceeded"})
     token_expired_codes = frozenset({"access_token_invalid"})
+    # Content Posting API error codes: a missing scope comes back as HTTP 401 too.
+    scope_error_codes = frozenset({"scope_not_authorized", "scope_permission_missed"})
     transient_codes = frozenset({"internal_error"})
     chunk_size = 10 * MB
 
@@ -160,7 +164,7 @@ class TikTokClient(PlatformClient):
         privacy = self._check_creator(req, creator)
         post_info: dict[str, Any] = {"privacy_level": privacy}
         for key in POST_INFO_OPTIONS:
-            if key in req.options:
+            if key in req.options and (req.videos or key not in VIDEO_ONLY_OPTIONS):
                 post_info[key] = req.options[key]
         if creator.get("comment_disabled"):
             post_info["disable_comment"] = True

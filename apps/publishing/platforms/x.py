@@ -126,7 +126,7 @@ class XClient(PlatformClient):
             raise self.processing_failed(
                 error.get("message") or error.get("name") or "media processing failed", raw=info
             )
-        if item.alt_text:
+        if item.alt_text and item.kind != "video":  # alt text metadata: images and GIFs only
             self.get_json(
                 "POST",
                 "/2/media/metadata",

@@ -246,7 +246,9 @@ class YouTubeClient(PlatformClient):
             "POST",
             "/youtube/v3/commentThreads",
             params={"part": "snippet"},
-            json={"snippet": {"videoId": video_id, "topLevelComment": {"snippet": {"textOriginal": text}}}},
+            # snippet.channelId is listed as required by commentThreads.insert
+            json={"snippet": {"channelId": self.account_id, "videoId": video_id,
+                              "topLevelComment": {"snippet": {"textOriginal": text}}}},
         )
 
     # ---- reads ----------------------------------------------------------------------
