@@ -24,7 +24,7 @@ _DRF_CODES = {
     401: "AUTHENTICATION_ERROR",
     403: "AUTHORIZATION_ERROR",
     404: "NOT_FOUND",
-    405: "VALIDATION_ERROR",
+    405: "METHOD_NOT_ALLOWED",
     406: "VALIDATION_ERROR",
     409: "CONFLICT",
     413: "VALIDATION_ERROR",
@@ -49,6 +49,8 @@ def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
         status_b = exc.family_b_status or exc.status
         if isinstance(exc, errors.RateLimited):
             headers["Retry-After"] = str(exc.retry_after)
+        if isinstance(exc, errors.AuthenticationFailed):
+            headers["WWW-Authenticate"] = _challenge(exc)
         return exc.status, status_b, exc.code, exc.message, exc.details, headers
     if isinstance(exc, Http404):
         return 404, 404, "NOT_FOUND", "Resource not found.", {}, headers
@@ -64,6 +66,7 @@ def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
         status = exc.status_code
         if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
             status = 401
+            headers["WWW-Authenticate"] = 'Bearer realm="postforge"'
         code = _DRF_CODES.get(status, "SERVER_ERROR")
         if isinstance(exc, drf.ValidationError):
             details = exc.detail if isinstance(exc.detail, dict) else {"nonFieldErrors": exc.detail}
@@ -75,6 +78,13 @@ def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
         message = str(exc.detail) if not isinstance(exc.detail, list | dict) else "Request failed."
         return status, status, code, message, {}, headers
     return 500, 500, "SERVER_ERROR", "Internal server error.", {}, headers
+
+
+def _challenge(exc) -> str:
+    """RFC 6750: no credentials is a bare challenge; bad ones say `invalid_token`."""
+    if exc.message.startswith("Missing credentials"):
+        return 'Bearer realm="postforge"'
+    return 'Bearer realm="postforge", error="invalid_token"'
 
 
 def _plain(value):

@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass
 
 import orjson
+from django.db import models
 from django.db.models import Q, QuerySet
 
 from .errors import ValidationFailed
@@ -70,6 +71,28 @@ def _decode_cursor(raw: str) -> list:
         raise ValidationFailed("Invalid cursor.", {"cursor": ["Not a cursor this API returned."]}) from None
 
 
+def _cursor_value(qs: QuerySet, field: str, value):
+    """The cursor's sort value, as the sort field's type (a tampered cursor is a 400)."""
+    from django.core.exceptions import ValidationError as DjangoValidationError
+
+    if value is None:
+        return None
+    invalid = ValidationFailed("Invalid cursor.", {"cursor": ["Not a cursor this API returned."]})
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise invalid
+    model_field = qs.model._meta.get_field(field)
+    try:
+        parsed = model_field.to_python(value)
+        if isinstance(model_field, models.DateField | models.DateTimeField) and not isinstance(value, str):
+            raise invalid
+        model_field.get_prep_value(parsed)
+    except (DjangoValidationError, ValueError, TypeError, OverflowError):
+        raise invalid from None
+    if parsed is None:
+        raise invalid
+    return parsed
+
+
 def paginate_v1(qs: QuerySet, params, *, ordering: tuple[str, str]) -> Page:
     """``ordering`` is (field, direction) of the primary sort; ties break on the primary key."""
     _require_ordered(qs)
@@ -91,6 +114,7 @@ def _keyset_page(qs: QuerySet, cursor: str, limit: int, ordering: tuple[str, str
             last_uuid = uuid.UUID(str(last_id))
         except ValueError:
             raise ValidationFailed("Invalid cursor.", {"cursor": ["Not a cursor this API returned."]}) from None
+        value = _cursor_value(qs, field, value)
         op = "lt" if direction == "desc" else "gt"
         if value is None:
             qs = qs.filter(**{f"{field}__isnull": True, f"pk__{op}": last_uuid})

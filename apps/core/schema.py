@@ -42,7 +42,7 @@ ERROR_A = {
             "type": "object",
             "required": ["code", "message", "details"],
             "properties": {
-                "code": {"type": "string", "enum": ["AUTHENTICATION_ERROR", "AUTHORIZATION_ERROR", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "RATE_LIMIT_ERROR", "PLATFORM_ERROR", "SERVER_ERROR"]},
+                "code": {"type": "string", "enum": ["AUTHENTICATION_ERROR", "AUTHORIZATION_ERROR", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "RATE_LIMIT_ERROR", "PLATFORM_ERROR", "SERVER_ERROR", "METHOD_NOT_ALLOWED"]},
                 "message": {"type": "string"},
                 "details": {"type": "object", "additionalProperties": True},
             },
@@ -99,16 +99,76 @@ LIST_PARAMS_B = [
 ERROR_STATUSES = {
     "400": "Invalid request", "401": "Missing or invalid credentials", "403": "Insufficient permissions",
     "404": "Not found", "409": "Conflict", "413": "Payload too large", "422": "Unprocessable (Family B)",
-    "429": "Rate limit exceeded",
+    "429": "Rate limit exceeded", "500": "Unexpected server error (reported with the request id)",
 }
+#: per family: title, base path (a generated client's base_url is the site root)
+FAMILY_INFO = {
+    "v1": ("Postforge API (Family A, /v1)", "/v1"),
+    "api": ("Postforge API (Family B, /api)", "/api"),
+}
+LICENSE = {"name": "AGPL-3.0-or-later", "url": "https://www.gnu.org/licenses/agpl-3.0.html"}
+BODY_METHODS = ("post", "put", "patch")
+
+
+def _family_a_partial(result) -> None:
+    """Every Family A response honours `fields=` (only the named fields come back), so a
+    response object guarantees only its `id`: a typed client must parse a partial object."""
+    components = result["components"]["schemas"]
+    seen: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if ref and ref.startswith("#/components/schemas/"):
+                name = ref.rsplit("/", 1)[1]
+                if name not in seen and name in components:
+                    seen.add(name)
+                    walk(components[name])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for item in result.get("paths", {}).values():
+        for op in item.values():
+            if not isinstance(op, dict):
+                continue
+            for status, response in op.get("responses", {}).items():
+                if status.startswith("2"):
+                    schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+                    ref = schema.get("$ref") or schema.get("items", {}).get("$ref")
+                    if ref and ref.startswith("#/components/schemas/"):
+                        name = ref.rsplit("/", 1)[1]
+                        top = components.get(name)
+                        if top is not None and "id" in top.get("properties", {}):
+                            top["required"] = ["id"]
 
 
 def postprocess(result, generator, request, public):
     """Wrap bodies in each family's envelope and declare errors and headers everywhere."""
+    paths = result.get("paths", {})
+    family = "api" if any(p.startswith("/api/") for p in paths) else "v1"
+    title, base = FAMILY_INFO[family]
+    info = result.setdefault("info", {})
+    info.update({"title": title, "version": "1.0.0", "license": LICENSE})
+    # paths are relative to the server's base path (a client's base_url ends in /v1 or /api)
+    result["servers"] = [{"url": base, "description": "This server"}]
+    result["paths"] = paths = {(p[len(base):] if p.startswith(base + "/") else p): i for p, i in paths.items()}
+    if family == "v1":
+        _family_a_partial(result)
     components = result.setdefault("components", {}).setdefault("schemas", {})
-    components.update({"ErrorA": ERROR_A, "ErrorB": ERROR_B, "PaginationA": PAGINATION_A, "PaginationB": PAGINATION_B})
+    # request bodies come from StrictSerializer: an unknown field is a 400, so say so
+    for name, component in components.items():
+        if name.endswith("Request") and "properties" in component:
+            component.setdefault("additionalProperties", False)
+    # each schema carries its own family's envelopes only (no unused components)
+    if family == "api":
+        components.update({"ErrorB": ERROR_B, "PaginationB": PAGINATION_B})
+    else:
+        components.update({"ErrorA": ERROR_A, "PaginationA": PAGINATION_A})
     for path, item in result.get("paths", {}).items():
-        family_b = path.startswith("/api/")
+        family_b = family == "api"
         for method, op in item.items():
             if method not in ("get", "post", "put", "patch", "delete"):
                 continue
@@ -144,6 +204,24 @@ def postprocess(result, generator, request, public):
                     if not family_b:
                         headers["X-RateLimit-Retry-After"] = {"schema": _INT}
                     response["headers"] = headers
+            for param in op.get("parameters", []):
+                if param.get("in") == "query" and param["name"] == "wait":  # (0, 60]: the server refuses others
+                    param["schema"] = {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 60}
+            if family_b:  # Family B ids are UUIDs
+                for param in op.get("parameters", []):
+                    if param.get("in") == "path" and param["name"] in ("id", "brand_pk", "pk"):
+                        param["schema"] = {"type": "string", "format": "uuid"}
+            op.setdefault("summary", _summary(op, method, path))
+            if not op.get("tags"):
+                op["tags"] = [path.strip("/").split("/")[0] or family]
+            if method in BODY_METHODS and op.get("requestBody"):
+                op["responses"].setdefault(
+                    "415", {"description": "Unsupported media type", "content": {"application/json": {"schema": ref}}}
+                )
+            if not family_b and method in ("get", *BODY_METHODS):
+                existing = {p["name"] for p in op.get("parameters", [])}
+                if "fields" not in existing:
+                    op.setdefault("parameters", []).append(LIST_PARAMS_A[-1])
             if method == "post":
                 existing = {p["name"] for p in op.get("parameters", [])}
                 if "Idempotency-Key" not in existing:
@@ -152,3 +230,12 @@ def postprocess(result, generator, request, public):
                          "description": "Replays the first response for 24 h"}
                     )
     return result
+
+
+def _summary(op, method, path) -> str:
+    """A short human summary from the operation id (`api_brands_logo_post` -> "Brands logo post")."""
+    words = op.get("operationId", f"{method} {path}").split("_")
+    if words and words[0] in ("v1", "api"):
+        words = words[1:]
+    text = " ".join(words).strip() or f"{method.upper()} {path}"
+    return text[:1].upper() + text[1:]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 
 from rest_framework import serializers
 
@@ -10,12 +11,18 @@ NUL_MESSAGE = "Null characters are not allowed."
 
 
 def _has_nul(value) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(_has_nul(v) for v in value)
+    """Iterative (a value nested 900 deep must not raise RecursionError)."""
+    stack = [value]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
     return False
 
 
@@ -43,6 +50,30 @@ class StrictSerializer(serializers.Serializer):
             raise
         if unknown:
             raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+        return value
+
+
+FREE_FORM_MAX_BYTES = 64 * 1024
+FREE_FORM_MAX_DEPTH = 10
+
+
+class FreeFormField(serializers.DictField):
+    """A free-form JSON object (metadata, settings, default_platform_settings): at most
+    64 KB once encoded and 10 levels deep, valid Unicode, finite numbers."""
+
+    def to_internal_value(self, data):
+        from .parsers import check_tree
+
+        value = super().to_internal_value(data)
+        problem = check_tree(value, max_depth=FREE_FORM_MAX_DEPTH)
+        if problem:
+            raise serializers.ValidationError(f"Invalid: {problem}.")
+        try:  # the standard encoder: integers beyond 64 bits are valid JSON too
+            size = len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+        except (TypeError, ValueError):
+            raise serializers.ValidationError("Must be plain JSON.") from None
+        if size > FREE_FORM_MAX_BYTES:
+            raise serializers.ValidationError(f"At most {FREE_FORM_MAX_BYTES // 1024} KB of JSON ({size} bytes given).")
         return value
 
 

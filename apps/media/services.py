@@ -119,6 +119,5 @@ def absolute_url(request, file_field) -> str | None:
     url = file_field.url
     if url.startswith("http://") or url.startswith("https://"):
         return url
-    if request is not None:
-        return request.build_absolute_uri(url)
+    # never from the request's Host header (a client chooses it): from the configured address
     return f"{settings.PUBLIC_BASE_URL}{url}"

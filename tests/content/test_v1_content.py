@@ -6,6 +6,7 @@ import io
 
 import av
 import pytest
+from django.conf import settings
 from PIL import Image
 
 from apps.content import platform_rules
@@ -31,7 +32,7 @@ def test_it_answers_get_with_the_whole_content_item(api, owner):
     content = make_content(owner.org, platforms=("instagram", "tiktok"))
     asset = MediaAsset.objects.get(content=content)
     body = api.get(f"/v1/content/{cid(content)}").json()
-    base = f"http://testserver/media/org/{owner.org.pk.hex}/generated/{asset.pk.hex}"
+    base = f"{settings.PUBLIC_BASE_URL}/media/org/{owner.org.pk.hex}/generated/{asset.pk.hex}"
     assert body == {
         "id": cid(content),
         "status": "generated",
@@ -45,7 +46,8 @@ def test_it_answers_get_with_the_whole_content_item(api, owner):
         },
         "media": [{"id": f"med_{asset.pk.hex}", "type": "image", "url": f"{base}/file.png",
                    "thumbnailUrl": f"{base}/thumb-thumb.jpg", "dimensions": {"width": 40, "height": 50}}],
-        "analytics": {"views": 0, "likes": 0, "comments": 0, "shares": 0},
+        "analytics": {"views": 0, "likes": 0, "comments": 0, "shares": 0, "metricsUpdatedAt": None,
+                      "engagementRate": None, "engagementRateBasis": None},
         "brandId": f"brd_{content.brand_id.hex}",
         "prompt": "Autumn roast launch",
         "postType": "feed",

@@ -8,6 +8,7 @@ import os
 import uuid
 
 import pytest
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
@@ -42,8 +43,8 @@ def media_body(asset: MediaAsset) -> dict:
         "id": str(asset.pk),
         "kind": asset.kind,
         "type": asset.media_type,
-        "url": f"http://testserver{asset.file.url}",
-        "thumbnailUrl": f"http://testserver{asset.thumbnail.url}" if asset.thumbnail else None,
+        "url": f"{settings.PUBLIC_BASE_URL}{asset.file.url}",
+        "thumbnailUrl": f"{settings.PUBLIC_BASE_URL}{asset.thumbnail.url}" if asset.thumbnail else None,
         "contentType": asset.content_type,
         "size": asset.size,
         "width": asset.width,
@@ -273,7 +274,7 @@ def test_thumbnails_list_the_thumbnail_of_each_asked_media(b, owner, outsider):
     assert response.status_code == 200
     assert response.json() == {
         "data": [
-            {"id": str(a.pk), "thumbnailUrl": f"http://testserver{a.thumbnail.url}", "url": f"http://testserver{a.file.url}"}
+            {"id": str(a.pk), "thumbnailUrl": f"{settings.PUBLIC_BASE_URL}{a.thumbnail.url}", "url": f"{settings.PUBLIC_BASE_URL}{a.file.url}"}
             for a in (one, two)
         ],
         "pagination": {"limit": 20, "offset": 0, "total": 2, "hasNext": False, "hasPrev": False},
@@ -289,3 +290,28 @@ def test_thumbnails_refuse_a_malformed_id_list(b):
     }
     too_many = ",".join(str(uuid.uuid4()) for _ in range(101))
     assert b.get(f"/api/media/thumbnails?ids={too_many}").status_code == 400
+
+
+def test_absolute_media_urls_come_from_public_base_url_not_the_host_header(b, owner, settings):
+    settings.PUBLIC_BASE_URL = "https://posts.example.com"
+    settings.ALLOWED_HOSTS = ["*"]  # even a server that answers every Host never echoes it
+    asset = media_create_from_bytes(organization=owner.org, data=png_bytes((8, 8)), content_type="image/png",
+                                    kind=Kind.UPLOAD, width=8, height=8, filename="host.png")
+    response = b.get(f"/api/media/{asset.pk}", HTTP_HOST="evil.example.net")
+    assert response.status_code == 200
+    assert response.json()["data"]["url"] == f"https://posts.example.com{asset.file.url}"
+    assert "evil" not in response.content.decode()
+
+
+def test_allowed_hosts_default_to_the_public_host_outside_development():
+    import subprocess
+    import sys
+
+    from tests.live import ROOT, process_env
+
+    code = "from django.conf import settings; print(sorted(settings.ALLOWED_HOSTS))"
+    env = process_env(PUBLIC_BASE_URL="https://posts.example.com", DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false")
+    env.pop("ALLOWED_HOSTS", None)
+    run = subprocess.run([sys.executable, "-c", f"import django; django.setup(); {code}"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "['127.0.0.1', '[::1]', 'localhost', 'posts.example.com']"

@@ -10,7 +10,7 @@ from apps.core.views import ApiViewSet
 from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import SocialProfile
 
-from .. import selectors, services
+from .. import permissions, selectors, services
 from ..models import ContentSchedule
 from ..services import GenerationInput
 from . import serializers as s
@@ -156,7 +156,9 @@ class ContentViewSet(_ContentBase):
 
     @extend_schema(responses={204: None}, operation_id="api_content_destroy")
     def destroy(self, request, pk=None):
-        services.content_delete(content=self._content(pk))
+        content = self._content(pk)
+        permissions.require_content_delete(self.actor, content)
+        services.content_delete(content=content)
         return self.respond(None, status=204)
 
     @extend_schema(request=None, responses=s.ContentOutput, operation_id="api_content_approve")

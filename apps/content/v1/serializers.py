@@ -130,7 +130,6 @@ class BatchOutput(serializers.Serializer):
     results = BatchResult(many=True)
 
 
-ZERO_ANALYTICS = {"views": 0, "likes": 0, "comments": 0, "shares": 0}
 
 
 def present(content, request=None, *, analytics: bool = False) -> dict:
@@ -147,8 +146,10 @@ def present(content, request=None, *, analytics: bool = False) -> dict:
     out["content"] = contents_by_platform(content)
     out["media"] = [media_record(m, request, lambda pk: ids.render(pk, "media")) for m in shown_media(content)]
     if analytics:
-        # metric snapshots arrive with analytics; until then every counter is zero
-        out["analytics"] = dict(ZERO_ANALYTICS)
+        # the newest snapshot of each publication, summed; zeros and a null metricsUpdatedAt before any
+        from apps.analytics.selectors import latest_for_content
+
+        out["analytics"] = latest_for_content(content)
     out.update({
         "brandId": ids.render(content.brand_id, "brand"),
         "prompt": content.prompt,

@@ -9,7 +9,7 @@ from apps.core.errors import ValidationFailed
 from apps.core.filters import parse_datetime_param
 from apps.core.views import V1ViewSet
 
-from .. import selectors, services
+from .. import permissions, selectors, services
 from ..services import GenerationInput
 from . import serializers as s
 
@@ -113,7 +113,9 @@ class ContentViewSet(V1ViewSet):
 
     @extend_schema(responses={204: None}, operation_id="v1_content_destroy")
     def destroy(self, request, pk=None):
-        services.content_delete(content=self._content(pk))
+        content = self._content(pk)
+        permissions.require_content_delete(self.actor, content)
+        services.content_delete(content=content)
         return self.respond(None, status=204)
 
     @extend_schema(request=None, responses=s.ContentOutput, operation_id="v1_content_approve")
@@ -149,6 +151,7 @@ class ContentViewSet(V1ViewSet):
         data = self.validated(s.BatchInput)
         results = services.content_batch_apply(
             organization=self.actor.organization, operations=data["operations"], parse_update=self._parse_update,
+            actor=self.actor,
         )
         return self.respond({"results": results})
 

@@ -23,8 +23,12 @@ _UPLOAD = {
             "kind": {"type": "string", "enum": ["upload", "reference", "asset"]},
         },
         "required": ["file"],
+        "additionalProperties": False,
     }
 }
+#: reference images are always kind=reference: no `kind` part (issue 10)
+_REF_UPLOAD = {"multipart/form-data": {**_UPLOAD["multipart/form-data"], "properties": {
+    k: v for k, v in _UPLOAD["multipart/form-data"]["properties"].items() if k != "kind"}}}
 
 
 class MediaViewSet(ApiViewSet):
@@ -70,6 +74,7 @@ class MediaViewSet(ApiViewSet):
     @extend_schema(request=_UPLOAD, responses={201: MediaOutput}, operation_id="api_media_upload")
     @action(detail=False, methods=["post"], url_path="upload")
     def upload(self, request):
+        self.form_fields("brandId", "kind")
         kind = request.data.get("kind") or Kind.UPLOAD
         if kind not in (Kind.UPLOAD, Kind.REFERENCE, Kind.ASSET):
             raise ValidationFailed("kind must be upload, reference or asset.", {"kind": ["Invalid choice."]})
@@ -78,10 +83,11 @@ class MediaViewSet(ApiViewSet):
         return self.respond(present_media(asset, request), status=201)
 
     @extend_schema(methods=["GET"], responses=MediaOutput(many=True), operation_id="api_media_refs_list")
-    @extend_schema(methods=["POST"], request=_UPLOAD, responses={201: MediaOutput}, operation_id="api_media_refs_create")
+    @extend_schema(methods=["POST"], request=_REF_UPLOAD, responses={201: MediaOutput}, operation_id="api_media_refs_create")
     @action(detail=False, methods=["get", "post"], url_path="reference-images")
     def reference_images(self, request):
         if request.method == "POST":
+            self.form_fields("brandId")
             brand = self._brand_param(request.data.get("brandId"))
             asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=Kind.REFERENCE, brand=brand)
             return self.respond(present_media(asset, request), status=201)
