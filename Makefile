@@ -4,8 +4,10 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 HOST ?= 127.0.0.1
 PYTEST_ARGS ?=
+CHROMIUM ?= chromium
+UID_NOW ?= $(shell id -u)
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test lint bench clean chromium
 
 install: $(VENV)/.installed
 
@@ -20,16 +22,24 @@ run: install
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py collectstatic --noinput -v0
 	@$(PY) manage.py seed_demo 2>var/demo.txt | tail -n 1 > var/demo-key.txt
-	@echo ""
-	@echo "  Postforge is starting on http://$(HOST):$(PORT)"
-	@echo "  API docs:   http://$(HOST):$(PORT)/v1/docs/  and  http://$(HOST):$(PORT)/api/docs/"
-	@echo "  Admin:      http://$(HOST):$(PORT)/admin/   ($$(cat var/demo.txt | sed 's/.*staff login //'))"
-	@echo "  API key:    $$(cat var/demo-key.txt)"
-	@echo "  Try:        curl -H \"Authorization: Bearer $$(cat var/demo-key.txt)\" http://$(HOST):$(PORT)/v1/brands"
-	@echo ""
-	$(PY) manage.py serve --host $(HOST) --port $(PORT)
+	@{ echo "Admin login: $$(sed 's/.*staff login //' var/demo.txt)"; \
+	   echo "API key:     $$(cat var/demo-key.txt)"; \
+	   echo "Try:         curl -H \"Authorization: Bearer $$(cat var/demo-key.txt)\" {base}/v1/brands"; } > var/banner.txt
+	@exec $(PY) manage.py serve --host $(HOST) --port $(PORT) --banner-file var/banner.txt
 
-test: install
+# The browser tests drive headless Chromium: installed here from Debian when missing and root.
+chromium:
+	@command -v $(CHROMIUM) >/dev/null 2>&1 || { \
+	  if [ "$(UID_NOW)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Debian's chromium for the browser tests"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "make test needs Chromium for its browser tests: install it (Debian: sudo apt-get install chromium) and run make test again" >&2; \
+	    exit 1; \
+	  fi; }
+
+test: install chromium
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 lint: install

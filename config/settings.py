@@ -8,6 +8,7 @@ filesystem transport). Production sets DATABASE_URL, REDIS_URL and the S3 variab
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 
@@ -19,11 +20,42 @@ VAR_DIR = Path(env("POSTFORGE_VAR_DIR", default=str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = env.bool("DEBUG", default=False)
-SECRET_KEY = env("SECRET_KEY", default="postforge-insecure-development-key-change-me-in-production")
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["*"])
+# Development (DEBUG, or the embedded default: no DATABASE_URL) may run without configured
+# secrets; anywhere else apps/core/secrets_policy.py refuses a public SECRET_KEY.
+DEVELOPMENT = DEBUG or not env("DATABASE_URL", default="")
+
+
+def _kept_secret(name: str) -> str:
+    """A random secret generated once and kept in var/ (`make run` and `serve`)."""
+    import secrets as _secrets
+
+    path = VAR_DIR / name
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(_secrets.token_urlsafe(50))
+        tmp.chmod(0o600)
+        tmp.replace(path)
+    return path.read_text().strip()
+
+
+SECRET_KEY = env("SECRET_KEY", default="") or (
+    _kept_secret("secret_key") if DEVELOPMENT else "postforge-insecure-development-key-change-me-in-production"
+)
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
-# Public base URL used to build absolute URLs outside a request (tasks, webhooks, OAuth).
+# Public base URL of every absolute URL the service hands out (media, OAuth callbacks,
+# webhooks): never taken from a request's Host header.
 PUBLIC_BASE_URL = env("PUBLIC_BASE_URL", default="http://localhost:8000").rstrip("/")
+# Development answers any Host; otherwise only the public host and loopback (health checks).
+# Behind TLS (an https PUBLIC_BASE_URL) cookies are secure-only; TLS itself, the redirect to
+# it and HSTS are the reverse proxy's (docs/deploy.md), hence the two silenced deploy checks.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = PUBLIC_BASE_URL.startswith("https://")
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
+SILENCED_SYSTEM_CHECKS = env.list("SILENCED_SYSTEM_CHECKS", default=["security.W004", "security.W008"])
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS",
+    default=["*"] if DEVELOPMENT else sorted({urlsplit(PUBLIC_BASE_URL).hostname or "localhost", "localhost", "127.0.0.1", "[::1]"}),
+)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -35,6 +67,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "social_django",
     "apps.core",
@@ -52,6 +85,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "apps.core.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # static files from the application in every layout (uvicorn and gunicorn serve none)
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -106,7 +141,10 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # in memory in the web process; the worker's messages and the outbox reach it through
+    # the relay that apps.events.layers describes (no server needed)
+    CHANNEL_LAYERS = {"default": {"BACKEND": "apps.events.layers.RelayedInMemoryChannelLayer",
+                                  "CONFIG": {"spool": str(VAR_DIR / "relay")}}}
 
 # --- Celery ---------------------------------------------------------------------------
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL or "filesystem://")
@@ -140,13 +178,34 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 #: a provider prediction still without its webhook after this long is fetched by the beat poll
 PREDICTION_POLL_AFTER_SECONDS = env.float("PREDICTION_POLL_AFTER_SECONDS", default=60.0)
+#: OAuth tokens: the beat refreshes those expiring within TOKEN_REFRESH_AHEAD_SECONDS every
+#: TOKEN_REFRESH_INTERVAL_SECONDS (Google's 3,599 s tokens are tried three times before they run
+#: out); a publish refreshes a token expiring within TOKEN_REFRESH_BEFORE_USE_SECONDS first.
+TOKEN_REFRESH_INTERVAL_SECONDS = env.float("TOKEN_REFRESH_INTERVAL_SECONDS", default=600.0)
+TOKEN_REFRESH_AHEAD_SECONDS = env.float("TOKEN_REFRESH_AHEAD_SECONDS", default=1800.0)
+TOKEN_REFRESH_BEFORE_USE_SECONDS = env.float("TOKEN_REFRESH_BEFORE_USE_SECONDS", default=600.0)
+#: analytics pulls: hourly for posts younger than this many hours, daily until this many days, weekly after
+ANALYTICS_HOURLY_UNTIL_HOURS = env.int("ANALYTICS_HOURLY_UNTIL_HOURS", default=48)
+ANALYTICS_DAILY_UNTIL_DAYS = env.int("ANALYTICS_DAILY_UNTIL_DAYS", default=30)
+#: a platform that answered 429 without Retry-After is left alone this long
+ANALYTICS_BACKOFF_SECONDS = env.int("ANALYTICS_BACKOFF_SECONDS", default=900)
 CELERY_BEAT_SCHEDULE = {
+    # the sweep finds what is due from the database (hourly / daily / weekly by post age)
+    "collect-due-metrics": {"task": "apps.analytics.tasks.collect_due_metrics", "schedule": 600.0,
+                            "options": {"queue": "analytics", "expires": 600.0}},
+    "collect-followers": {"task": "apps.analytics.tasks.collect_followers", "schedule": 3600.0,
+                          "options": {"queue": "analytics", "expires": 3600.0}},
     "dispatch-events": {"task": "apps.events.tasks.dispatch_events", "schedule": 5.0},
     "dispatch-due-publications": {"task": "apps.publishing.tasks.dispatch_due_publications", "schedule": float(env("PUBLISH_DISPATCH_INTERVAL", default="1"))},
     "purge-idempotency-records": {"task": "apps.core.tasks.purge_idempotency_records", "schedule": 3600.0},
-    "sweep-publications": {"task": "apps.publishing.tasks.sweep_publications", "schedule": float(env("PUBLISH_SWEEP_INTERVAL", default="30"))},
-    "refresh-expiring-tokens": {"task": "apps.publishing.tasks.refresh_expiring_tokens", "schedule": 3600.0},
+    "sweep-generations": {"task": "apps.content.tasks.sweep_generations", "schedule": float(env("GENERATION_SWEEP_INTERVAL", default="30"))},
+    "sweep-publications": {"task": "apps.publishing.tasks.sweep_publications", "schedule": float(env("PUBLISH_SWEEP_INTERVAL", default="15"))},
+    "refresh-expiring-tokens": {"task": "apps.publishing.tasks.refresh_expiring_tokens", "schedule": TOKEN_REFRESH_INTERVAL_SECONDS},
     # provider predictions still waiting for their webhook after PREDICTION_POLL_AFTER_SECONDS are fetched
+    # webhook deliveries due (retries, leases of killed workers, endpoints that had no room)
+    "sweep-webhook-deliveries": {"task": "apps.webhooks.tasks.sweep_deliveries", "schedule": 1.0,
+                                 "options": {"expires": 5.0}},
+    "prune-webhook-logs": {"task": "apps.webhooks.tasks.prune_logs", "schedule": 3600.0},
     "poll-stale-predictions": {"task": "apps.content.tasks.poll_stale_predictions", "schedule": 30.0,
                                "kwargs": {"older_than_seconds": PREDICTION_POLL_AFTER_SECONDS},
                                "options": {"expires": 30.0}},
@@ -157,6 +216,10 @@ MEDIA_ROOT = env("MEDIA_ROOT", default=str(VAR_DIR / "media"))
 MEDIA_URL = env("MEDIA_URL", default="/media/")
 STATIC_URL = "/static/"
 STATIC_ROOT = env("STATIC_ROOT", default=str(VAR_DIR / "static"))
+# WhiteNoise serves STATIC_ROOT (collected: compressed, fingerprinted, cached for a year) and,
+# for a process started before any `collectstatic`, the apps' own static folders.
+WHITENOISE_USE_FINDERS = True
+Path(STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default=env("S3_BUCKET", default=""))
 if AWS_STORAGE_BUCKET_NAME:
     AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL", default=env("S3_ENDPOINT_URL", default=None))
@@ -172,7 +235,8 @@ else:
     _default_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
     "default": _default_storage,
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # compressed, fingerprinted (hashed names, cached forever); needs `collectstatic`
+    "staticfiles": {"BACKEND": "apps.core.staticfiles.StaticFilesStorage"},
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
@@ -193,6 +257,8 @@ OIDC_ROLE_CLAIM = env("OIDC_ROLE_CLAIM", default="org_role")
 OIDC_JWKS_CACHE_SECONDS = env.int("OIDC_JWKS_CACHE_SECONDS", default=600)
 # An unknown kid refetches the key set at most this often (seconds).
 OIDC_JWKS_REFRESH_COOLDOWN = env.float("OIDC_JWKS_REFRESH_COOLDOWN", default=30.0)
+# Tokens issued for longer than this (exp - iat, seconds) are refused.
+OIDC_MAX_TOKEN_AGE = env.int("OIDC_MAX_TOKEN_AGE", default=24 * 3600)
 DEV_TOKEN_ISSUER = "postforge-dev"
 DEV_TOKEN_KEY_PATH = env("DEV_TOKEN_KEY_PATH", default=str(VAR_DIR / "dev-token-key.pem"))
 # Fernet keys (comma-separated, newest first) that encrypt OAuth tokens at rest.
@@ -202,8 +268,19 @@ TOKEN_ENCRYPTION_KEYS = env.list("TOKEN_ENCRYPTION_KEYS", default=[])
 RATE_LIMIT_DEFAULT = env.int("RATE_LIMIT_DEFAULT", default=100)
 RATE_LIMIT_GENERATION = env.int("RATE_LIMIT_GENERATION", default=10)
 RATE_LIMIT_BATCH = env.int("RATE_LIMIT_BATCH", default=5)
+#: items per /api/batch/generate (each is also charged to the generation rate limit)
+BATCH_MAX_ITEMS = env.int("BATCH_MAX_ITEMS", default=50)
 RATE_LIMIT_WINDOW_SECONDS = 60
+# Failed authentications (401) allowed per client address per window; past it, requests from
+# that address are answered 429 without checking their credentials (0: no limit).
+AUTH_FAILURE_LIMIT = env.int("AUTH_FAILURE_LIMIT", default=30)
+
+# Websockets (/ws/events/): open sockets allowed per credential and per organization (0: no cap).
+WS_MAX_CONNECTIONS_PER_CREDENTIAL = env.int("WS_MAX_CONNECTIONS_PER_CREDENTIAL", default=20)
+WS_MAX_CONNECTIONS_PER_ORGANIZATION = env.int("WS_MAX_CONNECTIONS_PER_ORGANIZATION", default=200)
 IDEMPOTENCY_TTL_HOURS = 24
+#: an in-progress Idempotency-Key is held this long (plus the request's `wait`); past it a retry runs again
+IDEMPOTENCY_LEASE_SECONDS = env.int("IDEMPOTENCY_LEASE_SECONDS", default=60)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -211,11 +288,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_RENDERER_CLASSES": ["apps.core.renderers.FastJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
-        "rest_framework.parsers.MultiPartParser",
-        "rest_framework.parsers.FormParser",
-    ],
+    # JSON bodies only; the upload endpoints declare MultiPartParser themselves (issue 10)
+    "DEFAULT_PARSER_CLASSES": ["apps.core.parsers.SafeJSONParser"],
     "EXCEPTION_HANDLER": "apps.core.exceptions.v1_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
@@ -227,6 +301,10 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": r"/(v1|api)",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "apps.core.schema.postprocess"],
     "EXTENSIONS_INFO": {},
+    # Swagger UI and ReDoc from the service itself (drf-spectacular-sidecar), never a CDN
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 #: mounts the baseline views of bench/api_list.py; never set in production
@@ -241,9 +319,11 @@ PUBLISH_MAX_QUEUED = env.int("PUBLISH_MAX_QUEUED", default=200)
 PUBLISH_TASK_CHUNK = env.int("PUBLISH_TASK_CHUNK", default=10)
 #: a chunk that has run this long hands its untouched rows back to the broker as a new chunk
 PUBLISH_CHUNK_SECONDS = env.float("PUBLISH_CHUNK_SECONDS", default=5.0)
-#: one platform call must end within this (clients poll processing for up to 300 s, plus
-#: uploads); past it, the sweep takes the row back and the next attempt reconciles first
-PUBLISH_LEASE_SECONDS = env.int("PUBLISH_LEASE_SECONDS", default=600)
+#: a running chunk's lease, renewed every PUBLISH_HEARTBEAT_SECONDS while it runs (long
+#: uploads and processing polls included); once a dead worker stops renewing, the sweep takes
+#: its rows back within a minute and the next attempt reconciles first
+PUBLISH_LEASE_SECONDS = env.int("PUBLISH_LEASE_SECONDS", default=45)
+PUBLISH_HEARTBEAT_SECONDS = env.float("PUBLISH_HEARTBEAT_SECONDS", default=30)
 #: a publication queued this long without a worker taking it is re-enqueued (lost task)
 PUBLISH_QUEUED_STUCK_SECONDS = env.int("PUBLISH_QUEUED_STUCK_SECONDS", default=60)
 PUBLISH_CONCURRENCY = {"instagram": 4, "threads": 4, "tiktok": 2, "youtube": 2, "x": 8, "linkedin": 4, "pinterest": 4,
@@ -266,12 +346,35 @@ REPLICATE_BASE_URL = env("REPLICATE_BASE_URL", default="")
 REPLICATE_TEXT_MODEL = env("REPLICATE_TEXT_MODEL", default="")
 REPLICATE_IMAGE_MODEL = env("REPLICATE_IMAGE_MODEL", default="")
 REPLICATE_VIDEO_MODEL = env("REPLICATE_VIDEO_MODEL", default="")
+# --- Outbound webhooks -------------------------------------------------------------------
+#: http:// webhook URLs (development only)
+WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)
+#: networks exempt from the SSRF rules (and the 80/443 port rule), e.g. "127.0.0.0/8" in tests
+WEBHOOK_ALLOWED_CIDRS = env.list("WEBHOOK_ALLOWED_CIDRS", default=[])
+#: delivery logs older than this many days are pruned by beat
+WEBHOOK_LOG_DAYS = env.int("WEBHOOK_LOG_DAYS", default=30)
+#: attempts in flight at once per healthy endpoint (a failing endpoint gets one)
+WEBHOOK_ENDPOINT_CONCURRENCY = env.int("WEBHOOK_ENDPOINT_CONCURRENCY", default=4)
+WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=15.0)
+#: a claimed attempt not recorded by then (its worker died) is taken back by the sweep
+WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=30.0)
+
 REPLICATE_WEBHOOK_SECRET = env("REPLICATE_WEBHOOK_SECRET", default="")
 #: public URL of /webhook/replicate; with it (and GENERATION_ENGINE=replicate) generations are
 #: submitted as predictions and completed by the webhook, without it the engine polls
 REPLICATE_WEBHOOK_URL = env("REPLICATE_WEBHOOK_URL", default="")
 #: retries of a retryable provider error before the content fails
 GENERATION_MAX_RETRIES = env.int("GENERATION_MAX_RETRIES", default=3)
+#: a running generation holds a lease renewed every GENERATION_HEARTBEAT_SECONDS; the sweep
+#: (every GENERATION_SWEEP_INTERVAL s) queues again one whose lease expired (its worker
+#: died) or whose task was lost (pending longer than GENERATION_QUEUED_STUCK_SECONDS); after
+#: GENERATION_MAX_ATTEMPTS claims of one run it fails with a reason
+GENERATION_LEASE_SECONDS = env.int("GENERATION_LEASE_SECONDS", default=90)
+GENERATION_HEARTBEAT_SECONDS = env.float("GENERATION_HEARTBEAT_SECONDS", default=30)
+GENERATION_QUEUED_STUCK_SECONDS = env.int("GENERATION_QUEUED_STUCK_SECONDS", default=300)
+GENERATION_MAX_ATTEMPTS = env.int("GENERATION_MAX_ATTEMPTS", default=3)
+#: a live worker refreshes its heartbeat key every WORKER_HEARTBEAT_SECONDS (see /readyz)
+WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=10)
 
 # --- OAuth connect (apps.publishing.oauth) ----------------------------------------------
 # A platform with both values connects for real, otherwise through the sandbox consent page.
@@ -282,6 +385,11 @@ for _platform in ("INSTAGRAM", "FACEBOOK", "TIKTOK", "YOUTUBE", "LINKEDIN", "X",
 OAUTH_CALLBACK_BASE_URL = env("OAUTH_CALLBACK_BASE_URL", default=PUBLIC_BASE_URL).rstrip("/")
 # {platform: {"authorize", "token", "refresh", "exchange", "api"}}: other OAuth/API endpoints.
 OAUTH_ENDPOINT_OVERRIDES = env.json("OAUTH_ENDPOINT_OVERRIDES", default={})
+#: restricted (partner-program) permissions the operator's apps are approved for, e.g.
+#: "r_member_postAnalytics,r_member_social": only then are they requested at connect
+OAUTH_RESTRICTED_SCOPES = env.list("OAUTH_RESTRICTED_SCOPES", default=[])
+#: the LinkedIn-Version header (YYYYMM) of every /rest call; LinkedIn's deprecation headers are logged
+LINKEDIN_API_VERSION = env("LINKEDIN_API_VERSION", default="202610")
 OAUTH_APP_NAME = env("OAUTH_APP_NAME", default="Postforge")
 
 LANGUAGE_CODE = "en-us"
@@ -294,5 +402,16 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.request": {"level": "ERROR"}},
+    "loggers": {"django.request": {"level": "ERROR"},
+                # the filesystem broker has no host: kombu warns "No hostname was supplied" on
+                # every connection of the embedded default
+                "kombu.connection": {"level": "ERROR"}},
 }
+
+# --- Inbound provider webhooks (/webhook/<provider>); an unset secret answers 503 ----------
+CLERK_WEBHOOK_SECRET = env("CLERK_WEBHOOK_SECRET", default="")
+WORKOS_WEBHOOK_SECRET = env("WORKOS_WEBHOOK_SECRET", default="")
+STRIPE_WEBHOOK_SECRET = env("STRIPE_WEBHOOK_SECRET", default="")
+#: Meta's app secret (X-Hub-Signature-256, signed_request); defaults to the Facebook app's
+META_APP_SECRET = env("META_APP_SECRET", default=globals().get("FACEBOOK_CLIENT_SECRET", ""))
+META_WEBHOOK_VERIFY_TOKEN = env("META_WEBHOOK_VERIFY_TOKEN", default="")

@@ -2,22 +2,38 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.static import serve as static_serve
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from apps.core.fallback import api_not_found, v1_not_found
 from apps.core.health import healthz, readyz
-from apps.webhooks.inbound import replicate_webhook
+from apps.webhooks.inbound import (
+    meta_data_deletion,
+    meta_deauthorize,
+    meta_deletion_status,
+    provider_webhook,
+    replicate_webhook,
+)
+
+admin.site.site_header = "Postforge"
+admin.site.site_title = "Postforge"
+admin.site.index_title = "Staff console"
 
 urlpatterns = [
     path("healthz", healthz),
     path("readyz", readyz),
     path("webhook/replicate", replicate_webhook, name="webhook-replicate"),
+    path("webhook/meta/deauthorize", meta_deauthorize),
+    path("webhook/meta/data-deletion", meta_data_deletion),
+    path("webhook/meta/deletion/<str:code>", meta_deletion_status),
+    path("webhook/<str:provider>", provider_webhook),
     path("admin/", admin.site.urls),
     # API docs: one schema per family
     path("v1/schema/", SpectacularAPIView.as_view(urlconf="config.urls_v1_schema", api_version="v1"), name="schema-v1"),
     path("v1/docs/", SpectacularSwaggerView.as_view(url_name="schema-v1"), name="docs-v1"),
+    path("v1/redoc/", SpectacularRedocView.as_view(url_name="schema-v1"), name="redoc-v1"),
     path("api/schema/", SpectacularAPIView.as_view(urlconf="config.urls_api_schema"), name="schema-api"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema-api"), name="docs-api"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema-api"), name="redoc-api"),
     path("v1/", include("config.urls_v1")),
     path("api/", include("config.urls_api")),
     path("oauth/", include("apps.publishing.urls")),

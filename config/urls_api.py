@@ -3,6 +3,7 @@
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
 
+from apps.analytics.api.views import AnalyticsApiViewSet, MonitoringViewSet
 from apps.brands.api.views import BrandViewSet
 from apps.content.api.views import BatchViewSet, ContentViewSet, EventViewSet, ScheduleViewSet, TagViewSet
 from apps.media.api.views import MediaViewSet
@@ -32,6 +33,17 @@ router.register("posts", PostsViewSet, basename="api-posts")
 
 urlpatterns = [
     path("", include(router.urls)),
+    path("analytics/profiles", AnalyticsApiViewSet.as_view({"get": "profiles"})),
+    path("analytics/overview", AnalyticsApiViewSet.as_view({"get": "overview"})),
+    path("analytics/content", AnalyticsApiViewSet.as_view({"get": "content"})),
+    path("analytics/export", AnalyticsApiViewSet.as_view({"get": "export"})),
+    path("analytics/best-times", AnalyticsApiViewSet.as_view({"get": "best_times"})),
+    path("monitoring/errors", MonitoringViewSet.as_view({"get": "errors"})),
     path("oauth/platforms", OAuthViewSet.as_view({"get": "platforms"})),
     path("oauth/<str:platform>/authorize", OAuthViewSet.as_view({"post": "authorize"})),
 ]
+
+from apps.webhooks.api.views import DeliveryViewSet, WebhookViewSet  # noqa: E402
+from apps.webhooks.urls import routes as _webhook_routes  # noqa: E402
+
+urlpatterns += _webhook_routes(WebhookViewSet, DeliveryViewSet)

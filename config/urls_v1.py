@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from apps.analytics.v1.views import AnalyticsViewSet
 from apps.brands.v1.views import BrandAssetViewSet, BrandViewSet
 from apps.content.v1.views import ContentViewSet
 from apps.profiles.v1.views import ProfileViewSet
@@ -29,5 +30,13 @@ urlpatterns = [
     path(f"content/{ID}/edit-image", ContentViewSet.as_view({"post": "edit_image"})),
     path(f"content/{ID}/edit-image/undo", ContentViewSet.as_view({"post": "undo_image_edit"})),
     path(f"content/{ID}/schedule", ContentPublishingViewSet.as_view({"post": "schedule"})),
+    path("analytics/content", AnalyticsViewSet.as_view({"get": "content"})),
+    path("analytics/export", AnalyticsViewSet.as_view({"get": "export"})),
+    path(f"analytics/profiles/{ID}", AnalyticsViewSet.as_view({"get": "profile"})),
     path(f"content/{ID}/publish", ContentPublishingViewSet.as_view({"post": "publish"})),
 ]
+
+from apps.webhooks.urls import routes as _webhook_routes  # noqa: E402
+from apps.webhooks.v1.views import DeliveryViewSet, WebhookViewSet  # noqa: E402
+
+urlpatterns += _webhook_routes(WebhookViewSet, DeliveryViewSet)

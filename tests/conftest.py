@@ -26,6 +26,9 @@ def _eager_celery_and_isolated_media(settings, tmp_path):
     app.conf.task_always_eager = True
     app.conf.task_eager_propagates = True
     settings.MEDIA_ROOT = str(tmp_path / "media")
+    # every test client calls from 127.0.0.1: the suite's many deliberate 401s would trip the
+    # per-address failure limit; tests/core/test_auth_failures.py turns it on
+    settings.AUTH_FAILURE_LIMIT = 0
     ratelimit.reset_local()
     yield
 

@@ -25,6 +25,7 @@ from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 from apps.profiles.models import SocialProfile
 from apps.publishing.publications import Publication
+from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
 from config import urls_api, urls_v1
 from tests.conftest import Persona, png_bytes
 from tests.factories import BrandFactory, ProfileFactory
@@ -51,6 +52,7 @@ def r(scope, role="viewer", body=NONE, **payload) -> Rule:
 BR, PR = "brands", "profiles"
 READ_MEDIA, WRITE_MEDIA = "content:read", "content:write"
 PUB = "publish"
+WH = "webhooks"
 
 #: (family, route as declared, with placeholders as <name>) -> (path template, {method: Rule})
 ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
@@ -67,7 +69,39 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         {"post": r(PR, "admin", JSON, platform="x", redirectUri="https://app.example.com/connected")},
     ),
     ("v1", "profiles/<pk>"): ("/v1/profiles/{profile}", {"get": r(PR), "delete": r(PR, "admin")}),
+    ("v1", "analytics/content"): ("/v1/analytics/content?contentId={content}", {"get": r("analytics")}),
+    ("v1", "analytics/export"): ("/v1/analytics/export", {"get": r("analytics")}),
+    ("v1", "analytics/profiles/<pk>"): ("/v1/analytics/profiles/{profile}", {"get": r("analytics")}),
     ("v1", "profiles/<pk>/settings"): ("/v1/profiles/{profile}/settings", {"put": r(PR, "editor", JSON, displayName="M")}),
+    # Webhooks (both families)
+    ("v1", "webhooks"): ("/v1/webhooks", {"get": r(WH), "post": r(WH, "admin", JSON, url="https://127.0.0.1/h", events=["*"])}),
+    ("v1", "webhooks/<pk>"): (
+        "/v1/webhooks/{webhook}",
+        {"get": r(WH), "put": r(WH, "admin", JSON, events=["content.created"]), "delete": r(WH, "admin")},
+    ),
+    ("v1", "webhooks/<pk>/test"): ("/v1/webhooks/{webhook}/test", {"post": r(WH, "admin")}),
+    ("v1", "webhooks/<pk>/rotate-secret"): ("/v1/webhooks/{webhook}/rotate-secret", {"post": r(WH, "admin")}),
+    ("v1", "webhooks/<webhook_pk>/deliveries"): ("/v1/webhooks/{webhook}/deliveries", {"get": r(WH)}),
+    ("v1", "webhooks/<webhook_pk>/deliveries/<pk>"): (
+        "/v1/webhooks/{webhook}/deliveries/{delivery}", {"get": r(WH)},
+    ),
+    ("v1", "webhooks/<webhook_pk>/deliveries/<pk>/redeliver"): (
+        "/v1/webhooks/{webhook}/deliveries/{delivery}/redeliver", {"post": r(WH, "admin")},
+    ),
+    ("api", "webhooks"): ("/api/webhooks", {"get": r(WH), "post": r(WH, "admin", JSON, url="https://127.0.0.1/h", events=["*"])}),
+    ("api", "webhooks/<pk>"): (
+        "/api/webhooks/{webhook}",
+        {"get": r(WH), "put": r(WH, "admin", JSON, events=["content.created"]), "delete": r(WH, "admin")},
+    ),
+    ("api", "webhooks/<pk>/test"): ("/api/webhooks/{webhook}/test", {"post": r(WH, "admin")}),
+    ("api", "webhooks/<pk>/rotate-secret"): ("/api/webhooks/{webhook}/rotate-secret", {"post": r(WH, "admin")}),
+    ("api", "webhooks/<webhook_pk>/deliveries"): ("/api/webhooks/{webhook}/deliveries", {"get": r(WH)}),
+    ("api", "webhooks/<webhook_pk>/deliveries/<pk>"): (
+        "/api/webhooks/{webhook}/deliveries/{delivery}", {"get": r(WH)},
+    ),
+    ("api", "webhooks/<webhook_pk>/deliveries/<pk>/redeliver"): (
+        "/api/webhooks/{webhook}/deliveries/{delivery}/redeliver", {"post": r(WH, "admin")},
+    ),
     # Family B: brands
     ("api", "brands"): ("/api/brands", {"get": r(BR), "post": r(BR, "editor", JSON, name="Matrix")}),
     ("api", "brands/<pk>"): (
@@ -101,6 +135,12 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         {"post": r(PR, "editor", JSON, updates=[{"id": "{profile}", "displayName": "M"}])},
     ),
     ("api", "profiles/<pk>"): ("/api/profiles/{profile}", {"get": r(PR), "delete": r(PR, "admin")}),
+    ("api", "analytics/profiles"): ("/api/analytics/profiles?profileId={profile}", {"get": r("analytics")}),
+    ("api", "analytics/best-times"): ("/api/analytics/best-times?profileId={profile}", {"get": r("analytics")}),
+    ("api", "analytics/overview"): ("/api/analytics/overview", {"get": r("analytics")}),
+    ("api", "analytics/content"): ("/api/analytics/content", {"get": r("analytics")}),
+    ("api", "analytics/export"): ("/api/analytics/export", {"get": r("analytics")}),
+    ("api", "monitoring/errors"): ("/api/monitoring/errors?profileId={profile}", {"get": r("analytics")}),
     ("api", "profiles/<pk>/settings"): (
         "/api/profiles/{profile}/settings",
         {"get": r(PR), "put": r(PR, "editor", JSON, displayName="M")},
@@ -273,6 +313,8 @@ class Objects:
     schedule: ContentSchedule
     batch: Batch
     publication: Publication
+    webhook: WebhookEndpoint
+    delivery: WebhookDelivery
 
     def ids(self, family: str) -> dict:
         if family == "v1":
@@ -280,11 +322,13 @@ class Objects:
                 "brand": f"brd_{self.brand.pk.hex}", "profile": f"prf_{self.profile.pk.hex}",
                 "media": f"med_{self.media.pk.hex}", "ref": f"med_{self.ref.pk.hex}",
                 "content": f"cnt_{self.content.pk.hex}", "publication": f"pub_{self.publication.pk.hex}",
+                "webhook": f"whk_{self.webhook.pk.hex}", "delivery": f"dlv_{self.delivery.pk.hex}",
             }
         return {
             "brand": str(self.brand.pk), "profile": str(self.profile.pk), "media": str(self.media.pk), "ref": str(self.ref.pk),
             "content": str(self.content.pk), "tag": str(self.tag.pk), "event": str(self.event.pk),
             "schedule": str(self.schedule.pk), "batch": str(self.batch.pk), "publication": str(self.publication.pk),
+            "webhook": str(self.webhook.pk), "delivery": str(self.delivery.pk),
         }
 
 
@@ -304,7 +348,12 @@ def make_objects(org) -> Objects:
     Variant.objects.create(content=content, platform="instagram", caption="Matrix caption", hashtags=["#matrix"])
     media_create_from_bytes(organization=org, data=png_bytes((8, 10)), content_type="image/png", kind=Kind.GENERATED,
                             width=8, height=10, content=content)
+    webhook = WebhookEndpoint.objects.create(organization=org, url="https://hooks.example.com/h", events=["*"],
+                                             secret="whsec_" + "A" * 44)
+    delivery = WebhookDelivery.objects.create(organization=org, endpoint=webhook, message_id=f"evt_{uuid.uuid4().hex}",
+                                              event_type="webhook.test", payload={})
     return Objects(
+        webhook=webhook, delivery=delivery,
         brand=brand, profile=profile, media=image(Kind.UPLOAD), ref=image(Kind.REFERENCE), content=content,
         tag=Tag.objects.create(organization=org, name="Matrix tag"),
         event=Campaign.objects.create(organization=org, name="Matrix event"),
@@ -373,7 +422,7 @@ def assert_error(response, family: str, status: int, code: str) -> dict:
 def _snapshot(objects: Objects) -> tuple:
     rows = []
     for obj in (objects.brand, objects.profile, objects.media, objects.ref, objects.content, objects.tag, objects.event,
-                objects.schedule, objects.batch, objects.publication):
+                objects.schedule, objects.batch, objects.publication, objects.webhook):
         found = type(obj).objects.filter(pk=obj.pk).values().first()
         rows.append(found)
     return tuple(rows)
@@ -485,3 +534,46 @@ def test_the_same_identity_in_two_organizations_does_not_share_idempotent_replay
     assert first.status_code == second.status_code == 201
     assert second.json()["data"]["id"] != first.json()["data"]["id"]
     assert Brand.objects.filter(organization=outsider.org, name="Twin").exists()
+
+
+# --- the role ladder beyond the route: one policy for both families ----------------------------
+
+
+@pytest.mark.parametrize("family", ["v1", "api"])
+def test_deleting_scheduled_content_needs_an_admin_in_both_families(family, owner, editor, mine):
+    scheduled = mine.publication.content
+    path = f"/{family}/content/" + (f"cnt_{scheduled.pk.hex}" if family == "v1" else str(scheduled.pk))
+    details = assert_error(client_for(editor, family, jwt=family == "api").delete(path), family, 403, "AUTHORIZATION_ERROR")
+    assert (details["role"], details["requiredRole"]) == ("editor", "admin")
+    assert Content.objects.filter(pk=scheduled.pk, status=states.SCHEDULED).exists()
+    # content in review stays an editor's to delete
+    review = f"/{family}/content/" + (f"cnt_{mine.content.pk.hex}" if family == "v1" else str(mine.content.pk))
+    assert client_for(editor, family, jwt=False).delete(review).status_code == 204
+    assert client_for(owner, family, jwt=family == "api").delete(path).status_code == 204
+    assert not Content.objects.filter(pk=scheduled.pk).exists()
+
+
+def test_a_batch_delete_of_scheduled_content_needs_an_admin(editor, mine):
+    scheduled = mine.publication.content
+    response = editor.client().post("/v1/content/batch", {"operations": [{"method": "delete", "id": f"cnt_{scheduled.pk.hex}"}]},
+                                    format="json")
+    assert response.status_code == 200
+    result = response.json()["results"][0]
+    assert result["status"] == "error" and result["error"]["code"] == "AUTHORIZATION_ERROR"
+    assert Content.objects.filter(pk=scheduled.pk).exists()
+
+
+@pytest.mark.parametrize("setting", ["require_approval", "auto_publish"])
+@pytest.mark.parametrize("jwt", [False, True])
+def test_switching_approval_settings_of_a_brand_needs_an_admin(setting, jwt, owner, editor, mine):
+    path = f"/api/brands/{mine.brand.pk}/settings"
+    refused = client_for(editor, "api", jwt=jwt).put(path, {setting: True}, format="json")
+    details = assert_error(refused, "api", 403, "AUTHORIZATION_ERROR")
+    assert (details["role"], details["requiredRole"]) == ("editor", "admin")
+    mine.brand.refresh_from_db()
+    assert setting not in mine.brand.generation_settings
+    # other settings, and sending the value unchanged, stay an editor's
+    ok = client_for(editor, "api", jwt=jwt).put(path, {"caption_style": "short", setting: False}, format="json")
+    assert ok.status_code == 200, ok.content
+    granted = client_for(owner, "api", jwt=jwt).put(path, {setting: True}, format="json")
+    assert granted.status_code == 200 and granted.json()["data"][setting] is True

@@ -49,4 +49,14 @@ def readyz(request):
         except Exception as exc:  # reported, not raised: this is the point of the endpoint
             checks[name] = f"error: {exc.__class__.__name__}: {exc}"[:300]
             ok = False
-    return JsonResponse({"status": "ok" if ok else "unavailable", "checks": checks}, status=200 if ok else 503)
+    # Workers are reported, not required: the API serves reads and accepts work without them
+    # (generations and posts wait in the queue), so a load balancer keeps routing to it.
+    try:
+        from .workers import alive
+
+        live = alive()
+        workers = {"alive": len(live), "status": "ok" if live else "none alive", "names": [w["name"] for w in live]}
+    except Exception as exc:
+        workers = {"alive": 0, "status": f"unknown: {exc.__class__.__name__}"}
+    return JsonResponse({"status": "ok" if ok else "unavailable", "checks": checks, "workers": workers},
+                        status=200 if ok else 503)

@@ -42,6 +42,8 @@ class IdempotencyRecord(models.Model):
     body = models.BinaryField(null=True)
     content_type = models.CharField(max_length=100, default="application/json")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    #: while in progress: past this, the request is taken to have died and a retry runs again
+    lease_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["credential", "key"], name="idempotency_unique_key")]

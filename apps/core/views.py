@@ -7,6 +7,7 @@ and the exception handler. Views built on them only translate HTTP to service ca
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
 from rest_framework import viewsets
 from rest_framework.response import Response
@@ -16,8 +17,15 @@ from .auth import ApiKeyAuthentication, ApiKeyOrJWTAuthentication
 from .errors import AuthenticationFailed, NotFound, RateLimited, ValidationFailed
 from .exceptions import Replay, api_exception_handler, v1_exception_handler
 from .pagination import paginate_api, paginate_v1
+from .serializers import NUL_MESSAGE
 
 READ_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def client_address(request) -> str:
+    """The client's address as the server saw it (behind a proxy, run the server with
+    `--proxy-headers`/`--forwarded-allow-ips` so this is the real client)."""
+    return request.META.get("REMOTE_ADDR") or "unknown"
 
 
 class _FamilyViewSet(viewsets.ViewSet):
@@ -41,14 +49,43 @@ class _FamilyViewSet(viewsets.ViewSet):
 
     # --- request lifecycle --------------------------------------------------------------
     def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
-        actor = request.user
-        if not actor:
-            raise AuthenticationFailed("Missing credentials: send 'Authorization: Bearer <token>'.")
+        address = "addr:" + client_address(request)
+        if settings.AUTH_FAILURE_LIMIT > 0:
+            failures = ratelimit.peek(address, "auth_failure")
+            if not failures.allowed:  # past the limit credentials are not even checked
+                self._refuse_failed_address(request, failures)
+        try:
+            super().initial(request, *args, **kwargs)
+            actor = request.user
+            if not actor:
+                raise AuthenticationFailed("Missing credentials: send 'Authorization: Bearer <token>'.")
+        except AuthenticationFailed:
+            if settings.AUTH_FAILURE_LIMIT > 0:
+                decision = ratelimit.hit(address, "auth_failure")
+                request._rate_decision = decision  # a 401 carries the address's failure budget
+                if not decision.allowed:
+                    self._refuse_failed_address(request, decision)
+            raise
         self.actor = actor
         self._rate_limit(request, actor)
         self._check_permissions(request, actor)
+        self._check_query(request)
         self._begin_idempotency(request, actor)
+
+    def _check_query(self, request) -> None:
+        """A NUL in a query parameter (`q`, `search`, ...) cannot reach PostgreSQL."""
+        bad = sorted({k.replace("\x00", "") or "query" for k, values in request.query_params.lists()
+                      if "\x00" in k or any("\x00" in v for v in values)})
+        if bad:
+            raise ValidationFailed("Query parameters cannot contain NUL characters.", {name: [NUL_MESSAGE] for name in bad})
+
+    def _refuse_failed_address(self, request, decision) -> None:
+        request._rate_decision = decision
+        raise RateLimited(
+            f"Too many failed authentications from this address: {decision.limit} per minute.",
+            {"limit": decision.limit, "retryAfter": decision.retry_after},
+            retry_after=decision.retry_after,
+        )
 
     def _rate_limit(self, request, actor) -> None:
         decision = ratelimit.hit(actor.credential_id, "default")
@@ -77,9 +114,16 @@ class _FamilyViewSet(viewsets.ViewSet):
         key = request.headers.get("Idempotency-Key")
         if request.method != "POST" or not key:
             return
-        body = request._request.body if not request.content_type.startswith("multipart/") else b""
-        fp = idempotency.fingerprint(request.method, request.path, body)
-        replay = idempotency.begin(credential=actor.credential_id, key=key, fp=fp)
+        if request.content_type.startswith("multipart/"):
+            body = idempotency.multipart_digest(request.data, request.FILES)  # fields and file contents
+        else:
+            body = request._request.body
+        fp = idempotency.fingerprint(request.method, request.path, body, request.META.get("QUERY_STRING", ""))
+        try:
+            wait = min(600.0, max(0.0, float(request.query_params.get("wait") or 0)))
+        except ValueError:
+            wait = 0.0
+        replay = idempotency.begin(credential=actor.credential_id, key=key, fp=fp, wait=wait)
         if replay is not None:
             raise Replay(replay)
         request._idempotency = (actor.credential_id, key)
@@ -115,6 +159,16 @@ class _FamilyViewSet(viewsets.ViewSet):
         if not isinstance(data, dict):
             raise ValidationFailed("The request body must be a JSON object.", {"body": ["Expected an object."]})
         return data
+
+    def form_fields(self, *allowed: str) -> None:
+        """An upload's multipart parts: `file` plus `allowed`; any other part (a nested object
+        a client flattened, a typo) is a 400 rather than silently dropped (issue 10)."""
+        names = set(self.request.data.keys()) | set(self.request.FILES.keys())
+        unknown = sorted(names - {"file", *allowed})
+        if unknown:
+            raise ValidationFailed(
+                f"Unknown field(s): {', '.join(unknown)}.", {name: ["Unknown field."] for name in unknown[:20]}
+            )
 
     def validated(self, serializer_class, data=None, **context) -> dict:
         return self.valid_serializer(serializer_class, data, **context).validated_data
