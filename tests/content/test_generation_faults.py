@@ -54,14 +54,17 @@ def test_every_generation_ends_review_or_failed_despite_killed_workers_and_a_red
     try:
         started = time.monotonic()
         redis_done = False
+        last_kill = started
         deadline = started + 300
         while time.monotonic() < deadline:
             finished = qs.filter(status__in=("review", "failed")).count()
             if finished == total:
                 break
             elapsed = time.monotonic() - started
-            if elapsed > 4 and random.random() < 0.15 and cluster.kills < 6:
+            # a kill every 3 s from the start (six at most), so that at least three land while work runs
+            if time.monotonic() - last_kill >= 3 and cluster.kills < 6:
                 cluster.kill_random_worker()
+                last_kill = time.monotonic()
             if finished >= total // 3 and not redis_done:
                 cluster.restart_redis()
                 redis_done = True
