@@ -35,7 +35,7 @@ def seed(orgs: int, per_org: int, snaps: int) -> None:
     from apps.brands.models import Brand
     from apps.content.models import Content
     from apps.profiles.models import SocialProfile
-    from apps.publishing.publications import Publication
+    from apps.publishing.models import Publication
 
     if PostSnapshot.objects.count() >= orgs * per_org * snaps:
         return

@@ -31,6 +31,7 @@ def setup() -> None:
     url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
     subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench"], capture_output=True)
     os.environ["DATABASE_URL"] = url
+    os.environ["POSTFORGE_BENCH_VIEWS"] = "1"  # the workers load bench.baseline (its bench_noop task)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
@@ -39,7 +40,7 @@ def setup() -> None:
 
     call_command("migrate", verbosity=0)
     # leftovers of an interrupted run would compete with this one's publications
-    from apps.publishing.publications import Publication
+    from apps.publishing.models import Publication
 
     Publication.objects.filter(status__in=("scheduled", "queued", "publishing")).update(status="cancelled")
 
@@ -61,7 +62,7 @@ def noop_throughput(cluster, n: int) -> float:
     started = time.perf_counter()
     with app.producer_or_acquire() as producer:
         for _ in range(n):
-            app.send_task("apps.core.tasks.bench_noop", args=[key], queue="publishing", producer=producer)
+            app.send_task("bench.baseline.tasks.bench_noop", args=[key], queue="publishing", producer=producer)
     while int(client.get(key) or 0) < n:
         time.sleep(0.02)
     return n / (time.perf_counter() - started)

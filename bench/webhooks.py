@@ -32,6 +32,7 @@ def setup() -> None:
     subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench_webhooks"],
                    capture_output=True)
     os.environ["DATABASE_URL"] = url
+    os.environ["POSTFORGE_BENCH_VIEWS"] = "1"  # the workers load bench.baseline (its bench_noop task)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["WEBHOOK_ALLOW_HTTP"] = "true"
     os.environ["WEBHOOK_ALLOWED_CIDRS"] = "127.0.0.0/8"
@@ -61,7 +62,7 @@ def noop_throughput(cluster, n: int) -> float:
     started = time.perf_counter()
     with app.producer_or_acquire() as producer:
         for _ in range(n):
-            app.send_task("apps.core.tasks.bench_noop", args=[key], queue="webhooks", producer=producer)
+            app.send_task("bench.baseline.tasks.bench_noop", args=[key], queue="webhooks", producer=producer)
     while int(client.get(key) or 0) < n:
         time.sleep(0.02)
     return n / (time.perf_counter() - started)

@@ -151,12 +151,14 @@ CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL or "filesystem://
 CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
 if CELERY_BROKER_URL == "filesystem://":
     _queue_dir = VAR_DIR / "broker"
-    for sub in ("in", "processed"):
+    for sub in ("in", "processed", "control"):
         (_queue_dir / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_queue_dir / "in"),
         "data_folder_out": str(_queue_dir / "in"),
         "processed_folder": str(_queue_dir / "processed"),
+        # kombu's fanout/broadcast exchange table (default: ./control in the working directory)
+        "control_folder": str(_queue_dir / "control"),
         "store_processed": False,
     }
 else:
@@ -309,6 +311,8 @@ SPECTACULAR_SETTINGS = {
 
 #: mounts the baseline views of bench/api_list.py; never set in production
 BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)
+if BENCH_VIEWS:  # and its baseline task (bench.baseline.tasks.bench_noop)
+    INSTALLED_APPS.append("bench.baseline")
 
 # --- Publishing ---------------------------------------------------------------------------
 #: how many publications may be in flight at once per platform

@@ -46,10 +46,7 @@ urlpatterns = [
 ]
 
 if settings.BENCH_VIEWS:
-    from apps.core.bench_views import lean_brands, nodb
-
-    urlpatterns.insert(0, path("bench/lean-brands", lean_brands))
-    urlpatterns.insert(0, path("bench/nodb", nodb))
+    urlpatterns.insert(0, path("bench/", include("bench.baseline.urls")))
 
 if not settings.STORAGES["default"]["BACKEND"].endswith("S3Storage"):
     # Local media (embedded default). In production, S3 or a web server serves media.

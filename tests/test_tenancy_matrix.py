@@ -24,7 +24,7 @@ from apps.content.models import Batch, Campaign, Content, ContentSchedule, Tag, 
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 from apps.profiles.models import SocialProfile
-from apps.publishing.publications import Publication
+from apps.publishing.models import Publication
 from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
 from config import urls_api, urls_v1
 from tests.conftest import Persona, png_bytes

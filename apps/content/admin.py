@@ -23,7 +23,7 @@ from apps.core.errors import ApplicationError
 from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import Platform, SocialProfile
 from apps.publishing import services as publishing
-from apps.publishing.publications import Publication
+from apps.publishing.models import Publication
 
 from . import services, states
 from .models import Content, ReviewItem

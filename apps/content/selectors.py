@@ -17,7 +17,7 @@ SHOWN_MEDIA = (Kind.GENERATED, Kind.UPLOAD)
 
 
 def _with_media(qs, *, tags: bool = False):
-    from apps.publishing.publications import Publication
+    from apps.publishing.models import Publication
 
     media = MediaAsset.objects.filter(kind__in=SHOWN_MEDIA).order_by("position", "created_at")
     pubs = Publication.objects.select_related("profile").order_by("scheduled_for", "created_at")

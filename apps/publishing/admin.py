@@ -11,7 +11,7 @@ from apps.core.errors import ApplicationError
 from apps.profiles.models import Platform
 
 from . import services
-from .publications import Publication, SandboxPost
+from .models import Publication, SandboxPost
 
 
 class PublicationStatusFilter(admin.SimpleListFilter):

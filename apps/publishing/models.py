@@ -1,4 +1,4 @@
-"""Publishing: OAuth connection state (and, with their issue, publications)."""
+"""Publishing: OAuth connection state, publications (one content on one profile) and the sandbox's posts."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
+
+from apps.core.models import OrgQuerySet, OrgScopedModel
 
 # --- OAuth connect ------------------------------------------------------------------------
 
@@ -57,5 +60,101 @@ class OAuthState(models.Model):
         return f"<OAuthState {self.pk} {self.platform}>"
 
 
-# --- publications (defined in their own module) -------------------------------------------
-from .publications import Publication, SandboxPost  # noqa: E402,F401
+# --- publications ---------------------------------------------------------------------------
+
+
+class PublicationQuerySet(OrgQuerySet):
+    def due(self, now):
+        return self.filter(status=Publication.SCHEDULED, due_at__lte=now)
+
+    def upcoming(self):
+        return self.filter(status__in=(Publication.SCHEDULED, Publication.QUEUED))
+
+
+class Publication(OrgScopedModel):
+    """The state of one content item on one profile.
+
+    `scheduled` (waiting for `due_at`) -> `queued` (claimed by the dispatcher, task sent)
+    -> `publishing` (a worker holds the lease) -> `published` | `failed`; a retryable error
+    goes back to `scheduled` with a later `due_at`. `outcome_unknown` is set, and committed,
+    before the irreversible platform call and cleared when its result is recorded: a row
+    found with it set is reconciled with the platform before anything else is tried.
+    """
+
+    SCHEDULED, QUEUED, PUBLISHING, PUBLISHED, FAILED, CANCELLED = (
+        "scheduled", "queued", "publishing", "published", "failed", "cancelled",
+    )
+    STATUSES = (SCHEDULED, QUEUED, PUBLISHING, PUBLISHED, FAILED, CANCELLED)
+
+    content = models.ForeignKey("content.Content", on_delete=models.CASCADE, related_name="publications")
+    profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="publications")
+    #: the profile's platform, copied so the per-platform concurrency cap is one indexed count
+    platform = models.CharField(max_length=20, blank=True, default="")
+    status = models.CharField(max_length=12, default=SCHEDULED)
+    #: when the client wants it out (UTC)
+    scheduled_for = models.DateTimeField()
+    #: when the dispatcher may next take it (scheduled_for, or later after a retryable error)
+    due_at = models.DateTimeField()
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    #: the worker chunk holding the lease: a chunk calls the platform one row at a time, so
+    #: the concurrency cap counts chunks, not rows
+    claim = models.UUIDField(null=True, blank=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    outcome_unknown = models.BooleanField(default=False)
+    external_id = models.CharField(max_length=300, blank=True, default="")
+    url = models.URLField(max_length=2000, blank=True, default="")
+    published_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+    #: the post went out but its first comment was refused (the platform's reason)
+    first_comment_error = models.TextField(blank=True, default="")
+    error_code = models.CharField(max_length=100, blank=True, default="")
+    #: {firstComment, crossPost, notifyFollowers, timezone}
+    options = models.JSONField(default=dict, blank=True)
+
+    objects = PublicationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["scheduled_for", "created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["content", "profile"], name="publication_unique_content_profile"),
+            models.CheckConstraint(
+                condition=Q(status__in=("scheduled", "queued", "publishing", "published", "failed", "cancelled")),
+                name="publication_status_valid",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "due_at"], name="publication_due_idx"),
+            models.Index(fields=["status", "platform"], name="publication_busy_idx"),
+            models.Index(fields=["organization", "scheduled_for"], name="publication_org_sched_idx"),
+            models.Index(fields=["profile", "scheduled_for"], name="publication_profile_sched_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.content_id} on {self.profile_id}: {self.status}"
+
+    def save(self, *args, **kwargs):
+        if not self.platform and self.profile_id:
+            self.platform = self.profile.platform
+        super().save(*args, **kwargs)
+
+
+class SandboxPost(OrgScopedModel):
+    """A post the built-in sandbox publisher accepted (visible in the admin)."""
+
+    profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="sandbox_posts")
+    platform = models.CharField(max_length=20)
+    #: our publication id: how reconciliation finds a post whose outcome was unknown
+    reference = models.CharField(max_length=64, db_index=True)
+    external_id = models.CharField(max_length=64, unique=True)
+    caption = models.TextField(blank=True, default="")
+    title = models.CharField(max_length=300, blank=True, default="")
+    first_comment = models.TextField(blank=True, default="")
+    media = models.JSONField(default=list, blank=True)
+    post_type = models.CharField(max_length=10, default="feed")
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.platform} {self.external_id}"

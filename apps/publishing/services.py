@@ -39,8 +39,8 @@ from apps.media.services import absolute_url
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import schedule_slots, validate_timezone
 
+from .models import Publication
 from .platforms.base import MediaItem, OutcomeUnknown, PlatformError, PostRequest, PublishResult
-from .publications import Publication
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from apps.content.models import Content
 from apps.core.errors import PlatformFailure
 from apps.media.models import Kind, MediaAsset
 from apps.publishing import services as publishing
-from apps.publishing.publications import Publication, SandboxPost
+from apps.publishing.models import Publication, SandboxPost
 from tests.content.factories import make_content
 from tests.factories import ProfileFactory
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 
 from apps.analytics.models import PostSnapshot
-from apps.publishing.publications import Publication
+from apps.publishing.models import Publication
 from tests.content.factories import make_content
 from tests.factories import BrandFactory, ProfileFactory
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from apps.analytics import services
 from apps.analytics.models import PostSnapshot, ProfileSnapshot
 from apps.analytics.tasks import collect_due_metrics, collect_followers
-from apps.publishing.publications import Publication, SandboxPost
+from apps.publishing.models import Publication, SandboxPost
 from tests.content.factories import make_content
 from tests.factories import ProfileFactory
 

@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from apps.core import ids
-from apps.publishing.publications import Publication
+from apps.publishing.models import Publication
 from tests.analytics.fixtures import build, publish
 from tests.factories import ProfileFactory
 

@@ -144,7 +144,7 @@ def make_due_publications(*, n: int, spread_seconds: float, start_in: float = 3.
     from apps.brands.services import brand_ensure_default
     from apps.content.models import Content, Variant
     from apps.profiles.models import SocialProfile
-    from apps.publishing.publications import Publication
+    from apps.publishing.models import Publication
 
     org = organization_get_or_create(name=f"Chaos {random.randint(0, 1 << 30)}")
     brand = brand_ensure_default(organization=org)
@@ -172,7 +172,7 @@ def make_due_publications(*, n: int, spread_seconds: float, start_in: float = 3.
 def wait_until_terminal(org, *, timeout: float, on_tick=None) -> dict:
     from django.db.models import Count
 
-    from apps.publishing.publications import Publication
+    from apps.publishing.models import Publication
 
     def counts() -> dict:
         found = dict(Publication.objects.filter(organization=org).values_list("status").annotate(n=Count("id")).order_by())
@@ -193,7 +193,7 @@ def audit(org) -> dict:
     """What happened to every publication: duplicates, early posts, failures without reason."""
     from django.db.models import Count
 
-    from apps.publishing.publications import Publication, SandboxPost
+    from apps.publishing.models import Publication, SandboxPost
 
     pubs = {str(p.pk): p for p in Publication.objects.filter(organization=org)}
     posts = list(SandboxPost.objects.filter(organization=org).values("reference", "created_at"))

@@ -10,7 +10,7 @@ from django.utils import timezone
 from apps.brands.models import Brand
 from apps.events.models import Event
 from apps.publishing import services, tasks
-from apps.publishing.publications import Publication, SandboxPost
+from apps.publishing.models import Publication, SandboxPost
 from tests.factories import ProfileFactory
 from tests.publishing.test_scheduling import generated, later
 

@@ -9,7 +9,7 @@ from apps.brands.models import Brand
 from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation
 from apps.events.models import Event
 from apps.publishing import services
-from apps.publishing.publications import Publication
+from apps.publishing.models import Publication
 from tests.content.factories import make_content
 from tests.factories import ProfileFactory
 

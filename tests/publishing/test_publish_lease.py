@@ -12,8 +12,8 @@ from apps.brands.models import Brand
 from apps.content import states
 from apps.content.models import Content, Variant
 from apps.publishing import services
+from apps.publishing.models import Publication, SandboxPost
 from apps.publishing.platforms.sandbox import SandboxClient
-from apps.publishing.publications import Publication, SandboxPost
 from tests.factories import ProfileFactory
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]

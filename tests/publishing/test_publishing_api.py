@@ -10,7 +10,7 @@ from django.utils import timezone
 from apps.brands.models import Brand
 from apps.content import states
 from apps.content.models import Content, Variant
-from apps.publishing.publications import Publication, SandboxPost
+from apps.publishing.models import Publication, SandboxPost
 from tests.factories import ProfileFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,7 +10,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from apps.publishing.publications import Publication
+from apps.publishing.models import Publication
 from tests.content.factories import make_content
 from tests.factories import BrandFactory, ProfileFactory
 

@@ -14,7 +14,7 @@ from apps.core import ids
 from apps.core.errors import InvalidTransition, PlatformFailure, ValidationFailed
 from apps.events.models import Event
 from apps.publishing import services
-from apps.publishing.publications import Publication, SandboxPost
+from apps.publishing.models import Publication, SandboxPost
 from tests.factories import ProfileFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,8 +15,8 @@ from apps.core.views import ApiViewSet
 from apps.profiles.models import SocialProfile
 
 from .. import services
+from ..models import Publication
 from ..presenters import PublicationOutput, present
-from ..publications import Publication
 from ..selectors import profiles_for_publishing
 
 

@@ -70,7 +70,7 @@ class SandboxClient(PlatformClient):
 
     # --- operations ------------------------------------------------------------------------
     def publish(self, req: PostRequest) -> PublishResult:
-        from apps.publishing.publications import SandboxPost
+        from apps.publishing.models import SandboxPost
 
         self._misbehave()
         self.validate(req)
@@ -107,7 +107,7 @@ class SandboxClient(PlatformClient):
         return f"{base}/sandbox/{self.profile.platform}/{self.profile.username}/{external_id}"
 
     def find_published(self, req: PostRequest) -> PublishResult | None:
-        from apps.publishing.publications import SandboxPost
+        from apps.publishing.models import SandboxPost
 
         post = SandboxPost.objects.filter(profile=self.profile, reference=req.reference).order_by("created_at").first()
         if post is None:
@@ -115,7 +115,7 @@ class SandboxClient(PlatformClient):
         return PublishResult(external_id=post.external_id, url=self._url(post.external_id), raw={"reconciled": True})
 
     def fetch_metrics(self, external_id: str) -> Metrics:
-        from apps.publishing.publications import SandboxPost
+        from apps.publishing.models import SandboxPost
 
         post = SandboxPost.objects.filter(profile=self.profile, external_id=external_id).first()
         if post is None:
@@ -138,7 +138,7 @@ class SandboxClient(PlatformClient):
                            picture_url=p.picture_url, followers=p.follower_count)
 
     def publish_quota(self) -> Quota | None:
-        from apps.publishing.publications import SandboxPost
+        from apps.publishing.models import SandboxPost
 
         limit = int((self.profile.settings.get("sandbox") or {}).get("dailyLimit", 0) or 0)
         if not limit:
