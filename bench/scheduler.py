@@ -20,11 +20,12 @@ import random
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.common import noop_throughput, pct  # noqa: E402
 
 
 def setup() -> None:
@@ -45,29 +46,6 @@ def setup() -> None:
     Publication.objects.filter(status__in=("scheduled", "queued", "publishing")).update(status="cancelled")
 
 
-def pct(values, p):
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
-def noop_throughput(cluster, n: int) -> float:
-    import redis
-    from celery import Celery
-
-    app = Celery(broker=cluster.env["REDIS_URL"])
-    key = f"bench:noop:{uuid.uuid4().hex}"
-    client = redis.Redis(port=cluster.redis_port)
-    started = time.perf_counter()
-    with app.producer_or_acquire() as producer:
-        for _ in range(n):
-            app.send_task("bench.baseline.tasks.bench_noop", args=[key], queue="publishing", producer=producer)
-    while int(client.get(key) or 0) < n:
-        time.sleep(0.02)
-    return n / (time.perf_counter() - started)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=10_000)
@@ -81,7 +59,7 @@ def main() -> None:
     cluster = Cluster(workers=2, concurrency=2, beats=1, env={"PUBLISH_CONCURRENCY_DEFAULT": "64"}).start()
     try:
         time.sleep(3)
-        noop = noop_throughput(cluster, 5000)
+        noop = noop_throughput(cluster, 5000, "publishing")
         print(f"(a) celery no-op tasks: {noop:,.0f} tasks/s (2 workers x 2)", flush=True)
         org = make_due_publications(n=args.n, spread_seconds=0, start_in=2, profiles=50)
         t0 = time.perf_counter()

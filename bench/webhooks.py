@@ -26,6 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import noop_throughput, pct  # noqa: E402
+
 
 def setup() -> None:
     url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench_webhooks")
@@ -45,27 +47,6 @@ def setup() -> None:
     from apps.webhooks.models import WebhookEndpoint
 
     WebhookEndpoint.objects.update(active=False)  # leftovers of an earlier run receive nothing
-
-
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] if values else float("nan")
-
-
-def noop_throughput(cluster, n: int) -> float:
-    import redis
-    from celery import Celery
-
-    app = Celery(broker=cluster.env["REDIS_URL"])
-    key = f"bench:noop:{uuid.uuid4().hex}"
-    client = redis.Redis(port=cluster.redis_port)
-    started = time.perf_counter()
-    with app.producer_or_acquire() as producer:
-        for _ in range(n):
-            app.send_task("bench.baseline.tasks.bench_noop", args=[key], queue="webhooks", producer=producer)
-    while int(client.get(key) or 0) < n:
-        time.sleep(0.02)
-    return n / (time.perf_counter() - started)
 
 
 def arrivals(receiver) -> dict:
@@ -121,7 +102,7 @@ def main() -> None:
     try:
         with Receiver() as receiver:
             time.sleep(3)
-            noop = noop_throughput(cluster, 5000)
+            noop = noop_throughput(cluster, 5000, "webhooks")
             print(f"(a) celery no-op tasks: {noop:,.0f} tasks/s (2 workers x 2)", flush=True)
             org = organization_get_or_create(name=f"Webhook bench {uuid.uuid4().hex[:6]}")
             services.webhook_create(organization=org, url=receiver.url, events=["content.published"])

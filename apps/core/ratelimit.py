@@ -13,6 +13,8 @@ from functools import lru_cache
 
 from django.conf import settings
 
+from apps.core import redisconn
+
 _LUA = """
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
@@ -52,16 +54,12 @@ def limit_for(bucket: str) -> int:
     }[bucket]
 
 
-@lru_cache(maxsize=1)
 def _redis(url: str):
-    import redis
-
-    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+    return redisconn.client(url)
 
 
-@lru_cache(maxsize=1)
 def _script(url: str):
-    return _redis(url).register_script(_LUA)
+    return redisconn.script(url, _LUA)
 
 
 _local_lock = threading.Lock()

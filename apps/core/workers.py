@@ -11,14 +11,14 @@ import time
 
 from django.conf import settings
 
+from apps.core import redisconn
+
 logger = logging.getLogger(__name__)
 PREFIX = "pf:worker:"
 
 
 def _redis():
-    import redis
-
-    return redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2)
+    return redisconn.client(settings.CELERY_BROKER_URL)
 
 
 def beat_once(hostname: str, queues: list[str]) -> None:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from functools import lru_cache
 
 from django.conf import settings
+
+from apps.core import redisconn
 
 HEARTBEAT_SECONDS = 60
 STALE_SECONDS = 180
@@ -50,16 +51,12 @@ def _keys(credential_id: str, organization_id) -> list[str]:
     return [f"pf:ws:cred:{digest}", f"pf:ws:org:{organization_id}"]
 
 
-@lru_cache(maxsize=1)
 def _redis(url: str):
-    import redis
-
-    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+    return redisconn.client(url)
 
 
-@lru_cache(maxsize=1)
 def _script(url: str):
-    return _redis(url).register_script(_LUA)
+    return redisconn.script(url, _LUA)
 
 
 _lock = threading.Lock()
