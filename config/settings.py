@@ -191,12 +191,18 @@ ANALYTICS_HOURLY_UNTIL_HOURS = env.int("ANALYTICS_HOURLY_UNTIL_HOURS", default=4
 ANALYTICS_DAILY_UNTIL_DAYS = env.int("ANALYTICS_DAILY_UNTIL_DAYS", default=30)
 #: a platform that answered 429 without Retry-After is left alone this long
 ANALYTICS_BACKOFF_SECONDS = env.int("ANALYTICS_BACKOFF_SECONDS", default=900)
+#: the due sweeps (seconds); each claims what is due in chunks with a lease renewed before every pull,
+#: so a pull lost to a killed worker or a Redis restart is taken again once its lease runs out
+ANALYTICS_SWEEP_INTERVAL = env.float("ANALYTICS_SWEEP_INTERVAL", default=600.0)
+ANALYTICS_FOLLOWERS_INTERVAL = env.float("ANALYTICS_FOLLOWERS_INTERVAL", default=3600.0)
+ANALYTICS_LEASE_SECONDS = env.int("ANALYTICS_LEASE_SECONDS", default=300)
+ANALYTICS_CHUNK_SIZE = env.int("ANALYTICS_CHUNK_SIZE", default=25)
 CELERY_BEAT_SCHEDULE = {
     # the sweep finds what is due from the database (hourly / daily / weekly by post age)
-    "collect-due-metrics": {"task": "apps.analytics.tasks.collect_due_metrics", "schedule": 600.0,
-                            "options": {"queue": "analytics", "expires": 600.0}},
-    "collect-followers": {"task": "apps.analytics.tasks.collect_followers", "schedule": 3600.0,
-                          "options": {"queue": "analytics", "expires": 3600.0}},
+    "collect-due-metrics": {"task": "apps.analytics.tasks.collect_due_metrics", "schedule": ANALYTICS_SWEEP_INTERVAL,
+                            "options": {"queue": "analytics", "expires": ANALYTICS_SWEEP_INTERVAL}},
+    "collect-followers": {"task": "apps.analytics.tasks.collect_followers", "schedule": ANALYTICS_FOLLOWERS_INTERVAL,
+                          "options": {"queue": "analytics", "expires": ANALYTICS_FOLLOWERS_INTERVAL}},
     "dispatch-events": {"task": "apps.events.tasks.dispatch_events", "schedule": 5.0},
     "dispatch-due-publications": {"task": "apps.publishing.tasks.dispatch_due_publications", "schedule": float(env("PUBLISH_DISPATCH_INTERVAL", default="1"))},
     "purge-idempotency-records": {"task": "apps.core.tasks.purge_idempotency_records", "schedule": 3600.0},

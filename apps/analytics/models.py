@@ -62,3 +62,26 @@ class ProfileSnapshot(OrgScopedModel):
 
     class Meta:
         indexes = [models.Index(fields=["profile", "taken_at"], name="profsnap_profile_taken_idx")]
+
+
+class PullClaim(models.Model):
+    """A metrics pull in flight (a lease): the worker holding ``token`` may write the snapshot
+    of ``subject_id`` (a publication or a profile) until ``leased_until``.
+
+    Taken before the platform call, checked and deleted in the transaction that stores the
+    snapshot; a worker killed mid-pull leaves a claim that expires, and the subject (still
+    due, since nothing was written) is taken again by the next sweep.
+    """
+
+    POST, PROFILE = "post", "profile"
+
+    subject_id = models.UUIDField(primary_key=True)
+    kind = models.CharField(max_length=10)
+    token = models.UUIDField()
+    leased_until = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["token"], name="pullclaim_token_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.subject_id} until {self.leased_until:%H:%M:%S}"

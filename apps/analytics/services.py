@@ -1,25 +1,31 @@
 """Collecting metric snapshots.
 
 Which publications are due is read from the database every sweep (age of the post and
-time of its newest snapshot), so a worker killed mid-pull or a lost Redis queue leaves the
-publication due and the next sweep takes it again: nothing to lease or recover.
+time of its newest snapshot). The sweep claims what it takes (``PullClaim``, a lease renewed
+before every pull) and hands it out in chunks on the ``analytics`` queue; a snapshot is only
+written in the transaction that deletes its holder's claim. So a worker killed mid-pull or a
+chunk lost with Redis leaves a claim that expires (``ANALYTICS_LEASE_SECONDS``) on a
+publication that is still due, and a later sweep takes it again (nothing lost), while two
+sweeps, a redelivered chunk or a pull that outlived its lease can never store a second
+snapshot for the same pull (nothing duplicated).
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import OuterRef, Q, Subquery
+from django.db import connection, transaction
+from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from apps.profiles.models import SocialProfile
 from apps.publishing.models import Publication
 
 from . import registry
-from .models import POST_METRICS, PostSnapshot, ProfileSnapshot
+from .models import POST_METRICS, PostSnapshot, ProfileSnapshot, PullClaim
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +41,13 @@ def interval_for(age: timedelta) -> timedelta:
     return timedelta(days=7)
 
 
-def due_publications(now=None, limit: int = 500):
-    """Published publications whose newest snapshot is older than their interval.
+def _live_claim(now):
+    return Exists(PullClaim.objects.filter(subject_id=OuterRef("pk"), leased_until__gte=now))
+
+
+def due_publications(now=None, limit: int | None = 500, *, include_claimed: bool = False):
+    """Published publications whose newest snapshot is older than their interval, oldest
+    pull (or never pulled) first, leaving out those another worker holds a live claim on.
 
     One query; the three age bands are three conditions on (published_at, last taken_at).
     """
@@ -44,6 +55,8 @@ def due_publications(now=None, limit: int = 500):
     last = PostSnapshot.objects.filter(publication=OuterRef("pk"), latest=True).values("taken_at")[:1]
     qs = (Publication.objects.filter(status=PUBLISHED, published_at__isnull=False).exclude(external_id="")
           .annotate(last_taken=Subquery(last)))
+    if not include_claimed:
+        qs = qs.exclude(_live_claim(now))
     hourly = timedelta(hours=settings.ANALYTICS_HOURLY_UNTIL_HOURS)
     daily = timedelta(days=settings.ANALYTICS_DAILY_UNTIL_DAYS)
     due = (
@@ -52,7 +65,88 @@ def due_publications(now=None, limit: int = 500):
         | Q(published_at__lte=now - hourly, published_at__gt=now - daily, last_taken__lte=now - timedelta(days=1))
         | Q(published_at__lte=now - daily, last_taken__lte=now - timedelta(days=7))
     )
-    return qs.filter(due).order_by("last_taken", "published_at")[:limit]
+    qs = qs.filter(due).order_by(F("last_taken").asc(nulls_first=True), "published_at")
+    return qs if limit is None else qs[:limit]
+
+
+# --- claims (leases) ------------------------------------------------------------------
+
+def _lease_until():
+    return timezone.now() + timedelta(seconds=settings.ANALYTICS_LEASE_SECONDS)
+
+
+def claim(kind: str, subject_ids, *, token: uuid.UUID | None = None) -> tuple[uuid.UUID, list]:
+    """Claim the subjects nobody holds (or whose holder's lease ran out) for ``token``.
+
+    One statement: an upsert that takes over a row only when its lease has expired, so two
+    sweeps claiming at once split the subjects between them. Returns the token and the ids won.
+    """
+    token = token or uuid.uuid4()
+    ids = [str(i) for i in subject_ids]
+    if not ids:
+        return token, []
+    now = timezone.now()
+    table = PullClaim._meta.db_table
+    # Django's bulk_create(update_conflicts=True) cannot say "only if the lease expired".
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {table} (subject_id, kind, token, leased_until) "
+            "SELECT unnest(%s::uuid[]), %s, %s, %s "
+            f"ON CONFLICT (subject_id) DO UPDATE SET token = EXCLUDED.token, kind = EXCLUDED.kind, "
+            f"leased_until = EXCLUDED.leased_until WHERE {table}.leased_until < %s "
+            "RETURNING subject_id",
+            [ids, kind, token, _lease_until(), now],
+        )
+        won = [row[0] for row in cur.fetchall()]
+    return token, won
+
+
+def renew(token: uuid.UUID) -> int:
+    """Push the lease of every claim still held by ``token`` forward (before each pull)."""
+    return PullClaim.objects.filter(token=token).update(leased_until=_lease_until())
+
+
+def release(token: uuid.UUID, subject_ids=None) -> int:
+    qs = PullClaim.objects.filter(token=token)
+    if subject_ids is not None:
+        qs = qs.filter(subject_id__in=list(subject_ids))
+    return qs.delete()[0]
+
+
+class LeaseLost(Exception):
+    """Our claim expired and was taken over (or released): the pull is not ours to store."""
+
+
+def _take_claim(subject_id, token: uuid.UUID | None) -> None:
+    """Inside the storing transaction: delete our claim, or refuse to store."""
+    if token is None:  # an unclaimed pull (tests, the shell): nothing to guard
+        return
+    if not PullClaim.objects.filter(subject_id=subject_id, token=token).delete()[0]:
+        raise LeaseLost(str(subject_id))
+
+
+def claim_due_publications(limit: int = 500) -> list[tuple[uuid.UUID, list]]:
+    """The sweep: claim what is due in chunks of ANALYTICS_CHUNK_SIZE, one token per chunk.
+
+    A publication written by another holder between the due query and our claim is
+    released again (the second due query runs after the claim, when nobody else can write).
+    """
+    # claims a killed holder left on what is no longer due would otherwise stay forever
+    PullClaim.objects.filter(leased_until__lt=timezone.now() - timedelta(seconds=settings.ANALYTICS_LEASE_SECONDS)).delete()
+    ids = list(due_publications(limit=limit).values_list("pk", flat=True))
+    size = max(1, settings.ANALYTICS_CHUNK_SIZE)
+    chunks = []
+    for i in range(0, len(ids), size):
+        token, won = claim(PullClaim.POST, ids[i:i + size])
+        if not won:
+            continue
+        still = set(due_publications(limit=None, include_claimed=True).filter(pk__in=won)
+                    .values_list("pk", flat=True))
+        if len(still) < len(won):
+            release(token, [w for w in won if w not in still])
+        if still:
+            chunks.append((token, [w for w in won if w in still]))
+    return chunks
 
 
 class Backoff(Exception):
@@ -75,9 +169,10 @@ def _pause_platform(platform: str, seconds: float) -> None:
     cache.set(f"analytics:pause:{platform}", 1, timeout=max(1, int(seconds)))
 
 
-def collect_publication(publication: Publication, now=None) -> PostSnapshot | None:
+def collect_publication(publication: Publication, now=None, *, token: uuid.UUID | None = None) -> PostSnapshot | None:
     """Pull one publication's metrics and store a snapshot (None when the platform is paused
-    after a 429 or the post is outside the platform's window and nothing can be read)."""
+    after a 429). With ``token``, the snapshot is stored only while that claim is held
+    (``LeaseLost`` otherwise) and the claim is deleted with it."""
     from apps.publishing.platforms.base import PlatformError
     from apps.publishing.services import client_for
 
@@ -114,6 +209,7 @@ def collect_publication(publication: Publication, now=None) -> PostSnapshot | No
         if name in unavailable:
             values[name] = None
     with transaction.atomic():
+        _take_claim(publication.pk, token)
         PostSnapshot.objects.filter(publication=publication, latest=True).update(latest=False)
         return PostSnapshot.objects.create(
             organization_id=publication.organization_id, publication=publication, content_id=publication.content_id,
@@ -123,25 +219,87 @@ def collect_publication(publication: Publication, now=None) -> PostSnapshot | No
         )
 
 
-def collect_profile(profile: SocialProfile, now=None) -> ProfileSnapshot:
+def collect_profile(profile: SocialProfile, now=None, *, token: uuid.UUID | None = None) -> ProfileSnapshot:
+    """Pull one profile's counters and store a snapshot (guarded by ``token`` as for posts)."""
     from apps.publishing.platforms.base import PlatformError
     from apps.publishing.services import client_for
 
     now = now or timezone.now()
+    fields: dict = {}
     try:
         account = client_for(profile).fetch_account()
     except PlatformError as exc:
         if exc.retryable:
             raise Backoff(exc.retry_after or settings.ANALYTICS_BACKOFF_SECONDS) from exc
+        fields = {"unavailable": {"followers": exc.message}}
+    else:
+        posts = Publication.objects.filter(profile=profile, status=PUBLISHED).count()
+        fields = {"followers": account.followers, "posts": posts,
+                  "unavailable": {"following": "not reported by the platform"}}
+    with transaction.atomic():
+        _take_claim(profile.pk, token)
         return ProfileSnapshot.objects.create(organization_id=profile.organization_id, profile=profile, taken_at=now,
-                                              unavailable={"followers": exc.message})
-    posts = Publication.objects.filter(profile=profile, status=PUBLISHED).count()
-    return ProfileSnapshot.objects.create(organization_id=profile.organization_id, profile=profile, taken_at=now,
-                                          followers=account.followers, posts=posts,
-                                          unavailable={"following": "not reported by the platform"})
+                                              **fields)
 
 
-def due_profiles(now=None):
+def due_profiles(now=None, *, include_claimed: bool = False):
+    """Connected profiles without a snapshot in the last day (and no live claim)."""
     now = now or timezone.now()
     recent = ProfileSnapshot.objects.filter(taken_at__gt=now - timedelta(days=1)).values("profile_id")
-    return SocialProfile.objects.filter(connected=True).exclude(pk__in=recent)
+    qs = SocialProfile.objects.filter(connected=True).exclude(pk__in=recent)
+    if not include_claimed:
+        qs = qs.exclude(_live_claim(now))
+    return qs.order_by("pk")
+
+
+def claim_due_profiles() -> list[tuple[uuid.UUID, list]]:
+    ids = list(due_profiles().values_list("pk", flat=True))
+    size = max(1, settings.ANALYTICS_CHUNK_SIZE)
+    chunks = []
+    for i in range(0, len(ids), size):
+        token, won = claim(PullClaim.PROFILE, ids[i:i + size])
+        if not won:
+            continue
+        still = set(due_profiles(include_claimed=True).filter(pk__in=won).values_list("pk", flat=True))
+        if len(still) < len(won):
+            release(token, [w for w in won if w not in still])
+        if still:
+            chunks.append((token, [w for w in won if w in still]))
+    return chunks
+
+
+def collect_chunk(kind: str, token: uuid.UUID, subject_ids) -> int:
+    """Pull every subject of one claimed chunk; the lease is renewed before each pull. A
+    subject whose claim is gone (expired and taken, or already stored) is skipped; a 429 or a
+    failure releases that claim so a later sweep tries again. Returns the snapshots stored."""
+    model = Publication if kind == PullClaim.POST else SocialProfile
+    related = ("profile",) if kind == PullClaim.POST else ()
+    done = 0
+    for subject_id in subject_ids:
+        if not PullClaim.objects.filter(subject_id=subject_id, token=token).exists():
+            continue
+        renew(token)
+        subject = model.objects.select_related(*related).filter(pk=subject_id).first()
+        if subject is None:
+            release(token, [subject_id])
+            continue
+        try:
+            if kind == PullClaim.POST:
+                stored = collect_publication(subject, token=token) is not None
+            else:
+                stored = collect_profile(subject, token=token) is not None
+        except LeaseLost:
+            log.warning("metrics pull of %s %s outlived its lease; another worker owns it", kind, subject_id)
+            continue
+        except Backoff:
+            release(token, [subject_id])  # this platform is paused; others go on
+            continue
+        except Exception:  # one subject's failure does not stop the chunk
+            log.exception("metrics pull failed for %s %s", kind, subject_id)
+            release(token, [subject_id])
+            continue
+        if stored:
+            done += 1
+        else:
+            release(token, [subject_id])
+    return done

@@ -1,36 +1,38 @@
-"""Beat-driven collection on its own queue (``analytics``): never in publishing's way."""
+"""Beat-driven collection on its own queue (``analytics``): never in publishing's way.
+
+The sweeps only claim what is due and send it out in chunks; a chunk lost (Redis restart)
+or cut short (killed worker) leaves claims that expire, and a later sweep claims again.
+"""
 
 from __future__ import annotations
 
 from celery import shared_task
+
+from apps.analytics.models import PullClaim
 
 from . import services
 
 
 @shared_task(queue="analytics", ignore_result=True)
 def collect_due_metrics(limit: int = 500) -> int:
-    """Pull every due publication; a 429 pauses that platform until its retry-after."""
-    done = 0
-    for publication in services.due_publications(limit=limit).select_related("profile"):
-        try:
-            if services.collect_publication(publication) is not None:
-                done += 1
-        except services.Backoff:
-            continue  # this platform is paused; others go on
-        except Exception:  # one post's failure does not stop the sweep
-            services.log.exception("metrics pull failed for publication %s", publication.pk)
-    return done
+    """Claim every due publication (up to ``limit``) and send the chunks; returns how many
+    publications were claimed."""
+    chunks = services.claim_due_publications(limit=limit)
+    for token, ids in chunks:
+        collect_chunk.delay(PullClaim.POST, str(token), [str(i) for i in ids])
+    return sum(len(ids) for _, ids in chunks)
 
 
 @shared_task(queue="analytics", ignore_result=True)
 def collect_followers() -> int:
-    done = 0
-    for profile in services.due_profiles():
-        try:
-            services.collect_profile(profile)
-            done += 1
-        except services.Backoff:
-            continue
-        except Exception:
-            services.log.exception("follower pull failed for profile %s", profile.pk)
-    return done
+    chunks = services.claim_due_profiles()
+    for token, ids in chunks:
+        collect_chunk.delay(PullClaim.PROFILE, str(token), [str(i) for i in ids])
+    return sum(len(ids) for _, ids in chunks)
+
+
+@shared_task(queue="analytics", ignore_result=True)
+def collect_chunk(kind: str, token: str, ids: list[str]) -> int:
+    import uuid
+
+    return services.collect_chunk(kind, uuid.UUID(token), ids)

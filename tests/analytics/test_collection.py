@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from apps.analytics import services
-from apps.analytics.models import PostSnapshot, ProfileSnapshot
+from apps.analytics.models import PostSnapshot, ProfileSnapshot, PullClaim
 from apps.analytics.tasks import collect_due_metrics, collect_followers
 from apps.publishing.models import Publication, SandboxPost
 from tests.content.factories import make_content
@@ -79,3 +79,77 @@ def test_followers_are_snapshotted_daily(owner):
     assert collect_followers() >= 1
     assert ProfileSnapshot.objects.get(profile=profile).followers == 777
     assert collect_followers() == 0
+
+
+def test_a_claimed_publication_is_not_taken_by_a_second_sweep(owner):
+    profile = ProfileFactory(organization=owner.org, sandbox=True)
+    pubs = [sandbox_post(owner.org, profile, 2 * H) for _ in range(3)]
+    first = services.claim_due_publications()
+    assert sorted(i for _, ids in first for i in ids) == sorted(p.pk for p in pubs)
+    assert services.claim_due_publications() == []  # all held by the first sweep
+    token, ids = first[0]
+    assert services.collect_chunk(PullClaim.POST, token, ids) == 3
+    assert PullClaim.objects.count() == 0  # each claim went with its snapshot
+    # the same chunk delivered again (a redelivered message) stores nothing twice
+    assert services.collect_chunk(PullClaim.POST, token, ids) == 0
+    assert PostSnapshot.objects.filter(publication__in=pubs).count() == 3
+
+
+def test_an_expired_claim_is_taken_over_and_its_old_holder_cannot_store(owner):
+    profile = ProfileFactory(organization=owner.org, sandbox=True)
+    pub = sandbox_post(owner.org, profile, 2 * H)
+    [(old_token, _)] = services.claim_due_publications()
+    # the holder was killed: its lease runs out and the next sweep claims the publication again
+    PullClaim.objects.filter(token=old_token).update(leased_until=timezone.now() - datetime.timedelta(seconds=1))
+    [(new_token, ids)] = services.claim_due_publications()
+    assert ids == [pub.pk] and new_token != old_token
+    with pytest.raises(services.LeaseLost):
+        services.collect_publication(pub, token=old_token)
+    assert not PostSnapshot.objects.filter(publication=pub).exists()
+    assert services.collect_chunk(PullClaim.POST, new_token, ids) == 1
+    assert PostSnapshot.objects.filter(publication=pub).count() == 1
+
+
+def test_a_claim_on_what_is_no_longer_due_is_released(owner):
+    """Stored by another holder between the due query and the claim: released, not pulled."""
+    profile = ProfileFactory(organization=owner.org, sandbox=True)
+    pub = sandbox_post(owner.org, profile, 2 * H)
+    real_due = services.due_publications
+    services.due_publications = lambda *a, **k: (real_due(*a, **k) if k.get("include_claimed") else
+                                                  _stale_due(real_due, pub, *a, **k))
+    try:
+        assert services.claim_due_publications() == []
+    finally:
+        services.due_publications = real_due
+    assert PullClaim.objects.count() == 0
+    assert PostSnapshot.objects.filter(publication=pub).count() == 1
+
+
+def _stale_due(real_due, pub, *args, **kwargs):
+    """The due list as read just before another worker stored the publication's snapshot."""
+    ids = list(real_due(*args, **kwargs).values_list("pk", flat=True))
+    services.collect_publication(pub)
+    return Publication.objects.filter(pk__in=ids)
+
+
+def test_a_paused_platform_releases_the_claim_for_a_later_sweep(owner):
+    from django.core.cache import cache
+
+    profile = ProfileFactory(organization=owner.org, sandbox=True)
+    pub = sandbox_post(owner.org, profile, 2 * H)
+    services._pause_platform("sandbox", 60)  # as after a 429 with Retry-After: 60
+    try:
+        assert collect_due_metrics() == 1  # claimed, then left alone
+    finally:
+        cache.delete("analytics:pause:sandbox")
+    assert PullClaim.objects.count() == 0 and not PostSnapshot.objects.filter(publication=pub).exists()
+    assert pub in list(services.due_publications())  # still due for the next sweep
+
+
+def test_followers_are_claimed_once(owner):
+    ProfileFactory(organization=owner.org, sandbox=True, follower_count=10)
+    chunks = services.claim_due_profiles()
+    assert chunks and services.claim_due_profiles() == []
+    for token, ids in chunks:
+        services.collect_chunk(PullClaim.PROFILE, token, ids)
+    assert collect_followers() == 0 and PullClaim.objects.count() == 0

@@ -6,13 +6,15 @@ metrics that grow with the post's age. A profile's `settings["sandbox"]` can ask
 misbehave, for demos and tests: `{"fail": "permanent"|"rate_limit"|"server_error"|
 "token_expired"|"outcome_unknown_after"|"first_comment", "times": N, "retryAfter": S}` fails
 the next N calls (`outcome_unknown_after` keeps the post, then drops the answer;
-`first_comment` keeps the post and refuses its first comment).
+`first_comment` keeps the post and refuses its first comment). `{"metricsDelay": S}` makes
+every metrics read take S seconds (a slow platform, for demos and the collection fault test).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import time
 import uuid
 
 from django.conf import settings
@@ -117,6 +119,9 @@ class SandboxClient(PlatformClient):
     def fetch_metrics(self, external_id: str) -> Metrics:
         from apps.publishing.models import SandboxPost
 
+        delay = float((self.profile.settings.get("sandbox") or {}).get("metricsDelay") or 0)
+        if delay > 0:
+            time.sleep(min(delay, 30.0))
         post = SandboxPost.objects.filter(profile=self.profile, external_id=external_id).first()
         if post is None:
             raise PlatformError("Sandbox: no such post.", status_code=404, code="not_found")
