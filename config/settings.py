@@ -214,6 +214,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-webhook-deliveries": {"task": "apps.webhooks.tasks.sweep_deliveries", "schedule": 1.0,
                                  "options": {"expires": 5.0}},
     "prune-webhook-logs": {"task": "apps.webhooks.tasks.prune_logs", "schedule": 3600.0},
+    "sweep-inbound-webhooks": {"task": "apps.webhooks.tasks.sweep_inbound", "schedule": 30.0,
+                               "options": {"expires": 30.0}},
     "poll-stale-predictions": {"task": "apps.content.tasks.poll_stale_predictions", "schedule": 30.0,
                                "kwargs": {"older_than_seconds": PREDICTION_POLL_AFTER_SECONDS},
                                "options": {"expires": 30.0}},
@@ -279,6 +281,23 @@ RATE_LIMIT_BATCH = env.int("RATE_LIMIT_BATCH", default=5)
 #: items per /api/batch/generate (each is also charged to the generation rate limit)
 BATCH_MAX_ITEMS = env.int("BATCH_MAX_ITEMS", default=50)
 RATE_LIMIT_WINDOW_SECONDS = 60
+# Billing plans (apps.accounts.plans): limits per plan, set on an organization by the billing
+# webhook (customer.subscription.*). A null or missing limit is none.
+PLANS = env.json("PLANS", default={
+    "free": {"generationsPerMonth": 30, "profiles": 3, "requestsPerMinute": 60, "generationsPerMinute": 5,
+             "batchesPerMinute": 2},
+    "pro": {"generationsPerMonth": 1000, "profiles": 25, "requestsPerMinute": 300, "generationsPerMinute": 30,
+            "batchesPerMinute": 10},
+    "business": {"generationsPerMonth": 10000, "profiles": 150, "requestsPerMinute": 1000,
+                 "generationsPerMinute": 100, "batchesPerMinute": 30},
+})
+#: the plan of an organization that never had a subscription ("" = no plan limits)
+PLAN_DEFAULT = env("PLAN_DEFAULT", default="")
+#: the plan an organization falls back to when its subscription ends
+PLAN_AFTER_CANCEL = env("PLAN_AFTER_CANCEL", default="free")
+#: Stripe price ids to plan names, e.g. {"price_1Nxyz": "pro"} (a price's lookup_key or a
+#: `plan` metadata entry naming a plan is used first)
+STRIPE_PRICE_PLANS = env.json("STRIPE_PRICE_PLANS", default={})
 # Failed authentications (401) allowed per client address per window; past it, requests from
 # that address are answered 429 without checking their credentials (0: no limit).
 AUTH_FAILURE_LIMIT = env.int("AUTH_FAILURE_LIMIT", default=30)

@@ -31,6 +31,14 @@ class Organization(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
     # The identity provider's id for this organization (the JWT org claim).
     external_id = models.CharField(max_length=200, unique=True, null=True, blank=True)
+    #: the billing plan (a key of settings.PLANS) and what set it: the billing provider's
+    #: customer and subscription, and the time of the provider event that last changed it
+    #: (an older event arriving late changes nothing)
+    plan = models.CharField(max_length=40, default="", blank=True, help_text="Empty means PLAN_DEFAULT.")
+    billing_customer_id = models.CharField(max_length=200, unique=True, null=True, blank=True)
+    billing_subscription_id = models.CharField(max_length=200, blank=True, default="")
+    billing_status = models.CharField(max_length=40, blank=True, default="")
+    plan_changed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

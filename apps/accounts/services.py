@@ -112,3 +112,98 @@ def user_sync_from_identity(*, organization: Organization, subject: str, email: 
         with transaction.atomic():
             Membership.objects.update_or_create(organization=organization, user=user, defaults={"role": role})
     return user
+
+
+# --- identity-provider and billing sync (inbound system webhooks) ----------------------------
+
+def role_from_claim(value) -> str:
+    """The role an identity provider names, mapped as the JWT role claim is ("org:admin" ->
+    admin; an unknown role, e.g. Clerk's "org:member", is a viewer)."""
+    role = str(value or "").strip().lower().removeprefix("org:")
+    return role if role in Role.values else Role.VIEWER
+
+
+def _idp_username(subject: str) -> str:
+    return f"idp:{subject}"[:150]
+
+
+@transaction.atomic
+def organization_sync_from_identity(*, external_id: str, name: str = "") -> Organization:
+    """Create or rename the organization the identity provider calls `external_id`."""
+    org = Organization.objects.select_for_update().filter(external_id=external_id).first()
+    if org is None:
+        from apps.brands.services import brand_ensure_default
+
+        org = Organization.objects.create(name=(name or external_id)[:200], external_id=external_id)
+        brand_ensure_default(organization=org)
+    elif name and org.name != name[:200]:
+        org.name = name[:200]
+        org.save(update_fields=["name"])
+    return org
+
+
+@transaction.atomic
+def organization_delete_from_identity(*, external_id: str) -> bool:
+    """The identity provider deleted the organization: it goes, with everything in it."""
+    deleted, _ = Organization.objects.filter(external_id=external_id).delete()
+    return bool(deleted)
+
+
+def user_sync_from_identity_event(*, subject: str, email: str = "", first_name: str = "", last_name: str = ""):
+    """Create or update the user behind an identity-provider subject (no membership change)."""
+    User = get_user_model()
+    with transaction.atomic():
+        user, created = User.objects.select_for_update().get_or_create(
+            username=_idp_username(subject), defaults={"email": email, "first_name": first_name[:150],
+                                                      "last_name": last_name[:150]})
+        if not created:
+            changed = {k: v for k, v in (("email", email), ("first_name", first_name[:150]),
+                                         ("last_name", last_name[:150])) if v and getattr(user, k) != v}
+            for k, v in changed.items():
+                setattr(user, k, v)
+            if changed:
+                user.save(update_fields=list(changed))
+    return user
+
+
+@transaction.atomic
+def user_delete_from_identity(*, subject: str) -> bool:
+    """The identity provider deleted the user: the user and its memberships go (what it
+    made stays with its organization)."""
+    deleted, _ = get_user_model().objects.filter(username=_idp_username(subject)).delete()
+    return bool(deleted)
+
+
+@transaction.atomic
+def membership_sync_from_identity(*, org_external_id: str, subject: str, role: str, org_name: str = "",
+                                  email: str = "") -> Membership:
+    org = organization_sync_from_identity(external_id=org_external_id, name=org_name)
+    user = user_sync_from_identity_event(subject=subject, email=email)
+    membership, _ = Membership.objects.update_or_create(organization=org, user=user,
+                                                        defaults={"role": role_from_claim(role)})
+    return membership
+
+
+@transaction.atomic
+def membership_delete_from_identity(*, org_external_id: str, subject: str) -> bool:
+    deleted, _ = Membership.objects.filter(organization__external_id=org_external_id,
+                                           user__username=_idp_username(subject)).delete()
+    return bool(deleted)
+
+
+@transaction.atomic
+def organization_plan_set(*, organization: Organization, plan: str, status: str, changed_at, customer_id: str = "",
+                          subscription_id: str = "") -> bool:
+    """Apply a billing change unless a later one was applied already (provider events may
+    arrive out of order). Returns whether anything changed."""
+    org = Organization.objects.select_for_update().get(pk=organization.pk)
+    if org.plan_changed_at and changed_at < org.plan_changed_at:
+        return False
+    org.plan, org.billing_status, org.plan_changed_at = plan, status[:40], changed_at
+    if subscription_id:
+        org.billing_subscription_id = subscription_id[:200]
+    if customer_id and not org.billing_customer_id:
+        org.billing_customer_id = customer_id[:200]
+    org.save(update_fields=["plan", "billing_status", "plan_changed_at", "billing_subscription_id",
+                            "billing_customer_id"])
+    return True

@@ -135,8 +135,13 @@ def _validate(inp: GenerationInput) -> list[str]:
 @transaction.atomic
 def content_request_generation(*, organization, actor=None, inp: GenerationInput, batch: Batch | None = None,
                                enqueue: bool = True) -> Content:
-    """Create content in `pending` and queue its generation."""
+    """Create content in `pending` and queue its generation (within the plan's monthly
+    generations; a manual upload is not a generation)."""
     platforms = _validate(inp)
+    if batch is None and inp.generation_mode != GenerationMode.MANUAL:
+        from apps.accounts.plans import plan_check_generations
+
+        plan_check_generations(organization)
     default_ratio = inp.dimensions or platform_rules.supported_ratio(platforms[0], inp.post_type, inp.media_type)
     content = Content.objects.create(
         organization=organization,
@@ -474,9 +479,13 @@ def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -
     if len(pending) > cap:
         raise ValidationFailed(f"A batch holds at most {cap} items ({len(pending)} given).",
                                {"scheduleIds": [f"At most {cap} schedules per batch."]})
+    from apps.accounts.plans import plan_check_generations, plan_rate_limit
+
+    plan_check_generations(organization, len(pending))
     credential = getattr(actor, "credential_id", None)
     if credential:
-        decision = ratelimit.charge(credential, "generation", len(pending))
+        decision = ratelimit.charge(credential, "generation", len(pending),
+                                    limit=plan_rate_limit(organization, "generation"))
         if not decision.allowed:
             raise RateLimited(
                 f"This batch needs {len(pending)} generations but only {decision.remaining} of the "

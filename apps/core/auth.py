@@ -189,10 +189,9 @@ def actor_from_jwt(token: str) -> Actor:
     org_ref = claims.get(settings.OIDC_ORG_CLAIM)
     if not org_ref or not isinstance(org_ref, str):
         raise AuthenticationFailed(f"Token has no '{settings.OIDC_ORG_CLAIM}' claim.")
-    role = claims.get(settings.OIDC_ROLE_CLAIM) or Role.VIEWER
-    role = str(role).removeprefix("org:")
-    if role not in Role.values:
-        role = Role.VIEWER
+    from apps.accounts.services import role_from_claim
+
+    role = role_from_claim(claims.get(settings.OIDC_ROLE_CLAIM))
     from .ids import parse
 
     pk = parse(org_ref, "organization")  # the claim may hold our id or the provider's

@@ -80,9 +80,10 @@ def _incr_local(key: str, window_end: int) -> int:
         return count
 
 
-def hit(credential: str, bucket: str = "default", *, cost: int = 1) -> Decision:
-    """Count one request of ``bucket`` for ``credential`` and decide."""
-    limit = limit_for(bucket)
+def hit(credential: str, bucket: str = "default", *, cost: int = 1, limit: int | None = None) -> Decision:
+    """Count one request of ``bucket`` for ``credential`` and decide (against ``limit``, e.g.
+    the organization's plan's, or the bucket's global figure)."""
+    limit = limit_for(bucket) if limit is None else limit
     window = settings.RATE_LIMIT_WINDOW_SECONDS
     now = time.time()
     window_start = int(now // window * window)
@@ -115,10 +116,10 @@ def _charge_script(url: str):
     return _redis(url).register_script(_CHARGE_LUA)
 
 
-def charge(credential: str, bucket: str, cost: int) -> Decision:
+def charge(credential: str, bucket: str, cost: int, *, limit: int | None = None) -> Decision:
     """Count `cost` requests of `bucket` at once if they all fit in this window; otherwise
     count nothing and refuse (a batch of N generations is N generations)."""
-    limit = limit_for(bucket)
+    limit = limit_for(bucket) if limit is None else limit
     window = settings.RATE_LIMIT_WINDOW_SECONDS
     window_start = int(time.time() // window * window)
     window_end = window_start + window

@@ -88,19 +88,25 @@ class _FamilyViewSet(viewsets.ViewSet):
         )
 
     def _rate_limit(self, request, actor) -> None:
-        decision = ratelimit.hit(actor.credential_id, "default")
+        from apps.accounts.plans import plan_of, plan_rate_limit
+
+        org = getattr(actor, "organization", None)
+        bucket = "default"
+        decision = ratelimit.hit(actor.credential_id, bucket, limit=plan_rate_limit(org, bucket))
         request._rate_decision = decision
         if decision.allowed:
-            bucket = self.action_buckets.get(self.action or "")
-            if bucket:
-                extra = ratelimit.hit(actor.credential_id, bucket)
+            bucket = self.action_buckets.get(self.action or "") or "default"
+            if bucket != "default":
+                extra = ratelimit.hit(actor.credential_id, bucket, limit=plan_rate_limit(org, bucket))
                 if not extra.allowed or extra.remaining < decision.remaining:
                     request._rate_decision = extra
                 decision = extra
         if not decision.allowed:
+            kind = {"default": "requests", "generation": "generations", "batch": "batches"}.get(bucket, "requests")
+            plan = plan_of(org) if plan_rate_limit(org, bucket) is not None else ""
             raise RateLimited(
-                f"Rate limit exceeded: {decision.limit} requests per minute.",
-                {"limit": decision.limit, "retryAfter": decision.retry_after},
+                f"Rate limit exceeded: {decision.limit} {kind} per minute" + (f" on the {plan} plan." if plan else "."),
+                {"limit": decision.limit, "retryAfter": decision.retry_after, **({"plan": plan} if plan else {})},
                 retry_after=decision.retry_after,
             )
 

@@ -125,3 +125,21 @@ def schedule_slots(*, profile: SocialProfile, days: int = 7, start: datetime.dat
     slots.sort()
     end = start + datetime.timedelta(days=days)
     return [s for s in slots if s <= end]
+
+
+@transaction.atomic
+def profile_access_revoked(*, platforms, external_id: str) -> int:
+    """The platform says the account's grant is gone (deauthorized, data deletion, TikTok's
+    authorization.removed): its profiles are marked disconnected and their tokens deleted,
+    each with a `profile.disconnected` event. Returns how many were connected."""
+    profiles = list(SocialProfile.objects.select_for_update()
+                    .filter(platform__in=list(platforms), external_id=str(external_id), connected=True))
+    if not profiles:
+        return 0
+    SocialProfile.objects.filter(pk__in=[p.pk for p in profiles]).update(
+        connected=False, access_token_enc="", refresh_token_enc="", token_status="revoked", token_expires_at=None,
+        updated_at=timezone.now())
+    for profile in profiles:
+        event_record(organization=profile.organization_id, type="profile.disconnected",
+                     data={"profileId": str(profile.pk), "platform": profile.platform, "reason": "access_revoked"})
+    return len(profiles)

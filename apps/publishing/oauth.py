@@ -209,6 +209,10 @@ def profile_connect(
     lookup = {"organization": organization, "platform": platform, "external_id": account.external_id}
     profile = SocialProfile.objects.select_for_update().filter(**lookup).first()
     created = False
+    if profile is None or not profile.connected:
+        from apps.accounts.plans import plan_check_profiles
+
+        plan_check_profiles(organization)
     if profile is None:
         try:
             with transaction.atomic():

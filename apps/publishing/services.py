@@ -629,6 +629,12 @@ def _publication_updated(pub: Publication) -> None:
         "lastError": pub.last_error or None,
         "firstCommentError": pub.first_comment_error or None,
     })
+    if pub.status == Publication.FAILED:
+        event_record(organization=pub.organization_id, type="publication.failed", data={
+            "publicationId": str(pub.pk), "contentId": str(pub.content_id), "profileId": str(pub.profile_id),
+            "platform": pub.platform or pub.profile.platform, "error": pub.last_error or None,
+            "errorCode": pub.error_code or None,
+        })
 
 
 def _sync_contents(content_ids) -> None:
@@ -706,3 +712,37 @@ def auto_schedule_approved(*, content: Content) -> None:
     if profile is None or not profile.posting_times:
         return
     queue_add(content=content, profile=profile)
+
+
+# --- what a platform reports later (TikTok's post.publish.* webhooks) ----------------------------------
+
+
+def publication_platform_report(*, platform: str, account_id: str, publish_id: str, post_id: str = "",
+                                failed_reason: str = "") -> Publication | None:
+    """A platform tells, after moderation, how a post it accepted ended: its public post id
+    (the id metrics need) or why it failed. Finds the publication by the id the platform
+    gave at publish time; an unknown one changes nothing. Idempotent: the same report twice
+    writes the same values and records no second event."""
+    ids_ = [i for i in (publish_id, post_id) if i]
+    if not ids_:
+        return None
+    with transaction.atomic():
+        pub = (Publication.objects.select_for_update().select_related("profile")
+               .filter(platform=platform, profile__external_id=account_id, external_id__in=ids_,
+                       status=Publication.PUBLISHED).first())
+        if pub is None:
+            return None
+        if failed_reason:
+            pub.status, pub.error_code = Publication.FAILED, failed_reason[:100]
+            pub.last_error = f"{platform.capitalize()} did not publish the post: {failed_reason}"[:2000]
+            pub.save(update_fields=["status", "last_error", "error_code", "updated_at"])
+            _publication_updated(pub)
+            return pub
+        if not post_id or pub.external_id == post_id:
+            return pub
+        pub.external_id = post_id
+        if pub.profile.username:
+            pub.url = f"https://www.tiktok.com/@{pub.profile.username}/video/{post_id}"
+        pub.save(update_fields=["external_id", "url", "updated_at"])
+        _publication_updated(pub)
+    return pub

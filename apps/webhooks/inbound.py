@@ -31,11 +31,17 @@ from .models import InboundWebhook
 logger = logging.getLogger(__name__)
 
 
-def inbound_webhook_record(*, provider: str, event_id: str, subject: str, payload: dict) -> bool:
-    """Keep a verified delivery; False when this provider event was already recorded (a replay)."""
+def inbound_webhook_record(*, provider: str, event_id: str, subject: str, payload: dict,
+                           processed: bool = False) -> bool:
+    """Keep a verified delivery; False when this provider event was already recorded (a replay).
+    `processed`: its effect is applied in the request itself (Replicate, Meta's callbacks)."""
+    from django.utils import timezone
+
     try:
         with transaction.atomic():
-            InboundWebhook.objects.create(provider=provider, event_id=event_id, subject=subject, payload=payload)
+            InboundWebhook.objects.create(provider=provider, event_id=event_id, subject=subject, payload=payload,
+                                          processed_at=timezone.now() if processed else None,
+                                          outcome="in the request" if processed else "")
     except IntegrityError:
         return False
     return True
@@ -62,7 +68,8 @@ def replicate_webhook(request: HttpRequest) -> JsonResponse:
         logger.warning("replicate webhook %s refused: %s", webhook_id, exc)
         return _error(status, str(exc))
     prediction_id = str(payload.get("id") or "")
-    if not inbound_webhook_record(provider="replicate", event_id=webhook_id, subject=prediction_id, payload=payload):
+    if not inbound_webhook_record(provider="replicate", event_id=webhook_id, subject=prediction_id, payload=payload,
+                                  processed=True):
         return JsonResponse({"status": "duplicate"})
     from apps.content.predictions import prediction_receive
 
@@ -136,10 +143,9 @@ def hmac_equal(a: str, b: str) -> bool:
 
 def meta_profiles_revoke(*, user_id: str) -> int:
     """Mark this Meta user's profiles disconnected and delete their tokens."""
-    from apps.profiles.models import SocialProfile
+    from apps.profiles.services import profile_access_revoked
 
-    return SocialProfile.objects.filter(platform__in=_META_PLATFORMS, external_id=str(user_id)).update(
-        connected=False, access_token_enc="", refresh_token_enc="", token_status="revoked", token_expires_at=None)
+    return profile_access_revoked(platforms=_META_PLATFORMS, external_id=str(user_id))
 
 
 @csrf_exempt
@@ -173,7 +179,8 @@ def _meta_signed(request: HttpRequest, *, deletion: bool) -> JsonResponse:
     code = hashlib.sha256(f"{kind}:{user_id}:{payload.get('issued_at')}".encode()).hexdigest()[:20]
     with transaction.atomic():
         fresh = inbound_webhook_record(provider="meta", event_id=f"{kind}:{code}", subject=kind,
-                                       payload={"user_id": user_id, "issued_at": payload.get("issued_at")})
+                                       payload={"user_id": user_id, "issued_at": payload.get("issued_at")},
+                                       processed=True)
         revoked = meta_profiles_revoke(user_id=user_id) if fresh else None
         if fresh:
             InboundWebhook.objects.filter(provider="meta", event_id=f"{kind}:{code}").update(

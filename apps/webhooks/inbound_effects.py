@@ -1,31 +1,226 @@
-"""What a verified inbound webhook changes (run by the `process_inbound` task)."""
+"""What a verified inbound webhook changes (run by the `process_inbound` task).
+
+Each record is processed once: `inbound_process` marks it processed in the same transaction
+as its effect (a conditional update), so a repeated task, or the sweep picking up a record
+whose task was lost, changes nothing twice. Every effect goes through the owning app's
+services (accounts for identity and billing, publishing and profiles for TikTok)."""
 
 from __future__ import annotations
 
+import datetime
+import json
 import logging
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 
 from .models import InboundWebhook
 
 logger = logging.getLogger(__name__)
 
 
-def _tiktok(payload: dict) -> None:
-    from apps.profiles.models import SocialProfile
+# --- identity providers: Clerk (Svix) and WorkOS ---------------------------------------------
 
-    if payload.get("event") == "authorization.removed" and payload.get("user_openid"):
-        SocialProfile.objects.filter(platform="tiktok", external_id=str(payload["user_openid"])).update(
-            connected=False, access_token_enc="", refresh_token_enc="", token_status="revoked", token_expires_at=None)
-
-
-HANDLERS = {"tiktok": _tiktok}
+def _clerk_email(data: dict) -> str:
+    primary = data.get("primary_email_address_id")
+    emails = data.get("email_addresses") or []
+    found = next((e for e in emails if e.get("id") == primary), emails[0] if emails else None)
+    return str((found or {}).get("email_address") or "")
 
 
-def inbound_process(*, provider: str, event_id: str) -> None:
-    record = InboundWebhook.objects.filter(provider=provider, event_id=event_id).first()
-    if record is None:
-        return
+def _clerk(payload: dict) -> str:
+    from apps.accounts import services as accounts
+
+    kind, data = str(payload.get("type") or ""), payload.get("data") or {}
+    if kind in ("user.created", "user.updated"):
+        accounts.user_sync_from_identity_event(subject=str(data["id"]), email=_clerk_email(data),
+                                               first_name=str(data.get("first_name") or ""),
+                                               last_name=str(data.get("last_name") or ""))
+    elif kind == "user.deleted":
+        accounts.user_delete_from_identity(subject=str(data["id"]))
+    elif kind in ("organization.created", "organization.updated"):
+        accounts.organization_sync_from_identity(external_id=str(data["id"]), name=str(data.get("name") or ""))
+    elif kind == "organization.deleted":
+        accounts.organization_delete_from_identity(external_id=str(data["id"]))
+    elif kind in ("organizationMembership.created", "organizationMembership.updated"):
+        org, member = data.get("organization") or {}, data.get("public_user_data") or {}
+        accounts.membership_sync_from_identity(org_external_id=str(org["id"]), org_name=str(org.get("name") or ""),
+                                               subject=str(member["user_id"]), role=str(data.get("role") or ""),
+                                               email=str(member.get("identifier") or ""))
+    elif kind == "organizationMembership.deleted":
+        accounts.membership_delete_from_identity(org_external_id=str((data.get("organization") or {})["id"]),
+                                                 subject=str((data.get("public_user_data") or {})["user_id"]))
+    else:
+        return "ignored"
+    return "applied"
+
+
+def _workos_role(data: dict) -> str:
+    role = data.get("role")
+    return str(role.get("slug") if isinstance(role, dict) else role or "")
+
+
+def _workos(payload: dict) -> str:
+    from apps.accounts import services as accounts
+
+    kind, data = str(payload.get("event") or ""), payload.get("data") or {}
+    if kind in ("user.created", "user.updated"):
+        accounts.user_sync_from_identity_event(subject=str(data["id"]), email=str(data.get("email") or ""),
+                                               first_name=str(data.get("first_name") or ""),
+                                               last_name=str(data.get("last_name") or ""))
+    elif kind == "user.deleted":
+        accounts.user_delete_from_identity(subject=str(data["id"]))
+    elif kind in ("organization.created", "organization.updated"):
+        accounts.organization_sync_from_identity(external_id=str(data["id"]), name=str(data.get("name") or ""))
+    elif kind == "organization.deleted":
+        accounts.organization_delete_from_identity(external_id=str(data["id"]))
+    elif kind in ("organization_membership.created", "organization_membership.updated"):
+        if data.get("status") == "inactive":  # deactivated in WorkOS: no access here
+            accounts.membership_delete_from_identity(org_external_id=str(data["organization_id"]),
+                                                     subject=str(data["user_id"]))
+        else:
+            accounts.membership_sync_from_identity(org_external_id=str(data["organization_id"]),
+                                                   subject=str(data["user_id"]), role=_workos_role(data))
+    elif kind == "organization_membership.deleted":
+        accounts.membership_delete_from_identity(org_external_id=str(data["organization_id"]),
+                                                 subject=str(data["user_id"]))
+    else:
+        return "ignored"
+    return "applied"
+
+
+# --- billing (Stripe's format) -----------------------------------------------------------------
+
+#: subscription statuses that keep the plan; any other (canceled, unpaid, incomplete_expired,
+#: paused) falls back to PLAN_AFTER_CANCEL
+_PAYING = ("active", "trialing", "past_due")
+
+
+def _subscription_plan(sub: dict) -> str:
+    """The plan a subscription buys: its `plan` metadata, else its first price's `plan`
+    metadata or lookup_key, else STRIPE_PRICE_PLANS[price id]."""
+    plans = settings.PLANS
+    named = str((sub.get("metadata") or {}).get("plan") or "")
+    if named in plans:
+        return named
+    for item in (sub.get("items") or {}).get("data") or []:
+        price = item.get("price") or item.get("plan") or {}
+        for candidate in (str((price.get("metadata") or {}).get("plan") or ""), str(price.get("lookup_key") or ""),
+                          str(settings.STRIPE_PRICE_PLANS.get(str(price.get("id") or ""), ""))):
+            if candidate in plans:
+                return candidate
+    return ""
+
+
+def _billing_organization(sub: dict):
+    from apps.accounts.models import Organization
+    from apps.core import ids
+
+    ref = str((sub.get("metadata") or {}).get("organizationId") or "")
+    if ref:
+        pk = ids.parse(ref, "organization")
+        org = Organization.objects.filter(pk=pk).first() if pk else None
+        org = org or Organization.objects.filter(external_id=ref).first()
+        if org is not None:
+            return org
+    customer = sub.get("customer")
+    customer = str(customer.get("id") if isinstance(customer, dict) else customer or "")
+    return Organization.objects.filter(billing_customer_id=customer).first() if customer else None
+
+
+def _billing(payload: dict) -> str:
+    from apps.accounts.services import organization_plan_set
+
+    kind = str(payload.get("type") or "")
+    if kind not in ("customer.subscription.created", "customer.subscription.updated",
+                    "customer.subscription.deleted"):
+        return "ignored"
+    sub = (payload.get("data") or {}).get("object") or {}
+    org = _billing_organization(sub)
+    if org is None:
+        logger.warning("billing event %s: no organization for subscription %s", payload.get("id"), sub.get("id"))
+        return "no organization"
+    status = str(sub.get("status") or ("canceled" if kind.endswith("deleted") else ""))
+    plan = _subscription_plan(sub) if kind != "customer.subscription.deleted" and status in _PAYING else ""
+    if not plan:
+        if status in _PAYING and kind != "customer.subscription.deleted":
+            logger.warning("billing event %s: subscription %s names no known plan", payload.get("id"), sub.get("id"))
+            return "unknown plan"
+        plan = settings.PLAN_AFTER_CANCEL
+    created = payload.get("created")
+    changed_at = (datetime.datetime.fromtimestamp(int(created), tz=datetime.UTC)
+                  if isinstance(created, (int, float)) else timezone.now())
+    customer = sub.get("customer")
+    applied = organization_plan_set(
+        organization=org, plan=plan, status=status, changed_at=changed_at,
+        customer_id=str(customer.get("id") if isinstance(customer, dict) else customer or ""),
+        subscription_id=str(sub.get("id") or ""))
+    return f"plan {plan}" if applied else "older than the applied change"
+
+
+# --- TikTok --------------------------------------------------------------------------------------
+
+def _tiktok(payload: dict) -> str:
+    from apps.publishing.services import publication_platform_report
+
+    event, account = str(payload.get("event") or ""), str(payload.get("user_openid") or "")
+    if event == "authorization.removed" and account:
+        from apps.profiles.services import profile_access_revoked
+
+        return f"{profile_access_revoked(platforms=('tiktok',), external_id=account)} profile(s) disconnected"
+    if event.startswith("post.publish."):
+        try:
+            content = json.loads(payload.get("content") or "{}")
+        except (TypeError, ValueError):
+            content = {}
+        content = content if isinstance(content, dict) else {}
+        publish_id, post_id = str(content.get("publish_id") or ""), str(content.get("post_id") or "")
+        if event in ("post.publish.complete", "post.publish.publicly_available"):
+            pub = publication_platform_report(platform="tiktok", account_id=account, publish_id=publish_id,
+                                              post_id=post_id)
+        elif event == "post.publish.failed":
+            pub = publication_platform_report(platform="tiktok", account_id=account, publish_id=publish_id,
+                                              failed_reason=str(content.get("reason") or "unknown reason"))
+        else:
+            return "ignored"
+        return f"publication {pub.pk}" if pub else "no matching publication"
+    return "ignored"
+
+
+HANDLERS = {"clerk": _clerk, "workos": _workos, "billing": _billing, "tiktok": _tiktok}
+
+
+def inbound_process(*, provider: str, event_id: str) -> str | None:
+    """Apply one recorded webhook's effect once. Returns what happened (None: nothing to do)."""
     handler = HANDLERS.get(provider)
-    if handler is None:
-        logger.info("%s webhook %s recorded (no effect handler for it yet)", provider, event_id)
-        return
-    handler(record.payload)
+    with transaction.atomic():
+        record = (InboundWebhook.objects.select_for_update(skip_locked=True)
+                  .filter(provider=provider, event_id=event_id, processed_at__isnull=True).first())
+        if record is None:
+            return None
+        try:
+            with transaction.atomic():  # a malformed payload undoes its partial effect, and is not retried
+                outcome = "no effect handler" if handler is None else handler(record.payload)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            logger.warning("%s webhook %s: malformed payload (%r)", provider, event_id, exc)
+            outcome = f"malformed payload: {exc!r}"
+        record.processed_at = timezone.now()
+        record.outcome = str(outcome)[:200]
+        record.save(update_fields=["processed_at", "outcome"])
+    logger.info("%s webhook %s: %s", provider, event_id, outcome)
+    return outcome
+
+
+def inbound_sweep(*, older_than_seconds: float = 30.0, limit: int = 200) -> int:
+    """Process recorded webhooks whose task was lost (the broker was down after the commit)."""
+    cutoff = timezone.now() - datetime.timedelta(seconds=older_than_seconds)
+    pending = list(InboundWebhook.objects.filter(processed_at__isnull=True, received_at__lte=cutoff)
+                   .values_list("provider", "event_id")[:limit])
+    done = 0
+    for provider, event_id in pending:
+        try:
+            done += inbound_process(provider=provider, event_id=event_id) is not None
+        except Exception:
+            logger.exception("%s webhook %s: its effect failed", provider, event_id)
+    return done

@@ -19,9 +19,14 @@ class InboundWebhook(models.Model):
     subject = models.CharField(max_length=200, blank=True, default="", db_index=True)
     payload = models.JSONField(default=dict)
     received_at = models.DateTimeField(auto_now_add=True)
+    #: when its effect was applied (null: waiting for its task, or for the sweep if that was lost)
+    processed_at = models.DateTimeField(null=True, blank=True)
+    #: what the effect did ("applied", "ignored", "plan pro", "no matching publication", ...)
+    outcome = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
         ordering = ["received_at"]
+        indexes = [models.Index(fields=["processed_at", "received_at"], name="inbound_unprocessed_idx")]
         constraints = [
             models.UniqueConstraint(fields=["provider", "event_id"], name="inbound_webhook_once_per_event"),
         ]

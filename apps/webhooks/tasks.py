@@ -19,9 +19,17 @@ def prune_logs() -> int:
     return services.logs_prune()
 
 
-@shared_task(queue="default", ignore_result=True)
+@shared_task(queue="default", ignore_result=True, autoretry_for=(Exception,), retry_backoff=2, max_retries=5)
 def process_inbound(provider: str, event_id: str) -> None:
     """The effects of a verified inbound webhook (outside the request)."""
     from .inbound_effects import inbound_process
 
     inbound_process(provider=provider, event_id=event_id)
+
+
+@shared_task(queue="default", ignore_result=True)
+def sweep_inbound() -> int:
+    """Apply recorded inbound webhooks whose task was lost."""
+    from .inbound_effects import inbound_sweep
+
+    return inbound_sweep()

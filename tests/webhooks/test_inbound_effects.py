@@ -1,0 +1,338 @@
+"""What verified inbound webhooks change: Clerk and WorkOS sync organizations, users and
+memberships; billing (Stripe's format) sets the plan and so the organization's limits;
+TikTok's post.publish.* complete or fail publications. Signatures come from the providers'
+own libraries where PyPI has them (`svix` for Clerk, `stripe` for billing); each effect runs
+in the task after the request's commit, once however often the event is sent."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import hashlib
+import hmac
+import json
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import stripe
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+from svix.webhooks import Webhook as SvixWebhook
+
+from apps.accounts.models import Membership, Organization
+from apps.accounts.services import organization_get_or_create
+from apps.events.models import Event
+from apps.publishing.models import Publication
+from apps.webhooks.models import InboundWebhook
+from tests.content.factories import make_content
+from tests.factories import ProfileFactory
+
+CLERK = "whsec_" + base64.b64encode(b"k" * 32).decode()
+STRIPE = "whsec_effects_stripe_secret"
+WORKOS = "workos-effects-secret"
+TIKTOK = "tiktok-effects-secret"
+
+User = get_user_model()
+
+
+@pytest.fixture(autouse=True)
+def secrets(settings):
+    settings.CLERK_WEBHOOK_SECRET = CLERK
+    settings.STRIPE_WEBHOOK_SECRET = STRIPE
+    settings.WORKOS_WEBHOOK_SECRET = WORKOS
+    settings.TIKTOK_CLIENT_SECRET = TIKTOK
+
+
+def send(provider: str, payload: dict, client: Client | None = None):
+    body = json.dumps(payload).encode()
+    ts = int(time.time())
+    if provider == "clerk":
+        msg_id = "msg_" + uuid.uuid4().hex
+        sig = SvixWebhook(CLERK).sign(msg_id, datetime.datetime.fromtimestamp(ts, tz=datetime.UTC), body.decode())
+        headers = {"HTTP_SVIX_ID": msg_id, "HTTP_SVIX_TIMESTAMP": str(ts), "HTTP_SVIX_SIGNATURE": sig}
+    elif provider == "billing":
+        headers = {"HTTP_STRIPE_SIGNATURE": stripe.WebhookSignature.generate_signature_header(body.decode(), STRIPE)}
+    elif provider == "workos":
+        ms = ts * 1000
+        mac = hmac.new(WORKOS.encode(), f"{ms}.".encode() + body, hashlib.sha256).hexdigest()
+        headers = {"HTTP_WORKOS_SIGNATURE": f"t={ms}, v1={mac}"}
+    elif provider == "tiktok":
+        mac = hmac.new(TIKTOK.encode(), f"{ts}.".encode() + body, hashlib.sha256).hexdigest()
+        headers = {"HTTP_TIKTOK_SIGNATURE": f"t={ts},s={mac}"}
+    else:
+        raise AssertionError(provider)
+    return (client or Client()).post(f"/webhook/{provider}", data=body, content_type="application/json", **headers)
+
+
+def deliver(capture, provider: str, payload: dict) -> InboundWebhook:
+    """Send it and run what its commit queued (the `process_inbound` task, eager in tests)."""
+    with capture(execute=True):
+        response = send(provider, payload)
+    assert response.status_code == 200, response.content
+    assert response.json()["status"] == "accepted"
+    return InboundWebhook.objects.filter(provider=provider).order_by("-received_at").first()
+
+
+# --- Clerk ---------------------------------------------------------------------------------------
+
+def clerk_membership(kind: str, role: str, org_id="org_2clerk", user_id="user_2alice") -> dict:
+    return {"type": f"organizationMembership.{kind}", "object": "event", "data": {
+        "id": "orgmem_1", "role": role, "organization": {"id": org_id, "name": "Clerk Co", "slug": "clerk-co"},
+        "public_user_data": {"user_id": user_id, "identifier": "alice@example.com"}}}
+
+
+@pytest.mark.django_db
+def test_clerk_events_create_update_and_delete_organizations_users_and_memberships(django_capture_on_commit_callbacks):
+    capture = django_capture_on_commit_callbacks
+    record = deliver(capture, "clerk", {"type": "organization.created", "data": {"id": "org_2clerk", "name": "Clerk Co"}})
+    assert record.processed_at is not None and record.outcome == "applied"
+    org = Organization.objects.get(external_id="org_2clerk")
+    from apps.brands.models import Brand
+
+    assert org.name == "Clerk Co" and Brand.objects.filter(organization=org).exists()  # with its default brand
+
+    deliver(capture, "clerk", {"type": "user.created", "data": {
+        "id": "user_2alice", "first_name": "Alice", "last_name": "A", "primary_email_address_id": "idn_2",
+        "email_addresses": [{"id": "idn_1", "email_address": "old@example.com"},
+                            {"id": "idn_2", "email_address": "alice@example.com"}]}})
+    alice = User.objects.get(username="idp:user_2alice")
+    assert (alice.email, alice.first_name) == ("alice@example.com", "Alice")
+
+    deliver(capture, "clerk", clerk_membership("created", "org:admin"))
+    assert Membership.objects.get(organization=org, user=alice).role == "admin"
+    deliver(capture, "clerk", clerk_membership("updated", "org:member"))  # mapped as the JWT role claim is
+    assert Membership.objects.get(organization=org, user=alice).role == "viewer"
+    deliver(capture, "clerk", clerk_membership("updated", "org:editor"))
+    assert Membership.objects.get(organization=org, user=alice).role == "editor"
+
+    deliver(capture, "clerk", {"type": "organization.updated", "data": {"id": "org_2clerk", "name": "Clerk Company"}})
+    org.refresh_from_db()
+    assert org.name == "Clerk Company"
+
+    deliver(capture, "clerk", clerk_membership("deleted", "org:editor"))
+    assert not Membership.objects.filter(organization=org, user=alice).exists()
+    deliver(capture, "clerk", {"type": "user.deleted", "data": {"id": "user_2alice", "deleted": True}})
+    assert not User.objects.filter(username="idp:user_2alice").exists()
+    deliver(capture, "clerk", {"type": "organization.deleted", "data": {"id": "org_2clerk", "deleted": True}})
+    assert not Organization.objects.filter(external_id="org_2clerk").exists()
+    assert InboundWebhook.objects.filter(provider="clerk", processed_at__isnull=True).count() == 0
+
+
+@pytest.mark.django_db
+def test_a_membership_before_its_organization_creates_both_and_unknown_types_are_ignored(django_capture_on_commit_callbacks):
+    capture = django_capture_on_commit_callbacks
+    deliver(capture, "clerk", clerk_membership("created", "org:admin", org_id="org_early", user_id="user_early"))
+    membership = Membership.objects.select_related("organization", "user").get(organization__external_id="org_early")
+    assert (membership.organization.name, membership.user.username, membership.role) == ("Clerk Co", "idp:user_early", "admin")
+    assert membership.user.email == "alice@example.com"
+    record = deliver(capture, "clerk", {"type": "session.created", "data": {"id": "sess_1"}})
+    assert record.outcome == "ignored"
+    broken = deliver(capture, "clerk", {"type": "organizationMembership.created", "data": {"role": "org:admin"}})
+    assert broken.processed_at is not None and broken.outcome.startswith("malformed payload")
+
+
+# --- WorkOS --------------------------------------------------------------------------------------
+
+@pytest.mark.django_db
+def test_workos_events_sync_the_same_way(django_capture_on_commit_callbacks):
+    capture = django_capture_on_commit_callbacks
+
+    def event(kind, data):
+        return {"id": f"event_{uuid.uuid4().hex}", "event": kind, "data": data, "created_at": "2026-11-25T12:00:00Z"}
+
+    deliver(capture, "workos", event("organization.created", {"object": "organization", "id": "org_01W", "name": "WorkOS Co"}))
+    deliver(capture, "workos", event("user.created", {"object": "user", "id": "user_01B", "email": "bob@example.com",
+                                                      "first_name": "Bob", "last_name": "B"}))
+    membership = {"object": "organization_membership", "id": "om_01", "user_id": "user_01B",
+                  "organization_id": "org_01W", "status": "active", "role": {"slug": "admin"}}
+    deliver(capture, "workos", event("organization_membership.created", membership))
+    org = Organization.objects.get(external_id="org_01W")
+    bob = User.objects.get(username="idp:user_01B")
+    assert bob.email == "bob@example.com"
+    assert Membership.objects.get(organization=org, user=bob).role == "admin"
+    deliver(capture, "workos", event("organization_membership.updated", {**membership, "role": {"slug": "member"}}))
+    assert Membership.objects.get(organization=org, user=bob).role == "viewer"
+    deliver(capture, "workos", event("organization_membership.updated", {**membership, "status": "inactive"}))
+    assert not Membership.objects.filter(organization=org, user=bob).exists()
+    deliver(capture, "workos", event("organization_membership.created", membership))
+    deliver(capture, "workos", event("organization_membership.deleted", membership))
+    assert not Membership.objects.filter(organization=org, user=bob).exists()
+    deliver(capture, "workos", event("user.updated", {"object": "user", "id": "user_01B", "email": "robert@example.com"}))
+    bob.refresh_from_db()
+    assert bob.email == "robert@example.com"
+    deliver(capture, "workos", event("user.deleted", {"object": "user", "id": "user_01B"}))
+    deliver(capture, "workos", event("organization.deleted", {"object": "organization", "id": "org_01W"}))
+    assert not User.objects.filter(username="idp:user_01B").exists()
+    assert not Organization.objects.filter(external_id="org_01W").exists()
+
+
+# --- billing ------------------------------------------------------------------------------------
+
+def subscription_event(kind: str, org, *, status="active", lookup_key="pro", created=None, customer="cus_123") -> dict:
+    return {"id": f"evt_{uuid.uuid4().hex[:24]}", "object": "event", "type": f"customer.subscription.{kind}",
+            "created": created or int(time.time()), "data": {"object": {
+                "id": "sub_123", "object": "subscription", "customer": customer, "status": status,
+                "metadata": {"organizationId": f"org_{org.pk.hex}"} if org is not None else {},
+                "items": {"object": "list", "data": [{"id": "si_1", "price": {
+                    "id": "price_abc", "lookup_key": lookup_key, "metadata": {}}}]}}}}
+
+
+@pytest.mark.django_db
+def test_subscriptions_set_the_plan_in_order_and_cancel_falls_back(owner, django_capture_on_commit_callbacks, settings):
+    capture = django_capture_on_commit_callbacks
+    org = owner.org
+    now = int(time.time())
+    record = deliver(capture, "billing", subscription_event("created", org, created=now - 100))
+    assert record.outcome == "plan pro"
+    org.refresh_from_db()
+    assert (org.plan, org.billing_status, org.billing_customer_id, org.billing_subscription_id) == (
+        "pro", "active", "cus_123", "sub_123")
+
+    # a later event names the customer only (no metadata): found through the customer id
+    settings.STRIPE_PRICE_PLANS = {"price_abc": "business"}
+    deliver(capture, "billing", subscription_event("updated", None, created=now - 50, lookup_key=None))
+    org.refresh_from_db()
+    assert org.plan == "business"
+    # an older event arriving late changes nothing
+    late = deliver(capture, "billing", subscription_event("updated", org, created=now - 80, lookup_key="pro"))
+    assert late.outcome == "older than the applied change"
+    org.refresh_from_db()
+    assert org.plan == "business"
+    deliver(capture, "billing", subscription_event("deleted", org, status="canceled", created=now - 10))
+    org.refresh_from_db()
+    assert (org.plan, org.billing_status) == ("free", "canceled")
+
+
+@pytest.mark.django_db
+def test_plan_limits_refuse_with_a_clear_403_or_429_naming_the_limit(owner, settings, django_capture_on_commit_callbacks):
+    from apps.content.models import Content, GenerationMode
+
+    settings.PLANS = {"tiny": {"generationsPerMonth": 2, "profiles": 1, "requestsPerMinute": 6}}
+    deliver(django_capture_on_commit_callbacks, "billing", subscription_event("created", owner.org, lookup_key="tiny"))
+    profile = ProfileFactory(organization=owner.org, platform="instagram")
+    for _ in range(2):
+        Content.objects.create(organization=owner.org, brand=profile.brand, platforms=["instagram"], prompt="x",
+                               generation_mode=GenerationMode.PROMPT)
+    Content.objects.filter(organization=owner.org).update(created_at=timezone.now())
+    body = {"prompt": "One more", "platforms": ["instagram"]}
+    refused = owner.client().post("/v1/content/generate", body, format="json")
+    assert refused.status_code == 403, refused.content
+    error = refused.json()["error"]
+    assert error["code"] == "AUTHORIZATION_ERROR" and "tiny plan allows 2" in error["message"]
+    assert error["details"] == {"limit": "generationsPerMonth", "plan": "tiny", "allowed": 2, "used": 2}
+    b = owner.client().post("/api/content", {"socialProfileId": str(profile.pk), "platform": "instagram",
+                                             "prompt": "One more", "generationMode": "prompt_based"}, format="json")
+    assert b.status_code == 403 and b.json()["details"]["limit"] == "generationsPerMonth"
+    assert Content.objects.filter(organization=owner.org).count() == 2
+
+    # connected profiles: the plan's one is taken
+    from apps.accounts.plans import PlanLimitExceeded
+    from apps.publishing.oauth import profile_connect
+    from apps.publishing.oauth_backends import TokenSet
+    from apps.publishing.platforms.base import AccountInfo
+
+    owner.org.refresh_from_db()  # the billing task changed it
+    with pytest.raises(PlanLimitExceeded) as exc:
+        profile_connect(organization=owner.org, platform="x", account=AccountInfo(external_id="x-1", username="x1", display_name="", picture_url="", followers=0),
+                        tokens=TokenSet(access_token="t"))
+    assert exc.value.details["limit"] == "profiles"
+
+    # requests per minute of the plan, in place of the global figure
+    client = owner.client()
+    statuses = [client.get("/v1/webhooks").status_code for _ in range(6)]
+    assert statuses[-1] == 429 and statuses[0] == 200
+    limited = client.get("/v1/webhooks")
+    assert limited.status_code == 429 and "tiny plan" in limited.json()["error"]["message"]
+
+
+# --- TikTok -------------------------------------------------------------------------------------
+
+def tiktok_event(event: str, content: dict, openid="open-77") -> dict:
+    return {"client_key": "k", "event": event, "create_time": int(time.time()), "user_openid": openid,
+            "content": json.dumps(content)}
+
+
+@pytest.fixture
+def pending_tiktok(owner):
+    """A TikTok post accepted but still in moderation: the publisher kept its publish_id."""
+    profile = ProfileFactory(organization=owner.org, platform="tiktok", external_id="open-77", username="roastery")
+    content = make_content(owner.org, brand=profile.brand, status="published", image=False, platforms=("tiktok",))
+    now = timezone.now()
+    return Publication.objects.create(organization=owner.org, content=content, profile=profile, platform="tiktok",
+                                      scheduled_for=now, due_at=now, status="published", published_at=now,
+                                      external_id="v_pub_file~v2-1.123")
+
+
+@pytest.mark.django_db
+def test_tiktok_publicly_available_records_the_video_id_and_url(pending_tiktok, django_capture_on_commit_callbacks):
+    capture = django_capture_on_commit_callbacks
+    record = deliver(capture, "tiktok", tiktok_event("post.publish.complete", {"publish_id": "v_pub_file~v2-1.123"}))
+    assert record.outcome == f"publication {pending_tiktok.pk}"
+    deliver(capture, "tiktok", tiktok_event("post.publish.publicly_available", {
+        "publish_id": "v_pub_file~v2-1.123", "post_id": "7311111111111111111", "publish_type": "DIRECT_PUBLISH"}))
+    pending_tiktok.refresh_from_db()
+    assert pending_tiktok.external_id == "7311111111111111111"
+    assert pending_tiktok.url == "https://www.tiktok.com/@roastery/video/7311111111111111111"
+    assert Event.objects.filter(type="publication.updated", data__url=pending_tiktok.url).count() == 1
+    other = deliver(capture, "tiktok", tiktok_event("post.publish.complete", {"publish_id": "v_pub_unknown"}))
+    assert other.outcome == "no matching publication"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tiktok_failed_ten_times_at_once_fails_the_publication_once(pending_tiktok):
+    payload = tiktok_event("post.publish.failed", {"publish_id": "v_pub_file~v2-1.123", "reason": "spam_risk_too_many_posts",
+                                                   "publish_type": "DIRECT_PUBLISH"})
+    body = json.dumps(payload).encode()
+    ts = int(time.time())
+    header = f"t={ts},s={hmac.new(TIKTOK.encode(), f'{ts}.'.encode() + body, hashlib.sha256).hexdigest()}"
+
+    def post(_):
+        from django.db import connection
+
+        try:  # the task runs eagerly after each request's commit
+            return Client().post("/webhook/tiktok", data=body, content_type="application/json",
+                                 HTTP_TIKTOK_SIGNATURE=header).json()["status"]
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(10) as pool:
+        statuses = list(pool.map(post, range(10)))
+    assert sorted(statuses) == ["accepted"] + ["duplicate"] * 9
+    pending_tiktok.refresh_from_db()
+    assert pending_tiktok.status == "failed" and pending_tiktok.error_code == "spam_risk_too_many_posts"
+    assert "spam_risk_too_many_posts" in pending_tiktok.last_error
+    failed = Event.objects.filter(type="publication.failed")
+    assert failed.count() == 1 and failed.get().data["error"] == pending_tiktok.last_error
+
+
+@pytest.mark.django_db
+def test_a_record_whose_task_was_lost_is_applied_by_the_sweep_once(owner):
+    from apps.webhooks.inbound_effects import inbound_process, inbound_sweep
+
+    response = send("clerk", {"type": "organization.created", "data": {"id": "org_swept", "name": "Swept"}})
+    assert response.status_code == 200  # its on-commit task never ran (the test's transaction never commits)
+    assert not Organization.objects.filter(external_id="org_swept").exists()
+    InboundWebhook.objects.update(received_at=timezone.now() - datetime.timedelta(minutes=5))
+    assert inbound_sweep() == 1
+    assert Organization.objects.filter(external_id="org_swept").count() == 1
+    record = InboundWebhook.objects.get(provider="clerk")
+    assert inbound_process(provider="clerk", event_id=record.event_id) is None  # done once
+    assert inbound_sweep() == 0
+
+
+@pytest.mark.django_db
+def test_tiktok_authorization_removed_emits_profile_disconnected(owner, django_capture_on_commit_callbacks):
+    profile = ProfileFactory(organization=owner.org, platform="tiktok", external_id="open-9", access_token_enc="tok")
+    record = deliver(django_capture_on_commit_callbacks, "tiktok", tiktok_event("authorization.removed", {}, openid="open-9"))
+    assert record.outcome == "1 profile(s) disconnected"
+    profile.refresh_from_db()
+    assert not profile.connected and profile.token_status == "revoked"
+    assert Event.objects.filter(type="profile.disconnected", data__profileId=str(profile.pk)).count() == 1
+
+
+def test_organization_get_or_create_is_still_the_jwt_path(db):
+    org = organization_get_or_create(name="Plain", external_id="org_plain")
+    assert org.plan == "" and org.billing_customer_id is None
