@@ -1,6 +1,7 @@
 """The staff console for content (design section 10): lists, the review queue, the content page.
 
-Every action calls a service (apps.content.services, apps.publishing.services); a service's
+Every action calls a service (apps.content.services; schedule and publish-now are added by
+apps.publishing.admin, which registers this admin's subclass); a service's
 refusal (InvalidTransition, ValidationFailed, PlatformFailure, ...) becomes an admin error
 message, never a 500. Nothing here decides a rule.
 """
@@ -21,11 +22,9 @@ from django.utils.html import format_html
 
 from apps.core.errors import ApplicationError
 from apps.media.models import Kind, MediaAsset
-from apps.profiles.models import Platform, SocialProfile
-from apps.publishing import services as publishing
-from apps.publishing.models import Publication
+from apps.profiles.models import Platform
 
-from . import services, states
+from . import selectors, services, states
 from .models import Content, ReviewItem
 
 CURRENT_KINDS = (Kind.GENERATED, Kind.UPLOAD)
@@ -97,28 +96,6 @@ class RejectForm(forms.Form):
                              help_text="Kept with the content and sent in the content.rejected event.")
 
 
-class ProfilesForm(forms.Form):
-    profiles = forms.ModelMultipleChoiceField(queryset=SocialProfile.objects.none(), widget=forms.CheckboxSelectMultiple)
-
-    def __init__(self, *args, content: Content, **kwargs):
-        super().__init__(*args, **kwargs)
-        # the choice list only; whether a profile may publish this content is the service's call
-        self.fields["profiles"].queryset = (SocialProfile.objects.filter(organization_id=content.organization_id)
-                                            .select_related("brand").order_by("platform", "username"))
-        self.fields["profiles"].label_from_instance = (
-            lambda p: f"{p.platform}: {p.username} ({p.brand.name}{', sandbox' if p.sandbox else ''}"
-                      f"{'' if p.connected and p.token_status == 'valid' else ', ' + p.token_status})"
-        )
-
-
-class ScheduleForm(ProfilesForm):
-    scheduled_for = forms.CharField(label="Publish at", widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
-                                    help_text="Local time in the time zone below.")
-    timezone = forms.CharField(initial="UTC", max_length=64, help_text="An IANA time zone, e.g. Europe/Paris.")
-
-    field_order = ["scheduled_for", "timezone", "profiles"]
-
-
 # --- the content admin ------------------------------------------------------------------------
 
 
@@ -185,7 +162,7 @@ class ContentAdmin(admin.ModelAdmin):
     def thumbnail(self, obj):
         media = getattr(obj, "current_media", None)
         if media is None:
-            media = list(services.current_media(obj))
+            media = list(selectors.current_media(obj))
         if not media:
             return format_html('<span class="pf-nomedia">{}</span>', "no media")
         return _media_html(media[0], "pf-thumb")
@@ -236,21 +213,22 @@ class ContentAdmin(admin.ModelAdmin):
         self._bulk(request, queryset, "sent back to generation", lambda c: services.content_regenerate(content=c))
 
     # --- the content page ---------------------------------------------------------------------
+    def console_routes(self) -> list:
+        """(url suffix, view, name) of the content page's actions; publishing's admin adds its own."""
+        return [
+            ("approve", self.approve_view, "approve"),
+            ("reject", self.reject_view, "reject"),
+            ("regenerate", self.regenerate_view, "regenerate"),
+            ("edit-image", self.edit_image_view, "edit_image"),
+            ("undo-image-edit", self.undo_image_edit_view, "undo_image_edit"),
+        ]
+
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
         view = self.admin_site.admin_view
-
-        def route(suffix, fn, name):
-            return path(f"<path:object_id>/{suffix}/", view(fn), name=f"{info[0]}_{info[1]}_{name}")
-
         return [
-            route("approve", self.approve_view, "approve"),
-            route("reject", self.reject_view, "reject"),
-            route("regenerate", self.regenerate_view, "regenerate"),
-            route("edit-image", self.edit_image_view, "edit_image"),
-            route("undo-image-edit", self.undo_image_edit_view, "undo_image_edit"),
-            route("schedule", self.schedule_view, "schedule"),
-            route("publish", self.publish_view, "publish"),
+            path(f"<path:object_id>/{suffix}/", view(fn), name=f"{info[0]}_{info[1]}_{name}")
+            for suffix, fn, name in self.console_routes()
         ] + super().get_urls()
 
     def _content(self, request, object_id) -> Content:
@@ -319,38 +297,6 @@ class ContentAdmin(admin.ModelAdmin):
         return self._form_page(request, content, form, title="Reject content", submit="Reject",
                                template="admin/content/content/reject_form.html")
 
-    def schedule_view(self, request, object_id):
-        content = self._content(request, object_id)
-        form = ScheduleForm(request.POST or None, content=content)
-        if request.method == "POST" and form.is_valid():
-            data = form.cleaned_data
-            done = self._run(request, content, lambda: publishing.publications_schedule(
-                content=content, profiles=list(data["profiles"]), scheduled_for=data["scheduled_for"],
-                options={"timezone": data["timezone"].strip()}, actor=request.user,
-            ), "Scheduled.")
-            if done:
-                return self._back(content)
-        return self._form_page(request, content, form, title="Schedule content", submit="Schedule",
-                               template="admin/content/content/publish_form.html")
-
-    def publish_view(self, request, object_id):
-        content = self._content(request, object_id)
-        form = ProfilesForm(request.POST or None, content=content)
-        if request.method == "POST" and form.is_valid():
-            try:
-                _, pubs = publishing.publications_publish_now(content=content, profiles=list(form.cleaned_data["profiles"]),
-                                                              actor=request.user)
-            except ApplicationError as exc:
-                self.message_user(request, error_text(exc), messages.ERROR)
-            else:
-                for pub in pubs:
-                    level = messages.ERROR if pub.status == Publication.FAILED else messages.SUCCESS
-                    detail = pub.url if pub.status == Publication.PUBLISHED else (pub.last_error or pub.status)
-                    self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: {pub.status} {detail}", level)
-                return self._back(content)
-        return self._form_page(request, content, form, title="Publish now", submit="Publish now",
-                               template="admin/content/content/publish_form.html")
-
     def change_view(self, request, object_id, form_url="", extra_context=None):
         content = self.get_object(request, unquote(object_id)) if _is_uuid(unquote(object_id)) else None
         extra = dict(extra_context or {})
@@ -367,8 +313,7 @@ class ContentAdmin(admin.ModelAdmin):
                 backups=[m for m in media if m.kind == Kind.BACKUP],
                 has_edit=any("editedFrom" in (m.metadata or {}) for m in media if m.kind in CURRENT_KINDS),
                 variants=_with_lengths(content, list(content.variants.all())),
-                publications=list(Publication.objects.filter(content=content).select_related("profile")
-                                  .order_by("scheduled_for", "created_at")),
+                publications=list(content.publications.select_related("profile").order_by("scheduled_for", "created_at")),
                 content_id=str(content.pk),
             )
         return super().change_view(request, object_id, form_url, extra_context=extra)

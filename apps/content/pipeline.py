@@ -23,7 +23,7 @@ from apps.events.services import broadcast
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 
-from . import platform_rules, services, states
+from . import machine, platform_rules, selectors, services, states
 from .adaptation import Draft, adapt, style_for_platform, validate_variant
 from .generation import get_engine
 from .generation.base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest, VideoResult
@@ -74,7 +74,7 @@ def claim(content_id) -> Content | None:
                                       "before finishing (see GENERATION_MAX_ATTEMPTS).")
                 return None
         else:
-            services.transition(content, "start")
+            machine.transition(content, "start")
             content.generation_count += 1
             content.generation_attempts = 0
         content.generation_attempts += 1
@@ -225,7 +225,7 @@ def finish(content: Content, text) -> Content:
         # before the outcome event is even enqueued, so a client never sees `content.generated`
         # ahead of the last progress message (another worker process dispatches that event).
         transaction.on_commit(lambda: _progress(locked, "done"))
-        services.transition(locked, "complete", event="content.generated")
+        machine.transition(locked, "complete", event="content.generated")
         if locked.batch_id:
             batch_id = locked.batch_id
             transaction.on_commit(lambda: services.batch_item_finished(batch_id=batch_id))
@@ -296,7 +296,7 @@ def _fail_locked(content: Content, reason: str) -> None:
         return
     content.generation_lease_until = None
     content.save(update_fields=["generation_lease_until", "updated_at"])
-    services.transition(content, "fail", event="content.failed", reason=reason[:2000])
+    machine.transition(content, "fail", event="content.failed", reason=reason[:2000])
     if content.batch_id:
         batch_id = content.batch_id
         transaction.on_commit(lambda: services.batch_item_finished(batch_id=batch_id))
@@ -308,7 +308,7 @@ def edit_image(content_id, prompt: str) -> MediaAsset | None:
     content = Content.objects.filter(pk=content_id).first()
     if content is None or content.status != states.REVIEW:
         return None
-    current = services.current_media(content).filter(media_type="image").first()
+    current = selectors.current_media(content).filter(media_type="image").first()
     if current is None:
         return None
     with current.file.open("rb") as fh:

@@ -16,11 +16,24 @@ from .models import Batch, Campaign, Content, ContentSchedule, Tag
 SHOWN_MEDIA = (Kind.GENERATED, Kind.UPLOAD)
 
 
-def _with_media(qs, *, tags: bool = False):
-    from apps.publishing.models import Publication
+def current_media(content: Content):
+    return current_media_for([content.pk])
 
+
+def current_media_for(content_ids):
+    """The media currently attached to these contents (not edit backups), in order."""
+    return MediaAsset.objects.filter(content_id__in=content_ids, kind__in=SHOWN_MEDIA).order_by("position", "created_at")
+
+
+def _publications():
+    """Publishing's rows of a content (`Content.publications`, declared by publishing): read
+    through the relation, so content does not import publishing."""
+    return Content._meta.get_field("publications").related_model.objects
+
+
+def _with_media(qs, *, tags: bool = False):
     media = MediaAsset.objects.filter(kind__in=SHOWN_MEDIA).order_by("position", "created_at")
-    pubs = Publication.objects.select_related("profile").order_by("scheduled_for", "created_at")
+    pubs = _publications().select_related("profile").order_by("scheduled_for", "created_at")
     # the brand decides the allowed actions of content in review (require_approval): joined, not a query per row
     qs = qs.select_related("brand").prefetch_related("variants", Prefetch("media_assets", queryset=media, to_attr="shown_media"),
                              Prefetch("publications", queryset=pubs, to_attr="publication_list"))

@@ -25,6 +25,10 @@ from apps.media.models import Kind, MediaAsset
 from . import platform_rules, states
 from .adaptation import validate_variant
 from .generation.base import generation_cost
+from .machine import event_data as _event_data
+from .machine import lock as _locked
+from .machine import refuse as _refuse
+from .machine import transition
 from .models import (
     RATIOS,
     Batch,
@@ -37,6 +41,8 @@ from .models import (
     Tag,
     Variant,
 )
+from .selectors import current_media
+from .signals import content_approved
 
 MAX_IMAGES = 4
 #: statuses in which the per-platform text cannot be edited
@@ -183,59 +189,6 @@ def enqueue_generation_id(content_id: str) -> None:
     generate_content.delay(content_id)
 
 
-def _event_data(content: Content, **extra) -> dict:
-    data = {"contentId": str(content.pk), "status": content.status, "platforms": content.platforms}
-    if content.batch_id:
-        data["batchId"] = str(content.batch_id)
-    data.update(extra)
-    return data
-
-
-def _locked(content_id) -> Content:
-    try:
-        return Content.objects.select_for_update().get(pk=content_id)
-    except Content.DoesNotExist:
-        raise NotFound("Content not found.", {"id": str(content_id)}) from None
-
-
-def _refuse(content: Content, action: str) -> InvalidTransition:
-    """The refusal of `action`, naming the current status and what may be done instead (the
-    allowed actions depend on the brand's approval rule)."""
-    return InvalidTransition(
-        f"Cannot {action.replace('_', ' ')} content that is {content.status}.",
-        {"status": content.status, "action": action, "allowedActions": content.allowed_actions},
-    )
-
-
-def ensure_allowed(content: Content, action: str) -> None:
-    """Raise InvalidTransition unless `action` may start from the content's status; `review`
-    content of a brand that requires approval needs `approve` before schedule or publish."""
-    if not states.can(action, content.status):
-        raise _refuse(content, action)
-    if not states.can(action, content.status, require_approval=content.status == states.REVIEW and content.requires_approval):
-        raise InvalidTransition(
-            "This brand requires approval before scheduling or publishing.",
-            {"status": content.status, "action": action, "allowedActions": content.allowed_actions, "requiresApproval": True},
-        )
-
-
-def transition(content: Content, action: str, *, event: str | None = None, reason: str = "", **event_extra) -> Content:
-    """Apply `action` to a locked content row (caller holds the lock in a transaction)."""
-    ensure_allowed(content, action)
-    _, target = states.TRANSITIONS[action]
-    previous = content.status
-    content.status = target
-    if reason or action in ("fail", "reject"):
-        content.status_reason = reason
-    elif action in ("approve", "regenerate", "edit", "submit"):
-        content.status_reason = ""
-    content.save()
-    if event:
-        event_record(organization=content.organization_id, type=event,
-                     data=_event_data(content, previousStatus=previous, **({"reason": reason} if reason else {}), **event_extra))
-    return content
-
-
 @transaction.atomic
 def content_approve(*, content: Content, actor=None) -> Content:
     content = _locked(content.pk)
@@ -243,10 +196,8 @@ def content_approve(*, content: Content, actor=None) -> Content:
     content.approved_at = timezone.now()
     content.approved_by = _actor_name(actor)
     content.save(update_fields=["approved_at", "approved_by", "updated_at"])
-    if content.brand.auto_publish:
-        from apps.publishing.services import auto_schedule_approved  # noqa: PLC0415  (issue 4 wiring)
-
-        auto_schedule_approved(content=content)
+    # publishing schedules auto-published brands' content (apps.publishing.receivers), in this transaction
+    content_approved.send(sender=Content, content=content, actor=actor)
     return content
 
 
@@ -400,15 +351,6 @@ def content_edit_image(*, content: Content, prompt: str) -> Content:
         raise _refuse(content, "edit_image")
     content.refresh_from_db()
     return content
-
-
-def current_media(content: Content):
-    return current_media_for([content.pk])
-
-
-def current_media_for(content_ids):
-    """The media currently attached to these contents (not edit backups), in order."""
-    return MediaAsset.objects.filter(content_id__in=content_ids, kind__in=(Kind.GENERATED, Kind.UPLOAD)).order_by("position", "created_at")
 
 
 @transaction.atomic

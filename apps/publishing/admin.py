@@ -3,12 +3,15 @@ the posts the built-in sandbox publisher accepted. Rows change through services 
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
 
+from apps.content.admin import ContentAdmin, error_text
+from apps.content.models import Content
 from apps.core.errors import ApplicationError
-from apps.profiles.models import Platform
+from apps.profiles.models import Platform, SocialProfile
 
 from . import services
 from .models import Publication, SandboxPost
@@ -122,3 +125,72 @@ class SandboxPostAdmin(admin.ModelAdmin):
     @admin.display(description="Caption")
     def short_caption(self, obj):
         return obj.caption[:100] + ("…" if len(obj.caption) > 100 else "")
+
+
+# --- schedule and publish-now on the content page (content's admin knows nothing of publishing) ---
+
+
+class ProfilesForm(forms.Form):
+    profiles = forms.ModelMultipleChoiceField(queryset=SocialProfile.objects.none(), widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args, content: Content, **kwargs):
+        super().__init__(*args, **kwargs)
+        # the choice list only; whether a profile may publish this content is the service's call
+        self.fields["profiles"].queryset = (SocialProfile.objects.filter(organization_id=content.organization_id)
+                                            .select_related("brand").order_by("platform", "username"))
+        self.fields["profiles"].label_from_instance = (
+            lambda p: f"{p.platform}: {p.username} ({p.brand.name}{', sandbox' if p.sandbox else ''}"
+                      f"{'' if p.connected and p.token_status == 'valid' else ', ' + p.token_status})"
+        )
+
+
+class ScheduleForm(ProfilesForm):
+    scheduled_for = forms.CharField(label="Publish at", widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+                                    help_text="Local time in the time zone below.")
+    timezone = forms.CharField(initial="UTC", max_length=64, help_text="An IANA time zone, e.g. Europe/Paris.")
+
+    field_order = ["scheduled_for", "timezone", "profiles"]
+
+
+admin.site.unregister(Content)
+
+
+@admin.register(Content)
+class ContentConsoleAdmin(ContentAdmin):
+    """The content page with publishing's actions: schedule and publish now."""
+
+    def console_routes(self) -> list:
+        return [*super().console_routes(), ("schedule", self.schedule_view, "schedule"),
+                ("publish", self.publish_view, "publish")]
+
+    def schedule_view(self, request, object_id):
+        content = self._content(request, object_id)
+        form = ScheduleForm(request.POST or None, content=content)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            done = self._run(request, content, lambda: services.publications_schedule(
+                content=content, profiles=list(data["profiles"]), scheduled_for=data["scheduled_for"],
+                options={"timezone": data["timezone"].strip()}, actor=request.user,
+            ), "Scheduled.")
+            if done:
+                return self._back(content)
+        return self._form_page(request, content, form, title="Schedule content", submit="Schedule",
+                               template="admin/content/content/publish_form.html")
+
+    def publish_view(self, request, object_id):
+        content = self._content(request, object_id)
+        form = ProfilesForm(request.POST or None, content=content)
+        if request.method == "POST" and form.is_valid():
+            try:
+                _, pubs = services.publications_publish_now(content=content, profiles=list(form.cleaned_data["profiles"]),
+                                                              actor=request.user)
+            except ApplicationError as exc:
+                self.message_user(request, error_text(exc), messages.ERROR)
+            else:
+                for pub in pubs:
+                    level = messages.ERROR if pub.status == Publication.FAILED else messages.SUCCESS
+                    detail = pub.url if pub.status == Publication.PUBLISHED else (pub.last_error or pub.status)
+                    self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: {pub.status} {detail}", level)
+                return self._back(content)
+        return self._form_page(request, content, form, title="Publish now", submit="Publish now",
+                               template="admin/content/content/publish_form.html")

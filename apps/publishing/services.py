@@ -28,8 +28,9 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from apps.content import states
+from apps.content.machine import ensure_allowed, transition
 from apps.content.models import Content
-from apps.content.services import current_media, current_media_for, ensure_allowed, transition
+from apps.content.selectors import current_media, current_media_for
 from apps.core.db import relax_commit
 from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation, ValidationFailed
 from apps.core.filters import as_utc
@@ -101,7 +102,7 @@ def post_request_for(publication: Publication, context: dict | None = None) -> P
 
 
 def _check_publishable(content: Content) -> None:
-    """The content's own rule (content.services.ensure_allowed); content already scheduled or
+    """The content's own rule (content.machine.ensure_allowed); content already scheduled or
     publishing may take more profiles."""
     if content.status not in (states.SCHEDULED, states.PUBLISHING):
         ensure_allowed(content, "publish")

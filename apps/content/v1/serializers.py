@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.content.present_publications import PublicationOutput, publications_of
+from apps.content.present_publications import present as present_publication
 from apps.core import ids
 from apps.core.serializers import StrictSerializer, iso
-from apps.publishing.presenters import PublicationOutput, publications_of
-from apps.publishing.presenters import present as present_publication
 
 from .. import states
 from ..models import RATIOS, PostType

@@ -8,6 +8,7 @@ from rest_framework.decorators import action
 
 from apps.content import selectors as content_selectors
 from apps.content.api import serializers as content_s
+from apps.content.present_publications import PublicationOutput, present
 from apps.core import ids
 from apps.core.errors import ValidationFailed
 from apps.core.serializers import StrictSerializer
@@ -16,7 +17,6 @@ from apps.profiles.models import SocialProfile
 
 from .. import services
 from ..models import Publication
-from ..presenters import PublicationOutput, present
 from ..selectors import profiles_for_publishing
 
 

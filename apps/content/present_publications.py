@@ -1,4 +1,7 @@
-"""Publication output for both families (ids prefixed in A, UUIDs in B)."""
+"""Publication output for both families (ids prefixed in A, UUIDs in B).
+
+Read through `Content.publications` (a relation publishing declares); it lives beside the content
+presenters because content output embeds it, and content never imports publishing."""
 
 from __future__ import annotations
 
