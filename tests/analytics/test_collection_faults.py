@@ -26,7 +26,7 @@ from apps.analytics.models import PostSnapshot, ProfileSnapshot, PullClaim
 from apps.brands.services import brand_ensure_default
 from apps.content.models import Content
 from apps.profiles.models import SocialProfile
-from apps.publishing.publications import Publication, SandboxPost
+from apps.publishing.models import Publication, SandboxPost
 from tests.publishing.harness import Cluster
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
