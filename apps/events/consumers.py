@@ -32,7 +32,7 @@ from apps.core import ids
 from apps.core.errors import AuthenticationFailed
 
 from . import connections
-from .services import org_group, subject_group
+from .dispatch import org_group, subject_group
 
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_TOO_MANY = 4429

@@ -37,8 +37,8 @@ SPOOL_TTL_SECONDS = 30.0
 
 
 def _dispatch_outbox() -> int:
+    from apps.events.dispatch import events_dispatch
     from apps.events.models import Event
-    from apps.events.services import events_dispatch
 
     pending = list(Event.objects.pending().values_list("pk", flat=True)[:500])  # a read: no lock taken
     return events_dispatch(event_ids=pending) if pending else 0

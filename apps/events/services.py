@@ -8,28 +8,25 @@ crashed process left behind, so no committed event is lost.
 from __future__ import annotations
 
 import contextlib
-import datetime
 import logging
 import threading
 
 from django.db import transaction
-from django.utils import timezone
 
-from apps.core import ids
-from apps.core.db import relax_commit
-
+from .dispatch import (  # noqa: F401  (the dispatch side, named here for callers)
+    event_dispatch,
+    events_dispatch,
+    events_dispatch_pending,
+    groups,
+    message,
+    org_group,
+    subject_group,
+)
 from .models import Event
 from .realtime import group_send_many
+from .tasks import dispatch_event_batch
 
 logger = logging.getLogger(__name__)
-
-
-def org_group(organization_id) -> str:
-    return f"org.{ids.parse(str(organization_id)).hex}"
-
-
-def subject_group(kind: str, object_id) -> str:
-    return f"{kind}.{ids.parse(str(object_id)).hex}"
 
 
 class _DispatchBuffer:
@@ -43,8 +40,6 @@ class _DispatchBuffer:
         if deferred is not None:  # inside `dispatch_deferred()`: the block's end sends them
             deferred.extend(self.ids)
             return
-        from .tasks import dispatch_event_batch
-
         try:
             dispatch_event_batch.delay(self.ids)
         except Exception:  # the broker is down: the beat sweep delivers them later
@@ -105,71 +100,7 @@ def event_record(*, organization, type: str, data: dict) -> Event:
     return event
 
 
-def _message(type: str, data: dict) -> dict:
-    return {"type": "event.message",
-            "payload": {"type": type, "data": data, "sentAt": timezone.now().isoformat().replace("+00:00", "Z")}}
-
-
-def _groups(organization_id, subjects) -> list[str]:
-    return [org_group(organization_id)] + [subject_group(k, v) for k, v in subjects]
-
-
 def broadcast(*, organization_id, type: str, data: dict, subjects: list[tuple[str, str]] = ()) -> None:
     """Send a real-time-only message (e.g. progress) to the org group and subject groups."""
-    message = _message(type, data)
-    group_send_many([(group, message) for group in _groups(organization_id, subjects)])
-
-
-def _subjects(event: Event) -> list[tuple[str, str]]:
-    return [(kind, event.data[key]) for key, kind in (("contentId", "content"), ("batchId", "batch")) if event.data.get(key)]
-
-
-def event_dispatch(*, event_id) -> bool:
-    """Fan one event out exactly once (claimed by a conditional update)."""
-    return events_dispatch(event_ids=[event_id]) == 1
-
-
-def events_dispatch(*, event_ids) -> int:
-    """Fan these events out, each exactly once: claim the undispatched ones in one
-    statement, send all their messages in one round, then hand them to webhooks. A failed
-    send releases the claim so the sweep sends them again."""
-    if not event_ids:
-        return 0
-    now = timezone.now()
-    with transaction.atomic():
-        relax_commit()  # losing this marker in a crash only re-sends a notification
-        events = list(Event.objects.select_for_update(skip_locked=True)
-                      .filter(pk__in=event_ids, dispatched_at__isnull=True).order_by("created_at"))
-        if not events:
-            return 0
-        Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=now)
-        # the webhook deliveries are rows written with the claim: a claimed event has them
-        from apps.webhooks.services import deliveries_create_for_events
-
-        delivery_ids = deliveries_create_for_events(events=events)
-    try:
-        sends = []
-        for event in events:
-            message = _message(event.type, {"id": ids.render(event.pk, "event"), **event.data})
-            sends += [(group, message) for group in _groups(event.organization_id, _subjects(event))]
-        group_send_many(sends)
-    except Exception:
-        # leave them to the sweep (their webhook deliveries stay: the webhook sweep sends them,
-        # and a second claim creates none twice)
-        Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=None)
-        raise
-    if delivery_ids:
-        from apps.webhooks.services import deliveries_kick
-
-        deliveries_kick(delivery_ids=delivery_ids)
-    return len(events)
-
-
-def events_dispatch_pending(*, older_than_seconds: float = 2.0, limit: int = 500) -> int:
-    cutoff = timezone.now() - datetime.timedelta(seconds=older_than_seconds)
-    ids_ = list(Event.objects.pending().filter(created_at__lte=cutoff).values_list("pk", flat=True)[:limit])
-    try:
-        return events_dispatch(event_ids=ids_)
-    except Exception:
-        logger.exception("Dispatch of %d pending event(s) failed; will retry", len(ids_))
-        return 0
+    sent = message(type, data)
+    group_send_many([(group, sent) for group in groups(organization_id, subjects)])
