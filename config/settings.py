@@ -136,9 +136,14 @@ REDIS_URL = env("REDIS_URL", default="")
 
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
-    CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
-    }
+    #: "core" (channels-redis lists: one copy per socket) or "pubsub" (one publish per group,
+    #: each web process fans out to its own sockets); see bench/realtime.py
+    CHANNEL_LAYER = env("CHANNEL_LAYER", default="core")
+    CHANNEL_LAYERS = {"default": {
+        "BACKEND": {"core": "channels_redis.core.RedisChannelLayer",
+                    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer"}[CHANNEL_LAYER],
+        "CONFIG": {"hosts": [REDIS_URL]},
+    }}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     # in memory in the web process; the worker's messages and the outbox reach it through

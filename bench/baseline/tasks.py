@@ -8,3 +8,21 @@ def bench_noop(counter_key: str) -> None:
     import redis
 
     redis.Redis.from_url(settings.REDIS_URL).incr(counter_key)
+
+
+@shared_task(queue="default", ignore_result=True)
+def bench_event(organization_id: str, seq: int, stamp_key: str) -> None:
+    """bench/realtime.py: one event written by a worker as a generation task writes its own
+    (recorded in a transaction, fanned out by this task when it ends); the commit time goes
+    to Redis so that the bench measures commit to receipt."""
+    import time
+
+    import redis
+    from django.db import transaction
+
+    from apps.events.services import dispatch_deferred, event_record
+
+    with dispatch_deferred():
+        with transaction.atomic():
+            event_record(organization=organization_id, type="bench.event", data={"seq": seq})
+        redis.Redis.from_url(settings.REDIS_URL).hset(stamp_key, seq, repr(time.time()))

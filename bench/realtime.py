@@ -1,0 +1,191 @@
+"""Websocket fan-out benchmark on real processes (PostgreSQL `postforge_bench`, a private Redis).
+
+500 websocket clients of one organization are connected to uvicorn serving config.asgi
+(channels-redis layer). In the same run:
+
+(a) baseline: a bare channels-redis `group_send` to the organization's group from this
+    process, stamped just before the send;
+(b) Postforge: events written by a Celery worker the way generation tasks write theirs
+    (`event_record` in a transaction, fanned out by the task when it ends), stamped at commit.
+
+Prints p50/p99/max from stamp to receipt over every client and message, and the ratio of
+the two p99s. Target: p99 of (b) at most 150 ms.
+
+    .venv/bin/python bench/realtime.py [--clients 500] [--messages 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import pct  # noqa: E402
+
+
+def setup() -> None:
+    url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
+    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench"],
+                   capture_output=True)
+    os.environ["DATABASE_URL"] = url
+    os.environ["POSTFORGE_BENCH_VIEWS"] = "1"  # the worker loads bench.baseline (its bench_event task)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def start_server(env: dict, port: int) -> subprocess.Popen:
+    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
+                               "--port", str(port), "--log-level", "warning", "--ws", "websockets"],
+                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import socket
+
+    for _ in range(200):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return server
+        time.sleep(0.05)
+    server.kill()
+    raise RuntimeError("uvicorn did not start")
+
+
+class Clients:
+    """N sockets in this process's event loop; each receipt is stamped as it is read."""
+
+    def __init__(self, url: str, token: str, n: int):
+        self.url, self.token, self.n = url, token, n
+        self.sockets = []
+        self.receipts: dict[str, list[tuple[int, float]]] = {"bench.bare": [], "bench.event": []}
+        self.readers: list[asyncio.Task] = []
+
+    async def connect(self) -> None:
+        import websockets
+
+        async def one():
+            ws = await websockets.connect(f"{self.url}?token={self.token}", max_queue=None, open_timeout=60)
+            hello = json.loads(await ws.recv())
+            assert hello["type"] == "connection.ready", hello
+            return ws
+
+        for start in range(0, self.n, 50):  # in rounds, as clients arrive in practice
+            self.sockets += await asyncio.gather(*(one() for _ in range(start, min(self.n, start + 50))))
+        self.readers = [asyncio.create_task(self._read(ws)) for ws in self.sockets]
+
+    async def _read(self, ws) -> None:
+        async for raw in ws:
+            now = time.time()
+            message = json.loads(raw)
+            bucket = self.receipts.get(message.get("type"))
+            if bucket is not None:
+                bucket.append((message["data"]["seq"], now))
+
+    async def wait_for(self, kind: str, count: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.receipts[kind]) < count and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+
+    async def close(self) -> None:
+        for task in self.readers:
+            task.cancel()
+        await asyncio.gather(*(ws.close() for ws in self.sockets), return_exceptions=True)
+
+
+async def bare_sends(layer, group: str, messages: int, interval: float, stamps: dict) -> None:
+    for seq in range(messages):
+        stamps[seq] = time.time()
+        await layer.group_send(group, {"type": "event.message",
+                                       "payload": {"type": "bench.bare", "data": {"seq": seq}}})
+        await asyncio.sleep(interval)
+
+
+def latencies(receipts: list[tuple[int, float]], stamps: dict) -> list[float]:
+    return [(at - stamps[seq]) * 1000 for seq, at in receipts if seq in stamps]
+
+
+LAYERS = {"core": "channels_redis.core.RedisChannelLayer", "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer"}
+
+
+async def run(args, cluster, org, token: str, layer_name: str) -> None:
+    import importlib
+
+    import redis
+    from celery import Celery
+
+    from apps.events.services import org_group
+
+    module, _, cls = LAYERS[layer_name].rpartition(".")
+    layer_class = getattr(importlib.import_module(module), cls)
+    port = 8731
+    env = dict(cluster.env, WS_MAX_CONNECTIONS_PER_CREDENTIAL="0", WS_MAX_CONNECTIONS_PER_ORGANIZATION="0",
+               CONN_MAX_AGE="0", CHANNEL_LAYER=layer_name)
+    server = start_server(env, port)
+    clients = Clients(f"ws://127.0.0.1:{port}/ws/events/", token, args.clients)
+    try:
+        await clients.connect()
+        print(f"{len(clients.sockets)} clients connected", flush=True)
+        # (a) the bare channels-redis group send, from this process
+        layer = layer_class(hosts=[cluster.env["REDIS_URL"]])
+        bare_stamps: dict[int, float] = {}
+        await bare_sends(layer, org_group(org.pk), args.messages, args.interval, bare_stamps)
+        await clients.wait_for("bench.bare", args.clients * args.messages, 60)
+        # (b) events written by the worker, stamped at commit
+        app = Celery(broker=cluster.env["REDIS_URL"])
+        stamp_key = f"bench:realtime:{uuid.uuid4().hex}"
+        for seq in range(args.messages):
+            app.send_task("bench.baseline.tasks.bench_event", args=[str(org.pk), seq, stamp_key], queue="default")
+            await asyncio.sleep(args.interval)
+        await clients.wait_for("bench.event", args.clients * args.messages, 60)
+        stamps = {int(k): float(v) for k, v in redis.Redis(port=cluster.redis_port).hgetall(stamp_key).items()}
+    finally:
+        await clients.close()
+        server.terminate()
+        server.wait(10)
+    bare = latencies(clients.receipts["bench.bare"], bare_stamps)
+    ours = latencies(clients.receipts["bench.event"], stamps)
+    expected = args.clients * args.messages
+    print(f"layer {layer_name}: {args.clients} clients, a message every {args.interval * 1000:.0f} ms")
+    for label, values in (("(a) bare channels-redis group_send", bare), ("(b) worker event, commit to receipt", ours)):
+        print(f"  {label:38} received {len(values)}/{expected}  p50 {pct(values, 50):6.1f} ms  "
+              f"p99 {pct(values, 99):6.1f} ms  max {max(values, default=float('nan')):6.1f} ms", flush=True)
+    print(f"  p99 ratio (b)/(a): {pct(ours, 99) / pct(bare, 99):.2f}; target: (b) p99 <= 150 ms -> "
+          f"{'met' if pct(ours, 99) <= 150 else 'NOT met'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=500)
+    parser.add_argument("--messages", type=int, default=40)
+    parser.add_argument("--interval", type=float, default=0.25, help="seconds between messages")
+    parser.add_argument("--layers", default="core,pubsub", help="channel layers to compare, in this run")
+    args = parser.parse_args()
+    setup()
+    from apps.accounts.services import api_key_create, organization_get_or_create
+    from tests.publishing.harness import Cluster
+
+    org = organization_get_or_create(name=f"Realtime bench {uuid.uuid4().hex[:6]}")
+    token = api_key_create(organization=org, name="realtime bench").secret
+    for layer_name in args.layers.split(","):
+        # the worker sends through the same layer as the web process
+        cluster = Cluster(workers=1, concurrency=2, beats=1, queues="default",
+                          env={"CHANNEL_LAYER": layer_name}).start()
+        try:
+            asyncio.run(run(args, cluster, org, token, layer_name))
+        finally:
+            cluster.stop()
+
+
+if __name__ == "__main__":
+    main()
