@@ -70,7 +70,7 @@ def api_base_url(platform: str) -> str | None:
 
 
 def platform_client(platform: str, *, access_token: str, account_id: str = ""):
-    from apps.publishing.platforms.base import get_client_class
+    from apps.publishing.platforms.registry import get_client_class
 
     return get_client_class(platform)(access_token=access_token, account_id=account_id, base_url=api_base_url(platform))
 

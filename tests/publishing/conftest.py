@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from apps.publishing.platforms.base import PlatformClient, get_client_class
+from apps.publishing.platforms.base import PlatformClient
+from apps.publishing.platforms.registry import get_client_class
 from tests.publishing.fakes import FAKES, TOKEN, FakePlatform
 
 PLATFORMS = sorted(FAKES)

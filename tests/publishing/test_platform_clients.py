@@ -15,10 +15,10 @@ from apps.publishing.platforms.base import (
     PlatformError,
     PostRequest,
     Quota,
-    get_client_class,
     retry_after_from_headers,
 )
 from apps.publishing.platforms.linkedin import little_text
+from apps.publishing.platforms.registry import get_client_class
 from apps.publishing.platforms.tiktok import chunk_plan
 from tests.publishing.conftest import PLATFORMS, client_for
 from tests.publishing.fakes import TOKEN, FakePlatform

@@ -544,30 +544,3 @@ def check_https(item: MediaItem, platform: str) -> None:
 
 def normalise_type(content_type: str) -> str:
     return (content_type or "").split(";")[0].strip().lower()
-
-
-_REGISTRY: dict[str, type[PlatformClient]] = {}
-
-
-def register(cls: type[PlatformClient]) -> type[PlatformClient]:
-    _REGISTRY[cls.platform] = cls
-    return cls
-
-
-def get_client_class(platform: str) -> type[PlatformClient]:
-    # Import the client modules so that they register themselves.
-    from apps.publishing.platforms import (  # noqa: F401
-        facebook,
-        instagram,
-        linkedin,
-        pinterest,
-        threads,
-        tiktok,
-        x,
-        youtube,
-    )
-
-    try:
-        return _REGISTRY[platform]
-    except KeyError:
-        raise KeyError(f"no platform client for {platform!r}") from None

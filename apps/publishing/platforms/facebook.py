@@ -20,7 +20,6 @@ from apps.publishing.platforms.base import (
     PublishResult,
     check_https,
     normalise_type,
-    register,
 )
 from apps.publishing.platforms.meta import GraphClient
 
@@ -29,7 +28,6 @@ REEL_SECONDS = (3, 90)
 MULTI_PHOTO_MAX = 10
 
 
-@register
 class FacebookClient(GraphClient):
     platform = "facebook"
     default_base_url = "https://graph.facebook.com/v25.0"

@@ -18,7 +18,6 @@ from apps.publishing.platforms.base import (
     Quota,
     check_https,
     normalise_type,
-    register,
 )
 from apps.publishing.platforms.meta import GraphClient
 
@@ -28,7 +27,6 @@ VIDEO_TYPES = {"video/mp4", "video/quicktime"}
 CAROUSEL_MAX = 10
 
 
-@register
 class InstagramClient(GraphClient):
     platform = "instagram"
     default_base_url = "https://graph.instagram.com/v25.0"

@@ -25,7 +25,6 @@ from apps.publishing.platforms.base import (
     PostRequest,
     PublishResult,
     normalise_type,
-    register,
 )
 
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/gif"}
@@ -53,7 +52,6 @@ def urn_path(urn: str) -> str:
 
 logger = logging.getLogger(__name__)
 
-@register
 class LinkedInClient(PlatformClient):
     platform = "linkedin"
     default_base_url = "https://api.linkedin.com"

@@ -21,7 +21,6 @@ from apps.publishing.platforms.base import (
     PublishResult,
     check_https,
     normalise_type,
-    register,
 )
 
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/webp", "image/gif", "image/bmp", "image/tiff"}
@@ -31,7 +30,6 @@ CAROUSEL_RANGE = (2, 5)
 REFERENCE_PREFIX = "postforge:"
 
 
-@register
 class PinterestClient(PlatformClient):
     platform = "pinterest"
     default_base_url = "https://api.pinterest.com"

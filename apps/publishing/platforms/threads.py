@@ -18,7 +18,6 @@ from apps.publishing.platforms.base import (
     Quota,
     check_https,
     normalise_type,
-    register,
 )
 from apps.publishing.platforms.meta import GraphClient
 
@@ -39,7 +38,6 @@ def threads_length(text: str) -> int:
     return total
 
 
-@register
 class ThreadsClient(GraphClient):
     platform = "threads"
     default_base_url = "https://graph.threads.net/v1.0"

@@ -24,7 +24,6 @@ from apps.publishing.platforms.base import (
     check_https,
     json_body,
     normalise_type,
-    register,
 )
 
 MB = 1024 * 1024
@@ -67,7 +66,6 @@ def chunk_plan(size: int, chunk_size: int) -> list[tuple[int, int]]:
     return ranges
 
 
-@register
 class TikTokClient(PlatformClient):
     platform = "tiktok"
     default_base_url = "https://open.tiktokapis.com"

@@ -18,7 +18,6 @@ from apps.publishing.platforms.base import (
     PostRequest,
     PublishResult,
     normalise_type,
-    register,
 )
 
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/webp"}
@@ -28,7 +27,6 @@ MAX_IMAGES = 4
 MB = 1024 * 1024
 
 
-@register
 class XClient(PlatformClient):
     platform = "x"
     default_base_url = "https://api.x.com"

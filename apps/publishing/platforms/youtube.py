@@ -23,7 +23,6 @@ from apps.publishing.platforms.base import (
     PublishResult,
     json_body,
     normalise_type,
-    register,
     seconds_until_pacific_midnight,
 )
 
@@ -48,7 +47,6 @@ PRIVACY = {
 QUOTA_REASONS = frozenset({"quotaExceeded", "uploadLimitExceeded", "dailyLimitExceeded"})
 
 
-@register
 class YouTubeClient(PlatformClient):
     platform = "youtube"
     default_base_url = "https://www.googleapis.com"
