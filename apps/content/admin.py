@@ -323,9 +323,13 @@ def _with_lengths(content: Content, variants: list) -> list:
     """Each variant's published text (caption and hashtags) measured in its platform's own unit
     (X weighted, Bluesky graphemes, Threads with emoji bytes) against the platform's limit."""
     from .adaptation import compose_caption
-    from .platform_rules import get_format
+    from .platform_rules import get_format, get_rules
 
     for v in variants:
+        try:
+            v.display_name = get_rules(v.platform).display_name  # "TikTok", "LinkedIn", "X"
+        except (KeyError, ValueError):
+            v.display_name = v.platform
         try:
             limit = get_format(v.platform, content.post_type, content.media_type).caption
         except (KeyError, ValueError):  # a platform without rules: no counter

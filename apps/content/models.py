@@ -132,7 +132,9 @@ class Content(OrgScopedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.prompt[:40]} ({self.status})"
+        import textwrap
+
+        return f"{textwrap.shorten(self.prompt, 48, placeholder='…') or self.prompt[:48]} ({self.status})"
 
     @property
     def requires_approval(self) -> bool:

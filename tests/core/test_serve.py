@@ -279,3 +279,70 @@ def test_in_chromium_swagger_renders_operations_and_the_admin_is_styled(serve, c
     page.screenshot(path=str(shots / "admin.png"))
     assert not outside, f"requests left the service: {outside[:5]}"
     context.close()
+
+
+# Every value the live-progress box shows, kept in sessionStorage so that it outlives the reload
+# the page does when generation ends. Only the page's websocket handler writes "NN% (stage)".
+RECORD_PROGRESS = """
+(() => {
+  const key = "pf-progress-seen";
+  document.addEventListener("DOMContentLoaded", () => {
+    const label = document.getElementById("pf-progress-label");
+    if (!label) return;
+    const seen = JSON.parse(sessionStorage.getItem(key) || "[]");
+    seen.push({label: label.textContent.trim(), rendered: true});
+    sessionStorage.setItem(key, JSON.stringify(seen));
+    new MutationObserver(() => {
+      const now = JSON.parse(sessionStorage.getItem(key) || "[]");
+      now.push({label: label.textContent.trim(), value: document.getElementById("pf-progress").value,
+                status: document.getElementById("pf-status").textContent});
+      sessionStorage.setItem(key, JSON.stringify(now));
+    }).observe(label, {childList: true, characterData: true, subtree: true});
+  });
+})();
+"""
+
+
+@pytest.mark.browser
+def test_in_chromium_the_admin_content_page_shows_live_progress_from_serves_own_worker(serve, chromium):
+    """The review console under `serve` as `make run` starts it: a video generates in the
+    worker serve started (another process, no Redis), and the staff page's progress bar moves
+    while it does, then the page shows the generated content."""
+    shots = Path(os.environ.get("POSTFORGE_SCREENSHOTS", serve.var_dir / "screenshots"))
+    shots.mkdir(parents=True, exist_ok=True)
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    page.add_init_script(RECORD_PROGRESS)
+    page.goto(f"{serve.base}/admin/login/")
+    page.fill("#id_username", serve.login.group(1))
+    page.fill("#id_password", serve.login.group(2))
+    page.click("input[type=submit]")
+    page.wait_for_selector("#site-name")
+
+    # A 6 s H.264 video takes the worker a few seconds on the CPU: time for the page to subscribe.
+    created = requests.post(f"{serve.base}/v1/content/generate", headers={"Authorization": f"Bearer {serve.key}"},
+                            json={"prompt": "A lighthouse keeper's morning on the Cornish coast", "platforms": ["tiktok"],
+                                  "media": {"type": "video", "postType": "short"}}, timeout=30)
+    assert created.status_code in (200, 201, 202), created.text
+    content_id = created.json()["id"].removeprefix("cnt_")
+    page.goto(f"{serve.base}/admin/content/content/{content_id}/change/")
+    rendered = int(page.locator("#pf-progress").get_attribute("value"))
+    assert rendered < 100, "the page was rendered after generation ended: nothing left to watch"
+    # the websocket handler writes "NN% (stage)": a figure the server did not render
+    page.wait_for_function("() => /\\(\\w+\\)/.test(document.getElementById('pf-progress-label')?.textContent || '')"
+                           " || !document.getElementById('pf-live')", timeout=60000)
+    page.screenshot(path=str(shots / "admin-live-progress.png"))  # mid-generation unless it just ended
+
+    # generation ends: the page reloads itself and shows the generated item and its video
+    page.wait_for_selector("#pf-approve", timeout=90000)
+    assert page.locator("#pf-live").count() == 0
+    assert page.locator("#pf-status").inner_text().strip().lower() == "review"  # waiting for a reviewer
+    page.wait_for_selector("#pf-media video")
+    assert page.locator("[data-platform=tiktok] h3").inner_text().startswith("TikTok")  # the platform's own name
+    page.screenshot(path=str(shots / "admin-generated.png"))
+    seen = page.evaluate("() => JSON.parse(sessionStorage.getItem('pf-progress-seen') || '[]')")
+    live = [int(s["value"]) for s in seen if not s.get("rendered")]
+    assert live and live == sorted(live) and live[-1] <= 100, seen
+    assert any(rendered < v < 100 for v in live), f"no intermediate progress reached the page: {seen}"
+    assert all(s["status"] == "generating" for s in seen if not s.get("rendered")), seen  # the status follows
+    context.close()
