@@ -44,6 +44,7 @@ test: install chromium
 
 lint: install
 	$(VENV)/bin/ruff check apps config tests bench
+	$(VENV)/bin/lint-imports
 
 bench: install
 	$(PY) bench/api_list.py

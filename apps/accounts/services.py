@@ -12,6 +12,7 @@ from django.utils import timezone
 from apps.core.errors import ValidationFailed
 
 from .models import SCOPES, ApiKey, Membership, Organization, Role
+from .signals import organization_provisioned
 
 
 @dataclass(frozen=True)
@@ -23,8 +24,6 @@ class IssuedKey:
 @transaction.atomic
 def organization_get_or_create(*, name: str, external_id: str | None = None) -> Organization:
     """Find an organization by external id or name, creating it with its default brand."""
-    from apps.brands.services import brand_ensure_default
-
     org = None
     if external_id:
         org = Organization.objects.filter(external_id=external_id).first()
@@ -32,7 +31,7 @@ def organization_get_or_create(*, name: str, external_id: str | None = None) -> 
         org = Organization.objects.filter(name=name).first()
     if org is None:
         org = Organization.objects.create(name=name, external_id=external_id or None)
-    brand_ensure_default(organization=org)
+    organization_provisioned.send(sender=Organization, organization=org)  # brands: the default brand
     return org
 
 
@@ -132,10 +131,8 @@ def organization_sync_from_identity(*, external_id: str, name: str = "") -> Orga
     """Create or rename the organization the identity provider calls `external_id`."""
     org = Organization.objects.select_for_update().filter(external_id=external_id).first()
     if org is None:
-        from apps.brands.services import brand_ensure_default
-
         org = Organization.objects.create(name=(name or external_id)[:200], external_id=external_id)
-        brand_ensure_default(organization=org)
+        organization_provisioned.send(sender=Organization, organization=org)  # brands: the default brand
     elif name and org.name != name[:200]:
         org.name = name[:200]
         org.save(update_fields=["name"])
