@@ -173,14 +173,20 @@ def postprocess(result, generator, request, public):
             if method not in ("get", "post", "put", "patch", "delete"):
                 continue
             is_list = False
+            json_body = False  # a 2xx answers JSON the family's `respond` built (so `fields=` applies in A)
+            extra_headers = op.pop("x-postforge-headers", {})  # (op is this generation's own dict)
             for status, response in op.get("responses", {}).items():
                 if not status.startswith("2"):
                     continue
-                response.setdefault("headers", {}).update(RATE_HEADERS)
+                response.setdefault("headers", {}).update({**RATE_HEADERS, **extra_headers})
                 content = response.get("content", {}).get("application/json")
                 if not content:
                     continue
                 schema = content["schema"]
+                if schema.get("x-postforge-raw"):  # a body written whole by the view (a stream)
+                    content["schema"] = {k: v for k, v in schema.items() if k != "x-postforge-raw"}  # (shared dict)
+                    continue
+                json_body = True
                 if schema.get("type") == "array":
                     is_list = True
                     pagination = {"$ref": "#/components/schemas/PaginationB" if family_b else "#/components/schemas/PaginationA"}
@@ -218,7 +224,7 @@ def postprocess(result, generator, request, public):
                 op["responses"].setdefault(
                     "415", {"description": "Unsupported media type", "content": {"application/json": {"schema": ref}}}
                 )
-            if not family_b and method in ("get", *BODY_METHODS):
+            if not family_b and method in ("get", *BODY_METHODS) and (json_body or method != "get"):
                 existing = {p["name"] for p in op.get("parameters", [])}
                 if "fields" not in existing:
                     op.setdefault("parameters", []).append(LIST_PARAMS_A[-1])

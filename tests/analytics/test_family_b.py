@@ -14,6 +14,7 @@ from apps.core import ids
 from apps.publishing.models import Publication
 from tests.analytics.fixtures import build, publish
 from tests.factories import ProfileFactory
+from tests.openapi_check import assert_conforms, declared, media_types
 
 pytestmark = pytest.mark.django_db
 PERIOD = "startDate=2026-03-01&endDate=2026-04-30"
@@ -29,9 +30,11 @@ def test_content_metrics_sorted_by_engagement_and_paginated(owner, posts):
     body = client.get(f"/api/analytics/content?{PERIOD}&sort=engagement:desc&limit=2").json()
     assert [r["engagement"] for r in body["data"]] == [50, 40]
     assert body["pagination"]["total"] == 4 and body["pagination"]["hasNext"]
+    assert_conforms("api", "/analytics/content", "get", 200, body)
     rest = client.get(f"/api/analytics/content?{PERIOD}&sort=engagement:desc&limit=2&page=2").json()["data"]
     assert [r["engagement"] for r in rest] == [20, 0]
     assert rest[1]["views"] is None and rest[1]["engagementRate"] is None  # no snapshot: no figures, not zeros
+    assert_conforms("api", "/analytics/content", "get", 200, {"data": rest, "pagination": body["pagination"]})
     only_x = client.get(f"/api/analytics/content?{PERIOD}&platform=x").json()["data"]
     assert sorted(r["engagement"] for r in only_x) == [0, 50]
     assert client.get("/api/analytics/content?sort=virality:desc").status_code in (400, 422)
@@ -76,9 +79,19 @@ def test_export_streams_every_post_with_every_stored_metric(owner, posts, path):
     assert (a["reach"], a["likes"], a["engagement"], a["engagementRateBasis"]) == ("200", "10", "20", "reach")
     d = by_id[ids.render(posts["D"].pk, "publication")]
     assert d["likes"] == "" and "no snapshot" in d["unavailable"]
-    data = json.loads(b"".join(client.get(f"{path}?format=json&{PERIOD}").streaming_content))["data"]
-    assert len(data) == 4
-    assert client.get(f"{path}?format=xml").status_code in (400, 422)
+    as_json = client.get(f"{path}?format=json&{PERIOD}")
+    assert as_json["Content-Type"] == "application/json"
+    body = json.loads(b"".join(as_json.streaming_content))
+    assert len(body["data"]) == 4
+    # the schema declares both bodies as they are streamed, CSV columns in the JSON rows' order
+    family = path.split("/")[1]
+    assert_conforms(family, "/analytics/export", "get", 200, body)
+    assert list(rows[0]) == declared(family, "/analytics/export", "get", 200)["properties"]["data"]["items"]["required"]
+    assert media_types(family, "/analytics/export", "get", 200) == ["text/csv", "application/json"]
+    assert response["Content-Type"].split(";")[0] == "text/csv"
+    bad = client.get(f"{path}?format=xml")
+    assert bad.status_code in (400, 422)
+    assert_conforms(family, "/analytics/export", "get", bad.status_code, bad.json())
 
 
 def test_best_times_from_history_or_the_platform_default_said_so(owner):

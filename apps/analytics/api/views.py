@@ -10,7 +10,7 @@ from apps.core.pagination import paginate_api
 from apps.core.views import ApiViewSet
 from apps.profiles.selectors import profile_list
 
-from .. import monitoring, reports
+from .. import monitoring, openapi, reports
 from .. import selectors as sel
 from ..v1.views import parse_platform
 
@@ -55,9 +55,11 @@ class AnalyticsApiViewSet(ApiViewSet):
     def overview(self, request):
         return self.respond(reports.overview(self.actor.organization, reports.parse_days(request.query_params.get("period"))))
 
-    @extend_schema(operation_id="api_analytics_content", responses={200: dict}, parameters=[
-        OpenApiParameter(n, str) for n in ("brandId", "profileId", "platform", "campaignId", "tagId", "startDate",
-                                           "endDate", "sort", "page", "limit")])
+    @extend_schema(operation_id="api_analytics_content",
+                   responses={200: {"type": "array", "items": openapi.CONTENT_METRICS_ROW}}, parameters=[
+        *[OpenApiParameter(n, str) for n in ("brandId", "profileId", "platform", "campaignId", "tagId", "startDate",
+                                             "endDate", "timezone")],
+        OpenApiParameter("sort", str, enum=openapi.sort_enum(reports.CONTENT_SORTS), default="publishedAt:desc")])
     def content(self, request):
         params = request.query_params
         raw_sort = params.get("sort") or "publishedAt:desc"
@@ -80,8 +82,8 @@ class AnalyticsApiViewSet(ApiViewSet):
 
         return Response({"data": items, "pagination": pagination})
 
-    @extend_schema(operation_id="api_analytics_export", responses={200: bytes},
-                   parameters=[OpenApiParameter("format", str), OpenApiParameter("startDate", str), OpenApiParameter("endDate", str)])
+    @extend_schema(operation_id="api_analytics_export", responses=openapi.EXPORT_RESPONSES, extensions={"x-postforge-headers": openapi.EXPORT_HEADERS},
+                   parameters=openapi.EXPORT_PARAMETERS)
     def export(self, request):
         return export_response(self.actor.organization, request.query_params)
 

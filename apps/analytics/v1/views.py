@@ -8,7 +8,7 @@ from apps.core.views import V1ViewSet
 from apps.profiles.models import normalize_platform
 from apps.profiles.selectors import profile_list
 
-from .. import selectors
+from .. import openapi, selectors
 
 
 def parse_platform(params):
@@ -62,8 +62,8 @@ class AnalyticsViewSet(V1ViewSet):
         period = selectors.parse_period(request.query_params, tz=selectors.parse_tz(request.query_params.get("timezone")))
         return self.respond(selectors.profile_analytics(profile, period))
 
-    @extend_schema(operation_id="v1_analytics_export", responses={200: bytes},
-                   parameters=[OpenApiParameter("format", str), OpenApiParameter("startDate", str), OpenApiParameter("endDate", str)])
+    @extend_schema(operation_id="v1_analytics_export", responses=openapi.EXPORT_RESPONSES, extensions={"x-postforge-headers": openapi.EXPORT_HEADERS},
+                   parameters=openapi.EXPORT_PARAMETERS)
     def export(self, request):
         from ..api.views import export_response
 

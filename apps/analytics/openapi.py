@@ -1,0 +1,88 @@
+"""OpenAPI shapes of the analytics answers (issue 10): what the views really return."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+
+from .models import POST_METRICS
+from .reports import EXPORT_COLUMNS
+
+_NINT = {"type": "integer", "nullable": True}
+_NSTR = {"type": "string", "nullable": True}
+
+#: one exported post (a CSV line has the same columns in this order)
+EXPORT_ROW = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": list(EXPORT_COLUMNS),
+    "properties": {
+        "publicationId": {"type": "string"},
+        "contentId": {"type": "string"},
+        "platform": {"type": "string"},
+        "profileId": {"type": "string"},
+        "publishedAt": {"type": "string", "format": "date-time"},
+        "metricsUpdatedAt": {"type": "string", "format": "date-time", "nullable": True},
+        **{m: _NINT for m in POST_METRICS},
+        "engagement": _NINT,
+        "engagementRate": {"type": "number", "nullable": True},
+        "engagementRateBasis": _NSTR,
+        "unavailable": {
+            "type": "object", "additionalProperties": {"type": "string"},
+            "description": "{metric: reason} for every counter the platform did not give; "
+                           "`{\"all\": \"no snapshot yet\"}` before the first measurement",
+        },
+    },
+}
+
+#: `x-postforge-raw` tells the schema postprocessor not to wrap this body in the family envelope
+EXPORT_JSON = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["data"],
+    "properties": {"data": {"type": "array", "items": EXPORT_ROW}},
+    "x-postforge-raw": True,
+}
+
+_DISPOSITION = {"Content-Disposition": {"schema": {"type": "string"},
+                                        "description": 'attachment; filename="postforge-analytics.<format>"'}}
+
+EXPORT_RESPONSES = {
+    (200, "text/csv"): OpenApiResponse(
+        response={"type": "string"},
+        description="`format=csv` (the default): a header line, then one line per published post; "
+                    "`unavailable` is a JSON object in its cell",
+    ),
+    (200, "application/json"): OpenApiResponse(response=EXPORT_JSON, description="`format=json`"),
+}
+EXPORT_HEADERS = _DISPOSITION
+
+EXPORT_PARAMETERS = [
+    OpenApiParameter("format", str, enum=["csv", "json"], default="csv",
+                     description="csv (default) or json; the body is streamed"),
+    OpenApiParameter("startDate", str, description="ISO 8601 date or date-time; default 90 days before endDate"),
+    OpenApiParameter("endDate", str, description="ISO 8601 date (inclusive) or date-time; default now"),
+    OpenApiParameter("timezone", str, description="IANA time zone of date-only bounds (default UTC)"),
+]
+
+#: one row of `GET /api/analytics/content` (reports.present_content_metrics)
+CONTENT_METRICS_ROW = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["contentId", "status", "platforms", "publishedAt", "views", "reach", "likes", "comments", "shares",
+                 "engagement", "engagementRate", "engagementRateBasis"],
+    "properties": {
+        "contentId": {"type": "string"},
+        "status": {"type": "string"},
+        "platforms": {"type": "array", "items": {"type": "string"}},
+        "publishedAt": {"type": "string", "format": "date-time", "nullable": True},
+        **{m: _NINT for m in ("views", "reach", "likes", "comments", "shares")},
+        "engagement": {"type": "integer"},
+        "engagementRate": {"type": "number", "nullable": True},
+        "engagementRateBasis": _NSTR,
+    },
+}
+
+
+def sort_enum(fields) -> list[str]:
+    """`<field>`, `<field>:asc` or `<field>:desc`, every form the server accepts."""
+    return [f"{f}{o}" for f in fields for o in ("", ":asc", ":desc")]
