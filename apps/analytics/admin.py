@@ -1,0 +1,143 @@
+"""The admin's analytics and failures pages (/admin/analytics/, /admin/analytics/failures/).
+
+Both read the API's own selectors (``selectors.series_by_platform`` and ``content_analytics``
+buckets, ``reports.overview``, ``monitoring.errors``) for one organization at a time; the
+charts are SVG drawn on the server (``charts``). Staff who may view publications see them.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.template.response import TemplateResponse
+from django.urls import NoReverseMatch, path, reverse
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+
+from apps.accounts.models import Organization
+from apps.core import ids
+from apps.core.errors import ValidationFailed
+
+from . import charts, monitoring, reports
+from . import selectors as sel
+
+PERMISSION = "publishing.view_publication"
+DAYS = (7, 30, 90, 365)
+
+
+def _organization(request):
+    """``?org=<uuid>``, else the organization that published last (else the first by name)."""
+    raw = request.GET.get("org")
+    if raw:
+        pk = ids.parse(raw)
+        org = Organization.objects.filter(pk=pk).first() if pk else None
+        if org is None:
+            raise Http404("No such organization.")
+        return org
+    from apps.publishing.models import Publication
+
+    last = (Publication.objects.filter(status=Publication.PUBLISHED, published_at__isnull=False)
+            .order_by("-published_at").values_list("organization_id", flat=True).first())
+    org = Organization.objects.filter(pk=last).first() if last else None
+    return org or Organization.objects.order_by("name").first()
+
+
+def _context(request, title: str) -> dict:
+    if not request.user.has_perm(PERMISSION):
+        raise PermissionDenied
+    return {**admin.site.each_context(request), "title": title,
+            "organizations": Organization.objects.order_by("name").values("pk", "name")[:500]}
+
+
+def analytics_view(request):
+    context = _context(request, "Analytics")
+    org = _organization(request)
+    errors: list[str] = []
+    try:
+        days = int(request.GET.get("days") or 30)
+        if days not in DAYS:
+            raise ValueError
+    except ValueError:
+        errors.append(f"days must be one of {', '.join(map(str, DAYS))}; showing 30.")
+        days = 30
+    try:
+        group_by = sel.parse_choice(request.GET, "groupBy", sel.GROUP_BY) or ("day" if days <= 90 else "week")
+        tz = sel.parse_tz(request.GET.get("timezone"))
+    except ValidationFailed as exc:
+        errors.extend(m for msgs in (exc.details or {}).values() for m in msgs)
+        group_by, tz = "day", sel.parse_tz(None)
+    context.update({"org": org, "days": days, "days_choices": DAYS, "group_by": group_by,
+                    "group_by_choices": sel.GROUP_BY, "tz_name": str(tz), "errors": errors})
+    if org is None:
+        return TemplateResponse(request, "admin/analytics/index.html", context)
+    end = timezone.now()
+    period = sel.Period(start=end - datetime.timedelta(days=days), end=end, tz=tz)
+    buckets = sel.bucket_starts(period, group_by)
+    series = sel.series_by_platform(org, period, group_by=group_by)
+    totals = sel.content_analytics(org, period, group_by=group_by)
+    overview = reports.overview(org, days)
+    for post in overview["topPosts"]:
+        post["adminUrl"] = _admin_url("content", "content", ids.parse(post["contentId"], "content"))
+    context.update({
+        "totals": totals["metrics"], "basis": totals["engagementRateBasis"], "overview": overview,
+        "charts": {
+            "posts": mark_safe(charts.over_time(series, buckets, figure="posts", title="Posts published, by platform",
+                                                group_by=group_by)),
+            "reach": mark_safe(charts.over_time(series, buckets, figure="reach", title="Reach of the posts published, by platform",
+                                                group_by=group_by)),
+            "engagement": mark_safe(charts.over_time(series, buckets, figure="engagement",
+                                                     title="Engagement of the posts published, by platform",
+                                                     group_by=group_by)),
+            "followers": mark_safe(charts.followers(sel.followers_series(org, period, group_by=group_by), buckets,
+                                                    group_by=group_by)),
+        },
+        "formula": sel.RATE_FORMULA,
+    })
+    return TemplateResponse(request, "admin/analytics/index.html", context)
+
+
+def failures_view(request):
+    context = _context(request, "Failures")
+    org = _organization(request)
+    kind = request.GET.get("kind") or None
+    errors = []
+    if kind not in (None, *monitoring.KINDS):
+        errors.append(f"Unknown kind '{kind}': one of {', '.join(monitoring.KINDS)}.")
+        kind = None
+    groups = monitoring.errors(org, kind=kind) if org else []
+    admin_of = {"content": ("content", "content"), "profile": ("profiles", "socialprofile"),
+                "delivery": ("webhooks", "webhookdelivery")}
+    for g in groups:
+        obj = g["object"]
+        app_label, model = admin_of.get(obj["type"], (None, None))
+        g["adminUrl"] = _admin_url(app_label, model, ids.parse(obj["id"])) if app_label else None
+        g["lastAtDisplay"] = g["lastAt"][:16].replace("T", " ") + " UTC"
+    context.update({"org": org, "kind": kind or "", "kinds": monitoring.KINDS, "groups": groups, "errors": errors,
+                    "total": sum(g["count"] for g in groups)})
+    return TemplateResponse(request, "admin/analytics/failures.html", context)
+
+
+def _admin_url(app_label, model, pk):
+    if pk is None:
+        return None
+    try:
+        return reverse(f"admin:{app_label}_{model}_change", args=[pk])
+    except NoReverseMatch:
+        return None
+
+
+_get_urls = admin.site.get_urls
+
+
+def get_urls():
+    return [
+        path("analytics/", admin.site.admin_view(analytics_view), name="analytics"),
+        path("analytics/failures/", admin.site.admin_view(failures_view), name="analytics_failures"),
+        *_get_urls(),
+    ]
+
+
+admin.site.get_urls = get_urls
