@@ -392,6 +392,9 @@ WEBHOOK_ENDPOINT_CONCURRENCY = env.int("WEBHOOK_ENDPOINT_CONCURRENCY", default=4
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=15.0)
 #: a claimed attempt not recorded by then (its worker died) is taken back by the sweep
 WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=30.0)
+#: a delivery task drains its endpoint's due deliveries this long before handing the rest to a
+#: fresh task (other endpoints' tasks get their turn in between)
+WEBHOOK_DRAIN_SECONDS = env.float("WEBHOOK_DRAIN_SECONDS", default=2.0)
 
 REPLICATE_WEBHOOK_SECRET = env("REPLICATE_WEBHOOK_SECRET", default="")
 #: public URL of /webhook/replicate; with it (and GENERATION_ENGINE=replicate) generations are

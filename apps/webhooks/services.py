@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import urllib3
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -215,7 +215,7 @@ def webhook_test(*, endpoint: WebhookEndpoint) -> WebhookDelivery:
                           organization_id=endpoint.organization_id, data=data),
         next_attempt_at=now,
     )
-    transaction.on_commit(lambda: deliveries_kick(delivery_ids=[delivery.pk]))
+    transaction.on_commit(lambda: delivery_kick(delivery_id=delivery.pk))
     return delivery
 
 
@@ -228,24 +228,44 @@ def delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
                                 {"webhook": [delivery.endpoint.disabled_reason or "disabled"]})
     WebhookDelivery.objects.filter(pk=delivery.pk).update(status=DeliveryStatus.PENDING, next_attempt_at=clock(),
                                                           leased_until=None, updated_at=timezone.now())
-    transaction.on_commit(lambda: deliveries_kick(delivery_ids=[delivery.pk]))
+    transaction.on_commit(lambda: delivery_kick(delivery_id=delivery.pk))
     delivery.refresh_from_db()
     return delivery
 
 
 def deliveries_kick(*, delivery_ids=None, endpoint_id=None, limit: int = 1) -> None:
-    """Hand due deliveries to the `webhooks` queue (best effort: the sweep finds what this misses)."""
+    """Hand work to the `webhooks` queue (best effort: the sweep finds what this misses).
+
+    Given delivery ids (new deliveries from the outbox), one `deliver_endpoint` task per
+    endpoint for each new delivery up to the endpoint's concurrency bound: each drains its
+    endpoint's due deliveries one after another, so a burst of events costs a few tasks, not
+    one per delivery. Given an endpoint, `limit` such tasks."""
+    from .tasks import deliver_endpoint
+
+    if delivery_ids is not None:
+        counts: dict = {}
+        for endpoint_pk in WebhookDelivery.objects.filter(pk__in=list(delivery_ids)).values_list("endpoint_id", flat=True):
+            counts[endpoint_pk] = counts.get(endpoint_pk, 0) + 1
+        bound = max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
+        kicks = [endpoint_pk for endpoint_pk, n in counts.items() for _ in range(min(n, bound))]
+    else:
+        kicks = [endpoint_id] * limit
+    for endpoint_pk in kicks:
+        try:
+            deliver_endpoint.delay(str(endpoint_pk))
+        except Exception:
+            logger.warning("Could not enqueue webhook deliveries of endpoint %s; the sweep will", endpoint_pk)
+            return
+
+
+def delivery_kick(*, delivery_id) -> None:
+    """Try this one delivery now (a test event, a redelivery), then its endpoint's backlog."""
     from .tasks import deliver
 
-    if delivery_ids is None:
-        delivery_ids = list(_due().filter(endpoint_id=endpoint_id).order_by("next_attempt_at")
-                            .values_list("pk", flat=True)[:limit])
-    for delivery_id in delivery_ids:
-        try:
-            deliver.delay(str(delivery_id))
-        except Exception:
-            logger.warning("Could not enqueue webhook delivery %s; the sweep will", delivery_id)
-            return
+    try:
+        deliver.delay(str(delivery_id))
+    except Exception:
+        logger.warning("Could not enqueue webhook delivery %s; the sweep will", delivery_id)
 
 
 def _due(now=None):
@@ -259,26 +279,31 @@ def _lease_seconds() -> float:
     return max(settings.WEBHOOK_LEASE_SECONDS, settings.WEBHOOK_TIMEOUT_SECONDS + 1)
 
 
-def delivery_claim(*, delivery_id) -> WebhookDelivery | None:
-    """Lease one due delivery when its endpoint has room (a failing endpoint gets one attempt
-    in flight, a healthy one WEBHOOK_ENDPOINT_CONCURRENCY)."""
+def delivery_claim(*, delivery_id=None, endpoint_id=None) -> WebhookDelivery | None:
+    """Lease one due delivery (this one, or the endpoint's next due one) when its endpoint has
+    room (a failing endpoint gets one attempt in flight, a healthy one
+    WEBHOOK_ENDPOINT_CONCURRENCY)."""
     now = clock()
     with transaction.atomic():
-        delivery = _due(now).filter(pk=delivery_id).select_related("endpoint").first()
-        if delivery is None:
-            return None
-        endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=delivery.endpoint_id, active=True).first()
+        if delivery_id is not None:
+            endpoint_id = _due(now).filter(pk=delivery_id).values_list("endpoint_id", flat=True).first()
+            if endpoint_id is None:
+                return None
+        endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=endpoint_id, active=True).first()
         if endpoint is None:
             return None
         bound = 1 if endpoint.failing_since else max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
-        in_flight = (WebhookDelivery.objects.filter(endpoint_id=endpoint.pk, status=DeliveryStatus.PENDING,
-                                                    leased_until__gte=now).exclude(pk=delivery.pk).count())
+        in_flight = WebhookDelivery.objects.filter(endpoint_id=endpoint.pk, status=DeliveryStatus.PENDING,
+                                                   leased_until__gte=now).count()
         if in_flight >= bound:
             return None
-        lease = now + datetime.timedelta(seconds=_lease_seconds())
-        if not _due(now).filter(pk=delivery_id).update(leased_until=lease):
+        due = _due(now).filter(endpoint_id=endpoint.pk)
+        due = due.filter(pk=delivery_id) if delivery_id is not None else due.order_by("next_attempt_at")
+        delivery = due.select_for_update(skip_locked=True, of=("self",)).first()
+        if delivery is None:
             return None
-        delivery.leased_until = lease
+        delivery.leased_until = now + datetime.timedelta(seconds=_lease_seconds())
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(leased_until=delivery.leased_until)
         delivery.endpoint = endpoint
     return delivery
 
@@ -302,39 +327,75 @@ def _retry_after(value: str | None) -> float | None:
         return None
 
 
-def http_post(url: str, body: bytes, headers: dict) -> _Outcome:
-    """POST without following redirects, connected to the address the SSRF rules passed."""
-    try:
-        scheme, host, port, address = ssrf.resolve_checked(url)
-    except ssrf.UnsafeURL as exc:
-        return _Outcome(error=f"refused: {exc.message}")
-    parts = urlsplit(url)
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    default_port = 443 if scheme == "https" else 80
-    host_header = (f"[{host}]" if ":" in host else host) + ("" if port == default_port else f":{port}")
-    timeout = urllib3.Timeout(total=settings.WEBHOOK_TIMEOUT_SECONDS)
-    if scheme == "https":
-        pool = urllib3.HTTPSConnectionPool(address, port, timeout=timeout, retries=False, maxsize=1,
-                                           server_hostname=host, assert_hostname=host, cert_reqs="CERT_REQUIRED")
-    else:
-        pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False, maxsize=1)
-    try:
-        response = pool.urlopen("POST", path, body=body, headers={**headers, "Host": host_header},
-                                redirect=False, retries=False, preload_content=False, assert_same_host=False)
+class Sender:
+    """POSTs without following redirects, each to an address the SSRF rules passed at that
+    moment (resolved again for every attempt). A connection is kept for the next attempt to
+    the same address, so an endpoint's backlog drains over one keep-alive connection."""
+
+    def __init__(self):
+        self._pools: dict = {}
+
+    def _pool(self, scheme: str, host: str, port: int, address: str):
+        key = (scheme, host, port, address)
+        pool = self._pools.get(key)
+        if pool is None:
+            timeout = urllib3.Timeout(total=settings.WEBHOOK_TIMEOUT_SECONDS)
+            if scheme == "https":
+                pool = urllib3.HTTPSConnectionPool(address, port, timeout=timeout, retries=False, maxsize=1,
+                                                   server_hostname=host, assert_hostname=host,
+                                                   cert_reqs="CERT_REQUIRED")
+            else:
+                pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False, maxsize=1)
+            self._pools[key] = pool
+        return key, pool
+
+    def post(self, url: str, body: bytes, headers: dict) -> _Outcome:
         try:
-            prefix = response.read(RESPONSE_LOG_BYTES, decode_content=False) or b""
-        except Exception:
+            scheme, host, port, address = ssrf.resolve_checked(url)
+        except ssrf.UnsafeURL as exc:
+            return _Outcome(error=f"refused: {exc.message}")
+        parts = urlsplit(url)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        default_port = 443 if scheme == "https" else 80
+        host_header = (f"[{host}]" if ":" in host else host) + ("" if port == default_port else f":{port}")
+        key, pool = self._pool(scheme, host, port, address)
+        keep = False
+        try:
+            response = pool.urlopen("POST", path, body=body, headers={**headers, "Host": host_header},
+                                    redirect=False, retries=False, preload_content=False, assert_same_host=False)
             prefix = b""
-        response.release_conn()
-        return _Outcome(status_code=response.status, body=prefix.decode("utf-8", "replace"),
-                        retry_after=_retry_after(response.headers.get("Retry-After"))
-                        if response.status in (429, 503) else None)
-    except urllib3.exceptions.TimeoutError:
-        return _Outcome(error=f"timed out after {settings.WEBHOOK_TIMEOUT_SECONDS:g} s")
-    except Exception as exc:  # connection refused, TLS, protocol: all a failed attempt
-        return _Outcome(error=f"{type(exc).__name__}: {exc}"[:500])
+            try:
+                prefix = response.read(RESPONSE_LOG_BYTES, decode_content=False) or b""
+                response.drain_conn()  # the rest is read and dropped so the connection can serve again
+                keep = True
+            except Exception:
+                pass
+            response.release_conn()
+            return _Outcome(status_code=response.status, body=prefix.decode("utf-8", "replace"),
+                            retry_after=_retry_after(response.headers.get("Retry-After"))
+                            if response.status in (429, 503) else None)
+        except urllib3.exceptions.TimeoutError:
+            return _Outcome(error=f"timed out after {settings.WEBHOOK_TIMEOUT_SECONDS:g} s")
+        except Exception as exc:  # connection refused, TLS, protocol: all a failed attempt
+            return _Outcome(error=f"{type(exc).__name__}: {exc}"[:500])
+        finally:
+            if not keep:
+                self._pools.pop(key, None)
+                pool.close()
+
+    def close(self) -> None:
+        for pool in self._pools.values():
+            pool.close()
+        self._pools.clear()
+
+
+def http_post(url: str, body: bytes, headers: dict) -> _Outcome:
+    """One POST on a connection of its own."""
+    sender = Sender()
+    try:
+        return sender.post(url, body, headers)
     finally:
-        pool.close()
+        sender.close()
 
 
 def _next_delay(attempt_count: int, retry_after: float | None) -> float | None:
@@ -352,6 +413,40 @@ def delivery_attempt(*, delivery_id) -> WebhookAttempt | None:
     delivery = delivery_claim(delivery_id=delivery_id)
     if delivery is None:
         return None
+    sender = Sender()
+    try:
+        attempt, _ = _send(delivery, sender, claim_next=False)
+    finally:
+        sender.close()
+    return attempt
+
+
+def endpoint_drain(*, endpoint_id=None, delivery_id=None, budget_seconds: float | None = None) -> int:
+    """Attempt the endpoint's due deliveries one after another (starting with `delivery_id`
+    if given) over one kept connection, each next one leased in the transaction that records
+    the last. Stops at the first failure (the retry schedule takes over), when nothing is due,
+    or after `budget_seconds`, handing what is left to a fresh task so that other endpoints'
+    tasks get their turn. Returns the number of attempts made."""
+    budget = settings.WEBHOOK_DRAIN_SECONDS if budget_seconds is None else budget_seconds
+    delivery = delivery_claim(delivery_id=delivery_id, endpoint_id=endpoint_id)
+    if delivery is None and delivery_id is not None:
+        return 0
+    sender = Sender()
+    started, attempts = time.monotonic(), 0
+    try:
+        while delivery is not None:
+            more = time.monotonic() - started < budget
+            endpoint_pk = delivery.endpoint_id
+            attempt, delivery = _send(delivery, sender, claim_next=more)
+            attempts += 1
+            if not more and attempt.status_code is not None and 200 <= attempt.status_code < 300:
+                deliveries_kick(endpoint_id=endpoint_pk)  # the rest, in a fresh task
+    finally:
+        sender.close()
+    return attempts
+
+
+def _send(delivery, sender: Sender, *, claim_next: bool):
     endpoint = delivery.endpoint
     started = clock()
     timestamp = int(started.timestamp())
@@ -360,17 +455,20 @@ def delivery_attempt(*, delivery_id) -> WebhookAttempt | None:
     headers = {"webhook-id": delivery.message_id, "webhook-timestamp": str(timestamp),
                "webhook-signature": signature, "content-type": "application/json", "user-agent": USER_AGENT}
     t0 = time.monotonic()
-    outcome = http_post(endpoint.url, body, headers)
+    outcome = sender.post(endpoint.url, body, headers)
     latency_ms = int((time.monotonic() - t0) * 1000)
     ok = outcome.status_code is not None and 200 <= outcome.status_code < 300
     if outcome.status_code is not None and not ok and not outcome.error:
         outcome.error = "redirect not followed" if 300 <= outcome.status_code < 400 else f"HTTP {outcome.status_code}"
-    return _record(delivery, endpoint, started, latency_ms, outcome, ok)
+    return _record(delivery, endpoint, started, latency_ms, outcome, ok, claim_next=claim_next)
 
 
-def _record(delivery, endpoint, started, latency_ms, outcome, ok) -> WebhookAttempt:
+def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next: bool = False):
+    """Record the attempt; on success and when asked, lease the endpoint's next due delivery
+    in the same transaction (one lease given back, one taken: the endpoint's bound holds)."""
     now = clock()
     disable_reason = None
+    following = None
     with transaction.atomic():
         attempt = WebhookAttempt.objects.create(
             delivery_id=delivery.pk, started_at=started, status_code=outcome.status_code, latency_ms=latency_ms,
@@ -381,7 +479,9 @@ def _record(delivery, endpoint, started, latency_ms, outcome, ok) -> WebhookAtte
                   "updated_at": timezone.now()}
         if ok:
             fields.update(status=DeliveryStatus.SUCCEEDED, next_attempt_at=None)
-            WebhookEndpoint.objects.filter(pk=endpoint.pk, failing_since__isnull=False).update(failing_since=None)
+            if endpoint.failing_since is not None:
+                WebhookEndpoint.objects.filter(pk=endpoint.pk).update(failing_since=None)
+                endpoint.failing_since = None
         else:
             failing_since = endpoint.failing_since or started
             if endpoint.failing_since is None:
@@ -397,27 +497,36 @@ def _record(delivery, endpoint, started, latency_ms, outcome, ok) -> WebhookAtte
                 fields.update(next_attempt_at=now + datetime.timedelta(seconds=delay))
         # guarded by our lease: a sweep that re-leased an expired claim owns the row now
         WebhookDelivery.objects.filter(pk=delivery.pk, leased_until=delivery.leased_until).update(**fields)
+        if ok and claim_next:
+            following = (_due(now).filter(endpoint_id=endpoint.pk).order_by("next_attempt_at")
+                         .select_related("endpoint").select_for_update(skip_locked=True, of=("self",)).first())
+            if following is not None:
+                following.leased_until = now + datetime.timedelta(seconds=_lease_seconds())
+                WebhookDelivery.objects.filter(pk=following.pk).update(leased_until=following.leased_until)
     if disable_reason:
         endpoint_disable(endpoint_id=endpoint.pk, reason=disable_reason)
-    elif ok:
-        deliveries_kick(endpoint_id=endpoint.pk)  # the endpoint's backlog flows on
-    return attempt
+    return attempt, following
 
 
-def deliveries_sweep(*, limit: int = 500) -> int:
-    """Enqueue due deliveries (retries, expired leases, ones that found no room), at most a
-    few per endpoint so a dead endpoint's backlog stays in the database."""
+def deliveries_sweep(*, limit: int = 500, grace_seconds: float = 2.0) -> int:
+    """Hand endpoints with due deliveries to drain tasks (retries come due, leases of killed
+    workers expire, tasks lost with the broker), as many per endpoint as it has room for.
+    Deliveries due for less than `grace_seconds` are left alone: their dispatch just kicked
+    them. Returns the number of tasks sent."""
     now = clock()
-    per_endpoint: dict = {}
-    chosen = []
-    rows = _due(now).order_by("next_attempt_at").values_list("pk", "endpoint_id", "endpoint__failing_since")[:limit]
-    for pk, endpoint_id, failing_since in rows:
+    cutoff = now - datetime.timedelta(seconds=grace_seconds)
+    rows = (_due(now).filter(next_attempt_at__lte=cutoff).order_by("endpoint_id")
+            .values_list("endpoint_id", "endpoint__failing_since").distinct()[:limit])
+    in_flight = dict(WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, leased_until__gte=now)
+                     .values_list("endpoint_id").annotate(n=models.Count("pk")))
+    sent = 0
+    for endpoint_id, failing_since in rows:
         bound = 1 if failing_since else max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
-        if per_endpoint.get(endpoint_id, 0) < bound:
-            per_endpoint[endpoint_id] = per_endpoint.get(endpoint_id, 0) + 1
-            chosen.append(pk)
-    deliveries_kick(delivery_ids=chosen)
-    return len(chosen)
+        room = bound - in_flight.get(endpoint_id, 0)
+        if room > 0:
+            deliveries_kick(endpoint_id=endpoint_id, limit=room)
+            sent += room
+    return sent
 
 
 def logs_prune(*, days: int | None = None) -> int:

@@ -5,8 +5,15 @@ from . import services
 
 @shared_task(queue="webhooks", ignore_result=True, acks_late=True)
 def deliver(delivery_id: str) -> None:
-    """One attempt of one delivery (claimed with a lease; a duplicate message finds nothing to do)."""
-    services.delivery_attempt(delivery_id=delivery_id)
+    """An attempt of this delivery (claimed with a lease; a duplicate message finds nothing to
+    do), then the endpoint's other due deliveries."""
+    services.endpoint_drain(delivery_id=delivery_id)
+
+
+@shared_task(queue="webhooks", ignore_result=True, acks_late=True)
+def deliver_endpoint(endpoint_id: str) -> None:
+    """The endpoint's due deliveries, one after another, while it has room and they succeed."""
+    services.endpoint_drain(endpoint_id=endpoint_id)
 
 
 @shared_task(queue="webhooks", ignore_result=True)

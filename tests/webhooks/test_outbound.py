@@ -3,6 +3,7 @@ Webhooks signatures checked by the `standardwebhooks` package, retries, the log,
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -265,5 +266,44 @@ def test_failing_endpoint_gets_one_attempt_in_flight(owner, receiver, clock, set
     assert services.delivery_claim(delivery_id=a.pk) is not None
     assert services.delivery_claim(delivery_id=b.pk) is None  # a failing endpoint: one at a time
     services.WebhookDelivery.objects.filter(pk=a.pk).update(leased_until=None)
+    # just-created deliveries were kicked by their creator: the sweep leaves them a moment
+    assert services.deliveries_sweep() == 0
+    clock.advance(3)
     # the sweep hands out at most that bound per endpoint (the rest stays in the database)
     assert services.deliveries_sweep() == 1
+
+
+def test_a_burst_drains_over_one_kept_connection_per_task(owner, receiver, settings):
+    """Ten events committed together: their endpoint's deliveries go one after another over
+    one connection (one task per endpoint up to its bound, not one per delivery), each next
+    one leased as the last is recorded."""
+    settings.WEBHOOK_ENDPOINT_CONCURRENCY = 1
+    endpoint = services.webhook_create(organization=owner.org, url=receiver.url, events=["content.published"])
+    events = [event_record(organization=owner.org, type="content.published", data={"n": i}) for i in range(10)]
+    sent = []
+    from apps.webhooks import tasks
+
+    original = tasks.deliver_endpoint.delay
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tasks.deliver_endpoint, "delay", lambda *a: (sent.append(a), original(*a)))
+        assert events_dispatch(event_ids=[e.pk for e in events]) == 10
+    requests = receiver.wait_for(10)
+    assert len(sent) == 1  # one drain task for the burst
+    assert [json.loads(r["body"])["data"]["n"] for r in requests] == list(range(10))  # in commit order
+    assert len({r["peer"] for r in requests}) == 1  # one kept-alive connection
+    assert WebhookDelivery.objects.filter(endpoint=endpoint, status="succeeded").count() == 10
+    assert not WebhookDelivery.objects.filter(endpoint=endpoint, leased_until__isnull=False).exists()
+
+
+def test_a_drain_stops_at_a_failure_and_hands_on_after_its_budget(owner, receiver, settings, clock):
+    endpoint = services.webhook_create(organization=owner.org, url=receiver.url, events=["*"])
+    for i in range(3):
+        services.webhook_test(endpoint=endpoint)
+    receiver.answer(500)
+    assert services.endpoint_drain(endpoint_id=endpoint.pk) == 1  # the failure stops it: retries take over
+    assert WebhookDelivery.objects.filter(endpoint=endpoint, attempt_count=0).count() == 2
+    receiver.answer(200)
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(failing_since=None)
+    # a zero budget: one attempt, then the rest goes to a fresh task (eager here)
+    assert services.endpoint_drain(endpoint_id=endpoint.pk, budget_seconds=0) == 1
+    assert WebhookDelivery.objects.filter(endpoint=endpoint, status="succeeded").count() == 2
