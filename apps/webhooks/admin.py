@@ -6,7 +6,7 @@ from .models import InboundWebhook, WebhookAttempt, WebhookDelivery, WebhookEndp
 
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
-    list_display = ["url", "organization", "active", "disabled_reason", "failing_since", "created_at"]
+    list_display = ["url", "organization", "active", "disabled_at", "disabled_reason", "failing_since", "created_at"]
     list_filter = ["active", "organization"]
     readonly_fields = ["secret", "previous_secret", "previous_secret_expires_at", "disabled_at", "failing_since"]
     search_fields = ["url"]
@@ -32,17 +32,22 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Redeliver the selected deliveries")
     def redeliver(self, request, queryset):
-        done = 0
+        done = skipped = 0
         for delivery in queryset.select_related("endpoint"):
             if delivery.endpoint.active:
                 services.delivery_redeliver(delivery=delivery)
                 done += 1
+            else:
+                skipped += 1
         self.message_user(request, f"{done} delivery(ies) queued again.", messages.SUCCESS)
+        if skipped:
+            self.message_user(request, f"{skipped} skipped: their webhook is disabled (enable it first).",
+                              messages.WARNING)
 
 
 @admin.register(InboundWebhook)
 class InboundWebhookAdmin(admin.ModelAdmin):
-    list_display = ["provider", "event_id", "subject", "received_at"]
-    list_filter = ["provider"]
+    list_display = ["provider", "event_id", "subject", "received_at", "processed_at", "outcome"]
+    list_filter = ["provider", ("processed_at", admin.EmptyFieldListFilter)]
     search_fields = ["event_id", "subject"]
-    readonly_fields = ["provider", "event_id", "subject", "payload", "received_at"]
+    readonly_fields = ["provider", "event_id", "subject", "payload", "received_at", "processed_at", "outcome"]

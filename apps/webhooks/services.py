@@ -188,12 +188,19 @@ def deliveries_create_for_events(*, events) -> list:
     endpoints = list(WebhookEndpoint.objects.filter(organization_id__in=org_ids, active=True))
     if not endpoints:
         return []
+    wanted = [e for e in events if any(ep.organization_id == e.organization_id and ep.subscribed(e.type)
+                                       for ep in endpoints)]
+    if not wanted:
+        return []
+    from .render import render_events
+
+    data = render_events(wanted)
     now = clock()
     rows = []
-    for event in events:
+    for event in wanted:
         message_id = ids.render(event.pk, "event")
         payload = _envelope(message_id=message_id, type=event.type, timestamp=event.created_at,
-                            organization_id=event.organization_id, data=event.data)
+                            organization_id=event.organization_id, data=data[event.pk])
         for endpoint in endpoints:
             if endpoint.organization_id == event.organization_id and endpoint.subscribed(event.type):
                 rows.append(WebhookDelivery(

@@ -297,7 +297,7 @@ def test_a_burst_drains_over_one_kept_connection_per_task(owner, receiver, setti
 
 def test_a_drain_stops_at_a_failure_and_hands_on_after_its_budget(owner, receiver, settings, clock):
     endpoint = services.webhook_create(organization=owner.org, url=receiver.url, events=["*"])
-    for i in range(3):
+    for _ in range(3):
         services.webhook_test(endpoint=endpoint)
     receiver.answer(500)
     assert services.endpoint_drain(endpoint_id=endpoint.pk) == 1  # the failure stops it: retries take over
@@ -307,3 +307,43 @@ def test_a_drain_stops_at_a_failure_and_hands_on_after_its_budget(owner, receive
     # a zero budget: one attempt, then the rest goes to a fresh task (eager here)
     assert services.endpoint_drain(endpoint_id=endpoint.pk, budget_seconds=0) == 1
     assert WebhookDelivery.objects.filter(endpoint=endpoint, status="succeeded").count() == 2
+
+
+def test_data_is_the_resource_as_get_v1_renders_it(owner, receiver, api):
+    """content.published carries the content as GET /v1/content/{id} shows it (publications
+    with their post URLs); publication.failed the publication with its error; a resource gone
+    by then keeps the event's own fields, ids in Family A form."""
+    from django.utils import timezone
+
+    from apps.publishing.models import Publication
+    from tests.content.factories import make_content
+    from tests.factories import ProfileFactory
+
+    services.webhook_create(organization=owner.org, url=receiver.url, events=["*"])
+    profile = ProfileFactory(organization=owner.org, platform="instagram")
+    content = make_content(owner.org, brand=profile.brand, status="published", platforms=("instagram",))
+    now = timezone.now()
+    pub = Publication.objects.create(organization=owner.org, content=content, profile=profile, platform="instagram",
+                                     scheduled_for=now, due_at=now, status="published", published_at=now,
+                                     external_id="1789", url="https://www.instagram.com/p/abc/")
+    failed = Publication.objects.create(organization=owner.org, content=content, profile=ProfileFactory(
+        organization=owner.org, platform="instagram"), platform="instagram", scheduled_for=now, due_at=now,
+        status="failed", last_error="Instagram refused the image: too small", error_code="invalid_media")
+    events = [
+        event_record(organization=owner.org, type="content.published", data={"contentId": str(content.pk)}),
+        event_record(organization=owner.org, type="publication.failed", data={"publicationId": str(failed.pk)}),
+        event_record(organization=owner.org, type="content.deleted", data={"contentId": str(uuid.uuid4())}),
+    ]
+    assert events_dispatch(event_ids=[e.pk for e in events]) == 3
+    bodies = {json.loads(r["body"])["type"]: json.loads(r["body"]) for r in receiver.wait_for(3)}
+    got = api.get(f"/v1/content/{ids.render(content.pk, 'content')}").json()
+    got.pop("analytics")  # the single GET adds metrics; at publish time they are zeros, left out
+    shown = bodies["content.published"]["data"]
+    assert shown == got
+    assert {p["url"] for p in shown["publications"]} == {pub.url, None}
+    assert {p["lastError"] for p in shown["publications"]} == {None, failed.last_error}  # the error per platform
+    pf = bodies["publication.failed"]["data"]
+    assert pf["id"] == ids.render(failed.pk, "publication") and pf["status"] == "failed"
+    assert (pf["error"], pf["errorCode"], pf["lastError"]) == (failed.last_error, "invalid_media", failed.last_error)
+    gone = bodies["content.deleted"]["data"]
+    assert gone["contentId"].startswith("cnt_")
