@@ -55,27 +55,18 @@ def month_start(now: datetime.datetime | None = None) -> datetime.datetime:
     return now.astimezone(datetime.UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
 
 
-def plan_check_generations(organization, count: int = 1) -> None:
-    """Refuse `count` more generations when they would pass the plan's monthly allowance."""
-    allowed = plan_limits(organization).get("generationsPerMonth")
+def plan_check(organization, limit: str, *, used: int, adding: int = 1) -> None:
+    """Refuse `adding` more of `limit` ("generationsPerMonth", "profiles") past the plan's
+    allowance; the caller, which owns those rows, counts what is `used`."""
+    allowed = plan_limits(organization).get(limit)
     if allowed is None:
         return
-    from apps.content.models import Content, GenerationMode
-
-    used = (Content.objects.filter(organization=organization, created_at__gte=month_start())
-            .exclude(generation_mode=GenerationMode.MANUAL).count())
-    if used + count > int(allowed):
-        _refuse(organization, "generationsPerMonth", int(allowed), used,
-                f"This would make {used + count} generations this month.")
-
-
-def plan_check_profiles(organization, adding: int = 1) -> None:
-    """Refuse connecting another profile past the plan's number of connected profiles."""
-    allowed = plan_limits(organization).get("profiles")
-    if allowed is None:
-        return
-    from apps.profiles.models import SocialProfile
-
-    used = SocialProfile.objects.filter(organization=organization, connected=True).count()
     if used + adding > int(allowed):
-        _refuse(organization, "profiles", int(allowed), used, "No more social profiles can be connected.")
+        message = {"generationsPerMonth": f"This would make {used + adding} generations this month.",
+                   "profiles": "No more social profiles can be connected."}.get(limit, f"The {limit} limit is reached.")
+        _refuse(organization, limit, int(allowed), used, message)
+
+
+def plan_has_limit(organization, limit: str) -> bool:
+    """Whether the plan limits this at all (a caller counts only then)."""
+    return plan_limits(organization).get(limit) is not None

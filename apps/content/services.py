@@ -139,15 +139,25 @@ def _validate(inp: GenerationInput) -> list[str]:
 
 
 @transaction.atomic
+def generations_within_plan(organization, count: int = 1) -> None:
+    """Refuse `count` more generations past the plan's monthly allowance (a 403 naming it);
+    generated contents of this calendar month (UTC) count, manual uploads do not."""
+    from apps.accounts.plans import month_start, plan_check, plan_has_limit
+
+    if not plan_has_limit(organization, "generationsPerMonth"):
+        return
+    used = (Content.objects.filter(organization=organization, created_at__gte=month_start())
+            .exclude(generation_mode=GenerationMode.MANUAL).count())
+    plan_check(organization, "generationsPerMonth", used=used, adding=count)
+
+
 def content_request_generation(*, organization, actor=None, inp: GenerationInput, batch: Batch | None = None,
                                enqueue: bool = True) -> Content:
     """Create content in `pending` and queue its generation (within the plan's monthly
     generations; a manual upload is not a generation)."""
     platforms = _validate(inp)
     if batch is None and inp.generation_mode != GenerationMode.MANUAL:
-        from apps.accounts.plans import plan_check_generations
-
-        plan_check_generations(organization)
+        generations_within_plan(organization)
     default_ratio = inp.dimensions or platform_rules.supported_ratio(platforms[0], inp.post_type, inp.media_type)
     content = Content.objects.create(
         organization=organization,
@@ -421,9 +431,9 @@ def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -
     if len(pending) > cap:
         raise ValidationFailed(f"A batch holds at most {cap} items ({len(pending)} given).",
                                {"scheduleIds": [f"At most {cap} schedules per batch."]})
-    from apps.accounts.plans import plan_check_generations, plan_rate_limit
+    from apps.accounts.plans import plan_rate_limit
 
-    plan_check_generations(organization, len(pending))
+    generations_within_plan(organization, len(pending))
     credential = getattr(actor, "credential_id", None)
     if credential:
         decision = ratelimit.charge(credential, "generation", len(pending),

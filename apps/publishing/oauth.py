@@ -210,9 +210,11 @@ def profile_connect(
     profile = SocialProfile.objects.select_for_update().filter(**lookup).first()
     created = False
     if profile is None or not profile.connected:
-        from apps.accounts.plans import plan_check_profiles
+        from apps.accounts.plans import plan_check, plan_has_limit
 
-        plan_check_profiles(organization)
+        if plan_has_limit(organization, "profiles"):  # the plan's number of connected profiles
+            used = SocialProfile.objects.filter(organization=organization, connected=True).count()
+            plan_check(organization, "profiles", used=used)
     if profile is None:
         try:
             with transaction.atomic():
