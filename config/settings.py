@@ -420,6 +420,10 @@ for _platform in ("INSTAGRAM", "FACEBOOK", "TIKTOK", "YOUTUBE", "LINKEDIN", "X",
     globals()[f"{_platform}_CLIENT_SECRET"] = env(f"{_platform}_CLIENT_SECRET", default="")
 # Base URL the providers return to (/oauth/<platform>/callback); defaults to PUBLIC_BASE_URL.
 OAUTH_CALLBACK_BASE_URL = env("OAUTH_CALLBACK_BASE_URL", default=PUBLIC_BASE_URL).rstrip("/")
+# Origins (https://app.example.com) a connect flow's redirectUri may return to, besides
+# PUBLIC_BASE_URL and each organization's own (/v1/oauth/redirect-origins, the admin):
+# anything else is a 400 at connect. https only; http only for loopback in development.
+OAUTH_ALLOWED_REDIRECT_ORIGINS = env.list("OAUTH_ALLOWED_REDIRECT_ORIGINS", default=[])
 # {platform: {"authorize", "token", "refresh", "exchange", "api"}}: other OAuth/API endpoints.
 OAUTH_ENDPOINT_OVERRIDES = env.json("OAUTH_ENDPOINT_OVERRIDES", default={})
 #: restricted (partner-program) permissions the operator's apps are approved for, e.g.

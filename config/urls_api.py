@@ -9,7 +9,7 @@ from apps.content.api.views import BatchViewSet, ContentViewSet, EventViewSet, S
 from apps.media.api.views import MediaViewSet
 from apps.profiles.api.views import ProfileViewSet
 from apps.publishing.api.posting import PostsViewSet
-from apps.publishing.api.views import OAuthViewSet
+from apps.publishing.api.views import OAuthViewSet, RedirectOriginViewSet
 
 
 class Router(SimpleRouter):
@@ -40,6 +40,8 @@ urlpatterns = [
     path("analytics/best-times", AnalyticsApiViewSet.as_view({"get": "best_times"})),
     path("monitoring/errors", MonitoringViewSet.as_view({"get": "errors"})),
     path("oauth/platforms", OAuthViewSet.as_view({"get": "platforms"})),
+    path("oauth/redirect-origins", RedirectOriginViewSet.as_view({"get": "list", "post": "create"})),
+    path("oauth/redirect-origins/<str:pk>", RedirectOriginViewSet.as_view({"delete": "destroy"})),
     path("oauth/<str:platform>/authorize", OAuthViewSet.as_view({"post": "authorize"})),
 ]
 

@@ -7,7 +7,7 @@ from apps.brands.v1.views import BrandAssetViewSet, BrandViewSet
 from apps.content.v1.views import ContentViewSet
 from apps.profiles.v1.views import ProfileViewSet
 from apps.publishing.v1.posting import ContentPublishingViewSet
-from apps.publishing.v1.views import ProfileConnectViewSet
+from apps.publishing.v1.views import ProfileConnectViewSet, RedirectOriginViewSet
 
 ID = "<str:pk>"
 
@@ -34,6 +34,8 @@ urlpatterns = [
     path("analytics/export", AnalyticsViewSet.as_view({"get": "export"})),
     path(f"analytics/profiles/{ID}", AnalyticsViewSet.as_view({"get": "profile"})),
     path(f"content/{ID}/publish", ContentPublishingViewSet.as_view({"post": "publish"})),
+    path("oauth/redirect-origins", RedirectOriginViewSet.as_view({"get": "list", "post": "create"})),
+    path(f"oauth/redirect-origins/{ID}", RedirectOriginViewSet.as_view({"delete": "destroy"})),
 ]
 
 from apps.webhooks.urls import routes as _webhook_routes  # noqa: E402

@@ -24,7 +24,7 @@ from apps.content.models import Batch, Campaign, Content, ContentSchedule, Tag, 
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 from apps.profiles.models import SocialProfile
-from apps.publishing.models import Publication
+from apps.publishing.models import OAuthRedirectOrigin, Publication
 from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
 from config import urls_api, urls_v1
 from tests.conftest import Persona, png_bytes
@@ -152,6 +152,14 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     # Family B: OAuth connect
     ("api", "oauth/platforms"): ("/api/oauth/platforms", {"get": r(PR)}),
+    ("api", "oauth/redirect-origins"): (
+        "/api/oauth/redirect-origins", {"get": r(PR), "post": r(PR, "admin", JSON, origin="https://matrix.example.org")},
+    ),
+    ("api", "oauth/redirect-origins/<pk>"): ("/api/oauth/redirect-origins/{origin}", {"delete": r(PR, "admin")}),
+    ("v1", "oauth/redirect-origins"): (
+        "/v1/oauth/redirect-origins", {"get": r(PR), "post": r(PR, "admin", JSON, origin="https://matrix.example.org")},
+    ),
+    ("v1", "oauth/redirect-origins/<pk>"): ("/v1/oauth/redirect-origins/{origin}", {"delete": r(PR, "admin")}),
     ("api", "oauth/<platform>/authorize"): (
         "/api/oauth/tiktok/authorize",
         {"post": r(PR, "admin", JSON, redirectUri="https://app.example.com/connected")},
@@ -315,6 +323,7 @@ class Objects:
     publication: Publication
     webhook: WebhookEndpoint
     delivery: WebhookDelivery
+    origin: OAuthRedirectOrigin
 
     def ids(self, family: str) -> dict:
         if family == "v1":
@@ -323,12 +332,13 @@ class Objects:
                 "media": f"med_{self.media.pk.hex}", "ref": f"med_{self.ref.pk.hex}",
                 "content": f"cnt_{self.content.pk.hex}", "publication": f"pub_{self.publication.pk.hex}",
                 "webhook": f"whk_{self.webhook.pk.hex}", "delivery": f"dlv_{self.delivery.pk.hex}",
+                "origin": f"rdo_{self.origin.pk.hex}",
             }
         return {
             "brand": str(self.brand.pk), "profile": str(self.profile.pk), "media": str(self.media.pk), "ref": str(self.ref.pk),
             "content": str(self.content.pk), "tag": str(self.tag.pk), "event": str(self.event.pk),
             "schedule": str(self.schedule.pk), "batch": str(self.batch.pk), "publication": str(self.publication.pk),
-            "webhook": str(self.webhook.pk), "delivery": str(self.delivery.pk),
+            "webhook": str(self.webhook.pk), "delivery": str(self.delivery.pk), "origin": str(self.origin.pk),
         }
 
 
@@ -354,6 +364,7 @@ def make_objects(org) -> Objects:
                                               event_type="webhook.test", payload={})
     return Objects(
         webhook=webhook, delivery=delivery,
+        origin=OAuthRedirectOrigin.objects.create(organization=org, origin=f"https://{org.slug}.example.org"),
         brand=brand, profile=profile, media=image(Kind.UPLOAD), ref=image(Kind.REFERENCE), content=content,
         tag=Tag.objects.create(organization=org, name="Matrix tag"),
         event=Campaign.objects.create(organization=org, name="Matrix event"),

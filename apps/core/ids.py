@@ -24,6 +24,7 @@ PREFIXES = {
     "tag": "tag",
     "campaign": "cmp",
     "organization": "org",
+    "redirect_origin": "rdo",
 }
 
 

@@ -13,8 +13,8 @@ from apps.content.models import Content
 from apps.core.errors import ApplicationError
 from apps.profiles.models import Platform, SocialProfile
 
-from . import services
-from .models import Publication, SandboxPost
+from . import oauth, services
+from .models import OAuthRedirectOrigin, Publication, SandboxPost
 
 
 class PublicationStatusFilter(admin.SimpleListFilter):
@@ -194,3 +194,42 @@ class ContentConsoleAdmin(ContentAdmin):
                 return self._back(content)
         return self._form_page(request, content, form, title="Publish now", submit="Publish now",
                                template="admin/content/content/publish_form.html")
+
+
+class RedirectOriginForm(forms.ModelForm):
+    class Meta:
+        model = OAuthRedirectOrigin
+        fields = ["organization", "origin"]
+        help_texts = {"origin": "scheme://host[:port], e.g. https://app.example.com (http only for localhost)."}
+
+    def clean_origin(self):
+        try:
+            return oauth.normalize_redirect_origin(self.cleaned_data.get("origin", ""))
+        except ApplicationError as exc:
+            raise forms.ValidationError(exc.message) from None
+
+
+@admin.register(OAuthRedirectOrigin)
+class OAuthRedirectOriginAdmin(admin.ModelAdmin):
+    """Where an organization's OAuth connect flows may send the browser back (besides the
+    deployment's OAUTH_ALLOWED_REDIRECT_ORIGINS)."""
+
+    form = RedirectOriginForm
+    list_display = ["origin", "organization", "created_at"]
+    list_filter = ["organization"]
+    list_select_related = ["organization"]
+    search_fields = ["origin", "organization__name"]
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None  # an origin is added or removed, never edited
+
+    def save_model(self, request, obj, form, change):
+        saved = oauth.redirect_origin_add(organization=obj.organization, origin=obj.origin)
+        obj.pk, obj.created_at = saved.pk, saved.created_at
+
+    def delete_model(self, request, obj):
+        oauth.redirect_origin_remove(row=obj)
+
+    def delete_queryset(self, request, queryset):
+        for row in queryset:
+            oauth.redirect_origin_remove(row=row)

@@ -28,8 +28,11 @@ class OAuthState(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("accounts.Organization", on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    #: the API credential that began the flow ("key:<uuid>" or "jwt:<org>:<sub>")
+    #: the API credential that began the flow ("key:<uuid>" or "jwt:<org>:<sub>"): the
+    #: callback re-checks it (a revoked key or an expired token no longer completes)
     credential_id = models.CharField(max_length=80, blank=True, default="")
+    #: a JWT's `exp` (keys do not expire): past it the callback refuses the attempt
+    credential_expires_at = models.DateTimeField(null=True, blank=True)
     platform = models.CharField(max_length=20)
     state = models.CharField(max_length=64, unique=True)
     redirect_uri = models.URLField(max_length=2000)
@@ -58,6 +61,20 @@ class OAuthState(models.Model):
 
     def __repr__(self) -> str:  # never print the state or verifier
         return f"<OAuthState {self.pk} {self.platform}>"
+
+
+class OAuthRedirectOrigin(OrgScopedModel):
+    """An origin (``https://app.example.com``) an organization's connect flows may return to,
+    besides the deployment's ``OAUTH_ALLOWED_REDIRECT_ORIGINS``."""
+
+    origin = models.CharField(max_length=300)
+
+    class Meta:
+        ordering = ["origin"]
+        constraints = [models.UniqueConstraint(fields=["organization", "origin"], name="oauth_origin_unique")]
+
+    def __str__(self) -> str:
+        return self.origin
 
 
 # --- publications ---------------------------------------------------------------------------

@@ -50,6 +50,15 @@ class UnknownState(Exception):
     """The callback's state matches no connect attempt: there is no redirect URI to answer."""
 
 
+class CallbackRefused(Exception):
+    """The callback is refused without redirecting: the browser gets a 4xx (a page, or the
+    family's JSON error when it asks for JSON), never the client's redirect URI."""
+
+    def __init__(self, status: int, code: str, message: str, family: str = "v1"):
+        super().__init__(message)
+        self.status, self.code, self.message, self.family = status, code, message, family
+
+
 class TokenRefreshFailed(Exception):
     """A refresh that may succeed later (provider down, rate limited)."""
 
@@ -61,15 +70,114 @@ def supported_platforms() -> list[dict]:
     return [{"platform": p, "mode": "real" if is_real(p) else "sandbox"} for p in OAUTH_PLATFORMS]
 
 
-def validate_redirect_uri(uri: str) -> str:
-    parts = urlsplit(uri or "")
-    if parts.scheme not in ("http", "https") or not parts.netloc or not parts.hostname:
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _is_loopback(host: str) -> bool:
+    host = (host or "").lower().rstrip(".")
+    return host in LOOPBACK_HOSTS or host.endswith(".localhost") or host.startswith("127.")
+
+
+def _development() -> bool:
+    return bool(settings.DEBUG or getattr(settings, "DEVELOPMENT", False))
+
+
+def origin_of(uri: str) -> str:
+    """``scheme://host[:port]`` of an absolute http(s) URL, lower-case, default port dropped
+    ("" when the URL has none)."""
+    try:
+        parts = urlsplit(uri or "")
+        port = parts.port
+    except ValueError:
+        return ""
+    scheme, host = (parts.scheme or "").lower(), (parts.hostname or "").lower()
+    if scheme not in _DEFAULT_PORTS or not host:
+        return ""
+    shown = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{shown}" + (f":{port}" if port and port != _DEFAULT_PORTS[scheme] else "")
+
+
+def allowed_redirect_origins(organization) -> set[str]:
+    """The deployment's OAUTH_ALLOWED_REDIRECT_ORIGINS, the organization's own origins and the
+    service's PUBLIC_BASE_URL."""
+    from .models import OAuthRedirectOrigin
+
+    configured = getattr(settings, "OAUTH_ALLOWED_REDIRECT_ORIGINS", ()) or ()
+    if isinstance(configured, str):
+        configured = configured.split(",")
+    found = {origin_of(o.strip()) for o in configured} | {origin_of(settings.PUBLIC_BASE_URL)}
+    if organization is not None:
+        found |= set(OAuthRedirectOrigin.objects.for_organization(organization).values_list("origin", flat=True))
+    found.discard("")
+    return found
+
+
+def _redirect_refusal(uri: str, organization) -> str | None:
+    """Why the client's redirect URI is not acceptable (None: it is)."""
+    parts = urlsplit(uri)
+    host = parts.hostname or ""
+    if parts.username is not None or parts.password is not None:
+        return "redirectUri cannot carry credentials (user:password@)."
+    if parts.fragment or uri.endswith("#"):
+        return "redirectUri cannot have a fragment (#...)."
+    loopback = _is_loopback(host)
+    if parts.scheme != "https" and not (loopback and _development()):
+        return "redirectUri must use https (http only for localhost in development)."
+    if loopback and _development():
+        return None  # a developer's own machine, any port
+    origin = origin_of(uri)
+    if origin not in allowed_redirect_origins(organization):
+        return (f"The origin {origin} is not an allowed redirect origin: add it to the organization's "
+                "redirect origins (/oauth/redirect-origins) or to OAUTH_ALLOWED_REDIRECT_ORIGINS.")
+    return None
+
+
+def validate_redirect_uri(uri: str, *, organization=None) -> str:
+    """An absolute https URL on an allowed origin (http only for loopback in development)."""
+    parts = urlsplit(uri or "") if isinstance(uri, str) else None
+    try:
+        valid = parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1)
+    except ValueError:  # a port that is not a number
+        valid = False
+    if not valid:
         raise ValidationFailed(
             "redirectUri must be an absolute http(s) URL.", {"redirectUri": ["Must be an absolute http(s) URL."]}
         )
     if len(uri) > 2000:
         raise ValidationFailed("redirectUri is too long.", {"redirectUri": ["At most 2000 characters."]})
+    reason = _redirect_refusal(uri, organization)
+    if reason:
+        raise ValidationFailed(reason, {"redirectUri": [reason]})
     return uri
+
+
+def normalize_redirect_origin(value: str) -> str:
+    """An origin an organization registers: ``https://host[:port]`` with nothing after it
+    (http only for loopback hosts)."""
+    raw = (value or "").strip()
+    origin = origin_of(raw)
+    parts = urlsplit(raw) if origin else None
+    if not origin or parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
+        raise ValidationFailed("origin must be scheme://host[:port] with no path.",
+                               {"origin": ["Use scheme://host[:port], e.g. https://app.example.com."]})
+    if not origin.startswith("https://") and not _is_loopback(parts.hostname or ""):
+        raise ValidationFailed("origin must use https (http only for localhost).", {"origin": ["Must use https."]})
+    return origin
+
+
+def redirect_origin_add(*, organization, origin: str):
+    """Register an origin for the organization (adding one already there returns it)."""
+    from .models import OAuthRedirectOrigin
+
+    origin = normalize_redirect_origin(origin)
+    row, _ = OAuthRedirectOrigin.objects.get_or_create(organization=organization, origin=origin)
+    return row
+
+
+def redirect_origin_remove(*, row) -> None:
+    """Forget an origin: connect attempts already begun towards it are refused at the callback."""
+    row.delete()
 
 
 def resolve_platform(value: str) -> str:
@@ -82,11 +190,15 @@ def resolve_platform(value: str) -> str:
 
 
 def oauth_begin(
-    *, organization, actor_user, credential_id: str, platform: str, redirect_uri: str, brand=None, family: str = "v1"
+    *, organization, actor_user, credential_id: str, platform: str, redirect_uri: str, brand=None, family: str = "v1",
+    credential_expires_at: float | None = None,
 ) -> tuple[str, str]:
-    """Record a connect attempt and return ``(auth_url, state)``."""
+    """Record a connect attempt and return ``(auth_url, state)``.
+
+    ``credential_expires_at`` is a JWT's ``exp``: the callback refuses the attempt after it,
+    as it refuses one whose API key was revoked meanwhile."""
     platform = resolve_platform(platform)
-    validate_redirect_uri(redirect_uri)
+    validate_redirect_uri(redirect_uri, organization=organization)
     if brand is not None and brand.organization_id != organization.pk:
         raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]})
     real = is_real(platform)
@@ -98,6 +210,9 @@ def oauth_begin(
         organization=organization,
         user=user,
         credential_id=credential_id or "",
+        credential_expires_at=(
+            datetime.datetime.fromtimestamp(credential_expires_at, tz=datetime.UTC) if credential_expires_at else None
+        ),
         platform=platform,
         state=state,
         redirect_uri=redirect_uri,
@@ -133,26 +248,71 @@ def _error_redirect(row: OAuthState, error: str, description: str) -> tuple[None
     return None, _with_params(row.redirect_uri, {"error": error, "error_description": description[:300], "state": row.state})
 
 
+def _credential_problem(row: OAuthState, now) -> tuple[str, str] | None:
+    """Whether the credential that began the attempt may still finish it: the same key (not
+    revoked, of the state's organization, still allowed to connect profiles) or the same
+    token (not expired, its user still an admin there). ``(code, message)`` when not."""
+    from apps.accounts.models import ROLE_RANK, ApiKey, Membership, Role
+
+    kind, _, rest = (row.credential_id or "").partition(":")
+    if kind == "key":
+        key_id = ids.parse(rest)
+        key = ApiKey.objects.filter(pk=key_id).first() if key_id else None
+        if key is None or key.organization_id != row.organization_id:
+            return "credential_invalid", "The API key that started this connection no longer exists; start again."
+        if key.revoked_at is not None:
+            return "credential_revoked", "The API key that started this connection was revoked; start again with a valid key."
+        if ROLE_RANK[Role(key.role)] < ROLE_RANK[Role.ADMIN] or (key.scopes and "profiles" not in key.scopes):
+            return "credential_not_allowed", "The API key that started this connection may no longer connect profiles."
+        return None
+    if kind == "jwt":
+        org_hex = rest.partition(":")[0]
+        if org_hex != row.organization_id.hex:
+            return "credential_invalid", "The token that started this connection belongs to another organization."
+        if row.credential_expires_at is not None and row.credential_expires_at <= now:
+            return "credential_expired", "The token that started this connection expired; start again with a fresh one."
+        if row.user_id is not None:
+            membership = Membership.objects.filter(organization_id=row.organization_id, user_id=row.user_id).first()
+            if membership is None or ROLE_RANK[Role(membership.role)] < ROLE_RANK[Role.ADMIN]:
+                return "credential_not_allowed", "The user who started this connection may no longer connect profiles."
+        return None
+    return "credential_invalid", "This connect attempt was not started by an API credential."
+
+
 def oauth_complete(
     *, platform: str, state: str, code: str, error: str | None = None, error_description: str = ""
 ) -> tuple[SocialProfile | None, str]:
     """Finish a connect attempt; returns ``(profile or None, URL to redirect the browser to)``.
 
-    Raises ``UnknownState`` when the state matches nothing (no redirect URI is known).
+    Raises ``UnknownState`` when the state matches nothing (no redirect URI is known), and
+    ``CallbackRefused`` (a 4xx, no redirect) when the callback looks replayed or tampered
+    with, the redirect URI is no longer allowed, or the credential that began the attempt
+    is no longer valid for its organization.
     """
     row = OAuthState.objects.select_related("organization", "brand").filter(state=state or "").first() if state else None
     if row is None:
         raise UnknownState("Unknown or missing state.")
+    family = row.family
     if row.platform != platform:
-        return _error_redirect(row, "invalid_state", "The state was issued for another platform.")
+        raise CallbackRefused(400, "invalid_state", "This connection link was issued for another platform.", family)
     now = timezone.now()
     if row.used_at is not None:
-        return _error_redirect(row, "invalid_state", "This connect attempt was already completed; start a new one.")
+        raise CallbackRefused(
+            409, "state_already_used", "This connect attempt was already completed; start a new one.", family)
+    if _redirect_refusal(row.redirect_uri, row.organization):
+        raise CallbackRefused(
+            400, "redirect_not_allowed",
+            "The application's return address is no longer allowed for this organization; start again.", family)
     if row.expires_at <= now:
         return _error_redirect(row, "expired_state", "This connect attempt expired; start a new one.")
     # Single use: only the request whose UPDATE changed the row proceeds.
     if not OAuthState.objects.filter(pk=row.pk, used_at__isnull=True, expires_at__gt=now).update(used_at=now):
-        return _error_redirect(row, "invalid_state", "This connect attempt was already completed; start a new one.")
+        raise CallbackRefused(
+            409, "state_already_used", "This connect attempt was already completed; start a new one.", family)
+    problem = _credential_problem(row, now)
+    if problem:
+        logger.warning("OAuth callback for %s refused: %s (%s)", platform, problem[0], row.pk)
+        raise CallbackRefused(403, problem[0], problem[1], family)
     if error:
         return _error_redirect(row, error[:64], error_description or "The authorization was not granted.")
     if not code:

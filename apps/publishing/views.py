@@ -1,7 +1,10 @@
 """Public OAuth pages (no API credentials: the state authenticates them).
 
 - ``GET /oauth/<platform>/callback``: the provider returns here; 302 to the client's
-  redirect URI with ``profileId`` or ``error`` (400 page when the state is unknown).
+  redirect URI with ``profileId`` or ``error``. Refusals that must not redirect (unknown,
+  replayed or cross-platform state, a redirect origin no longer allowed, the credential that
+  began the attempt revoked or expired) are a 4xx page, or the family's JSON error when the
+  request asks for JSON.
 - ``GET|POST /oauth/sandbox/<platform>/authorize``: the sandbox consent page.
 - ``GET /oauth/sandbox/avatar/<id>.png``: sandbox profile pictures.
 """
@@ -12,17 +15,19 @@ import re
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods
 
+from apps.core.request_id import current_request_id
 from apps.profiles.models import Platform
 
 from . import oauth, sandbox
 from .oauth_backends import callback_url
 
 AVATAR_KEY = re.compile(r"^sbx_[0-9a-f]{24}$")
+_V1_CODES = {400: "VALIDATION_ERROR", 403: "AUTHORIZATION_ERROR", 409: "CONFLICT"}
 
 
 def _no_store(response: HttpResponse) -> HttpResponse:
@@ -50,11 +55,28 @@ def oauth_callback(request, platform: str):
             error_description=params.get("error_description", ""),
         )
     except oauth.UnknownState:
-        return _error_page(
-            request, "Connection failed",
-            "This connection link is unknown. Start connecting the profile again from the application.",
-        )
+        return _refusal(request, oauth.CallbackRefused(
+            400, "unknown_state", "This connection link is unknown. Start connecting the profile again from the application."))
+    except oauth.CallbackRefused as exc:
+        return _refusal(request, exc)
     return _no_store(HttpResponseRedirect(redirect_url))
+
+
+def _wants_json(request) -> bool:
+    accept = request.headers.get("Accept", "")
+    return "application/json" in accept and "text/html" not in accept
+
+
+def _refusal(request, exc: oauth.CallbackRefused) -> HttpResponse:
+    """A refused callback: the error page, or the family's JSON error for a client asking for JSON."""
+    if not _wants_json(request):
+        return _error_page(request, "Connection failed", exc.message, status=exc.status)
+    if exc.family == "api":
+        body = {"error": exc.message, "details": {"code": exc.code}}
+    else:
+        body = {"error": {"code": _V1_CODES.get(exc.status, "VALIDATION_ERROR"), "message": exc.message,
+                          "details": {"reason": exc.code}}, "requestId": current_request_id()}
+    return _no_store(JsonResponse(body, status=exc.status))
 
 
 def _platform_label(platform: str) -> str:

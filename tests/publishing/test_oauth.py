@@ -195,9 +195,14 @@ def test_a_used_state_is_refused_and_so_is_its_consent_page(owner):
     body = connect(owner, "linkedin")
     sandbox_consent(body["authUrl"])
     assert Client().get(path_of(body["authUrl"])).status_code == 400
+    # A replayed callback is not redirected anywhere: a 409 page (the family's JSON on request).
     again = Client().get("/oauth/linkedin/callback", {"code": "whatever", "state": body["state"]})
-    assert again.status_code == 302
-    assert query_of(again["Location"])["error"] == "invalid_state"
+    assert again.status_code == 409 and b"already completed" in again.content
+    assert "Location" not in again
+    as_json = Client().get("/oauth/linkedin/callback", {"code": "whatever", "state": body["state"]},
+                           HTTP_ACCEPT="application/json")
+    assert as_json.status_code == 409
+    assert as_json.json()["error"]["code"] == "CONFLICT" and as_json.json()["error"]["details"]["reason"] == "state_already_used"
     assert SocialProfile.objects.count() == 1
 
 
@@ -220,7 +225,8 @@ def test_an_expired_state_is_refused_with_a_redirect_carrying_the_error(owner):
 def test_a_state_from_another_platform_is_refused(owner):
     body = connect(owner, "x")
     response = Client().get("/oauth/tiktok/callback", {"code": "c", "state": body["state"]})
-    assert response.status_code == 302 and query_of(response["Location"])["error"] == "invalid_state"
+    assert response.status_code == 400 and "Location" not in response
+    assert b"another platform" in response.content
     # The attempt itself is still usable on its own platform.
     assert OAuthState.objects.get(state=body["state"]).used_at is None
 

@@ -6,8 +6,10 @@ backends and platform clients, the beat task for refreshes. Nothing in the proje
 
 from __future__ import annotations
 
+import base64
 import copy
 import datetime
+import hashlib
 import re
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
@@ -165,8 +167,13 @@ def test_connect_creates_the_profile_from_the_platform_account_with_encrypted_to
     assert params["redirect_uri"] == callback_url(platform)
     separator = " " if platform in ("youtube", "linkedin") else ","
     assert set(params["scope"].split(separator)) == set(scopes_for(platform))
-    assert "code_challenge" not in params  # none of these web logins uses PKCE
-    assert OAuthState.objects.get(state=body["state"]).code_verifier == ""
+    verifier = OAuthState.objects.get(state=body["state"]).code_verifier
+    if platform == "youtube":  # Google supports PKCE for web-server clients: S256, checked by the fake
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+        assert len(verifier) >= 43 and params["code_challenge"] == challenge
+        assert params["code_challenge_method"] == "S256"
+    else:  # the other web logins do not document PKCE
+        assert "code_challenge" not in params and verifier == ""
 
     location = callback(platform, provider.consent(body["authUrl"]))
     profile = profile_from(location)

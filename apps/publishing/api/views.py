@@ -1,4 +1,4 @@
-"""Family B: /api/oauth/platforms and /api/oauth/<platform>/authorize."""
+"""Family B: /api/oauth/platforms, /api/oauth/<platform>/authorize, /api/oauth/redirect-origins."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet
 
 from .. import oauth
+from ..models import OAuthRedirectOrigin
 from ..oauth_backends import scopes_for
 from ..sandbox import scopes as sandbox_scopes
 from ..selectors import brand_for_connect
+from ..v1.views import RedirectOriginInput, RedirectOriginOutput, present_origin
 
 
 class AuthorizeInput(StrictSerializer):
@@ -51,9 +53,39 @@ class OAuthViewSet(ApiViewSet):
             organization=self.actor.organization,
             actor_user=self.actor.user,
             credential_id=self.actor.credential_id,
+            credential_expires_at=self.actor.expires_at,
             platform=platform or "",
             redirect_uri=data["redirectUri"],
             brand=brand_for_connect(organization=self.actor.organization, brand_id=data.get("brandId")),
             family="api",
         )
         return self.respond({"authUrl": auth_url, "state": state})
+
+
+class RedirectOriginViewSet(ApiViewSet):
+    """The origins this organization's connect flows may return to (besides the deployment's)."""
+
+    scope = "profiles"
+    write_role = "admin"
+    id_kind = "redirect_origin"
+    sort_fields = {"createdAt": "created_at", "origin": "origin"}
+    search_fields = ("origin",)
+
+    def _origins(self):
+        return OAuthRedirectOrigin.objects.for_organization(self.actor.organization)
+
+    @extend_schema(responses=RedirectOriginOutput(many=True), operation_id="api_oauth_redirect_origins_list")
+    def list(self, request):
+        return self.respond_list(self._origins(), lambda row: present_origin(row, "api"))
+
+    @extend_schema(request=RedirectOriginInput, responses={201: RedirectOriginOutput},
+                   operation_id="api_oauth_redirect_origins_create")
+    def create(self, request):
+        data = self.validated(RedirectOriginInput)
+        row = oauth.redirect_origin_add(organization=self.actor.organization, origin=data["origin"])
+        return self.respond(present_origin(row, "api"), status=201)
+
+    @extend_schema(responses={204: None}, operation_id="api_oauth_redirect_origins_destroy")
+    def destroy(self, request, pk=None):
+        oauth.redirect_origin_remove(row=self.lookup(self._origins(), pk))
+        return self.respond(None, status=204)

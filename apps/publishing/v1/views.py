@@ -1,14 +1,16 @@
-"""Family A: POST /v1/profiles/connect."""
+"""Family A: POST /v1/profiles/connect; /v1/oauth/redirect-origins."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 
+from apps.core import ids
 from apps.core.serializers import StrictSerializer
 from apps.core.views import V1ViewSet
 
 from .. import oauth
+from ..models import OAuthRedirectOrigin
 from ..selectors import brand_for_connect
 
 
@@ -34,9 +36,54 @@ class ProfileConnectViewSet(V1ViewSet):
             organization=self.actor.organization,
             actor_user=self.actor.user,
             credential_id=self.actor.credential_id,
+            credential_expires_at=self.actor.expires_at,
             platform=data["platform"],
             redirect_uri=data["redirectUri"],
             brand=brand_for_connect(organization=self.actor.organization, brand_id=data.get("brandId")),
             family="v1",
         )
         return self.respond({"authUrl": auth_url, "state": state})
+
+
+class RedirectOriginInput(StrictSerializer):
+    origin = serializers.CharField(max_length=300)
+
+
+class RedirectOriginOutput(serializers.Serializer):
+    id = serializers.CharField()
+    origin = serializers.CharField()
+    createdAt = serializers.DateTimeField()
+
+
+def present_origin(row, family: str) -> dict:
+    return {"id": ids.render(row.pk, "redirect_origin") if family == "v1" else str(row.pk), "origin": row.origin,
+            "createdAt": row.created_at.isoformat().replace("+00:00", "Z")}
+
+
+class RedirectOriginViewSet(V1ViewSet):
+    """The origins this organization's connect flows may return to (besides the deployment's)."""
+
+    scope = "profiles"
+    write_role = "admin"
+    id_kind = "redirect_origin"
+    sort_fields = {"createdAt": "created_at", "origin": "origin"}
+    output_serializer = RedirectOriginOutput
+
+    def _origins(self):
+        return OAuthRedirectOrigin.objects.for_organization(self.actor.organization)
+
+    @extend_schema(responses=RedirectOriginOutput(many=True), operation_id="v1_oauth_redirect_origins_list")
+    def list(self, request):
+        return self.respond_list(self._origins(), lambda row: present_origin(row, "v1"))
+
+    @extend_schema(request=RedirectOriginInput, responses={201: RedirectOriginOutput},
+                   operation_id="v1_oauth_redirect_origins_create")
+    def create(self, request):
+        data = self.validated(RedirectOriginInput)
+        row = oauth.redirect_origin_add(organization=self.actor.organization, origin=data["origin"])
+        return self.respond(present_origin(row, "v1"), status=201)
+
+    @extend_schema(responses={204: None}, operation_id="v1_oauth_redirect_origins_destroy")
+    def destroy(self, request, pk=None):
+        oauth.redirect_origin_remove(row=self.lookup(self._origins(), pk))
+        return self.respond(None, status=204)
