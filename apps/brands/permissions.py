@@ -7,6 +7,11 @@ goes out by itself) needs an admin too; an editor may change the other settings.
 
 from __future__ import annotations
 
+from apps.core.policy import Policy
+
+#: both families' brand routes (assets included): editors write, admins delete
+BRANDS = Policy(scope="brands", action_roles={"destroy": "admin"})
+
 ADMIN_SETTINGS = ("require_approval", "auto_publish")
 
 

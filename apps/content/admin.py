@@ -24,7 +24,7 @@ from apps.core.errors import ApplicationError
 from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import Platform
 
-from . import selectors, services, states
+from . import permissions, selectors, services, states
 from .models import Content, ReviewItem
 
 CURRENT_KINDS = (Kind.GENERATED, Kind.UPLOAD)
@@ -134,7 +134,7 @@ class ContentAdmin(admin.ModelAdmin):
         return super().has_delete_permission(request, obj) and (obj is None or obj.deletable)
 
     def has_act_permission(self, request, obj=None):
-        return request.user.is_active and request.user.is_staff and request.user.has_perm("content.change_content")
+        return permissions.staff_may_act(request.user)
 
     def delete_model(self, request, obj):
         try:

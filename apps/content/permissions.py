@@ -7,7 +7,22 @@ publication needs an admin everywhere else, so it needs an admin here too.
 
 from __future__ import annotations
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+from apps.core.policy import Policy
+
 from . import states
+
+#: both families' content routes: editors write, admins approve and reject
+CONTENT = Policy(scope="content:write", read_scope="content:read", action_roles={"approve": "admin", "reject": "admin"})
+
+#: the staff console's actions (approve, reject, regenerate, edit image, schedule, publish now):
+#: the Django permission a staff user needs (the Reviewer group has it)
+STAFF_ACT_PERMISSION = "content.change_content"
+
+
+def staff_may_act(user: AbstractBaseUser | AnonymousUser) -> bool:
+    return bool(user.is_active and user.is_staff and user.has_perm(STAFF_ACT_PERMISSION))
 
 
 def content_delete_role(content) -> str:

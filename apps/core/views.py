@@ -17,6 +17,7 @@ from .auth import ApiKeyAuthentication, ApiKeyOrJWTAuthentication
 from .errors import AuthenticationFailed, NotFound, RateLimited, ValidationFailed
 from .exceptions import Replay, api_exception_handler, v1_exception_handler
 from .pagination import paginate_api, paginate_v1
+from .policy import Policy
 from .serializers import NUL_MESSAGE
 
 READ_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -32,6 +33,9 @@ class _FamilyViewSet(viewsets.ViewSet):
     """What both families share; each subclass fixes its envelope."""
 
     family = ""
+    #: the app's roles and scopes per action (apps/<app>/permissions.py); when None, the
+    #: attributes below make one
+    policy: Policy | None = None
     #: minimum role for reads and for writes; `action_roles` overrides per action
     read_role = "viewer"
     write_role = "editor"
@@ -112,9 +116,9 @@ class _FamilyViewSet(viewsets.ViewSet):
 
     def _check_permissions(self, request, actor) -> None:
         reading = request.method in READ_METHODS
-        role = self.action_roles.get(self.action or "") or (self.read_role if reading else self.write_role)
-        scope = (self.read_scope or self.scope) if reading else self.scope
-        actor.require(role=role, scope=scope)
+        policy = self.policy or Policy(read_role=self.read_role, write_role=self.write_role,
+                                       action_roles=self.action_roles, scope=self.scope, read_scope=self.read_scope)
+        actor.require(role=policy.role_for(self.action, reading=reading), scope=policy.scope_for(reading=reading))
 
     def _begin_idempotency(self, request, actor) -> None:
         key = request.headers.get("Idempotency-Key")

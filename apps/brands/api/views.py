@@ -28,8 +28,7 @@ _UPLOAD = {
 
 class BrandViewSet(ApiViewSet):
     id_kind = "brand"
-    scope = "brands"
-    action_roles = {"destroy": "admin"}
+    policy = permissions.BRANDS
     sort_fields = {"createdAt": "created_at", "name": "name", "slug": "slug", "updatedAt": "updated_at"}
     default_sort = ("created_at", "desc")
     search_fields = ("name", "slug", "description")

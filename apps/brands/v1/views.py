@@ -10,16 +10,14 @@ from apps.core.views import V1ViewSet
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_upload
 
-from .. import selectors, services
+from .. import permissions, selectors, services
 from . import serializers as s
 
 
 class BrandViewSet(V1ViewSet):
     output_serializer = s.BrandOutput
     id_kind = "brand"
-    scope = "brands"
-    read_scope = "brands"
-    action_roles = {"destroy": "admin"}
+    policy = permissions.BRANDS
     sort_fields = {"createdAt": "created_at", "name": "name", "updatedAt": "updated_at"}
     default_sort = ("created_at", "desc")
 
@@ -80,7 +78,7 @@ class BrandViewSet(V1ViewSet):
 class BrandAssetViewSet(V1ViewSet):
     """POST /v1/brands/{id}/assets: multipart field `file`; optional `type` logo|reference|asset."""
 
-    scope = "brands"
+    policy = permissions.BRANDS
     parser_classes = [MultiPartParser]
 
     @extend_schema(

@@ -17,8 +17,7 @@ from . import serializers as s
 
 
 class _ContentBase(ApiViewSet):
-    scope = "content:write"
-    read_scope = "content:read"
+    policy = permissions.CONTENT
 
     def profile(self, raw, field: str):
         return self.ref(SocialProfile.objects.for_organization(self.actor.organization).select_related("brand"), raw, "profile", field)
@@ -43,7 +42,6 @@ class _ContentBase(ApiViewSet):
 
 class ContentViewSet(_ContentBase):
     id_kind = "content"
-    action_roles = {"approve": "admin", "reject": "admin"}
     action_buckets = {"create": "generation", "generate": "generation", "regenerate": "generation",
                       "edit_image": "generation", "multi_platform": "generation", "intelligence": "generation"}
     sort_fields = {"createdAt": "created_at", "updatedAt": "updated_at", "scheduledFor": "scheduled_for",

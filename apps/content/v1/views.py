@@ -19,9 +19,7 @@ MAX_WAIT_SECONDS = 60
 class ContentViewSet(V1ViewSet):
     output_serializer = s.ContentOutput
     id_kind = "content"
-    scope = "content:write"
-    read_scope = "content:read"
-    action_roles = {"approve": "admin", "reject": "admin"}
+    policy = permissions.CONTENT
     action_buckets = {"generate": "generation", "regenerate": "generation", "edit_image": "generation", "batch": "batch"}
     sort_fields = {"createdAt": "created_at", "scheduledFor": "scheduled_for", "publishedAt": "published_at", "status": "status"}
     default_sort = ("created_at", "desc")

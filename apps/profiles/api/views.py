@@ -11,7 +11,7 @@ from apps.core.errors import ValidationFailed
 from apps.core.serializers import iso
 from apps.core.views import ApiViewSet
 
-from .. import selectors, services
+from .. import permissions, selectors, services
 from ..models import normalize_platform
 from . import serializers as s
 
@@ -32,8 +32,7 @@ class SlotsOutput(drf_serializers.Serializer):
 
 class ProfileViewSet(ApiViewSet):
     id_kind = "profile"
-    scope = "profiles"
-    action_roles = {"destroy": "admin"}
+    policy = permissions.PROFILES
     sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform", "followerCount": "follower_count"}
     default_sort = ("created_at", "desc")
     search_fields = ("username", "display_name")

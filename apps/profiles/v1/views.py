@@ -6,7 +6,7 @@ from apps.core.errors import ValidationFailed
 from apps.core.views import V1ViewSet
 from apps.publishing.oauth_backends import features_allowed
 
-from .. import selectors, services
+from .. import permissions, selectors, services
 from ..models import normalize_platform
 from . import serializers as s
 
@@ -14,8 +14,7 @@ from . import serializers as s
 class ProfileViewSet(V1ViewSet):
     output_serializer = s.ProfileOutput
     id_kind = "profile"
-    scope = "profiles"
-    action_roles = {"destroy": "admin"}
+    policy = permissions.PROFILES
     sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform", "followerCount": "follower_count"}
     default_sort = ("created_at", "desc")
 

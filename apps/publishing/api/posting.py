@@ -17,6 +17,7 @@ from apps.profiles.models import SocialProfile
 
 from .. import services
 from ..models import Publication
+from ..permissions import POSTING
 from ..selectors import profiles_for_publishing
 
 
@@ -45,9 +46,7 @@ class QueueOutput(serializers.Serializer):
 
 class PostsViewSet(ApiViewSet):
     id_kind = "publication"
-    scope = "publish"
-    read_scope = "content:read"
-    write_role = "admin"
+    policy = POSTING
     sort_fields = {"scheduledFor": "scheduled_for", "createdAt": "created_at"}
     default_sort = ("scheduled_for", "asc")
     date_field = "scheduled_for"

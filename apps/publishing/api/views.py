@@ -8,6 +8,7 @@ from rest_framework.response import Response
 
 from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet
+from apps.profiles.permissions import PROFILES
 
 from .. import oauth
 from ..models import OAuthRedirectOrigin
@@ -34,8 +35,7 @@ class PlatformOutput(serializers.Serializer):
 
 
 class OAuthViewSet(ApiViewSet):
-    scope = "profiles"
-    action_roles = {"authorize": "admin"}
+    policy = PROFILES
 
     @extend_schema(responses=PlatformOutput(many=True), operation_id="api_oauth_platforms")
     def platforms(self, request):

@@ -11,6 +11,7 @@ from apps.core.serializers import StrictSerializer
 from apps.core.views import V1ViewSet
 
 from .. import services
+from ..permissions import POSTING
 from ..selectors import profiles_for_publishing
 
 
@@ -38,8 +39,7 @@ class PublishInput(StrictSerializer):
 
 class ContentPublishingViewSet(V1ViewSet):
     id_kind = "content"
-    scope = "publish"
-    write_role = "admin"
+    policy = POSTING
 
     def _content(self, pk):
         return self.lookup(content_selectors.content_get(organization=self.actor.organization), pk)

@@ -8,6 +8,7 @@ from rest_framework import serializers
 from apps.core import ids
 from apps.core.serializers import StrictSerializer
 from apps.core.views import V1ViewSet
+from apps.profiles.permissions import PROFILES
 
 from .. import oauth
 from ..models import OAuthRedirectOrigin
@@ -26,8 +27,7 @@ class ConnectOutput(serializers.Serializer):
 
 
 class ProfileConnectViewSet(V1ViewSet):
-    scope = "profiles"
-    action_roles = {"connect": "admin"}
+    policy = PROFILES
 
     @extend_schema(request=ConnectInput, responses=ConnectOutput, operation_id="v1_profiles_connect")
     def connect(self, request):
