@@ -66,7 +66,10 @@ def profile_report(profile, days: int) -> dict:
 
 
 def overview(organization, days: int) -> dict:
-    """The organization at a glance: this period beside the previous one of the same length."""
+    """The organization at a glance: this period beside the previous one of the same length.
+
+    Four queries: content by status, publications by platform and status (failures among
+    them), this and the previous period's totals, the top posts."""
     start, end = _window(days)
     prev_start = start - (end - start)
     by_status = dict(Content.objects.for_organization(organization).filter(created_at__gte=start, created_at__lt=end)
@@ -84,8 +87,8 @@ def overview(organization, days: int) -> dict:
     top = list(posts.filter(cur, snap__publication__isnull=False).annotate(eng=sel.engagement_expr(), rate=sel.rate_expr(),
                                                                           basis=sel.basis_expr())
                .values("content_id", "profile__platform", "eng", "rate", "basis").order_by("-eng")[:5])
-    failures = Publication.objects.filter(organization=organization, status=Publication.FAILED,
-                                          updated_at__gte=start).count()
+    # the same rows as `pubs` (changed in the period): its failed ones, without another query
+    failures = sum(p["n"] for p in pubs if p["status"] == Publication.FAILED)
 
     def pair(now_value, before):
         now_value, before = int(now_value or 0), int(before or 0)
