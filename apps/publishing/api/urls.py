@@ -1,0 +1,16 @@
+from django.urls import path
+
+from apps.core.routers import Router
+
+from .posting import PostsViewSet
+from .views import OAuthViewSet, RedirectOriginViewSet
+
+router = Router()
+router.register("posts", PostsViewSet, basename="api-posts")
+urlpatterns = [
+    *router.urls,
+    path("oauth/platforms", OAuthViewSet.as_view({"get": "platforms"})),
+    path("oauth/redirect-origins", RedirectOriginViewSet.as_view({"get": "list", "post": "create"})),
+    path("oauth/redirect-origins/<str:pk>", RedirectOriginViewSet.as_view({"delete": "destroy"})),
+    path("oauth/<str:platform>/authorize", OAuthViewSet.as_view({"post": "authorize"})),
+]

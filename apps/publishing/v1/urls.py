@@ -1,0 +1,15 @@
+from django.urls import path
+
+from .posting import ContentPublishingViewSet
+from .views import ProfileConnectViewSet, RedirectOriginViewSet
+
+ID = "<str:pk>"
+
+urlpatterns = [
+    # mounted before the profiles package, so that "connect" is not taken for a profile id
+    path("profiles/connect", ProfileConnectViewSet.as_view({"post": "connect"})),
+    path(f"content/{ID}/schedule", ContentPublishingViewSet.as_view({"post": "schedule"})),
+    path(f"content/{ID}/publish", ContentPublishingViewSet.as_view({"post": "publish"})),
+    path("oauth/redirect-origins", RedirectOriginViewSet.as_view({"get": "list", "post": "create"})),
+    path(f"oauth/redirect-origins/{ID}", RedirectOriginViewSet.as_view({"delete": "destroy"})),
+]
