@@ -3,11 +3,19 @@
 A replay with the same body returns the stored response with ``Idempotent-Replayed:
 true``; the same key with another body is a conflict (409 in A, 422 in B); a second
 request while the first is still running is a 409.
+
+A request that dies before its response is recorded (a killed web process, a failed
+rendering) holds its key for a lease (60 s plus its own wait). After the lease, a retry runs
+again, unless the first request's effect is known: a view that creates something records
+it (``note_effect``) in the transaction that creates it, and the retry answers with what
+was created (``KnownEffect``) instead of creating it twice. A 5xx is never left behind as
+"in progress": without a known effect the key is freed, with one it is answered at once.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -53,10 +61,21 @@ def lease_seconds(wait: float = 0) -> float:
     return settings.IDEMPOTENCY_LEASE_SECONDS + max(0.0, wait)
 
 
-def begin(*, credential: str, key: str, fp: str, wait: float = 0) -> HttpResponse | None:
-    """Claim the key; returns a stored response to replay, or None to proceed. An in-progress
-    record whose lease expired (its request died without answering) is taken over: the
-    retry runs again."""
+@dataclass(frozen=True)
+class KnownEffect:
+    """The first request's recorded effect: answer with it rather than running again."""
+
+    kind: str
+    ids: tuple[str, ...]
+    status: int
+    many: bool = False
+
+
+def begin(*, credential: str, key: str, fp: str, wait: float = 0) -> HttpResponse | KnownEffect | None:
+    """Claim the key; returns a stored response to replay, the first request's known effect
+    to answer with, or None to proceed. An in-progress record whose lease expired (its
+    request died without answering) is taken over: the retry answers with its effect when
+    one was recorded, else runs again."""
     if len(key) > 255 or not key.strip():
         raise ValidationFailed("Idempotency-Key must be 1-255 characters.", {"Idempotency-Key": ["Invalid."]})
     now = timezone.now()
@@ -71,7 +90,7 @@ def begin(*, credential: str, key: str, fp: str, wait: float = 0) -> HttpRespons
         pass
     record = IdempotencyRecord.objects.filter(credential=credential, key=key).first()
     if record is None:  # expired and removed between the two statements
-        return begin(credential=credential, key=key, fp=fp)
+        return begin(credential=credential, key=key, fp=fp, wait=wait)
     if record.fingerprint != fp:
         raise KeyReusedWithAnotherBody(
             "This Idempotency-Key was already used with a different request.", {"idempotencyKey": key}
@@ -82,7 +101,7 @@ def begin(*, credential: str, key: str, fp: str, wait: float = 0) -> HttpRespons
             taken = IdempotencyRecord.objects.filter(pk=record.pk, status_code__isnull=True,
                                                      lease_until=record.lease_until).update(lease_until=lease_until)
             if taken:
-                return None
+                return _known(record.effect)
         raise Conflict("A request with this Idempotency-Key is still being processed.",
                        {"idempotencyKey": key, "retryAfter": max(1, int(((record.lease_until or now) - now).total_seconds()))})
     response = HttpResponse(bytes(record.body or b""), status=record.status_code, content_type=record.content_type)
@@ -91,10 +110,28 @@ def begin(*, credential: str, key: str, fp: str, wait: float = 0) -> HttpRespons
     return response
 
 
+def _known(effect) -> KnownEffect | None:
+    if not isinstance(effect, dict) or not effect.get("ids"):
+        return None
+    return KnownEffect(kind=str(effect["kind"]), ids=tuple(str(i) for i in effect["ids"]),
+                       status=int(effect.get("status") or 200), many=bool(effect.get("many")))
+
+
+def note_effect(*, credential: str, key: str, kind: str, ids, status: int, many: bool = False) -> None:
+    """Record what the in-progress request created; call it in the transaction that creates
+    it, so that the effect and its record commit together."""
+    IdempotencyRecord.objects.filter(credential=credential, key=key, status_code__isnull=True).update(
+        effect={"kind": kind, "ids": [str(i) for i in ids], "status": status, "many": many})
+
+
 def finish(*, credential: str, key: str, status: int, body: bytes, content_type: str) -> None:
     if status >= 500:
-        # A server error is not an answer worth replaying: free the key for a retry.
-        IdempotencyRecord.objects.filter(credential=credential, key=key, status_code__isnull=True).delete()
+        # A server error is not an answer worth replaying and never stays "in progress":
+        # without a recorded effect the key is freed for a retry; with one the lease ends now,
+        # so the retry answers with what the request did.
+        pending = IdempotencyRecord.objects.filter(credential=credential, key=key, status_code__isnull=True)
+        pending.filter(effect__isnull=True).delete()
+        pending.update(lease_until=timezone.now())
         return
     IdempotencyRecord.objects.filter(credential=credential, key=key).update(
         status_code=status, body=body, content_type=content_type, lease_until=None

@@ -44,6 +44,10 @@ class IdempotencyRecord(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     #: while in progress: past this, the request is taken to have died and a retry runs again
     lease_until = models.DateTimeField(null=True, blank=True)
+    #: what the request did, written in the transaction that did it (``{"kind": "content",
+    #: "ids": [...], "status": 202}``): a retry after the lease answers with it instead of
+    #: running again
+    effect = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["credential", "key"], name="idempotency_unique_key")]

@@ -134,9 +134,50 @@ class _FamilyViewSet(viewsets.ViewSet):
         except ValueError:
             wait = 0.0
         replay = idempotency.begin(credential=actor.credential_id, key=key, fp=fp, wait=wait)
+        if isinstance(replay, idempotency.KnownEffect):
+            request._idempotency = (actor.credential_id, key)
+            response = self.present_effect(replay)
+            response["Idempotent-Replayed"] = "true"
+            raise Replay(response)  # recorded as this key's answer on the way out
         if replay is not None:
             raise Replay(replay)
         request._idempotency = (actor.credential_id, key)
+
+    # --- known effects of idempotent requests -----------------------------------------------
+    def record_effect(self, create, *, kind: str, status: int):
+        """Run ``create()`` (a service call returning the object, or the list of objects, it
+        made) in one transaction with the note of its effect on the request's Idempotency-Key:
+        a retry of a request that died afterwards answers with these objects (`present_effect`)
+        instead of creating them again."""
+        pending = getattr(self.request, "_idempotency", None)
+        if not pending:
+            return create()
+        with transaction.atomic():
+            result = create()
+            many = isinstance(result, list | tuple)
+            idempotency.note_effect(credential=pending[0], key=pending[1], kind=kind,
+                                    ids=[o.pk for o in (result if many else [result])], status=status, many=many)
+        return result
+
+    def present_effect(self, effect) -> Response:
+        """The answer to a retry whose first request created ``effect`` (views that call
+        `record_effect` present their objects)."""
+        raise NotImplementedError(f"{type(self).__name__} records effects it cannot present")
+
+    def _release_idempotency(self, request) -> None:
+        """A request that fails without a response (an exception past the handler) leaves no
+        key "in progress"."""
+        pending = getattr(request, "_idempotency", None)
+        if pending:
+            request._idempotency = None
+            idempotency.finish(credential=pending[0], key=pending[1], status=500, body=b"", content_type="")
+
+    def dispatch(self, request, *args, **kwargs):
+        try:
+            return super().dispatch(request, *args, **kwargs)
+        except BaseException:
+            self._release_idempotency(getattr(self, "request", request))
+            raise
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
@@ -148,8 +189,13 @@ class _FamilyViewSet(viewsets.ViewSet):
         pending = getattr(request, "_idempotency", None)
         if pending and not getattr(response, "_idempotent_replay", False):
             if hasattr(response, "render") and not response.is_rendered:
-                response.render()  # the stored body is the rendered bytes
+                try:
+                    response.render()  # the stored body is the rendered bytes
+                except Exception as exc:  # a 500 in rendering: the family's JSON, and the key released
+                    response = super().finalize_response(request, self.handle_exception(exc), *args, **kwargs)
+                    response.render()
             credential, key = pending
+            request._idempotency = None
             idempotency.finish(
                 credential=credential,
                 key=key,

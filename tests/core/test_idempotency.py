@@ -113,3 +113,105 @@ def test_multipart_fields_and_file_contents_are_part_of_the_request(owner):
     assert same["Idempotent-Replayed"] == "true"
     other = send((200, 20, 30))
     assert other.status_code == 422 and "different request" in other.json()["error"]
+
+
+# --- issue 9: a retry answers with what the first request created --------------------------------
+
+
+def _generate_v1(api, key, **extra):
+    return api.post("/v1/content/generate", {"prompt": "Autumn roast launch", "platforms": ["instagram"], **extra},
+                    format="json", HTTP_IDEMPOTENCY_KEY=key)
+
+
+def test_a_retry_after_the_lease_answers_with_the_content_the_first_request_created(api, owner):
+    from apps.content.models import Content
+    from apps.core.models import IdempotencyRecord
+    from apps.events.models import Event
+
+    first = _generate_v1(api, "gen-1")
+    assert first.status_code == 202, first.content
+    record = IdempotencyRecord.objects.get(key="gen-1")
+    assert record.effect == {"kind": "content", "ids": [str(Content.objects.get().pk)], "status": 202, "many": False}
+
+    _as_if_the_first_request_died("gen-1", lease_seconds_ago=-30)  # its lease still runs: 409
+    assert _generate_v1(api, "gen-1").status_code == 409
+    _as_if_the_first_request_died("gen-1", lease_seconds_ago=1)  # lease over
+    retry = _generate_v1(api, "gen-1")
+    assert retry.status_code == 202 and retry["Idempotent-Replayed"] == "true"
+    assert retry.json()["id"] == first.json()["id"]
+    assert Content.objects.count() == 1  # not generated a second time
+    assert Event.objects.filter(type="content.created").count() == 1
+    # that answer is now the key's: replayed as such
+    again = _generate_v1(api, "gen-1")
+    assert again.status_code == 202 and again.json()["id"] == first.json()["id"] and again["Idempotent-Replayed"] == "true"
+
+
+def test_a_5xx_after_the_content_was_created_is_answered_with_it_at_once(owner, monkeypatch):
+    """The first request creates the content and then fails (a 500 in the family's JSON, not
+    HTML): the key is not left in progress for a lease, the retry answers with that content."""
+    from apps.content.api import serializers as content_s
+    from apps.content.models import Content
+    from apps.core.models import IdempotencyRecord
+    from tests.factories import ProfileFactory
+
+    profile = ProfileFactory(organization=owner.org, platform="instagram")
+    b = owner.token_client()
+    body = {"socialProfileId": str(profile.pk), "prompt": "Autumn roast launch"}
+    real_present = content_s.present
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("presenter crashed")
+
+    monkeypatch.setattr(content_s, "present", broken)
+    first = b.post("/api/content", body, format="json", HTTP_IDEMPOTENCY_KEY="die-after")
+    assert first.status_code == 500 and first.json()["details"]["code"] == "SERVER_ERROR"
+    record = IdempotencyRecord.objects.get(key="die-after")
+    assert record.status_code is None and record.effect["ids"] == [str(Content.objects.get().pk)]
+
+    monkeypatch.setattr(content_s, "present", real_present)
+    retry = b.post("/api/content", body, format="json", HTTP_IDEMPOTENCY_KEY="die-after")  # no lease to wait for
+    assert retry.status_code == 201 and retry["Idempotent-Replayed"] == "true"
+    assert retry.json()["data"]["id"] == str(Content.objects.get().pk)
+    assert Content.objects.count() == 1
+
+
+def test_a_500_in_rendering_is_the_family_s_json_and_never_leaves_the_key_in_progress(api, owner, monkeypatch):
+    from apps.brands.v1 import serializers as brand_s
+    from apps.core.models import IdempotencyRecord
+
+    real_present = brand_s.present
+    # beyond orjson (a 70-bit integer) and then DRF's strict encoder (NaN): the render raises
+    monkeypatch.setattr(brand_s, "present",
+                        lambda brand, request: {**real_present(brand, request), "n": 2**70, "x": float("nan")})
+    response = api.post("/v1/brands", {"name": "Unrenderable"}, format="json", HTTP_IDEMPOTENCY_KEY="render")
+    assert response.status_code == 500
+    assert response["Content-Type"].startswith("application/json")
+    assert response.json()["error"]["code"] == "SERVER_ERROR"
+    assert not IdempotencyRecord.objects.filter(key="render").exists()  # freed: a retry runs again
+
+
+def test_a_retry_of_multi_platform_answers_with_every_content_created(owner):
+    from apps.content.models import Content
+    from tests.factories import ProfileFactory
+
+    profiles = [ProfileFactory(organization=owner.org, platform=p) for p in ("instagram", "x")]
+    b = owner.token_client()
+    body = {"profileIds": [str(p.pk) for p in profiles], "prompt": "Autumn roast launch"}
+    first = b.post("/api/content/multi-platform", body, format="json", HTTP_IDEMPOTENCY_KEY="multi")
+    assert first.status_code == 202, first.content
+    _as_if_the_first_request_died("multi", lease_seconds_ago=1)
+    retry = b.post("/api/content/multi-platform", body, format="json", HTTP_IDEMPOTENCY_KEY="multi")
+    assert retry.status_code == 202 and retry["Idempotent-Replayed"] == "true"
+    assert [c["id"] for c in retry.json()["data"]] == [c["id"] for c in first.json()["data"]]
+    assert Content.objects.count() == 2
+
+
+def test_a_retry_whose_content_was_deleted_meanwhile_is_a_404_not_a_second_generation(api, owner):
+    from apps.content.models import Content
+
+    first = _generate_v1(api, "gone")
+    Content.objects.all().delete()
+    _as_if_the_first_request_died("gone", lease_seconds_ago=1)
+    retry = _generate_v1(api, "gone")
+    assert retry.status_code == 404 and retry.json()["error"]["code"] == "NOT_FOUND"
+    assert not Content.objects.exists() and first.status_code == 202

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 
@@ -84,7 +86,8 @@ class ContentViewSet(_ContentBase):
         profile = self.profile(data["socialProfileId"], "socialProfileId")
         inp = self.generation_input(data, prompt=data["prompt"], profile=profile,
                                     platforms=[data.get("platform") or profile.platform])
-        content = services.content_request_generation(organization=self.actor.organization, actor=self.actor, inp=inp)
+        content = self.record_effect(lambda: services.content_request_generation(
+            organization=self.actor.organization, actor=self.actor, inp=inp), kind="content", status=201)
         # the spec shows create answering `generating`: the work has been handed to the worker
         return self.respond(s.present(self._content(content.pk), request, status="generating"), status=201)
 
@@ -93,10 +96,9 @@ class ContentViewSet(_ContentBase):
     def generate(self, request):
         data = self.validated(s.GenerateInput)
         profile = self.profile(data["profileId"], "profileId")
-        content = services.content_request_generation(
-            organization=self.actor.organization, actor=self.actor,
-            inp=self.generation_input(data, prompt=data["task"], profile=profile),
-        )
+        inp = self.generation_input(data, prompt=data["task"], profile=profile)
+        content = self.record_effect(lambda: services.content_request_generation(
+            organization=self.actor.organization, actor=self.actor, inp=inp), kind="content", status=202)
         return self._present(content, status=202)
 
     @extend_schema(request=s.MultiPlatformInput, responses={202: s.ContentOutput(many=True)},
@@ -107,12 +109,23 @@ class ContentViewSet(_ContentBase):
         data = self.validated(s.MultiPlatformInput)
         profiles = [self.profile(raw, "profileIds") for raw in data["profileIds"]]
         inp = self.generation_input(data, prompt=data["prompt"], profile=profiles[0])  # each content takes its profile's brand
-        created = services.content_request_multi_platform(
+        created = self.record_effect(lambda: services.content_request_multi_platform(
             organization=self.actor.organization, actor=self.actor, profiles=profiles, inp=inp,
-        )
-        fresh = selectors.content_get(organization=self.actor.organization, tags=True).filter(pk__in=[c.pk for c in created])
+        ), kind="content", status=202)
+        return self._present_many([c.pk for c in created], status=202)
+
+    def _present_many(self, pks: list, status: int):
+        fresh = selectors.content_get(organization=self.actor.organization, tags=True).filter(pk__in=pks)
         by_id = {c.pk: c for c in fresh}
-        return self.respond([s.present(by_id[c.pk], request) for c in created], status=202)
+        return self.respond([s.present(by_id[pk], self.request) for pk in pks if pk in by_id], status=status)
+
+    def present_effect(self, effect):
+        """A retry of a create/generate whose first request died: the content it created, as
+        it is now, never a second generation."""
+        pks = [uuid.UUID(i) for i in effect.ids]
+        if effect.many:
+            return self._present_many(pks, status=effect.status)
+        return self._present(self._content(pks[0]), status=effect.status)
 
     @extend_schema(request=s.IdeasInput, responses=s.IdeasOutput, operation_id="api_content_intelligence")
     @action(detail=False, methods=["post"], url_path="intelligence")

@@ -57,21 +57,28 @@ class ContentViewSet(V1ViewSet):
         media = data.get("media") or {}
         brand = self.ref(Brand.objects.for_organization(self.actor.organization), settings_in.get("brandId"), "brand",
                          "brand", details={"settings": {"brandId": ["Not found."]}})
-        content = services.content_request_generation(
-            organization=self.actor.organization, actor=self.actor,
-            inp=GenerationInput(
-                prompt=data["prompt"], platforms=data["platforms"],
-                brand=services.generation_brand(organization=self.actor.organization, brand=brand),
-                post_type=media.get("postType", "feed"), media_type=media.get("type", "image"),
-                dimensions=media.get("dimensions"), settings=s.SettingsInput.to_settings(settings_in),
-                media_request={k: media[k] for k in ("generate", "style", "count") if k in media},
-            ),
+        inp = GenerationInput(
+            prompt=data["prompt"], platforms=data["platforms"],
+            brand=services.generation_brand(organization=self.actor.organization, brand=brand),
+            post_type=media.get("postType", "feed"), media_type=media.get("type", "image"),
+            dimensions=media.get("dimensions"), settings=s.SettingsInput.to_settings(settings_in),
+            media_request={k: media[k] for k in ("generate", "style", "count") if k in media},
         )
+        content = self.record_effect(lambda: services.content_request_generation(
+            organization=self.actor.organization, actor=self.actor, inp=inp), kind="content", status=202)
+        return self._generated(content, wait)
+
+    def _generated(self, content, wait: float | None):
         if wait is not None:
             content = selectors.content_wait(content=content, seconds=wait)
             done = content.status not in ("pending", "generating")
             return self._present(content, status=200 if done else 202)
         return self._present(self._fresh(content), status=202)
+
+    def present_effect(self, effect):
+        """A retry of a generate whose first request died: the content it created (waited
+        for again when the retry asks to wait), never a second generation."""
+        return self._generated(self._content(effect.ids[0]), self._wait_seconds())
 
     @extend_schema(
         responses=s.ContentOutput(many=True), operation_id="v1_content_list",
