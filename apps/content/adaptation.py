@@ -17,10 +17,12 @@ punctuation, see :func:`tokenize`); a word longer than the limit is dropped enti
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .platform_rules import (
@@ -705,6 +707,29 @@ def validate_variant(
 _EMOJI_RE = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\u2b50\u2728]\ufe0f?")
 # how many sentences of the caption a short-form platform keeps (its link(s) come on top)
 _SHORT_FORM = {"x": 1, "threads": 2, "bluesky": 2}
+# Calls for comments, double taps and tags: a Pin is found by search and saved, not commented on.
+_ENGAGEMENT_BAIT = re.compile(
+    r"\b(?:in the comments|comment below|tell us below|double[- ]tap|tag (?:a|someone|them|a friend)|drop your|"
+    r"let us know|en los comentarios|cuéntanos|etiqueta a|en commentaire|dites-le-nous|identifiez|"
+    r"in den kommentaren|in die kommentare|markiert|nos comentários|conta pra gente|marque um)\b",
+    re.IGNORECASE,
+)
+# Tags a platform's users expect on a format (data/stock_tags.json): YouTube Shorts' #Shorts.
+_STOCK_TAGS: dict = json.loads((Path(__file__).parent / "generation" / "data" / "stock_tags.json").read_text("utf-8"))
+
+
+def _information(sentence: str) -> int:
+    """How much a sentence says: names, figures and compound words (a hook says little)."""
+    tokens = re.findall(r"[\w%'’-]+", sentence)
+    return sum(1 for i, t in enumerate(tokens)
+               if (i and t[:1].isupper()) or any(c.isdigit() for c in t) or "-" in t.strip("-") or t.endswith("%"))
+
+
+def _remove_sentences(caption: str, drop: list[str]) -> str:
+    for p in drop:
+        caption = re.sub(r"[ \t]*" + re.escape(p), "", caption, count=1)
+    caption = re.sub(r"\n{3,}", "\n\n", caption)
+    return re.sub(r"[ \t]+(\n|$)", r"\1", caption).strip()
 
 
 def sentences(text: str) -> list[str]:
@@ -741,18 +766,25 @@ def _strip_emojis(text: str, keep: int = 0) -> str:
 
 
 def style_for_platform(
-    platform: str, draft: Draft | Variant | Mapping[str, Any]
+    platform: str, draft: Draft | Variant | Mapping[str, Any], *, post_type: str = "feed"
 ) -> tuple[Draft, list[str]]:
     """Shape one generic generated text the way ``platform`` reads (before :func:`adapt`):
     X one short idea, Threads and Bluesky a short conversational pair of sentences, TikTok a
-    hook alone on the first line, LinkedIn without emoji walls, Pinterest a description
-    without emojis. Links in the caption are kept as links. Used on engine output only, never
-    on a client's edit. Returns the styled draft and notes of what changed."""
+    hook alone on the first line, LinkedIn without emoji walls, Pinterest a keyword-led
+    description without emojis or calls for comments and a title taken from it, and the
+    stock tags a format expects (#Shorts on YouTube Shorts). Links in the caption are kept as
+    links. Used on engine output only, never on a client's edit. Returns the styled draft and
+    notes of what changed."""
     name = normalize_platform(platform)
     rules = get_rules(name)
     d = _as_draft(draft)
     caption = _clean(d.caption)
     notes: list[str] = []
+    stock = [t for t in _STOCK_TAGS.get(name, {}).get(post_type, [])
+             if t.casefold() not in {h.casefold() for h in d.hashtags}]
+    if stock:
+        d.hashtags = [*stock, *d.hashtags]  # first: it survives when hashtags give way
+        notes.append(f"{', '.join(stock)} added: expected on {rules.display_name} ({post_type})")
     if not caption:
         return d, notes
     urls = [caption[s:e] for s, e in find_urls(caption)]
@@ -770,6 +802,9 @@ def style_for_platform(
     if name in _SHORT_FORM and plain:
         n = _SHORT_FORM[name]
         keep = plain[:n]
+        best = max(plain, key=_information)  # the sentence that says the most (first on a tie)
+        if best not in keep and _information(best) > _information(keep[-1]):
+            keep = [*keep[:-1], best]  # one idea with its facts beats a hook alone
         while len(keep) < len(plain) and len(" ".join(keep).split()) < 6:  # one idea, never a stub
             keep = plain[: len(keep) + 1]
         text = " ".join(keep)
@@ -798,5 +833,26 @@ def style_for_platform(
         if text != caption:
             notes.append("emojis removed from the Pinterest description")
             caption = text
+        parts = sentences(caption)
+        drop = [p for p in parts if _ENGAGEMENT_BAIT.search(p)]
+        lead = [p for p in parts if p not in drop and not find_urls(p)]
+        if len(lead) > 1 and _information(lead[0]) <= max(_information(p) for p in lead[1:]):
+            words = {w.casefold() for w in re.findall(r"\w+", lead[0]) if len(w) > 3}
+            rest = {w.casefold() for p in lead[1:] for w in re.findall(r"\w+", p)}
+            # the hook only announces what the next sentences say (or says less): lead with them
+            if words & rest or _information(lead[0]) < max(_information(p) for p in lead[1:]):
+                drop.append(lead[0])
+                lead = lead[1:]
+        if drop and len(drop) < len(parts):
+            caption = _remove_sentences(caption, drop)
+            notes.append("Pinterest description leads with its keywords (hook and calls for comments left out)")
+        if d.first_comment:
+            d.first_comment = ""
+            notes.append("first comment dropped: a Pin is found by its words, not by a question")
+        if lead:
+            clause = re.split(r"(?<=\w)[,.!?;](?:\s|$)", lead[0])[0].strip()
+            if len(clause.split()) >= 3 and len(clause) <= 100 and clause != d.title:
+                d.title = clause
+                notes.append("Pinterest title taken from the description's lead (searchable words)")
     d.caption = caption
     return d, notes

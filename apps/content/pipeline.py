@@ -198,7 +198,7 @@ def finish(content: Content, text) -> Content:
     for platform in content.platforms:
         draft = Draft(caption=text.caption, hashtags=list(text.hashtags), first_comment=text.first_comment,
                       alt_text=text.alt_text, title=text.title, sounds=list(text.sounds))
-        styled, style_notes = style_for_platform(platform, draft)  # each platform reads its own way
+        styled, style_notes = style_for_platform(platform, draft, post_type=content.post_type)  # each platform reads its own way
         variant = adapt(platform, styled, post_type=content.post_type, media_type=content.media_type)
         variant.adaptations = [*style_notes, *variant.adaptations]
         data = variant.to_dict()

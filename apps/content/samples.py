@@ -59,14 +59,14 @@ SAMPLES: tuple[Sample, ...] = (
 def render_variant(sample: Sample, platform: str) -> tuple[Variant, str, str]:
     """(variant, post type, media type) of ``sample`` on ``platform``."""
     media = "video" if platform in ("youtube", "tiktok") else "image"
-    post_type = "feed"
+    post_type = "short" if media == "video" else "feed"  # the engine's 6 s videos are shorts
     request = TextRequest(prompt=sample.prompt, platform=platform, post_type=post_type, media_type=media,
                           tone=sample.tone, length=sample.length, hashtag_count=sample.hashtag_count,
                           include_emojis=sample.include_emojis, language=sample.language, brand=sample.brand)
     text = make_text(request)
     draft = Draft(caption=text.caption, hashtags=list(text.hashtags), first_comment=text.first_comment,
                   alt_text=text.alt_text, title=text.title, sounds=list(text.sounds))
-    styled, notes = style_for_platform(platform, draft)
+    styled, notes = style_for_platform(platform, draft, post_type=post_type)
     variant = adapt(platform, styled, post_type=post_type, media_type=media)
     variant.adaptations = [*notes, *variant.adaptations]
     return variant, post_type, media

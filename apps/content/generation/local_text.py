@@ -155,568 +155,14 @@ SOUNDS = {
     "educational": ["sound:focus-lofi-78bpm", "sound:soft-marimba-98bpm", "sound:calm-keys-88bpm"],
 }
 
-# Placeholders: {topic} main subject, {Topic} capitalised, {k2} {k3} other keywords,
-# {themes}, {audience}, {brand}, {item}, {colours}, {media}.
-T: dict[str, dict] = {
-    "en": {
-        "and": "and",
-        "hooks": {
-            "professional": [
-                "Introducing {topic}: built for results.",
-                "{Topic}, done properly.",
-                "Here is what {topic} means for your business.",
-            ],
-            "casual": [
-                "So, {topic}. Let's get into it.",
-                "Honestly? {Topic} just hits different.",
-                "{Topic} kind of day, no big deal.",
-            ],
-            "friendly": [
-                "We can't wait to share {topic} with you!",
-                "Say hello to {topic}!",
-                "Good news, friends: {topic} is here.",
-            ],
-            "playful": [
-                "Plot twist: {topic} steals the show.",
-                "Warning: {topic} may cause extreme happiness.",
-                "Roses are red, {topic} is a treat.",
-            ],
-            "inspirational": [
-                "Every big story starts small, like {topic}.",
-                "Dream bigger with {topic}.",
-                "{Topic} is proof that the best is yet to come.",
-            ],
-            "educational": [
-                "Did you know? {Topic} is simpler than it looks.",
-                "Three things to know about {topic}.",
-                "A quick guide to {topic}.",
-            ],
-        },
-        "bodies": [
-            "We put real care into {topic}, from {k2} to every small detail.",
-            "Think {k2}, think {k3}, and everything in between.",
-            "It all comes down to {k2} and doing it well.",
-            "Behind every {topic} there is a team that loves {k3}.",
-            "Take a closer look at {k2}: that's where the magic happens.",
-            "From the first idea to the final result, {topic} is all about {k3}.",
-        ],
-        "themes": "We keep coming back to {themes}.",
-        "audience": "Made for {audience}.",
-        "brand": "That's the {brand} way.",
-        "do": "Plus: {item}.",
-        "question": "What would you do with {topic}?",
-        "cta": {
-            "professional": ["Learn more via the link in our bio.", "Get in touch to find out more."],
-            "casual": ["Check it out and tell us what you think.", "Take a look, you won't regret it."],
-            "friendly": ["Tell us in the comments what you think!", "Tag a friend who would love this!"],
-            "playful": ["Double tap if you agree!", "Drop your favourite emoji below!"],
-            "inspirational": ["Start your story today.", "Save this as your sign to begin."],
-            "educational": ["Save this post for later.", "Share it with someone who's learning too."],
-        },
-        "comments": [
-            "What's your take on {topic}? Tell us below!",
-            "Which part of {topic} do you like most?",
-            "Have you tried {topic} yet? Let us know!",
-        ],
-        "titles": [
-            "{Topic}: what you need to know",
-            "All about {topic}",
-            "{Topic}, up close",
-            "Why {topic} matters",
-        ],
-        "alt": {
-            "image": "Image showing {topic}{extra}, in {colours} tones.",
-            "video": "Short video showing {topic}{extra}, in {colours} tones.",
-        },
-        "alt_extra": " with {k2} and {k3}",
-        "ideas": [
-            "5 mistakes to avoid with {t}",
-            "Behind the scenes: how we approach {t}",
-            "{T}: myths vs facts",
-            "A day in the life with {t}",
-            "Quick tip: get more out of {t} in 60 seconds",
-            "Before and after: {t}",
-            "Ask us anything about {t}",
-            "Our top 3 tools for {t}",
-            "Poll: how do you enjoy {t}?",
-            "{T} trends to watch this season",
-            "Step-by-step guide to {t}",
-            "Customer story: what {t} changed for them",
-        ],
-        "formats": {"video": "Video: ", "thread": "Thread: "},
-        "fallback": ["quality", "detail", "craft"],
-        "generic": [
-            "#tips",
-            "#inspiration",
-            "#community",
-            "#behindthescenes",
-            "#new",
-            "#daily",
-            "#smallbusiness",
-            "#trending",
-            "#goals",
-            "#ideas",
-            "#lifestyle",
-            "#learn",
-        ],
-    },
-    "es": {
-        "and": "y",
-        "hooks": {
-            "professional": [
-                "Presentamos {topic}: pensado para dar resultados.",
-                "{Topic}, hecho como debe ser.",
-                "Esto es lo que {topic} significa para tu negocio.",
-            ],
-            "casual": [
-                "Bueno, {topic}. Vamos al lío.",
-                "Sinceramente, {topic} tiene algo especial.",
-                "Un día de {topic}, sin complicaciones.",
-            ],
-            "friendly": [
-                "¡Qué ganas de compartir {topic} contigo!",
-                "¡Te presentamos {topic}!",
-                "Buenas noticias, amigos: {topic} ya está aquí.",
-            ],
-            "playful": [
-                "Giro inesperado: {topic} se roba el show.",
-                "Aviso: {topic} puede provocar felicidad extrema.",
-                "Si la vida te da limones, pide {topic}.",
-            ],
-            "inspirational": [
-                "Toda gran historia empieza pequeña, como {topic}.",
-                "Sueña en grande con {topic}.",
-                "{Topic} demuestra que lo mejor está por llegar.",
-            ],
-            "educational": [
-                "¿Sabías que {topic} es más sencillo de lo que parece?",
-                "Tres cosas que debes saber sobre {topic}.",
-                "Una guía rápida sobre {topic}.",
-            ],
-        },
-        "bodies": [
-            "Cuidamos cada detalle de {topic}, desde {k2} hasta el último toque.",
-            "Piensa en {k2}, piensa en {k3} y en todo lo que hay entre medias.",
-            "Todo se reduce a {k2} y a hacerlo bien.",
-            "Detrás de {topic} hay un equipo al que le encanta {k3}.",
-            "Fíjate bien en {k2}: ahí es donde ocurre la magia.",
-            "De la primera idea al resultado final, {topic} gira en torno a {k3}.",
-        ],
-        "themes": "Siempre volvemos a lo mismo: {themes}.",
-        "audience": "Pensado para {audience}.",
-        "brand": "Así lo hacemos en {brand}.",
-        "do": "Además: {item}.",
-        "question": "¿Qué harías tú con {topic}?",
-        "cta": {
-            "professional": ["Más información en el enlace de nuestra bio.", "Contáctanos para saber más."],
-            "casual": ["Échale un vistazo y cuéntanos qué te parece.", "Míralo, no te vas a arrepentir."],
-            "friendly": [
-                "¡Cuéntanos en los comentarios qué te parece!",
-                "¡Etiqueta a alguien a quien le encantaría!",
-            ],
-            "playful": ["¡Doble toque si estás de acuerdo!", "¡Deja tu emoji favorito aquí abajo!"],
-            "inspirational": ["Empieza tu historia hoy.", "Guarda esto como tu señal para empezar."],
-            "educational": [
-                "Guarda esta publicación para más tarde.",
-                "Compártelo con alguien que también esté aprendiendo.",
-            ],
-        },
-        "comments": [
-            "¿Qué opinas de {topic}? ¡Cuéntanos abajo!",
-            "¿Qué es lo que más te gusta de {topic}?",
-            "¿Ya has probado {topic}? ¡Dinos qué tal!",
-        ],
-        "titles": [
-            "{Topic}: lo que necesitas saber",
-            "Todo sobre {topic}",
-            "{Topic}, de cerca",
-            "Por qué importa {topic}",
-        ],
-        "alt": {
-            "image": "Imagen que muestra {topic}{extra}, en tonos {colours}.",
-            "video": "Vídeo corto que muestra {topic}{extra}, en tonos {colours}.",
-        },
-        "alt_extra": " con {k2} y {k3}",
-        "ideas": [
-            "5 errores que evitar con {t}",
-            "Entre bastidores: así trabajamos {t}",
-            "{T}: mitos y verdades",
-            "Un día cualquiera con {t}",
-            "Consejo rápido: saca más partido a {t} en 60 segundos",
-            "Antes y después: {t}",
-            "Pregúntanos lo que quieras sobre {t}",
-            "Nuestras 3 herramientas favoritas para {t}",
-            "Encuesta: ¿cómo disfrutas {t}?",
-            "Tendencias de {t} para esta temporada",
-            "Guía paso a paso de {t}",
-            "Historia de un cliente: lo que cambió {t}",
-        ],
-        "formats": {"video": "Vídeo: ", "thread": "Hilo: "},
-        "fallback": ["calidad", "detalles", "oficio"],
-        "generic": [
-            "#consejos",
-            "#inspiración",
-            "#comunidad",
-            "#entrebastidores",
-            "#novedades",
-            "#diario",
-            "#emprendedores",
-            "#tendencias",
-            "#metas",
-            "#ideas",
-            "#estilodevida",
-            "#aprender",
-        ],
-    },
-    "fr": {
-        "and": "et",
-        "hooks": {
-            "professional": [
-                "Découvrez {topic} : conçu pour des résultats.",
-                "{Topic}, dans les règles de l'art.",
-                "Voici ce que {topic} change pour votre entreprise.",
-            ],
-            "casual": [
-                "Bon, {topic}. On y va.",
-                "Franchement, {topic} a un petit truc en plus.",
-                "Une journée {topic}, tranquille.",
-            ],
-            "friendly": [
-                "On a hâte de vous faire découvrir {topic} !",
-                "Dites bonjour à {topic} !",
-                "Bonne nouvelle, les amis : {topic} est arrivé.",
-            ],
-            "playful": [
-                "Rebondissement : {topic} vole la vedette.",
-                "Attention : {topic} peut provoquer un bonheur extrême.",
-                "Les roses sont rouges, {topic} est un régal.",
-            ],
-            "inspirational": [
-                "Chaque grande histoire commence petit, comme {topic}.",
-                "Rêvez plus grand avec {topic}.",
-                "{Topic} prouve que le meilleur reste à venir.",
-            ],
-            "educational": [
-                "Le saviez-vous ? {Topic} est plus simple qu'il n'y paraît.",
-                "Trois choses à savoir sur {topic}.",
-                "Un guide rapide sur {topic}.",
-            ],
-        },
-        "bodies": [
-            "Nous soignons chaque détail de {topic}, de {k2} à la touche finale.",
-            "Pensez {k2}, pensez {k3}, et tout ce qu'il y a entre les deux.",
-            "Tout se résume à {k2}, et à bien le faire.",
-            "Derrière {topic}, il y a une équipe passionnée par {k3}.",
-            "Regardez de plus près {k2} : c'est là que la magie opère.",
-            "De la première idée au résultat final, {topic} tourne autour de {k3}.",
-        ],
-        "themes": "Nous revenons toujours à l'essentiel : {themes}.",
-        "audience": "Pensé pour {audience}.",
-        "brand": "C'est la méthode {brand}.",
-        "do": "En plus : {item}.",
-        "question": "Que feriez-vous avec {topic} ?",
-        "cta": {
-            "professional": [
-                "Plus d'informations via le lien dans notre bio.",
-                "Contactez-nous pour en savoir plus.",
-            ],
-            "casual": [
-                "Jetez un œil et dites-nous ce que vous en pensez.",
-                "Allez voir, vous ne le regretterez pas.",
-            ],
-            "friendly": [
-                "Dites-nous en commentaire ce que vous en pensez !",
-                "Identifiez un ami qui adorerait ça !",
-            ],
-            "playful": [
-                "Double-tapez si vous êtes d'accord !",
-                "Laissez votre emoji préféré juste en dessous !",
-            ],
-            "inspirational": [
-                "Commencez votre histoire aujourd'hui.",
-                "Enregistrez ceci : c'est le signe qu'il faut se lancer.",
-            ],
-            "educational": [
-                "Enregistrez cette publication pour plus tard.",
-                "Partagez-la avec quelqu'un qui apprend aussi.",
-            ],
-        },
-        "comments": [
-            "Que pensez-vous de {topic} ? Dites-le-nous en dessous !",
-            "Qu'est-ce que vous préférez dans {topic} ?",
-            "Avez-vous déjà essayé {topic} ? Racontez-nous !",
-        ],
-        "titles": [
-            "{Topic} : ce qu'il faut savoir",
-            "Tout sur {topic}",
-            "{Topic}, de près",
-            "Pourquoi {topic} compte",
-        ],
-        "alt": {
-            "image": "Image montrant {topic}{extra}, dans des tons {colours}.",
-            "video": "Courte vidéo montrant {topic}{extra}, dans des tons {colours}.",
-        },
-        "alt_extra": " avec {k2} et {k3}",
-        "ideas": [
-            "5 erreurs à éviter avec {t}",
-            "Dans les coulisses : notre approche de {t}",
-            "{T} : mythes et réalités",
-            "Une journée avec {t}",
-            "Astuce express : tirez le meilleur de {t} en 60 secondes",
-            "Avant et après : {t}",
-            "Posez-nous toutes vos questions sur {t}",
-            "Nos 3 outils préférés pour {t}",
-            "Sondage : comment profitez-vous de {t} ?",
-            "Les tendances {t} de la saison",
-            "Guide pas à pas de {t}",
-            "Témoignage client : ce que {t} a changé",
-        ],
-        "formats": {"video": "Vidéo : ", "thread": "Fil : "},
-        "fallback": ["qualité", "détails", "savoir-faire"],
-        "generic": [
-            "#astuces",
-            "#inspiration",
-            "#communauté",
-            "#coulisses",
-            "#nouveauté",
-            "#quotidien",
-            "#entrepreneur",
-            "#tendances",
-            "#objectifs",
-            "#idées",
-            "#artdevivre",
-            "#apprendre",
-        ],
-    },
-    "de": {
-        "and": "und",
-        "hooks": {
-            "professional": [
-                "Wir präsentieren {topic}: gemacht für Ergebnisse.",
-                "{Topic}, richtig gemacht.",
-                "Das bedeutet {topic} für Ihr Unternehmen.",
-            ],
-            "casual": [
-                "Also, {topic}. Legen wir los.",
-                "Mal ehrlich: {topic} ist einfach anders.",
-                "Ein {topic}-Tag, ganz entspannt.",
-            ],
-            "friendly": [
-                "Wir können es kaum erwarten, {topic} mit euch zu teilen!",
-                "Sagt hallo zu {topic}!",
-                "Gute Nachrichten, ihr Lieben: {topic} ist da.",
-            ],
-            "playful": [
-                "Überraschung: {topic} stiehlt allen die Show.",
-                "Achtung: {topic} kann extreme Glücksgefühle auslösen.",
-                "Rosen sind rot, {topic} ist ein Genuss.",
-            ],
-            "inspirational": [
-                "Jede große Geschichte fängt klein an, so wie {topic}.",
-                "Träum größer mit {topic}.",
-                "{Topic} beweist, dass das Beste noch kommt.",
-            ],
-            "educational": [
-                "Wusstest du? {Topic} ist einfacher, als es aussieht.",
-                "Drei Dinge, die du über {topic} wissen solltest.",
-                "Ein kurzer Leitfaden zu {topic}.",
-            ],
-        },
-        "bodies": [
-            "Wir stecken viel Sorgfalt in {topic}, von {k2} bis zum kleinsten Detail.",
-            "Denk an {k2}, denk an {k3} und an alles dazwischen.",
-            "Am Ende kommt es auf {k2} an, und darauf, es gut zu machen.",
-            "Hinter {topic} steht ein Team, das {k3} liebt.",
-            "Schau dir {k2} genauer an: Genau dort passiert die Magie.",
-            "Von der ersten Idee bis zum fertigen Ergebnis dreht sich bei {topic} alles um {k3}.",
-        ],
-        "themes": "Wir kommen immer wieder zurück zu {themes}.",
-        "audience": "Gemacht für {audience}.",
-        "brand": "So machen wir das bei {brand}.",
-        "do": "Außerdem: {item}.",
-        "question": "Was würdest du mit {topic} machen?",
-        "cta": {
-            "professional": [
-                "Mehr erfahren Sie über den Link in unserer Bio.",
-                "Kontaktieren Sie uns für weitere Informationen.",
-            ],
-            "casual": [
-                "Schau's dir an und sag uns, was du denkst.",
-                "Wirf einen Blick drauf, es lohnt sich.",
-            ],
-            "friendly": [
-                "Erzählt uns in den Kommentaren, wie ihr es findet!",
-                "Markiert jemanden, dem das gefallen würde!",
-            ],
-            "playful": ["Doppeltippen, wenn du zustimmst!", "Lass dein Lieblings-Emoji unten da!"],
-            "inspirational": [
-                "Beginne deine Geschichte noch heute.",
-                "Speichere das als dein Zeichen, anzufangen.",
-            ],
-            "educational": [
-                "Speichere diesen Beitrag für später.",
-                "Teile ihn mit jemandem, der auch gerade lernt.",
-            ],
-        },
-        "comments": [
-            "Was hältst du von {topic}? Schreib es unten in die Kommentare!",
-            "Was gefällt dir an {topic} am besten?",
-            "Hast du {topic} schon ausprobiert? Erzähl uns davon!",
-        ],
-        "titles": [
-            "{Topic}: Das musst du wissen",
-            "Alles über {topic}",
-            "{Topic} aus der Nähe",
-            "Warum {topic} wichtig ist",
-        ],
-        "alt": {
-            "image": "Bild von {topic}{extra}, in {colours}tönen.",
-            "video": "Kurzes Video von {topic}{extra}, in {colours}tönen.",
-        },
-        "alt_extra": " mit {k2} und {k3}",
-        "ideas": [
-            "5 Fehler, die du bei {t} vermeiden solltest",
-            "Blick hinter die Kulissen: so arbeiten wir an {t}",
-            "{T}: Mythen und Fakten",
-            "Ein Tag mit {t}",
-            "Schneller Tipp: mehr aus {t} herausholen in 60 Sekunden",
-            "Vorher und nachher: {t}",
-            "Frag uns alles über {t}",
-            "Unsere 3 liebsten Werkzeuge für {t}",
-            "Umfrage: Wie genießt du {t}?",
-            "{T}: die Trends dieser Saison",
-            "Schritt-für-Schritt-Anleitung zu {t}",
-            "Kundengeschichte: was {t} verändert hat",
-        ],
-        "formats": {"video": "Video: ", "thread": "Thread: "},
-        "fallback": ["Qualität", "Details", "Handwerk"],
-        "generic": [
-            "#tipps",
-            "#inspiration",
-            "#community",
-            "#hinterdenkulissen",
-            "#neuheit",
-            "#alltag",
-            "#kleinunternehmen",
-            "#trends",
-            "#ziele",
-            "#ideen",
-            "#lifestyle",
-            "#lernen",
-        ],
-    },
-    "pt": {
-        "and": "e",
-        "hooks": {
-            "professional": [
-                "Apresentamos {topic}: pensado para gerar resultados.",
-                "{Topic}, feito do jeito certo.",
-                "Veja o que {topic} significa para o seu negócio.",
-            ],
-            "casual": [
-                "Então, {topic}. Bora lá.",
-                "Sinceramente, {topic} tem algo diferente.",
-                "Um dia de {topic}, sem complicação.",
-            ],
-            "friendly": [
-                "Mal podemos esperar para compartilhar {topic} com você!",
-                "Diga olá para {topic}!",
-                "Boas notícias, amigos: {topic} chegou.",
-            ],
-            "playful": [
-                "Reviravolta: {topic} rouba a cena.",
-                "Atenção: {topic} pode causar felicidade extrema.",
-                "Batatinha quando nasce, pede {topic}.",
-            ],
-            "inspirational": [
-                "Toda grande história começa pequena, como {topic}.",
-                "Sonhe mais alto com {topic}.",
-                "{Topic} é a prova de que o melhor ainda está por vir.",
-            ],
-            "educational": [
-                "Você sabia? {Topic} é mais simples do que parece.",
-                "Três coisas para saber sobre {topic}.",
-                "Um guia rápido sobre {topic}.",
-            ],
-        },
-        "bodies": [
-            "Cuidamos de cada detalhe de {topic}, de {k2} ao último toque.",
-            "Pense em {k2}, pense em {k3} e em tudo o que existe entre os dois.",
-            "No fim, tudo se resume a {k2} e a fazer bem feito.",
-            "Por trás de {topic} existe uma equipe apaixonada por {k3}.",
-            "Olhe com atenção para {k2}: é ali que a mágica acontece.",
-            "Da primeira ideia ao resultado final, {topic} gira em torno de {k3}.",
-        ],
-        "themes": "Sempre voltamos ao essencial: {themes}.",
-        "audience": "Feito para {audience}.",
-        "brand": "É assim que fazemos na {brand}.",
-        "do": "E mais: {item}.",
-        "question": "O que você faria com {topic}?",
-        "cta": {
-            "professional": ["Saiba mais pelo link na nossa bio.", "Entre em contato para saber mais."],
-            "casual": [
-                "Dá uma olhada e conta pra gente o que achou.",
-                "Confere aí, você não vai se arrepender.",
-            ],
-            "friendly": [
-                "Conta pra gente nos comentários o que achou!",
-                "Marque um amigo que ia adorar isso!",
-            ],
-            "playful": ["Toque duas vezes se você concorda!", "Deixe seu emoji favorito aqui embaixo!"],
-            "inspirational": ["Comece a sua história hoje.", "Salve isto como o seu sinal para começar."],
-            "educational": [
-                "Salve este post para depois.",
-                "Compartilhe com alguém que também está aprendendo.",
-            ],
-        },
-        "comments": [
-            "O que você acha de {topic}? Conta aqui embaixo!",
-            "Do que você mais gosta em {topic}?",
-            "Já experimentou {topic}? Conta pra gente!",
-        ],
-        "titles": [
-            "{Topic}: o que você precisa saber",
-            "Tudo sobre {topic}",
-            "{Topic} de perto",
-            "Por que {topic} importa",
-        ],
-        "alt": {
-            "image": "Imagem mostrando {topic}{extra}, em tons de {colours}.",
-            "video": "Vídeo curto mostrando {topic}{extra}, em tons de {colours}.",
-        },
-        "alt_extra": " com {k2} e {k3}",
-        "ideas": [
-            "5 erros para evitar com {t}",
-            "Bastidores: como trabalhamos {t}",
-            "{T}: mitos e verdades",
-            "Um dia com {t}",
-            "Dica rápida: aproveite mais {t} em 60 segundos",
-            "Antes e depois: {t}",
-            "Pergunte o que quiser sobre {t}",
-            "Nossas 3 ferramentas favoritas para {t}",
-            "Enquete: como você aproveita {t}?",
-            "Tendências de {t} para esta temporada",
-            "Guia passo a passo de {t}",
-            "História de cliente: o que {t} mudou",
-        ],
-        "formats": {"video": "Vídeo: ", "thread": "Fio: "},
-        "fallback": ["qualidade", "detalhes", "cuidado"],
-        "generic": [
-            "#dicas",
-            "#inspiração",
-            "#comunidade",
-            "#bastidores",
-            "#novidade",
-            "#diadia",
-            "#empreendedorismo",
-            "#tendências",
-            "#metas",
-            "#ideias",
-            "#estilodevida",
-            "#aprender",
-        ],
-    },
-}
+# The copy of each language (data/copy.json): hooks by tone and by intent (hiring, sale,
+# event), body sentences used when the prompt gives no facts, calls to action, first comments,
+# titles, alt text and ideas. Placeholders: {topic} the subject as the prompt names it, {Topic}
+# capitalised, {the_topic}/{The_topic} with the prompt's own determiner ("the Kyoto ceramics
+# workshop", "our Lisbon roastery"), {k2} {k3} other noun phrases, {themes}, {audience},
+# {brand}, {item}, {colours}. English puts the subject anywhere; the other languages name it
+# headline-style ("Neu bei uns: Yoga-Studio"), where no article, gender or case is needed.
+T: dict[str, dict] = json.loads((Path(__file__).parent / "data" / "copy.json").read_text("utf-8"))
 
 # the sentence that carries the prompt's link(s), per language
 LINK = {"en": "Read more: {url}", "es": "Más información: {url}", "fr": "En savoir plus : {url}",
@@ -854,9 +300,9 @@ _SETTINGS_TAIL = re.compile(
 def prompt_facts(prompt: str, language: str) -> list[str]:
     """The prompt's descriptive sentences, fit to print: the instruction around them removed
     ("Write a post about ..."), settings dropped ("with 30 hashtags"), links left to the link
-    sentence. English prompts only; other languages rely on the templates."""
-    if language != "en":
-        return []
+    sentence. In every language: a prompt that starts with an instruction verb of its language
+    ("Escribe ...", "Erstelle ...") is an instruction, not a fact."""
+    instruction_verbs = set(_PROMPT_WORDS.get(language, "").split()) if language != "en" else set()
     out: list[str] = []
     for raw in re.split(r"(?<=[.!?])\s+|\n+", prompt or ""):
         text = raw.strip()
@@ -865,6 +311,8 @@ def prompt_facts(prompt: str, language: str) -> list[str]:
         text = _INSTRUCTION.sub("", text)
         text = _SETTINGS_TAIL.sub("", text).strip(" ,;:-")
         if len(_tokens(text)) < 3 or re.match(r"(?i)(write|create|make|generate|draft|use|add|include|keep)\b", text):
+            continue
+        if _tokens(text)[0].lower() in instruction_verbs:
             continue
         text = re.sub(r"^(?:our|my)\s+new\s+", "Our new ", text, flags=re.IGNORECASE)
         text = _capitalise(text)
@@ -904,6 +352,45 @@ def extract_keywords(prompt: str, language: str, dont: tuple[str, ...] = ()) -> 
     return topic, keywords
 
 
+DETERMINERS = {"the", "our", "your", "this", "these", "those", "their", "my", "a", "an"}
+_SKIPPABLE = {"new", "latest", "brand-new", "very", "first", "own"}
+_COMPLEMENT = {"es": r"de|del", "fr": r"de|du|des", "pt": r"de|do|da|dos|das"}
+
+
+def with_determiner(prompt: str, topic: str) -> str:
+    """English: the topic with the determiner the prompt gave it ("the Kyoto ceramics
+    workshop", "our single-origin Ethiopian Yirgacheffe", "a senior backend engineer"), so
+    that a template never reads "Say hello to Kyoto ceramics workshop". A bare topic (a name,
+    a plural, a mass noun: "ceramic planters", "better sourdough") stays bare."""
+    m = re.search(r"(?<![\w-])" + re.escape(topic) + r"(?![\w-])", prompt or "", re.IGNORECASE)
+    if not m:
+        return topic
+    after = re.match(r"\s*([\w'’-]+)", prompt[m.end():])
+    if after and after.group(1).lower() not in STOPWORDS["en"]:
+        return topic  # 'the Trailhead 2 hiking boots': the determiner belongs to a longer phrase
+    before = re.findall(r"[\w'’-]+|[^\w\s]", prompt[: m.start()])
+    while before and before[-1].lower() in _SKIPPABLE:
+        before.pop()
+    if before and before[-1].lower() in DETERMINERS:
+        det = before[-1].lower()
+        if det in ("a", "an"):
+            det = "an" if topic[:1].lower() in "aeiou" else "a"
+        return f"{det} {topic}"
+    return topic
+
+
+def _with_complement(prompt: str, topic: str, language: str) -> str:
+    """Spanish, French, Portuguese: 'menú' followed by 'de temporada' in the prompt is the
+    'menú de temporada' (the complement names the thing)."""
+    joiner = _COMPLEMENT.get(language)
+    if not joiner or len(topic.split()) > 2:
+        return topic
+    m = re.search(re.escape(topic) + r"\s+(?:" + joiner + r")\s+([^\W\d_][\w'’-]*)", prompt or "", re.IGNORECASE)
+    if not m or m.group(1).lower() in STOPWORDS[language]:
+        return topic
+    return prompt[m.start(): m.end()]
+
+
 def _capitalise(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
@@ -912,6 +399,8 @@ def _fill(template: str, language: str, **values: str) -> str:
     values = {k: v for k, v in values.items()}
     if "topic" in values:
         values["Topic"] = _capitalise(values["topic"])
+        values.setdefault("the_topic", values["topic"])
+        values["The_topic"] = _capitalise(values["the_topic"])
     if "t" in values:
         values["T"] = _capitalise(values["t"])
     text = template.format(**values)
@@ -977,6 +466,20 @@ def _system_directives(brand: BrandVoice) -> tuple[bool, str]:
     return no_emoji, (sign.group(1).strip() if sign else "")
 
 
+def other_phrases(prompt: str, language: str, dont: tuple[str, ...], topic: str) -> list[str]:
+    """The prompt's noun phrases besides the topic that end on a real noun ('small batches',
+    'Lisbon roastery'; never 'bright and floral' or 'brewed best')."""
+    weak = _WEAK_WORDS.get(language, set()) | _WEAK_WORDS["en"]
+    out: list[str] = []
+    for run in noun_phrases(prompt, language, dont):
+        phrase = " ".join(run)
+        if run[-1].casefold() in weak or phrase.casefold() in topic.casefold() or re.search(r"(?:ed|ing)$", run[-1]):
+            continue
+        if phrase.casefold() not in {o.casefold() for o in out}:
+            out.append(phrase)
+    return out
+
+
 def hashtag_topics(prompt: str, language: str, dont: tuple[str, ...] = ()) -> list[str]:
     """Topics of the prompt as hashtags: each phrase of two or three words whole, longer
     phrases by their names and their last two words, and single words that are not weak
@@ -994,12 +497,14 @@ def hashtag_topics(prompt: str, language: str, dont: tuple[str, ...] = ()) -> li
                 run = [w for w in run if w.casefold() not in weak] or run  # 'brewed best' -> #brewed
                 if len(run) == 1 and run[0].lower().endswith("ed"):
                     continue
+            if len(run) == 1 and language == "en" and not run[0][:1].isupper() and re.search(r"(?:ed|en|ing)$", run[0]):
+                continue  # 'thrown', 'brewed', 'making': a verb form is never a topic on its own
             if len(run) > 1 or len(run[0]) >= 3:
                 out.append(_hashtag(" ".join(run)))
             continue
         names: list[str] = []
-        for word in run:  # consecutive capitalised words: 'Ethiopian Yirgacheffe'
-            if word[:1].isupper():
+        for word in run:  # consecutive capitalised words: 'Ethiopian Yirgacheffe' (never 'Montag')
+            if word[:1].isupper() and word.casefold() not in weak:
                 names.append(word)
             elif names:
                 out.append(_hashtag(" ".join(names)))
@@ -1075,17 +580,19 @@ def make_text(request: TextRequest) -> TextResult:
             topic, keywords = brand.name, [brand.name]
         else:
             raise EngineError("the prompt has no subject to write about (only stopwords or banned words)")
-    others = [k for k in keywords if k.lower() not in topic.lower().split()]
-    # Secondary words for the body sentences: the prompt's other keywords, then brand themes,
-    # then neutral words of the language, so no sentence repeats one word twice.
-    pool: list[str] = []
-    weak = _WEAK_WORDS.get(language, set())
-    for word in [*others, *brand.themes, *L["fallback"]]:
-        if word and word.casefold() in weak and word in others:
-            continue
-        if word and word.lower() not in {p.lower() for p in pool} and not _violates(word, dont):
-            pool.append(word)
-    values = {"topic": topic, "k2": pool[0], "k3": pool[1]}
+    if language == "en":
+        the_topic = with_determiner(request.prompt, topic)
+    else:
+        topic = the_topic = _with_complement(request.prompt, topic, language)
+    values = {"topic": topic, "the_topic": the_topic}
+    facts = [f for f in prompt_facts(request.prompt, language) if not _violates(f, dont)]
+    # what the post is for (hiring, a sale, an event) picks hooks, calls to action and first
+    # comments a person would write for it; a hook without the subject needs the prompt's facts
+    intent = next((i for i in L.get("intents", {}).values() if re.search(i["match"], request.prompt or "", re.IGNORECASE)
+                   and (facts or not i.get("needs_facts"))), None)
+    copy = {key: (intent or {}).get(key) or L[key] for key in ("hooks", "cta", "comments", "titles")}
+    if not intent:
+        copy["hooks"], copy["cta"] = L["hooks"][tone], L["cta"][tone]
 
     def choose(pool: list[str], **extra: str) -> str:
         candidates = list(pool)
@@ -1100,31 +607,26 @@ def make_text(request: TextRequest) -> TextResult:
     tone_emojis = list(EMOJIS[tone])
     rng.shuffle(tone_emojis)
 
-    hook = choose(L["hooks"][tone])
+    hook = choose(copy["hooks"])
     if emojis:
         hook += " " + tone_emojis[0]
     style = (brand.caption_style or "").lower()
     as_list = "list" in style or "bullet" in style
     ask = "question" in style
 
-    body: list[str] = []
     extras: list[str] = []
     n_bodies = {"short": 0, "medium": 1, "long": 3}[length]
-    # the prompt's own facts come first (a person restates what the brief says), then templates
-    facts = False
-    for sentence in prompt_facts(request.prompt, language):
-        if len(body) >= n_bodies or _violates(sentence, dont):
-            continue
-        body.append(sentence)
-        facts = True
+    if intent and intent.get("needs_facts"):
+        n_bodies = max(n_bodies, 1)  # "Save the date!" is followed by what and when
+    # the prompt's own facts come first (a person restates what the brief says); template
+    # sentences (about the subject only, never a keyword slotted in) stand in when it has none
+    body: list[str] = facts[:n_bodies]
     bodies = list(L["bodies"])
     rng.shuffle(bodies)
     for template in bodies:
-        if len(body) >= n_bodies or facts:  # templates only stand in when the prompt gives no facts
+        if len(body) >= n_bodies or facts:
             break
-        i = len(body)
-        pair = {"k2": pool[(2 * i) % len(pool)], "k3": pool[(2 * i + 1) % len(pool)]}
-        sentence = _fill(template, language, topic=topic, **pair)
+        sentence = _fill(template, language, **values)
         if not _violates(sentence, dont) and sentence not in body:
             body.append(sentence)
     if length == "long" and emojis and body:
@@ -1149,7 +651,7 @@ def make_text(request: TextRequest) -> TextResult:
 
     cta = ""
     if length != "short":
-        cta = choose(L["cta"][tone])
+        cta = choose(copy["cta"])
         if emojis:
             cta += " " + tone_emojis[1]
 
@@ -1171,11 +673,11 @@ def make_text(request: TextRequest) -> TextResult:
 
     hashtags = build_hashtags(topic, keywords, request, language, dont, rng)
 
-    comment = choose(L["comments"])
+    comment = choose(copy["comments"])
     if emojis:
         comment += " " + tone_emojis[3 % len(tone_emojis)]
 
-    title = choose(L["titles"])
+    title = choose(copy["titles"])
     title = title[:100].rsplit(" ", 1)[0] if len(title) > 100 else title
 
     colours = _join(
@@ -1189,9 +691,8 @@ def make_text(request: TextRequest) -> TextResult:
         ],
         L["and"],
     )
-    extra = (
-        _fill(L["alt_extra"], language, topic=topic, k2=others[0], k3=others[1]) if len(others) > 1 else ""
-    )
+    others = other_phrases(request.prompt, language, brand.dont, topic)
+    extra = _fill(L["alt_extra"], language, k2=others[0], k3=others[1]) if len(others) > 1 else ""
     media = "video" if request.media_type == "video" else "image"
     alt_text = _scrub(_fill(L["alt"][media], language, extra=extra, colours=colours, **values), dont)
 
