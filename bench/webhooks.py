@@ -5,10 +5,10 @@ private Redis, 2 worker processes x 2 on the `webhooks` and `default` queues).
     receiver answering 200), deliveries per second from the first commit to the last
     delivery received, next to Celery's own no-op task throughput measured in the same run
     (target: at least a quarter of it);
-(b) latency: events committed one per transaction, 20 ms apart; time from each commit to its
-    first attempt arriving at the receiver, healthy (target p99 <= 1 s), then again while
-    another endpoint of the organization is dead (connection refused) and receives every
-    event too (target: unchanged).
+(b) latency: events committed one per transaction, at --latency-rate (5/s) and at 50/s; time
+    from each commit to its first attempt arriving at the receiver, healthy (target p99 <= 1 s),
+    then again while another endpoint of the organization is dead (connection refused) and
+    receives every event too (target: unchanged).
 
     .venv/bin/python bench/webhooks.py [--n 2000]
 """
@@ -63,7 +63,7 @@ def wait_for(receiver, wanted: set, timeout: float) -> dict:
     return arrivals(receiver)
 
 
-def latency_run(org, receiver, n: int) -> list[float]:
+def latency_run(org, receiver, n: int, gap: float = 0.02) -> list[float]:
     from django.db import transaction
 
     from apps.core import ids
@@ -74,7 +74,7 @@ def latency_run(org, receiver, n: int) -> list[float]:
         with transaction.atomic():
             event = event_record(organization=org, type="content.published", data={"n": i})
         committed[ids.render(event.pk, "event")] = time.time()
-        time.sleep(0.02)
+        time.sleep(gap)
     got = wait_for(receiver, set(committed), 120)
     return [got[k] - t for k, t in committed.items() if k in got] + [float("inf")] * len(set(committed) - set(got))
 
@@ -83,6 +83,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--latency-n", type=int, default=200)
+    parser.add_argument("--latency-rate", type=float, default=5.0, help="events per second of the gentle latency runs")
     args = parser.parse_args()
     setup()
     from django.db import transaction
@@ -119,17 +120,25 @@ def main() -> None:
             print(f"(a) {args.n:,} events to one endpoint: {rate:,.0f} deliveries/s ({elapsed:.1f} s, "
                   f"{len(expected - set(got))} missing); ratio to no-op {rate / noop:.2f} (target >= 0.25)", flush=True)
 
+            def show(label, values):
+                print(f"(b) {label}: p50 {pct(values, 50) * 1000:.0f} ms, p99 {pct(values, 99) * 1000:.0f} ms, "
+                      f"max {max(values) * 1000:.0f} ms (target p99 <= 1 s)", flush=True)
+
+            # at a rate the cluster keeps up with (the path itself), then at 50 events/s (a burst
+            # the cluster may not keep up with on a loaded machine: then it measures the backlog)
+            gentle = 1 / args.latency_rate
             receiver.requests.clear()
-            healthy = latency_run(org, receiver, args.latency_n)
-            print(f"(b) commit to first attempt, healthy: p50 {pct(healthy, 50) * 1000:.0f} ms, "
-                  f"p99 {pct(healthy, 99) * 1000:.0f} ms, max {max(healthy) * 1000:.0f} ms (target p99 <= 1 s)", flush=True)
+            show(f"commit to first attempt, healthy, {args.latency_rate:g} events/s",
+                 latency_run(org, receiver, args.latency_n, gentle))
+            receiver.requests.clear()
+            show("commit to first attempt, healthy, 50 events/s", latency_run(org, receiver, args.latency_n))
             dead = services.webhook_create(organization=org, url=f"http://127.0.0.1:{free_port()}/dead",
                                            events=["content.published"])
             receiver.requests.clear()
-            with_dead = latency_run(org, receiver, args.latency_n)
-            print(f"(b) the same with another endpoint dead (connection refused, every event to it too): "
-                  f"p50 {pct(with_dead, 50) * 1000:.0f} ms, p99 {pct(with_dead, 99) * 1000:.0f} ms, "
-                  f"max {max(with_dead) * 1000:.0f} ms", flush=True)
+            show(f"the same with another endpoint dead (connection refused, every event to it too), "
+                 f"{args.latency_rate:g} events/s", latency_run(org, receiver, args.latency_n, gentle))
+            receiver.requests.clear()
+            show("the same with the dead endpoint, 50 events/s", latency_run(org, receiver, args.latency_n))
             dead.active = False
             dead.save()
     finally:

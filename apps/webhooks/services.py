@@ -2,10 +2,12 @@
 
 Flow: a service records an event in the outbox (apps.events); the dispatcher claims it and,
 in that same transaction, creates one WebhookDelivery per active subscribed endpoint
-(`deliveries_create_for_events`), so a committed event always ends up as delivery rows.
-After commit each delivery id is handed to the `webhooks` queue; the task claims the row with
-a lease (bounded per endpoint) and makes one attempt. Retries and leftovers are found by the
-beat sweep in the database, never parked in the broker.
+(`deliveries_create_for_events`, its `data` rendered as GET /v1 renders the resource), so a
+committed event always ends up as delivery rows. After the fan-out each endpoint with new
+deliveries is handed to the `webhooks` queue (`deliveries_kick`); the task leases the
+endpoint's next due delivery (bounded per endpoint), sends it, and leases the next one in the
+transaction that records the last (`endpoint_drain`), over one kept connection. Retries and
+leftovers are found by the beat sweep in the database, never parked in the broker.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from apps.core import ids
+from apps.core.db import relax_commit
 from apps.core.errors import ValidationFailed
 
 from . import ssrf
@@ -477,6 +480,9 @@ def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next:
     disable_reason = None
     following = None
     with transaction.atomic():
+        # losing this commit in a database crash only sends the delivery again (at least once;
+        # receivers dedupe on webhook-id): it need not wait for the WAL flush
+        relax_commit()
         attempt = WebhookAttempt.objects.create(
             delivery_id=delivery.pk, started_at=started, status_code=outcome.status_code, latency_ms=latency_ms,
             response_body=outcome.body[:RESPONSE_LOG_BYTES], error=outcome.error[:500],
