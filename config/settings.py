@@ -214,6 +214,10 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-generations": {"task": "apps.content.tasks.sweep_generations", "schedule": float(env("GENERATION_SWEEP_INTERVAL", default="30"))},
     "sweep-publications": {"task": "apps.publishing.tasks.sweep_publications", "schedule": float(env("PUBLISH_SWEEP_INTERVAL", default="15"))},
     "refresh-expiring-tokens": {"task": "apps.publishing.tasks.refresh_expiring_tokens", "schedule": TOKEN_REFRESH_INTERVAL_SECONDS},
+    # posts a platform is still processing (TikTok moderation): their next status read
+    "poll-processing-publications": {"task": "apps.publishing.tasks.poll_processing_publications",
+                                     "schedule": float(env("PUBLISH_PROCESSING_POLL_INTERVAL", default="10")),
+                                     "options": {"expires": 30.0}},
     # provider predictions still waiting for their webhook after PREDICTION_POLL_AFTER_SECONDS are fetched
     # webhook deliveries due (retries, leases of killed workers, endpoints that had no room)
     "sweep-webhook-deliveries": {"task": "apps.webhooks.tasks.sweep_deliveries", "schedule": 1.0,
@@ -360,6 +364,14 @@ PUBLISH_LEASE_SECONDS = env.int("PUBLISH_LEASE_SECONDS", default=45)
 PUBLISH_HEARTBEAT_SECONDS = env.float("PUBLISH_HEARTBEAT_SECONDS", default=30)
 #: a publication queued this long without a worker taking it is re-enqueued (lost task)
 PUBLISH_QUEUED_STUCK_SECONDS = env.int("PUBLISH_QUEUED_STUCK_SECONDS", default=60)
+#: a post the platform is still processing (TikTok: moderation before the post id exists) is
+#: read again after these delays in seconds (the last repeats), for at most
+#: PUBLISH_PROCESSING_MAX_SECONDS; then it is published without its id, or `unknown`
+PUBLISH_PROCESSING_POLL_DELAYS = [float(x) for x in env.list("PUBLISH_PROCESSING_POLL_DELAYS",
+                                                             default=["20", "30", "60", "120", "300", "600"])]
+#: TikTok audited the app: without it TikTok accepts only SELF_ONLY posts (profiles say so)
+TIKTOK_APP_AUDITED = env.bool("TIKTOK_APP_AUDITED", default=False)
+PUBLISH_PROCESSING_MAX_SECONDS = env.int("PUBLISH_PROCESSING_MAX_SECONDS", default=24 * 3600)
 PUBLISH_CONCURRENCY = {"instagram": 4, "threads": 4, "tiktok": 2, "youtube": 2, "x": 8, "linkedin": 4, "pinterest": 4,
                        "facebook": 4, "bluesky": 4}
 

@@ -52,11 +52,11 @@ class PublicationAdmin(admin.ModelAdmin):
     list_filter = [PublicationStatusFilter, PublicationPlatformFilter, "organization", ("scheduled_for", admin.DateFieldListFilter)]
     list_select_related = ["organization", "profile", "content"]
     search_fields = ["external_id", "last_error", "profile__username", "content__prompt"]
-    actions = ["retry_failed"]
+    actions = ["retry_failed", "confirm_posted", "confirm_not_posted"]
     readonly_fields = fields = [
         "organization", "content", "profile", "status", "scheduled_for", "due_at", "attempts", "queued_at",
         "lease_until", "outcome_unknown", "external_id", "url", "published_at", "last_error", "error_code", "options",
-        "created_at", "updated_at",
+        "platform_state", "created_at", "updated_at",
     ]
 
     def has_add_permission(self, request):
@@ -101,6 +101,29 @@ class PublicationAdmin(admin.ModelAdmin):
         if ok:
             self.message_user(request, f"{ok} publication(s) back on schedule, due now: the dispatcher publishes them next.",
                               messages.SUCCESS)
+
+
+    @admin.action(description="Outcome unknown: I found the post on the platform (mark published)",
+                  permissions=["act"])
+    def confirm_posted(self, request, queryset):
+        self._resolve(request, queryset, posted=True)
+
+    @admin.action(description="Outcome unknown: the post is not on the platform (publish it again, due now)",
+                  permissions=["act"])
+    def confirm_not_posted(self, request, queryset):
+        self._resolve(request, queryset, posted=False)
+
+    def _resolve(self, request, queryset, *, posted: bool) -> None:
+        ok = 0
+        for pub in queryset.select_related("profile"):
+            try:
+                services.publication_resolve(publication=pub, posted=posted)
+                ok += 1
+            except ApplicationError as exc:
+                self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: {_error_text(exc)}", messages.ERROR)
+        if ok:
+            what = "marked published" if posted else "back on schedule, due now"
+            self.message_user(request, f"{ok} publication(s) {what}.", messages.SUCCESS)
 
 
 @admin.register(SandboxPost)

@@ -96,12 +96,21 @@ class Publication(OrgScopedModel):
     goes back to `scheduled` with a later `due_at`. `outcome_unknown` is set, and committed,
     before the irreversible platform call and cleared when its result is recorded: a row
     found with it set is reconciled with the platform before anything else is tried.
+
+    `processing`: the platform accepted the post and is still working on it (TikTok's
+    moderation); `platform_state` keeps its handle (the `publish_id`) and the poller asks
+    again at `due_at`, under a lease, until it is `published` or `failed`. Never re-posted.
+    `unknown`: the post may exist and we cannot find out (LinkedIn without the partner
+    permission to read posts): a person confirms it in the admin, nothing is retried.
     """
 
     SCHEDULED, QUEUED, PUBLISHING, PUBLISHED, FAILED, CANCELLED = (
         "scheduled", "queued", "publishing", "published", "failed", "cancelled",
     )
-    STATUSES = (SCHEDULED, QUEUED, PUBLISHING, PUBLISHED, FAILED, CANCELLED)
+    PROCESSING, UNKNOWN = "processing", "unknown"
+    STATUSES = (SCHEDULED, QUEUED, PUBLISHING, PROCESSING, PUBLISHED, FAILED, UNKNOWN, CANCELLED)
+    #: statuses in which the publication is not finished (its content stays `publishing`)
+    OPEN_STATUSES = (SCHEDULED, QUEUED, PUBLISHING, PROCESSING, UNKNOWN)
 
     content = models.ForeignKey("content.Content", on_delete=models.CASCADE, related_name="publications")
     profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="publications")
@@ -128,6 +137,9 @@ class Publication(OrgScopedModel):
     error_code = models.CharField(max_length=100, blank=True, default="")
     #: {firstComment, crossPost, notifyFollowers, timezone}
     options = models.JSONField(default=dict, blank=True)
+    #: what the platform's client needs to ask about a post it is still processing
+    #: ({"publish_id", "kind", "username", "status", "since", "polls"} for TikTok)
+    platform_state = models.JSONField(default=dict, blank=True)
 
     objects = PublicationQuerySet.as_manager()
 
@@ -136,7 +148,8 @@ class Publication(OrgScopedModel):
         constraints = [
             models.UniqueConstraint(fields=["content", "profile"], name="publication_unique_content_profile"),
             models.CheckConstraint(
-                condition=Q(status__in=("scheduled", "queued", "publishing", "published", "failed", "cancelled")),
+                condition=Q(status__in=("scheduled", "queued", "publishing", "processing", "published", "failed",
+                                        "unknown", "cancelled")),
                 name="publication_status_valid",
             ),
         ]

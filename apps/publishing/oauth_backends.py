@@ -563,6 +563,10 @@ def features_allowed(platform: str, granted: str) -> list[dict[str, Any]]:
     out = []
     for name, feature in feature_scopes(platform).items():
         missing = [str(s) for s in feature.get("scopes") or [] if str(s) not in have]
+        note = feature.get("note") or None
+        if platform == "tiktok" and name == "publish" and not getattr(settings, "TIKTOK_APP_AUDITED", False):
+            note = ("This TikTok app is not audited yet: TikTok lets it post only privately (SELF_ONLY), "
+                    "for at most 5 users a day; set defaultVisibility to private until TikTok audits it.")
         out.append({"feature": name, "allowed": not missing, "missingScopes": missing,
-                    "restricted": bool(feature.get("restricted")), "note": feature.get("note") or None})
+                    "restricted": bool(feature.get("restricted")), "note": note})
     return out

@@ -23,7 +23,7 @@ import zoneinfo
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Min
+from django.db.models import Count, F, Min, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -88,6 +88,7 @@ def post_request_for(publication: Publication, context: dict | None = None) -> P
             kind=asset.media_type, url=absolute_url(None, asset.file), content_type=asset.content_type,
             width=asset.width or 0, height=asset.height or 0, seconds=asset.duration, alt_text=variant.alt_text,
             loader=loader, thumbnail_url=absolute_url(None, asset.thumbnail) or "",
+            generated=asset.kind == "generated",
         ))
     first_comment = publication.options.get("firstComment") or variant.first_comment
     return PostRequest(
@@ -176,7 +177,8 @@ def _upsert(content: Content, profile: SocialProfile, when, options: dict) -> Pu
     if pub is None:
         return Publication.objects.create(organization_id=content.organization_id, content=content, profile=profile,
                                           scheduled_for=when, due_at=when, options=options)
-    if pub.status in (Publication.PUBLISHED, Publication.PUBLISHING, Publication.QUEUED):
+    if pub.status in (Publication.PUBLISHED, Publication.PUBLISHING, Publication.QUEUED, Publication.PROCESSING,
+                      Publication.UNKNOWN):
         raise InvalidTransition(
             f"Publication pub_{pub.pk.hex} is already {pub.status} on {profile.username}.",
             {"profileId": str(profile.pk), "publicationId": f"pub_{pub.pk.hex}", "status": pub.status})
@@ -328,10 +330,12 @@ class _Attempt:
     """What happened to one claimed publication, recorded with the rest of its chunk."""
 
     pub: Publication
-    outcome: str  # "published" | "retry" | "failed"
+    outcome: str  # "published" | "retry" | "failed" | "processing" | "unknown"
     result: PublishResult | None = None
     error: PlatformError | None = None
     keep_unknown: bool = False
+    #: processing: wait at least this long before the next status read (the platform's Retry-After)
+    retry_after: float = 0.0
 
 
 def publications_run(publication_ids) -> list[Publication]:
@@ -487,12 +491,28 @@ def _chunk_context(pubs: list[Publication]) -> dict:
 
 
 def _unknown(pub: Publication, error: PlatformError) -> _Attempt:
-    """The outcome is not known: retried later (reconciling first), failed after MAX_ATTEMPTS
-    with a message that says the post may exist."""
+    """The outcome is not known: retried later (reconciling first); after MAX_ATTEMPTS, or at
+    once when the profile's grant cannot read its posts back, the publication is `unknown`
+    for a person to confirm in the admin (never failed while it may exist, never re-posted)."""
+    if not can_reconcile(pub.profile):
+        error.message = (f"{error.message} (the post may exist and this profile's grant cannot read its posts "
+                         f"to check: confirm it in the admin)")
+        return _Attempt(pub, "unknown", error=error)
     if pub.attempts < MAX_ATTEMPTS:
         return _Attempt(pub, "retry", error=error, keep_unknown=True)
     error.message = f"{error.message} (outcome still unknown after {pub.attempts} attempts: check the platform)"
-    return _Attempt(pub, "failed", error=error)
+    return _Attempt(pub, "unknown", error=error)
+
+
+def can_reconcile(profile: SocialProfile) -> bool:
+    """Whether the profile's grant lets its client find a post whose create call got no answer
+    (platforms.yaml `features.<platform>.reconciliation`; LinkedIn's is a partner permission)."""
+    from .oauth_backends import feature_scopes, features_allowed, is_real
+
+    if profile.sandbox or not is_real(profile.platform) or "reconciliation" not in feature_scopes(profile.platform):
+        return True
+    return any(f["allowed"] for f in features_allowed(profile.platform, profile.token_scopes or "")
+               if f["feature"] == "reconciliation")
 
 
 def _token_refresh(profile: SocialProfile, **guard) -> bool:
@@ -531,7 +551,14 @@ def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None
         client = client_for(pub.profile)
         req = post_request_for(pub, context)
         if must_reconcile:
-            found = client.find_published(req)
+            if not can_reconcile(pub.profile):
+                return _unknown(pub, OutcomeUnknown("An earlier attempt may have posted it."))
+            try:
+                found = client.find_published(req)
+            except PlatformError as exc:
+                if exc.code in client.scope_error_codes:  # the grant cannot read posts back
+                    return _Attempt(pub, "unknown", error=exc)
+                raise
             if found is not None:
                 return _Attempt(pub, "published", result=found)
         quota = client.publish_quota()
@@ -542,6 +569,8 @@ def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None
             )
         client.validate(req)
         result = client.publish(req)  # the irreversible call (outcome_unknown was committed by the claim)
+        if result.pending:  # accepted, still processing (TikTok): the poller follows it up
+            return _Attempt(pub, "processing", result=result)
     except OutcomeUnknown as exc:
         return _unknown(pub, exc)
     except PlatformError as exc:
@@ -564,7 +593,7 @@ def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None
     return _Attempt(pub, "published", result=result)
 
 
-def _record(attempts: list[_Attempt]) -> list[Publication]:
+def _record(attempts: list[_Attempt], *, from_status: str = Publication.PUBLISHING) -> list[Publication]:
     """Every result of the chunk in one transaction, then the contents follow."""
     if not attempts:
         return []
@@ -573,37 +602,157 @@ def _record(attempts: list[_Attempt]) -> list[Publication]:
         # No need to wait for the flush: the claim durably recorded `outcome_unknown`, so if a
         # server crash lost this commit the next attempt would reconcile with the platform.
         relax_commit()
-        finished = sorted({a.pub.content_id for a in attempts if a.outcome != "retry"})
+        finished = sorted({a.pub.content_id for a in attempts if a.outcome not in ("retry", "processing")})
         if finished:  # the global lock order: contents (by pk) before their publications
             list(Content.objects.select_for_update().filter(pk__in=finished).order_by("pk").values_list("pk", flat=True))
         for a in attempts:
             pub = a.pub
-            if a.outcome == "published":
-                updates = {"status": Publication.PUBLISHED, "external_id": a.result.external_id, "url": a.result.url,
-                           "published_at": now, "outcome_unknown": False, "lease_until": None, "last_error": "",
-                           "error_code": "", "first_comment_error": _first_comment_error(a.result)}
-            elif a.outcome == "retry":
-                backoff = min(3600, 15 * 2 ** max(0, pub.attempts - 1))
-                delay = max(backoff, int(a.error.retry_after or 0))
-                updates = {"status": Publication.SCHEDULED, "due_at": now + datetime.timedelta(seconds=delay),
-                           "lease_until": None, "last_error": a.error.message[:2000], "error_code": str(a.error.code or "")[:100]}
-                if not a.keep_unknown:
-                    updates["outcome_unknown"] = False  # the platform answered: nothing was posted
-            else:
-                updates = {"status": Publication.FAILED, "last_error": a.error.message[:2000],
-                           "error_code": str(a.error.code or "")[:100], "outcome_unknown": False, "lease_until": None}
+            updates = _updates_for(a, now)
             # only while this chunk still holds it: past the lease, the sweep may have given
             # the row to another worker, whose own record counts
             recorded = Publication.objects.filter(
-                pk=pub.pk, status=Publication.PUBLISHING, claim=pub.claim).update(**updates, updated_at=now)
+                pk=pub.pk, status=from_status, claim=pub.claim).update(**updates, updated_at=now)
             for field, value in updates.items():
                 setattr(pub, field, value)
             pub.updated_at = now
-            if recorded and a.outcome != "retry":
+            still = a.outcome == "processing" and from_status == Publication.PROCESSING
+            if recorded and a.outcome != "retry" and not still:
                 _publication_updated(pub)
         if finished:
             _sync_contents(finished)
     return [a.pub for a in attempts]
+
+
+def _updates_for(a: _Attempt, now) -> dict:
+    pub = a.pub
+    if a.outcome == "published":
+        return {"status": Publication.PUBLISHED, "external_id": a.result.external_id, "url": a.result.url,
+                "published_at": now, "outcome_unknown": False, "lease_until": None, "last_error": "",
+                "error_code": "", "first_comment_error": _first_comment_error(a.result)}
+    if a.outcome == "processing":
+        # The platform answered: the post exists (or will), so it is never posted again.
+        state = dict(a.result.state)
+        state.setdefault("since", now.isoformat())
+        polls = int(state.get("polls", -1)) + 1
+        state["polls"] = polls
+        delays = settings.PUBLISH_PROCESSING_POLL_DELAYS
+        delay = max(float(delays[min(polls, len(delays) - 1)]), float(a.retry_after or 0))
+        return {"status": Publication.PROCESSING, "platform_state": state, "outcome_unknown": False,
+                "lease_until": None, "due_at": now + datetime.timedelta(seconds=delay),
+                "last_error": a.error.message[:2000] if a.error else "",
+                "error_code": str(a.error.code or "")[:100] if a.error else ""}
+    if a.outcome == "unknown":
+        # outcome_unknown stays set: whoever resolves it knows the post may exist
+        return {"status": Publication.UNKNOWN, "last_error": a.error.message[:2000],
+                "error_code": str(a.error.code or "outcome_unknown")[:100], "lease_until": None}
+    if a.outcome == "retry":
+        backoff = min(3600, 15 * 2 ** max(0, pub.attempts - 1))
+        delay = max(backoff, int(a.error.retry_after or 0))
+        updates = {"status": Publication.SCHEDULED, "due_at": now + datetime.timedelta(seconds=delay),
+                   "lease_until": None, "last_error": a.error.message[:2000], "error_code": str(a.error.code or "")[:100]}
+        if not a.keep_unknown:
+            updates["outcome_unknown"] = False  # the platform answered: nothing was posted
+        return updates
+    return {"status": Publication.FAILED, "last_error": a.error.message[:2000],
+            "error_code": str(a.error.code or "")[:100], "outcome_unknown": False, "lease_until": None}
+
+
+# --- posts the platform is still processing (TikTok moderation) ------------------------------
+
+
+def processing_poll_due(*, now=None, limit: int = 50) -> int:
+    """Ask the platform again about `processing` publications whose next read is due.
+
+    Each row is claimed under a lease (SELECT ... FOR UPDATE SKIP LOCKED, then `lease_until`
+    and a new `claim`), so two pollers never read the same post; the result is recorded only
+    while the claim holds. A post still processing is asked again after the next delay of
+    PUBLISH_PROCESSING_POLL_DELAYS (TikTok's status/fetch allows 30 calls a minute per user;
+    these delays keep one post at 3 a minute at most) or the platform's Retry-After. After
+    PUBLISH_PROCESSING_MAX_SECONDS: a post the platform completed without a public id is
+    recorded published with the handle it has; anything else becomes `unknown`."""
+    from apps.events.services import dispatch_deferred
+
+    now = now or timezone.now()
+    lease = now + datetime.timedelta(seconds=settings.PUBLISH_LEASE_SECONDS)
+    claim = uuid.uuid4()
+    with transaction.atomic():
+        ids = list(
+            Publication.objects.select_for_update(skip_locked=True)
+            .filter(status=Publication.PROCESSING, due_at__lte=now)
+            .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+            .order_by("due_at").values_list("pk", flat=True)[:limit]
+        )
+        if not ids:
+            return 0
+        Publication.objects.filter(pk__in=ids).update(lease_until=lease, claim=claim, updated_at=now)
+    pubs = list(Publication.objects.filter(pk__in=ids, claim=claim).select_related("profile", "content"))
+    with dispatch_deferred():
+        _record([_processing_check(pub) for pub in pubs], from_status=Publication.PROCESSING)
+    return len(pubs)
+
+
+def _processing_check(pub: Publication, *, refreshed: bool = False) -> _Attempt:
+    """One status read for a post the platform is still processing."""
+    state = dict(pub.platform_state or {})
+    try:
+        token_fresh_for_use(pub.profile)
+        result = client_for(pub.profile).check_pending(state)
+    except PlatformError as exc:
+        if exc.code == "media_processing_failed":
+            return _Attempt(pub, "failed", error=exc)
+        if exc.token_expired and not refreshed:
+            from .crypto import decrypt
+
+            if _token_refresh(pub.profile, unless_access_changed_from=decrypt(pub.profile.access_token_enc)):
+                return _processing_check(pub, refreshed=True)
+        # Not an answer about the post (rate limit, network, a token to reconnect): ask later.
+        return _still_processing(pub, state, error=exc)
+    except Exception as exc:  # our own surprise must not strand the row
+        logger.exception("Processing check of publication %s failed unexpectedly", pub.pk)
+        return _still_processing(pub, state, error=PlatformError(f"Unexpected error: {exc.__class__.__name__}: {exc}"[:500]))
+    if result.pending:
+        return _still_processing(pub, {**state, **result.state})
+    return _Attempt(pub, "published", result=result)
+
+
+def _still_processing(pub: Publication, state: dict, *, error: PlatformError | None = None) -> _Attempt:
+    since = parse_datetime(str(state.get("since") or "")) or pub.updated_at
+    if (timezone.now() - since).total_seconds() < settings.PUBLISH_PROCESSING_MAX_SECONDS:
+        return _Attempt(pub, "processing", result=PublishResult("", "", pending=True, state=state), error=error,
+                        retry_after=(error.retry_after or 0) if error else 0)
+    waited = int(settings.PUBLISH_PROCESSING_MAX_SECONDS // 3600)
+    if state.get("status") == "PUBLISH_COMPLETE":
+        # The platform published it; moderation never gave the public id. Keep the handle we have.
+        result = PublishResult(external_id=str(state.get("publish_id") or ""), url="")
+        attempt = _Attempt(pub, "published", result=result)
+        return attempt
+    message = (f"The platform accepted the post but had not finished it after {waited} h "
+               f"(last status {state.get('status') or 'unknown'}): confirm it in the admin.")
+    return _Attempt(pub, "unknown", error=OutcomeUnknown(message))
+
+
+@transaction.atomic
+def publication_resolve(*, publication: Publication, posted: bool, url: str = "", external_id: str = "") -> Publication:
+    """A person's answer for an `unknown` publication: it went out (with its link when known),
+    or it did not (back on schedule, due now, without reconciling)."""
+    pub = Publication.objects.select_for_update(of=("self",)).select_related("profile").get(pk=publication.pk)
+    if pub.status != Publication.UNKNOWN:
+        raise InvalidTransition(f"Only a publication whose outcome is unknown can be confirmed; this one is {pub.status}.",
+                                {"status": pub.status})
+    Content.objects.select_for_update().filter(pk=pub.content_id).first()
+    now = timezone.now()
+    if posted:
+        pub.status, pub.published_at, pub.url, pub.external_id = Publication.PUBLISHED, now, url or pub.url, external_id
+        pub.last_error, pub.error_code = "", ""
+    else:
+        pub.status, pub.due_at, pub.attempts = Publication.SCHEDULED, now, 0
+    pub.outcome_unknown, pub.lease_until = False, None
+    pub.save(update_fields=["status", "published_at", "url", "external_id", "last_error", "error_code", "due_at",
+                            "attempts", "outcome_unknown", "lease_until", "updated_at"])
+    if posted:
+        _publication_updated(pub)
+        _sync_contents([pub.content_id])
+    return pub
 
 
 def _first_comment_error(result: PublishResult) -> str:
@@ -650,7 +799,7 @@ def _sync_contents(content_ids) -> None:
         statuses.setdefault(content_id, []).append((status, published_at, last_error))
     for content in contents:
         rows = statuses.get(content.pk, [])
-        if not rows or any(s in (Publication.SCHEDULED, Publication.QUEUED, Publication.PUBLISHING) for s, _, _ in rows):
+        if not rows or any(s in Publication.OPEN_STATUSES for s, _, _ in rows):
             continue
         if content.status in (states.APPROVED, states.SCHEDULED, states.REVIEW):
             transition(content, "publish")

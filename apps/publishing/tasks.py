@@ -47,3 +47,11 @@ def publish_publications(publication_ids: list[str]) -> None:
     from . import services
 
     services.publications_run(publication_ids)
+
+
+@shared_task(queue="publishing", ignore_result=True)
+def poll_processing_publications() -> int:
+    """Beat: read the status of posts the platform is still processing (TikTok moderation)."""
+    from . import services
+
+    return services.processing_poll_due()

@@ -29,8 +29,11 @@ def make_fake() -> Iterator[Callable[[str], FakePlatform]]:
 
 
 def client_for(fake: FakePlatform, **overrides: Any) -> PlatformClient:
-    """A real client on the fake's base URL, polling without waiting."""
+    """A real client on the fake's base URL, polling without waiting: the waits it asks for
+    are recorded in ``client.slept`` instead of slept."""
+    slept: list[float] = []
     options: dict[str, Any] = {
+        "sleep": slept.append,
         "access_token": TOKEN,
         "account_id": fake.account.external_id,
         "base_url": fake.base_url,
@@ -39,7 +42,9 @@ def client_for(fake: FakePlatform, **overrides: Any) -> PlatformClient:
         "timeout": (2, 5),
     }
     options.update(overrides)
-    return get_client_class(fake.platform)(**options)
+    client = get_client_class(fake.platform)(**options)
+    client.slept = slept  # type: ignore[attr-defined]
+    return client
 
 
 def _platform_fixture(platform: str) -> Callable[..., Any]:

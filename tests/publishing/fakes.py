@@ -13,6 +13,13 @@ told to misbehave once:
 - ``drop_after_create(then_drop=0)``: the next call that creates a post creates it and
   then closes the connection without an answer (and drops ``then_drop`` more calls);
 - ``stall_after_create()``: the same, but the answer never comes (a read timeout).
+
+Tokens, scopes and limits, as the platform enforces them: ``issue(token, scopes=...,
+lifetime=...)`` grants a token (``TOKEN`` holds every scope and never expires); a call with
+an expired token gets the platform's expired-token answer, one whose grant lacks the
+documented scope of the endpoint (``route_scopes``) the platform's permission error, and
+an endpoint with a documented per-token rate (``rate_limits``) answers the platform's
+rate-limit error past it. Time is ``clock``: a ``FakeClock`` moves only when a test says.
 """
 
 from __future__ import annotations
@@ -74,6 +81,27 @@ class Reply:
 
 DROP = object()
 STALL = object()
+
+
+class FakeClock:
+    """Seconds since the epoch that move only when a test calls ``advance``."""
+
+    def __init__(self, start: float | None = None) -> None:
+        self.now = time.time() if start is None else start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class Grant:
+    """One access token the fake issued: its scopes (None: all) and when it dies."""
+
+    scopes: frozenset[str] | None = None
+    expires_at: float | None = None
 
 
 def _parse(method: str, raw_path: str, headers: dict[str, str], body: bytes) -> FakeRequest:
@@ -157,8 +185,15 @@ class FakePlatform(ABC):
     platform = ""
     prefix = ""
     permanent_error_message = ""
+    #: route name -> the scopes of which the token needs one (the endpoint's documented scope)
+    route_scopes: dict[str, tuple[str, ...]] = {}
+    #: route name -> (calls, seconds) allowed per access token (the platform's documented rate)
+    rate_limits: dict[str, tuple[int, float]] = {}
 
     def __init__(self) -> None:
+        self.clock: Callable[[], float] = time.time
+        self.grants: dict[str, Grant] = {}
+        self._calls_by_token: dict[tuple[str, str], list[float]] = {}
         self.routes: list[Route] = []
         self.requests: list[FakeRequest] = []
         self.posts: list[dict[str, Any]] = []
@@ -229,8 +264,10 @@ class FakePlatform(ABC):
                 fault = self._take_fault(req)
                 if fault is not None:
                     return fault
-                if route.auth and not self.authorized(req):
-                    return self.error_reply("token_invalid")
+                if route.auth:
+                    refused = self.check_token(req)
+                    if refused is not None:
+                        return refused
                 reply = route.handler(req, *[unquote(g) for g in match.groups()])
                 if req.created and self._drop_armed:
                     self._drop_armed = False
@@ -302,8 +339,46 @@ class FakePlatform(ABC):
     def routes_setup(self) -> None:
         """Declare the platform's routes with ``self.route``."""
 
+    def presented_token(self, req: FakeRequest) -> str:
+        header = req.header("authorization")
+        return header[len("Bearer "):] if header.startswith("Bearer ") else ""
+
     def authorized(self, req: FakeRequest) -> bool:
-        return req.header("authorization") == f"Bearer {self.token}"
+        token = self.presented_token(req)
+        return bool(token) and (token == self.token or token in self.grants)
+
+    def issue(self, token: str, *, scopes: Any = None, lifetime: float | None = None) -> str:
+        """Grant ``token`` (as the platform's token endpoint would) with these scopes and lifetime."""
+        with self._lock:
+            self.grants[token] = Grant(
+                frozenset(scopes) if scopes is not None else None,
+                self.clock() + lifetime if lifetime else None,
+            )
+        return token
+
+    def check_token(self, req: FakeRequest) -> Reply | None:
+        """The platform's answer to a call whose token is unknown, expired, short of the
+        endpoint's scope or over its rate; None when the call may go ahead."""
+        if not self.authorized(req):
+            return self.error_reply("token_invalid")
+        token = self.presented_token(req)
+        grant = self.grants.get(token) or Grant()
+        now = self.clock()
+        if grant.expires_at is not None and now >= grant.expires_at:
+            return self.error_reply("token_expired")
+        needed = self.route_scopes.get(req.route)
+        if needed and grant.scopes is not None and not grant.scopes & set(needed):
+            return self.error_reply("scope_missing", scope=needed[0])
+        limit = self.rate_limits.get(req.route)
+        if limit:
+            calls, window = limit
+            key = (token, req.route)
+            recent = [t for t in self._calls_by_token.get(key, []) if t > now - window]
+            if len(recent) >= calls:
+                self._calls_by_token[key] = recent
+                return self.error_reply("rate_limit", retry_after=max(int(recent[0] + window - now) + 1, 1))
+            self._calls_by_token[key] = [*recent, now]
+        return None
 
     @abstractmethod
     def error_reply(self, kind: str, **options: Any) -> Reply:
@@ -319,14 +394,54 @@ def retry_after_headers(options: dict[str, Any]) -> dict[str, str]:
 
 
 class GraphFake(FakePlatform):
-    """Graph objects live in ``objects``; ``GET /{id}?fields=`` returns the asked fields."""
+    """Graph objects live in ``objects``; ``GET /{id}?fields=`` returns the asked fields.
+
+    Every answer carries Meta's usage header: the share (in percent) of the hourly call
+    budget the token has used (https://developers.facebook.com/docs/graph-api/overview/rate-limiting):
+    ``X-App-Usage`` ``{"call_count", "total_cputime", "total_time"}``, or for business use
+    cases (Instagram, Pages) ``X-Business-Use-Case-Usage`` ``{id: [{type, call_count, ...,
+    estimated_time_to_regain_access}]}``. Past the budget the call is refused (code 32/4).
+    """
 
     prefix = "/v25.0"
     permanent_error_message = "(#100) The parameter image_url is required"
+    usage_header = "X-App-Usage"
+    usage_type = "pages"
+    #: calls a token may make in an hour before Meta throttles it
+    call_budget = 200
 
     def __init__(self) -> None:
         self.objects: dict[str, dict[str, Any]] = {}
+        self.usage_calls: list[float] = []
         super().__init__()
+
+    def usage_percent(self) -> int:
+        now = self.clock()
+        self.usage_calls = [t for t in self.usage_calls if t > now - 3600]
+        return min(100, round(100 * len(self.usage_calls) / self.call_budget))
+
+    def check_token(self, req: FakeRequest) -> Reply | None:
+        refused = super().check_token(req)
+        if refused is not None:
+            return refused
+        if self.usage_percent() >= 100:
+            return self.error_reply("rate_limit", retry_after=int(self.usage_calls[0] + 3600 - self.clock()) + 1)
+        self.usage_calls.append(self.clock())
+        return None
+
+    def dispatch(self, req: FakeRequest) -> Reply | object:
+        reply = super().dispatch(req)
+        if isinstance(reply, Reply):
+            pct = self.usage_percent()
+            if self.usage_header == "X-App-Usage":
+                usage: Any = {"call_count": pct, "total_cputime": max(pct - 5, 0), "total_time": max(pct - 3, 0)}
+            else:
+                usage = {self.account.external_id or "1": [{
+                    "type": self.usage_type, "call_count": pct, "total_cputime": max(pct - 5, 0),
+                    "total_time": max(pct - 3, 0), "estimated_time_to_regain_access": 0,
+                }]}
+            reply.headers = {self.usage_header: json.dumps(usage), **reply.headers}
+        return reply
 
     def graph_fields(self, req: FakeRequest, obj: dict[str, Any]) -> dict[str, Any]:
         wanted = [f for f in re.split(r",(?![^{(]*[})])", req.params.get("fields", "")) if f]
@@ -384,6 +499,9 @@ class GraphFake(FakePlatform):
             )
         if kind == "bad_request":
             return graph(400, options.get("message", self.permanent_error_message), "OAuthException", 100)
+        if kind == "scope_missing":
+            return graph(403, f"(#10) Application does not have permission for this action: {options.get('scope')}",
+                         "OAuthException", 10)
         return graph(
             404 if kind == "not_found" else 400,
             options.get("message", "Unsupported request"),
@@ -422,6 +540,16 @@ class InstagramFake(GraphFake):
         super().__init__()
         self.account.external_id = "17841400000000001"
         self.account.picture_url = "https://scontent.cdninstagram.com/v/profile.jpg"
+
+    usage_header = "X-Business-Use-Case-Usage"
+    usage_type = "instagram"
+    # https://developers.facebook.com/docs/instagram-platform/content-publishing/ and comment moderation
+    route_scopes = {
+        "create_container": ("instagram_business_content_publish",),
+        "media_publish": ("instagram_business_content_publish",),
+        "comment": ("instagram_business_manage_comments",),
+        "media_insights": ("instagram_business_manage_insights",),
+    }
 
     def routes_setup(self) -> None:
         self.route("POST", r"/v25.0/(\w+)/media", self.create_container)
@@ -574,9 +702,9 @@ class ThreadsFake(GraphFake):
         self.account.picture_url = "https://scontent.cdninstagram.com/v/threads-profile.jpg"
         self.quota_total = 250
 
-    def authorized(self, req: FakeRequest) -> bool:
+    def presented_token(self, req: FakeRequest) -> str:
         # Threads documents the token as the access_token parameter.
-        return req.params.get("access_token") == self.token
+        return req.params.get("access_token", "")
 
     def routes_setup(self) -> None:
         self.route("POST", r"/v1.0/(\w+)/threads", self.create_container)
@@ -938,6 +1066,21 @@ class FacebookFake(GraphFake):
 class TikTokFake(FakePlatform):
     platform = "tiktok"
     permanent_error_message = "The privacy_level is not valid for this creator."
+    # https://developers.tiktok.com/doc/content-posting-api-reference-direct-post (video.publish),
+    # .../content-posting-api-reference-get-video-status (video.upload or video.publish, 30 calls
+    # a minute per user access token), .../tiktok-api-v2-video-list (video.list)
+    route_scopes = {
+        "creator_info": ("video.publish",),
+        "video_init": ("video.publish",),
+        "content_init": ("video.publish",),
+        "status_fetch": ("video.publish", "video.upload"),
+        "video_list": ("video.list",),
+        "video_query": ("video.list",),
+        "user_info": ("user.info.basic",),
+    }
+    rate_limits = {"status_fetch": (30, 60.0), "creator_info": (20, 60.0)}
+    #: an access token lives 24 h (https://developers.tiktok.com/doc/oauth-user-access-token-management)
+    token_lifetime = 86400
 
     def __init__(self) -> None:
         super().__init__()
@@ -952,6 +1095,8 @@ class TikTokFake(FakePlatform):
         self.max_video_post_duration_sec = 600
         self.daily_cap_reached = False
         self.publishes: dict[str, dict[str, Any]] = {}
+        #: seconds of moderation after PUBLISH_COMPLETE before a public post's id exists
+        self.moderation_seconds = 0.0
 
     def routes_setup(self) -> None:
         self.route("POST", r"/v2/post/publish/creator_info/query/", self.creator_info)
@@ -988,7 +1133,7 @@ class TikTokFake(FakePlatform):
             return self.err(
                 401, "access_token_invalid", "The access token is invalid or not found in the request."
             )
-        if kind == "scope_not_authorized":
+        if kind in {"scope_not_authorized", "scope_missing"}:
             return self.err(
                 401, "scope_not_authorized", "The user did not authorize the scope required for completing this request."
             )
@@ -1149,10 +1294,13 @@ class TikTokFake(FakePlatform):
         if entry["failure"]:
             return self.ok({"status": "FAILED", "fail_reason": entry["failure"]})
         public = entry["post_info"].get("privacy_level") != "SELF_ONLY"
+        completed = entry.setdefault("completed_at", self.clock())
+        moderated = self.clock() >= completed + self.moderation_seconds
+        # The post id of a public post is given only once moderation is over.
         return self.ok(
             {
                 "status": "PUBLISH_COMPLETE",
-                "publicaly_available_post_id": [int(entry["post_id"])] if public else [],
+                "publicaly_available_post_id": [int(entry["post_id"])] if public and moderated else [],
             }
         )
 
@@ -1210,6 +1358,18 @@ class YouTubeFake(FakePlatform):
         self.videos: dict[str, dict[str, Any]] = {}
         self.comments: list[dict[str, Any]] = []
 
+    _YT = "https://www.googleapis.com/auth/youtube"
+    # videos.insert: youtube.upload (or youtube, youtube.force-ssl); commentThreads.insert:
+    # youtube.force-ssl; reads: youtube.readonly (or the write scopes)
+    route_scopes = {
+        "start_upload": (f"{_YT}.upload", _YT, f"{_YT}.force-ssl"),
+        "upload_bytes": (f"{_YT}.upload", _YT, f"{_YT}.force-ssl"),
+        "comment_thread": (f"{_YT}.force-ssl",),
+        "list_videos": (f"{_YT}.readonly", _YT, f"{_YT}.force-ssl"),
+    }
+    #: Google access tokens live 3,599 s
+    token_lifetime = 3599
+
     def routes_setup(self) -> None:
         self.route("POST", r"/upload/youtube/v3/videos", self.start_upload)
         self.route("PUT", r"/upload/youtube/v3/videos", self.upload_bytes)
@@ -1251,6 +1411,10 @@ class YouTubeFake(FakePlatform):
             )
         if kind == "server_error":
             return self.google(503, "backendError", "Backend Error", "UNAVAILABLE")
+        if kind == "scope_missing":
+            return self.google(
+                403, "insufficientPermissions", "Request had insufficient authentication scopes.", "PERMISSION_DENIED"
+            )
         if kind in {"token_expired", "token_invalid"}:
             return self.google(
                 401,
@@ -1467,6 +1631,16 @@ class YouTubeFake(FakePlatform):
 class LinkedInFake(FakePlatform):
     platform = "linkedin"
     permanent_error_message = "ERROR :: /commentary :: length of commentary exceeds the maximum allowed"
+    # Posts API: creating needs w_member_social; the author FINDER needs r_member_social
+    # (approved partners only); member post analytics r_member_postAnalytics.
+    route_scopes = {
+        "images_action": ("w_member_social",),
+        "videos_action": ("w_member_social",),
+        "create_post": ("w_member_social",),
+        "comment": ("w_member_social",),
+        "find_posts": ("r_member_social",),
+        "analytics": ("r_member_postAnalytics",),
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -1477,6 +1651,7 @@ class LinkedInFake(FakePlatform):
         self.account.picture_url = "https://media.licdn.com/dms/image/profile.jpg"
         self.assets: dict[str, dict[str, Any]] = {}
         self.comments: list[dict[str, Any]] = []
+        self.omit_restli_id = False
 
     def routes_setup(self) -> None:
         self.route("POST", r"/rest/images", self.images_action)
@@ -1489,9 +1664,6 @@ class LinkedInFake(FakePlatform):
         self.route("GET", r"/rest/memberCreatorPostAnalytics", self.analytics)
         self.route("GET", r"/rest/memberFollowersCount", self.followers_count)
         self.route("GET", r"/v2/userinfo", self.userinfo)
-
-    def authorized(self, req: FakeRequest) -> bool:
-        return req.header("authorization") == f"Bearer {self.token}"
 
     @staticmethod
     def li(
@@ -1527,6 +1699,11 @@ class LinkedInFake(FakePlatform):
             )
         if kind == "version":
             return self.li(426, "Requested version is not active", "NONEXISTENT_VERSION")
+        if kind == "scope_missing":
+            return self.li(
+                403, "Not enough permissions to access: partnerApiPostsExternal.FINDER-author.20240101",
+                "ACCESS_DENIED", 100,
+            )
         return self.li(
             404 if kind == "not_found" else 400,
             options.get("message", "Not found"),
@@ -1678,6 +1855,8 @@ class LinkedInFake(FakePlatform):
             "lastModifiedAt": int(time.time() * 1000),
         }
         self.created(req, post)
+        if self.omit_restli_id:  # a proxy on the way stripped the header: the post exists unnamed
+            return Reply(201, None)
         return Reply(201, None, {"x-restli-id": urn, "Location": f"/rest/posts/{quote(urn, safe='')}"})
 
     def find_posts(self, req: FakeRequest) -> Reply:
@@ -1776,6 +1955,8 @@ class XFake(FakePlatform):
 
     def __init__(self) -> None:
         super().__init__()
+        #: what X asks the client to wait before its next STATUS read
+        self.check_after_secs = 1
         self.account.external_id = "1600000000000000001"
         self.account.picture_url = "https://pbs.twimg.com/profile_images/1/normal.jpg"
         self.media: dict[str, dict[str, Any]] = {}
@@ -1871,7 +2052,7 @@ class XFake(FakePlatform):
         else:
             m["state"] = "pending"
             m["failure"] = self.take_processing_failure()
-            data["processing_info"] = {"state": "pending", "check_after_secs": 1}
+            data["processing_info"] = {"state": "pending", "check_after_secs": self.check_after_secs}
         return Reply(200, {"data": data})
 
     def status(self, req: FakeRequest) -> Reply:
@@ -1886,7 +2067,7 @@ class XFake(FakePlatform):
                 m["state"] = "failed" if m.get("failure") else "succeeded"
         info: dict[str, Any] = {"state": m["state"]}
         if m["state"] == "in_progress":
-            info.update(check_after_secs=1, progress_percent=50)
+            info.update(check_after_secs=self.check_after_secs, progress_percent=50)
         if m["state"] == "failed":
             info["error"] = {"code": 1, "name": "InvalidMedia", "message": m["failure"]}
         return Reply(

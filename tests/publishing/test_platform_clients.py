@@ -273,8 +273,8 @@ def test_tiktok_reports_an_accepted_post_as_pending_when_its_status_cannot_be_re
     result = make_client(tiktok_fake).publish(main_request("tiktok"))
 
     # The upload completed, so the post exists: an error here would make the caller post twice.
-    assert result.raw["status"] == "PENDING"
-    assert result.external_id == result.raw["publish_id"] == tiktok_fake.posts[0]["publish_id"]
+    assert result.pending and result.external_id == "" and "Something went wrong" in result.raw["status_error"]
+    assert result.state["publish_id"] == result.raw["publish_id"] == tiktok_fake.posts[0]["publish_id"]
 
 
 def test_tiktok_refuses_a_privacy_level_the_creator_does_not_offer(tiktok_fake):
@@ -282,6 +282,7 @@ def test_tiktok_refuses_a_privacy_level_the_creator_does_not_offer(tiktok_fake):
     with pytest.raises(PlatformError) as caught:
         make_client(tiktok_fake).publish(main_request("tiktok"))
     assert caught.value.code == "privacy_level_option_mismatch" and not caught.value.retryable
+    assert "SELF_ONLY" in caught.value.message and "audit" in caught.value.message
     assert not tiktok_fake.calls("video_init")
 
 
@@ -302,7 +303,7 @@ def test_youtube_uploads_a_short_resumably_and_adds_the_first_comment(youtube_fa
         "status": {
             "privacyStatus": "public",
             "selfDeclaredMadeForKids": False,
-            "containsSyntheticMedia": True,
+            "containsSyntheticMedia": False,  # an uploaded video
         },
     }
     puts = youtube_fake.calls("upload_bytes")

@@ -27,6 +27,9 @@ class PostScheduleInput(StrictSerializer):
     scheduledFor = serializers.CharField(max_length=64)
     timezone = serializers.CharField(required=False, max_length=64)
     firstComment = serializers.CharField(required=False, allow_blank=True, max_length=2200)
+    containsSyntheticMedia = serializers.BooleanField(
+        required=False, help_text="YouTube's altered or synthetic content label; default: true for generated video, "
+                                  "false for uploaded")
 
 
 class QueueInput(StrictSerializer):
@@ -37,6 +40,9 @@ class QueueInput(StrictSerializer):
 class PublishInput(StrictSerializer):
     contentId = serializers.CharField(max_length=64)
     profileIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=50)
+    containsSyntheticMedia = serializers.BooleanField(
+        required=False, help_text="YouTube's altered or synthetic content label; default: true for generated video, "
+                                  "false for uploaded")
 
 
 class QueueOutput(serializers.Serializer):
@@ -77,7 +83,7 @@ class PostsViewSet(ApiViewSet):
         data = self.validated(PostScheduleInput)
         content = self._content(data["contentId"])
         profiles = profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=data["profileIds"])
-        options = {k: data[k] for k in ("timezone", "firstComment") if k in data}
+        options = {k: data[k] for k in ("timezone", "firstComment", "containsSyntheticMedia") if k in data}
         services.publications_schedule(content=content, profiles=profiles, scheduled_for=data["scheduledFor"], options=options,
                                        actor=self.actor)
         return self.respond(content_s.present(self._content(content.pk), request), status=201)
@@ -111,5 +117,6 @@ class PostsViewSet(ApiViewSet):
         data = self.validated(PublishInput)
         content = self._content(data["contentId"])
         profiles = profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=data["profileIds"])
-        services.publications_publish_now(content=content, profiles=profiles, actor=self.actor)
+        options = {k: data[k] for k in ("containsSyntheticMedia",) if k in data}
+        services.publications_publish_now(content=content, profiles=profiles, options=options, actor=self.actor)
         return self.respond(content_s.present(self._content(content.pk), request), status=202)

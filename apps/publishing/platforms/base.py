@@ -39,6 +39,8 @@ class MediaItem:
     alt_text: str = ""
     loader: Callable[[], bytes] | None = None
     thumbnail_url: str = ""
+    #: made by a generative model (our engines), not uploaded by the client
+    generated: bool = False
 
     def read(self) -> bytes:
         if self.loader is None:
@@ -75,6 +77,10 @@ class PublishResult:
     external_id: str
     url: str
     raw: dict[str, Any] = field(default_factory=dict)
+    #: the platform accepted the post and is still processing it (TikTok moderation): the
+    #: caller keeps ``state`` and asks ``check_pending(state)`` later; never post it again
+    pending: bool = False
+    state: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -293,8 +299,10 @@ class PlatformClient(ABC):
     """One connected account on one platform.
 
     Subclasses set ``platform``, ``default_base_url`` and ``error_style`` and implement
-    the five operations. ``poll_interval`` and ``poll_timeout`` bound every wait for
-    the platform's media processing; tests set the interval to 0.
+    the five operations. ``poll_timeout`` bounds every wait for the platform's media
+    processing; the waits between status reads follow ``poll_delays`` (a back-off, the last
+    figure repeating) unless ``poll_interval`` fixes one (tests set it to 0). ``clock`` and
+    ``sleep`` let a test run the waits on a simulated clock.
     """
 
     platform: ClassVar[str] = ""
@@ -306,6 +314,10 @@ class PlatformClient(ABC):
     scope_error_codes: ClassVar[frozenset[Any]] = frozenset()
     transient_codes: ClassVar[frozenset[Any]] = frozenset()
     recent_posts_to_scan: ClassVar[int] = 25
+    #: seconds between processing-status reads: 2, 5, 10, 20, 30, then 60 (Meta asks for
+    #: about once a minute for at most five minutes; the first reads come sooner because
+    #: most images are ready within seconds)
+    poll_delays: ClassVar[tuple[float, ...]] = (2, 5, 10, 20, 30, 60)
 
     def __init__(
         self,
@@ -315,9 +327,10 @@ class PlatformClient(ABC):
         base_url: str | None = None,
         session: requests.Session | None = None,
         timeout: float | tuple[float, float] = (5, 30),
-        poll_interval: float = 2.0,
+        poll_interval: float | None = None,
         poll_timeout: float = 300.0,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.access_token = access_token
         self.account_id = account_id
@@ -327,6 +340,9 @@ class PlatformClient(ABC):
         self.poll_interval = poll_interval
         self.poll_timeout = poll_timeout
         self._sleep = sleep
+        self._clock = clock
+        #: seconds the platform asked us to hold off (usage headers, check_after_secs)
+        self.hold_off = 0.0
 
     # ---- the public operations -------------------------------------------------------
 
@@ -349,6 +365,14 @@ class PlatformClient(ABC):
     def publish_quota(self) -> Quota | None:
         """The platform's own publishing quota, where it has an endpoint for it."""
         return None
+
+    def check_pending(self, state: dict[str, Any]) -> PublishResult:
+        """Ask again about a post ``publish`` left pending (``PublishResult.state``).
+
+        Returns a final result, or one still ``pending`` (with its updated ``state``);
+        raises ``PlatformError`` when the platform reports the post failed.
+        """
+        raise NotImplementedError(f"{self.platform} leaves no post pending")
 
     def validate(self, req: PostRequest) -> None:  # noqa: B027 - optional hook
         """Refuse, before any call, a request the platform would refuse."""
@@ -401,10 +425,14 @@ class PlatformClient(ABC):
             raise PlatformError(
                 f"{self.platform}: network error: {exc}", code="network", retryable=True
             ) from exc
+        self.note_usage(resp)
         if resp.ok or resp.status_code in set(ok_statuses):
             self.check_body(resp)
             return resp
         raise self.error_from_response(resp)
+
+    def note_usage(self, resp: requests.Response) -> None:  # noqa: B027 - optional hook
+        """Hook for platforms that report their rate-limit use on every answer (Meta)."""
 
     def check_body(self, resp: requests.Response) -> None:  # noqa: B027 - optional hook
         """Hook for platforms that report errors inside a 2xx body (TikTok)."""
@@ -464,21 +492,51 @@ class PlatformClient(ABC):
 
     # ---- helpers --------------------------------------------------------------------
 
-    def poll(self, fetch: Callable[[], T], done: Callable[[T], bool], *, what: str) -> T:
-        """Call ``fetch`` until ``done`` says so; raise a retryable error on time-out."""
-        deadline = time.monotonic() + self.poll_timeout
+    def poll_delay(self, reads: int) -> float:
+        """Seconds to wait after the ``reads``-th status read (1-based)."""
+        if self.poll_interval is not None:
+            return self.poll_interval
+        delays = self.poll_delays or (2.0,)
+        return float(delays[min(reads, len(delays)) - 1])
+
+    def poll(
+        self,
+        fetch: Callable[[], T],
+        done: Callable[[T], bool],
+        *,
+        what: str,
+        timeout: float | None = None,
+        delay: Callable[[T, float], float] | None = None,
+    ) -> T:
+        """Call ``fetch`` until ``done`` says so; raise a retryable error on time-out.
+
+        Between reads it waits ``poll_delay`` (the back-off), or longer when the platform
+        asked for it: ``delay(value, wait)`` may lengthen the wait (X's ``check_after_secs``)
+        and ``hold_off`` carries what Meta's usage headers asked for. A wait that would run
+        past the deadline ends the poll at once (the caller retries later).
+        """
+        timeout = self.poll_timeout if timeout is None else timeout
+        deadline = self._clock() + timeout
+        reads = 0
         while True:
             value = fetch()
+            reads += 1
             if done(value):
                 return value
-            if time.monotonic() >= deadline:
+            wait = self.poll_delay(reads)
+            if delay is not None:
+                wait = delay(value, wait)
+            wait = max(wait, self.hold_off)
+            self.hold_off = 0.0
+            if self._clock() + wait >= deadline:
                 raise PlatformError(
-                    f"{self.platform}: {what} did not finish within {self.poll_timeout:.0f} s",
+                    f"{self.platform}: {what} did not finish within {timeout:.0f} s",
                     code="processing_timeout",
                     retryable=True,
+                    retry_after=wait if wait > self.poll_delay(reads) else None,
                 )
-            if self.poll_interval:
-                self._sleep(self.poll_interval)
+            if wait:
+                self._sleep(wait)
 
     def processing_failed(
         self, message: str, code: Any = "media_processing_failed", raw: Any = None

@@ -20,6 +20,7 @@ from apps.publishing.platforms.base import (
     AccountInfo,
     MediaItem,
     Metrics,
+    OutcomeUnknown,
     PlatformClient,
     PlatformError,
     PostRequest,
@@ -57,6 +58,9 @@ class LinkedInClient(PlatformClient):
     default_base_url = "https://api.linkedin.com"
     error_style = "linkedin"
     token_expired_codes = frozenset({"EXPIRED_ACCESS_TOKEN", "REVOKED_ACCESS_TOKEN", 65600, 65601})
+    # 403 ACCESS_DENIED: the grant lacks the endpoint's permission (the author FINDER needs the
+    # partner-only r_member_social)
+    scope_error_codes = frozenset({"ACCESS_DENIED"})
 
     @property
     def api_version(self) -> str:
@@ -145,10 +149,13 @@ class LinkedInClient(PlatformClient):
                 }
             }
         resp = self.request("POST", "/rest/posts", json=body, create=True)
+        # The answer is what tells us the post exists: its URN in x-restli-id. A 201 without it
+        # created a post we cannot name (and, without the partner permission r_member_social,
+        # cannot find): an unknown outcome, never a failure that would post it again.
         urn = resp.headers.get("x-restli-id", "")
         if not urn:
-            raise PlatformError(
-                "LinkedIn created the post but sent no x-restli-id", status_code=resp.status_code
+            raise OutcomeUnknown(
+                f"LinkedIn answered {resp.status_code} to the post but sent no x-restli-id", status_code=resp.status_code
             )
         raw: dict[str, Any] = {"urn": urn}
         if req.first_comment:

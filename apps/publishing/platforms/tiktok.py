@@ -76,6 +76,11 @@ class TikTokClient(PlatformClient):
     scope_error_codes = frozenset({"scope_not_authorized", "scope_permission_missed"})
     transient_codes = frozenset({"internal_error"})
     chunk_size = 10 * MB
+    #: how long ``publish`` waits for processing (and moderation) before it hands the post
+    #: back as pending; the poller then reads status/fetch on its own slow schedule
+    settle_timeout = 30.0
+    #: status/fetch allows 30 calls a minute per user token: the settle reads stay at 2-10 s
+    poll_delays = (2, 5, 10)
 
     def check_body(self, resp: requests.Response) -> None:
         if "application/json" not in resp.headers.get("Content-Type", ""):
@@ -142,6 +147,12 @@ class TikTokClient(PlatformClient):
         privacy = PRIVACY_LEVELS[req.privacy]
         options = creator.get("privacy_level_options") or []
         if privacy not in options:
+            if options == ["SELF_ONLY"]:
+                raise self.invalid(
+                    "TikTok lets an app it has not audited post only privately (SELF_ONLY): set the "
+                    "profile's defaultVisibility to private, or have the app audited by TikTok.",
+                    "privacy_level_option_mismatch",
+                )
             raise self.invalid(
                 f"This TikTok account can post only as {', '.join(options) or 'nothing'}, not {privacy}.",
                 "privacy_level_option_mismatch",
@@ -189,24 +200,90 @@ class TikTokClient(PlatformClient):
             )
             publish_id = data["publish_id"]
             kind = "photo"
+        state = {
+            "publish_id": publish_id,
+            "kind": kind,
+            "username": creator.get("creator_username", ""),
+            "public": privacy != "SELF_ONLY",
+        }
+        return self._settle(state)
+
+    def _settle(self, state: dict[str, Any]) -> PublishResult:
+        """Read ``status/fetch`` for up to ``settle_timeout`` and say where the post stands.
+
+        TikTok's own figures: processing takes seconds to minutes, moderation of a public post
+        usually a minute and sometimes hours, and the post id exists only after it. A post
+        not finished by then is returned ``pending``: the caller asks ``check_pending`` later
+        (a slow poll, well under status/fetch's 30 calls a minute per user) and never posts
+        it again.
+        """
+        last: dict[str, Any] = {}
+
+        def read() -> dict[str, Any]:
+            last.clear()
+            last.update(self._status(state["publish_id"]))
+            return dict(last)
+
         try:
-            status = self._wait(publish_id)
+            status = self.poll(
+                read,
+                lambda d: self._final(state, d),
+                what=f"publish {state['publish_id']}",
+                timeout=min(self.poll_timeout, self.settle_timeout),
+            )
         except PlatformError as exc:
             if exc.code == "media_processing_failed":
                 raise
-            # TikTok accepted the post; only reading its status failed. Retrying would post twice.
-            return PublishResult(
-                external_id=publish_id,
-                url="",
-                raw={"publish_id": publish_id, "status": "PENDING", "status_error": exc.message},
-            )
-        post_ids = status.get("publicaly_available_post_id") or status.get("publicly_available_post_id") or []
-        external_id = str(post_ids[0]) if post_ids else publish_id
-        username = creator.get("creator_username", "")
-        url = f"https://www.tiktok.com/@{username}/{kind}/{post_ids[0]}" if post_ids and username else ""
+            # TikTok accepted the post; only its outcome is not known yet. Retrying would post twice.
+            extra = {} if exc.code == "processing_timeout" else {"status_error": exc.message}
+            return self._pending(state, {**(last or {"status": "PROCESSING"}), **extra})
+        return self._result(state, status)
+
+    def check_pending(self, state: dict[str, Any]) -> PublishResult:
+        """One ``status/fetch`` read for a post ``publish`` left pending."""
+        status = self._status(state["publish_id"])
+        if not self._final(state, status):
+            return self._pending(state, status)
+        return self._result(state, status)
+
+    def _status(self, publish_id: str) -> dict[str, Any]:
+        data = self.post_json("/v2/post/publish/status/fetch/", {"publish_id": publish_id})
+        if data.get("status") == "FAILED":
+            raise self.processing_failed(data.get("fail_reason") or "publish failed", raw=data)
+        return data
+
+    @staticmethod
+    def _post_ids(status: dict[str, Any]) -> list[str]:
+        # TikTok's field name is spelled "publicaly" in the API reference.
+        ids = status.get("publicaly_available_post_id") or status.get("publicly_available_post_id") or []
+        return [str(i) for i in ids]
+
+    def _final(self, state: dict[str, Any], status: dict[str, Any]) -> bool:
+        """Done when the post is complete and, for a public post, has its id (after moderation)."""
+        if status.get("status") == "SEND_TO_USER_INBOX":
+            return True
+        if status.get("status") != "PUBLISH_COMPLETE":
+            return False
+        return bool(self._post_ids(status)) or not state.get("public", True)
+
+    def _pending(self, state: dict[str, Any], status: dict[str, Any]) -> PublishResult:
+        state = {**state, "status": status.get("status") or state.get("status") or "PROCESSING"}
         return PublishResult(
-            external_id=external_id, url=url, raw={"publish_id": publish_id, "status": status.get("status")}
+            external_id="", url="", pending=True, state=state,
+            raw={"publish_id": state["publish_id"], **status},
         )
+
+    def _result(self, state: dict[str, Any], status: dict[str, Any]) -> PublishResult:
+        publish_id = state["publish_id"]
+        post_ids = self._post_ids(status)
+        raw = {"publish_id": publish_id, "status": status.get("status")}
+        if not post_ids:
+            # A SELF_ONLY post (or a draft sent to the inbox) never gets a public post id:
+            # the publish id is the only handle there is.
+            return PublishResult(external_id=publish_id, url="", raw=raw)
+        username = state.get("username", "")
+        url = f"https://www.tiktok.com/@{username}/{state.get('kind', 'video')}/{post_ids[0]}" if username else ""
+        return PublishResult(external_id=post_ids[0], url=url, raw=raw)
 
     def _init_video(self, req: PostRequest, post_info: dict[str, Any]) -> str:
         video = req.videos[0]
@@ -246,16 +323,6 @@ class TikTokClient(PlatformClient):
                 },
             )
         return data["publish_id"]
-
-    def _wait(self, publish_id: str) -> dict[str, Any]:
-        status = self.poll(
-            lambda: self.post_json("/v2/post/publish/status/fetch/", {"publish_id": publish_id}),
-            lambda d: d.get("status") in {"PUBLISH_COMPLETE", "FAILED", "SEND_TO_USER_INBOX"},
-            what=f"publish {publish_id}",
-        )
-        if status.get("status") == "FAILED":
-            raise self.processing_failed(status.get("fail_reason") or "publish failed", raw=status)
-        return status
 
     # ---- reads ----------------------------------------------------------------------
 

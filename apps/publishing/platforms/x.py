@@ -109,6 +109,13 @@ class XClient(PlatformClient):
         final = self.get_json("POST", f"/2/media/upload/{media_id}/finalize")["data"]
         info = final.get("processing_info")
         if info and info.get("state") not in {"succeeded", "failed"}:
+            # X says when to look again: check_after_secs, before the first STATUS read and after each.
+            first = float(info.get("check_after_secs") or 0)
+            if first > self.poll_timeout:
+                raise PlatformError(f"x: media {media_id} asks for {first:.0f} s of processing",
+                                    code="processing_timeout", retryable=True, retry_after=first)
+            if first:
+                self._sleep(first)
             info = self.poll(
                 lambda: (
                     self.get_json(
@@ -118,6 +125,7 @@ class XClient(PlatformClient):
                 ),
                 lambda i: i.get("state") in {"succeeded", "failed"},
                 what=f"media {media_id}",
+                delay=lambda i, wait: max(wait, float(i.get("check_after_secs") or 0)),
             )
         if info and info.get("state") == "failed":
             error = info.get("error") or {}

@@ -19,6 +19,9 @@ class ScheduleOptions(StrictSerializer):
     crossPost = serializers.BooleanField(required=False, default=False)
     firstComment = serializers.CharField(required=False, allow_blank=True, max_length=2200)
     timezone = serializers.CharField(required=False, max_length=64)
+    containsSyntheticMedia = serializers.BooleanField(
+        required=False, help_text="YouTube's altered or synthetic content label; default: true for generated video, "
+                                  "false for uploaded")
 
 
 class ScheduleInput(StrictSerializer):
@@ -30,6 +33,9 @@ class ScheduleInput(StrictSerializer):
 class PublishOptions(StrictSerializer):
     crossPost = serializers.BooleanField(required=False, default=False)
     notifyFollowers = serializers.BooleanField(required=False, default=True)
+    containsSyntheticMedia = serializers.BooleanField(
+        required=False, help_text="YouTube's altered or synthetic content label; default: true for generated video, "
+                                  "false for uploaded")
 
 
 class PublishInput(StrictSerializer):
