@@ -735,11 +735,12 @@ def _still_processing(pub: Publication, state: dict, *, error: PlatformError | N
 def publication_resolve(*, publication: Publication, posted: bool, url: str = "", external_id: str = "") -> Publication:
     """A person's answer for an `unknown` publication: it went out (with its link when known),
     or it did not (back on schedule, due now, without reconciling)."""
+    # the global lock order: the content before its publication
+    Content.objects.select_for_update().filter(pk=publication.content_id).values_list("pk", flat=True).first()
     pub = Publication.objects.select_for_update(of=("self",)).select_related("profile").get(pk=publication.pk)
     if pub.status != Publication.UNKNOWN:
         raise InvalidTransition(f"Only a publication whose outcome is unknown can be confirmed; this one is {pub.status}.",
                                 {"status": pub.status})
-    Content.objects.select_for_update().filter(pk=pub.content_id).first()
     now = timezone.now()
     if posted:
         pub.status, pub.published_at, pub.url, pub.external_id = Publication.PUBLISHED, now, url or pub.url, external_id
@@ -871,12 +872,25 @@ def publication_platform_report(*, platform: str, account_id: str, publish_id: s
                                 failed_reason: str = "") -> Publication | None:
     """A platform tells, after moderation, how a post it accepted ended: its public post id
     (the id metrics need) or why it failed. Finds the publication by the id the platform
-    gave at publish time; an unknown one changes nothing. Idempotent: the same report twice
-    writes the same values and records no second event."""
+    gave at publish time: one still `processing` (its `publish_id` in `platform_state`) or
+    one recorded published under the publish id; an unknown one changes nothing. Idempotent:
+    the same report twice writes the same values and records no second event. A report that
+    completes a post without its id only makes the poller's next read due now."""
     ids_ = [i for i in (publish_id, post_id) if i]
     if not ids_:
         return None
     with transaction.atomic():
+        processing = Publication.objects.filter(
+            platform=platform, profile__external_id=account_id, status=Publication.PROCESSING,
+            platform_state__publish_id=publish_id).values_list("pk", "content_id").first() if publish_id else None
+        if processing is not None:
+            # the global lock order: the content before its publication
+            Content.objects.select_for_update().filter(pk=processing[1]).values_list("pk", flat=True).first()
+            pub = (Publication.objects.select_for_update(of=("self",)).select_related("profile")
+                   .filter(pk=processing[0], status=Publication.PROCESSING).first())
+            if pub is not None:
+                return _processing_report(pub, post_id=post_id, failed_reason=failed_reason)
+            return None
         pub = (Publication.objects.select_for_update().select_related("profile")
                .filter(platform=platform, profile__external_id=account_id, external_id__in=ids_,
                        status=Publication.PUBLISHED).first())
@@ -895,4 +909,28 @@ def publication_platform_report(*, platform: str, account_id: str, publish_id: s
             pub.url = f"https://www.tiktok.com/@{pub.profile.username}/video/{post_id}"
         pub.save(update_fields=["external_id", "url", "updated_at"])
         _publication_updated(pub)
+    return pub
+
+
+def _processing_report(pub: Publication, *, post_id: str, failed_reason: str) -> Publication:
+    """The platform's report on a post still `processing` (caller holds the row's lock)."""
+    now = timezone.now()
+    if not post_id and not failed_reason:
+        Publication.objects.filter(pk=pub.pk).update(due_at=now, updated_at=now)  # the poller reads it now
+        return pub
+    if failed_reason:
+        pub.status, pub.error_code = Publication.FAILED, failed_reason[:100]
+        pub.last_error = f"{pub.platform.capitalize()} did not publish the post: {failed_reason}"[:2000]
+    else:
+        state = pub.platform_state or {}
+        username = state.get("username") or pub.profile.username
+        pub.status, pub.external_id, pub.published_at, pub.last_error, pub.error_code = (
+            Publication.PUBLISHED, post_id, now, "", "")
+        if username:
+            pub.url = f"https://www.tiktok.com/@{username}/{state.get('kind') or 'video'}/{post_id}"
+    pub.lease_until, pub.outcome_unknown = None, False
+    pub.save(update_fields=["status", "external_id", "url", "published_at", "last_error", "error_code",
+                            "lease_until", "outcome_unknown", "updated_at"])
+    _publication_updated(pub)
+    _sync_contents([pub.content_id])
     return pub

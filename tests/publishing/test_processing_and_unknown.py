@@ -16,8 +16,8 @@ from apps.core.errors import InvalidTransition
 from apps.events.models import Event
 from apps.publishing import services
 from apps.publishing.crypto import encrypt
+from apps.publishing.models import Publication
 from apps.publishing.platforms.tiktok import TikTokClient
-from apps.publishing.publications import Publication
 from apps.webhooks.inbound_effects import _tiktok
 from tests.factories import ProfileFactory
 from tests.publishing.fakes import FakeClock
@@ -155,14 +155,29 @@ def test_after_the_processing_window_a_completed_post_is_published_without_its_i
     assert pub.status == "published" and pub.external_id == pub.platform_state["publish_id"] and pub.url == ""
 
 
-def test_the_tiktok_webhook_makes_the_processing_read_due_now(owner, brand, tiktok):
+def test_the_tiktok_webhook_completes_a_processing_post_with_its_id(owner, brand, tiktok):
     fake, profile = tiktok
     pub = run_due(scheduled(owner, brand, profile, "tiktok"))
+    publish_id = pub.platform_state["publish_id"]
     assert pub.due_at > timezone.now()
-    _tiktok({"event": "post.publish.publicly_available", "user_openid": profile.external_id,
-             "content": json.dumps({"publish_id": pub.platform_state["publish_id"], "post_id": "123"})})
+
+    def event(name, **content):
+        return {"event": name, "user_openid": profile.external_id,
+                "content": json.dumps({"publish_id": publish_id, **content})}
+
+    _tiktok(event("post.publish.complete"))  # no id yet: the poller reads it at once
     pub.refresh_from_db()
-    assert pub.due_at <= timezone.now() and pub.status == "processing"  # the poller reads the truth
+    assert pub.status == "processing" and pub.due_at <= timezone.now()
+    _tiktok(event("post.publish.publicly_available", post_id="7311111111111111111"))
+    pub.refresh_from_db()
+    assert pub.status == "published" and pub.external_id == "7311111111111111111"
+    assert pub.url == f"https://www.tiktok.com/@{profile.username}/photo/7311111111111111111"
+    pub.content.refresh_from_db()
+    assert pub.content.status == "published"
+    _tiktok(event("post.publish.publicly_available", post_id="7311111111111111111"))  # replayed: no change
+    assert Event.objects.filter(type="publication.updated", data__publicationId=str(pub.pk),
+                                data__status="published").count() == 1
+    assert services.processing_poll_due(now=timezone.now() + datetime.timedelta(days=1)) == 0
 
 
 # ---- LinkedIn: an unknown outcome is confirmed by a person ------------------------------------
