@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
         ('accounts', '0001_initial'),
         ('content', '0004_generation_lease'),
         ('profiles', '0002_org_created_indexes'),
-        ('publishing', '0005_publication_first_comment_error'),
+        ('publishing', '0006_oauth_redirect_origins'),
     ]
 
     operations = [
