@@ -707,6 +707,12 @@ def validate_variant(
 _EMOJI_RE = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\u2b50\u2728]\ufe0f?")
 # how many sentences of the caption a short-form platform keeps (its link(s) come on top)
 _SHORT_FORM = {"x": 1, "threads": 2, "bluesky": 2}
+# Calls to action only Instagram and TikTok users follow (in the engine's five languages).
+_APP_HABITS = {
+    "link in bio": re.compile(r"link in (?:our |the )?bio|enlace de nuestra bio|lien dans notre bio|link in unserer bio|"
+                              r"link na nossa bio", re.IGNORECASE),
+    "double tap": re.compile(r"double[- ]?tap|doble toque|doppeltippen|toque duas vezes", re.IGNORECASE),
+}
 # Calls for comments, double taps and tags: a Pin is found by search and saved, not commented on.
 _ENGAGEMENT_BAIT = re.compile(
     r"\b(?:in the comments|comment below|tell us below|double[- ]tap|tag (?:a|someone|them|a friend)|drop your|"
@@ -790,15 +796,17 @@ def style_for_platform(
     urls = [caption[s:e] for s, e in find_urls(caption)]
     parts = sentences(caption)
     plain = [p for p in parts if not find_urls(p) and not p.lstrip().startswith("•")]
-    if name not in ("instagram", "tiktok"):  # "link in bio" is an Instagram/TikTok habit
-        kept = [p for p in parts if not re.search(r"link in (?:our |the )?bio", p, re.IGNORECASE)]
-        if len(kept) < len(parts) and kept:
-            for p in parts:
-                if p not in kept:
-                    caption = re.sub(r"\n*[ \t]*" + re.escape(p), "", caption).strip()
-            notes.append(f"'link in bio' call to action removed (not a {rules.display_name} habit)")
-            parts = kept
-            plain = [p for p in plain if p in kept]
+    if name not in ("instagram", "tiktok"):  # "link in bio" and "double tap" are Instagram/TikTok habits
+        for habit, pattern in _APP_HABITS.items():
+            kept = [p for p in parts if not pattern.search(p)]
+            if len(kept) < len(parts) and kept:
+                for p in parts:
+                    if p not in kept:
+                        caption = re.sub(r"\n*[ \t]*" + re.escape(p), "", caption).strip()
+                article = "an" if rules.display_name[:1] in "AEIOUX" else "a"  # "an X habit"
+                notes.append(f"'{habit}' call to action removed (not {article} {rules.display_name} habit)")
+                parts = kept
+                plain = [p for p in plain if p in kept]
     if name in _SHORT_FORM and plain:
         n = _SHORT_FORM[name]
         keep = plain[:n]

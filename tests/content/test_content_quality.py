@@ -395,3 +395,22 @@ def test_x_keeps_the_sentence_that_says_the_most():
         _, x = generate("Spring sale: 20% off all ceramic planters at our Portland studio this weekend only.", "x",
                         tone=tone)
         assert "20% off" in x.caption and "Portland" in x.caption, x.caption
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_instagram_habits_stay_on_instagram_and_tiktok(language):
+    """'Double tap if you agree!' and 'link in bio' read wrong on LinkedIn, X or Facebook."""
+    habits = re.compile(r"double[- ]?tap|doble toque|doppeltippen|toque duas vezes|link in (?:our |the )?bio|"
+                        r"enlace de nuestra bio|lien dans notre bio|link in unserer bio|link na nossa bio", re.IGNORECASE)
+    prompt = FOREIGN_PROMPTS[language]
+    seen = 0
+    for tone in ("playful", "professional"):
+        for seed in SEEDS:
+            request = {"tone": tone, "seed": seed, "language": language, "creativity": 10}
+            for platform in ("linkedin", "facebook", "x", "threads", "bluesky", "pinterest", "youtube"):
+                media = "video" if platform == "youtube" else "image"
+                _, v = generate(prompt, platform, media_type=media, **request)
+                assert not habits.search(v.caption), (platform, v.caption)
+            _, ig = generate(prompt, "instagram", **request)
+            seen += bool(habits.search(ig.caption))
+    assert seen  # Instagram keeps them
