@@ -316,10 +316,20 @@ class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
         page = pages[0]
         return TokenSet(
             access_token=str(page.get("access_token") or ""),
-            scope=tokens.scope,
+            scope=self.granted_permissions(base, long_lived.access_token) or tokens.scope,
             account_id=str(page.get("id") or ""),
             raw_keys=tokens.raw_keys,
         )
+
+
+    def granted_permissions(self, base: str, user_token: str) -> str:
+        """What the user granted, from ``GET /me/permissions`` (Facebook's code exchange does not
+        say, and the login dialog lets the user untick permissions): the ``granted`` ones."""
+        rows = self.get_json(
+            f"{base.rstrip('/')}/me/permissions", params={"access_token": user_token}, stage="token_exchange",
+        ).get("data") or []
+        return ",".join(str(r.get("permission")) for r in rows
+                        if isinstance(r, dict) and r.get("status") == "granted" and r.get("permission"))
 
 
 class InstagramBackend(ServiceBackend, GraphErrors, InstagramOAuth2):

@@ -223,6 +223,8 @@ class FakeProvider:
     #: the redirect URI registered for the app (None: anything ending in /oauth/<platform>/callback)
     redirect_uri: str | None = None
     issued: dict[str, Issued] = field(default_factory=dict)
+    #: the permissions the last authorization request asked for
+    asked_scopes: frozenset[str] = frozenset()
     _seq: Any = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -355,6 +357,7 @@ class FakeProvider:
         if self.platform == "youtube":
             assert query.get("access_type") == "offline" and query.get("prompt") == "consent", query
         granted = requested & grant if grant is not None else requested
+        self.asked_scopes = frozenset(requested)
         code = self._new("code")
         self.grants[code] = Grant(
             code=code, redirect_uri=redirect,
@@ -612,6 +615,14 @@ class FakeProvider:
                 })
             return 200, {"data": [self.graph_fields(req, p) for p in pages] if req.params.get("fields") else pages,
                          "paging": {"cursors": {"before": "QVFIUmFk", "after": "QVFIUmZA"}}}
+        if req.path == f"{GRAPH}/me/permissions" and req.method == "GET":
+            # https://developers.facebook.com/docs/graph-api/reference/user/permissions/
+            info = self._live(self._graph_token(req), "user")
+            if info is None:
+                return GRAPH_INVALID_TOKEN
+            asked = self.asked_scopes or info.scopes
+            return 200, {"data": [{"permission": p, "status": "granted" if p in info.scopes else "declined"}
+                                  for p in sorted(asked | info.scopes)]}
         match = re.fullmatch(rf"{GRAPH}/(\w+)", req.path)
         if match and req.method == "GET":
             token = self._graph_token(req)

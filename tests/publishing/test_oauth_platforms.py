@@ -225,7 +225,8 @@ def test_connect_creates_the_profile_from_the_platform_account_with_encrypted_to
 
 @pytest.mark.parametrize(
     "provider, unticked",
-    [("instagram", "instagram_business_content_publish"), ("youtube", "https://www.googleapis.com/auth/youtube.upload")],
+    [("instagram", "instagram_business_content_publish"), ("youtube", "https://www.googleapis.com/auth/youtube.upload"),
+     ("facebook", "pages_manage_engagement")],
     indirect=["provider"],
 )
 def test_the_stored_scopes_are_what_the_user_granted(owner, provider, unticked):
@@ -239,7 +240,8 @@ def test_the_stored_scopes_are_what_the_user_granted(owner, provider, unticked):
 @pytest.mark.parametrize(
     "provider, feature, scope",
     [("instagram", "first_comment", "instagram_business_manage_comments"),
-     ("youtube", "first_comment", "https://www.googleapis.com/auth/youtube.force-ssl")],
+     ("youtube", "first_comment", "https://www.googleapis.com/auth/youtube.force-ssl"),
+     ("facebook", "first_comment", "pages_manage_engagement")],
     indirect=["provider"],
 )
 def test_each_feature_asks_for_its_permission_and_the_profile_shows_what_its_grant_allows(
