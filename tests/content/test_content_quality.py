@@ -239,6 +239,8 @@ def texts(prompt, *, language="en", **kw):
     ("Write a friendly post announcing our new single-origin Ethiopian Yirgacheffe.",
      "single-origin Ethiopian Yirgacheffe", "our"),
     ("A lighthouse keeper's morning on the Cornish coast", "lighthouse keeper's morning", "a"),
+    ("Introducing the Trailhead 2 hiking boots, waterproof and made from recycled materials.",
+     "Trailhead 2 hiking boots", "the"),  # a model number stays with its name
 ])
 def test_english_copy_keeps_the_article_the_prompt_gave_its_subject(prompt, phrase, article):
     """Never "Say hello to Kyoto ceramics workshop!" or "Which part of senior backend engineer"."""

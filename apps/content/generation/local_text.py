@@ -263,7 +263,8 @@ def _is_name(token: str, sentence_start: bool) -> bool:
 
 def noun_phrases(prompt: str, language: str, dont: tuple[str, ...] = ()) -> list[list[str]]:
     """Runs of meaningful words of the prompt (stopwords, numbers, links and punctuation end a
-    run), names in their own case and other words in lower case."""
+    run; a model number after a name stays with it), names in their own case and other words
+    in lower case."""
     stop = STOPWORDS[language] | STOPWORDS["en"]
     banned = {d.strip().lower() for d in dont if d.strip()}
     text = _without_urls(prompt or "")
@@ -278,10 +279,16 @@ def noun_phrases(prompt: str, language: str, dont: tuple[str, ...] = ()) -> list
         token = token.strip("'’-")
         low = token.lower()
         start, sentence_start = sentence_start, False
+        if token.isdigit() and len(token) <= 4 and runs[-1] and any(c.isupper() for c in runs[-1][-1]):
+            runs[-1].append(token)  # a model number belongs to its name: 'Trailhead 2', 'iPhone 15'
+            continue
         if low in stop or len(low) < 2 or low in banned or low[:1].isdigit():
             runs.append([])
             continue
         runs[-1].append(token if _is_name(token, start) else low)
+    for run in runs:
+        while run and run[-1].isdigit():  # a number that ends a phrase is not part of a name
+            run.pop()
     return [r for r in runs if r]
 
 
