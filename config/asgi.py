@@ -7,6 +7,10 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi = get_asgi_application()
 
+from apps.core.secrets_policy import require  # noqa: E402
+
+require()  # outside development, no public SECRET_KEY and no key derived from it (as config/wsgi.py)
+
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402

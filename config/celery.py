@@ -9,7 +9,22 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-from celery.signals import worker_ready  # noqa: E402
+from celery.signals import beat_init, worker_init, worker_ready  # noqa: E402
+
+
+@worker_init.connect
+def _refuse_insecure_worker(sender=None, **kwargs):
+    """Outside development a worker never runs on public secrets (it encrypts refreshed tokens)."""
+    from apps.core.secrets_policy import refuse_to_start
+
+    refuse_to_start("worker")
+
+
+@beat_init.connect
+def _refuse_insecure_beat(sender=None, **kwargs):
+    from apps.core.secrets_policy import refuse_to_start
+
+    refuse_to_start("beat")
 
 
 @worker_ready.connect

@@ -2,9 +2,11 @@
 TOKEN_ENCRYPTION_KEYS (the token key would otherwise derive from the SECRET_KEY).
 
 `problems()` lists what is wrong; `manage.py check --deploy` reports them as errors
-(postforge.E001/E002) and the WSGI entry refuses to start with them (compose also refuses to
-start without both variables). Development (DEBUG, or the embedded default without
-DATABASE_URL) is exempt: `make run` keeps a generated key in var/.
+(postforge.E001/E002), and every entry point refuses to start with them: the WSGI and ASGI
+applications (config/wsgi.py, config/asgi.py: gunicorn, uvicorn), `manage.py serve`, and the
+Celery worker and beat (config/celery.py); compose also refuses to start without both
+variables. Development (DEBUG, or the embedded default without DATABASE_URL) is exempt:
+`make run` keeps a generated key in var/.
 """
 
 from __future__ import annotations
@@ -49,3 +51,14 @@ def require() -> None:
     found = problems()
     if found:
         raise ImproperlyConfigured("Postforge refuses to start: " + " ".join(message for _, message in found))
+
+
+def refuse_to_start(entry: str) -> None:
+    """For entry points that are not imported by a server (the Celery worker and beat): print
+    the problems and exit non-zero. Signal handlers swallow exceptions, not SystemExit."""
+    found = problems()
+    if found:
+        import sys
+
+        sys.stderr.write(f"Postforge {entry} refuses to start: " + " ".join(m for _, m in found) + "\n")
+        raise SystemExit(78)  # EX_CONFIG

@@ -51,11 +51,25 @@ def test_a_public_secret_key_or_missing_token_keys_fail_the_deploy_check_and_the
     run = _run(["manage.py", "check", "--deploy"], env)
     assert run.returncode != 0
     assert "postforge.E001" in run.stderr and "postforge.E002" in run.stderr
-    served = _run(["-c", "import config.wsgi"], env)
-    assert served.returncode != 0 and "refuses to start" in served.stderr
-    fine = _run(["-c", "import config.wsgi"], {**env, "SECRET_KEY": secrets.token_urlsafe(50),
-                                               "TOKEN_ENCRYPTION_KEYS": Fernet.generate_key().decode()})
-    assert fine.returncode == 0, fine.stderr
+    good = {**env, "SECRET_KEY": secrets.token_urlsafe(50), "TOKEN_ENCRYPTION_KEYS": Fernet.generate_key().decode()}
+    for entry in ("config.wsgi", "config.asgi"):  # gunicorn and uvicorn import these
+        served = _run(["-c", f"import {entry}"], env)
+        assert served.returncode != 0 and "refuses to start" in served.stderr, entry
+        assert "SECRET_KEY" in served.stderr and "TOKEN_ENCRYPTION_KEYS" in served.stderr
+        fine = _run(["-c", f"import {entry}"], good)
+        assert fine.returncode == 0, fine.stderr
+
+
+@pytest.mark.django_db
+def test_serve_and_celery_refuse_public_secrets_outside_development():
+    env = _env(SECRET_KEY="change-me")
+    serve = _run(["manage.py", "serve", "--no-worker", "--port", "1"], env)
+    assert serve.returncode != 0 and "refuses to start" in serve.stderr and "SECRET_KEY" in serve.stderr
+    assert "Postforge is up" not in serve.stdout
+    for args in (["worker", "--pool", "solo", "-l", "warning"], ["beat", "-l", "warning", "-s", "/dev/null"]):
+        run = _run(["-m", "celery", "-A", "config", *args], env)
+        assert run.returncode == 78, (args, run.returncode, run.stderr[-2000:])
+        assert f"Postforge {args[0]} refuses to start" in run.stderr and "TOKEN_ENCRYPTION_KEYS" in run.stderr
 
 
 def test_the_embedded_default_keeps_a_generated_secret_key_in_var(tmp_path):

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 PR_SET_PDEATHSIG = 1
 QUEUES = "default,generation,publishing,webhooks,analytics"
@@ -56,6 +56,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, host, port, no_worker, workers, banner_file, **options):
         import uvicorn
+        from django.core.exceptions import ImproperlyConfigured
+
+        from apps.core.secrets_policy import require
+
+        try:
+            require()  # before any child starts: outside development, no public secrets
+        except ImproperlyConfigured as exc:
+            raise CommandError(str(exc)) from None
 
         if not os.environ.get("PUBLIC_BASE_URL"):
             base = public_base_url(host, port)
