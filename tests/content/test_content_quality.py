@@ -416,3 +416,19 @@ def test_instagram_habits_stay_on_instagram_and_tiktok(language):
             _, ig = generate(prompt, "instagram", **request)
             seen += bool(habits.search(ig.caption))
     assert seen  # Instagram keeps them
+
+
+def test_provider_engines_are_asked_for_a_searchable_pin():
+    """The same holds for the provider engines: their prompt asks Pinterest for search words, and
+    the style step above enforces it on whatever they return."""
+    from apps.content.generation.provider_common import build_text_prompt
+
+    _, user = build_text_prompt(TextRequest(prompt="Handmade teacups from Kyoto", platform="pinterest"))
+    assert "search" in user and "without asking for comments" in user and "100 characters" in user
+    provider_like = Draft(caption="Meet our new teacups! 😍\n\nHandmade teacups from our Kyoto workshop, glazed in celadon "
+                                  "green.\n\nTell us in the comments which one you love!", hashtags=["#KyotoCeramics"],
+                          first_comment="Which colour would you pick?", title="Cute!")
+    styled, notes = style_for_platform("pinterest", provider_like)
+    assert styled.caption.startswith("Handmade teacups from our Kyoto workshop") and "comments" not in styled.caption
+    assert styled.title == "Handmade teacups from our Kyoto workshop" and styled.first_comment == ""
+    assert notes
