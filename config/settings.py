@@ -179,6 +179,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 600
 CELERY_TASK_SOFT_TIME_LIMIT = 540
 CELERY_TASK_DEFAULT_QUEUE = "default"
+#: tries of an event fan-out that met a transient error (database or Redis away) before the
+#: outbox sweep is left to send it (apps.events.tasks)
+EVENTS_DISPATCH_MAX_RETRIES = env.int("EVENTS_DISPATCH_MAX_RETRIES", default=5)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

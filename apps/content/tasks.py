@@ -5,30 +5,42 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
+from apps.core.tasking import DefaultTask, GenerationTask
 from apps.events.services import dispatch_deferred
 
 from . import pipeline
-from .generation.base import EngineError
+from .generation.base import EngineError, RetryableEngineError
 
 
-@shared_task(bind=True, queue="generation", acks_late=True, ignore_result=True, max_retries=None)
-def generate_content(self, content_id: str) -> None:
+class GenerateTask(GenerationTask):
+    """Retryable engine errors (timeouts, 429, 5xx) try again with backoff up to
+    GENERATION_MAX_RETRIES; a permanent one, or the last, fails the content."""
+
+    autoretry_for = (RetryableEngineError,)
+    retry_backoff = 2
+    max_retries = settings.GENERATION_MAX_RETRIES
+    throws = (EngineError,)
+
+    def retry(self, args=None, kwargs=None, exc=None, **options):
+        if self.max_retries is None or self.request.retries < self.max_retries:
+            # give the lease back first (also when eager): the retry claims it again without counting a crash
+            pipeline.release_id(*self.request.args, **(self.request.kwargs or {}))
+        return super().retry(args=args, kwargs=kwargs, exc=exc, **options)
+
+    def failed(self, exc: BaseException, content_id: str) -> None:
+        reason = str(exc) if isinstance(exc, EngineError) else f"{exc.__class__.__name__}: {exc}"
+        pipeline.fail(content_id, f"Generation failed: {reason}")
+
+
+@shared_task(base=GenerateTask)
+def generate_content(content_id: str) -> None:
     # The events this generation commits (content.generated, batch progress) are fanned out
     # by this task when it ends, not by one more task each; the outbox sweep covers a crash.
     with dispatch_deferred():
-        try:
-            pipeline.run(content_id)
-        except EngineError as exc:
-            if exc.retryable and self.request.retries < settings.GENERATION_MAX_RETRIES:
-                pipeline.release_id(content_id)  # the retry claims it again without counting a crash
-                raise self.retry(exc=exc, countdown=min(60, 2 ** (self.request.retries + 1))) from None
-            pipeline.fail(content_id, f"Generation failed: {exc}")
-        except Exception as exc:
-            pipeline.fail(content_id, f"Generation failed: {exc.__class__.__name__}: {exc}")
-            raise
+        pipeline.run(content_id)
 
 
-@shared_task(queue="default", ignore_result=True)
+@shared_task(base=DefaultTask)
 def sweep_generations() -> dict:
     """Beat: queue again the generations a dead worker or a lost task left behind."""
     return pipeline.sweep()
@@ -61,7 +73,7 @@ def complete_prediction(self, prediction_id: str) -> None:
         raise
 
 
-@shared_task(queue="default", ignore_result=True)
+@shared_task(base=DefaultTask)
 def poll_stale_predictions(older_than_seconds: float | None = None) -> dict:
     """Beat: complete provider predictions whose webhook never came (see predictions_poll_stale)."""
     from .predictions import predictions_poll_stale

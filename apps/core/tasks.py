@@ -1,7 +1,9 @@
 from celery import shared_task
 
+from .tasking import DefaultTask
 
-@shared_task(queue="default", ignore_result=True)
+
+@shared_task(base=DefaultTask)
 def purge_idempotency_records() -> int:
     """Beat, hourly: drop Idempotency-Key records older than 24 h."""
     from .idempotency import purge_expired

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from apps.core.tasking import DefaultTask, PublishingTask
+
 from . import oauth
 
 
-@shared_task(queue="default", ignore_result=True)
+@shared_task(base=DefaultTask)
 def refresh_expiring_tokens() -> int:
     """Beat, hourly: refresh OAuth tokens before they expire; forget stale connect attempts."""
     oauth.oauth_states_purge()
@@ -17,7 +19,7 @@ def refresh_expiring_tokens() -> int:
 # --- publishing ---------------------------------------------------------------------------
 
 
-@shared_task(queue="default", ignore_result=True)
+@shared_task(base=DefaultTask)
 def dispatch_due_publications() -> int:
     """Beat, every few seconds: claim due publications and enqueue one task each."""
     from . import services
@@ -25,7 +27,7 @@ def dispatch_due_publications() -> int:
     return services.dispatch_due()
 
 
-@shared_task(queue="default", ignore_result=True)
+@shared_task(base=DefaultTask)
 def sweep_publications() -> int:
     """Beat: re-enqueue publications a lost task or a dead worker left behind."""
     from . import services
@@ -33,7 +35,7 @@ def sweep_publications() -> int:
     return services.sweep()
 
 
-@shared_task(queue="publishing", ignore_result=True, acks_late=True, reject_on_worker_lost=True)
+@shared_task(base=PublishingTask)
 def publish_publication(publication_id: str) -> None:
     """One publication (messages queued before chunks existed still arrive here)."""
     from . import services
@@ -41,7 +43,7 @@ def publish_publication(publication_id: str) -> None:
     services.publications_run([publication_id])
 
 
-@shared_task(queue="publishing", ignore_result=True, acks_late=True, reject_on_worker_lost=True)
+@shared_task(base=PublishingTask)
 def publish_publications(publication_ids: list[str]) -> None:
     """A chunk of claimed publications (see services._enqueue)."""
     from . import services

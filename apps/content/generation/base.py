@@ -13,11 +13,27 @@ from typing import Protocol
 
 
 class EngineError(Exception):
-    """A generation failed. ``retryable`` says whether trying again may help."""
+    """A generation failed. ``retryable`` says whether trying again may help.
 
-    def __init__(self, message: str, *, retryable: bool = False):
+    ``EngineError(msg, retryable=True)`` is a ``RetryableEngineError``, so that a task can name
+    the retryable ones by type (Celery's ``autoretry_for``) while the engines keep one way to
+    raise."""
+
+    def __new__(cls, message: str = "", *, retryable: bool = False):
+        if retryable and cls is EngineError:
+            cls = RetryableEngineError
+        return super().__new__(cls, message)
+
+    def __init__(self, message: str = "", *, retryable: bool = False):
         super().__init__(message)
         self.retryable = retryable
+
+
+class RetryableEngineError(EngineError):
+    """A generation failed in a way that trying again may mend (timeouts, 429, 5xx)."""
+
+    def __init__(self, message: str = "", *, retryable: bool = True):
+        super().__init__(message, retryable=True)
 
 
 @dataclass(frozen=True)
