@@ -12,7 +12,9 @@ answers with the client's redirect URI carrying ``profileId`` or ``error``.
 from __future__ import annotations
 
 import datetime
+import ipaddress
 import logging
+import re
 import secrets
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -83,6 +85,24 @@ def _development() -> bool:
     return bool(settings.DEBUG or getattr(settings, "DEVELOPMENT", False))
 
 
+_DNS_NAME = re.compile(r"(?:[a-z0-9](?:[a-z0-9_-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.?")
+
+
+def _ascii_host(host: str) -> str:
+    """The host as browsers send it (an IP literal, or a DNS name with IDN labels in punycode),
+    or "" when it is neither (spaces, NUL, lone surrogates...)."""
+    host = host.lower()
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    try:
+        name = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return ""
+    return name if len(name) <= 253 and _DNS_NAME.fullmatch(name) else ""
+
+
 def origin_of(uri: str) -> str:
     """``scheme://host[:port]`` of an absolute http(s) URL, lower-case, default port dropped
     ("" when the URL has none)."""
@@ -91,7 +111,7 @@ def origin_of(uri: str) -> str:
         port = parts.port
     except ValueError:
         return ""
-    scheme, host = (parts.scheme or "").lower(), (parts.hostname or "").lower()
+    scheme, host = (parts.scheme or "").lower(), _ascii_host(parts.hostname or "")
     if scheme not in _DEFAULT_PORTS or not host:
         return ""
     shown = f"[{host}]" if ":" in host else host
@@ -138,6 +158,7 @@ def validate_redirect_uri(uri: str, *, organization=None) -> str:
     parts = urlsplit(uri or "") if isinstance(uri, str) else None
     try:
         valid = parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1)
+        valid = valid and bool(origin_of(uri))  # a host browsers can reach: no spaces, NUL, bad labels
     except ValueError:  # a port that is not a number
         valid = False
     if not valid:

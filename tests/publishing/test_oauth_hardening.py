@@ -74,6 +74,8 @@ REFUSED = [
     ("https://app.example.com/connected#token", "fragment"),
     ("http://localhost:3000/callback", "https"),  # loopback http: development only
     ("https://app.example.com:99999/connected", "absolute http(s) URL"),
+    ("https://app example.com/connected", "absolute http(s) URL"),
+    ("https://app..example.com/connected", "absolute http(s) URL"),
 ]
 
 
@@ -130,6 +132,7 @@ def test_an_organization_manages_its_own_redirect_origins_in_both_families(owner
     listed = owner.token_client().get("/api/oauth/redirect-origins")
     assert listed.status_code == 200
     assert [row["origin"] for row in listed.json()["data"]] == ["https://studio.example.org"]
+    assert listed.json()["pagination"]["total"] == 1
     assert listed.json()["data"][0]["id"].replace("-", "") == body["id"].removeprefix("rdo_")  # a UUID in Family B
     assert outsider.client().get("/v1/oauth/redirect-origins").json()["data"] == []
 
@@ -138,15 +141,17 @@ def test_an_organization_manages_its_own_redirect_origins_in_both_families(owner
     assert denied.status_code == 403 and denied.json()["error"]["code"] == "AUTHORIZATION_ERROR"
     assert editor.client().get("/v1/oauth/redirect-origins").status_code == 200
 
+    idn = owner.client().post("/v1/oauth/redirect-origins", {"origin": "https://пример.рф"}, format="json")
+    assert idn.status_code == 201 and idn.json()["origin"] == "https://xn--e1afmkfd.xn--p1ai"  # as browsers send it
     for bad in ("http://studio.example.org", "https://studio.example.org/path", "ftp://x.example.org", "studio.example.org",
-                "https://u:p@x.example.org"):
+                "https://u:p@x.example.org", "https://stu dio.example.org", "https://-x.example.org"):
         response = owner.token_client().post("/api/oauth/redirect-origins", {"origin": bad}, format="json")
         assert response.status_code == 400 and "origin" in response.json()["details"], bad
 
     # another organization cannot delete it (404), its owner can
     assert outsider.client().delete(f"/v1/oauth/redirect-origins/{body['id']}").status_code == 404
     assert owner.client().delete(f"/v1/oauth/redirect-origins/{body['id']}").status_code == 204
-    assert not OAuthRedirectOrigin.objects.exists()
+    assert list(OAuthRedirectOrigin.objects.values_list("origin", flat=True)) == ["https://xn--e1afmkfd.xn--p1ai"]
     assert v1_connect(owner, studio).status_code == 400
 
 
