@@ -43,6 +43,8 @@ class OAuthState(models.Model):
     family = models.CharField(max_length=3, default="v1")
     #: the flow runs against the local sandbox provider (no app credentials at begin)
     sandbox = models.BooleanField(default=False)
+    #: Facebook: the Page the user chose to connect (empty: the first Page the account manages)
+    page_id = models.CharField(max_length=40, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)

@@ -212,13 +212,19 @@ def resolve_platform(value: str) -> str:
 
 def oauth_begin(
     *, organization, actor_user, credential_id: str, platform: str, redirect_uri: str, brand=None, family: str = "v1",
-    credential_expires_at: float | None = None,
+    credential_expires_at: float | None = None, page_id: str = "",
 ) -> tuple[str, str]:
     """Record a connect attempt and return ``(auth_url, state)``.
 
     ``credential_expires_at`` is a JWT's ``exp``: the callback refuses the attempt after it,
-    as it refuses one whose API key was revoked meanwhile."""
+    as it refuses one whose API key was revoked meanwhile. ``page_id`` (Facebook only) names
+    the Page to connect; without it the first Page the account manages is connected, and the
+    profile lists the others (connect again with one of them to add it as its own profile)."""
     platform = resolve_platform(platform)
+    page_id = (page_id or "").strip()
+    if page_id and (platform != "facebook" or not page_id.isdigit() or len(page_id) > 40):
+        raise ValidationFailed("pageId names a Facebook Page (its numeric id) and only for platform facebook.",
+                               {"pageId": ["Only for facebook, a numeric Page id."]})
     validate_redirect_uri(redirect_uri, organization=organization)
     if brand is not None and brand.organization_id != organization.pk:
         raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]})
@@ -241,6 +247,7 @@ def oauth_begin(
         brand=brand,
         family="api" if family == "api" else "v1",
         sandbox=not real,
+        page_id=page_id,
         expires_at=timezone.now() + STATE_TTL,
     )
     if backend is None:
@@ -368,6 +375,7 @@ def _exchange(row: OAuthState, code: str) -> tuple[TokenSet, AccountInfo]:
     if row.sandbox:
         return sandbox.exchange(platform=row.platform, state=row.state, code=code)
     backend = backend_for(row.platform)
+    backend.wanted_page = row.page_id
     tokens = backend.exchange_code(code=code, state=row.state, code_verifier=row.code_verifier)
     return tokens, backend.read_account(tokens)
 
@@ -411,6 +419,8 @@ def profile_connect(
         if brand is not None:
             profile.brand = brand
     _store_tokens(profile, tokens, now=now, default_scopes=scopes_for(platform))
+    if tokens.pages:  # Facebook: every Page the account manages, so the user can connect another
+        profile.settings = {**(profile.settings or {}), "facebookPages": tokens.pages}
     profile.save()
     event_record(
         organization=organization,

@@ -128,6 +128,8 @@ class TokenSet:
     #: the account the token belongs to, when the platform says so (open_id, user_id, page id)
     account_id: str = ""
     raw_keys: list[str] = field(default_factory=list)
+    #: Facebook: the Pages the account manages ({"id", "name"}), the connected one among them
+    pages: list[dict[str, str]] = field(default_factory=list)
 
     def __repr__(self) -> str:  # never print tokens
         return f"TokenSet(expires_in={self.expires_in}, scope={self.scope!r}, account_id={self.account_id!r})"
@@ -141,6 +143,8 @@ class ServiceBackend:
     #: web login supports it (platforms.yaml `pkce`: X requires it, Google supports it; the
     #: others do not document it for web apps, and TikTok's is for mobile and desktop apps)
     uses_pkce: ClassVar[bool] = False
+    #: Facebook: the Page the user chose at connect (set per handshake by ``oauth._exchange``)
+    wanted_page: str = ""
     #: True when the platform refreshes the long-lived access token itself (no refresh token)
     refreshes_access_token: ClassVar[bool] = False
     #: True when the stored token never needs a refresh (Facebook Page tokens)
@@ -295,7 +299,8 @@ class XBackend(ServiceBackend, TwitterOAuth2):
 
 class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
     """Facebook Login for Pages: the user token is exchanged for a long-lived one, then the
-    first managed Page's token (which does not expire) is kept."""
+    token (which does not expire) of the Page the user chose at connect (``pageId``), or of the
+    first Page the account manages, is kept; the profile lists every managed Page."""
 
     platform = "facebook"
     token_never_expires = True
@@ -313,12 +318,18 @@ class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
         ).get("data") or []
         if not pages:
             raise AuthResponseError(self, "No Facebook Page is managed by this account.", stage="token_exchange")
-        page = pages[0]
+        wanted = getattr(self, "wanted_page", "")
+        page = next((p for p in pages if str(p.get("id")) == wanted), None) if wanted else pages[0]
+        if page is None:
+            raise AuthResponseError(self, f"The Facebook Page {wanted} is not among the Pages this account manages "
+                                          f"(it manages {', '.join(str(p.get('id')) for p in pages)}).",
+                                    stage="token_exchange")
         return TokenSet(
             access_token=str(page.get("access_token") or ""),
             scope=self.granted_permissions(base, long_lived.access_token) or tokens.scope,
             account_id=str(page.get("id") or ""),
             raw_keys=tokens.raw_keys,
+            pages=[{"id": str(p.get("id") or ""), "name": str(p.get("name") or "")} for p in pages],
         )
 
 

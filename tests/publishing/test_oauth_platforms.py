@@ -446,3 +446,44 @@ def test_linkedin_without_programmatic_refresh_is_marked_expired_when_the_token_
     event = Event.objects.get(type="profile.token_expired")
     assert event.data["status"] == "expired" and event.data["profileId"] == str(profile.pk)
     assert len(provider.token_requests) == calls
+
+
+@pytest.mark.parametrize("provider", ["facebook"], indirect=True)
+def test_a_facebook_account_with_several_pages_connects_the_page_the_user_chooses(owner, provider):
+    provider.account["pages"].append({
+        "id": "998877665544332", "name": "Acme Coffee", "username": "acmecoffee", "category": "Cafe",
+        "picture_url": "https://scontent.xx.fbcdn.net/v/acme-coffee.jpg", "followers_count": 1200,
+    })
+    # without a choice: the first Page, and the profile lists every Page the account manages
+    first = provider_connect(owner, provider)
+    assert first.external_id == "112233445566778"
+    shown = owner.token_client().get(f"/api/profiles/{first.pk}").json()["data"]
+    assert shown["pages"] == [{"id": "112233445566778", "name": "Acme Bakery"},
+                              {"id": "998877665544332", "name": "Acme Coffee"}]
+    v1 = owner.client().get(f"/v1/profiles/{ids.render(first.pk, 'profile')}").json()
+    assert v1["pages"] == shown["pages"]
+
+    # connect again choosing the second Page (Family B): its own profile, with its own Page token
+    answer = owner.token_client().post("/api/oauth/facebook/authorize",
+                                       {"redirectUri": REDIRECT, "pageId": "998877665544332"}, format="json")
+    assert answer.status_code == 200, answer.content
+    second = profile_from(callback("facebook", provider.consent(answer.json()["data"]["authUrl"])))
+    assert second.pk != first.pk and second.external_id == "998877665544332" and second.username == "acmecoffee"
+    assert provider.kind_of(crypto.decrypt(second.access_token_enc)) == "page"
+    assert SocialProfile.objects.filter(platform="facebook").count() == 2
+
+    # a Page the account does not manage: an error redirect, no profile
+    answer = owner.client().post("/v1/profiles/connect", {"platform": "facebook", "redirectUri": REDIRECT,
+                                                          "pageId": "111"}, format="json")
+    params = query_of(callback("facebook", provider.consent(answer.json()["authUrl"])))
+    assert params["error"] == "token_exchange_failed" and "111" in params["error_description"]
+    assert SocialProfile.objects.filter(platform="facebook").count() == 2
+
+
+def test_page_id_is_refused_for_other_platforms(owner):
+    answer = owner.client().post("/v1/profiles/connect", {"platform": "x", "redirectUri": REDIRECT, "pageId": "123"},
+                                 format="json")
+    assert answer.status_code == 400 and "pageId" in answer.json()["error"]["details"]
+    answer = owner.client().post("/v1/profiles/connect", {"platform": "facebook", "redirectUri": REDIRECT,
+                                                          "pageId": "../me"}, format="json")
+    assert answer.status_code == 400

@@ -27,6 +27,10 @@ class ProfileOutput(serializers.Serializer):
     settings = ProfileSettingsFields()
     #: per feature: whether the grant allows it and the permissions it lacks
     features = serializers.ListField(child=serializers.DictField(), required=False)
+    pages = serializers.ListField(
+        child=serializers.DictField(), required=False,
+        help_text="Facebook: the Pages ({id, name}) the connecting account manages; connect again with `pageId` "
+                  "to add another as its own profile")
 
 
 def settings_of(profile) -> dict:
@@ -40,7 +44,13 @@ def settings_of(profile) -> dict:
 
 def present_detail(profile, request=None) -> dict:
     """One profile on its own: also which features its grant allows."""
-    return {**present(profile, request), "features": features_allowed(profile.platform, profile.token_scopes)}
+    return {**present(profile, request), "features": features_allowed(profile.platform, profile.token_scopes),
+            **pages_of(profile)}
+
+
+def pages_of(profile) -> dict:
+    """Facebook: ``{"pages": [...]}``, the Pages the connecting account manages (other platforms: nothing)."""
+    return {"pages": list(profile.settings.get("facebookPages") or [])} if profile.platform == "facebook" else {}
 
 
 def present(profile, request=None) -> dict:

@@ -7,6 +7,7 @@ from apps.core.views import V1ViewSet
 from apps.publishing.oauth_backends import features_allowed
 
 from .. import permissions, selectors, services
+from ..api.serializers import pages_of
 from ..models import normalize_platform
 from . import serializers as s
 
@@ -37,7 +38,8 @@ class ProfileViewSet(V1ViewSet):
     @extend_schema(responses=s.ProfileOutput, operation_id="v1_profiles_retrieve")
     def retrieve(self, request, pk=None):
         profile = self.lookup(self._profiles(), pk)
-        return self.respond({**s.present(profile), "features": features_allowed(profile.platform, profile.token_scopes)})
+        return self.respond({**s.present(profile), "features": features_allowed(profile.platform, profile.token_scopes),
+                             **pages_of(profile)})
 
     @extend_schema(responses={204: None}, operation_id="v1_profiles_destroy")
     def destroy(self, request, pk=None):

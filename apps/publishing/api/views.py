@@ -21,6 +21,7 @@ from ..v1.views import RedirectOriginInput, RedirectOriginOutput, present_origin
 class AuthorizeInput(StrictSerializer):
     redirectUri = serializers.CharField(max_length=2000)
     brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
+    pageId = serializers.CharField(required=False, allow_blank=True, max_length=40, help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)")
 
 
 class AuthorizeOutput(serializers.Serializer):
@@ -58,6 +59,7 @@ class OAuthViewSet(ApiViewSet):
             redirect_uri=data["redirectUri"],
             brand=brand_for_connect(organization=self.actor.organization, brand_id=data.get("brandId")),
             family="api",
+            page_id=data.get("pageId") or "",
         )
         return self.respond({"authUrl": auth_url, "state": state})
 

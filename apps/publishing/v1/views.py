@@ -19,6 +19,7 @@ class ConnectInput(StrictSerializer):
     platform = serializers.CharField(max_length=40)
     redirectUri = serializers.CharField(max_length=2000)
     brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
+    pageId = serializers.CharField(required=False, allow_blank=True, max_length=40, help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)")
 
 
 class ConnectOutput(serializers.Serializer):
@@ -41,6 +42,7 @@ class ProfileConnectViewSet(V1ViewSet):
             redirect_uri=data["redirectUri"],
             brand=brand_for_connect(organization=self.actor.organization, brand_id=data.get("brandId")),
             family="v1",
+            page_id=data.get("pageId") or "",
         )
         return self.respond({"authUrl": auth_url, "state": state})
 
