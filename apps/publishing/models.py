@@ -74,6 +74,7 @@ class OAuthRedirectOrigin(OrgScopedModel):
     class Meta:
         ordering = ["origin"]
         constraints = [models.UniqueConstraint(fields=["organization", "origin"], name="oauth_origin_unique")]
+        verbose_name = "OAuth redirect origin"  # not Django's "o auth redirect origin" in the admin
 
     def __str__(self) -> str:
         return self.origin

@@ -276,6 +276,7 @@ def test_in_chromium_swagger_renders_operations_and_the_admin_is_styled(serve, c
     # the admin's stylesheet applied: the header has its coloured background
     assert page.locator("#header").evaluate("e => getComputedStyle(e).backgroundColor") not in ("rgba(0, 0, 0, 0)", "")
     assert "No worker is alive" not in page.locator("#worker-status").inner_text()  # serve runs one
+    assert "O auth" not in page.locator("#content-main").inner_text()  # models named as people write them
     page.screenshot(path=str(shots / "admin.png"))
     assert not outside, f"requests left the service: {outside[:5]}"
     context.close()
