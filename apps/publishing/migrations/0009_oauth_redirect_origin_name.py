@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('publishing', '0007_publication_processing_unknown'),
+        ('publishing', '0008_oauthstate_page_id'),
     ]
 
     operations = [
