@@ -215,3 +215,27 @@ def test_a_retry_whose_content_was_deleted_meanwhile_is_a_404_not_a_second_gener
     retry = _generate_v1(api, "gone")
     assert retry.status_code == 404 and retry.json()["error"]["code"] == "NOT_FOUND"
     assert not Content.objects.exists() and first.status_code == 202
+
+
+def test_a_retry_of_a_batch_answers_with_the_batch_the_first_request_started(owner):
+    import datetime
+
+    from django.utils import timezone
+
+    from apps.content.models import Batch, Content
+    from tests.factories import ProfileFactory
+
+    b = owner.token_client()
+    tomorrow = (timezone.localdate() + datetime.timedelta(days=1)).isoformat()
+    ids = [b.post("/api/content/schedules", {"socialProfileId": str(ProfileFactory(organization=owner.org, platform=p).pk),
+                                             "scheduledDate": tomorrow, "task": f"Post {p}"}, format="json").json()["data"]["id"]
+           for p in ("instagram", "x")]
+    first = b.post("/api/batch/generate", {"scheduleIds": ids}, format="json", HTTP_IDEMPOTENCY_KEY="batch-1")
+    assert first.status_code == 202, first.content
+    _as_if_the_first_request_died("batch-1", lease_seconds_ago=1)
+    retry = b.post("/api/batch/generate", {"scheduleIds": ids}, format="json", HTTP_IDEMPOTENCY_KEY="batch-1")
+    # without the recorded effect this retry was a 422 ("nothing left to generate") and the
+    # client could not learn the batch its first request started
+    assert retry.status_code == 202 and retry["Idempotent-Replayed"] == "true"
+    assert retry.json()["data"]["batchId"] == first.json()["data"]["batchId"]
+    assert Batch.objects.count() == 1 and Content.objects.count() == 2

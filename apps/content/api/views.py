@@ -330,5 +330,11 @@ class BatchViewSet(_ContentBase):
         org = self.actor.organization
         planned = ContentSchedule.objects.for_organization(org).select_related("profile__brand")
         schedules = self.refs(planned, data["scheduleIds"], "schedule", "scheduleIds")
-        batch = services.batch_start(organization=org, schedules=schedules, actor=self.actor)
+        batch = self.record_effect(lambda: services.batch_start(organization=org, schedules=schedules, actor=self.actor),
+                                   kind="batch", status=202)
         return self.respond(self._present(batch), status=202)
+
+    def present_effect(self, effect):
+        """A retry of a batch whose first request died: that batch, never a second one."""
+        batch = self.lookup(selectors.batch_list(organization=self.actor.organization), effect.ids[0])
+        return self.respond(self._present(batch), status=effect.status)
