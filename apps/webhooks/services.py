@@ -208,7 +208,9 @@ def deliveries_create_for_events(*, events) -> list:
             if endpoint.organization_id == event.organization_id and endpoint.subscribed(event.type):
                 rows.append(WebhookDelivery(
                     organization_id=event.organization_id, endpoint=endpoint, event=event, message_id=message_id,
-                    event_type=event.type, payload=payload, next_attempt_at=now,
+                    event_type=event.type, payload=payload,
+                    # due at once, in the order the events were recorded (a drain sends them so)
+                    next_attempt_at=min(event.created_at, now),
                 ))
     created = WebhookDelivery.objects.bulk_create(rows, ignore_conflicts=True)
     return [d.pk for d in created]

@@ -21,6 +21,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 from svix.webhooks import Webhook as SvixWebhook
+from workos import WorkOSClient
 
 from apps.accounts.models import Membership, Organization
 from apps.accounts.services import organization_get_or_create
@@ -36,6 +37,7 @@ WORKOS = "workos-effects-secret"
 TIKTOK = "tiktok-effects-secret"
 
 User = get_user_model()
+WORKOS_SDK = WorkOSClient(api_key="sk_test_unused", client_id="client_unused")  # verification only, no call
 
 
 @pytest.fixture(autouse=True)
@@ -54,11 +56,17 @@ def send(provider: str, payload: dict, client: Client | None = None):
         sig = SvixWebhook(CLERK).sign(msg_id, datetime.datetime.fromtimestamp(ts, tz=datetime.UTC), body.decode())
         headers = {"HTTP_SVIX_ID": msg_id, "HTTP_SVIX_TIMESTAMP": str(ts), "HTTP_SVIX_SIGNATURE": sig}
     elif provider == "billing":
-        headers = {"HTTP_STRIPE_SIGNATURE": stripe.WebhookSignature.generate_signature_header(body.decode(), STRIPE)}
+        header = stripe.WebhookSignature.generate_signature_header(body.decode(), STRIPE)
+        assert stripe.Webhook.construct_event(body.decode(), header, STRIPE).type == payload["type"]  # Stripe's own check
+        headers = {"HTTP_STRIPE_SIGNATURE": header}
     elif provider == "workos":
         ms = ts * 1000
         mac = hmac.new(WORKOS.encode(), f"{ms}.".encode() + body, hashlib.sha256).hexdigest()
-        headers = {"HTTP_WORKOS_SIGNATURE": f"t={ms}, v1={mac}"}
+        header = f"t={ms}, v1={mac}"
+        # WorkOS's own SDK (it verifies, it does not sign) accepts the header and parses the
+        # event with its schema: both the scheme and the payload shapes are WorkOS's
+        WORKOS_SDK.webhooks.verify_event(event_body=body, event_signature=header, secret=WORKOS)
+        headers = {"HTTP_WORKOS_SIGNATURE": header}
     elif provider == "tiktok":
         mac = hmac.new(TIKTOK.encode(), f"{ts}.".encode() + body, hashlib.sha256).hexdigest()
         headers = {"HTTP_TIKTOK_SIGNATURE": f"t={ts},s={mac}"}
@@ -136,35 +144,56 @@ def test_a_membership_before_its_organization_creates_both_and_unknown_types_are
 
 # --- WorkOS --------------------------------------------------------------------------------------
 
+WHEN = "2026-11-25T12:00:00.000Z"
+
+
+def workos_user(user_id="user_01B", email="bob@example.com", **extra) -> dict:
+    return {"object": "user", "id": user_id, "email": email, "email_verified": True, "first_name": "Bob",
+            "last_name": "B", "profile_picture_url": None, "last_sign_in_at": None, "external_id": None,
+            "metadata": {}, "created_at": WHEN, "updated_at": WHEN, **extra}
+
+
+def workos_org(org_id="org_01W", name="WorkOS Co") -> dict:
+    return {"object": "organization", "id": org_id, "name": name, "domains": [], "metadata": {}, "external_id": None,
+            "allow_profiles_outside_organization": False, "created_at": WHEN, "updated_at": WHEN}
+
+
+def workos_membership(role="admin", status="active") -> dict:
+    return {"object": "organization_membership", "id": "om_01", "user_id": "user_01B", "organization_id": "org_01W",
+            "status": status, "role": {"slug": role}, "custom_attributes": {}, "directory_managed": False,
+            "created_at": WHEN, "updated_at": WHEN}
+
+
 @pytest.mark.django_db
 def test_workos_events_sync_the_same_way(django_capture_on_commit_callbacks):
     capture = django_capture_on_commit_callbacks
 
     def event(kind, data):
-        return {"id": f"event_{uuid.uuid4().hex}", "event": kind, "data": data, "created_at": "2026-11-25T12:00:00Z"}
+        return {"object": "event", "id": f"event_{uuid.uuid4().hex}", "event": kind, "data": data, "created_at": WHEN}
 
-    deliver(capture, "workos", event("organization.created", {"object": "organization", "id": "org_01W", "name": "WorkOS Co"}))
-    deliver(capture, "workos", event("user.created", {"object": "user", "id": "user_01B", "email": "bob@example.com",
-                                                      "first_name": "Bob", "last_name": "B"}))
-    membership = {"object": "organization_membership", "id": "om_01", "user_id": "user_01B",
-                  "organization_id": "org_01W", "status": "active", "role": {"slug": "admin"}}
-    deliver(capture, "workos", event("organization_membership.created", membership))
+    deliver(capture, "workos", event("organization.created", workos_org()))
+    deliver(capture, "workos", event("user.created", workos_user()))
+    deliver(capture, "workos", event("organization_membership.created", workos_membership()))
     org = Organization.objects.get(external_id="org_01W")
     bob = User.objects.get(username="idp:user_01B")
-    assert bob.email == "bob@example.com"
+    assert (bob.email, bob.first_name) == ("bob@example.com", "Bob")
     assert Membership.objects.get(organization=org, user=bob).role == "admin"
-    deliver(capture, "workos", event("organization_membership.updated", {**membership, "role": {"slug": "member"}}))
+    deliver(capture, "workos", event("organization_membership.updated", workos_membership(role="member")))
     assert Membership.objects.get(organization=org, user=bob).role == "viewer"
-    deliver(capture, "workos", event("organization_membership.updated", {**membership, "status": "inactive"}))
+    deliver(capture, "workos", event("organization_membership.updated", workos_membership(status="inactive")))
     assert not Membership.objects.filter(organization=org, user=bob).exists()
-    deliver(capture, "workos", event("organization_membership.created", membership))
-    deliver(capture, "workos", event("organization_membership.deleted", membership))
+    deliver(capture, "workos", event("organization_membership.created", workos_membership(role="editor")))
+    assert Membership.objects.get(organization=org, user=bob).role == "editor"
+    deliver(capture, "workos", event("organization_membership.deleted", workos_membership(role="editor")))
     assert not Membership.objects.filter(organization=org, user=bob).exists()
-    deliver(capture, "workos", event("user.updated", {"object": "user", "id": "user_01B", "email": "robert@example.com"}))
+    deliver(capture, "workos", event("organization.updated", workos_org(name="WorkOS Company")))
+    org.refresh_from_db()
+    assert org.name == "WorkOS Company"
+    deliver(capture, "workos", event("user.updated", workos_user(email="robert@example.com")))
     bob.refresh_from_db()
     assert bob.email == "robert@example.com"
-    deliver(capture, "workos", event("user.deleted", {"object": "user", "id": "user_01B"}))
-    deliver(capture, "workos", event("organization.deleted", {"object": "organization", "id": "org_01W"}))
+    deliver(capture, "workos", event("user.deleted", workos_user(email="robert@example.com")))
+    deliver(capture, "workos", event("organization.deleted", workos_org(name="WorkOS Company")))
     assert not User.objects.filter(username="idp:user_01B").exists()
     assert not Organization.objects.filter(external_id="org_01W").exists()
 

@@ -366,3 +366,24 @@ def test_queries_per_delivery_in_a_drain_are_pinned(owner, receiver, django_asse
                   if not q["sql"].startswith(("SAVEPOINT", "RELEASE", "SET LOCAL synchronous_commit"))]
     assert len(statements) == 4 + 5 * 4 - 1, "\n".join(statements)
     assert len({r["peer"] for r in receiver.requests}) == 1  # over one connection
+
+
+def test_rendering_a_dispatch_costs_the_same_queries_for_2_or_6_contents(owner, loopback):
+    """Deliveries' data is read once per dispatch (the contents with their variants, media and
+    publications), not once per event."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.content.factories import make_content
+
+    services.webhook_create(organization=owner.org, url="http://127.0.0.1:9/hook", events=["*"])
+
+    def queries(n: int) -> int:
+        events = [event_record(organization=owner.org, type="content.published",
+                               data={"contentId": str(make_content(owner.org).pk)}) for _ in range(n)]
+        with CaptureQueriesContext(connection) as ctx:
+            created = services.deliveries_create_for_events(events=events)
+        assert len(created) == n
+        return len(ctx.captured_queries)
+
+    assert queries(2) == queries(6) == 6  # endpoints, contents, variants, media, publications, the insert
