@@ -45,6 +45,7 @@ test: install chromium
 lint: install
 	$(VENV)/bin/ruff check apps config tests bench
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy apps
 
 bench: install
 	$(PY) bench/api_list.py

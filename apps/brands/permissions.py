@@ -18,6 +18,6 @@ ADMIN_SETTINGS = ("require_approval", "auto_publish")
 def require_settings_change(actor, brand, settings: dict, *, replace: bool = False) -> None:
     current = brand.generation_settings or {}
     for key in ADMIN_SETTINGS:
-        if key in settings or replace:
-            if bool(settings.get(key, False)) != bool(current.get(key, False)):
-                actor.require(role="admin")
+        changed = bool(settings.get(key, False)) != bool(current.get(key, False))
+        if (key in settings or replace) and changed:
+            actor.require(role="admin")

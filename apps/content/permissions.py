@@ -7,7 +7,7 @@ publication needs an admin everywhere else, so it needs an admin here too.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractUser, AnonymousUser
 
 from apps.core.policy import Policy
 
@@ -21,7 +21,7 @@ CONTENT = Policy(scope="content:write", read_scope="content:read", action_roles=
 STAFF_ACT_PERMISSION = "content.change_content"
 
 
-def staff_may_act(user: AbstractBaseUser | AnonymousUser) -> bool:
+def staff_may_act(user: AbstractUser | AnonymousUser) -> bool:
     return bool(user.is_active and user.is_staff and user.has_perm(STAFF_ACT_PERMISSION))
 
 

@@ -25,4 +25,4 @@ def index(request, extra_context=None):
     return _index(request, {"pf_workers": _workers_status(), **(extra_context or {})})
 
 
-admin.site.index = index
+admin.site.index = index  # type: ignore[method-assign]  # the index with the workers' status

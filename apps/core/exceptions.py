@@ -10,7 +10,7 @@ import logging
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
@@ -38,7 +38,7 @@ _DRF_CODES = {
 class Replay(Exception):
     """Carries a stored response back out through the handler (idempotent replay)."""
 
-    def __init__(self, response: Response):
+    def __init__(self, response: HttpResponse):
         self.response = response
 
 
@@ -74,7 +74,7 @@ def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
         if isinstance(exc, drf.ParseError):
             return 400, 400, code, f"Malformed request body: {exc.detail}", {}, headers
         if isinstance(exc, drf.Throttled):
-            headers["Retry-After"] = str(int(exc.wait or 1))
+            headers["Retry-After"] = str(int(getattr(exc, "wait", None) or 1))
         message = str(exc.detail) if not isinstance(exc.detail, list | dict) else "Request failed."
         return status, status, code, message, {}, headers
     return 500, 500, "SERVER_ERROR", "Internal server error.", {}, headers
@@ -100,7 +100,7 @@ def _log_unexpected(exc: Exception, status: int) -> None:
         logger.exception("Unhandled error", exc_info=exc)
 
 
-def v1_exception_handler(exc: Exception, context: dict) -> Response:
+def v1_exception_handler(exc: Exception, context: dict) -> HttpResponse:
     if isinstance(exc, Replay):
         return exc.response
     status, _, code, message, details, headers = _normalize(exc)
@@ -111,7 +111,7 @@ def v1_exception_handler(exc: Exception, context: dict) -> Response:
     return Response(body, status=status, headers=headers)
 
 
-def api_exception_handler(exc: Exception, context: dict) -> Response:
+def api_exception_handler(exc: Exception, context: dict) -> HttpResponse:
     if isinstance(exc, Replay):
         return exc.response
     _, status, code, message, details, headers = _normalize(exc)

@@ -9,4 +9,4 @@ class Router(SimpleRouter):
     """No trailing slashes: /api/brands, /api/brands/<id>."""
 
     def __init__(self) -> None:
-        super().__init__(trailing_slash="")
+        super().__init__(trailing_slash=False)

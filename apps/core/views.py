@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from rest_framework import viewsets
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 
 from . import idempotency, ids, ratelimit
 from .auth import ApiKeyAuthentication, ApiKeyOrJWTAuthentication
@@ -219,7 +220,10 @@ class _FamilyViewSet(viewsets.ViewSet):
     def form_fields(self, *allowed: str) -> None:
         """An upload's multipart parts: `file` plus `allowed`; any other part (a nested object
         a client flattened, a typo) is a 400 rather than silently dropped (issue 10)."""
-        names = set(self.request.data.keys()) | set(self.request.FILES.keys())
+        data = self.request.data
+        if not isinstance(data, dict):  # a QueryDict for multipart
+            raise ValidationFailed("The request body must be multipart form data.", {"body": ["Expected form fields."]})
+        names = set(data.keys()) | set(self.request.FILES.keys())
         unknown = sorted(names - {"file", *allowed})
         if unknown:
             raise ValidationFailed(
@@ -303,7 +307,7 @@ class V1ViewSet(_FamilyViewSet):
         return self.sort_fields[name], order
 
     #: the output serializer whose declared fields `fields=` may name
-    output_serializer = None
+    output_serializer: type[Serializer] | None = None
 
     def respond(self, data, status: int = 200, headers: dict | None = None) -> Response:
         wanted = self.wanted_fields(data if isinstance(data, dict) else None)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
@@ -48,20 +49,27 @@ def subscribers() -> list[Subscriber]:
     return list(_subscribers.values())
 
 
-def org_group(organization_id) -> str:
-    return f"org.{ids.parse(str(organization_id)).hex}"
+def _hex(object_id: object) -> str:
+    parsed = ids.parse(str(object_id))
+    if parsed is None:
+        raise ValueError(f"not an id: {object_id!r}")
+    return parsed.hex
 
 
-def subject_group(kind: str, object_id) -> str:
-    return f"{kind}.{ids.parse(str(object_id)).hex}"
+def org_group(organization_id: object) -> str:
+    return f"org.{_hex(organization_id)}"
 
 
-def message(type: str, data: dict) -> dict:
+def subject_group(kind: str, object_id: object) -> str:
+    return f"{kind}.{_hex(object_id)}"
+
+
+def message(type: str, data: dict[str, Any]) -> dict[str, Any]:
     return {"type": "event.message",
             "payload": {"type": type, "data": data, "sentAt": timezone.now().isoformat().replace("+00:00", "Z")}}
 
 
-def groups(organization_id, subjects) -> list[str]:
+def groups(organization_id: object, subjects: Iterable[tuple[str, str]]) -> list[str]:
     return [org_group(organization_id)] + [subject_group(k, v) for k, v in subjects]
 
 
@@ -69,12 +77,12 @@ def _subjects(event: Event) -> list[tuple[str, str]]:
     return [(kind, event.data[key]) for key, kind in (("contentId", "content"), ("batchId", "batch")) if event.data.get(key)]
 
 
-def event_dispatch(*, event_id) -> bool:
+def event_dispatch(*, event_id: UUID | str) -> bool:
     """Fan one event out exactly once (claimed by a conditional update)."""
     return events_dispatch(event_ids=[event_id]) == 1
 
 
-def events_dispatch(*, event_ids) -> int:
+def events_dispatch(*, event_ids: Sequence[UUID | str]) -> int:
     """Fan these events out, each exactly once: claim the undispatched ones in one
     statement, send all their messages in one round, then to the subscribers (webhooks). A failed
     send releases the claim so the sweep sends them again."""

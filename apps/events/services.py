@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+from collections.abc import Sequence
 
 from django.db import transaction
 
@@ -100,7 +101,7 @@ def event_record(*, organization, type: str, data: dict) -> Event:
     return event
 
 
-def broadcast(*, organization_id, type: str, data: dict, subjects: list[tuple[str, str]] = ()) -> None:
+def broadcast(*, organization_id, type: str, data: dict, subjects: Sequence[tuple[str, str]] = ()) -> None:
     """Send a real-time-only message (e.g. progress) to the org group and subject groups."""
     sent = message(type, data)
     group_send_many([(group, sent) for group in groups(organization_id, subjects)])

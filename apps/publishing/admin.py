@@ -3,6 +3,8 @@ the posts the built-in sandbox publisher accepted. Rows change through services 
 
 from __future__ import annotations
 
+from typing import cast
+
 from django import forms
 from django.contrib import admin, messages
 from django.urls import reverse
@@ -53,7 +55,7 @@ class PublicationAdmin(admin.ModelAdmin):
     list_select_related = ["organization", "profile", "content"]
     search_fields = ["external_id", "last_error", "profile__username", "content__prompt"]
     actions = ["retry_failed", "confirm_posted", "confirm_not_posted"]
-    readonly_fields = fields = [
+    readonly_fields = fields = [  # type: ignore[assignment]  # (one list for both)
         "organization", "content", "profile", "status", "scheduled_for", "due_at", "attempts", "queued_at",
         "lease_until", "outcome_unknown", "external_id", "url", "published_at", "last_error", "error_code", "options",
         "platform_state", "created_at", "updated_at",
@@ -159,12 +161,15 @@ class ProfilesForm(forms.Form):
     def __init__(self, *args, content: Content, **kwargs):
         super().__init__(*args, **kwargs)
         # the choice list only; whether a profile may publish this content is the service's call
-        self.fields["profiles"].queryset = (SocialProfile.objects.filter(organization_id=content.organization_id)
+        profiles = cast(forms.ModelMultipleChoiceField, self.fields["profiles"])
+        profiles.queryset = (SocialProfile.objects.filter(organization_id=content.organization_id)
                                             .select_related("brand").order_by("platform", "username"))
-        self.fields["profiles"].label_from_instance = (
-            lambda p: f"{p.platform}: {p.username} ({p.brand.name}{', sandbox' if p.sandbox else ''}"
-                      f"{'' if p.connected and p.token_status == 'valid' else ', ' + p.token_status})"
-        )
+
+        def label(p: SocialProfile) -> str:
+            return (f"{p.platform}: {p.username} ({p.brand.name}{', sandbox' if p.sandbox else ''}"
+                    f"{'' if p.connected and p.token_status == 'valid' else ', ' + p.token_status})")
+
+        profiles.label_from_instance = label  # type: ignore[method-assign,assignment]
 
 
 class ScheduleForm(ProfilesForm):

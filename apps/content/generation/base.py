@@ -20,9 +20,8 @@ class EngineError(Exception):
     raise."""
 
     def __new__(cls, message: str = "", *, retryable: bool = False):
-        if retryable and cls is EngineError:
-            cls = RetryableEngineError
-        return super().__new__(cls, message)
+        made = RetryableEngineError if retryable and cls is EngineError else cls
+        return super().__new__(made, message)
 
     def __init__(self, message: str = "", *, retryable: bool = False):
         super().__init__(message)
