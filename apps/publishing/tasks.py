@@ -51,7 +51,7 @@ def publish_publications(publication_ids: list[str]) -> None:
     services.publications_run(publication_ids)
 
 
-@shared_task(queue="publishing", ignore_result=True)
+@shared_task(base=PublishingTask)
 def poll_processing_publications() -> int:
     """Beat: read the status of posts the platform is still processing (TikTok moderation)."""
     from . import services

@@ -193,6 +193,8 @@ class FakePlatform(ABC):
     def __init__(self) -> None:
         self.clock: Callable[[], float] = time.time
         self.grants: dict[str, Grant] = {}
+        #: an oauth_fakes.FakeProvider whose issued tokens this platform accepts (None: ``grants``)
+        self.token_source: Any = None
         self._calls_by_token: dict[tuple[str, str], list[float]] = {}
         self.routes: list[Route] = []
         self.requests: list[FakeRequest] = []
@@ -358,12 +360,23 @@ class FakePlatform(ABC):
 
     def check_token(self, req: FakeRequest) -> Reply | None:
         """The platform's answer to a call whose token is unknown, expired, short of the
-        endpoint's scope or over its rate; None when the call may go ahead."""
-        if not self.authorized(req):
-            return self.error_reply("token_invalid")
+        endpoint's scope or over its rate; None when the call may go ahead.
+
+        With ``token_source`` (an ``oauth_fakes.FakeProvider``), the tokens are the ones that
+        provider issued, alive for the lifetime its token answer gave."""
         token = self.presented_token(req)
-        grant = self.grants.get(token) or Grant()
         now = self.clock()
+        if self.token_source is not None:
+            known = self.token_source.access_info(token)
+            if known is None:
+                return self.error_reply("token_invalid")
+            if not known[0]:
+                return self.error_reply("token_expired")
+            grant = Grant(known[1], None)
+        else:
+            if not self.authorized(req):
+                return self.error_reply("token_invalid")
+            grant = self.grants.get(token) or Grant()
         if grant.expires_at is not None and now >= grant.expires_at:
             return self.error_reply("token_expired")
         needed = self.route_scopes.get(req.route)

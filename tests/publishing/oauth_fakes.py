@@ -49,6 +49,7 @@ import itertools
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -225,6 +226,10 @@ class FakeProvider:
     issued: dict[str, Issued] = field(default_factory=dict)
     #: the permissions the last authorization request asked for
     asked_scopes: frozenset[str] = frozenset()
+    #: access token -> (dies at, in time.time() seconds; scopes) for every token an answer carried
+    lifetimes: dict[str, tuple[float | None, frozenset[str] | None]] = field(default_factory=dict)
+    #: refresh token -> the scope of its grant (a refresh keeps what the user granted)
+    refresh_scopes: dict[str, str] = field(default_factory=dict)
     _seq: Any = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -383,6 +388,25 @@ class FakeProvider:
 
     # -- dispatch --------------------------------------------------------------------------
     def handle(self, req: FakeRequest) -> tuple[int, Any]:
+        status, body = self._handle(req)
+        if status == 200 and isinstance(body, dict) and body.get("access_token"):
+            token = str(body["access_token"])
+            expires = body.get("expires_in")
+            scope = body.get("scope")
+            info = self.issued.get(token)
+            scopes = _scopes(scope) if scope else (info.scopes if info else None)
+            self.lifetimes[token] = (time.time() + float(expires) if expires else None, scopes)
+        return status, body
+
+    def access_info(self, token: str) -> tuple[bool, frozenset[str] | None] | None:
+        """What a resource server would know of an access token: None (never issued or revoked),
+        else (still alive on the platform's real lifetime, its scopes or None for all)."""
+        if token not in self.access_tokens:
+            return None
+        dies, scopes = self.lifetimes.get(token, (None, None))
+        return (dies is None or time.time() < dies), scopes
+
+    def _handle(self, req: FakeRequest) -> tuple[int, Any]:
         self.requests.append(req)
         if self.platform in ("x", "tiktok"):
             if req.method == "POST":
@@ -413,6 +437,7 @@ class FakeProvider:
         if with_refresh:
             refresh = self._new("refresh")
             self.refresh_tokens.add(refresh)
+            self.refresh_scopes[refresh] = scope
             body["refresh_token"] = refresh
         return body
 
@@ -449,7 +474,8 @@ class FakeProvider:
             if old not in self.refresh_tokens:
                 return 400, {"error": "invalid_grant", "error_description": "Refresh token is invalid or expired.", "log_id": "3"}
             self.refresh_tokens.discard(old)  # rotation: the old refresh token stops working
-            body = self._issue("user.info.basic,video.publish", with_refresh=not self.refresh_omits_new_token)
+            scope = self.refresh_scopes.get(old, "user.info.basic,video.publish")  # the grant's own scope
+            body = self._issue(scope, with_refresh=not self.refresh_omits_new_token)
             return 200, {**extra, **body}
         return 400, {"error": "unsupported_grant_type", "error_description": "", "log_id": "4"}
 
