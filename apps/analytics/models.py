@@ -7,12 +7,36 @@ A counter the platform did not report is NULL (never zero); the reason is in
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import Case, F, FloatField, Value, When
+from django.db.models.functions import Cast, Coalesce
 
 from apps.core.models import OrgScopedModel
+
+from .registry import ENGAGEMENT_PARTS, RATE_BASES
 
 #: our vocabulary for per-post counters
 POST_METRICS = ("views", "reach", "impressions", "likes", "comments", "shares", "saves", "clicks", "replies",
                 "reposts", "quotes", "watch_time")
+
+
+def _engagement():
+    """likes + comments + shares + saves + replies + reposts + quotes, absent ones as 0."""
+    expr = Coalesce(F(ENGAGEMENT_PARTS[0]), Value(0))
+    for part in ENGAGEMENT_PARTS[1:]:
+        expr = expr + Coalesce(F(part), Value(0))
+    return expr
+
+
+def _rate():
+    """engagement * 100 / the first of reach, impressions, views the platform reported (> 0)."""
+    eng = Cast(_engagement(), FloatField())
+    return Case(*[When(**{f"{b}__gt": 0}, then=eng * Value(100.0) / Cast(F(b), FloatField())) for b in RATE_BASES[:-1]],
+                default=Value(None), output_field=FloatField())
+
+
+def _rate_basis():
+    return Case(*[When(**{f"{b}__gt": 0}, then=Value(b)) for b in RATE_BASES[:-1]], default=Value(None),
+                output_field=models.CharField(max_length=12))
 
 
 class PostSnapshot(OrgScopedModel):
@@ -39,6 +63,15 @@ class PostSnapshot(OrgScopedModel):
     unavailable = models.JSONField(default=dict, blank=True)
     #: the newest snapshot of its publication (aggregates read only these rows)
     latest = models.BooleanField(default=True)
+    # Engagement and the snapshot's own rate, defined once and stored by PostgreSQL with the
+    # row (generated columns), so aggregates sum columns instead of repeating the formula.
+    # A post whose platform reports none of reach/impressions/views has no rate here; the
+    # readers fall back to the profile's followers (selectors.rate_expr).
+    engagement = models.GeneratedField(expression=_engagement(), output_field=models.BigIntegerField(),
+                                       db_persist=True)
+    rate = models.GeneratedField(expression=_rate(), output_field=models.FloatField(null=True), db_persist=True)
+    rate_basis = models.GeneratedField(expression=_rate_basis(), output_field=models.CharField(max_length=12, null=True),
+                                       db_persist=True)
 
     class Meta:
         indexes = [

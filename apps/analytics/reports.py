@@ -19,7 +19,6 @@ from apps.publishing.models import Publication
 
 from . import selectors as sel
 from .models import POST_METRICS, PostSnapshot
-from .registry import ENGAGEMENT_PARTS
 
 
 def parse_days(raw: str | None, default: int = 30) -> int:
@@ -48,8 +47,7 @@ def profile_report(profile, days: int) -> dict:
         engagement=Sum(sel.engagement_expr(), filter=Q(snap__publication__isnull=False)),
         measured=Count("id", filter=Q(snap__publication__isnull=False)),
         rate_sum=Sum(sel.rate_expr()),
-        rated=Count("id", filter=Q(snap__publication__isnull=False) & (
-            Q(snap__reach__gt=0) | Q(snap__impressions__gt=0) | Q(snap__views__gt=0) | Q(profile__follower_count__gt=0))),
+        rated=Count(sel.rate_expr()),
     )
     total_eng = int(agg["engagement"] or 0)
     return {
@@ -140,9 +138,7 @@ def content_metrics(organization, *, brand_id=None, profile_id=None, platform=No
         qs = qs.filter(publications__published_at__gte=start)
     if end:
         qs = qs.filter(publications__published_at__lt=end)
-    eng = Coalesce(F(ENGAGEMENT_PARTS[0]), 0)
-    for part in ENGAGEMENT_PARTS[1:]:
-        eng = eng + Coalesce(F(part), 0)
+    eng = F("engagement")
     return qs.annotate(
         views=_snap_sum(F("views")), reach=_snap_sum(Coalesce(F("reach"), F("impressions"), F("views"))),
         likes=_snap_sum(F("likes")), comments=_snap_sum(F("comments")), shares=_snap_sum(F("shares")),

@@ -11,7 +11,20 @@ import datetime
 import zoneinfo
 from dataclasses import dataclass
 
-from django.db.models import Case, Count, F, FilteredRelation, FloatField, Max, Q, Subquery, Sum, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    DateField,
+    F,
+    FilteredRelation,
+    FloatField,
+    Max,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
 from django.db.models.functions import Cast, Coalesce, Trunc
 from django.utils import timezone
 
@@ -19,7 +32,7 @@ from apps.core.errors import ValidationFailed
 from apps.publishing.models import Publication
 
 from .models import PostSnapshot, ProfileSnapshot
-from .registry import ENGAGEMENT_PARTS, RATE_BASES
+from .registry import RATE_BASES
 
 GROUP_BY = ("day", "week", "month")
 #: `metric=` values (camelCase of our vocabulary, plus engagement)
@@ -33,15 +46,9 @@ RATE_FORMULA = ("engagement (likes + comments + shares + saves + replies + repos
 S = "snap__"
 
 
-def _c(name: str):
-    return Coalesce(F(S + name), Value(0))
-
-
 def engagement_expr():
-    expr = _c(ENGAGEMENT_PARTS[0])
-    for part in ENGAGEMENT_PARTS[1:]:
-        expr = expr + _c(part)
-    return expr
+    """The post's engagement (0 without a snapshot): the snapshot's generated column."""
+    return Coalesce(F(S + "engagement"), Value(0))
 
 
 def reach_expr():
@@ -49,18 +56,29 @@ def reach_expr():
     return Coalesce(F(S + "reach"), F(S + "impressions"), F(S + "views"), Value(0))
 
 
+def _measured() -> Q:
+    return Q(**{f"{S}publication__isnull": False})
+
+
+def _by_followers() -> Q:
+    """A measured post without reach, impressions or views: its rate is over followers."""
+    return _measured() & Q(**{f"{S}rate_basis__isnull": True}, profile__follower_count__gt=0)
+
+
 def basis_expr():
-    whens = [When(**{f"{S}{b}__gt": 0}, then=Value(b)) for b in RATE_BASES[:-1]]
-    whens.append(When(profile__follower_count__gt=0, then=Value("followers")))
-    return Case(*whens, default=Value(None))
+    return Coalesce(F(S + "rate_basis"), Case(When(profile__follower_count__gt=0, then=Value("followers")),
+                                               default=Value(None)))
 
 
 def rate_expr():
-    eng = Cast(engagement_expr(), FloatField())
-    whens = [When(**{f"{S}{b}__gt": 0}, then=eng * 100.0 / Cast(F(S + b), FloatField())) for b in RATE_BASES[:-1]]
-    whens.append(When(Q(**{f"{S}publication__isnull": False}, profile__follower_count__gt=0),
-                      then=eng * 100.0 / Cast(F("profile__follower_count"), FloatField())))
-    return Case(*whens, default=Value(None), output_field=FloatField())
+    by_followers = Cast(F(S + "engagement"), FloatField()) * Value(100.0) / Cast(F("profile__follower_count"), FloatField())
+    return Case(When(**{f"{S}rate__isnull": False}, then=F(S + "rate")), When(_by_followers(), then=by_followers),
+                default=Value(None), output_field=FloatField())
+
+
+def _bucket(field: str, group_by: str, tz):
+    """The local date the day, ISO week (Monday) or month of ``field`` starts on in ``tz``."""
+    return Trunc(field, group_by, tzinfo=tz, output_field=DateField())
 
 
 def with_latest(qs):
@@ -138,38 +156,36 @@ def content_analytics(organization, period: Period, *, group_by: str = "day", me
     aggregates = {
         "posts": Count("id"),
         "reach": Sum(reach_expr()),
-        "engagement": Sum(engagement_expr()),
+        "engagement": Sum(S + "engagement"),
         "rate_sum": Sum(rate_expr()),
-        "rated": Count("id", filter=~Q(snap__publication__isnull=True) & Q(
-            Q(snap__reach__gt=0) | Q(snap__impressions__gt=0) | Q(snap__views__gt=0) | Q(profile__follower_count__gt=0))),
     }
     for b in RATE_BASES[:-1]:
-        aggregates[f"basis_{b}"] = Count("id", filter=Q(**{f"{S}{b}__gt": 0}) & _no_earlier(b))
-    aggregates["basis_followers"] = Count("id", filter=Q(snap__publication__isnull=False, profile__follower_count__gt=0)
-                                          & _no_earlier("followers"))
+        aggregates[f"basis_{b}"] = Count("id", filter=Q(**{f"{S}rate_basis": b}))
+    aggregates["basis_followers"] = Count("id", filter=_by_followers())
     column = METRIC_PARAMS.get(metric) if metric else None
     if column == "engagement":
-        aggregates["value"] = Sum(engagement_expr())
+        aggregates["value"] = Sum(S + "engagement")
     elif column:
         aggregates["value"] = Sum(F(S + column))
     rows = list(
-        qs.annotate(bucket=Trunc("published_at", group_by, tzinfo=period.tz, output_field=qs.model._meta.get_field("published_at")))
+        qs.annotate(bucket=_bucket("published_at", group_by, period.tz))
         .values("bucket").annotate(**aggregates).order_by("bucket")
     )
     breakdown = []
     totals = {"posts": 0, "reach": 0, "engagement": 0, "rate_sum": 0.0, "rated": 0}
     bases = dict.fromkeys(RATE_BASES, 0)
     for r in rows:
-        item = {"date": r["bucket"].astimezone(period.tz).date().isoformat(), "posts": r["posts"],
+        item = {"date": r["bucket"].isoformat(), "posts": r["posts"],
                 "reach": int(r["reach"] or 0), "engagement": int(r["engagement"] or 0)}
         if column:
             item[metric] = None if r["value"] is None else int(r["value"])
         breakdown.append(item)
-        for k in ("posts", "reach", "engagement", "rated"):
+        for k in ("posts", "reach", "engagement"):
             totals[k] += int(r[k] or 0)
         totals["rate_sum"] += float(r["rate_sum"] or 0)
         for b in RATE_BASES:
             bases[b] += r[f"basis_{b}"]
+            totals["rated"] += r[f"basis_{b}"]  # every post with a rate has exactly one basis
     used = {b: n for b, n in bases.items() if n}
     return {
         "period": {"start": period.start.isoformat(), "end": period.end.isoformat()},
@@ -182,15 +198,6 @@ def content_analytics(organization, period: Period, *, group_by: str = "day", me
         "engagementRateBasis": basis_summary(used),
         "breakdown": breakdown,
     }
-
-
-def _no_earlier(basis: str) -> Q:
-    """The post's rate uses ``basis`` only if no earlier basis in RATE_BASES applied."""
-    q = Q()
-    for b in RATE_BASES[: RATE_BASES.index(basis)]:
-        if b != "followers":
-            q &= Q(**{f"{S}{b}__isnull": True}) | Q(**{f"{S}{b}": 0})
-    return q
 
 
 def basis_summary(used: dict[str, int]) -> dict:
@@ -308,12 +315,11 @@ def series_by_platform(organization, period: Period, *, group_by: str = "day") -
     """Posts, reach and engagement per bucket and platform, with the same expressions as
     ``content_analytics`` (one GROUP BY query)."""
     qs = published_publications(organization, period)
-    rows = (qs.annotate(bucket=Trunc("published_at", group_by, tzinfo=period.tz,
-                                     output_field=qs.model._meta.get_field("published_at")))
+    rows = (qs.annotate(bucket=_bucket("published_at", group_by, period.tz))
             .values("bucket", "profile__platform")
             .annotate(posts=Count("id"), reach=Sum(reach_expr()), engagement=Sum(engagement_expr()))
             .order_by("bucket", "profile__platform"))
-    return [{"date": r["bucket"].astimezone(period.tz).date(), "platform": r["profile__platform"], "posts": r["posts"],
+    return [{"date": r["bucket"], "platform": r["profile__platform"], "posts": r["posts"],
              "reach": int(r["reach"] or 0), "engagement": int(r["engagement"] or 0)} for r in rows]
 
 
@@ -322,12 +328,11 @@ def followers_series(organization, period: Period, *, group_by: str = "day", pro
     stored snapshots: {(platform, username): {date: followers}} (one query)."""
     rows = (ProfileSnapshot.objects.filter(organization=organization, followers__isnull=False,
                                            taken_at__gte=period.start, taken_at__lt=period.end)
-            .annotate(bucket=Trunc("taken_at", group_by, tzinfo=period.tz,
-                                   output_field=ProfileSnapshot._meta.get_field("taken_at")))
+            .annotate(bucket=_bucket("taken_at", group_by, period.tz))
             .values_list("profile__platform", "profile__username", "bucket", "followers")
             .order_by("taken_at"))
     series: dict = {}
     for platform, username, bucket, followers in rows:
-        series.setdefault((platform, username), {})[bucket.astimezone(period.tz).date()] = followers
+        series.setdefault((platform, username), {})[bucket] = followers
     largest = sorted(series, key=lambda k: -max(series[k].values()))[:profiles]
     return {k: series[k] for k in sorted(largest)}
