@@ -2,8 +2,8 @@
 
 1. GET /v1/analytics/content?groupBy=day (one organization's year) over N snapshot rows across
    100 organizations, beside the bare SQL aggregate it replaces, in the same run and process
-   (Django test client in-process: auth, validation, the ORM query, JSON). Prints req/s,
-   p50/p99 and the ratio API / bare SQL.
+   (Django test client in-process: auth, validation, the ORM query, JSON), one request of each
+   in turn so both see the same machine load. Prints req/s, p50/p99 and the ratio API / bare SQL.
 2. The export of 10,000 posts: peak Python memory (tracemalloc) while streaming 2,000 and
    10,000 posts; flat means the peak does not grow with the number of posts.
 
@@ -86,16 +86,24 @@ GROUP BY 1 ORDER BY 1
 """
 
 
-def timed(fn, n: int) -> tuple[float, float, float]:
-    fn()
-    samples = []
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t)
+def summary(samples: list[float]) -> tuple[float, float, float]:
+    """(throughput, p50 ms, p99 ms) of sequential samples."""
     total = sum(samples)
-    samples.sort()
-    return n / total, statistics.median(samples) * 1000, samples[int(len(samples) * 0.99) - 1] * 1000
+    samples = sorted(samples)
+    return len(samples) / total, statistics.median(samples) * 1000, samples[int(len(samples) * 0.99) - 1] * 1000
+
+
+def interleaved(a, b, n: int) -> tuple[tuple, tuple]:
+    """Time ``a`` and ``b`` alternately, n times each, so both see the same load on a shared
+    machine (the ratio is then not skewed by a burst that hit only one of them)."""
+    a(), b()
+    sa, sb = [], []
+    for _ in range(n):
+        for fn, out in ((a, sa), (b, sb)):
+            t = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t)
+    return summary(sa), summary(sb)
 
 
 def main() -> None:
@@ -138,8 +146,8 @@ def main() -> None:
             cur.execute(BARE_SQL, [org.pk, start, end])
             cur.fetchall()
 
-    api_rps, api_p50, api_p99 = timed(lambda: client.get(url), args.requests)
-    sql_rps, sql_p50, sql_p99 = timed(bare, args.requests)
+    (api_rps, api_p50, api_p99), (sql_rps, sql_p50, sql_p99) = interleaved(lambda: client.get(url), bare,
+                                                                           args.requests)
     print(f"API  /v1/analytics/content groupBy=day, one org's year: {api_rps:8.1f} req/s  p50 {api_p50:6.2f} ms  p99 {api_p99:6.2f} ms")
     print(f"bare SQL aggregate, same org and year:               {sql_rps:8.1f} q/s    p50 {sql_p50:6.2f} ms  p99 {sql_p99:6.2f} ms")
     print(f"ratio API / bare SQL throughput: {api_rps / sql_rps:.2f}")

@@ -171,29 +171,22 @@ def content_analytics(organization, period: Period, *, group_by: str = "day", me
         qs.annotate(bucket=_bucket("published_at", group_by, period.tz))
         .values("bucket").annotate(**aggregates).order_by("bucket")
     )
-    breakdown = []
-    totals = {"posts": 0, "reach": 0, "engagement": 0, "rate_sum": 0.0, "rated": 0}
-    bases = dict.fromkeys(RATE_BASES, 0)
-    for r in rows:
-        item = {"date": r["bucket"].isoformat(), "posts": r["posts"],
-                "reach": int(r["reach"] or 0), "engagement": int(r["engagement"] or 0)}
-        if column:
+    breakdown = [{"date": r["bucket"].isoformat(), "posts": r["posts"], "reach": int(r["reach"] or 0),
+                  "engagement": int(r["engagement"] or 0)} for r in rows]
+    if column:
+        for item, r in zip(breakdown, rows, strict=True):
             item[metric] = None if r["value"] is None else int(r["value"])
-        breakdown.append(item)
-        for k in ("posts", "reach", "engagement"):
-            totals[k] += int(r[k] or 0)
-        totals["rate_sum"] += float(r["rate_sum"] or 0)
-        for b in RATE_BASES:
-            bases[b] += r[f"basis_{b}"]
-            totals["rated"] += r[f"basis_{b}"]  # every post with a rate has exactly one basis
+    bases = {b: sum(r[f"basis_{b}"] for r in rows) for b in RATE_BASES}
+    rated = sum(bases.values())  # every post with a rate has exactly one basis
+    rate_sum = sum(float(r["rate_sum"] or 0) for r in rows)
     used = {b: n for b, n in bases.items() if n}
     return {
         "period": {"start": period.start.isoformat(), "end": period.end.isoformat()},
         "metrics": {
-            "totalPosts": totals["posts"],
-            "totalReach": totals["reach"],
-            "totalEngagement": totals["engagement"],
-            "avgEngagementRate": round(totals["rate_sum"] / totals["rated"], 4) if totals["rated"] else 0.0,
+            "totalPosts": sum(i["posts"] for i in breakdown),
+            "totalReach": sum(i["reach"] for i in breakdown),
+            "totalEngagement": sum(i["engagement"] for i in breakdown),
+            "avgEngagementRate": round(rate_sum / rated, 4) if rated else 0.0,
         },
         "engagementRateBasis": basis_summary(used),
         "breakdown": breakdown,
