@@ -93,17 +93,21 @@ def summary(samples: list[float]) -> tuple[float, float, float]:
     return len(samples) / total, statistics.median(samples) * 1000, samples[int(len(samples) * 0.99) - 1] * 1000
 
 
-def interleaved(a, b, n: int) -> tuple[tuple, tuple]:
+def interleaved(a, b, n: int) -> tuple[tuple, tuple, float]:
     """Time ``a`` and ``b`` alternately, n times each, so both see the same load on a shared
-    machine (the ratio is then not skewed by a burst that hit only one of them)."""
+    machine (the ratio is then not skewed by a burst that hit only one of them). Also returns
+    the median CPU time of this process for ``a`` (ms): Python's own work, which other
+    processes on the machine do not inflate."""
     a(), b()
-    sa, sb = [], []
+    sa, sb, cpu = [], [], []
     for _ in range(n):
         for fn, out in ((a, sa), (b, sb)):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             fn()
             out.append(time.perf_counter() - t)
-    return summary(sa), summary(sb)
+            if fn is a:
+                cpu.append(time.process_time() - c)
+    return summary(sa), summary(sb), statistics.median(cpu) * 1000
 
 
 def main() -> None:
@@ -146,11 +150,12 @@ def main() -> None:
             cur.execute(BARE_SQL, [org.pk, start, end])
             cur.fetchall()
 
-    (api_rps, api_p50, api_p99), (sql_rps, sql_p50, sql_p99) = interleaved(lambda: client.get(url), bare,
-                                                                           args.requests)
+    (api_rps, api_p50, api_p99), (sql_rps, sql_p50, sql_p99), api_cpu = interleaved(
+        lambda: client.get(url), bare, args.requests)
     print(f"API  /v1/analytics/content groupBy=day, one org's year: {api_rps:8.1f} req/s  p50 {api_p50:6.2f} ms  p99 {api_p99:6.2f} ms")
     print(f"bare SQL aggregate, same org and year:               {sql_rps:8.1f} q/s    p50 {sql_p50:6.2f} ms  p99 {sql_p99:6.2f} ms")
-    print(f"ratio API / bare SQL throughput: {api_rps / sql_rps:.2f}")
+    print(f"ratio API / bare SQL throughput: {api_rps / sql_rps:.2f}   (p50 ratio {sql_p50 / api_p50:.2f}; "
+          f"API Python CPU per request p50 {api_cpu:.2f} ms)")
 
     orgs = [o.pk for o in Organization.objects.filter(slug__startswith="abench-").order_by("slug")]
     far = datetime.datetime(2030, 1, 1, tzinfo=datetime.UTC)

@@ -70,6 +70,13 @@ def basis_expr():
                                                default=Value(None)))
 
 
+def _rated_basis():
+    """The denominator of the post's rate, None for a post without one (no snapshot yet, or
+    nothing to divide by)."""
+    return Case(When(**{f"{S}rate_basis__isnull": False}, then=F(S + "rate_basis")),
+                When(_by_followers(), then=Value("followers")), default=Value(None))
+
+
 def rate_expr():
     by_followers = Cast(F(S + "engagement"), FloatField()) * Value(100.0) / Cast(F("profile__follower_count"), FloatField())
     return Case(When(**{f"{S}rate__isnull": False}, then=F(S + "rate")), When(_by_followers(), then=by_followers),
@@ -153,32 +160,33 @@ def published_publications(organization, period: Period, *, platform=None, conte
 def content_analytics(organization, period: Period, *, group_by: str = "day", metric: str | None = None,
                       platform=None, content_id=None) -> dict:
     qs = published_publications(organization, period, platform=platform, content_id=content_id)
-    aggregates = {
-        "posts": Count("id"),
-        "reach": Sum(reach_expr()),
-        "engagement": Sum(S + "engagement"),
-        "rate_sum": Sum(rate_expr()),
-    }
-    for b in RATE_BASES[:-1]:
-        aggregates[f"basis_{b}"] = Count("id", filter=Q(**{f"{S}rate_basis": b}))
-    aggregates["basis_followers"] = Count("id", filter=_by_followers())
+    aggregates = {"posts": Count("id"), "reach": Sum(reach_expr()), "engagement": Sum(S + "engagement"),
+                  "rate_sum": Sum(rate_expr())}
     column = METRIC_PARAMS.get(metric) if metric else None
-    if column == "engagement":
-        aggregates["value"] = Sum(S + "engagement")
-    elif column:
-        aggregates["value"] = Sum(F(S + column))
-    rows = list(
-        qs.annotate(bucket=_bucket("published_at", group_by, period.tz))
-        .values("bucket").annotate(**aggregates).order_by("bucket")
-    )
-    breakdown = [{"date": r["bucket"].isoformat(), "posts": r["posts"], "reach": int(r["reach"] or 0),
-                  "engagement": int(r["engagement"] or 0)} for r in rows]
     if column:
-        for item, r in zip(breakdown, rows, strict=True):
-            item[metric] = None if r["value"] is None else int(r["value"])
-    bases = {b: sum(r[f"basis_{b}"] for r in rows) for b in RATE_BASES}
-    rated = sum(bases.values())  # every post with a rate has exactly one basis
-    rate_sum = sum(float(r["rate_sum"] or 0) for r in rows)
+        aggregates["value"] = Sum(S + column)
+    # one row per bucket and rate denominator (usually one denominator per platform)
+    rows = (qs.annotate(bucket=_bucket("published_at", group_by, period.tz), basis=_rated_basis())
+            .values_list("bucket", "basis").annotate(**aggregates).order_by("bucket"))
+    buckets: dict = {}
+    bases = dict.fromkeys(RATE_BASES, 0)
+    rate_sum = 0.0
+    for bucket, basis, posts, reach, engagement, rate, *value in rows:
+        item = buckets.get(bucket)
+        if item is None:
+            item = buckets[bucket] = {"date": bucket.isoformat(), "posts": 0, "reach": 0, "engagement": 0}
+            if column:
+                item[metric] = None
+        item["posts"] += posts
+        item["reach"] += int(reach or 0)
+        item["engagement"] += int(engagement or 0)
+        if column and value[0] is not None:
+            item[metric] = (item[metric] or 0) + int(value[0])
+        if basis:
+            bases[basis] += posts
+            rate_sum += float(rate or 0)
+    breakdown = list(buckets.values())
+    rated = sum(bases.values())
     used = {b: n for b, n in bases.items() if n}
     return {
         "period": {"start": period.start.isoformat(), "end": period.end.isoformat()},
