@@ -120,7 +120,8 @@ def main() -> None:
     os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL",
                                                 "postgres://postgres@127.0.0.1/postforge_bench_analytics")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("RATE_LIMIT_ENABLED", "false")
+    # the per-key limit (100 a minute) would answer most timed requests with a 429
+    os.environ["RATE_LIMIT_DEFAULT"] = "100000000"
     import django
 
     django.setup()
@@ -150,8 +151,13 @@ def main() -> None:
             cur.execute(BARE_SQL, [org.pk, start, end])
             cur.fetchall()
 
-    (api_rps, api_p50, api_p99), (sql_rps, sql_p50, sql_p99), api_cpu = interleaved(
-        lambda: client.get(url), bare, args.requests)
+    statuses = []
+
+    def api():
+        statuses.append(client.get(url).status_code)
+
+    (api_rps, api_p50, api_p99), (sql_rps, sql_p50, sql_p99), api_cpu = interleaved(api, bare, args.requests)
+    assert set(statuses) == {200}, f"not every timed request answered 200: {sorted(set(statuses))}"
     print(f"API  /v1/analytics/content groupBy=day, one org's year: {api_rps:8.1f} req/s  p50 {api_p50:6.2f} ms  p99 {api_p99:6.2f} ms")
     print(f"bare SQL aggregate, same org and year:               {sql_rps:8.1f} q/s    p50 {sql_p50:6.2f} ms  p99 {sql_p99:6.2f} ms")
     print(f"ratio API / bare SQL throughput: {api_rps / sql_rps:.2f}   (p50 ratio {sql_p50 / api_p50:.2f}; "
