@@ -100,8 +100,9 @@ def test_generated_clients_run_a_first_session_in_each_family(broker, tmp_path):
         approved = _mod(a, "api.content.v1_content_approve").sync(content.id, client=client)
         assert approved.status == "approved"
 
-        listed = _mod(a, "api.content.v1_content_list").sync(client=client, status="approved", platform="instagram",
-                                                             fields="id,status")
+        listed = _mod(a, "api.content.v1_content_list").sync(
+            client=client, status="approved", platform=models.V1ContentListPlatform("instagram"), fields="id,status",
+            sort_by=models.V1ContentListSortBy("createdAt"))  # the schema's enums are typed in the client
         assert [(c.id, c.status) for c in listed.data] == [(content.id, "approved")]
         assert listed.data[0].to_dict() == {"id": content.id, "status": "approved"}  # a partial object parses
 
@@ -144,6 +145,6 @@ def test_generated_clients_run_a_first_session_in_each_family(broker, tmp_path):
             item = retrieve.sync(str(created.data.id), client=bclient).data
         assert item.status == "reviewing", item.to_dict()
 
-        listed_b = _mod(b, "api.content.api_content_list").sync(client=bclient, sort="createdAt:desc")
+        listed_b = _mod(b, "api.content.api_content_list").sync(client=bclient, sort=bm.ApiContentListSort("createdAt:desc"))
         assert str(item.id) in [str(c.id) for c in listed_b.data]
         assert listed_b.pagination.total >= 1

@@ -91,6 +91,10 @@ def _config(family: str, objects: dict, path: Path) -> Path:
             f'parameters = {{ "path.{name}" = {{ dictionary = "{kind}", probability = 0.9 }} }}',
             "",
         ]
+    if family == "v1":
+        # nothing consumes the broker, so `wait=` always runs to its end: a short fixed wait keeps
+        # a generated 50 s wait from outliving the request timeout (its bounds are tested elsewhere)
+        lines += ["[[operations]]", "include-path-regex = '^/content/generate$'", 'parameters = { "query.wait" = 1 }', ""]
     path.write_text("\n".join(lines))
     return path
 

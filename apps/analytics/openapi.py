@@ -81,8 +81,3 @@ CONTENT_METRICS_ROW = {
         "engagementRateBasis": _NSTR,
     },
 }
-
-
-def sort_enum(fields) -> list[str]:
-    """`<field>`, `<field>:asc` or `<field>:desc`, every form the server accepts."""
-    return [f"{f}{o}" for f in fields for o in ("", ":asc", ":desc")]

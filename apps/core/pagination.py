@@ -22,6 +22,9 @@ from .errors import ValidationFailed
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
+#: the largest `page` and `offset` a list accepts (beyond them: 400)
+MAX_PAGE = 1_000_000
+MAX_OFFSET = 10_000_000
 
 
 def _int_param(params, name: str, default: int, *, minimum: int, maximum: int | None = None) -> int:
@@ -99,7 +102,7 @@ def paginate_v1(qs: QuerySet, params, *, ordering: tuple[str, str]) -> Page:
     limit = parse_limit(params)
     if "cursor" in params:
         return _keyset_page(qs, params.get("cursor") or "", limit, ordering)
-    page = _int_param(params, "page", 1, minimum=1, maximum=1_000_000)
+    page = _int_param(params, "page", 1, minimum=1, maximum=MAX_PAGE)
     total = qs.count()
     offset = (page - 1) * limit
     items = list(qs[offset : offset + limit]) if offset < total else []
@@ -142,9 +145,9 @@ def paginate_api(qs: QuerySet, params) -> Page:
     _require_ordered(qs)
     limit = parse_limit(params)
     if params.get("offset") not in (None, ""):
-        offset = _int_param(params, "offset", 0, minimum=0, maximum=10_000_000)
+        offset = _int_param(params, "offset", 0, minimum=0, maximum=MAX_OFFSET)
     else:
-        page = _int_param(params, "page", 1, minimum=1, maximum=1_000_000)
+        page = _int_param(params, "page", 1, minimum=1, maximum=MAX_PAGE)
         offset = (page - 1) * limit
     total = qs.count()
     items = list(qs[offset : offset + limit]) if offset < total else []

@@ -3,7 +3,30 @@ parameters and rate-limit headers are added here rather than on every view."""
 
 from __future__ import annotations
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+import inspect
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.openapi import AutoSchema
+
+from .pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_PAGE
+from .serializers import StrictSerializer
+
+
+class PostforgeAutoSchema(AutoSchema):
+    """drf-spectacular's AutoSchema, telling `postprocess` the sort fields of each list: a
+    view's `sort_fields`, or `action_sort_fields[action]` where one action lists other objects;
+    an action in the view's `unpaged_actions` answers the whole list (no paging, sort or search)."""
+
+    def get_operation(self, *args, **kwargs):
+        operation = super().get_operation(*args, **kwargs)
+        if operation is not None:
+            fields = getattr(self.view, "action_sort_fields", {}).get(getattr(self.view, "action", None))
+            fields = fields or getattr(self.view, "sort_fields", None)
+            if getattr(self.view, "action", None) in getattr(self.view, "unpaged_actions", ()):
+                operation["x-postforge-sort"] = None
+            elif fields:
+                operation["x-postforge-sort"] = list(fields)
+        return operation
 
 
 class BearerScheme(OpenApiAuthenticationExtension):
@@ -24,6 +47,15 @@ class BearerOrJWTScheme(OpenApiAuthenticationExtension):
             "scheme": "bearer",
             "description": "Identity-provider JWT (RS256/ES256) or API key: `Authorization: Bearer <token>`",
         }
+
+
+class NamedChoiceFieldExtension(OpenApiSerializerFieldExtension):
+    """A name the service normalizes: its canonical values as an enum (aliases still accepted)."""
+
+    target_class = "apps.core.serializers.NamedChoiceField"
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {"type": "string", "enum": list(self.target.schema_choices)}
 
 
 _INT = {"type": "integer"}
@@ -78,17 +110,17 @@ def _param(name, schema, description=""):
 
 
 LIST_PARAMS_A = [
-    _param("page", {"type": "integer", "minimum": 1, "default": 1}),
-    _param("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}),
+    _param("page", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1}),
+    _param("limit", {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}),
     _param("cursor", {"type": "string"}, "Keyset paging: send it empty for the first page, then nextCursor"),
     _param("sortBy", {"type": "string"}),
     _param("sortOrder", {"type": "string", "enum": ["asc", "desc"]}),
     _param("fields", {"type": "string"}, "Comma-separated field names"),
 ]
 LIST_PARAMS_B = [
-    _param("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}),
-    _param("offset", {"type": "integer", "minimum": 0}),
-    _param("page", {"type": "integer", "minimum": 1}),
+    _param("limit", {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}),
+    _param("offset", {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}, "Takes precedence over `page`"),
+    _param("page", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1}),
     _param("sort", {"type": "string"}, "<field>:<asc|desc>"),
     _param("q", {"type": "string"}),
     _param("search", {"type": "string"}),
@@ -108,6 +140,8 @@ FAMILY_INFO = {
 }
 LICENSE = {"name": "AGPL-3.0-or-later", "url": "https://www.gnu.org/licenses/agpl-3.0.html"}
 BODY_METHODS = ("post", "put", "patch")
+#: drf-spectacular describes a serializer without a docstring with its base class's
+INHERITED_DOC = inspect.cleandoc(StrictSerializer.__doc__ or "")
 
 
 def _family_a_partial(result) -> None:
@@ -160,8 +194,11 @@ def postprocess(result, generator, request, public):
     components = result.setdefault("components", {}).setdefault("schemas", {})
     # request bodies come from StrictSerializer: an unknown field is a 400, so say so
     for name, component in components.items():
+        if component.get("description") == INHERITED_DOC:  # StrictSerializer's docstring, not the input's
+            del component["description"]
         if name.endswith("Request") and "properties" in component:
             component.setdefault("additionalProperties", False)
+            _defaults_to_descriptions(component)
     # each schema carries its own family's envelopes only (no unused components)
     if family == "api":
         components.update({"ErrorB": ERROR_B, "PaginationB": PAGINATION_B})
@@ -194,11 +231,21 @@ def postprocess(result, generator, request, public):
                                          "properties": {"data": schema, "pagination": pagination}}
                 elif family_b:
                     content["schema"] = {"type": "object", "required": ["data"], "properties": {"data": schema}}
-            if is_list and method == "get":
-                existing = {p["name"] for p in op.get("parameters", [])}
-                op.setdefault("parameters", []).extend(
-                    p for p in (LIST_PARAMS_B if family_b else LIST_PARAMS_A) if p["name"] not in existing
-                )
+            unpaged = "x-postforge-sort" in op and op["x-postforge-sort"] is None
+            sort_fields = op.pop("x-postforge-sort", None)
+            if is_list and method == "get" and not unpaged:
+                standard = {p["name"]: p for p in (LIST_PARAMS_B if family_b else LIST_PARAMS_A)}
+                if sort_fields and family_b:
+                    standard["sort"] = _param("sort", {"type": "string", "enum": sort_enum(sort_fields)},
+                                              "<field> or <field>:<asc|desc>")
+                elif sort_fields:
+                    standard["sortBy"] = _param("sortBy", {"type": "string", "enum": list(sort_fields)})
+                params = op.setdefault("parameters", [])
+                for i, param in enumerate(params):  # a view's own `page`/`limit`/`sort` take the bounds and enum
+                    if param.get("in") == "query" and param["name"] in standard and "enum" not in param["schema"]:
+                        params[i] = {**standard[param["name"]], **{k: v for k, v in param.items() if k == "description"}}
+                existing = {p["name"] for p in params}
+                params.extend(p for name, p in standard.items() if name not in existing)
             ref = {"$ref": "#/components/schemas/ErrorB" if family_b else "#/components/schemas/ErrorA"}
             for status, description in ERROR_STATUSES.items():
                 if status == "422" and not family_b:
@@ -235,7 +282,40 @@ def postprocess(result, generator, request, public):
                         {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "maxLength": 255},
                          "description": "Replays the first response for 24 h"}
                     )
+    _plain_enum_refs(result, components)
     return result
+
+
+def _defaults_to_descriptions(component) -> None:
+    """A request field the server fills in when it is left out says so in words, not with
+    `default`: openapi-typescript turns a `default` into a *required* property (its
+    defaultNonNullable), so a generated TypeScript body would have to send it."""
+    for prop in component["properties"].values():
+        if isinstance(prop, dict) and "default" in prop and "readOnly" not in prop:
+            value = prop.pop("default")
+            shown = str(value).lower() if isinstance(value, bool) else value
+            prop["description"] = (prop.get("description", "") + f" Default: `{shown}`.").strip()
+
+
+def _plain_enum_refs(node, components) -> None:
+    """`{allOf: [$ref Enum], minLength, maxLength}` (a NamedChoiceField's server-side length
+    beside its enum) becomes the bare `$ref`: the enum already bounds the length."""
+    if isinstance(node, dict):
+        for key, value in list(node.items()):
+            if (isinstance(value, dict) and len(value.get("allOf", ())) == 1 and "$ref" in value["allOf"][0]
+                    and set(value) <= {"allOf", "minLength", "maxLength"}
+                    and "enum" in components.get(value["allOf"][0]["$ref"].rsplit("/", 1)[1], {})):
+                node[key] = value["allOf"][0]
+            else:
+                _plain_enum_refs(value, components)
+    elif isinstance(node, list):
+        for value in node:
+            _plain_enum_refs(value, components)
+
+
+def sort_enum(fields) -> list[str]:
+    """Family B's `sort`: `<field>`, `<field>:asc` or `<field>:desc`."""
+    return [f"{f}{o}" for f in fields for o in ("", ":asc", ":desc")]
 
 
 def _summary(op, method, path) -> str:

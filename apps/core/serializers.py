@@ -77,6 +77,17 @@ class FreeFormField(serializers.DictField):
         return value
 
 
+class NamedChoiceField(serializers.CharField):
+    """A name from a fixed set that the service itself normalizes (case, aliases such as
+    `twitter`) and checks with its own error message: the OpenAPI schema lists the canonical
+    values as an enum (see apps.core.schema.NamedChoiceFieldExtension)."""
+
+    def __init__(self, *, choices, **kwargs):
+        self.schema_choices = tuple(choices)
+        kwargs.setdefault("max_length", 40)
+        super().__init__(**kwargs)
+
+
 class HexColorField(serializers.RegexField):
     def __init__(self, **kwargs):
         kwargs.setdefault("error_messages", {"invalid": "Must be a hex colour #RRGGBB."})

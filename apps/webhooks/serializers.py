@@ -5,21 +5,27 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.core import ids
-from apps.core.serializers import StrictSerializer, iso
+from apps.core.serializers import NamedChoiceField, StrictSerializer, iso
 
 from .models import DeliveryStatus
+from .services import EVENT_TYPES
+
+
+def _event():
+    """An event name, or `*` for every event (the service checks them and names the unknown ones)."""
+    return NamedChoiceField(choices=("*", *EVENT_TYPES), max_length=64)
 
 
 class WebhookInput(StrictSerializer):
     url = serializers.CharField(max_length=2000)
-    events = serializers.ListField(child=serializers.CharField(max_length=64), max_length=50)
+    events = serializers.ListField(child=_event(), min_length=1, max_length=50)
     secret = serializers.CharField(required=False, allow_blank=True, max_length=200)
     active = serializers.BooleanField(required=False)
 
 
 class WebhookUpdateInput(WebhookInput):
     url = serializers.CharField(max_length=2000, required=False)
-    events = serializers.ListField(child=serializers.CharField(max_length=64), max_length=50, required=False)
+    events = serializers.ListField(child=_event(), min_length=1, max_length=50, required=False)
 
 
 class WebhookOutput(serializers.Serializer):

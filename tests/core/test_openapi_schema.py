@@ -66,3 +66,104 @@ def test_a_method_a_path_does_not_allow_is_a_405_with_its_own_code(owner):
     response = owner.client().patch("/v1/profiles", {}, format="json")
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+
+
+def _query_enums(schema, names):
+    """(path, parameter, enum) for every GET query parameter in `names` that declares an enum."""
+    for path, item in schema["paths"].items():
+        op = item.get("get")
+        if not op or "{" in path:
+            continue
+        for param in op.get("parameters", []):
+            if param["in"] == "query" and param["name"] in names and "enum" in param["schema"]:
+                yield path, param["name"], param["schema"]["enum"]
+
+
+def test_every_declared_sort_and_platform_value_is_accepted_and_others_refused(schemas, owner, settings):
+    """The enums are what the server accepts: each value answers 200, a value outside is a 400."""
+    settings.RATE_LIMIT_DEFAULT = 100_000
+    clients = {"v1": owner.client(), "api": owner.token_client()}
+    checked = 0
+    for family, schema in schemas.items():
+        found = list(_query_enums(schema, ("sort", "sortBy", "platform", "metric", "groupBy", "kind")))
+        names = {(path, name) for path, name, _ in found}
+        assert {("/content", "platform"), ("/profiles", "platform")} <= names, family
+        assert ("/brands", "sortBy" if family == "v1" else "sort") in names
+        for path, name, enum in found:
+            for value in enum:
+                response = clients[family].get(f"/{family}{path}", {name: value})
+                assert response.status_code == 200, (family, path, name, value, response.content[:300])
+                checked += 1
+            if path == "/media" and name == "kind":
+                continue
+            response = clients[family].get(f"/{family}{path}", {name: "bogus"})
+            assert response.status_code in (400, 422), (family, path, name, response.content[:300])
+    assert checked > 150
+
+
+def test_page_bounds_are_declared_and_enforced(schemas, owner):
+    from apps.core.pagination import MAX_PAGE
+
+    (page,) = [p for p in schemas["api"]["paths"]["/brands"]["get"]["parameters"] if p["name"] == "page"]
+    assert page["schema"]["maximum"] == MAX_PAGE
+    (page,) = [p for p in schemas["v1"]["paths"]["/profiles"]["get"]["parameters"] if p["name"] == "page"]
+    assert (page["schema"]["minimum"], page["schema"]["maximum"]) == (1, MAX_PAGE)
+    client = owner.client()
+    assert client.get("/v1/profiles", {"page": MAX_PAGE}).status_code == 200
+    assert client.get("/v1/profiles", {"page": MAX_PAGE + 1}).status_code == 400
+
+
+def test_lists_the_service_needs_non_empty_say_min_items(schemas, owner):
+    components = schemas["v1"]["components"]["schemas"]
+    for name in ("PublishInputRequest", "ScheduleInputRequest"):
+        assert components[name]["properties"]["profiles"]["minItems"] == 1
+        assert "crossPost" in components[name]["properties"]["profiles"]["description"]
+    events = components["WebhookInputRequest"]["properties"]["events"]
+    names = components[events["items"]["$ref"].rsplit("/", 1)[1]]["enum"]
+    assert events["minItems"] == 1 and "content.published" in names and "*" in names
+    platforms = components["GenerateInputRequest"]["properties"]["platforms"]["items"]["$ref"].rsplit("/", 1)[1]
+    assert "instagram" in components[platforms]["enum"]
+    client = owner.client()
+    response = client.post("/v1/webhooks", {"url": "https://example.com/hook", "events": []}, format="json")
+    assert response.status_code == 400 and "events" in response.json()["error"]["details"]
+
+
+def test_objects_that_have_a_shape_declare_it_and_real_answers_match(owner, settings):
+    """Per-platform variants, content analytics, batch operations and results, brand guidelines,
+    effective settings and queue slots: declared, and real answers of both families match."""
+    from apps.core import ids
+    from tests.content.factories import make_content
+    from tests.factories import ProfileFactory
+    from tests.openapi_check import assert_conforms, declared
+
+    settings.RATE_LIMIT_DEFAULT = 100_000
+    profile = ProfileFactory(organization=owner.org, platform="instagram", connected=True)
+    content = make_content(owner.org, profile=profile, platforms=("instagram", "x"))
+    a, b = owner.client(), owner.token_client()
+    cid = ids.render(content.pk, "content")
+
+    shape = declared("v1", "/content/{id}", "get", 200)["components"]["schemas"]
+    assert shape["ContentOutput"]["properties"]["content"]["additionalProperties"] == {"$ref": "#/components/schemas/PlatformContentOutput"}
+    assert shape["ContentOutput"]["properties"]["analytics"] == {"$ref": "#/components/schemas/ContentAnalyticsOutput"}
+    body = a.get(f"/v1/content/{cid}").json()
+    assert set(body["content"]) == {"instagram", "x"} and "engagementRate" in body["analytics"]
+    assert_conforms("v1", "/content/{id}", "get", 200, body)
+    assert_conforms("api", "/content/{id}", "get", 200, b.get(f"/api/content/{content.pk}").json())
+
+    operation = shape["BatchInputRequest"]["properties"]["operations"]["items"]["$ref"].rsplit("/", 1)[1]
+    assert set(shape[operation]["properties"]) == {"method", "id", "data"}
+    batch = a.post("/v1/content/batch", {"operations": [
+        {"method": "update", "id": cid, "data": {"content": {"x": {"caption": "Short."}}}},
+        {"method": "delete", "id": "cnt_00000000000000000000000000000000"},
+    ]}, format="json")
+    assert batch.status_code == 200, batch.content
+    assert [r["status"] for r in batch.json()["results"]] == ["ok", "error"]
+    assert_conforms("v1", "/content/batch", "post", 200, batch.json())
+
+    assert_conforms("api", "/brands/{id}/settings", "get", 200, b.get(f"/api/brands/{profile.brand_id}/settings").json())
+    effective = b.get(f"/api/profiles/{profile.pk}/effective-settings").json()
+    assert_conforms("api", "/profiles/{id}/effective-settings", "get", 200, effective)
+    assert effective["data"]["settings"]["temperature"] == 0.7
+    queue = b.get("/api/posts/queue").json()
+    assert str(profile.pk) in queue["data"]["nextSlots"]
+    assert_conforms("api", "/posts/queue", "get", 200, queue)

@@ -7,7 +7,9 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from apps.core import ids
 from apps.core.errors import ValidationFailed
 from apps.core.pagination import paginate_api
+from apps.core.schema import sort_enum
 from apps.core.views import ApiViewSet
+from apps.profiles.models import Platform
 from apps.profiles.selectors import profile_list
 
 from .. import monitoring, openapi, reports
@@ -57,9 +59,10 @@ class AnalyticsApiViewSet(ApiViewSet):
 
     @extend_schema(operation_id="api_analytics_content",
                    responses={200: {"type": "array", "items": openapi.CONTENT_METRICS_ROW}}, parameters=[
-        *[OpenApiParameter(n, str) for n in ("brandId", "profileId", "platform", "campaignId", "tagId", "startDate",
-                                             "endDate", "timezone")],
-        OpenApiParameter("sort", str, enum=openapi.sort_enum(reports.CONTENT_SORTS), default="publishedAt:desc")])
+        *[OpenApiParameter(n, str) for n in ("brandId", "profileId", "campaignId", "tagId", "startDate", "endDate",
+                                             "timezone")],
+        OpenApiParameter("platform", str, enum=Platform.values),
+        OpenApiParameter("sort", str, enum=sort_enum(reports.CONTENT_SORTS), default="publishedAt:desc")])
     def content(self, request):
         params = request.query_params
         raw_sort = params.get("sort") or "publishedAt:desc"
@@ -101,7 +104,8 @@ class MonitoringViewSet(ApiViewSet):
     scope = "analytics"
 
     @extend_schema(operation_id="api_monitoring_errors", responses={200: dict}, parameters=[
-        OpenApiParameter(n, str) for n in ("kind", "platform", "profileId", "startDate", "endDate")])
+        *[OpenApiParameter(n, str) for n in ("profileId", "startDate", "endDate")],
+        OpenApiParameter("kind", str, enum=list(monitoring.KINDS)), OpenApiParameter("platform", str, enum=Platform.values)])
     def errors(self, request):
         params = request.query_params
         kind = sel.parse_choice(params, "kind", monitoring.KINDS)

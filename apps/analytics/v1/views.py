@@ -5,7 +5,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from apps.core import ids
 from apps.core.errors import NotFound, ValidationFailed
 from apps.core.views import V1ViewSet
-from apps.profiles.models import normalize_platform
+from apps.profiles.models import Platform, normalize_platform
 from apps.profiles.selectors import profile_list
 
 from .. import openapi, selectors
@@ -30,8 +30,10 @@ class AnalyticsViewSet(V1ViewSet):
 
     @extend_schema(
         operation_id="v1_analytics_content",
-        parameters=[OpenApiParameter(n, str) for n in
-                    ("contentId", "startDate", "endDate", "platform", "metric", "groupBy", "timezone")],
+        parameters=[*[OpenApiParameter(n, str) for n in ("contentId", "startDate", "endDate", "timezone")],
+                    OpenApiParameter("platform", str, enum=Platform.values),
+                    OpenApiParameter("metric", str, enum=list(selectors.METRIC_PARAMS)),
+                    OpenApiParameter("groupBy", str, enum=list(selectors.GROUP_BY), default="day")],
         responses={200: dict},
     )
     def content(self, request):

@@ -77,6 +77,11 @@ class GenerationSettingsInput(StrictSerializer):
     default_platform_settings = FreeFormField(required=False)
 
 
+class GuidelinesOutput(serializers.Serializer):
+    do = serializers.ListField(child=serializers.CharField())
+    dont = serializers.ListField(child=serializers.CharField())
+
+
 class GenerationSettingsOutput(serializers.Serializer):
     system_prompt = serializers.CharField()
     caption_style = serializers.CharField()
@@ -85,10 +90,10 @@ class GenerationSettingsOutput(serializers.Serializer):
     themes = serializers.ListField(child=serializers.CharField())
     audience = serializers.CharField()
     hashtags = serializers.ListField(child=serializers.CharField())
-    guidelines = serializers.DictField()
+    guidelines = GuidelinesOutput()
     require_approval = serializers.BooleanField()
     auto_publish = serializers.BooleanField()
-    default_platform_settings = serializers.DictField()
+    default_platform_settings = serializers.DictField(help_text="Free-form, stored for the client as given")
 
 
 class ProfileIdsInput(StrictSerializer):

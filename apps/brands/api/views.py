@@ -37,6 +37,8 @@ class BrandViewSet(ApiViewSet):
     profile_search_fields = ("username", "display_name")
     media_sort_fields = {"createdAt": "created_at", "size": "size"}
     media_search_fields = ("original_filename",)
+    #: what the OpenAPI schema lists as each nested list's `sort` values
+    action_sort_fields = {"profiles": profile_sort_fields, "reference_images": media_sort_fields}
 
     def _brands(self):
         return selectors.brand_list(organization=self.actor.organization)

@@ -6,12 +6,19 @@ from rest_framework import serializers
 
 from apps.content.present_publications import PublicationOutput, publications_of
 from apps.content.present_publications import present as present_publication
-from apps.core.serializers import HexColorField, StrictSerializer, iso
+from apps.core.serializers import HexColorField, NamedChoiceField, StrictSerializer, iso
 
 from .. import states
 from ..models import RATIOS, GenerationMode, PostType
+from ..platform_rules import SUPPORTED_PLATFORMS
 from ..present import contents_by_platform, media_record, shown_media
-from ..v1.serializers import EditImageInput, PlatformContentInput, RejectInput  # noqa: F401  (the same inputs in both families)
+from ..v1.serializers import (  # noqa: F401  (the same inputs in both families)
+    EditImageInput,
+    MediaRecord,
+    PlatformContentInput,
+    PlatformContentOutput,
+    RejectInput,
+)
 
 MEDIA_CHOICES = ("image", "video", "carousel")  # carousel is refused by the service with a clear message
 
@@ -29,7 +36,7 @@ class _GenerationFields(StrictSerializer):
 
 class CreateInput(_GenerationFields):
     socialProfileId = serializers.CharField(max_length=64)
-    platform = serializers.CharField(required=False, max_length=30)
+    platform = NamedChoiceField(choices=SUPPORTED_PLATFORMS, required=False, max_length=30)
     prompt = serializers.CharField(max_length=5000)
 
 
@@ -61,7 +68,7 @@ class ScheduleInput(StrictSerializer):
     scheduledDate = serializers.DateField()
     task = serializers.CharField(max_length=5000)
     generationMode = serializers.ChoiceField(choices=GenerationMode.values, required=False, default=GenerationMode.PROMPT)
-    platform = serializers.CharField(required=False, max_length=30)
+    platform = NamedChoiceField(choices=SUPPORTED_PLATFORMS, required=False, max_length=30)
     postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
     media = serializers.ChoiceField(choices=MEDIA_CHOICES, required=False, default="image")
     dimensions = serializers.ChoiceField(choices=RATIOS, required=False)
@@ -81,7 +88,7 @@ class IdeasInput(StrictSerializer):
 
 class OptimizeInput(StrictSerializer):
     caption = serializers.CharField(max_length=70000, trim_whitespace=False)
-    platform = serializers.CharField(max_length=30)
+    platform = NamedChoiceField(choices=SUPPORTED_PLATFORMS, max_length=30)
     hashtags = serializers.ListField(child=serializers.CharField(max_length=150), required=False, max_length=100)
     postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
     mediaType = serializers.ChoiceField(choices=("image", "video"), required=False, default="image")
@@ -135,8 +142,8 @@ class ContentOutput(serializers.Serializer):
     brandId = serializers.UUIDField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(allow_null=True)
-    content = serializers.DictField()
-    mediaAssets = serializers.ListField(child=serializers.DictField())
+    content = serializers.DictField(child=PlatformContentOutput(), help_text="Per platform")
+    mediaAssets = MediaRecord(many=True)
     tagIds = serializers.ListField(child=serializers.UUIDField())
     campaignId = serializers.UUIDField(allow_null=True)
     batchId = serializers.UUIDField(allow_null=True)

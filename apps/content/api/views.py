@@ -12,10 +12,13 @@ from apps.core.views import ApiViewSet
 from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import SocialProfile
 
-from .. import permissions, selectors, services
+from .. import permissions, selectors, services, states
 from ..models import ContentSchedule
+from ..platform_rules import SUPPORTED_PLATFORMS
 from ..services import GenerationInput
 from . import serializers as s
+
+STATUS_HELP_B = "One status or several, comma-separated: " + ", ".join(dict.fromkeys(states.word_b(x) for x in states.STATUSES))
 
 
 class _ContentBase(ApiViewSet):
@@ -60,8 +63,10 @@ class ContentViewSet(_ContentBase):
 
     @extend_schema(
         responses=s.ContentOutput(many=True), operation_id="api_content_list",
-        parameters=[OpenApiParameter(n, str) for n in ("status", "platform", "profileId", "tagId", "campaignId", "q",
-                                                      "date_from", "date_to", "sort")],
+        parameters=[*[OpenApiParameter(n, str) for n in ("profileId", "tagId", "campaignId", "q", "date_from", "date_to",
+                                                        "sort")],
+                    OpenApiParameter("platform", str, enum=list(SUPPORTED_PLATFORMS)),
+                    OpenApiParameter("status", str, description=STATUS_HELP_B)],
     )
     def list(self, request):
         params = request.query_params

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.content.present_publications import PublicationOutput, publications_of
 from apps.content.present_publications import present as present_publication
 from apps.core import ids
-from apps.core.serializers import StrictSerializer, iso
+from apps.core.serializers import NamedChoiceField, StrictSerializer, iso
 
 from .. import states
 from ..models import RATIOS, PostType
+from ..platform_rules import SUPPORTED_PLATFORMS
 from ..present import contents_by_platform, media_record, shown_media
 
 LENGTHS = ("short", "medium", "long")
@@ -48,7 +50,7 @@ class MediaInput(StrictSerializer):
 
 class GenerateInput(StrictSerializer):
     prompt = serializers.CharField(max_length=5000)
-    platforms = serializers.ListField(child=serializers.CharField(max_length=30), min_length=1, max_length=10)
+    platforms = serializers.ListField(child=NamedChoiceField(choices=SUPPORTED_PLATFORMS, max_length=30), min_length=1, max_length=10)
     settings = SettingsInput(required=False)
     media = MediaInput(required=False)
 
@@ -81,8 +83,22 @@ class EditImageInput(StrictSerializer):
     prompt = serializers.CharField(max_length=2000)
 
 
+class BatchOperation(serializers.Serializer):
+    """One operation of `POST /v1/content/batch` (the schema's shape: each operation is checked
+    on its own, so a malformed one is an error in its result, not a 400 for the batch)."""
+
+    method = serializers.ChoiceField(choices=("update", "delete"))
+    id = serializers.CharField(help_text="The content id")
+    data = UpdateInput(required=False, help_text="For `update`: the body of PUT /v1/content/{id}")
+
+
+@extend_schema_field(BatchOperation)
+class BatchOperationField(serializers.DictField):
+    pass
+
+
 class BatchInput(StrictSerializer):
-    operations = serializers.ListField(child=serializers.DictField(), min_length=1, max_length=100)
+    operations = serializers.ListField(child=BatchOperationField(), min_length=1, max_length=100)
 
 
 class MediaRecord(serializers.Serializer):
@@ -94,6 +110,31 @@ class MediaRecord(serializers.Serializer):
     duration = serializers.FloatField(required=False)
 
 
+class PlatformContentOutput(serializers.Serializer):
+    """One platform's variant (`present.platform_content`): the optional fields appear where the
+    platform has them for this format, or when they hold a value."""
+
+    caption = serializers.CharField()
+    hashtags = serializers.ListField(child=serializers.CharField())
+    firstComment = serializers.CharField(required=False)
+    altText = serializers.CharField(required=False)
+    title = serializers.CharField(required=False)
+    sounds = serializers.ListField(child=serializers.CharField(), required=False)
+    adaptations = serializers.ListField(child=serializers.CharField(), help_text="What was changed for the platform")
+
+
+class ContentAnalyticsOutput(serializers.Serializer):
+    """The newest metrics summed over the content's posts (`analytics.selectors.latest_for_content`)."""
+
+    views = serializers.IntegerField()
+    likes = serializers.IntegerField()
+    comments = serializers.IntegerField()
+    shares = serializers.IntegerField()
+    metricsUpdatedAt = serializers.DateTimeField(allow_null=True)
+    engagementRate = serializers.FloatField(allow_null=True)
+    engagementRateBasis = serializers.CharField(allow_null=True)
+
+
 class ContentOutput(serializers.Serializer):
     """The content item (declared for the schema and `fields=`; `present` renders it)."""
 
@@ -103,9 +144,9 @@ class ContentOutput(serializers.Serializer):
     createdAt = serializers.DateTimeField()
     scheduledFor = serializers.DateTimeField(required=False)
     publishedAt = serializers.DateTimeField(required=False)
-    content = serializers.DictField()
+    content = serializers.DictField(child=PlatformContentOutput(), help_text="Per platform")
     media = MediaRecord(many=True)
-    analytics = serializers.DictField(required=False)
+    analytics = ContentAnalyticsOutput(required=False)
     brandId = serializers.CharField()
     prompt = serializers.CharField()
     postType = serializers.CharField()
@@ -117,12 +158,17 @@ class ContentOutput(serializers.Serializer):
     allowedActions = serializers.ListField(child=serializers.CharField())
 
 
+class BatchError(serializers.Serializer):
+    code = serializers.CharField(help_text="The error code a single request would have answered")
+    message = serializers.CharField()
+
+
 class BatchResult(serializers.Serializer):
     #: echoed from the operation; null when the operation sent none (or not a string)
     id = serializers.CharField(allow_null=True)
     method = serializers.CharField(allow_null=True)
     status = serializers.ChoiceField(choices=("ok", "error"))
-    error = serializers.DictField(required=False)
+    error = BatchError(required=False)
     details = serializers.DictField(required=False)
 
 

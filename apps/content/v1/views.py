@@ -9,11 +9,13 @@ from apps.core.errors import ValidationFailed
 from apps.core.filters import parse_datetime_param
 from apps.core.views import V1ViewSet
 
-from .. import permissions, selectors, services
+from .. import permissions, selectors, services, states
+from ..platform_rules import SUPPORTED_PLATFORMS
 from ..services import GenerationInput
 from . import serializers as s
 
 MAX_WAIT_SECONDS = 60
+STATUS_HELP_A = "One status or several, comma-separated: " + ", ".join(dict.fromkeys(states.word_a(x) for x in states.STATUSES))
 
 
 class ContentViewSet(V1ViewSet):
@@ -82,9 +84,11 @@ class ContentViewSet(V1ViewSet):
 
     @extend_schema(
         responses=s.ContentOutput(many=True), operation_id="v1_content_list",
-        parameters=[OpenApiParameter(n, str) for n in ("status", "platform", "profileId", "startDate", "endDate", "sortBy",
-                                                      "sortOrder", "cursor", "fields")]
-                   + [OpenApiParameter("page", int), OpenApiParameter("limit", int)],
+        parameters=[OpenApiParameter(n, str) for n in ("profileId", "startDate", "endDate", "sortBy", "sortOrder", "cursor",
+                                                      "fields")]
+                   + [OpenApiParameter("page", int), OpenApiParameter("limit", int),
+                      OpenApiParameter("platform", str, enum=list(SUPPORTED_PLATFORMS)),
+                      OpenApiParameter("status", str, description=STATUS_HELP_A)],
     )
     def list(self, request):
         params = request.query_params

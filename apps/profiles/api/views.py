@@ -1,25 +1,43 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers as drf_serializers
 from rest_framework.decorators import action
 
 from apps.brands.models import Brand
-from apps.brands.services import effective_settings
+from apps.brands.services import SETTINGS_DEFAULTS, effective_settings
 from apps.core import ids
 from apps.core.errors import ValidationFailed
 from apps.core.serializers import iso
 from apps.core.views import ApiViewSet
 
 from .. import permissions, selectors, services
-from ..models import normalize_platform
+from ..models import Platform, normalize_platform
 from . import serializers as s
+
+_JSON_TYPES = {bool: "boolean", str: "string", int: "number", float: "number", list: "array", dict: "object"}
+
+
+def _effective_settings_schema() -> dict:
+    """Every key of the system layer (always present after the merge), typed from its default."""
+    properties = {}
+    for key, default in SETTINGS_DEFAULTS.items():
+        kind = _JSON_TYPES[type(default)]
+        properties[key] = {"type": kind, **({"items": {"type": "string"}} if kind == "array" else {}),
+                           **({"additionalProperties": True} if kind == "object" else {})}
+    return {"type": "object", "properties": properties, "required": list(SETTINGS_DEFAULTS), "additionalProperties": True}
+
+
+@extend_schema_field(_effective_settings_schema())
+class EffectiveSettingsField(drf_serializers.DictField):
+    pass
 
 
 class EffectiveSettingsOutput(drf_serializers.Serializer):
     profileId = drf_serializers.UUIDField()
     brandId = drf_serializers.UUIDField()
-    settings = drf_serializers.DictField()
+    settings = EffectiveSettingsField(help_text="system < brand < profile, merged")
     sources = drf_serializers.DictField(child=drf_serializers.CharField())
 
 
@@ -55,7 +73,9 @@ class ProfileViewSet(ApiViewSet):
     def _profile(self, pk):
         return self.lookup(self._profiles(), pk)
 
-    @extend_schema(responses=s.ProfileOutput(many=True), operation_id="api_profiles_list")
+    @extend_schema(responses=s.ProfileOutput(many=True), operation_id="api_profiles_list", parameters=[
+        OpenApiParameter("platform", str, enum=Platform.values), OpenApiParameter("brandId", OpenApiTypes.UUID),
+        OpenApiParameter("connected", str, enum=["true", "false"])])
     def list(self, request):
         return self.respond_list(self._profiles(), s.present)
 

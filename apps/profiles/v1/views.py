@@ -8,7 +8,7 @@ from apps.publishing.oauth_backends import features_allowed
 
 from .. import permissions, selectors, services
 from ..api.serializers import pages_of
-from ..models import normalize_platform
+from ..models import Platform, normalize_platform
 from . import serializers as s
 
 
@@ -30,7 +30,7 @@ class ProfileViewSet(V1ViewSet):
 
     @extend_schema(
         responses=s.ProfileOutput(many=True), operation_id="v1_profiles_list",
-        parameters=[OpenApiParameter("platform", str), OpenApiParameter("page", int), OpenApiParameter("limit", int)],
+        parameters=[OpenApiParameter("platform", str, enum=Platform.values), OpenApiParameter("page", int), OpenApiParameter("limit", int)],
     )
     def list(self, request):
         return self.respond_list(self._profiles(), s.present)

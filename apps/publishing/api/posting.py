@@ -47,7 +47,8 @@ class PublishInput(StrictSerializer):
 
 class QueueOutput(serializers.Serializer):
     publications = PublicationOutput(many=True)
-    nextSlots = serializers.DictField()
+    nextSlots = serializers.DictField(child=serializers.DateTimeField(allow_null=True),
+                                      help_text="Each connected profile's id: its next free posting slot (null: none)")
 
 
 class PostsViewSet(ApiViewSet):

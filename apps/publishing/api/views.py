@@ -37,6 +37,7 @@ class PlatformOutput(serializers.Serializer):
 
 class OAuthViewSet(ApiViewSet):
     policy = PROFILES
+    unpaged_actions = ("platforms",)  # every supported platform in one answer
 
     @extend_schema(responses=PlatformOutput(many=True), operation_id="api_oauth_platforms")
     def platforms(self, request):

@@ -24,9 +24,14 @@ class ScheduleOptions(StrictSerializer):
                                   "false for uploaded")
 
 
+PROFILES_HELP = ("The profiles to post to (at least one). Leave it out only with `options.crossPost: true`, which "
+                 "posts to every connected profile of the content's brand on its platforms.")
+
+
 class ScheduleInput(StrictSerializer):
     scheduledFor = serializers.CharField(max_length=64)
-    profiles = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=50)
+    profiles = serializers.ListField(child=serializers.CharField(max_length=64), required=False, min_length=1, max_length=50,
+                                     help_text=PROFILES_HELP)
     options = ScheduleOptions(required=False)
 
 
@@ -39,7 +44,8 @@ class PublishOptions(StrictSerializer):
 
 
 class PublishInput(StrictSerializer):
-    profiles = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=50)
+    profiles = serializers.ListField(child=serializers.CharField(max_length=64), required=False, min_length=1, max_length=50,
+                                     help_text=PROFILES_HELP)
     options = PublishOptions(required=False)
 
 

@@ -6,8 +6,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 
 from apps.core import ids
-from apps.core.serializers import StrictSerializer
+from apps.core.serializers import NamedChoiceField, StrictSerializer
 from apps.core.views import V1ViewSet
+from apps.profiles.models import Platform
 from apps.profiles.permissions import PROFILES
 
 from .. import oauth
@@ -16,7 +17,7 @@ from ..selectors import brand_for_connect
 
 
 class ConnectInput(StrictSerializer):
-    platform = serializers.CharField(max_length=40)
+    platform = NamedChoiceField(choices=Platform.values, max_length=40)
     redirectUri = serializers.CharField(max_length=2000)
     brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
     pageId = serializers.CharField(required=False, allow_blank=True, max_length=40, help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)")
