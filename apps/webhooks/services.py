@@ -475,6 +475,27 @@ def _send(delivery, sender: Sender, *, claim_next: bool):
     return _record(delivery, endpoint, started, latency_ms, outcome, ok, claim_next=claim_next)
 
 
+def endpoint_back_off_seconds(failing_for: datetime.timedelta, retry_after: float | None) -> float:
+    """How long an unreachable endpoint's other deliveries wait: its Retry-After, else a tenth
+    of how long it has been failing, between 5 s and 10 min."""
+    if retry_after is not None:
+        return min(max(retry_after, 1.0), 24 * 3600.0)
+    return min(max(failing_for.total_seconds() / 10, 5.0), 600.0)
+
+
+def _endpoint_back_off(endpoint_id, delivery_id, now, failing_since, retry_after) -> int:
+    """The endpoint did not answer (timeout, refused, TLS) or asked to slow down (429/503):
+    that is the endpoint, not this message, so its other due deliveries wait too instead of
+    each holding a worker for the timeout. They keep their own retry counts; the first one
+    due afterwards probes the endpoint. An HTTP error answer (4xx/5xx) defers nothing: it may
+    be this message alone."""
+    until = now + datetime.timedelta(seconds=endpoint_back_off_seconds(now - failing_since, retry_after))
+    return (WebhookDelivery.objects.filter(endpoint_id=endpoint_id, status=DeliveryStatus.PENDING,
+                                           next_attempt_at__lt=until)
+            .filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now)).exclude(pk=delivery_id)
+            .update(next_attempt_at=until))
+
+
 def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next: bool = False):
     """Record the attempt; on success and when asked, lease the endpoint's next due delivery
     in the same transaction (one lease given back, one taken: the endpoint's bound holds)."""
@@ -510,6 +531,8 @@ def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next:
                 fields.update(status=DeliveryStatus.FAILED, next_attempt_at=None)
             else:
                 fields.update(next_attempt_at=now + datetime.timedelta(seconds=delay))
+            if not disable_reason and (outcome.status_code is None or outcome.status_code in (429, 503)):
+                _endpoint_back_off(endpoint.pk, delivery.pk, now, failing_since, outcome.retry_after)
         # guarded by our lease: a sweep that re-leased an expired claim owns the row now
         WebhookDelivery.objects.filter(pk=delivery.pk, leased_until=delivery.leased_until).update(**fields)
         if ok and claim_next:

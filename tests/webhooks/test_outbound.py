@@ -3,6 +3,7 @@ Webhooks signatures checked by the `standardwebhooks` package, retries, the log,
 
 from __future__ import annotations
 
+import datetime
 import json
 import uuid
 
@@ -387,3 +388,36 @@ def test_rendering_a_dispatch_costs_the_same_queries_for_2_or_6_contents(owner, 
         return len(ctx.captured_queries)
 
     assert queries(2) == queries(6) == 6  # endpoints, contents, variants, media, publications, the insert
+
+
+def test_an_unreachable_endpoint_holds_its_backlog_back_instead_of_a_worker_per_delivery(owner, receiver, clock):
+    """A timeout, a refused connection or 429/503 is the endpoint's state, not one message's:
+    its other due deliveries wait (Retry-After, else a tenth of how long it has been failing,
+    5 s to 10 min) and keep their own retry counts; an HTTP error answer defers nothing."""
+    from tests.publishing.harness import free_port
+
+    endpoint = services.webhook_create(organization=owner.org, url=f"http://127.0.0.1:{free_port()}/down", events=["*"])
+    first, *others = [services.webhook_test(endpoint=endpoint) for _ in range(4)]
+    start = clock.now
+    attempt = services.delivery_attempt(delivery_id=first.pk)
+    assert attempt.status_code is None and attempt.error  # connection refused
+    waiting = WebhookDelivery.objects.filter(pk__in=[d.pk for d in others])
+    assert {d.next_attempt_at for d in waiting} == {start + datetime.timedelta(seconds=5)}
+    assert {d.attempt_count for d in waiting} == {0}
+    assert services.deliveries_sweep() == 0  # nothing due: no worker is spent on them
+    clock.advance(3600)  # failing for an hour: the next failure holds them back 6 minutes
+    services.delivery_attempt(delivery_id=others[0].pk)
+    assert {d.next_attempt_at for d in waiting.exclude(pk=others[0].pk)} == {clock.now + datetime.timedelta(seconds=360)}
+
+    # 503 with Retry-After: the endpoint says when; a 500 answer defers no other delivery
+    live = services.webhook_create(organization=owner.org, url=receiver.url, events=["*"])
+    a, b, c = (services.webhook_test(endpoint=live) for _ in range(3))
+    receiver.answer(503, {"Retry-After": "120"})
+    services.delivery_attempt(delivery_id=a.pk)
+    b.refresh_from_db()
+    assert b.next_attempt_at == clock.now + datetime.timedelta(seconds=120)
+    WebhookDelivery.objects.filter(pk=b.pk).update(next_attempt_at=clock.now)
+    receiver.answer(500)
+    services.delivery_attempt(delivery_id=b.pk)
+    c.refresh_from_db()
+    assert c.next_attempt_at == clock.now + datetime.timedelta(seconds=120)  # unchanged by the 500
