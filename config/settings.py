@@ -323,7 +323,7 @@ IDEMPOTENCY_LEASE_SECONDS = env.int("IDEMPOTENCY_LEASE_SECONDS", default=60)
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "apps.core.schema.PostforgeAutoSchema",
-    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_AUTHENTICATION_CLASSES": [],  # per family, below
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_RENDERER_CLASSES": ["apps.core.renderers.FastJSONRenderer"],
@@ -331,6 +331,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["apps.core.parsers.SafeJSONParser"],
     "EXCEPTION_HANDLER": "apps.core.exceptions.v1_exception_handler",
 }
+#: authentication of each API family (apps.core.views' bases): keys in /v1, keys or IdP JWTs in /api
+V1_AUTHENTICATION_CLASSES = ["apps.accounts.auth.ApiKeyAuthentication"]
+API_AUTHENTICATION_CLASSES = ["apps.accounts.auth.ApiKeyOrJWTAuthentication"]
 SPECTACULAR_SETTINGS = {
     "TITLE": "Postforge API",
     "DESCRIPTION": "AI-generated social media content: generate, review, schedule, publish.",

@@ -14,9 +14,9 @@ import pytest
 from PIL import Image
 from rest_framework.test import APIClient
 
+from apps.accounts.auth import dev_token_issue
 from apps.accounts.services import api_key_create, organization_get_or_create
 from apps.core import ratelimit
-from apps.core.auth import dev_token_issue
 
 
 @pytest.fixture(autouse=True)

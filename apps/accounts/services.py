@@ -12,7 +12,7 @@ from django.utils import timezone
 from apps.core.errors import ValidationFailed
 
 from .models import SCOPES, ApiKey, Membership, Organization, Role
-from .signals import organization_provisioned
+from .signals import credential_revoked, organization_provisioned
 
 
 @dataclass(frozen=True)
@@ -76,20 +76,8 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     if api_key.revoked_at is None:
         api_key.revoke()
         credential_id = f"key:{api_key.pk}"
-        transaction.on_commit(lambda: _close_sockets_of(credential_id))
+        transaction.on_commit(lambda: credential_revoked.send(sender=ApiKey, credential_id=credential_id))
     return api_key
-
-
-def _close_sockets_of(credential_id: str) -> None:
-    import logging
-
-    from apps.events.connections import credential_group
-    from apps.events.realtime import group_send_many
-
-    try:
-        group_send_many([(credential_group(credential_id), {"type": "credential.revoked"})])
-    except Exception:  # the channel layer is down: no socket can receive events either
-        logging.getLogger(__name__).warning("Could not notify the websockets of revoked %s", credential_id)
 
 
 def user_sync_from_identity(*, organization: Organization, subject: str, email: str = "", role: str) -> object:

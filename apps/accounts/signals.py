@@ -7,3 +7,7 @@ created or fetched to be used (`organization=`); apps.brands answers with the de
 from django.dispatch import Signal
 
 organization_provisioned = Signal()
+
+#: sent after the commit that revoked a credential (`credential_id=`, "key:<uuid>");
+#: apps.events closes that credential's websockets
+credential_revoked = Signal()

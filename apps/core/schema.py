@@ -30,7 +30,7 @@ class PostforgeAutoSchema(AutoSchema):
 
 
 class BearerScheme(OpenApiAuthenticationExtension):
-    target_class = "apps.core.auth.ApiKeyAuthentication"
+    target_class = "apps.accounts.auth.ApiKeyAuthentication"
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema):
@@ -38,7 +38,7 @@ class BearerScheme(OpenApiAuthenticationExtension):
 
 
 class BearerOrJWTScheme(OpenApiAuthenticationExtension):
-    target_class = "apps.core.auth.ApiKeyOrJWTAuthentication"
+    target_class = "apps.accounts.auth.ApiKeyOrJWTAuthentication"
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema):

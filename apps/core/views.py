@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.module_loading import import_string
 from rest_framework import viewsets
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 
 from . import idempotency, ids, ratelimit
-from .auth import ApiKeyAuthentication, ApiKeyOrJWTAuthentication
 from .errors import AuthenticationFailed, NotFound, RateLimited, ValidationFailed
 from .exceptions import Replay, api_exception_handler, v1_exception_handler
 from .pagination import paginate_api, paginate_v1
@@ -93,22 +93,19 @@ class _FamilyViewSet(viewsets.ViewSet):
         )
 
     def _rate_limit(self, request, actor) -> None:
-        from apps.accounts.plans import plan_of, plan_rate_limit
-
-        org = getattr(actor, "organization", None)
         bucket = "default"
-        decision = ratelimit.hit(actor.credential_id, bucket, limit=plan_rate_limit(org, bucket))
+        decision = ratelimit.hit(actor.credential_id, bucket, limit=actor.rate_limit(bucket))
         request._rate_decision = decision
         if decision.allowed:
             bucket = self.action_buckets.get(self.action or "") or "default"
             if bucket != "default":
-                extra = ratelimit.hit(actor.credential_id, bucket, limit=plan_rate_limit(org, bucket))
+                extra = ratelimit.hit(actor.credential_id, bucket, limit=actor.rate_limit(bucket))
                 if not extra.allowed or extra.remaining < decision.remaining:
                     request._rate_decision = extra
                 decision = extra
         if not decision.allowed:
             kind = {"default": "requests", "generation": "generations", "batch": "batches"}.get(bucket, "requests")
-            plan = plan_of(org) if plan_rate_limit(org, bucket) is not None else ""
+            plan = actor.plan_name() if actor.rate_limit(bucket) is not None else ""
             raise RateLimited(
                 f"Rate limit exceeded: {decision.limit} {kind} per minute" + (f" on the {plan} plan." if plan else "."),
                 {"limit": decision.limit, "retryAfter": decision.retry_after, **({"plan": plan} if plan else {})},
@@ -289,7 +286,8 @@ class V1ViewSet(_FamilyViewSet):
     """Family A: API keys, bare resources, ``{error: {code, message, details}, requestId}``."""
 
     family = "v1"
-    authentication_classes = [ApiKeyAuthentication]
+    #: the identity app's classes, named in settings (core imports no app)
+    authentication_classes = [import_string(path) for path in settings.V1_AUTHENTICATION_CLASSES]
 
     def get_exception_handler(self):
         return v1_exception_handler
@@ -349,7 +347,7 @@ class ApiViewSet(_FamilyViewSet):
     """Family B: identity-provider tokens (and API keys), ``{data: ...}`` envelopes."""
 
     family = "api"
-    authentication_classes = [ApiKeyOrJWTAuthentication]
+    authentication_classes = [import_string(path) for path in settings.API_AUTHENTICATION_CLASSES]
     #: model fields searched by `q`/`search`
     search_fields: tuple[str, ...] = ()
     #: model date field filtered by `date_from`/`date_to`

@@ -12,12 +12,15 @@ process-local table under a lock.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 
 from django.conf import settings
 
 from apps.core import redisconn
+
+logger = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 60
 STALE_SECONDS = 180
@@ -117,3 +120,14 @@ def unregister(*, credential_id: str, organization_id, channel_name: str) -> Non
 def reset_local() -> None:
     with _lock:
         _local.clear()
+
+
+def close_sockets_of(sender: object = None, *, credential_id: str, **kwargs: object) -> None:
+    """A credential was revoked (apps.accounts.signals.credential_revoked): its open sockets
+    close (each consumer in the group answers `credential.revoked`)."""
+    from .realtime import group_send_many
+
+    try:
+        group_send_many([(credential_group(credential_id), {"type": "credential.revoked"})])
+    except Exception:  # the channel layer is down: no socket can receive events either
+        logger.warning("Could not notify the websockets of revoked %s", credential_id)

@@ -40,7 +40,7 @@ CLOSE_TOO_MANY = 4429
 
 @database_sync_to_async
 def _authenticate(token: str):
-    from apps.core.auth import authenticate_token
+    from apps.accounts.auth import authenticate_token
 
     return authenticate_token(token, allow_jwt=True)
 

@@ -11,9 +11,9 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from apps.accounts import auth
 from apps.accounts.models import ApiKey, Organization
 from apps.accounts.services import api_key_create
-from apps.core import auth
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ import websockets
 from asgiref.sync import sync_to_async
 from django.db import transaction
 
+from apps.accounts.auth import dev_token_issue
 from apps.accounts.services import api_key_create, organization_get_or_create
-from apps.core.auth import dev_token_issue
 from apps.events.services import event_record
 from tests.live import asgi_server
 

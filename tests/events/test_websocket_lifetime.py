@@ -15,8 +15,8 @@ import pytest
 import websockets
 from asgiref.sync import sync_to_async
 
+from apps.accounts.auth import dev_token_issue
 from apps.accounts.services import api_key_create, api_key_revoke, organization_get_or_create
-from apps.core.auth import dev_token_issue
 from tests.live import asgi_server
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]

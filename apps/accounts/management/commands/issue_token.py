@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand
 
+from apps.accounts.auth import dev_token_issue
 from apps.accounts.models import Role
 from apps.accounts.services import organization_get_or_create
-from apps.core.auth import dev_token_issue
 
 
 class Command(BaseCommand):

@@ -19,9 +19,9 @@ from django.conf import settings
 from django.db.models import Q
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
-from apps.accounts.models import ROLE_RANK, SCOPES, ApiKey, Organization, Role
+from apps.core.errors import AuthenticationFailed, PermissionDenied
 
-from .errors import AuthenticationFailed, PermissionDenied
+from .models import ROLE_RANK, SCOPES, ApiKey, Organization, Role
 
 
 @dataclass
@@ -52,6 +52,18 @@ class Actor:
                 f"This credential lacks the '{scope}' scope.", {"requiredScope": scope}
             )
 
+    # the family bases (apps.core.views) ask the actor, so core reads no plan itself
+    def rate_limit(self, bucket: str) -> int | None:
+        """Requests per minute the organization's plan allows in `bucket` (None: the default)."""
+        from .plans import plan_rate_limit
+
+        return plan_rate_limit(self.organization, bucket)
+
+    def plan_name(self) -> str:
+        from .plans import plan_of
+
+        return plan_of(self.organization)
+
 
 def _bearer(request) -> str | None:
     header = get_authorization_header(request).decode("latin-1", errors="replace").strip()
@@ -64,7 +76,7 @@ def _bearer(request) -> str | None:
 
 
 def actor_from_api_key(secret: str) -> Actor:
-    from apps.accounts.services import api_key_touch
+    from .services import api_key_touch
 
     if not secret.startswith(ApiKey.PREFIX):
         raise AuthenticationFailed("Invalid API key.")
@@ -182,17 +194,17 @@ def _check_lifetime(claims: dict) -> None:
 
 
 def actor_from_jwt(token: str) -> Actor:
-    from apps.accounts.services import organization_get_or_create, user_sync_from_identity
+    from .services import organization_get_or_create, user_sync_from_identity
 
     claims = _decode(token)
     _check_lifetime(claims)
     org_ref = claims.get(settings.OIDC_ORG_CLAIM)
     if not org_ref or not isinstance(org_ref, str):
         raise AuthenticationFailed(f"Token has no '{settings.OIDC_ORG_CLAIM}' claim.")
-    from apps.accounts.services import role_from_claim
+    from .services import role_from_claim
 
     role = role_from_claim(claims.get(settings.OIDC_ROLE_CLAIM))
-    from .ids import parse
+    from apps.core.ids import parse
 
     pk = parse(org_ref, "organization")  # the claim may hold our id or the provider's
     found = list(Organization.objects.filter(Q(external_id=org_ref) | Q(pk=pk) if pk else Q(external_id=org_ref))[:2])
