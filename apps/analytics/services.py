@@ -187,6 +187,10 @@ def collect_publication(publication: Publication, now=None, *, token: uuid.UUID 
     if spec.window is not None and age > spec.window:
         reason = f"{publication.profile.platform} reports analytics only for the last {spec.window.days} days"
         unavailable = {m: reason for m in set(spec.metrics.values())}
+    elif spec.resolve_id_first and not _resolve_post_id(publication):
+        reason = (f"{publication.profile.platform} has not given this post a public video id yet (a private post, "
+                  "or one still in moderation); its metrics are read by that id")
+        unavailable = {m: reason for m in set(spec.metrics.values())}
     else:
         try:
             m = client_for(publication.profile).fetch_metrics(publication.external_id)
@@ -217,6 +221,29 @@ def collect_publication(publication: Publication, now=None, *, token: uuid.UUID 
             published_at=publication.published_at, unavailable=unavailable, latest=True,
             **{k: v for k, v in values.items() if k in POST_METRICS},
         )
+
+
+def _resolve_post_id(publication: Publication) -> bool:
+    """TikTok: a post recorded under its publish id gets its public video id first (recorded
+    on the publication by the publishing service). False while there is none yet."""
+    from apps.publishing.platforms.base import PlatformError
+    from apps.publishing.services import client_for, publication_platform_report
+
+    client = client_for(publication.profile)
+    if not hasattr(client, "resolve_post_id") or not client.is_publish_id(publication.external_id):
+        return True
+    try:
+        post_id = client.resolve_post_id(publication.external_id)
+    except PlatformError as exc:
+        if exc.retryable:
+            raise Backoff(exc.retry_after or settings.ANALYTICS_BACKOFF_SECONDS) from exc
+        return False
+    if not post_id:
+        return False
+    publication_platform_report(platform=publication.profile.platform, account_id=publication.profile.external_id,
+                                publish_id=publication.external_id, post_id=post_id)
+    publication.external_id = post_id
+    return True
 
 
 def collect_profile(profile: SocialProfile, now=None, *, token: uuid.UUID | None = None) -> ProfileSnapshot:

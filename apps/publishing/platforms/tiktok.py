@@ -9,6 +9,7 @@ poll ``status/fetch``. TikTok answers ``{data, error: {code, message, log_id}}``
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import requests
@@ -337,6 +338,17 @@ class TikTokClient(PlatformClient):
             if self.same_text(text, req.caption):
                 return PublishResult(external_id=str(video["id"]), url=video.get("share_url", ""), raw=video)
         return None
+
+    @staticmethod
+    def is_publish_id(external_id: str) -> bool:
+        """A publish id (``v_pub_file~…``, ``v_pub_url~…``, ``p_pub_url~…``), not a video id."""
+        return bool(re.match(r"^[a-z]_pub_", external_id or ""))
+
+    def resolve_post_id(self, publish_id: str) -> str | None:
+        """The public video id TikTok gave the post published under ``publish_id`` (metrics
+        are read by video id), or None while it has none (private, or still in moderation)."""
+        ids = self._post_ids(self._status(publish_id))
+        return str(ids[0]) if ids else None
 
     def fetch_metrics(self, external_id: str) -> Metrics:
         data = self.post_json(
