@@ -568,8 +568,20 @@ def deliveries_sweep(*, limit: int = 500, grace_seconds: float = 2.0) -> int:
 
 
 def logs_prune(*, days: int | None = None) -> int:
-    """Delete finished deliveries (and their attempts) older than WEBHOOK_LOG_DAYS."""
+    """Delete finished deliveries (and their attempts) older than WEBHOOK_LOG_DAYS; return how many."""
     cutoff = clock() - datetime.timedelta(days=days if days is not None else settings.WEBHOOK_LOG_DAYS)
     deleted, _ = (WebhookDelivery.objects.filter(created_at__lt=cutoff)
                   .exclude(status=DeliveryStatus.PENDING).delete())
+    return deleted
+
+
+def inbound_prune(*, days: int | None = None) -> int:
+    """Delete applied inbound webhooks older than WEBHOOK_LOG_DAYS (their providers' timestamp
+    tolerance refuses a replay long before), except Meta's data deletion requests, whose
+    status page stays answerable."""
+    from .models import InboundWebhook
+
+    cutoff = clock() - datetime.timedelta(days=days if days is not None else settings.WEBHOOK_LOG_DAYS)
+    deleted, _ = (InboundWebhook.objects.filter(received_at__lt=cutoff, processed_at__isnull=False)
+                  .exclude(provider="meta", event_id__startswith="deletion:").delete())
     return deleted

@@ -23,7 +23,7 @@ def sweep_deliveries() -> int:
 
 @shared_task(queue="default", ignore_result=True)
 def prune_logs() -> int:
-    return services.logs_prune()
+    return services.logs_prune() + services.inbound_prune()
 
 
 @shared_task(queue="default", ignore_result=True, autoretry_for=(Exception,), retry_backoff=2, max_retries=5)

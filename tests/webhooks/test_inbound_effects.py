@@ -365,3 +365,18 @@ def test_tiktok_authorization_removed_emits_profile_disconnected(owner, django_c
 def test_organization_get_or_create_is_still_the_jwt_path(db):
     org = organization_get_or_create(name="Plain", external_id="org_plain")
     assert org.plan == "" and org.billing_customer_id is None
+
+
+@pytest.mark.django_db
+def test_applied_inbound_records_are_pruned_after_the_log_days_but_meta_deletions_stay():
+    from apps.webhooks.services import inbound_prune
+
+    old = timezone.now() - datetime.timedelta(days=31)
+    for provider, event_id, processed in (("clerk", "msg_old", True), ("clerk", "msg_pending", False),
+                                          ("meta", "deletion:abc", True), ("tiktok", "tt_new", True)):
+        record = InboundWebhook.objects.create(provider=provider, event_id=event_id, payload={},
+                                               processed_at=timezone.now() if processed else None)
+        if event_id != "tt_new":
+            InboundWebhook.objects.filter(pk=record.pk).update(received_at=old)
+    assert inbound_prune() == 1
+    assert set(InboundWebhook.objects.values_list("event_id", flat=True)) == {"msg_pending", "deletion:abc", "tt_new"}
