@@ -12,8 +12,11 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Organization)
 class OrganizationAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "external_id", "created_at"]
-    search_fields = ["name", "slug", "external_id"]
+    list_display = ["name", "slug", "external_id", "plan", "billing_status", "created_at"]
+    list_filter = ["plan"]
+    search_fields = ["name", "slug", "external_id", "billing_customer_id"]
+    # set by the billing webhook (customer.subscription.*); editing the plan here is an override
+    readonly_fields = ["billing_customer_id", "billing_subscription_id", "billing_status", "plan_changed_at"]
     inlines = [MembershipInline]
     actions = ["issue_admin_key"]
 

@@ -93,3 +93,18 @@ def test_endpoints_deliveries_attempts_redeliver_and_inbound(admin_page, live_se
     page.goto(f"{live_server.url}/admin/webhooks/inboundwebhook/?processed_at__isempty=1")
     expect(page.locator("#result_list tbody tr")).to_have_count(1)
     expect(page.locator("#result_list")).to_contain_text("tt_1")
+
+
+def test_organizations_show_the_plan_billing_set(admin_page, live_server):
+    org = organization_get_or_create(name="Billed Co")
+    from apps.accounts.models import Organization
+
+    Organization.objects.filter(pk=org.pk).update(plan="pro", billing_status="active", billing_customer_id="cus_42")
+    admin_page.goto(f"{live_server.url}/admin/accounts/organization/?plan=pro")
+    row = admin_page.locator("#result_list tbody tr")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("Billed Co")
+    expect(row).to_contain_text("active")
+    admin_page.goto(f"{live_server.url}/admin/accounts/organization/{org.pk}/change/")
+    expect(admin_page.locator(".field-billing_customer_id")).to_contain_text("cus_42")  # read only
+    assert admin_page.locator("input[name=billing_customer_id]").count() == 0
