@@ -56,6 +56,8 @@ class FakeRequest:
     files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     route: str = ""
     created: bool = False
+    #: the scopes of the token the call carried (None: every scope)
+    scopes: frozenset[str] | None = None
 
     @property
     def params(self) -> dict[str, str]:
@@ -379,6 +381,7 @@ class FakePlatform(ABC):
             grant = self.grants.get(token) or Grant()
         if grant.expires_at is not None and now >= grant.expires_at:
             return self.error_reply("token_expired")
+        req.scopes = grant.scopes
         needed = self.route_scopes.get(req.route)
         if needed and grant.scopes is not None and not grant.scopes & set(needed):
             return self.error_reply("scope_missing", scope=needed[0])
@@ -513,6 +516,9 @@ class GraphFake(FakePlatform):
         if kind == "bad_request":
             return graph(400, options.get("message", self.permanent_error_message), "OAuthException", 100)
         if kind == "scope_missing":
+            if self.platform == "facebook":  # Pages answer a missing permission with (#200)
+                return graph(403, f"(#200) Requires {options.get('scope')} permission to manage the object",
+                             "OAuthException", 200)
             return graph(403, f"(#10) Application does not have permission for this action: {options.get('scope')}",
                          "OAuthException", 10)
         return graph(
@@ -708,6 +714,14 @@ class ThreadsFake(GraphFake):
     platform = "threads"
     prefix = "/v1.0"
     permanent_error_message = "Param text must be at most 500 characters long."
+    # https://developers.facebook.com/documentation/threads/get-started: threads_content_publish
+    # to publish, threads_manage_insights for insights (replies: see ``create_container``)
+    route_scopes = {
+        "create_container": ("threads_content_publish",),
+        "threads_publish": ("threads_content_publish",),
+        "media_insights": ("threads_manage_insights",),
+        "user_insights": ("threads_manage_insights",),
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -742,6 +756,8 @@ class ThreadsFake(GraphFake):
             )
         if len(p.get("text", "")) > 500:
             return self.error_reply("bad_request")
+        if "reply_to_id" in p and req.scopes is not None and "threads_manage_replies" not in req.scopes:
+            return self.error_reply("scope_missing", scope="threads_manage_replies")
         if "reply_to_id" in p and p["reply_to_id"] not in self.objects:
             return self.error_reply("bad_request", message="The reply_to_id is invalid")
         cid = self.next_id()
@@ -875,6 +891,16 @@ class ThreadsFake(GraphFake):
 class FacebookFake(GraphFake):
     platform = "facebook"
     permanent_error_message = "(#200) The user hasn't authorized the application to perform this action"
+    usage_header = "X-Business-Use-Case-Usage"
+    # https://developers.facebook.com/documentation/pages-api/posts.md: posting needs
+    # pages_manage_posts, commenting as the Page pages_manage_engagement, insights read_insights
+    route_scopes = {
+        "feed": ("pages_manage_posts",),
+        "photos": ("pages_manage_posts",),
+        "video_reels": ("pages_manage_posts",),
+        "comment": ("pages_manage_engagement",),
+        "post_insights": ("read_insights",),
+    }
 
     def __init__(self) -> None:
         super().__init__()

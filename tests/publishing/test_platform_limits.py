@@ -288,3 +288,31 @@ def test_a_tiktok_profile_says_its_app_posts_only_privately_until_audited(settin
     settings.TIKTOK_APP_AUDITED = True
     [publish] = [f for f in features_allowed("tiktok", "video.publish") if f["feature"] == "publish"]
     assert publish["note"] is None
+
+
+# ---- Facebook and Threads: the permission each feature needs ----------------------------------
+
+
+def test_facebook_refuses_a_first_comment_without_pages_manage_engagement_and_the_post_stays(facebook_fake):
+    token = facebook_fake.issue("page-no-engagement", scopes={"pages_show_list", "pages_manage_posts",
+                                                               "pages_read_engagement"})
+    result = client_for(facebook_fake, access_token=token).publish(main_request("facebook"))
+    assert result.external_id == facebook_fake.posts[0]["id"]
+    assert "(#200) Requires pages_manage_engagement" in result.raw["first_comment"]["error"]
+
+
+def test_threads_refuses_a_reply_without_threads_manage_replies_and_the_post_stays(threads_fake):
+    token = threads_fake.issue("th-no-replies", scopes={"threads_basic", "threads_content_publish"})
+    result = client_for(threads_fake, access_token=token).publish(main_request("threads"))
+    assert result.external_id == threads_fake.posts[0]["id"]
+    assert "threads_manage_replies" in result.raw["first_comment"]["error"]
+
+
+def test_a_graph_permission_error_is_a_scope_error_not_an_expired_token(facebook_fake):
+    token = facebook_fake.issue("page-read-only", scopes={"pages_show_list", "pages_read_engagement"})
+    with pytest.raises(PlatformError) as caught:
+        client_for(facebook_fake, access_token=token).publish(main_request("facebook"))
+    error = caught.value
+    assert error.code == 200 and error.status_code == 403
+    assert not error.token_expired and not error.retryable and "grant it" in error.message
+    assert not facebook_fake.posts
