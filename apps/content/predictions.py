@@ -33,6 +33,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.core.tasking import task_named
+
 from . import pipeline, states
 from .generation import get_engine
 from .generation.base import EngineError, TextResult, VideoRequest
@@ -85,10 +87,9 @@ def prediction_hand_over(*, provider: str, external_id: str, payload: dict) -> b
         claimed = Prediction.objects.filter(pk=prediction.pk, status=Prediction.SUBMITTED).update(
             status=Prediction.RECEIVED, payload=payload, updated_at=timezone.now())
         if claimed:
-            from .tasks import complete_prediction
-
             prediction_id = str(prediction.pk)
-            transaction.on_commit(lambda: complete_prediction.delay(prediction_id))
+            complete = task_named("apps.content.tasks.complete_prediction")
+            transaction.on_commit(lambda: complete.delay(prediction_id))
     return bool(claimed)
 
 

@@ -19,6 +19,7 @@ from apps.core.errors import (
     RuleViolation,
     ValidationFailed,
 )
+from apps.core.tasking import task_named
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 
@@ -194,9 +195,7 @@ def _enqueue_generation(content: Content) -> None:
 
 
 def enqueue_generation_id(content_id: str) -> None:
-    from .tasks import generate_content
-
-    generate_content.delay(content_id)
+    task_named("apps.content.tasks.generate_content").delay(content_id)
 
 
 @transaction.atomic

@@ -11,11 +11,20 @@ for any other error that ends the task). The body is one service call.
 from __future__ import annotations
 
 import logging
+from importlib import import_module
 from typing import Any, ClassVar
 
-from celery import Task
+from celery import Task, current_app
 
 logger = logging.getLogger(__name__)
+
+
+def task_named(name: str) -> Task:
+    """The registered task `name`: services enqueue the work their app's tasks module runs by
+    the task's name, so that tasks import services and services never import tasks."""
+    if name not in current_app.tasks:  # its module not loaded in this process yet (no worker autodiscovery)
+        import_module(name.rpartition(".")[0])
+    return current_app.tasks[name]
 
 
 class QueueTask(Task):

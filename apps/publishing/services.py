@@ -35,6 +35,7 @@ from apps.core.db import relax_commit
 from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation, ValidationFailed
 from apps.core.filters import as_utc
 from apps.core.heartbeat import Heartbeat
+from apps.core.tasking import task_named
 from apps.events.services import event_record
 from apps.media.services import absolute_url
 from apps.profiles.models import SocialProfile
@@ -300,8 +301,7 @@ def _enqueue(ids) -> None:
     """One task per chunk of PUBLISH_TASK_CHUNK claimed rows (each row keeps its own claim,
     lease and outcome inside the task): the broker round trip and task start are paid once a
     chunk instead of once a row."""
-    from .tasks import publish_publications
-
+    publish_publications = task_named("apps.publishing.tasks.publish_publications")
     size = max(1, settings.PUBLISH_TASK_CHUNK)
     for start in range(0, len(ids), size):
         publish_publications.delay([str(pk) for pk in ids[start:start + size]])

@@ -33,6 +33,7 @@ from django.utils import timezone
 from apps.core import ids
 from apps.core.db import relax_commit
 from apps.core.errors import ValidationFailed
+from apps.core.tasking import task_named
 
 from . import ssrf
 from .models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -252,8 +253,7 @@ def deliveries_kick(*, delivery_ids=None, endpoint_id=None, limit: int = 1) -> N
     endpoint for each new delivery up to the endpoint's concurrency bound: each drains its
     endpoint's due deliveries one after another, so a burst of events costs a few tasks, not
     one per delivery. Given an endpoint, `limit` such tasks."""
-    from .tasks import deliver_endpoint
-
+    deliver_endpoint = task_named("apps.webhooks.tasks.deliver_endpoint")
     if delivery_ids is not None:
         counts: dict = {}
         for endpoint_pk in WebhookDelivery.objects.filter(pk__in=list(delivery_ids)).values_list("endpoint_id", flat=True):
@@ -272,10 +272,8 @@ def deliveries_kick(*, delivery_ids=None, endpoint_id=None, limit: int = 1) -> N
 
 def delivery_kick(*, delivery_id) -> None:
     """Try this one delivery now (a test event, a redelivery), then its endpoint's backlog."""
-    from .tasks import deliver
-
     try:
-        deliver.delay(str(delivery_id))
+        task_named("apps.webhooks.tasks.deliver").delay(str(delivery_id))
     except Exception:
         logger.warning("Could not enqueue webhook delivery %s; the sweep will", delivery_id)
 

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from django.db.models import F
-from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 
 from apps.core import ids
@@ -14,7 +13,7 @@ from apps.profiles.selectors import profile_list
 
 from .. import monitoring, openapi, reports
 from .. import selectors as sel
-from ..v1.views import parse_platform
+from ..http import export_response, parse_platform
 
 
 def _id(params, name, kind):
@@ -25,16 +24,6 @@ def _id(params, name, kind):
     if value is None:
         raise ValidationFailed(f"Invalid {name}.", {name: [f"Not a {kind} id."]})
     return value
-
-
-def export_response(organization, params):
-    fmt = sel.parse_choice(params, "format", ("csv", "json")) or "csv"
-    period = sel.parse_period(params, tz=sel.parse_tz(params.get("timezone")), default_days=90)
-    rows = reports.export_rows(organization, period.start, period.end)
-    response = StreamingHttpResponse(
-        reports.stream_export(rows, fmt), content_type="text/csv; charset=utf-8" if fmt == "csv" else "application/json")
-    response["Content-Disposition"] = f'attachment; filename="postforge-analytics.{fmt}"'
-    return response
 
 
 class AnalyticsApiViewSet(ApiViewSet):

@@ -5,20 +5,11 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from apps.core import ids
 from apps.core.errors import NotFound, ValidationFailed
 from apps.core.views import V1ViewSet
-from apps.profiles.models import Platform, normalize_platform
+from apps.profiles.models import Platform
 from apps.profiles.selectors import profile_list
 
 from .. import openapi, selectors
-
-
-def parse_platform(params):
-    raw = params.get("platform")
-    if not raw:
-        return None
-    platform = normalize_platform(raw)
-    if platform is None:
-        raise ValidationFailed("Unknown platform.", {"platform": [f"Unknown platform '{raw}'."]})
-    return platform
+from ..http import export_response, parse_platform
 
 
 class AnalyticsViewSet(V1ViewSet):
@@ -67,6 +58,4 @@ class AnalyticsViewSet(V1ViewSet):
     @extend_schema(operation_id="v1_analytics_export", responses=openapi.EXPORT_RESPONSES, extensions={"x-postforge-headers": openapi.EXPORT_HEADERS},
                    parameters=openapi.EXPORT_PARAMETERS)
     def export(self, request):
-        from ..api.views import export_response
-
         return export_response(self.actor.organization, request.query_params)
