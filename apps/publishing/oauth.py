@@ -367,7 +367,16 @@ def oauth_complete(
     )
     OAuthState.objects.filter(pk=row.pk).update(profile=profile)
     profile_id = ids.render(profile.pk, "profile") if row.family == "v1" else str(profile.pk)
-    return profile, _with_params(row.redirect_uri, {"profileId": profile_id, "state": row.state})
+    return profile, _with_params(row.redirect_uri, {"profileId": profile_id, "state": row.state,
+                                                    "notice": connect_notice(profile)})
+
+
+def connect_notice(profile: SocialProfile) -> str | None:
+    """What the user should know right after connecting (a ``notice`` on the redirect)."""
+    if profile.platform == "tiktok" and not profile.sandbox and not getattr(settings, "TIKTOK_APP_AUDITED", False):
+        return ("TikTok has not audited this app yet: it can post only privately (SELF_ONLY), "
+                "so set this profile's defaultVisibility to private.")
+    return None
 
 
 def _exchange(row: OAuthState, code: str) -> tuple[TokenSet, AccountInfo]:

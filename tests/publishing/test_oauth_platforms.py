@@ -487,3 +487,15 @@ def test_page_id_is_refused_for_other_platforms(owner):
     answer = owner.client().post("/v1/profiles/connect", {"platform": "facebook", "redirectUri": REDIRECT,
                                                           "pageId": "../me"}, format="json")
     assert answer.status_code == 400
+
+
+@pytest.mark.parametrize("provider", ["tiktok"], indirect=True)
+def test_an_unaudited_tiktok_app_says_at_connect_that_it_posts_only_privately(owner, provider, settings):
+    settings.TIKTOK_APP_AUDITED = False
+    location = callback("tiktok", provider.consent(connect(owner, "tiktok")["authUrl"]))
+    assert "SELF_ONLY" in query_of(location)["notice"]
+    profile = profile_from(location)
+    shown = owner.token_client().get(f"/api/profiles/{profile.pk}").json()["data"]["features"]
+    assert "SELF_ONLY" in next(f for f in shown if f["feature"] == "publish")["note"]
+    settings.TIKTOK_APP_AUDITED = True
+    assert "notice" not in query_of(callback("tiktok", provider.consent(connect(owner, "tiktok")["authUrl"])))
