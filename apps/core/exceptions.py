@@ -42,16 +42,38 @@ class Replay(Exception):
         self.response = response
 
 
+#: error class -> (Family A status, Family B status); the nearest class in the error's MRO
+#: decides (a rule broken or a transition refused is a 422 in Family B)
+STATUSES: dict[type[errors.ApplicationError], tuple[int, int]] = {
+    errors.ApplicationError: (500, 500),
+    errors.ValidationFailed: (400, 400),
+    errors.RuleViolation: (400, 422),
+    errors.NotFound: (404, 404),
+    errors.Conflict: (409, 409),
+    errors.InvalidTransition: (409, 422),
+    errors.KeyReusedWithAnotherBody: (409, 422),
+    errors.PermissionDenied: (403, 403),
+    errors.AuthenticationFailed: (401, 401),
+    errors.RateLimited: (429, 429),
+    errors.PayloadTooLarge: (413, 413),
+    errors.PlatformFailure: (502, 502),
+}
+
+
+def statuses_of(exc: errors.ApplicationError) -> tuple[int, int]:
+    return next(STATUSES[cls] for cls in type(exc).__mro__ if cls in STATUSES)
+
+
 def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
     """(status A, status B, code, message, details, headers) for any exception."""
     headers: dict = {}
     if isinstance(exc, errors.ApplicationError):
-        status_b = exc.family_b_status or exc.status
+        status_a, status_b = statuses_of(exc)
         if isinstance(exc, errors.RateLimited):
             headers["Retry-After"] = str(exc.retry_after)
         if isinstance(exc, errors.AuthenticationFailed):
             headers["WWW-Authenticate"] = _challenge(exc)
-        return exc.status, status_b, exc.code, exc.message, exc.details, headers
+        return status_a, status_b, exc.code, exc.message, exc.details, headers
     if isinstance(exc, Http404):
         return 404, 404, "NOT_FOUND", "Resource not found.", {}, headers
     if isinstance(exc, DjangoPermissionDenied):

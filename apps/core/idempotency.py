@@ -23,14 +23,8 @@ from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.utils import timezone
 
-from .errors import Conflict, ValidationFailed
+from .errors import Conflict, KeyReusedWithAnotherBody, ValidationFailed
 from .models import IdempotencyRecord
-
-
-class KeyReusedWithAnotherBody(Conflict):
-    """This Idempotency-Key was used with another request body."""
-
-    family_b_status = 422
 
 
 def fingerprint(method: str, path: str, body: bytes, query: str = "") -> str:
