@@ -213,28 +213,50 @@ PLATFORM_DEFAULTS = {
 }
 
 
-def best_times(profile, limit: int = 5) -> dict:
+def _best_rows(profiles, tz_name: str):
+    """(profile, weekday, hour, posts, engagement) of measured posts, in one time zone."""
     import zoneinfo
 
-    tz = zoneinfo.ZoneInfo(profile.timezone_name)
-    rows = list(
-        sel.with_latest(Publication.objects.filter(profile=profile, status=Publication.PUBLISHED))
-        .filter(snap__publication__isnull=False)
-        .annotate(dow=ExtractIsoWeekDay("published_at", tzinfo=tz), hour=ExtractHour("published_at", tzinfo=tz))
-        .values("dow", "hour").annotate(posts=Count("id"), engagement=Sum(sel.engagement_expr()))
-        .order_by()
-    )
-    sample = sum(r["posts"] for r in rows)
+    tz = zoneinfo.ZoneInfo(tz_name)
+    return (sel.with_latest(Publication.objects.filter(profile__in=profiles, status=Publication.PUBLISHED))
+            .filter(snap__publication__isnull=False)
+            .annotate(dow=ExtractIsoWeekDay("published_at", tzinfo=tz), hour=ExtractHour("published_at", tzinfo=tz))
+            .values_list("profile_id", "dow", "hour").annotate(posts=Count("id"), engagement=Sum(sel.engagement_expr()))
+            .order_by())
+
+
+def _rank(profile, rows, limit: int) -> dict:
+    """Best slots from the profile's own (weekday, hour, posts, engagement) rows, or the
+    platform's defaults below MIN_SAMPLE measured posts."""
+    sample = sum(r[2] for r in rows)
     if sample >= MIN_SAMPLE:
-        ranked = sorted(rows, key=lambda r: (-(r["engagement"] or 0) / r["posts"], -r["posts"]))[:limit]
-        slots = [{"weekday": r["dow"], "hour": r["hour"], "posts": r["posts"],
-                  "avgEngagement": round((r["engagement"] or 0) / r["posts"], 2)} for r in ranked]
-        return {"profileId": ids.render(profile.pk, "profile"), "timezone": profile.timezone_name, "source": "history",
-                "sampleSize": sample, "slots": slots}
+        ranked = sorted(rows, key=lambda r: (-(r[3] or 0) / r[2], -r[2]))[:limit]
+        return {"source": "history", "sampleSize": sample,
+                "slots": [{"weekday": d, "hour": h, "posts": n, "avgEngagement": round((e or 0) / n, 2)}
+                          for d, h, n, e in ranked]}
     defaults = PLATFORM_DEFAULTS.get(profile.platform, [(2, 10), (3, 10), (4, 10)])
-    return {"profileId": ids.render(profile.pk, "profile"), "timezone": profile.timezone_name,
-            "source": "platform-default", "sampleSize": sample,
+    return {"source": "platform-default", "sampleSize": sample,
             "note": f"Fewer than {MIN_SAMPLE} measured posts: these are platform-wide defaults, not this profile's history.",
             "slots": [{"weekday": d, "hour": h, "posts": 0, "avgEngagement": None} for d, h in defaults[:limit]]}
 
 
+def best_times(profile, limit: int = 5) -> dict:
+    rows = [r[1:] for r in _best_rows([profile], profile.timezone_name)]
+    return {"profileId": ids.render(profile.pk, "profile"), "timezone": profile.timezone_name, **_rank(profile, rows, limit)}
+
+
+def best_times_for(profiles, limit: int = 5) -> dict:
+    """{profile pk: (source, [(weekday, hour), ...])} for /api/posts/queue's profiles without
+    posting times: one query per time zone among them."""
+    by_tz: dict[str, list] = {}
+    for p in profiles:
+        by_tz.setdefault(p.timezone_name, []).append(p)
+    out = {}
+    for tz_name, group in by_tz.items():
+        rows: dict = {p.pk: [] for p in group}
+        for profile_id, *row in _best_rows(group, tz_name):
+            rows[profile_id].append(tuple(row))
+        for p in group:
+            ranked = _rank(p, rows[p.pk], limit)
+            out[p.pk] = (ranked["source"], [(s["weekday"], s["hour"]) for s in ranked["slots"]])
+    return out

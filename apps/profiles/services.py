@@ -109,16 +109,21 @@ def profile_bulk_update(*, organization, updates: list[dict]) -> list[dict]:
     return results
 
 
-def schedule_slots(*, profile: SocialProfile, days: int = 7, start: datetime.datetime | None = None) -> list[datetime.datetime]:
-    """The profile's posting slots from `start` for `days` days, as aware UTC datetimes."""
+def schedule_slots(*, profile: SocialProfile, days: int = 7, start: datetime.datetime | None = None,
+                   weekly: list[tuple[int, int]] | None = None) -> list[datetime.datetime]:
+    """The profile's posting slots from `start` for `days` days, as aware UTC datetimes: its
+    daily posting times, or with `weekly` those (ISO weekday, hour) pairs instead."""
     tz = zoneinfo.ZoneInfo(profile.timezone_name)
     start = start or timezone.now()
     local_start = start.astimezone(tz)
     slots = []
     for offset in range(days + 1):
         day = (local_start + datetime.timedelta(days=offset)).date()
-        for hhmm in profile.posting_times:
-            hour, minute = map(int, hhmm.split(":"))
+        if weekly is not None:
+            times = [(hour, 0) for weekday, hour in weekly if weekday == day.isoweekday()]
+        else:
+            times = [tuple(map(int, hhmm.split(":"))) for hhmm in profile.posting_times]
+        for hour, minute in times:
             local = datetime.datetime.combine(day, datetime.time(hour, minute), tzinfo=tz)
             if local > local_start:
                 slots.append(local.astimezone(datetime.UTC))

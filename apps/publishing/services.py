@@ -816,35 +816,65 @@ def _sync_contents(content_ids) -> None:
 # --- queue and posting slots ------------------------------------------------------------------
 
 
-def next_free_slot(*, profile: SocialProfile, after=None, taken: set | None = None) -> datetime.datetime:
+#: suggests weekly slots for profiles without posting times: called with such profiles, answers
+#: {profile pk: (source, [(ISO weekday, hour), ...])}. The analytics app registers the best
+#: times of each profile's own history (platform defaults when it is thin); without a
+#: provider such a profile has no slot.
+_fallback_slots: dict = {}
+
+
+def register_fallback_slots(provider) -> None:
+    _fallback_slots["provider"] = provider
+
+
+def fallback_slots(profiles) -> dict:
+    without = [p for p in profiles if not p.posting_times]
+    provider = _fallback_slots.get("provider")
+    if not without or provider is None:
+        return {}
+    return provider(without)
+
+
+def next_free_slot(*, profile: SocialProfile, after=None, taken: set | None = None,
+                   fallback: tuple | None = None) -> datetime.datetime:
+    """The profile's next free slot: its posting times, else the weekly best times."""
+    weekly = None
     if not profile.posting_times:
-        raise RuleViolation("This profile has no posting times: set settings.postingTimes first.", {"postingTimes": ["Empty."]})
+        fallback = fallback if fallback is not None else fallback_slots([profile]).get(profile.pk)
+        weekly = fallback[1] if fallback else None
+        if not weekly:
+            raise RuleViolation("This profile has no posting times: set settings.postingTimes first.",
+                                {"postingTimes": ["Empty."]})
     if taken is None:
         taken = set(Publication.objects.filter(profile=profile).upcoming().values_list("scheduled_for", flat=True))
     start = after or timezone.now()
     for days in (7, 31, 92):
-        for slot in schedule_slots(profile=profile, days=days, start=start):
+        for slot in schedule_slots(profile=profile, days=days, start=start, weekly=weekly):
             if slot not in taken and slot > timezone.now():
                 return slot
     raise RuleViolation("No free posting slot in the next 3 months.", {"postingTimes": ["All taken."]})
 
 
-def next_free_slots(*, profiles) -> dict[str, datetime.datetime | None]:
-    """Each profile's next free posting slot (None without posting times or a free slot),
-    with one query for every profile's taken slots."""
+def next_free_slots(*, profiles) -> dict[str, tuple[datetime.datetime | None, str | None]]:
+    """Each profile's next free posting slot and where it came from (`postingTimes`, or the
+    fallback's source: `history`, `platform-default`); (None, None) without one. One query
+    for every profile's taken slots, plus the fallback's."""
     profiles = list(profiles)
     taken: dict = {p.pk: set() for p in profiles}
-    with_times = [p.pk for p in profiles if p.posting_times]
-    if with_times:
-        for profile_id, when in (Publication.objects.filter(profile_id__in=with_times).upcoming()
+    fallback = fallback_slots(profiles)
+    with_slots = [p.pk for p in profiles if p.posting_times or p.pk in fallback]
+    if with_slots:
+        for profile_id, when in (Publication.objects.filter(profile_id__in=with_slots).upcoming()
                                  .values_list("profile_id", "scheduled_for")):
             taken[profile_id].add(when)
     slots = {}
     for profile in profiles:
+        source = "postingTimes" if profile.posting_times else (fallback.get(profile.pk) or (None,))[0]
         try:
-            slots[str(profile.pk)] = next_free_slot(profile=profile, taken=taken[profile.pk])
-        except RuleViolation:  # no posting times, or all taken for three months
-            slots[str(profile.pk)] = None
+            slots[str(profile.pk)] = (next_free_slot(profile=profile, taken=taken[profile.pk],
+                                                     fallback=fallback.get(profile.pk, ())), source)
+        except RuleViolation:  # no posting times nor fallback, or all taken for three months
+            slots[str(profile.pk)] = (None, None)
     return slots
 
 

@@ -49,6 +49,11 @@ class QueueOutput(serializers.Serializer):
     publications = PublicationOutput(many=True)
     nextSlots = serializers.DictField(child=serializers.DateTimeField(allow_null=True),
                                       help_text="Each connected profile's id: its next free posting slot (null: none)")
+    nextSlotSources = serializers.DictField(
+        child=serializers.ChoiceField(choices=["postingTimes", "history", "platform-default"], allow_null=True),
+        help_text="Where each next slot comes from: the profile's postingTimes, else the best hours of the week "
+                  "from its own posts' engagement (history) or, with fewer than 10 measured posts, the "
+                  "platform's usual best hours (platform-default); null: no slot")
 
 
 class PostsViewSet(ApiViewSet):
@@ -108,9 +113,11 @@ class PostsViewSet(ApiViewSet):
             return self.respond(content_s.present(self._content(content.pk), request), status=201)
         pubs = self._publications().upcoming().order_by("scheduled_for", "created_at")[:100]
         profiles = SocialProfile.objects.for_organization(self.actor.organization).filter(connected=True)
-        next_slots = {pk: slot.isoformat().replace("+00:00", "Z") if slot else None
-                      for pk, slot in services.next_free_slots(profiles=profiles).items()}
-        return self.respond({"publications": [self._present(p) for p in pubs], "nextSlots": next_slots})
+        found = services.next_free_slots(profiles=profiles)
+        next_slots = {pk: slot.isoformat().replace("+00:00", "Z") if slot else None for pk, (slot, _) in found.items()}
+        sources = {pk: source for pk, (_, source) in found.items()}
+        return self.respond({"publications": [self._present(p) for p in pubs], "nextSlots": next_slots,
+                             "nextSlotSources": sources})
 
     @extend_schema(request=PublishInput, responses={202: content_s.ContentOutput}, operation_id="api_posts_publish")
     @action(detail=False, methods=["post"], url_path="publish")
