@@ -601,6 +601,10 @@ def test_a_dropped_connection_after_the_create_call_is_an_unknown_outcome_that_r
 ):
     client = make_client(platform_fake)
     request = main_request(platform_fake.platform)
+    if platform_fake.platform == "tiktok":
+        # TikTok pulls the video: the init call is the irreversible one (a lost last upload
+        # chunk is settled from the publish id, see test_platform_limits)
+        request.media[0].loader = None
     assert client.find_published(request) is None
 
     # YouTube's client asks the upload session once more before giving up: drop that too.
@@ -619,6 +623,8 @@ def test_a_timeout_after_the_create_call_is_an_unknown_outcome_too(platform_fake
     client = make_client(platform_fake)
     client.timeout = (2, 0.3)
     request = main_request(platform_fake.platform)
+    if platform_fake.platform == "tiktok":
+        request.media[0].loader = None  # the init call of a pulled video is the irreversible one
     platform_fake.stall_after_create()
 
     if platform_fake.platform == "youtube":

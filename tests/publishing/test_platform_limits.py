@@ -316,3 +316,22 @@ def test_a_graph_permission_error_is_a_scope_error_not_an_expired_token(facebook
     assert error.code == 200 and error.status_code == 403
     assert not error.token_expired and not error.retryable and "grant it" in error.message
     assert not facebook_fake.posts
+
+
+# ---- TikTok: a lost answer to the last upload chunk is settled from the publish id ------------
+
+
+def test_a_lost_answer_to_tiktoks_last_chunk_is_settled_from_the_publish_id(tiktok_fake):
+    tiktok_fake.drop_after_create()  # the last chunk arrives, its answer does not
+    result = make_client(tiktok_fake).publish(main_request("tiktok"))
+    [post] = tiktok_fake.posts
+    assert result.external_id == post["id"] and len(tiktok_fake.calls("upload_chunk")) == 1
+    assert not tiktok_fake.calls("video_list")  # no video.list needed
+
+
+def test_a_last_chunk_that_never_arrived_is_sent_again_once(tiktok_fake):
+    tiktok_fake.fail_next("drop", when="upload_chunk")  # the connection drops before TikTok reads it
+    result = make_client(tiktok_fake).publish(main_request("tiktok"))
+    [post] = tiktok_fake.posts
+    assert result.external_id == post["id"] and len(tiktok_fake.calls("upload_chunk")) == 2
+    assert len(tiktok_fake.calls("video_init")) == 1

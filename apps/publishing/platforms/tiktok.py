@@ -17,6 +17,7 @@ import requests
 from apps.publishing.platforms.base import (
     AccountInfo,
     Metrics,
+    OutcomeUnknown,
     PlatformClient,
     PlatformError,
     PostRequest,
@@ -310,20 +311,40 @@ class TikTokClient(PlatformClient):
                 },
             },
         )
+        publish_id = data["publish_id"]
         for index, (first, last) in enumerate(plan):
-            # Completing the upload is what posts the video.
-            self.request(
-                "PUT",
-                data["upload_url"],
-                auth=False,
-                create=index == len(plan) - 1,
-                data=blob[first : last + 1],
-                headers={
-                    "Content-Type": normalise_type(video.content_type),
-                    "Content-Range": f"bytes {first}-{last}/{len(blob)}",
-                },
-            )
-        return data["publish_id"]
+            final = index == len(plan) - 1
+
+            def put(first: int = first, last: int = last, final: bool = final) -> None:
+                # Completing the upload is what posts the video.
+                self.request(
+                    "PUT",
+                    data["upload_url"],
+                    auth=False,
+                    create=final,
+                    data=blob[first : last + 1],
+                    headers={
+                        "Content-Type": normalise_type(video.content_type),
+                        "Content-Range": f"bytes {first}-{last}/{len(blob)}",
+                    },
+                )
+
+            try:
+                put()
+            except OutcomeUnknown as lost:
+                # The last chunk's answer was lost. The publish id is ours already, so TikTok's
+                # status says whether the bytes arrived (no video.list needed): all of them, the
+                # post is on its way; fewer, the chunk never landed and is sent again, once.
+                try:
+                    status = self._status(publish_id)
+                except PlatformError as exc:
+                    if exc.code == "media_processing_failed":
+                        raise
+                    raise lost from exc
+                received = status.get("uploaded_bytes")
+                if status.get("status") == "PROCESSING_UPLOAD" and received is not None and int(received) < len(blob):
+                    put()
+        return publish_id
 
     # ---- reads ----------------------------------------------------------------------
 
