@@ -3,7 +3,10 @@ parameters and rate-limit headers are added here rather than on every view."""
 
 from __future__ import annotations
 
+import functools
 import inspect
+import json
+from pathlib import Path
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
@@ -283,7 +286,35 @@ def postprocess(result, generator, request, public):
                          "description": "Replays the first response for 24 h"}
                     )
     _plain_enum_refs(result, components)
+    _examples(result, family)
     return result
+
+
+#: request and response bodies recorded from real calls by tests/core/test_openapi_examples.py
+EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
+
+
+@functools.cache
+def _recorded_examples() -> dict:
+    return json.loads(EXAMPLES_FILE.read_text()) if EXAMPLES_FILE.exists() else {}
+
+
+def _examples(result, family: str) -> None:
+    """Put the recorded examples on their operations (keyed by operation id)."""
+    recorded = _recorded_examples().get(family, {})
+    for item in result.get("paths", {}).values():
+        for op in item.values():
+            example = recorded.get(op.get("operationId")) if isinstance(op, dict) else None
+            if not example:
+                continue
+            if "request" in example:
+                body = op.get("requestBody", {}).get("content", {}).get("application/json")
+                if body is not None:
+                    body["example"] = example["request"]
+            for status, body in example.get("responses", {}).items():
+                content = op.get("responses", {}).get(status, {}).get("content", {}).get("application/json")
+                if content is not None:
+                    content["example"] = body
 
 
 def _defaults_to_descriptions(component) -> None:
