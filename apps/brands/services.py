@@ -12,6 +12,7 @@ from apps.core.errors import Conflict, ValidationFailed
 from apps.events.services import event_record
 
 from .models import Brand
+from .signals import brand_retiring
 
 HEX_COLOR = re.compile(r"^#[0-9A-Fa-f]{6}$")
 
@@ -133,17 +134,10 @@ def brand_delete(*, brand: Brand) -> None:
     """Delete a brand; its profiles and content move to the organization's default brand."""
     if brand.is_default:
         raise Conflict("The default brand cannot be deleted.", {"brandId": str(brand.pk)})
-    from apps.content.models import Content
-    from apps.profiles.models import SocialProfile
-
     default = brand_ensure_default(organization=brand.organization)
-    from apps.media.models import MediaAsset
-
-    SocialProfile.objects.filter(brand=brand).update(brand=default)
-    Content.objects.filter(brand=brand).update(brand=default)
-    # the content's media go with it (media rows cascade with their brand); the brand's own
-    # logo and reference images go with the brand
-    MediaAsset.objects.filter(brand=brand, content__isnull=False).update(brand=default)
+    # profiles, content and the content's media move to the default brand, each app through
+    # its own service (the brand's own logo and reference images go with the brand)
+    brand_retiring.send(sender=Brand, brand=brand, successor=default)
     brand.delete()
 
 

@@ -701,3 +701,8 @@ def campaign_update(*, campaign: Campaign, **fields) -> Campaign:
 
 def campaign_delete(*, campaign: Campaign) -> None:
     campaign.delete()
+
+
+def content_move_brand(*, brand, successor) -> int:
+    """A retiring brand's content goes to its successor (brands.signals.brand_retiring)."""
+    return Content.objects.filter(brand=brand).update(brand=successor)

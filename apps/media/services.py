@@ -121,3 +121,9 @@ def absolute_url(request, file_field) -> str | None:
         return url
     # never from the request's Host header (a client chooses it): from the configured address
     return f"{settings.PUBLIC_BASE_URL}{url}"
+
+
+def media_move_brand(*, brand, successor) -> int:
+    """The media of a retiring brand's content go with the content to its successor; the
+    brand's own logo and reference images go with the brand (brands.signals.brand_retiring)."""
+    return MediaAsset.objects.filter(brand=brand, content__isnull=False).update(brand=successor)

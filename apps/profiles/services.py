@@ -148,3 +148,8 @@ def profile_access_revoked(*, platforms, external_id: str) -> int:
         event_record(organization=profile.organization_id, type="profile.disconnected",
                      data={"profileId": str(profile.pk), "platform": profile.platform, "reason": "access_revoked"})
     return len(profiles)
+
+
+def profiles_move_brand(*, brand, successor) -> int:
+    """A retiring brand's profiles go to its successor (brands.signals.brand_retiring)."""
+    return SocialProfile.objects.filter(brand=brand).update(brand=successor)
