@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apps.media.services import absolute_url
+from apps.core.storage import absolute_url
 
 from . import platform_rules
 

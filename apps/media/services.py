@@ -9,6 +9,7 @@ from django.core.files.base import ContentFile, File
 from django.db import transaction
 
 from apps.core.errors import PayloadTooLarge, ValidationFailed
+from apps.core.storage import absolute_url  # noqa: F401  (named here too for callers)
 
 from .models import Kind, MediaAsset
 from .processing import UploadRejected, inspect_upload, make_thumbnail
@@ -111,16 +112,6 @@ def media_delete(*, asset: MediaAsset) -> None:
     names = [(f.storage, f.name) for f in files]
     asset.delete()
     transaction.on_commit(lambda: [storage.delete(name) for storage, name in names])
-
-
-def absolute_url(request, file_field) -> str | None:
-    if not file_field:
-        return None
-    url = file_field.url
-    if url.startswith("http://") or url.startswith("https://"):
-        return url
-    # never from the request's Host header (a client chooses it): from the configured address
-    return f"{settings.PUBLIC_BASE_URL}{url}"
 
 
 def media_move_brand(*, brand, successor) -> int:

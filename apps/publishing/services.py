@@ -35,9 +35,9 @@ from apps.core.db import relax_commit
 from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation, ValidationFailed
 from apps.core.filters import as_utc
 from apps.core.heartbeat import Heartbeat
+from apps.core.storage import absolute_url
 from apps.core.tasking import task_named
 from apps.events.services import event_record
-from apps.media.services import absolute_url
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import schedule_slots, validate_timezone
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.core.serializers import FreeFormField, HexColorField, StrictSerializer, iso
-from apps.media.services import absolute_url
+from apps.core.storage import absolute_url
 
 
 class BrandInput(StrictSerializer):

@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from apps.core import ids
 from apps.core.serializers import HexColorField, StrictSerializer, iso
-from apps.media.services import absolute_url
+from apps.core.storage import absolute_url
 
 
 class ColorsSerializer(StrictSerializer):
