@@ -17,6 +17,7 @@ from rest_framework.serializers import Serializer
 from . import idempotency, ids, ratelimit
 from .errors import AuthenticationFailed, NotFound, RateLimited, ValidationFailed
 from .exceptions import Replay, api_exception_handler, v1_exception_handler
+from .filters import FamilyFilterSet
 from .pagination import paginate_api, paginate_v1
 from .policy import Policy
 from .serializers import NUL_MESSAGE
@@ -348,6 +349,9 @@ class ApiViewSet(_FamilyViewSet):
 
     family = "api"
     authentication_classes = [import_string(path) for path in settings.API_AUTHENTICATION_CLASSES]
+    #: the app's list filter (apps/<app>/filters.py); without one, `search_fields` and
+    #: `date_field` make the family's default
+    filterset_class: type[FamilyFilterSet] | None = None
     #: model fields searched by `q`/`search`
     search_fields: tuple[str, ...] = ()
     #: model date field filtered by `date_from`/`date_to`
@@ -379,24 +383,9 @@ class ApiViewSet(_FamilyViewSet):
         return Response({"data": [present(o) for o in page.items], "pagination": page.pagination})
 
     def common_filters(self, qs):
-        from django.db.models import Q
-
-        from .filters import parse_datetime_param
-
-        params = self.request.query_params
-        term = (params.get("q") or params.get("search") or "").strip()
-        if term and self.search_fields:
-            cond = Q()
-            for f in self.search_fields:
-                cond |= Q(**{f"{f}__icontains": term})
-            qs = qs.filter(cond)
-        start = parse_datetime_param(params, "date_from")
-        end = parse_datetime_param(params, "date_to", end_of_day=True)
-        if start:
-            qs = qs.filter(**{f"{self.date_field}__gte": start})
-        if end:
-            qs = qs.filter(**{f"{self.date_field}__lte": end})
-        return qs
+        filterset_class = self.filterset_class or FamilyFilterSet.of(search_fields=self.search_fields,
+                                                                     date_field=self.date_field)
+        return filterset_class(self.request.query_params, queryset=qs).qs
 
 
 def on_commit(fn) -> None:

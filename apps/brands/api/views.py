@@ -13,7 +13,7 @@ from apps.profiles.api.serializers import present as present_profile
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import profile_update_settings
 
-from .. import permissions, selectors, services
+from .. import filters, permissions, selectors, services
 from . import serializers as s
 
 _UPLOAD = {
@@ -31,12 +31,10 @@ class BrandViewSet(ApiViewSet):
     policy = permissions.BRANDS
     sort_fields = {"createdAt": "created_at", "name": "name", "slug": "slug", "updatedAt": "updated_at"}
     default_sort = ("created_at", "desc")
-    search_fields = ("name", "slug", "description")
+    filterset_class = filters.BrandFilter
     #: the nested lists hold profiles and media, not brands: their own sort and search fields
     profile_sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform"}
-    profile_search_fields = ("username", "display_name")
     media_sort_fields = {"createdAt": "created_at", "size": "size"}
-    media_search_fields = ("original_filename",)
     #: what the OpenAPI schema lists as each nested list's `sort` values
     action_sort_fields = {"profiles": profile_sort_fields, "reference_images": media_sort_fields}
 
@@ -120,7 +118,7 @@ class BrandViewSet(ApiViewSet):
             for profile in found:
                 profile_update_settings(profile=profile, brand=brand)
         qs = SocialProfile.objects.for_organization(self.actor.organization).filter(brand=brand)
-        self.sort_fields, self.search_fields = self.profile_sort_fields, self.profile_search_fields
+        self.sort_fields, self.filterset_class = self.profile_sort_fields, filters.BrandProfileFilter
         return self.respond_list(qs, present_profile)
 
     # --- reference images ------------------------------------------------------------
@@ -134,7 +132,7 @@ class BrandViewSet(ApiViewSet):
             asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=Kind.REFERENCE, brand=brand)
             return self.respond(present_media(asset, request), status=201)
         qs = MediaAsset.objects.for_organization(self.actor.organization).references_for_brand(brand)
-        self.sort_fields, self.search_fields = self.media_sort_fields, self.media_search_fields
+        self.sort_fields, self.filterset_class = self.media_sort_fields, filters.BrandMediaFilter
         return self.respond_list(qs, lambda a: present_media(a, request))
 
     @extend_schema(responses={204: None}, operation_id="api_brands_refs_delete")
