@@ -1991,6 +1991,8 @@ class LinkedInFake(FakePlatform):
 class XFake(FakePlatform):
     platform = "x"
     permanent_error_message = "You are not allowed to create a Tweet with duplicate content."
+    # POST /2/tweets: 100 requests per 15 minutes per user (https://docs.x.com/x-api/fundamentals/rate-limits)
+    rate_limits = {"create_tweet": (100, 900.0)}
 
     def __init__(self) -> None:
         super().__init__()
@@ -2022,7 +2024,7 @@ class XFake(FakePlatform):
 
     def error_reply(self, kind: str, **options: Any) -> Reply:
         if kind == "rate_limit":
-            reset = int(time.time()) + int(options.get("retry_after", 30))
+            reset = int(self.clock()) + int(options.get("retry_after", 30))
             headers = {
                 "x-rate-limit-limit": "100",
                 "x-rate-limit-remaining": "0",

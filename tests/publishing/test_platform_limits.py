@@ -335,3 +335,19 @@ def test_a_last_chunk_that_never_arrived_is_sent_again_once(tiktok_fake):
     [post] = tiktok_fake.posts
     assert result.external_id == post["id"] and len(tiktok_fake.calls("upload_chunk")) == 2
     assert len(tiktok_fake.calls("video_init")) == 1
+
+
+def test_x_refuses_the_101st_post_in_15_minutes_and_says_when_to_come_back(x_fake):
+    clock = FakeClock()
+    x_fake.clock = clock
+    client = make_client(x_fake)
+    for n in range(100):
+        client.publish(PostRequest(caption=f"Post {n}"))
+    with pytest.raises(PlatformError) as caught:
+        client.publish(PostRequest(caption="One too many"))
+    error = caught.value
+    assert error.status_code == 429 and error.retryable and 850 <= error.retry_after <= 902
+    assert len(x_fake.posts) == 100
+    clock.advance(900)
+    client.publish(PostRequest(caption="After the window"))
+    assert len(x_fake.posts) == 101
