@@ -23,11 +23,12 @@ from apps.events.services import broadcast
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 
-from . import machine, platform_rules, selectors, services, states
+from . import machine, platform_rules, services, states
 from .adaptation import Draft, adapt, style_for_platform, validate_variant
 from .generation import get_engine
 from .generation.base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest, VideoResult
 from .models import Content, GenerationMode, MediaType
+from .voice import voice_from
 
 logger = logging.getLogger(__name__)
 
@@ -120,24 +121,6 @@ def sweep(*, now=None) -> dict:
         Content.objects.filter(pk__in=ids, status=states.PENDING).update(updated_at=now)
         transaction.on_commit(lambda: [services.enqueue_generation_id(str(pk)) for pk in ids])
     return {"requeued": len(ids)}
-
-
-def voice_from(values: dict, brand) -> BrandVoice:
-    guidelines = values.get("guidelines") or {}
-    return BrandVoice(
-        name=brand.name,
-        voice=values.get("brand_voice") or brand.voice,
-        tone=values.get("tone") or "friendly",
-        system_prompt=values.get("system_prompt", ""),
-        caption_style=values.get("caption_style", ""),
-        themes=tuple(values.get("themes") or ()),
-        audience=values.get("audience", ""),
-        hashtags=tuple(values.get("hashtags") or ()),
-        do=tuple(guidelines.get("do") or ()),
-        dont=tuple(guidelines.get("dont") or ()),
-        primary_color=brand.primary_color or "#1E66F5",
-        secondary_color=brand.secondary_color or "#F5A97F",
-    )
 
 
 def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | VideoRequest]]:
@@ -300,32 +283,3 @@ def _fail_locked(content: Content, reason: str) -> None:
     if content.batch_id:
         batch_id = content.batch_id
         transaction.on_commit(lambda: services.batch_item_finished(batch_id=batch_id))
-
-
-def edit_image(content_id, prompt: str) -> MediaAsset | None:
-    """Edit the current image with the image model; the previous one is kept as a backup."""
-    engine = get_engine()
-    content = Content.objects.filter(pk=content_id).first()
-    if content is None or content.status != states.REVIEW:
-        return None
-    current = selectors.current_media(content).filter(media_type="image").first()
-    if current is None:
-        return None
-    with current.file.open("rb") as fh:
-        original = fh.read()
-    result = engine.edit_image(image=original, prompt=prompt, seed=content.seed)
-    with transaction.atomic():
-        locked = Content.objects.select_for_update().get(pk=content.pk)
-        if locked.status != states.REVIEW:
-            return None
-        MediaAsset.objects.filter(pk=current.pk).update(kind=Kind.BACKUP)
-        edited = media_create_from_bytes(
-            organization=locked.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
-            brand=locked.brand, width=result.width, height=result.height, content=locked, position=current.position,
-            metadata={"editedFrom": str(current.pk), "prompt": prompt},
-        )
-        from apps.events.services import event_record
-
-        event_record(organization=locked.organization_id, type="content.updated",
-                     data={"contentId": str(locked.pk), "status": locked.status, "imageEdited": True, "mediaId": str(edited.pk)})
-    return edited

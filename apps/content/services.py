@@ -343,7 +343,7 @@ def content_edit_image(*, content: Content, prompt: str) -> Content:
     """Edit the current image with the image model (synchronously: an unknown instruction
     is an immediate 422/400, not a failed background job). Only in `review`."""
     from .generation.base import EngineError
-    from .pipeline import edit_image
+    from .image_edits import edit_image
 
     if not prompt or not prompt.strip():
         raise ValidationFailed("An edit prompt is required.", {"prompt": ["Required."]})
@@ -555,7 +555,7 @@ def content_ideas(*, organization, brand, profile=None, topic: str = "", count: 
 
     from .generation import get_engine
     from .generation.base import EngineError, IdeasRequest
-    from .pipeline import voice_from
+    from .voice import voice_from
 
     values, _ = effective_settings(brand=brand, profile=profile)
     voice = voice_from(values, brand)
