@@ -123,3 +123,11 @@ def tag_list(*, organization):
 
 def campaign_list(*, organization):
     return Campaign.objects.for_organization(organization)
+
+
+def subject_owned(model, organization, object_id) -> bool:
+    """A content or batch a websocket subscribes to exists in `organization` (None: staff)."""
+    qs = model.objects.filter(pk=object_id)
+    if organization is not None:
+        qs = qs.filter(organization=organization)
+    return qs.exists()

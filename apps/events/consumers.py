@@ -31,7 +31,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from apps.core import ids
 from apps.core.errors import AuthenticationFailed
 
-from . import connections
+from . import connections, subjects
 from .dispatch import org_group, subject_group
 
 CLOSE_UNAUTHORIZED = 4401
@@ -48,12 +48,7 @@ def _authenticate(token: str):
 @database_sync_to_async
 def _owns(organization, kind: str, object_id) -> bool:
     """The object exists in `organization` (None: staff, any organization)."""
-    from apps.content.models import Batch, Content
-
-    qs = (Content if kind == "content" else Batch).objects.filter(pk=object_id)
-    if organization is not None:
-        qs = qs.filter(organization=organization)
-    return qs.exists()
+    return subjects.owns(organization, kind, object_id)
 
 
 def _staff_user(scope):
