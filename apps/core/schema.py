@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import re
 from pathlib import Path
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
@@ -25,6 +26,9 @@ class PostforgeAutoSchema(AutoSchema):
         if operation is not None:
             fields = getattr(self.view, "action_sort_fields", {}).get(getattr(self.view, "action", None))
             fields = fields or getattr(self.view, "sort_fields", None)
+            output = getattr(self.view, "output_serializer", None)
+            if output is not None:  # Family A's `fields=` names these (apps.core.views.wanted_fields)
+                operation["x-postforge-fields"] = list(output().fields)
             if getattr(self.view, "action", None) in getattr(self.view, "unpaged_actions", ()):
                 operation["x-postforge-sort"] = None
             elif fields:
@@ -234,6 +238,7 @@ def postprocess(result, generator, request, public):
                                          "properties": {"data": schema, "pagination": pagination}}
                 elif family_b:
                     content["schema"] = {"type": "object", "required": ["data"], "properties": {"data": schema}}
+            field_names = op.pop("x-postforge-fields", None)
             unpaged = "x-postforge-sort" in op and op["x-postforge-sort"] is None
             sort_fields = op.pop("x-postforge-sort", None)
             if is_list and method == "get" and not unpaged:
@@ -278,6 +283,11 @@ def postprocess(result, generator, request, public):
                 existing = {p["name"] for p in op.get("parameters", [])}
                 if "fields" not in existing:
                     op.setdefault("parameters", []).append(LIST_PARAMS_A[-1])
+            if not family_b and field_names:
+                for i, param in enumerate(op.get("parameters", [])):
+                    if param.get("in") == "query" and param["name"] == "fields":
+                        op["parameters"][i] = {**param, "schema": {"type": "string", "pattern": fields_pattern(field_names)},
+                                               "description": f"Comma-separated, any of: {', '.join(field_names)}"}
             if method == "post":
                 existing = {p["name"] for p in op.get("parameters", [])}
                 if "Idempotency-Key" not in existing:
@@ -342,6 +352,12 @@ def _plain_enum_refs(node, components) -> None:
     elif isinstance(node, list):
         for value in node:
             _plain_enum_refs(value, components)
+
+
+def fields_pattern(names) -> str:
+    """`fields=`: empty, or names of the resource separated by commas."""
+    one = "(?:" + "|".join(re.escape(n) for n in names) + ")"
+    return f"^(?:{one}(?:,{one})*)?$"
 
 
 def sort_enum(fields) -> list[str]:

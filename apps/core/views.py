@@ -310,7 +310,7 @@ class V1ViewSet(_FamilyViewSet):
 
     def respond(self, data, status: int = 200, headers: dict | None = None) -> Response:
         wanted = self.wanted_fields(data if isinstance(data, dict) else None)
-        if wanted and isinstance(data, dict):
+        if wanted and isinstance(data, dict) and "id" in data:  # a resource (not e.g. a batch's results)
             data = {k: data[k] for k in wanted if k in data}
         return Response(data, status=status, headers=headers)
 
@@ -341,6 +341,8 @@ class V1ViewSet(_FamilyViewSet):
             raise ValidationFailed(
                 f"Unknown field(s): {', '.join(unknown) or raw}.", {"fields": [f"Available: {', '.join(available)}."]}
             )
+        if "id" in available and "id" not in wanted:  # the id always comes back: a selection stays addressable
+            wanted.insert(0, "id")
         return wanted
 
 

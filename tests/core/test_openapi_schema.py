@@ -167,3 +167,27 @@ def test_objects_that_have_a_shape_declare_it_and_real_answers_match(owner, sett
     queue = b.get("/api/posts/queue").json()
     assert str(profile.pk) in queue["data"]["nextSlots"]
     assert_conforms("api", "/posts/queue", "get", 200, queue)
+
+
+def test_family_a_fields_names_what_the_server_accepts(schemas, owner, settings):
+    """`fields=` declares the resource's field names: all of them are accepted, another is a 400."""
+    import re
+
+    settings.RATE_LIMIT_DEFAULT = 100_000
+    client = owner.client()
+    checked = 0
+    for path, item in schemas["v1"]["paths"].items():
+        op = item.get("get")
+        if not op or "{" in path:
+            continue
+        param = next((p for p in op.get("parameters", []) if p["name"] == "fields"), None)
+        pattern = param and param["schema"].get("pattern")
+        if not pattern:
+            continue
+        names = param["description"].split(": ", 1)[1].split(", ")
+        everything = ",".join(names)
+        assert re.fullmatch(pattern, everything) and re.fullmatch(pattern, "") and not re.fullmatch(pattern, "id,bogus")
+        assert client.get(f"/v1{path}", {"fields": everything}).status_code == 200, path
+        assert client.get(f"/v1{path}", {"fields": "id,bogus"}).status_code == 400, path
+        checked += 1
+    assert checked >= 4
