@@ -124,6 +124,9 @@ def main() -> None:
     os.environ["RATE_LIMIT_DEFAULT"] = "100000000"
     import django
 
+    from bench.common import ensure_secrets
+
+    ensure_secrets()
     django.setup()
     from django.core.management import call_command
     from django.db import connection

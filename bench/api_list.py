@@ -32,6 +32,9 @@ def setup_database(url: str, rows: int, orgs: int) -> dict[str, str]:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
+    from bench.common import ensure_secrets
+
+    ensure_secrets()
     django.setup()
     from django.core.management import call_command
     from django.db import connection
@@ -75,12 +78,6 @@ def start(kind: str, port: int, env: dict) -> subprocess.Popen:
         cmd = [py, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
                "--workers", "2", "--log-level", "warning", "--lifespan", "off", "--no-access-log"]
     env = dict(env, CONN_MAX_AGE="60" if kind == "gunicorn" else "0")
-    if not env.get("SECRET_KEY") or not env.get("TOKEN_ENCRYPTION_KEYS"):  # the server refuses public secrets
-        import secrets
-
-        from cryptography.fernet import Fernet
-
-        env.update(SECRET_KEY=secrets.token_urlsafe(50), TOKEN_ENCRYPTION_KEYS=Fernet.generate_key().decode())
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
     import requests
 

@@ -29,3 +29,15 @@ def noop_throughput(cluster, n: int, queue: str) -> float:
     while int(client.get(key) or 0) < n:
         time.sleep(0.02)
     return n / (time.perf_counter() - started)
+
+
+def ensure_secrets() -> None:
+    """Private secrets for this run's processes: every entry (web, worker, beat) refuses the
+    public development defaults outside the embedded default (apps/core/secrets_policy.py)."""
+    import os
+    import secrets
+
+    from cryptography.fernet import Fernet
+
+    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+    os.environ.setdefault("TOKEN_ENCRYPTION_KEYS", Fernet.generate_key().decode())

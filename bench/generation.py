@@ -197,6 +197,9 @@ def _setup_django(database_url: str, redis_url: str, media_root: str) -> dict:
                    capture_output=True)
     import django
 
+    from bench.common import ensure_secrets
+
+    ensure_secrets()
     django.setup()
     from django.core.management import call_command
 

@@ -36,6 +36,9 @@ def setup() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
+    from bench.common import ensure_secrets
+
+    ensure_secrets()
     django.setup()
     from django.core.management import call_command
 

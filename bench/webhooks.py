@@ -40,6 +40,9 @@ def setup() -> None:
     os.environ["WEBHOOK_ALLOWED_CIDRS"] = "127.0.0.0/8"
     import django
 
+    from bench.common import ensure_secrets
+
+    ensure_secrets()
     django.setup()
     from django.core.management import call_command
 
