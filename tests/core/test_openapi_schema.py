@@ -99,6 +99,9 @@ def test_every_declared_sort_and_platform_value_is_accepted_and_others_refused(s
             response = clients[family].get(f"/{family}{path}", {name: "bogus"})
             assert response.status_code in (400, 422), (family, path, name, response.content[:300])
     assert checked > 150
+    (platform,) = [p for p in schemas["api"]["paths"]["/oauth/{platform}/authorize"]["post"]["parameters"]
+                   if p["name"] == "platform"]
+    assert platform["in"] == "path" and "instagram" in platform["schema"]["enum"]
 
 
 def test_page_bounds_are_declared_and_enforced(schemas, owner):

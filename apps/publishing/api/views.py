@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet
+from apps.profiles.models import Platform
 from apps.profiles.permissions import PROFILES
 
 from .. import oauth
@@ -48,7 +49,8 @@ class OAuthViewSet(ApiViewSet):
         pagination = {"limit": len(rows), "offset": 0, "total": len(rows), "hasNext": False, "hasPrev": False}
         return Response({"data": rows, "pagination": pagination})
 
-    @extend_schema(request=AuthorizeInput, responses=AuthorizeOutput, operation_id="api_oauth_authorize")
+    @extend_schema(request=AuthorizeInput, responses=AuthorizeOutput, operation_id="api_oauth_authorize",
+                   parameters=[OpenApiParameter("platform", str, OpenApiParameter.PATH, enum=Platform.values)])
     def authorize(self, request, platform=None):
         data = self.validated(AuthorizeInput)
         auth_url, state = oauth.oauth_begin(
