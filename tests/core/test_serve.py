@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.live import free_port
 
@@ -332,7 +333,11 @@ def test_in_chromium_the_admin_content_page_shows_live_progress_from_serves_own_
     # the websocket handler writes "NN% (stage)": a figure the server did not render
     page.wait_for_function("() => /\\(\\w+\\)/.test(document.getElementById('pf-progress-label')?.textContent || '')"
                            " || !document.getElementById('pf-live')", timeout=60000)
-    page.screenshot(path=str(shots / "admin-live-progress.png"))  # mid-generation unless it just ended
+    try:  # mid-generation unless it just ended
+        page.screenshot(path=str(shots / "admin-live-progress.png"))
+    except PlaywrightError:  # the page was reloading itself into review at that moment: take the next frame
+        page.wait_for_load_state()
+        page.screenshot(path=str(shots / "admin-live-progress.png"))
 
     # generation ends: the page reloads itself and shows the generated item and its video
     page.wait_for_selector("#pf-approve", timeout=90000)
