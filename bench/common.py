@@ -41,3 +41,24 @@ def ensure_secrets() -> None:
 
     os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
     os.environ.setdefault("TOKEN_ENCRYPTION_KEYS", Fernet.generate_key().decode())
+
+
+def setup_django(database: str, **env: str) -> None:
+    """Django on the bench's own database (created when missing, migrated), with the
+    bench.baseline app that the workers' baseline tasks live in, private secrets, and `env`."""
+    import os
+    import subprocess
+
+    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", f"CREATE DATABASE {database}"],
+                   check=False, capture_output=True)  # an error just means it exists
+    os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/{database}")
+    os.environ["POSTFORGE_BENCH_VIEWS"] = "1"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.update(env)
+    ensure_secrets()
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)

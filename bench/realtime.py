@@ -29,25 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import pct  # noqa: E402
+from bench.common import pct, setup_django  # noqa: E402
 
 
 def setup() -> None:
-    url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
-    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench"],
-                   capture_output=True)
-    os.environ["DATABASE_URL"] = url
-    os.environ["POSTFORGE_BENCH_VIEWS"] = "1"  # the worker loads bench.baseline (its bench_event task)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    from bench.common import ensure_secrets
-
-    ensure_secrets()
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    setup_django("postforge_bench")
 
 
 def start_server(env: dict, port: int) -> subprocess.Popen:

@@ -16,8 +16,6 @@ private Redis, 2 worker processes x 2 on the `webhooks` and `default` queues).
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import time
 import uuid
@@ -26,27 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import noop_throughput, pct  # noqa: E402
+from bench.common import noop_throughput, pct, setup_django  # noqa: E402
 
 
 def setup() -> None:
-    url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench_webhooks")
-    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench_webhooks"],
-                   capture_output=True)
-    os.environ["DATABASE_URL"] = url
-    os.environ["POSTFORGE_BENCH_VIEWS"] = "1"  # the workers load bench.baseline (its bench_noop task)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["WEBHOOK_ALLOW_HTTP"] = "true"
-    os.environ["WEBHOOK_ALLOWED_CIDRS"] = "127.0.0.0/8"
-    import django
-
-    from bench.common import ensure_secrets
-
-    ensure_secrets()
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    setup_django("postforge_bench_webhooks", WEBHOOK_ALLOW_HTTP="true", WEBHOOK_ALLOWED_CIDRS="127.0.0.0/8")
     from apps.webhooks.models import WebhookEndpoint
 
     WebhookEndpoint.objects.update(active=False)  # leftovers of an earlier run receive nothing
