@@ -1,4 +1,5 @@
-"""API list throughput: GET /v1/brands at 100,000 rows across 100 organizations.
+"""API list throughput: GET /v1/brands at 100,000 rows across 100 organizations, and GET
+/v1/content at 100,000 contents (3 variants each) across the same organizations.
 
 Compares, on the same server in the same run:
   - the API list (auth, rate limit, paging with COUNT, sorting, serialization, headers),
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def setup_database(url: str, rows: int, orgs: int) -> dict[str, str]:
+def setup_database(url: str, rows: int, orgs: int, content_rows: int) -> dict[str, str]:
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
@@ -62,6 +63,26 @@ def setup_database(url: str, rows: int, orgs: int) -> dict[str, str]:
                 ],
                 batch_size=2000,
             )
+        with connection.cursor() as cur:
+            cur.execute("ANALYZE")
+    from apps.content.models import Content, Variant
+
+    if Content.objects.count() < content_rows:
+        print(f"seeding {content_rows} contents with 3 variants each in {orgs} organizations ...", flush=True)
+        Content.objects.all().delete()
+        per_org = content_rows // orgs
+        for org_ in Organization.objects.order_by("slug")[:orgs]:
+            brand = Brand.objects.filter(organization=org_, is_default=True).first()
+            contents = Content.objects.bulk_create([
+                Content(organization=org_, brand=brand, platforms=["x", "linkedin", "instagram"], status="review",
+                        prompt=f"Our autumn menu {i}: roasted squash soup and cider", progress=100)
+                for i in range(per_org)
+            ], batch_size=2000)
+            Variant.objects.bulk_create([
+                Variant(content=c, platform=platform, caption="Autumn is here, and so is our squash soup. " * 3,
+                        hashtags=["#autumn", "#soup", "#cafe"], alt_text="A bowl of soup", adaptations=[])
+                for c in contents for platform in ("x", "linkedin", "instagram")
+            ], batch_size=5000)
         with connection.cursor() as cur:
             cur.execute("ANALYZE")
     org = Organization.objects.order_by("slug").first()
@@ -113,6 +134,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--orgs", type=int, default=100)
+    parser.add_argument("--content-rows", type=int, default=100_000)
     parser.add_argument("--duration", type=int, default=8)
     args = parser.parse_args()
     if not shutil.which("wrk"):
@@ -120,33 +142,35 @@ def main() -> None:
     url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
     subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench"],
                    capture_output=True)
-    creds = setup_database(url, args.rows, args.orgs)
+    creds = setup_database(url, args.rows, args.orgs, args.content_rows)
     env = dict(os.environ, DATABASE_URL=url, POSTFORGE_BENCH_VIEWS="1", RATE_LIMIT_DEFAULT="100000000",
                REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), LOG_LEVEL="WARNING")
     print(f"rows={args.rows} orgs={args.orgs} (1 org = {args.rows // args.orgs} rows); 2 workers; wrk 8 connections, {args.duration}s")
-    print(f"{'server':9} {'endpoint':22} {'limit':>5} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
+    print(f"{'server':9} {'endpoint':32} {'limit':>5} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
     results = {}
     for kind, port in (("gunicorn", 8701), ("uvicorn", 8702)):
         proc = start(kind, port, env)
         try:
             base = f"http://127.0.0.1:{port}"
-            for name, path in (("nodb", "/bench/nodb"), ("lean", "/bench/lean-brands"), ("api", "/v1/brands")):
+            for name, path in (("nodb", "/bench/nodb"), ("lean", "/bench/lean-brands"), ("api", "/v1/brands"),
+                               ("lean-content", "/bench/lean-content"), ("api-content", "/v1/content")):
                 for limit in (20, 100):
                     if name == "nodb" and limit == 100:
                         continue
                     wrk(f"{base}{path}?limit={limit}", creds["key"], 1)  # warm up
                     rps, p50, p99 = wrk(f"{base}{path}?limit={limit}", creds["key"], args.duration)
                     results[(kind, name, limit)] = rps
-                    print(f"{kind:9} {name + ' ' + path:22.22} {limit:>5} {rps:>8.0f} {p50:>7.1f} {p99:>7.1f}", flush=True)
+                    print(f"{kind:9} {name + ' ' + path:32.32} {limit:>5} {rps:>8.0f} {p50:>7.1f} {p99:>7.1f}", flush=True)
         finally:
             proc.terminate()
             proc.wait(timeout=10)
     print()
     for kind in ("gunicorn", "uvicorn"):
-        for limit in (20, 100):
-            ratio = results[(kind, "api", limit)] / results[(kind, "lean", limit)]
-            verdict = "meets" if ratio >= 0.5 else "MISSES"
-            print(f"{kind}: API/lean at limit={limit}: {ratio:.2f} ({verdict} the 0.5 target)")
+        for api, lean, label in (("api", "lean", "brands"), ("api-content", "lean-content", "content")):
+            for limit in (20, 100):
+                ratio = results[(kind, api, limit)] / results[(kind, lean, limit)]
+                verdict = "meets" if ratio >= 0.5 else "MISSES"
+                print(f"{kind}: {label} API/lean at limit={limit}: {ratio:.2f} ({verdict} the 0.5 target)")
     print(f"gunicorn/uvicorn for the API list at limit=20: "
           f"{results[('gunicorn', 'api', 20)] / results[('uvicorn', 'api', 20)]:.2f}")
 
