@@ -65,10 +65,11 @@ def test_concurrent_publish_now_gives_one_202_and_clear_409s(owner, n):
     pub = Publication.objects.get(content=content)
     conflicts = [b for code, b in results if code == 409]
     # each 409 names the publication in progress (or says the content already went out)
-    named = [b for b in conflicts if b["error"]["details"].get("publicationId") == f"pub_{pub.pk.hex}"]
-    assert named, conflicts[:3]
+    # (when the winner has already published by the time a caller gets the lock, the 409 says so)
     for b in conflicts:
+        details = b["error"]["details"]
         assert b["error"]["message"]
+        assert details.get("publicationId") == f"pub_{pub.pk.hex}" or details.get("status") == "published", b
     assert pub.status == Publication.PUBLISHED
     assert SandboxPost.objects.filter(reference=str(pub.pk)).count() == 1
 
