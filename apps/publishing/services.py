@@ -886,11 +886,15 @@ def queue_add(*, content: Content, profile: SocialProfile) -> Content:
 
 
 def auto_schedule_approved(*, content: Content) -> None:
-    """`auto_publish` brands: approved content goes to its profile's next free slot."""
+    """`auto_publish` brands: approved content goes to its profile's next free slot (its
+    posting times, else its best times, as the queue picks them). Content stays approved,
+    unscheduled, when the profile has neither."""
     profile = content.profile
     if profile is None:
         profile = SocialProfile.objects.filter(brand=content.brand, platform__in=content.platforms, connected=True).order_by("created_at").first()
-    if profile is None or not profile.posting_times:
+    if profile is None:
+        return
+    if not profile.posting_times and not fallback_slots([profile]).get(profile.pk, (None, []))[1]:
         return
     queue_add(content=content, profile=profile)
 

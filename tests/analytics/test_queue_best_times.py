@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from apps.analytics.reports import PLATFORM_DEFAULTS
 from apps.brands.models import Brand
+from apps.content import services as content_services
 from apps.content import states
 from apps.content.models import Content, Variant
 from apps.publishing.models import Publication
@@ -80,3 +81,26 @@ def test_queueing_content_on_a_profile_without_posting_times_takes_its_best_slot
     # that slot is taken now: the queue offers the other measured hour
     data = client.get("/api/posts/queue").json()["data"]
     assert data["nextSlots"][str(measured.pk)] == iso(max(tuesday, friday))
+
+
+def approve_on(owner, brand, profile) -> Content:
+    content = Content.objects.create(organization=owner.org, brand=brand, profile=profile, platforms=[profile.platform],
+                                     prompt="Auto", status=states.REVIEW)
+    Variant.objects.create(content=content, platform=profile.platform, caption="Auto", hashtags=[])
+    return content_services.content_approve(content=content)
+
+
+def test_an_auto_publishing_brand_schedules_approved_content_at_the_best_times(owner, profiles):
+    brand, measured, fresh, _ = profiles
+    brand.generation_settings = {**brand.generation_settings, "require_approval": True, "auto_publish": True}
+    brand.save()
+    first, second = approve_on(owner, brand, measured), approve_on(owner, brand, measured)
+    tuesday, friday = next_weekly(2, 18, PARIS), next_weekly(5, 8, PARIS)
+    # its own history: Tuesday 18:00 and Friday 08:00 in Paris, the earlier first, then the other
+    assert [Publication.objects.get(content=c).scheduled_for for c in (first, second)] == sorted([tuesday, friday])
+    # no history on LinkedIn: the platform's default hours, in the profile's time zone (UTC)
+    third = approve_on(owner, brand, fresh)
+    third.refresh_from_db()
+    default = min(next_weekly(d, h, zoneinfo.ZoneInfo("UTC")) for d, h in PLATFORM_DEFAULTS["linkedin"])
+    assert third.status == states.SCHEDULED
+    assert Publication.objects.get(content=third).scheduled_for == default
