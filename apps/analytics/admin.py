@@ -109,7 +109,8 @@ def failures_view(request):
         kind = None
     groups = monitoring.errors(org, kind=kind) if org else []
     admin_of = {"content": ("content", "content"), "profile": ("profiles", "socialprofile"),
-                "delivery": ("webhooks", "webhookdelivery")}
+                "delivery": ("webhooks", "webhookdelivery"),
+                "publication": ("publishing", "publication")}
     for g in groups:
         obj = g["object"]
         app_label, model = admin_of.get(obj["type"], (None, None))

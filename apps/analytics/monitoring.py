@@ -1,13 +1,14 @@
 """The failures feed: generation, publishing, token-refresh and webhook-delivery failures,
-grouped by cause."""
+grouped by cause, and the publications whose outcome on the platform is unknown (a person
+has to look on the platform and answer in the admin)."""
 
 from __future__ import annotations
 
 import datetime
 import uuid
 
-from django.db.models import CharField, Count, Max, Min
-from django.db.models.functions import Cast
+from django.db.models import CharField, Count, Max, Min, Value
+from django.db.models.functions import Cast, Concat
 
 from apps.content import states
 from apps.content.models import Content
@@ -15,7 +16,7 @@ from apps.core import ids
 from apps.profiles.models import SocialProfile
 from apps.publishing.models import Publication
 
-KINDS = ("generation", "publishing", "token_refresh", "webhook_delivery")
+KINDS = ("generation", "publishing", "publishing_unknown", "token_refresh", "webhook_delivery")
 
 
 def errors(organization, *, kind=None, platform=None, profile_id=None, since=None, until=None, limit=100) -> list[dict]:
@@ -33,6 +34,9 @@ def errors(organization, *, kind=None, platform=None, profile_id=None, since=Non
             groups.append({"kind": "publishing", "platform": g["profile__platform"], "cause": g["error_code"] or "error",
                            "message": g["last_error"], "count": g["count"], "lastAt": g["last"],
                            "object": {"type": "content", "id": cid, "url": f"/api/content/{cid}"}})
+    if kind in (None, "publishing_unknown"):
+        groups.extend(_unknown_publications(organization, platform=platform, profile_id=profile_id, since=since,
+                                            until=until, limit=limit))
     if kind in (None, "generation") and not platform and not profile_id:
         qs = _dated(Content.objects.for_organization(organization).filter(status=states.FAILED), "updated_at", since, until)
         for g in (qs.values("status_reason").annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
@@ -76,6 +80,37 @@ def errors(organization, *, kind=None, platform=None, profile_id=None, since=Non
     for g in groups:
         g["lastAt"] = g["lastAt"].isoformat()
     return groups[:limit]
+
+
+def _unknown_publications(organization, *, platform, profile_id, since, until, limit) -> list[dict]:
+    """`unknown` publications by platform: the post may exist and nobody can tell without looking.
+    The example is one publication of the group (its content's API URL shows it among the
+    content's publications; the admin's failures page links its change page, where the
+    "I found the post" and "not on the platform" actions are)."""
+    qs = Publication.objects.filter(organization=organization, status=Publication.UNKNOWN)
+    if platform:
+        qs = qs.filter(profile__platform=platform)
+    if profile_id:
+        qs = qs.filter(profile_id=profile_id)
+    qs = _dated(qs, "updated_at", since, until)
+    # one example per group: the publication with the smallest id, and its content (ids are unique,
+    # so the smallest "publication/content" string names one row)
+    pair = Concat(Cast("id", CharField()), Value("/"), Cast("content_id", CharField()), output_field=CharField())
+    groups = []
+    for g in (qs.values("profile__platform").annotate(count=Count("id"), last=Max("updated_at"), sample=Min(pair))
+              .order_by("-last")[:limit]):
+        pub_raw, content_raw = g["sample"].split("/")
+        pid = ids.render(uuid.UUID(pub_raw), "publication")
+        cid = ids.render(uuid.UUID(content_raw), "content")
+        n = g["count"]
+        groups.append({
+            "kind": "publishing_unknown", "platform": g["profile__platform"], "cause": "outcome_unknown",
+            "message": (f"{n} publication{'s' if n != 1 else ''} on {g['profile__platform']} may have been posted "
+                        f"and could not be checked: look on the platform and confirm each in the admin."),
+            "count": n, "lastAt": g["last"],
+            "object": {"type": "publication", "id": pid, "url": f"/api/content/{cid}"},
+        })
+    return groups
 
 
 def _dated(qs, field: str, since: datetime.datetime | None, until: datetime.datetime | None):

@@ -155,6 +155,21 @@ def test_the_failures_page_groups_by_cause_and_links_the_objects(admin_page, liv
     assert admin_page.inner_text("#pf-failures tbody") == "No failures."
 
 
+def test_the_failures_page_lists_unknown_outcomes_and_links_the_publication(admin_page, live_server, acme):
+    org = acme["org"]
+    pub = _published(org, acme["x"], 0.2)
+    Publication.objects.filter(pk=pub.pk).update(status="unknown", outcome_unknown=True, published_at=None,
+                                                 last_error="No answer after the create call.")
+    admin_page.goto(f"{live_server.url}/admin/analytics/failures/?org={org.pk}&kind=publishing_unknown")
+    row = admin_page.locator("#pf-failures tr[data-kind=publishing_unknown]")
+    assert row.count() == 1 and admin_page.locator("#pf-failures tbody tr").count() == 1
+    assert "1 publication on x may have been posted" in row.inner_text()
+    assert row.get_attribute("data-cause") == "outcome_unknown"
+    row.locator("a").click()
+    admin_page.wait_for_selector("#publication_form")
+    assert f"/admin/publishing/publication/{pub.pk}/change/" in admin_page.url
+
+
 def test_staff_without_the_publication_permission_are_refused(browser, live_server, db):
     from django.contrib.auth import get_user_model
 

@@ -132,6 +132,61 @@ def test_monitoring_feed_groups_failures_by_cause(owner, outsider, posts):
 
 
 
+def test_unknown_outcomes_are_their_own_kind_in_the_selector(owner, outsider, posts):
+    from apps.analytics import monitoring
+
+    for pub in (posts["C"], posts["D"]):
+        Publication.objects.filter(pk=pub.pk).update(status="unknown", outcome_unknown=True, error_code="timeout",
+                                                     last_error="No answer (the post may exist)")
+    Publication.objects.filter(pk=posts["A"].pk).update(status="unknown", outcome_unknown=True)
+    Publication.objects.filter(pk=posts["E"].pk).update(status="unknown", outcome_unknown=True)  # another org
+    Publication.objects.filter(pk=posts["B"].pk).update(status="failed", error_code="rate_limited")
+    groups = monitoring.errors(owner.org, kind="publishing_unknown")
+    assert sorted((g["platform"], g["count"], g["cause"]) for g in groups) == [("instagram", 1, "outcome_unknown"),
+                                                                                ("x", 2, "outcome_unknown")]
+    by_platform = {g["platform"]: g for g in groups}
+    assert by_platform["instagram"]["object"] == {
+        "type": "publication", "id": ids.render(posts["A"].pk, "publication"),
+        "url": f"/api/content/{ids.render(posts['A'].content_id, 'content')}"}
+    x_example = by_platform["x"]["object"]
+    assert x_example["type"] == "publication"
+    example = {ids.render(posts[k].pk, "publication"): posts[k] for k in ("C", "D")}[x_example["id"]]
+    assert x_example["url"] == f"/api/content/{ids.render(example.content_id, 'content')}"  # its own content
+    assert "2 publications on x may have been posted" in by_platform["x"]["message"]
+    # not mixed into the failures, and filtered like them
+    assert [g["cause"] for g in monitoring.errors(owner.org, kind="publishing")] == ["rate_limited"]
+    assert [g["count"] for g in monitoring.errors(owner.org, kind="publishing_unknown", platform="x")] == [2]
+    assert [g["count"] for g in monitoring.errors(owner.org, kind="publishing_unknown", profile_id=posts["ig"].pk)] == [1]
+    assert {g["kind"] for g in monitoring.errors(owner.org)} == {"publishing", "publishing_unknown"}
+    assert [g["count"] for g in monitoring.errors(outsider.org, kind="publishing_unknown")] == [1]
+
+
+def test_unknown_outcomes_are_in_the_feed_endpoint_for_their_organization_only(owner, outsider, posts):
+    Publication.objects.filter(pk=posts["C"].pk).update(status="unknown", outcome_unknown=True)
+    Publication.objects.filter(pk=posts["E"].pk).update(status="unknown", outcome_unknown=True)
+    client = owner.token_client()
+    body = client.get("/api/monitoring/errors").json()
+    [group] = [g for g in body["data"]["errors"] if g["kind"] == "publishing_unknown"]
+    pid, cid = ids.render(posts["C"].pk, "publication"), ids.render(posts["C"].content_id, "content")
+    assert group == {"kind": "publishing_unknown", "platform": "x", "cause": "outcome_unknown",
+                     "message": "1 publication on x may have been posted and could not be checked: look on the "
+                                "platform and confirm each in the admin.",
+                     "count": 1, "lastAt": group["lastAt"],
+                     "object": {"type": "publication", "id": pid, "url": f"/api/content/{cid}"}}
+    assert_conforms("api", "/monitoring/errors", "get", 200, body)
+    # the URL reads the content, and the publication is among its publications
+    content = client.get(group["object"]["url"])
+    assert content.status_code == 200
+    assert [p["status"] for p in content.json()["data"]["publications"]] == ["unknown"]
+    only = client.get("/api/monitoring/errors?kind=publishing_unknown&platform=instagram").json()["data"]["errors"]
+    assert only == []
+    # the outsider sees its own unknown publication, never Acme's
+    theirs = outsider.token_client().get("/api/monitoring/errors?kind=publishing_unknown").json()["data"]["errors"]
+    assert [g["object"]["id"] for g in theirs] == [ids.render(posts["E"].pk, "publication")]
+    acme_profile = ids.render(posts["x"].pk, "profile")
+    assert outsider.token_client().get(f"/api/monitoring/errors?profileId={acme_profile}").status_code == 404
+
+
 def test_failed_webhook_deliveries_are_in_the_feed(owner, outsider):
     from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
 
