@@ -1,4 +1,7 @@
 from django.contrib import admin, messages
+from django.db.models import Count
+from django.urls import reverse
+from django.utils.html import format_html
 
 from . import services
 from .models import InboundWebhook, WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -6,10 +9,24 @@ from .models import InboundWebhook, WebhookAttempt, WebhookDelivery, WebhookEndp
 
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
-    list_display = ["url", "organization", "active", "disabled_at", "disabled_reason", "failing_since", "created_at"]
+    list_display = ["url", "organization", "active", "deliveries", "failing_since", "disabled_reason", "disabled_at"]
     list_filter = ["active", "organization"]
-    readonly_fields = ["secret", "previous_secret", "previous_secret_expires_at", "disabled_at", "failing_since"]
+    readonly_fields = ["secret", "previous_secret", "previous_secret_expires_at", "disabled_at", "failing_since",
+                       "deliveries"]
     search_fields = ["url"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(delivery_count=Count("deliveries"))
+
+    @admin.display(description="Deliveries", ordering="delivery_count")
+    def deliveries(self, endpoint) -> str:
+        """A link to this endpoint's delivery log."""
+        url = reverse("admin:webhooks_webhookdelivery_changelist") + f"?endpoint__id__exact={endpoint.pk}"
+        count = getattr(endpoint, "delivery_count", None)
+        if count is None:
+            count = endpoint.deliveries.count()
+        return format_html('<a href="{}" class="pf-deliveries">{} deliver{}</a>', url, count,
+                           "y" if count == 1 else "ies")
 
 
 class AttemptInline(admin.TabularInline):
@@ -17,6 +34,9 @@ class AttemptInline(admin.TabularInline):
     extra = 0
     can_delete = False
     readonly_fields = ["started_at", "status_code", "latency_ms", "error", "response_body"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False  # a log: attempts are recorded by the sender only
 
 
 @admin.register(WebhookDelivery)

@@ -117,4 +117,6 @@ class WebhookAttempt(models.Model):
         ordering = ["started_at", "id"]
 
     def __str__(self) -> str:
-        return f"{self.delivery_id} {self.status_code or self.error}"
+        # the admin shows it above each row of a delivery's attempt log
+        outcome = f"HTTP {self.status_code}" if self.status_code is not None else (self.error or "no answer")
+        return f"{outcome} in {self.latency_ms} ms"
