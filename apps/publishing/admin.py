@@ -6,7 +6,10 @@ from __future__ import annotations
 from typing import cast
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -15,7 +18,7 @@ from apps.content.models import Content
 from apps.core.errors import ApplicationError
 from apps.profiles.models import Platform, SocialProfile
 
-from . import oauth, services
+from . import oauth, post_urls, services
 from .models import OAuthRedirectOrigin, Publication, SandboxPost
 
 
@@ -105,27 +108,69 @@ class PublicationAdmin(admin.ModelAdmin):
                               messages.SUCCESS)
 
 
-    @admin.action(description="Outcome unknown: I found the post on the platform (mark published)",
+    @admin.action(description="Outcome unknown: I found the post on the platform (give its link, mark published)",
                   permissions=["act"])
     def confirm_posted(self, request, queryset):
-        self._resolve(request, queryset, posted=True)
+        """An intermediate page asks for each post's link (the service checks it is the
+        platform's and reads the post id from it); the action runs again when it is sent."""
+        pubs = list(queryset.select_related("profile", "content").order_by("scheduled_for", "created_at"))
+        for pub in pubs:
+            if pub.status != Publication.UNKNOWN:
+                self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: only a publication whose "
+                                           f"outcome is unknown can be confirmed; this one is {pub.status}.", messages.ERROR)
+        rows = [(pub, PostLinkForm(request.POST if "pf_confirm" in request.POST else None, prefix=f"pub-{pub.pk}",
+                                   publication=pub))
+                for pub in pubs if pub.status == Publication.UNKNOWN]
+        if not rows:
+            return None
+        if "pf_confirm" in request.POST:
+            ok, pending = 0, []
+            for pub, form in rows:
+                if form.is_valid():
+                    try:
+                        services.publication_resolve(publication=pub, posted=True, url=form.cleaned_data["url"])
+                        ok += 1
+                        continue
+                    except ApplicationError as exc:
+                        form.add_error("url", "; ".join((exc.details or {}).get("url") or [_error_text(exc)]))
+                pending.append((pub, form))
+            if ok:
+                self.message_user(request, f"{ok} publication(s) marked published.", messages.SUCCESS)
+            if not pending:
+                return None
+            rows = pending
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "title": "I found the post",
+                   "rows": rows, "action": "confirm_posted", "action_checkbox_name": ACTION_CHECKBOX_NAME}
+        return TemplateResponse(request, "admin/publishing/publication/confirm_posted.html", context)
 
     @admin.action(description="Outcome unknown: the post is not on the platform (publish it again, due now)",
                   permissions=["act"])
     def confirm_not_posted(self, request, queryset):
-        self._resolve(request, queryset, posted=False)
-
-    def _resolve(self, request, queryset, *, posted: bool) -> None:
         ok = 0
         for pub in queryset.select_related("profile"):
             try:
-                services.publication_resolve(publication=pub, posted=posted)
+                services.publication_resolve(publication=pub, posted=False)
                 ok += 1
             except ApplicationError as exc:
                 self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: {_error_text(exc)}", messages.ERROR)
         if ok:
-            what = "marked published" if posted else "back on schedule, due now"
-            self.message_user(request, f"{ok} publication(s) {what}.", messages.SUCCESS)
+            self.message_user(request, f"{ok} publication(s) back on schedule, due now.", messages.SUCCESS)
+
+
+class PostLinkForm(forms.Form):
+    """The link of a post a person found on the platform (checked by the service)."""
+
+    url = forms.CharField(label="Link of the post", max_length=post_urls.MAX_URL,
+                          widget=forms.URLInput(attrs={"size": 90, "placeholder": "https://"}))
+
+    def __init__(self, *args, publication: Publication, **kwargs):
+        super().__init__(*args, **kwargs)
+        profile = publication.profile
+        if profile.sandbox:
+            help_text = f"This sandbox profile's posts: {settings.PUBLIC_BASE_URL}/sandbox/{profile.platform}/…"
+        else:
+            help_text = f"https on {' or '.join(post_urls.hosts_for(profile.platform))}"
+        self.fields["url"].help_text = help_text
 
 
 @admin.register(SandboxPost)

@@ -43,6 +43,7 @@ from apps.profiles.services import schedule_slots, validate_timezone
 
 from .models import Publication
 from .platforms.base import MediaItem, OutcomeUnknown, PlatformError, PostRequest, PublishResult
+from .post_urls import post_link_parse
 
 logger = logging.getLogger(__name__)
 
@@ -733,8 +734,14 @@ def _still_processing(pub: Publication, state: dict, *, error: PlatformError | N
 
 @transaction.atomic
 def publication_resolve(*, publication: Publication, posted: bool, url: str = "", external_id: str = "") -> Publication:
-    """A person's answer for an `unknown` publication: it went out (with its link when known),
-    or it did not (back on schedule, due now, without reconciling)."""
+    """A person's answer for an `unknown` publication: it went out, or it did not (back on
+    schedule, due now, without reconciling).
+
+    A post that went out needs its link, an https link on the platform's own site
+    (`post_urls.post_link_parse`, ValidationFailed otherwise); the platform's post id is read
+    from it when the link carries one (an explicit `external_id` wins; with neither, the handle
+    the publication already had stays)."""
+
     # the global lock order: the content before its publication
     Content.objects.select_for_update().filter(pk=publication.content_id).values_list("pk", flat=True).first()
     pub = Publication.objects.select_for_update(of=("self",)).select_related("profile").get(pk=publication.pk)
@@ -743,7 +750,10 @@ def publication_resolve(*, publication: Publication, posted: bool, url: str = ""
                                 {"status": pub.status})
     now = timezone.now()
     if posted:
-        pub.status, pub.published_at, pub.url, pub.external_id = Publication.PUBLISHED, now, url or pub.url, external_id
+        link = post_link_parse(platform=pub.profile.platform, url=url, account=pub.profile.external_id,
+                               sandbox=pub.profile.sandbox)
+        pub.status, pub.published_at, pub.url = Publication.PUBLISHED, now, link.url
+        pub.external_id = external_id or link.external_id or pub.external_id
         pub.last_error, pub.error_code = "", ""
     else:
         pub.status, pub.due_at, pub.attempts = Publication.SCHEDULED, now, 0

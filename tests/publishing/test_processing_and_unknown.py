@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from apps.brands.models import Brand
 from apps.content import services as content_services
-from apps.core.errors import InvalidTransition
+from apps.core.errors import InvalidTransition, ValidationFailed
 from apps.events.models import Event
 from apps.publishing import services
 from apps.publishing.crypto import encrypt
@@ -205,17 +205,38 @@ def test_a_lost_linkedin_answer_without_the_read_permission_is_unknown_not_faile
     assert pub.content.status == "publishing"
     assert Event.objects.get(type="publication.updated", data__publicationId=str(pub.pk)).data["status"] == "unknown"
 
-    # a person looks at the LinkedIn profile and confirms it went out
+    # a person looks at the LinkedIn profile and confirms it went out, with the post's link
     urn = fake.posts[0]["id"]
-    services.publication_resolve(publication=pub, posted=True, external_id=urn,
-                                 url=f"https://www.linkedin.com/feed/update/{urn}/")
+    services.publication_resolve(publication=pub, posted=True, url=f"https://www.linkedin.com/feed/update/{urn}/")
     pub.refresh_from_db()
-    assert pub.status == "published" and pub.external_id == urn and not pub.outcome_unknown
+    assert pub.status == "published" and pub.external_id == urn and not pub.outcome_unknown  # read from the link
+    assert pub.url == f"https://www.linkedin.com/feed/update/{urn}/"
+    updated = Event.objects.filter(type="publication.updated", data__publicationId=str(pub.pk)).order_by("-created_at")
+    assert updated[0].data["status"] == "published" and updated[0].data["url"] == pub.url
     pub.content.refresh_from_db()
     assert pub.content.status == "published"
     with pytest.raises(InvalidTransition):
         services.publication_resolve(publication=pub, posted=False)
     assert len(fake.posts) == 1
+
+
+def test_a_found_post_needs_the_platforms_link_and_a_wrong_one_changes_nothing(owner, brand, linkedin):
+    fake, profile = linkedin
+    pub = scheduled(owner, brand, profile, "linkedin")
+    Publication.objects.filter(pk=pub.pk).update(status="unknown", outcome_unknown=True, last_error="No answer.")
+    for url, reason in (("", "the post's link is required."),
+                        ("http://www.linkedin.com/feed/update/urn:li:share:1/", "it must start with https://."),
+                        ("https://x.com/acme/status/1", "the host must be linkedin.com (got x.com).")):
+        with pytest.raises(ValidationFailed) as refused:
+            services.publication_resolve(publication=pub, posted=True, url=url)
+        assert refused.value.details == {"url": [reason]}
+        pub.refresh_from_db()
+        assert pub.status == "unknown" and pub.outcome_unknown and pub.url == "" and pub.last_error == "No answer."
+    # a LinkedIn link without the post's URN: the link is stored, no id is made up
+    activity = "https://www.linkedin.com/posts/acme_autumn-activity-7012345678901234567-abcd"
+    services.publication_resolve(publication=pub, posted=True, url=activity)
+    pub.refresh_from_db()
+    assert (pub.status, pub.url, pub.external_id, pub.last_error) == ("published", activity, "", "")
 
 
 def test_a_person_who_finds_nothing_sends_it_again(owner, brand, linkedin):
@@ -264,11 +285,23 @@ def test_staff_confirm_an_unknown_publication_from_the_admin(owner, brand, linke
     client.force_login(staff)
     listing = client.get("/admin/publishing/publication/?status=unknown")
     assert listing.status_code == 200 and str(pub.content.prompt[:20]) in listing.content.decode()
-    answer = client.post("/admin/publishing/publication/", {"action": "confirm_posted", "_selected_action": [str(pub.pk)]},
-                         follow=True)
-    assert answer.status_code == 200 and "marked published" in answer.content.decode()
+    chosen = {"action": "confirm_posted", "_selected_action": [str(pub.pk)]}
+    asked = client.post("/admin/publishing/publication/", chosen)
+    assert asked.status_code == 200 and f'name="pub-{pub.pk}-url"' in asked.content.decode()  # the link is asked for
     pub.refresh_from_db()
-    assert pub.status == "published" and not pub.outcome_unknown
+    assert pub.status == "unknown"
+    wrong = client.post("/admin/publishing/publication/", {**chosen, "pf_confirm": "1",
+                                                           f"pub-{pub.pk}-url": "https://example.com/post/1"})
+    assert wrong.status_code == 200 and "the host must be linkedin.com (got example.com)." in wrong.content.decode()
+    pub.refresh_from_db()
+    assert pub.status == "unknown"
+    urn = fake.posts[0]["id"]
+    answer = client.post("/admin/publishing/publication/", {**chosen, "pf_confirm": "1",
+                                                            f"pub-{pub.pk}-url": f"https://www.linkedin.com/feed/update/{urn}/"},
+                         follow=True)
+    assert answer.status_code == 200 and "1 publication(s) marked published" in answer.content.decode()
+    pub.refresh_from_db()
+    assert pub.status == "published" and not pub.outcome_unknown and pub.external_id == urn
     assert len(fake.posts) == 1
 
 
