@@ -205,6 +205,9 @@ ANALYTICS_SWEEP_INTERVAL = env.float("ANALYTICS_SWEEP_INTERVAL", default=600.0)
 ANALYTICS_FOLLOWERS_INTERVAL = env.float("ANALYTICS_FOLLOWERS_INTERVAL", default=3600.0)
 ANALYTICS_LEASE_SECONDS = env.int("ANALYTICS_LEASE_SECONDS", default=300)
 ANALYTICS_CHUNK_SIZE = env.int("ANALYTICS_CHUNK_SIZE", default=25)
+# a platform's webhook (a new comment or reply) pulls a post's metrics at once, at most once
+# in this many seconds per post
+ANALYTICS_PUSH_MIN_SECONDS = env.int("ANALYTICS_PUSH_MIN_SECONDS", default=300)
 CELERY_BEAT_SCHEDULE = {
     # the sweep finds what is due from the database (hourly / daily / weekly by post age)
     "collect-due-metrics": {"task": "apps.analytics.tasks.collect_due_metrics", "schedule": ANALYTICS_SWEEP_INTERVAL,

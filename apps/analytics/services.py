@@ -125,6 +125,22 @@ def _take_claim(subject_id, token: uuid.UUID | None) -> None:
         raise LeaseLost(str(subject_id))
 
 
+def publications_refresh(*, publication_ids, now=None) -> int:
+    """A platform said these posts changed (a comment or reply, through its webhook): pull
+    their metrics now instead of at their next interval. A post pulled within
+    ANALYTICS_PUSH_MIN_SECONDS, or held by another worker, is left alone, so a busy post's
+    comments cost one pull per window. Claimed as the sweep claims; returns the snapshots stored."""
+    now = now or timezone.now()
+    recent = PostSnapshot.objects.filter(publication=OuterRef("pk"), latest=True,
+                                         taken_at__gt=now - timedelta(seconds=settings.ANALYTICS_PUSH_MIN_SECONDS))
+    ids = list(Publication.objects.filter(pk__in=list(publication_ids), status=PUBLISHED, published_at__isnull=False)
+               .exclude(external_id="").exclude(Exists(recent)).exclude(_live_claim(now)).values_list("pk", flat=True))
+    if not ids:
+        return 0
+    token, won = claim(PullClaim.POST, ids)
+    return collect_chunk(PullClaim.POST, token, won) if won else 0
+
+
 def claim_due_publications(limit: int = 500) -> list[tuple[uuid.UUID, list]]:
     """The sweep: claim what is due in chunks of ANALYTICS_CHUNK_SIZE, one token per chunk.
 

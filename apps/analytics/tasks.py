@@ -36,3 +36,9 @@ def collect_chunk(kind: str, token: str, ids: list[str]) -> int:
     import uuid
 
     return services.collect_chunk(kind, uuid.UUID(token), ids)
+
+
+@shared_task(queue="analytics", ignore_result=True)
+def refresh_publications(ids: list[str]) -> int:
+    """Pull these posts' metrics now (a platform's webhook said they changed)."""
+    return services.publications_refresh(publication_ids=ids)

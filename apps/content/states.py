@@ -4,6 +4,7 @@
                             |            |--> rejected -> (edit) -> draft
                             v            v
                           failed <----- (any step after pending may fail; regenerate -> pending)
+                                        (published -> failed: a platform took back the only post, `unpublish`)
 
 A brand with `require_approval` needs `approved` before schedule or publish (`review` content
 of such a brand has neither among its allowed actions), and editing the text of its approved
@@ -33,6 +34,9 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
     "unschedule": (frozenset({SCHEDULED}), APPROVED),
     "publish": (frozenset({REVIEW, APPROVED, SCHEDULED}), PUBLISHING),
     "published": (frozenset({PUBLISHING}), PUBLISHED),
+    # a platform reports, after moderation, that a post it had accepted did not go out
+    # (TikTok's post.publish.failed) and no other publication of the content is published
+    "unpublish": (frozenset({PUBLISHED}), FAILED),
     # staff retry a failed publication (publishing.services.publication_retry): back on schedule
     "retry_publish": (frozenset({FAILED}), SCHEDULED),
     # the approved text was edited and the brand requires approval (services.content_update):

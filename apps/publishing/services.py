@@ -815,12 +815,14 @@ def _sync_contents(content_ids) -> None:
         if content.status in (states.APPROVED, states.SCHEDULED, states.REVIEW):
             transition(content, "publish")
         published = [at for s, at, _ in rows if s == Publication.PUBLISHED]
+        reasons = "; ".join(sorted({e for s, _, e in rows if e}))
         if published and content.status == states.PUBLISHING:
             content.published_at = min(published)  # saved with the status by transition()
             transition(content, "published", event="content.published")
         elif not published and content.status == states.PUBLISHING:
-            reasons = "; ".join(sorted({e for s, _, e in rows if e}))
             transition(content, "fail", event="content.failed", reason=f"Publishing failed: {reasons}")
+        elif not published and content.status == states.PUBLISHED:  # a platform took its only post back
+            transition(content, "unpublish", event="content.failed", reason=f"Publishing failed: {reasons}")
 
 
 # --- queue and posting slots ------------------------------------------------------------------
@@ -935,9 +937,13 @@ def publication_platform_report(*, platform: str, account_id: str, publish_id: s
             if pub is not None:
                 return _processing_report(pub, post_id=post_id, failed_reason=failed_reason)
             return None
-        pub = (Publication.objects.select_for_update().select_related("profile")
-               .filter(platform=platform, profile__external_id=account_id, external_id__in=ids_,
-                       status=Publication.PUBLISHED).first())
+        published = Publication.objects.filter(platform=platform, profile__external_id=account_id,
+                                               external_id__in=ids_, status=Publication.PUBLISHED)
+        content_id = published.values_list("content_id", flat=True).first()
+        if content_id is None:
+            return None
+        Content.objects.select_for_update().filter(pk=content_id).values_list("pk", flat=True).first()  # lock order
+        pub = published.select_for_update(of=("self",)).select_related("profile").first()
         if pub is None:
             return None
         if failed_reason:
@@ -945,6 +951,7 @@ def publication_platform_report(*, platform: str, account_id: str, publish_id: s
             pub.last_error = f"{platform.capitalize()} did not publish the post: {failed_reason}"[:2000]
             pub.save(update_fields=["status", "last_error", "error_code", "updated_at"])
             _publication_updated(pub)
+            _sync_contents([pub.content_id])  # the content was published on this post alone: failed now
             return pub
         if not post_id or pub.external_id == post_id:
             return pub

@@ -3,7 +3,8 @@
 Each record is processed once: `inbound_process` marks it processed in the same transaction
 as its effect (a conditional update), so a repeated task, or the sweep picking up a record
 whose task was lost, changes nothing twice. Every effect goes through the owning app's
-services (accounts for identity and billing, publishing and profiles for TikTok)."""
+services (accounts for identity and billing, publishing and profiles for TikTok; Meta's
+comments and replies hand the posts to analytics' queue by task name)."""
 
 from __future__ import annotations
 
@@ -188,7 +189,68 @@ def _tiktok(payload: dict) -> str:
     return "ignored"
 
 
-HANDLERS = {"clerk": _clerk, "workos": _workos, "billing": _billing, "tiktok": _tiktok}
+# --- Meta (Instagram, Facebook Pages, Threads) -------------------------------------------------
+
+#: the Instagram and Facebook Page fields whose change means a post of ours was commented on or
+#: reacted to (Meta's webhook reference); others (messages, mentions of the account, ...) do
+#: not concern a publication
+_IG_FIELDS = ("comments", "live_comments")
+_FB_FEED_ITEMS = ("comment", "reaction", "share")
+
+
+def _meta_posts(payload: dict) -> list[tuple[str, str]]:
+    """(platform, post id) of each post of an app user that a notification says changed.
+
+    Instagram and Pages: `{object, entry: [{id, time, changes: [{field, value}]}]}` (Instagram
+    `comments` name `value.media.id`; a Page's `feed` names `value.post_id` for a comment,
+    reaction or share). Threads: `{app_id, topic, target_id, values: {field: "replies",
+    value: {root_post: {id}}}}` (the root post is ours)."""
+    found: list[tuple[str, str]] = []
+    kind = str(payload.get("object") or "")
+    for entry in payload.get("entry") or []:
+        for change in (entry or {}).get("changes") or []:
+            field, value = str(change.get("field") or ""), change.get("value") or {}
+            if kind == "instagram" and field in _IG_FIELDS:
+                media = str((value.get("media") or {}).get("id") or "")
+                if media:
+                    found.append(("instagram", media))
+            elif kind == "page" and field == "feed" and value.get("item") in _FB_FEED_ITEMS \
+                    and value.get("verb") in ("add", "edited"):
+                post = str(value.get("post_id") or "")
+                if post:
+                    found.append(("facebook", post))
+    values = payload.get("values")
+    if isinstance(values, dict) and values.get("field") == "replies":
+        root = str(((values.get("value") or {}).get("root_post") or {}).get("id") or "")
+        if root:
+            found.append(("threads", root))
+    return found
+
+
+def _meta(payload: dict) -> str:
+    """A comment, reaction or reply on a post we published pulls its metrics now (the
+    analytics queue; at most once per ANALYTICS_PUSH_MIN_SECONDS per post)."""
+    from django.db.models import Q
+
+    from apps.core.tasking import task_named
+    from apps.publishing.models import Publication
+
+    posts = _meta_posts(payload)
+    if not posts:
+        return "ignored"
+    match = Q()
+    for platform, post_id in posts:
+        match |= Q(platform=platform, external_id=post_id)
+    ids = [str(pk) for pk in Publication.objects.filter(match, status=Publication.PUBLISHED)
+           .values_list("pk", flat=True).distinct()]
+    if not ids:
+        return "no matching publication"
+    refresh = task_named("apps.analytics.tasks.refresh_publications")
+    transaction.on_commit(lambda: refresh.delay(ids))
+    return f"metrics refresh of {len(ids)} publication(s)"
+
+
+HANDLERS = {"clerk": _clerk, "workos": _workos, "billing": _billing, "tiktok": _tiktok, "meta": _meta}
 
 
 def inbound_process(*, provider: str, event_id: str) -> str | None:

@@ -35,6 +35,7 @@ CLERK = "whsec_" + base64.b64encode(b"k" * 32).decode()
 STRIPE = "whsec_effects_stripe_secret"
 WORKOS = "workos-effects-secret"
 TIKTOK = "tiktok-effects-secret"
+META = "meta-effects-app-secret"
 
 User = get_user_model()
 WORKOS_SDK = WorkOSClient(api_key="sk_test_unused", client_id="client_unused")  # verification only, no call
@@ -46,6 +47,7 @@ def secrets(settings):
     settings.STRIPE_WEBHOOK_SECRET = STRIPE
     settings.WORKOS_WEBHOOK_SECRET = WORKOS
     settings.TIKTOK_CLIENT_SECRET = TIKTOK
+    settings.META_APP_SECRET = META
 
 
 def send(provider: str, payload: dict, client: Client | None = None):
@@ -70,6 +72,8 @@ def send(provider: str, payload: dict, client: Client | None = None):
     elif provider == "tiktok":
         mac = hmac.new(TIKTOK.encode(), f"{ts}.".encode() + body, hashlib.sha256).hexdigest()
         headers = {"HTTP_TIKTOK_SIGNATURE": f"t={ts},s={mac}"}
+    elif provider == "meta":  # X-Hub-Signature-256: hex HMAC-SHA256 of the raw body with the app secret
+        headers = {"HTTP_X_HUB_SIGNATURE_256": "sha256=" + hmac.new(META.encode(), body, hashlib.sha256).hexdigest()}
     else:
         raise AssertionError(provider)
     return (client or Client()).post(f"/webhook/{provider}", data=body, content_type="application/json", **headers)
@@ -335,6 +339,94 @@ def test_tiktok_failed_ten_times_at_once_fails_the_publication_once(pending_tikt
     assert "spam_risk_too_many_posts" in pending_tiktok.last_error
     failed = Event.objects.filter(type="publication.failed")
     assert failed.count() == 1 and failed.get().data["error"] == pending_tiktok.last_error
+
+
+@pytest.mark.django_db
+def test_tiktok_failed_after_the_post_was_marked_published_fails_the_content(owner, pending_tiktok,
+                                                                            django_capture_on_commit_callbacks):
+    content = pending_tiktok.content
+    record = deliver(django_capture_on_commit_callbacks, "tiktok", tiktok_event("post.publish.failed", {
+        "publish_id": "v_pub_file~v2-1.123", "reason": "picture_size_check_failed", "publish_type": "DIRECT_PUBLISH"}))
+    assert record.outcome == f"publication {pending_tiktok.pk}"
+    pending_tiktok.refresh_from_db()
+    content.refresh_from_db()
+    assert pending_tiktok.status == "failed" and pending_tiktok.error_code == "picture_size_check_failed"
+    assert content.status == "failed" and "picture_size_check_failed" in content.status_reason
+    [event] = Event.objects.filter(type="content.failed")
+    assert event.data["previousStatus"] == "published" and "picture_size_check_failed" in event.data["reason"]
+    from apps.core import ids
+
+    assert owner.client().get(f"/v1/content/{ids.render(content.pk, 'content')}").json()["status"] == "failed"
+
+
+@pytest.mark.django_db
+def test_tiktok_failed_after_published_leaves_content_published_elsewhere_published(
+        pending_tiktok, django_capture_on_commit_callbacks):
+    content = pending_tiktok.content
+    x = ProfileFactory(organization=content.organization, brand=content.brand, platform="x")
+    now = timezone.now()
+    Publication.objects.create(organization=content.organization, content=content, profile=x, platform="x",
+                               scheduled_for=now, due_at=now, status="published", published_at=now, external_id="1")
+    deliver(django_capture_on_commit_callbacks, "tiktok", tiktok_event("post.publish.failed", {
+        "publish_id": "v_pub_file~v2-1.123", "reason": "spam_risk_user_banned_from_posting"}))
+    pending_tiktok.refresh_from_db()
+    content.refresh_from_db()
+    assert pending_tiktok.status == "failed" and content.status == "published"
+    assert not Event.objects.filter(type="content.failed").exists()
+    assert Event.objects.filter(type="publication.failed", data__publicationId=str(pending_tiktok.pk)).count() == 1
+
+
+# --- Meta -----------------------------------------------------------------------------------------
+
+def meta_comment(platform: str, post_id: str, comment_id: str = "17865799348089039") -> dict:
+    """A notification as Meta sends it (its webhook reference and examples) for a comment,
+    reaction or reply on a post of an app user."""
+    if platform == "instagram":
+        return {"object": "instagram", "entry": [{"id": "17841405822304914", "time": int(time.time()), "changes": [
+            {"field": "comments", "value": {"id": comment_id, "from": {"id": "232323", "username": "fan"},
+                                            "text": "Love it", "media": {"id": post_id,
+                                                                         "media_product_type": "FEED"}}}]}]}
+    if platform == "facebook":
+        return {"object": "page", "entry": [{"id": "1234567890", "time": int(time.time()), "changes": [
+            {"field": "feed", "value": {"item": "comment", "verb": "add", "post_id": post_id,
+                                        "comment_id": f"{post_id}_{comment_id}", "message": "Nice",
+                                        "from": {"id": "55", "name": "A fan"}, "created_time": int(time.time())}}]}]}
+    return {"app_id": "123456", "topic": "moderate", "target_id": "78901", "time": int(time.time()),
+            "subscription_id": "234567", "has_uid_field": False, "values": {"field": "replies", "value": {
+                "id": comment_id, "username": "fan", "text": "Reply", "media_type": "TEXT_POST",
+                "replied_to": {"id": post_id}, "root_post": {"id": post_id, "owner_id": "78901", "username": "us"},
+                "shortcode": "Pp", "timestamp": "2026-11-25T10:33:16+0000"}}}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("platform", ["instagram", "facebook", "threads"])
+def test_meta_comments_and_replies_pull_the_posts_metrics_once_per_window(owner, platform,
+                                                                          django_capture_on_commit_callbacks):
+    from apps.analytics.models import PostSnapshot
+    from tests.analytics.test_collection import sandbox_post
+
+    capture = django_capture_on_commit_callbacks
+    profile = ProfileFactory(organization=owner.org, platform=platform, sandbox=True, follower_count=800)
+    pub = sandbox_post(owner.org, profile, datetime.timedelta(hours=3))
+    record = deliver(capture, "meta", meta_comment(platform, pub.external_id))
+    assert record.outcome == "metrics refresh of 1 publication(s)"
+    [snap] = PostSnapshot.objects.filter(publication=pub)
+    assert snap.latest and snap.views > 0  # pulled now, not at the next hourly sweep
+    again = deliver(capture, "meta", meta_comment(platform, pub.external_id, comment_id="17865799348089040"))
+    assert again.outcome == "metrics refresh of 1 publication(s)"
+    assert PostSnapshot.objects.filter(publication=pub).count() == 1  # within ANALYTICS_PUSH_MIN_SECONDS
+    other = deliver(capture, "meta", meta_comment(platform, "not-ours"))
+    assert other.outcome == "no matching publication"
+
+
+@pytest.mark.django_db
+def test_meta_notifications_that_concern_no_post_are_recorded_and_ignored(django_capture_on_commit_callbacks):
+    mention = {"object": "instagram", "entry": [{"id": "1784", "time": int(time.time()), "changes": [
+        {"field": "mentions", "value": {"media_id": "999", "comment_id": "111"}}]}]}
+    assert deliver(django_capture_on_commit_callbacks, "meta", mention).outcome == "ignored"
+    removed = {"object": "page", "entry": [{"id": "1", "time": 1, "changes": [
+        {"field": "feed", "value": {"item": "comment", "verb": "remove", "post_id": "1_2"}}]}]}
+    assert deliver(django_capture_on_commit_callbacks, "meta", removed).outcome == "ignored"
 
 
 @pytest.mark.django_db
