@@ -6,10 +6,9 @@ import time
 
 from django.db.models import Prefetch
 
-from apps.core.errors import ValidationFailed
 from apps.media.models import Kind, MediaAsset
 
-from . import platform_rules, states
+from . import states
 from .models import Batch, Campaign, Content, ContentSchedule, Tag
 
 #: media shown with a content item (backups of edited images stay hidden)
@@ -40,48 +39,10 @@ def _with_media(qs, *, tags: bool = False):
     return qs.prefetch_related("tags") if tags else qs
 
 
-def parse_statuses(raw: str | None, *, family: str) -> list[str] | None:
-    """`status=a,b` in the family's words -> model statuses; an unknown word is a 400 naming the allowed."""
-    if not raw:
-        return None
-    word = states.word_a if family == "v1" else states.word_b
-    to_model = states.FROM_FAMILY_A if family == "v1" else states.FROM_FAMILY_B
-    allowed = [word(s) for s in states.STATUSES]
-    wanted = [w.strip() for w in raw.split(",") if w.strip()]
-    unknown = [w for w in wanted if w not in allowed]
-    if unknown or not wanted:
-        raise ValidationFailed(f"Unknown status: {', '.join(unknown) or raw}.", {"status": [f"Allowed: {', '.join(allowed)}."]})
-    return [to_model.get(w, w) for w in wanted]
-
-
-def parse_platform(raw: str | None) -> str | None:
-    if not raw:
-        return None
-    try:
-        return platform_rules.normalize_platform(raw)
-    except ValueError:
-        raise ValidationFailed(f"Unknown platform '{raw}'.", {"platform": [f"Must be one of {', '.join(platform_rules.SUPPORTED_PLATFORMS)}."]}) from None
-
-
-def content_list(*, organization, statuses: list[str] | None = None, platform: str | None = None, profile_id=None,
-                 created_from=None, created_to=None, tag_id=None, campaign_id=None, tags: bool = False):
-    qs = Content.objects.for_organization(organization)
-    if statuses:
-        qs = qs.filter(status__in=statuses)
-    if platform:
-        # `platforms` is a JSON list of lowercase names; quoting the name matches one element exactly
-        qs = qs.filter(platforms__icontains=f'"{platform}"')
-    if profile_id:
-        qs = qs.filter(profile_id=profile_id)
-    if created_from:
-        qs = qs.filter(created_at__gte=created_from)
-    if created_to:
-        qs = qs.filter(created_at__lte=created_to)
-    if tag_id:
-        qs = qs.filter(tags__id=tag_id)
-    if campaign_id:
-        qs = qs.filter(campaign_id=campaign_id)
-    return _with_media(qs, tags=tags)
+def content_list(*, organization, tags: bool = False):
+    """A content list of the organization with what each item's representation needs (its
+    filters: content/filters.py)."""
+    return _with_media(Content.objects.for_organization(organization), tags=tags)
 
 
 def content_get(*, organization, tags: bool = False):
@@ -100,16 +61,8 @@ def content_wait(*, content: Content, seconds: float, interval: float = 0.1) -> 
     return content_get(organization=content.organization_id).get(pk=content.pk)
 
 
-def schedule_list(*, organization, status: str | None = None, profile_id=None):
-    qs = ContentSchedule.objects.for_organization(organization).select_related("content")
-    if status:
-        allowed = (ContentSchedule.PLANNED, ContentSchedule.GENERATING, ContentSchedule.GENERATED, ContentSchedule.FAILED)
-        if status not in allowed:
-            raise ValidationFailed(f"Unknown status '{status}'.", {"status": [f"Allowed: {', '.join(allowed)}."]})
-        qs = qs.filter(status=status)
-    if profile_id:
-        qs = qs.filter(profile_id=profile_id)
-    return qs
+def schedule_list(*, organization):
+    return ContentSchedule.objects.for_organization(organization).select_related("content")
 
 
 def batch_list(*, organization):

@@ -8,6 +8,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from . import ids
 from .errors import ValidationFailed
 
 
@@ -45,11 +46,56 @@ def parse_datetime_param(params, name: str, *, end_of_day: bool = False) -> date
     return value
 
 
-class FamilyFilterSet(django_filters.FilterSet):
-    """Family B's list filters as a django-filter FilterSet: `q` (or `search`) over
-    `search_fields`, `date_from`/`date_to` on `date_field` (a bare date covers its whole day; a
-    bad one is a 400 naming the parameter). Each app declares its own in `filters.py`
-    (`search_fields`, `date_field`) and a list view names it as `filterset_class`."""
+class ListFilterSet(django_filters.FilterSet):
+    """The base of every list's FilterSet (one `filters.py` per app, named by a view as
+    `filterset_class`). Its filters read the family's query names; a bad value raises the
+    domain's `ValidationFailed` naming the parameter, which the view's family renders (a 400
+    in Family A's or Family B's format). The view passes its request: `organization` is the
+    caller's, for filters that name another object of it (`referenced`)."""
+
+    #: model date field that `date_bounds` filter
+    date_field: ClassVar[str] = "created_at"
+    #: query name -> "gte" (from; a bare date: its first instant) or "lte" (to; its last)
+    date_bounds: ClassVar[dict[str, str]] = {}
+
+    @property
+    def organization(self):
+        return self.request.user.organization
+
+    def filter_date(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        lookup = self.date_bounds[name]
+        when = parse_datetime_param({name: value}, name, end_of_day=lookup == "lte")
+        return queryset.filter(**{f"{self.date_field}__{lookup}": when}) if when else queryset
+
+    @staticmethod
+    def referenced(queryset: QuerySet, raw: str, *, kind: str, field: str):
+        """The object of `queryset` a parameter names by id; an unknown one is a 400 on the
+        parameter (as an unknown id in a body is)."""
+        pk = ids.parse(raw, kind)
+        found = queryset.filter(pk=pk).first() if pk else None
+        if found is None:
+            raise ValidationFailed(f"Unknown {field}.", {field: ["Not found."]})
+        return found
+
+    @staticmethod
+    def id_of(raw: str, *, kind: str, field: str, detail: str) -> object:
+        """The primary key in an id parameter (no query); a malformed one is a 400."""
+        pk = ids.parse(raw, kind)
+        if pk is None:
+            raise ValidationFailed(f"Invalid {field}.", {field: [detail]})
+        return pk
+
+
+def query_filter(method: str) -> django_filters.CharFilter:
+    """A query parameter read as given (not stripped) and handed to `method`."""
+    return django_filters.CharFilter(method=method, strip=False)
+
+
+class FamilyFilterSet(ListFilterSet):
+    """Family B's list filters: `q` (or `search`) over `search_fields`, `date_from`/`date_to`
+    on `date_field` (a bare date covers its whole day; a bad one is a 400 naming the
+    parameter). Each app declares its own in `filters.py` (`search_fields`, `date_field`,
+    its own parameters) and a list view names it as `filterset_class`."""
 
     q = django_filters.CharFilter(method="filter_search")
     search = django_filters.CharFilter(method="filter_search")
@@ -57,7 +103,7 @@ class FamilyFilterSet(django_filters.FilterSet):
     date_to = django_filters.CharFilter(method="filter_date")
 
     search_fields: ClassVar[tuple[str, ...]] = ()
-    date_field: ClassVar[str] = "created_at"
+    date_bounds: ClassVar[dict[str, str]] = {"date_from": "gte", "date_to": "lte"}
 
     def filter_search(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         if name == "search" and (self.data.get("q") or ""):  # `q` wins when both are given
@@ -69,11 +115,6 @@ class FamilyFilterSet(django_filters.FilterSet):
         for field in self.search_fields:
             cond |= Q(**{f"{field}__icontains": term})
         return queryset.filter(cond)
-
-    def filter_date(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
-        when = parse_datetime_param({name: value}, name, end_of_day=name == "date_to")
-        lookup = "gte" if name == "date_from" else "lte"
-        return queryset.filter(**{f"{self.date_field}__{lookup}": when}) if when else queryset
 
     @classmethod
     def of(cls, *, search_fields: tuple[str, ...], date_field: str) -> type[FamilyFilterSet]:

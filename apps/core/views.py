@@ -17,7 +17,7 @@ from rest_framework.serializers import Serializer
 from . import idempotency, ids, ratelimit
 from .errors import AuthenticationFailed, NotFound, RateLimited, ValidationFailed
 from .exceptions import Replay, api_exception_handler, v1_exception_handler
-from .filters import FamilyFilterSet
+from .filters import FamilyFilterSet, ListFilterSet
 from .pagination import paginate_api, paginate_v1
 from .policy import Policy
 from .serializers import NUL_MESSAGE
@@ -52,6 +52,8 @@ class _FamilyViewSet(viewsets.ViewSet):
     #: camelCase sort name -> model field; first entry of `default_sort` applies when none given
     sort_fields: dict[str, str] = {"createdAt": "created_at"}
     default_sort: tuple[str, str] = ("created_at", "desc")
+    #: the list's filters (apps/<app>/filters.py), applied by `respond_list` before sorting
+    filterset_class: type[ListFilterSet] | None = None
 
     # --- request lifecycle --------------------------------------------------------------
     def initial(self, request, *args, **kwargs):
@@ -268,6 +270,17 @@ class _FamilyViewSet(viewsets.ViewSet):
             raise ValidationFailed(f"Unknown {field}.", {field: [f"Not found: {', '.join(unknown)}."]})
         return [found[pk] for pk in pks]
 
+    def get_filterset_class(self) -> type[ListFilterSet] | None:
+        return self.filterset_class
+
+    def filter_queryset(self, qs):
+        """The list's FilterSet over `qs`: a bad value is a ValidationFailed naming the
+        parameter, rendered by the family's handler."""
+        filterset_class = self.get_filterset_class()
+        if filterset_class is None:
+            return qs
+        return filterset_class(self.request.query_params, queryset=qs, request=self.request).qs
+
     def sorted(self, qs):
         field, direction = self.parse_sort()
         self._ordering = (field, direction)
@@ -315,6 +328,7 @@ class V1ViewSet(_FamilyViewSet):
         return Response(data, status=status, headers=headers)
 
     def respond_list(self, qs, present) -> Response:
+        qs = self.filter_queryset(qs)
         wanted = self.wanted_fields()  # validated before any query: an empty page still says 400
         qs = self.sorted(qs)
         page = paginate_v1(qs, self.request.query_params, ordering=self._ordering)
@@ -351,9 +365,8 @@ class ApiViewSet(_FamilyViewSet):
 
     family = "api"
     authentication_classes = [import_string(path) for path in settings.API_AUTHENTICATION_CLASSES]
-    #: the app's list filter (apps/<app>/filters.py); without one, `search_fields` and
-    #: `date_field` make the family's default
-    filterset_class: type[FamilyFilterSet] | None = None
+    # `filterset_class`: the app's list filter (apps/<app>/filters.py); without one,
+    # `search_fields` and `date_field` make the family's default
     #: model fields searched by `q`/`search`
     search_fields: tuple[str, ...] = ()
     #: model date field filtered by `date_from`/`date_to`
@@ -380,14 +393,12 @@ class ApiViewSet(_FamilyViewSet):
         return Response({"data": data}, status=status, headers=headers)
 
     def respond_list(self, qs, present) -> Response:
-        qs = self.common_filters(self.sorted(qs))
+        qs = self.sorted(self.filter_queryset(qs))
         page = paginate_api(qs, self.request.query_params)
         return Response({"data": [present(o) for o in page.items], "pagination": page.pagination})
 
-    def common_filters(self, qs):
-        filterset_class = self.filterset_class or FamilyFilterSet.of(search_fields=self.search_fields,
-                                                                     date_field=self.date_field)
-        return filterset_class(self.request.query_params, queryset=qs).qs
+    def get_filterset_class(self) -> type[ListFilterSet]:
+        return self.filterset_class or FamilyFilterSet.of(search_fields=self.search_fields, date_field=self.date_field)
 
 
 def on_commit(fn) -> None:

@@ -12,7 +12,7 @@ from apps.core.views import ApiViewSet
 from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import SocialProfile
 
-from .. import permissions, selectors, services, states
+from .. import filters, permissions, selectors, services, states
 from ..models import ContentSchedule
 from ..platform_rules import SUPPORTED_PLATFORMS
 from ..services import GenerationInput
@@ -52,7 +52,7 @@ class ContentViewSet(_ContentBase):
     sort_fields = {"createdAt": "created_at", "updatedAt": "updated_at", "scheduledFor": "scheduled_for",
                    "publishedAt": "published_at", "status": "status"}
     default_sort = ("created_at", "desc")
-    search_fields = ("prompt",)
+    filterset_class = filters.ContentFilter
 
     def _content(self, pk):
         return self.lookup(selectors.content_get(organization=self.actor.organization, tags=True), pk)
@@ -69,20 +69,7 @@ class ContentViewSet(_ContentBase):
                     OpenApiParameter("status", str, description=STATUS_HELP_B)],
     )
     def list(self, request):
-        params = request.query_params
-        org = self.actor.organization
-        profile_id = tag_id = campaign_id = None
-        if params.get("profileId"):
-            profile_id = self.ref(SocialProfile.objects.for_organization(org), params["profileId"], "profile", "profileId").pk
-        if params.get("tagId"):
-            tag_id = self.ref(selectors.tag_list(organization=org), params["tagId"], "tag", "tagId").pk
-        if params.get("campaignId"):
-            campaign_id = self.ref(selectors.campaign_list(organization=org), params["campaignId"], "campaign", "campaignId").pk
-        qs = selectors.content_list(
-            organization=org, statuses=selectors.parse_statuses(params.get("status"), family="api"),
-            platform=selectors.parse_platform(params.get("platform")), profile_id=profile_id, tag_id=tag_id,
-            campaign_id=campaign_id, tags=True,
-        )
+        qs = selectors.content_list(organization=self.actor.organization, tags=True)
         return self.respond_list(qs, lambda c: s.present(c, request))
 
     @extend_schema(request=s.CreateInput, responses={201: s.ContentOutput}, operation_id="api_content_create")
@@ -213,16 +200,13 @@ class ScheduleViewSet(_ContentBase):
     id_kind = "schedule"
     sort_fields = {"scheduledDate": "scheduled_date", "createdAt": "created_at"}
     default_sort = ("scheduled_date", "asc")
-    search_fields = ("task",)
+    filterset_class = filters.ScheduleFilter
 
     @extend_schema(responses=s.ScheduleOutput(many=True), operation_id="api_content_schedules_list",
                    parameters=[OpenApiParameter("status", str, enum=["planned", "generating", "generated", "failed"]),
                                OpenApiParameter("profileId", str)])
     def list(self, request):
-        params = request.query_params
-        profile = self.profile(params.get("profileId"), "profileId")
-        qs = selectors.schedule_list(organization=self.actor.organization, status=params.get("status") or None,
-                                     profile_id=profile.pk if profile else None)
+        qs = selectors.schedule_list(organization=self.actor.organization)
         return self.respond_list(qs, s.present_schedule)
 
     @extend_schema(request=s.ScheduleInput, responses={201: s.ScheduleOutput}, operation_id="api_content_schedules_create")

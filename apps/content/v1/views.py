@@ -6,10 +6,9 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 
 from apps.brands.models import Brand
 from apps.core.errors import ValidationFailed
-from apps.core.filters import parse_datetime_param
 from apps.core.views import V1ViewSet
 
-from .. import permissions, selectors, services, states
+from .. import filters, permissions, selectors, services, states
 from ..platform_rules import SUPPORTED_PLATFORMS
 from ..services import GenerationInput
 from . import serializers as s
@@ -25,6 +24,7 @@ class ContentViewSet(V1ViewSet):
     action_buckets = {"generate": "generation", "regenerate": "generation", "edit_image": "generation", "batch": "batch"}
     sort_fields = {"createdAt": "created_at", "scheduledFor": "scheduled_for", "publishedAt": "published_at", "status": "status"}
     default_sort = ("created_at", "desc")
+    filterset_class = filters.ContentFilterA
 
     def _content(self, pk):
         return self.lookup(selectors.content_get(organization=self.actor.organization), pk)
@@ -91,22 +91,7 @@ class ContentViewSet(V1ViewSet):
                       OpenApiParameter("status", str, description=STATUS_HELP_A)],
     )
     def list(self, request):
-        params = request.query_params
-        profile_id = None
-        if params.get("profileId"):
-            from apps.core import ids
-
-            profile_id = ids.parse(params["profileId"], "profile")
-            if profile_id is None:
-                raise ValidationFailed("Invalid profileId.", {"profileId": ["Not a profile id."]})
-        qs = selectors.content_list(
-            organization=self.actor.organization,
-            statuses=selectors.parse_statuses(params.get("status"), family="v1"),
-            platform=selectors.parse_platform(params.get("platform")),
-            profile_id=profile_id,
-            created_from=parse_datetime_param(params, "startDate"),
-            created_to=parse_datetime_param(params, "endDate", end_of_day=True),
-        )
+        qs = selectors.content_list(organization=self.actor.organization)
         return self.respond_list(qs, lambda c: s.present(c, request))
 
     @extend_schema(responses=s.ContentOutput, operation_id="v1_content_retrieve")

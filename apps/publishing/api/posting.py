@@ -9,13 +9,12 @@ from rest_framework.decorators import action
 from apps.content import selectors as content_selectors
 from apps.content.api import serializers as content_s
 from apps.content.present_publications import PublicationOutput, present
-from apps.core import ids
-from apps.core.errors import ValidationFailed
 from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet
 from apps.profiles.models import SocialProfile
 
 from .. import services
+from ..filters import PublicationFilter, PublicationProfileFilter
 from ..models import Publication
 from ..permissions import POSTING
 from ..selectors import profiles_for_publishing
@@ -61,21 +60,18 @@ class PostsViewSet(ApiViewSet):
     policy = POSTING
     sort_fields = {"scheduledFor": "scheduled_for", "createdAt": "created_at"}
     default_sort = ("scheduled_for", "asc")
-    date_field = "scheduled_for"
+    filterset_class = PublicationFilter
 
     def _content(self, raw):
         return self.ref(content_selectors.content_get(organization=self.actor.organization), raw, "content", "contentId",
                         message="Unknown content.")  # contentId is required by every input here
 
     def _publications(self):
-        qs = Publication.objects.for_organization(self.actor.organization).select_related("profile")
-        raw = self.request.query_params.get("profileId")
-        if raw:
-            pk = ids.parse(raw, "profile")
-            if pk is None:
-                raise ValidationFailed("Invalid profileId.", {"profileId": ["Not an id."]})
-            qs = qs.filter(profile_id=pk)
-        return qs
+        return Publication.objects.for_organization(self.actor.organization).select_related("profile")
+
+    def _profile_publications(self):
+        """The publications of `profileId`, when named (the queue, a cancel)."""
+        return PublicationProfileFilter(self.request.query_params, queryset=self._publications(), request=self.request).qs
 
     def _present(self, pub):
         return present(pub, family="api")
@@ -97,7 +93,7 @@ class PostsViewSet(ApiViewSet):
     @extend_schema(responses={204: None}, operation_id="api_posts_scheduled_cancel")
     @action(detail=False, methods=["delete"], url_path=r"scheduled/(?P<publication_id>[^/]+)")
     def cancel(self, request, publication_id=None):
-        pub = self.lookup(self._publications(), publication_id)
+        pub = self.lookup(self._profile_publications(), publication_id)
         services.publication_cancel(publication=pub)
         return self.respond(None, status=204)
 
@@ -111,7 +107,7 @@ class PostsViewSet(ApiViewSet):
             [profile] = profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=[data["profileId"]])
             services.queue_add(content=content, profile=profile)
             return self.respond(content_s.present(self._content(content.pk), request), status=201)
-        pubs = self._publications().upcoming().order_by("scheduled_for", "created_at")[:100]
+        pubs = self._profile_publications().upcoming().order_by("scheduled_for", "created_at")[:100]
         profiles = SocialProfile.objects.for_organization(self.actor.organization).filter(connected=True)
         found = services.next_free_slots(profiles=profiles)
         next_slots = {pk: slot.isoformat().replace("+00:00", "Z") if slot else None for pk, (slot, _) in found.items()}

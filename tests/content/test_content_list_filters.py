@@ -1,0 +1,84 @@
+"""The content and posting lists' filters (content/filters.py, publishing/filters.py): each
+family's query names, and a bad value is a 400 in the family's error format naming the parameter."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.content import platform_rules
+from tests.content.factories import make_content
+from tests.factories import ProfileFactory
+
+pytestmark = pytest.mark.django_db
+
+PLATFORMS = ", ".join(platform_rules.SUPPORTED_PLATFORMS)
+STATUS_A = ("draft, pending, generating, generated, approved, rejected, scheduled, publishing, published, failed")
+
+
+def refused_a(response) -> dict:
+    assert response.status_code == 400
+    body = response.json()
+    assert set(body) == {"error", "requestId"}
+    return body["error"]
+
+
+def refused_b(response) -> dict:
+    assert response.status_code == 400
+    body = response.json()
+    assert set(body) == {"error", "details"} and body["details"].pop("code") == "VALIDATION_ERROR"
+    return body
+
+
+def test_family_a_lists_content_by_status_platform_profile_and_dates(api, owner):
+    profile = ProfileFactory(organization=owner.org, platform="x")
+    a = make_content(owner.org, status="review", platforms=("instagram",))
+    b = make_content(owner.org, status="failed", platforms=("x",), profile=profile)
+    ids = lambda url: [x["id"] for x in api.get(url).json()["data"]]  # noqa: E731
+    assert ids("/v1/content") == [f"cnt_{b.pk.hex}", f"cnt_{a.pk.hex}"]
+    assert ids("/v1/content?status=generated,failed&sortOrder=asc") == [f"cnt_{a.pk.hex}", f"cnt_{b.pk.hex}"]
+    assert ids("/v1/content?status=failed") == [f"cnt_{b.pk.hex}"]
+    assert ids("/v1/content?platform=instagram") == [f"cnt_{a.pk.hex}"]
+    assert ids(f"/v1/content?profileId=prf_{profile.pk.hex}") == [f"cnt_{b.pk.hex}"]
+    day = a.created_at.date().isoformat()
+    assert ids(f"/v1/content?startDate={day}&endDate={day}&status=generated") == [f"cnt_{a.pk.hex}"]
+    assert ids("/v1/content?endDate=2000-01-01") == []
+    assert ids("/v1/content?startDate=&status=") == [f"cnt_{b.pk.hex}", f"cnt_{a.pk.hex}"]  # empty: no filter
+
+
+@pytest.mark.parametrize(("query", "error"), [
+    ("status=reviewing", {"code": "VALIDATION_ERROR", "message": "Unknown status: reviewing.",
+                          "details": {"status": [f"Allowed: {STATUS_A}."]}}),
+    ("platform=myspace", {"code": "VALIDATION_ERROR", "message": "Unknown platform 'myspace'.", "details": {"platform": [
+        f"Must be one of {PLATFORMS}."]}}),
+    ("profileId=nope", {"code": "VALIDATION_ERROR", "message": "Invalid profileId.",
+                        "details": {"profileId": ["Not a profile id."]}}),
+    ("startDate=yesterday", {"code": "VALIDATION_ERROR", "message": "'startDate' must be an ISO 8601 date or timestamp.",
+                             "details": {"startDate": ["Invalid date."]}}),
+    ("endDate=2024-13-01", {"code": "VALIDATION_ERROR", "message": "'endDate' must be an ISO 8601 date or timestamp.",
+                            "details": {"endDate": ["Invalid date."]}}),
+])
+def test_family_a_refuses_a_bad_filter_value_naming_it(api, query, error):
+    assert refused_a(api.get(f"/v1/content?{query}")) == error
+
+
+def test_family_b_refuses_a_bad_filter_value_naming_it(api, owner, outsider):
+    theirs = ProfileFactory(organization=outsider.org, platform="x")
+    bodies = {query: refused_b(api.get(f"/api/content?{query}")) for query in (
+        "status=generated", "platform=myspace", f"profileId={theirs.pk}", "tagId=nope", "campaignId=nope",
+        "date_from=yesterday")}
+    assert {q: (b["error"], b["details"]) for q, b in bodies.items()} == {
+        "status=generated": ("Unknown status: generated.", {"status": [
+            "Allowed: draft, pending, generating, reviewing, approved, rejected, scheduled, publishing, published, "
+            "failed."]}),
+        "platform=myspace": ("Unknown platform 'myspace'.", {"platform": [
+            f"Must be one of {PLATFORMS}."]}),
+        f"profileId={theirs.pk}": ("Unknown profileId.", {"profileId": ["Not found."]}),
+        "tagId=nope": ("Unknown tagId.", {"tagId": ["Not found."]}),
+        "campaignId=nope": ("Unknown campaignId.", {"campaignId": ["Not found."]}),
+        "date_from=yesterday": ("'date_from' must be an ISO 8601 date or timestamp.", {"date_from": ["Invalid date."]}),
+    }
+    schedules = refused_b(api.get("/api/content/schedules?status=bogus"))
+    assert (schedules["error"], schedules["details"]) == (
+        "Unknown status 'bogus'.", {"status": ["Allowed: planned, generating, generated, failed."]})
+    posts = refused_b(api.get("/api/posts/scheduled?profileId=not-a-uuid"))
+    assert (posts["error"], posts["details"]) == ("Invalid profileId.", {"profileId": ["Not an id."]})
