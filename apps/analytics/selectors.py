@@ -202,14 +202,18 @@ def _content_rows(organization, period: Period, *, group_by: str, column: str | 
     The ORM form of the same query (``published_publications`` with ``_bucket``,
     ``_rated_basis``, ``reach_expr`` and ``rate_expr``, as ``series_by_platform`` uses) spent
     more time building and compiling the statement than PostgreSQL spent running it; this
-    text is the statement it produced. ``tests/analytics`` checks both against hand-computed
-    figures. ``group_by`` and ``column`` come from fixed lists (GROUP_BY, METRIC_PARAMS)."""
+    text is the statement it produced, for PostgreSQL; other databases (SQLite, the embedded
+    default) run the ORM form. ``tests/analytics`` checks both against hand-computed figures.
+    ``group_by`` and ``column`` come from fixed lists (GROUP_BY, METRIC_PARAMS)."""
     from django.db import connection
 
     from apps.profiles.models import SocialProfile
 
     if group_by not in GROUP_BY or (column is not None and column not in METRIC_PARAMS.values()):
         raise ValueError(f"unknown groupBy or metric: {group_by!r}, {column!r}")
+    if connection.vendor != "postgresql":
+        return _content_rows_orm(organization, period, group_by=group_by, column=column, platform=platform,
+                                 content_id=content_id)
     org_id = getattr(organization, "pk", organization)
     where, params = [], [str(period.tz), org_id, Publication.PUBLISHED, period.start, period.end]
     if platform:
@@ -235,6 +239,18 @@ def _content_rows(organization, period: Period, *, group_by: str, column: str | 
     with connection.cursor() as cur:
         cur.execute(sql, params)
         return cur.fetchall()
+
+
+def _content_rows_orm(organization, period: Period, *, group_by: str, column: str | None, platform, content_id):
+    """``_content_rows`` in the ORM, for any database: the same rows."""
+    qs = published_publications(organization, period, platform=platform, content_id=content_id)
+    aggregates = {"posts": Count("id"), "reach": Sum(reach_expr()), "engagement": Sum(S + "engagement"),
+                  "rate_sum": Sum(rate_expr())}
+    if column:
+        aggregates["value"] = Sum(S + column)
+    # one row per bucket and rate denominator (usually one denominator per platform)
+    return list(qs.annotate(bucket=_bucket("published_at", group_by, period.tz), basis=_rated_basis())
+                .values_list("bucket", "basis").annotate(**aggregates).order_by("bucket"))
 
 
 def basis_summary(used: dict[str, int]) -> dict:

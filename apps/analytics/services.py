@@ -82,22 +82,29 @@ def claim(kind: str, subject_ids, *, token: uuid.UUID | None = None) -> tuple[uu
     sweeps claiming at once split the subjects between them. Returns the token and the ids won.
     """
     token = token or uuid.uuid4()
-    ids = [str(i) for i in subject_ids]
-    if not ids:
+    if not subject_ids:
         return token, []
     now = timezone.now()
     table = PullClaim._meta.db_table
+    # Values as the backend stores them (PostgreSQL: uuid; SQLite, the embedded default: hex text).
+    field = PullClaim._meta.get_field
+    prep_uuid = field("token").get_db_prep_value
+    lease = field("leased_until").get_db_prep_value(_lease_until(), connection)
+    rows, params = [], []
+    for subject_id in subject_ids:
+        rows.append("(%s, %s, %s, %s)")
+        params += [prep_uuid(subject_id, connection), kind, prep_uuid(token, connection), lease]
     # Django's bulk_create(update_conflicts=True) cannot say "only if the lease expired".
+    # INSERT .. ON CONFLICT .. WHERE .. RETURNING: PostgreSQL, and SQLite since 3.35.
     with connection.cursor() as cur:
         cur.execute(
-            f"INSERT INTO {table} (subject_id, kind, token, leased_until) "
-            "SELECT unnest(%s::uuid[]), %s, %s, %s "
-            f"ON CONFLICT (subject_id) DO UPDATE SET token = EXCLUDED.token, kind = EXCLUDED.kind, "
-            f"leased_until = EXCLUDED.leased_until WHERE {table}.leased_until < %s "
+            f"INSERT INTO {table} (subject_id, kind, token, leased_until) VALUES {', '.join(rows)} "
+            f"ON CONFLICT (subject_id) DO UPDATE SET token = excluded.token, kind = excluded.kind, "
+            f"leased_until = excluded.leased_until WHERE {table}.leased_until < %s "
             "RETURNING subject_id",
-            [ids, kind, token, _lease_until(), now],
+            [*params, field("leased_until").get_db_prep_value(now, connection)],
         )
-        won = [row[0] for row in cur.fetchall()]
+        won = [field("subject_id").to_python(row[0]) for row in cur.fetchall()]
     return token, won
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from apps.analytics import selectors
 from apps.core import ids
 from tests.analytics.fixtures import build
 
@@ -12,8 +13,12 @@ pytestmark = pytest.mark.django_db
 PERIOD = "startDate=2026-03-01&endDate=2026-04-30"
 
 
-@pytest.fixture
-def posts(owner, outsider):
+@pytest.fixture(params=["sql", "orm"])
+def posts(request, owner, outsider, monkeypatch):
+    """Each test twice: with PostgreSQL's statement, and with the ORM form other databases
+    (SQLite, the embedded default) run."""
+    if request.param == "orm":
+        monkeypatch.setattr(selectors, "_content_rows", selectors._content_rows_orm)
     return build(owner.org, outsider.org)
 
 
