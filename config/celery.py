@@ -9,7 +9,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-from celery.signals import beat_init, worker_init, worker_ready  # noqa: E402
+from celery.signals import beat_init, task_received, task_revoked, worker_init, worker_ready  # noqa: E402
 
 
 @worker_init.connect
@@ -32,6 +32,16 @@ def _start_worker_heartbeat(sender=None, **kwargs):
     """Liveness key for /readyz and the admin (apps.core.workers)."""
     from apps.core import workers
 
-    queues = sorted(q.name for q in getattr(sender.app.amqp, "queues", {}).values()) if sender else []
+    queues = sorted(getattr(sender.app.amqp.queues, "consume_from", None) or sender.app.amqp.queues) if sender else []
     hostname = getattr(sender, "hostname", "worker")
-    workers.start(hostname, queues)
+    concurrency = getattr(getattr(sender, "controller", None), "concurrency", None) or 1
+    workers.start(hostname, queues, concurrency=concurrency)
+
+
+@task_received.connect
+@task_revoked.connect
+def _note_task_received(sender=None, **kwargs):
+    """The worker's consumer is taking messages (its stall watch, apps.core.workers)."""
+    from apps.core import workers
+
+    workers.note_received()

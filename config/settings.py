@@ -433,6 +433,11 @@ GENERATION_QUEUED_STUCK_SECONDS = env.int("GENERATION_QUEUED_STUCK_SECONDS", def
 GENERATION_MAX_ATTEMPTS = env.int("GENERATION_MAX_ATTEMPTS", default=3)
 #: a live worker refreshes its heartbeat key every WORKER_HEARTBEAT_SECONDS (see /readyz)
 WORKER_HEARTBEAT_SECONDS = env.float("WORKER_HEARTBEAT_SECONDS", default=10)
+#: a worker that has had room, messages waiting in its queues and received none for this long
+#: exits for its supervisor to restart it (a consumer stuck after a broker reconnect; 0: never)
+WORKER_STALL_SECONDS = env.float("WORKER_STALL_SECONDS", default=60)
+#: how long that exit waits for the warm shutdown before it exits hard
+WORKER_STALL_EXIT_GRACE_SECONDS = env.float("WORKER_STALL_EXIT_GRACE_SECONDS", default=30)
 
 # --- OAuth connect (apps.publishing.oauth) ----------------------------------------------
 # A platform with both values connects for real, otherwise through the sandbox consent page.

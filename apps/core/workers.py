@@ -1,11 +1,21 @@
 """Worker liveness: each Celery worker's main process refreshes a key in Redis
 (`pf:worker:<hostname>`, expiring after three intervals) every WORKER_HEARTBEAT_SECONDS;
-/readyz and the admin count the live ones."""
+/readyz and the admin count the live ones.
+
+The same thread watches the worker's consumer. Celery's Redis consumer can reconnect after a
+broker restart and then take nothing more (celery/celery#8030, #9054, #10205: still reported on
+5.6): the worker looks alive while its queues fill. When the worker has had a free pool slot,
+its queues have held messages and it has received none, all for WORKER_STALL_SECONDS, it
+logs why and exits (warm shutdown, then a hard exit) so that its supervisor (compose's
+restart policy, systemd, Kubernetes) starts a fresh one. Nothing is lost: tasks are
+acknowledged late, and every job has a lease and a sweep."""
 
 from __future__ import annotations
 
 import json
 import logging
+import os
+import signal
 import threading
 import time
 
@@ -26,17 +36,86 @@ def beat_once(hostname: str, queues: list[str]) -> None:
     _redis().set(PREFIX + hostname, json.dumps({"at": time.time(), "queues": queues}), ex=max(1, int(interval * 3)))
 
 
-def start(hostname: str, queues: list[str]) -> threading.Thread | None:
+class StallWatch:
+    """Whether a worker's consumer has stopped taking messages (see the module's doc)."""
+
+    def __init__(self, *, queues: list[str], concurrency: int, stall_seconds: float, clock=time.monotonic):
+        self.queues, self.concurrency, self.stall_seconds, self.clock = queues, concurrency, stall_seconds, clock
+        self.last_received = clock()
+        self.stalled_since: float | None = None
+
+    def received(self) -> None:
+        self.last_received = self.clock()
+
+    def check(self, *, reserved: int, waiting: int) -> bool:
+        """One look: `reserved` tasks held by this worker, `waiting` messages in its queues.
+        True once every look for `stall_seconds` found room and work waiting and no message
+        arrived meanwhile."""
+        now = self.clock()
+        if reserved >= self.concurrency or waiting == 0:
+            self.stalled_since = None  # busy, or nothing to take: not stalled
+            return False
+        if self.stalled_since is None or self.stalled_since < self.last_received:
+            self.stalled_since = now
+            return False
+        return now - self.stalled_since >= self.stall_seconds
+
+
+def queued_messages(queues: list[str]) -> int:
+    """Messages waiting in these queues of the Redis broker (every priority step)."""
+    from kombu.transport.redis import PRIORITY_STEPS, Channel
+
+    client = _redis()
+    with client.pipeline() as pipe:
+        for queue in queues:
+            for pri in PRIORITY_STEPS:
+                pipe.llen(f"{queue}{Channel.sep}{pri}" if pri else queue)
+        return sum(n for n in pipe.execute() if isinstance(n, int))
+
+
+_watch: dict[str, StallWatch] = {}  # this process's, under "current"
+
+
+def note_received(**kwargs) -> None:
+    """A task message reached this worker's consumer (Celery's task_received / task_revoked)."""
+    watch = _watch.get("current")
+    if watch is not None:
+        watch.received()
+
+
+def _exit_stalled(hostname: str) -> None:
+    logger.error("Worker %s has taken no task for %.0f s while its queues hold messages and it has room: "
+                 "its broker consumer is stuck; exiting so that its supervisor starts a fresh one",
+                 hostname, settings.WORKER_STALL_SECONDS)
+    os.kill(os.getpid(), signal.SIGTERM)  # warm shutdown: running tasks finish
+    time.sleep(settings.WORKER_STALL_EXIT_GRACE_SECONDS)
+    os._exit(70)  # the shutdown itself hung on the broken consumer
+
+
+def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.Thread | None:
     if not settings.CELERY_BROKER_URL.startswith("redis"):
         return None
+    watch = _watch["current"] = StallWatch(queues=queues, concurrency=max(1, concurrency),
+                                stall_seconds=settings.WORKER_STALL_SECONDS)
 
     def loop():
+        from celery.worker import state
+
         while True:
             try:
                 beat_once(hostname, queues)
             except Exception:  # Redis restarting: the next beat writes it again
                 logger.debug("worker heartbeat failed", exc_info=True)
-            time.sleep(settings.WORKER_HEARTBEAT_SECONDS)
+            if watch.stall_seconds > 0:
+                try:
+                    stalled = watch.check(reserved=len(state.reserved_requests), waiting=queued_messages(queues))
+                except Exception:  # Redis restarting: no verdict this time
+                    logger.debug("worker stall check failed", exc_info=True)
+                    stalled = False
+                if stalled:
+                    _exit_stalled(hostname)
+                    return
+            time.sleep(min(settings.WORKER_HEARTBEAT_SECONDS, max(1.0, watch.stall_seconds / 6)))
 
     thread = threading.Thread(target=loop, daemon=True, name="worker-heartbeat")
     thread.start()

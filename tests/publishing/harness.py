@@ -12,6 +12,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -54,10 +55,21 @@ class Cluster:
             "PUBLISH_QUEUED_STUCK_SECONDS": "6",
             "LOG_LEVEL": "WARNING",
             "CONN_MAX_AGE": "60",  # as docker/compose.yaml runs workers: one connection per process
+            # a consumer stuck after the Redis restart (Celery's known bug) is replaced within the test
+            "WORKER_STALL_SECONDS": "15",
+            "WORKER_HEARTBEAT_SECONDS": "2",
         })
         self.env.update(env or {})
         self.kills = 0
         self.redis_restarts = 0
+        self.logs: list[Path] = []
+        self.node_names: list[str] = []
+        # like compose's restart policy: a worker that exits on its own is started again
+        self.supervise = True
+        self.restarts = 0
+        self._lock = threading.RLock()
+        self._stopping = threading.Event()
+        self._expected: set[int] = set()  # pids we killed ourselves
 
     # --- processes ------------------------------------------------------------------
     def start_redis(self) -> None:
@@ -83,19 +95,51 @@ class Cluster:
         self.start_redis()
         self.redis_restarts += 1
 
-    def _celery(self, *args) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", *args], cwd=ROOT, env=self.env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def _celery(self, *args, name: str) -> subprocess.Popen:
+        # each process logs to its own file, so that a failing fault test can say what happened
+        log = open(self.var_dir / f"{name}.log", "wb")  # noqa: SIM115 (the child holds it)
+        self.logs.append(self.var_dir / f"{name}.log")
+        try:
+            return subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", *args], cwd=ROOT, env=self.env,
+                                    stdout=log, stderr=subprocess.STDOUT)
+        finally:
+            log.close()
+
+    def log_tails(self, lines: int = 30) -> str:
+        """The last lines each worker and beat logged (for a failing test's message)."""
+        out = []
+        for path in self.logs:
+            try:
+                tail = path.read_text(errors="replace").splitlines()[-lines:]
+            except OSError:
+                continue
+            out.append(f"--- {path.name}\n" + "\n".join(tail))
+        return "\n".join(out)
 
     def start_worker(self) -> subprocess.Popen:
-        proc = self._celery("worker", "-l", "warning", "-Q", self.queues, "--concurrency", str(self.concurrency),
-                            "--without-mingle", "--without-gossip", "--without-heartbeat", "-P", "prefork",
-                            "-n", f"w{len(self.workers)}-{random.randint(0, 1 << 30)}@%h")
-        self.workers.append(proc)
-        return proc
+        with self._lock:
+            n = len(self.workers)
+            node = f"w{n}-{random.randint(0, 1 << 30)}@{os.uname().nodename}"
+            proc = self._celery("worker", "-l", "warning", "-Q", self.queues, "--concurrency", str(self.concurrency),
+                                "--without-mingle", "--without-gossip", "--without-heartbeat", "-P", "prefork",
+                                "-n", node, name=f"worker-{n}")
+            self.workers.append(proc)
+            self.node_names.append(node)
+            return proc
+
+    def _supervise(self) -> None:
+        """Start again any worker that exited without being told to (a stall watch's exit)."""
+        while not self._stopping.wait(0.5):
+            with self._lock:
+                for proc in list(self.workers):
+                    if proc.poll() is not None and proc.pid not in self._expected:
+                        self._expected.add(proc.pid)
+                        self.restarts += 1
+                        self.start_worker()
 
     def start_beat(self) -> subprocess.Popen:
-        proc = self._celery("beat", "-l", "warning", "-s", str(self.var_dir / f"beat-{len(self.beats)}"))
+        n = len(self.beats)
+        proc = self._celery("beat", "-l", "warning", "-s", str(self.var_dir / f"beat-{n}"), name=f"beat-{n}")
         self.beats.append(proc)
         return proc
 
@@ -105,14 +149,18 @@ class Cluster:
             self.start_worker()
         for _ in range(self.n_beats):
             self.start_beat()
+        if self.supervise:
+            threading.Thread(target=self._supervise, daemon=True, name="cluster-supervisor").start()
         return self
 
     def kill_random_worker(self) -> None:
         """SIGKILL a worker's main process and its pool children, then start a new one."""
-        alive = [w for w in self.workers if w.poll() is None]
-        if not alive:
-            return
-        victim = random.choice(alive)
+        with self._lock:
+            alive = [w for w in self.workers if w.poll() is None]
+            if not alive:
+                return
+            victim = random.choice(alive)
+            self._expected.add(victim.pid)
         children = subprocess.run(["pgrep", "-P", str(victim.pid)], capture_output=True, text=True).stdout.split()
         for pid in [victim.pid, *map(int, children)]:
             try:
@@ -124,6 +172,9 @@ class Cluster:
         self.start_worker()
 
     def stop(self) -> None:
+        self._stopping.set()
+        with self._lock:
+            self._expected.update(p.pid for p in self.workers)
         for proc in self.workers + self.beats:
             if proc.poll() is None:
                 proc.terminate()
