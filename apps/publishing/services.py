@@ -557,7 +557,7 @@ def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None
             try:
                 found = client.find_published(req)
             except PlatformError as exc:
-                if exc.code in client.scope_error_codes:  # the grant cannot read posts back
+                if exc.scope_missing:  # the grant cannot read posts back
                     return _Attempt(pub, "unknown", error=exc)
                 raise
             if found is not None:

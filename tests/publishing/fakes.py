@@ -187,8 +187,10 @@ class FakePlatform(ABC):
     platform = ""
     prefix = ""
     permanent_error_message = ""
-    #: route name -> the scopes of which the token needs one (the endpoint's documented scope)
+    #: route name -> the scopes of which the token needs one (the endpoint's documented scope),
+    #: or every one of them with ``needs_every_scope`` (X lists all the scopes an endpoint needs)
     route_scopes: dict[str, tuple[str, ...]] = {}
+    needs_every_scope = False
     #: route name -> (calls, seconds) allowed per access token (the platform's documented rate)
     rate_limits: dict[str, tuple[int, float]] = {}
 
@@ -383,8 +385,10 @@ class FakePlatform(ABC):
             return self.error_reply("token_expired")
         req.scopes = grant.scopes
         needed = self.route_scopes.get(req.route)
-        if needed and grant.scopes is not None and not grant.scopes & set(needed):
-            return self.error_reply("scope_missing", scope=needed[0])
+        if needed and grant.scopes is not None:
+            missing = [x for x in needed if x not in grant.scopes]
+            if missing if self.needs_every_scope else len(missing) == len(needed):
+                return self.error_reply("scope_missing", scope=missing[0])
         limit = self.rate_limits.get(req.route)
         if limit:
             calls, window = limit
@@ -1991,6 +1995,21 @@ class LinkedInFake(FakePlatform):
 class XFake(FakePlatform):
     platform = "x"
     permanent_error_message = "You are not allowed to create a Tweet with duplicate content."
+    # Each endpoint's reference lists the OAuth 2.0 scopes it needs, all of them
+    # (https://docs.x.com/x-api/posts/create-post: tweet.read tweet.write users.read;
+    # .../media/upload: media.write; .../users/me, .../posts/get-post-by-id: tweet.read users.read)
+    route_scopes = {
+        "create_tweet": ("tweet.read", "tweet.write", "users.read"),
+        "initialize": ("media.write",),
+        "append": ("media.write",),
+        "finalize": ("media.write",),
+        "status": ("media.write",),
+        "metadata": ("media.write",),
+        "me": ("tweet.read", "users.read"),
+        "user_tweets": ("tweet.read", "users.read"),
+        "get_tweet": ("tweet.read", "users.read"),
+    }
+    needs_every_scope = True
     # POST /2/tweets: 100 requests per 15 minutes per user (https://docs.x.com/x-api/fundamentals/rate-limits)
     rate_limits = {"create_tweet": (100, 900.0)}
 
@@ -2035,6 +2054,11 @@ class XFake(FakePlatform):
             return self.problem(503, "Service Unavailable", "Service Unavailable", "about:blank")
         if kind in {"token_expired", "token_invalid"}:
             return self.problem(401, "Unauthorized", "Unauthorized", "about:blank")
+        if kind == "scope_missing":
+            # A call outside the token's scopes: a bare 403 problem that names nothing
+            # (application/problem+json {"title": "Forbidden", "type": "about:blank", "status": 403,
+            # "detail": "Forbidden"}), unlike a refused request, whose detail says why.
+            return self.problem(403, "Forbidden", "Forbidden", "about:blank")
         if kind == "bad_request":
             return self.problem(
                 403, "Forbidden", options.get("message", self.permanent_error_message), "about:blank"
@@ -2251,6 +2275,15 @@ class XFake(FakePlatform):
 class PinterestFake(FakePlatform):
     platform = "pinterest"
     permanent_error_message = "Your application consumer type is not supported."
+    # https://developers.pinterest.com/docs/api/v5/ (each endpoint's pinterest_oauth2 scopes)
+    route_scopes = {
+        "create_pin": ("pins:write",),
+        "register_media": ("pins:write",),
+        "get_media": ("pins:read",),
+        "board_pins": ("boards:read",),
+        "pin_analytics": ("pins:read",),
+        "user_account": ("user_accounts:read",),
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -2281,6 +2314,11 @@ class PinterestFake(FakePlatform):
             return self.pin_error(500, 1, "Something went wrong on our end. Sorry about that.")
         if kind in {"token_expired", "token_invalid"}:
             return self.pin_error(401, 2, "Authentication failed.")
+        if kind == "scope_missing":
+            # Pinterest answers a call outside the token's scopes with a 401 too, code 3 (the
+            # answer quoted in pinterest/api-quickstart#97); an expired token is code 2.
+            return self.pin_error(401, 3, "Your token does not have sufficient permissions to perform this operation. "
+                                          "Please ensure your token is authorized with the correct set of scopes.")
         if kind == "bad_request":
             return self.pin_error(403, 29, options.get("message", self.permanent_error_message))
         return self.pin_error(

@@ -351,3 +351,66 @@ def test_x_refuses_the_101st_post_in_15_minutes_and_says_when_to_come_back(x_fak
     clock.advance(900)
     client.publish(PostRequest(caption="After the window"))
     assert len(x_fake.posts) == 101
+
+
+# ---- X and Pinterest: a permission missing from the grant -----------------------------------
+
+X_PUBLISH = {"tweet.read", "tweet.write", "users.read", "media.write", "offline.access"}
+PINTEREST_PUBLISH = {"boards:read", "pins:read", "pins:write", "user_accounts:read"}
+
+
+def test_x_refuses_a_media_upload_without_media_write_as_a_scope_error(x_fake):
+    token = x_fake.issue("x-no-media", scopes=X_PUBLISH - {"media.write"})
+    client = client_for(x_fake, access_token=token)
+    with pytest.raises(PlatformError) as caught:
+        client.publish(main_request("x"))
+    error = caught.value
+    assert error.raw == {"title": "Forbidden", "detail": "Forbidden", "type": "about:blank", "status": 403}
+    assert error.status_code == 403 and error.scope_missing
+    assert not error.token_expired and not error.retryable
+    assert error.message == ("Forbidden (about:blank: the profile's grant lacks a permission this feature needs; "
+                             "reconnect the profile and grant it)")
+    assert not x_fake.posts and not x_fake.calls("append")  # refused at the first upload call
+    assert client.fetch_account().username == "postforge_test"  # the rest of the grant still works
+
+
+def test_x_needs_every_scope_an_endpoint_lists(x_fake):
+    token = x_fake.issue("x-no-write", scopes=X_PUBLISH - {"tweet.write"})
+    with pytest.raises(PlatformError) as caught:
+        client_for(x_fake, access_token=token).publish(PostRequest(caption="Text only", reference="pub_1"))
+    assert caught.value.scope_missing and caught.value.status_code == 403
+    assert not x_fake.posts
+    # with the full grant the same post goes out
+    full = x_fake.issue("x-full", scopes=X_PUBLISH)
+    assert client_for(x_fake, access_token=full).publish(PostRequest(caption="Text only", reference="pub_1")).external_id
+
+
+def test_an_x_refusal_that_says_why_is_not_a_scope_error(x_fake):
+    x_fake.fail_next("bad_request")  # 403 "You are not allowed to create a Tweet with duplicate content."
+    with pytest.raises(PlatformError) as caught:
+        make_client(x_fake).publish(main_request("x"))
+    assert caught.value.status_code == 403 and not caught.value.scope_missing
+    assert caught.value.message == x_fake.permanent_error_message
+
+
+def test_pinterest_refuses_a_pin_without_pins_write_as_a_scope_error_not_an_expired_token(pinterest_fake):
+    token = pinterest_fake.issue("pina-read-only", scopes=PINTEREST_PUBLISH - {"pins:write"})
+    client = client_for(pinterest_fake, access_token=token)
+    with pytest.raises(PlatformError) as caught:
+        client.publish(main_request("pinterest"))
+    error = caught.value
+    assert error.raw == {"code": 3, "message": "Your token does not have sufficient permissions to perform this "
+                                               "operation. Please ensure your token is authorized with the correct "
+                                               "set of scopes."}
+    assert error.status_code == 401 and error.code == 3 and error.scope_missing
+    assert not error.token_expired and not error.retryable
+    assert "reconnect the profile and grant it" in error.message
+    assert not pinterest_fake.posts
+    assert client.fetch_account().username == "postforge_test"
+
+
+def test_pinterests_expired_token_is_still_an_expired_token(pinterest_fake):
+    with pytest.raises(PlatformError) as caught:
+        client_for(pinterest_fake, access_token="pina-stale").publish(main_request("pinterest"))
+    assert caught.value.status_code == 401 and caught.value.code == 2
+    assert caught.value.token_expired and not caught.value.scope_missing

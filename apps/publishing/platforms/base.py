@@ -127,6 +127,8 @@ class PlatformError(Exception):
     ``message`` is the platform's own wording. ``retryable`` is true for 429, 5xx,
     network errors and platform rate-limit codes; ``retry_after`` is in seconds when the
     platform said when to come back; ``token_expired`` asks for a reconnect.
+    ``scope_missing``: the grant lacks a permission this call needs (the profile stays
+    connected; a reconnect that grants it fixes the feature).
     """
 
     def __init__(
@@ -139,6 +141,7 @@ class PlatformError(Exception):
         retry_after: float | None = None,
         token_expired: bool = False,
         raw: Any = None,
+        scope_missing: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -148,6 +151,7 @@ class PlatformError(Exception):
         self.retry_after = retry_after
         self.token_expired = token_expired
         self.raw = raw
+        self.scope_missing = scope_missing
 
     def __repr__(self) -> str:
         return (
@@ -463,9 +467,10 @@ class PlatformClient(ABC):
         )
         retryable = retryable or bool(extra.get("is_transient"))
         token_expired = status == 401 or code in self.token_expired_codes
-        if code in self.scope_error_codes:
-            # A permission missing from the grant is not an expired token (TikTok answers it
-            # with 401): the feature fails, the profile stays connected.
+        scope_missing = self.is_scope_error(status, code, body)
+        if scope_missing:
+            # A permission missing from the grant is not an expired token (TikTok and
+            # Pinterest answer it with 401): the feature fails, the profile stays connected.
             token_expired, retryable = False, False
             message = (
                 f"{message} ({code}: the profile's grant lacks a permission this feature needs; "
@@ -481,8 +486,14 @@ class PlatformClient(ABC):
             retry_after=retry_after if retryable else None,
             token_expired=token_expired,
             raw=body,
+            scope_missing=scope_missing,
         )
         return self.adjust_error(error, resp, extra)
+
+    def is_scope_error(self, status: int, code: Any, body: Any) -> bool:
+        """Whether the answer says the grant lacks a permission (``scope_error_codes``; a
+        platform whose scope refusal has no code of its own overrides this)."""
+        return code in self.scope_error_codes
 
     def adjust_error(
         self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]

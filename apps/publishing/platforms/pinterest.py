@@ -36,6 +36,12 @@ class PinterestClient(PlatformClient):
     error_style = "pinterest"
     rate_limit_codes = frozenset({8})
     token_expired_codes = frozenset({2})
+    #: "Your token does not have sufficient permissions to perform this operation" (HTTP 401)
+    scope_error_codes = frozenset({3})
+
+    def is_scope_error(self, status: int, code: Any, body: Any) -> bool:
+        # code 3 also comes with other statuses; with a 401 it is the grant, not the token
+        return status == 401 and code in self.scope_error_codes
 
     def validate(self, req: PostRequest) -> None:
         if not req.options.get("board_id"):

@@ -36,6 +36,13 @@ class XClient(PlatformClient):
     )
     segment_size = 4 * MB
 
+    def is_scope_error(self, status: int, code: Any, body: Any) -> bool:
+        # A call outside the token's scopes gets a bare 403 problem naming nothing
+        # ({"title": "Forbidden", "type": "about:blank", "status": 403, "detail": "Forbidden"});
+        # a refused request (duplicate content, ...) is a 403 whose detail says why.
+        return (status == 403 and isinstance(body, dict) and not body.get("errors")
+                and body.get("type") == "about:blank" and body.get("detail") == "Forbidden")
+
     def validate(self, req: PostRequest) -> None:
         if not req.caption and not req.media:
             raise self.invalid("A post on X needs text or media.")
