@@ -49,6 +49,9 @@ class WebhookEndpoint(OrgScopedModel):
     disabled_reason = models.CharField(max_length=300, blank=True, default="")
     #: the first failed attempt since the last success (5 days of that disables the endpoint)
     failing_since = models.DateTimeField(null=True, blank=True)
+    #: its last 2xx answer (kept to the minute): an endpoint that has not answered lately is
+    #: probed by one attempt before it gets WEBHOOK_ENDPOINT_CONCURRENCY in flight
+    answered_at = models.DateTimeField(null=True, blank=True)
 
     objects = OrgQuerySet.as_manager()
 

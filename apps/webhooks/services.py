@@ -289,10 +289,33 @@ def _lease_seconds() -> float:
     return max(settings.WEBHOOK_LEASE_SECONDS, settings.WEBHOOK_TIMEOUT_SECONDS + 1)
 
 
+#: an endpoint whose last 2xx is older than this is probed by one attempt at a time
+ANSWERED_WINDOW = datetime.timedelta(minutes=10)
+#: answered_at is rewritten at most this often (not on every success)
+ANSWERED_REFRESH = datetime.timedelta(seconds=60)
+#: an attempt unanswered this long marks its endpoint slow: no second one joins it
+SLOW_SECONDS = 5.0
+
+
+def endpoint_bound(endpoint: WebhookEndpoint, now: datetime.datetime, *, oldest_lease=None) -> int:
+    """How many attempts the endpoint may have in flight: WEBHOOK_ENDPOINT_CONCURRENCY when it
+    answers, one while it is failing, has not answered 2xx lately (a new or idle endpoint is
+    probed first, so a burst to an endpoint that hangs holds one worker, not the bound), or
+    has an attempt waiting for its answer longer than SLOW_SECONDS."""
+    if endpoint.failing_since is not None:
+        return 1
+    if endpoint.answered_at is None or now - endpoint.answered_at > ANSWERED_WINDOW:
+        return 1
+    if oldest_lease is not None:
+        started = oldest_lease - datetime.timedelta(seconds=_lease_seconds())
+        if (now - started).total_seconds() > min(SLOW_SECONDS, settings.WEBHOOK_TIMEOUT_SECONDS / 2):
+            return 1
+    return max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
+
+
 def delivery_claim(*, delivery_id=None, endpoint_id=None) -> WebhookDelivery | None:
     """Lease one due delivery (this one, or the endpoint's next due one) when its endpoint has
-    room (a failing endpoint gets one attempt in flight, a healthy one
-    WEBHOOK_ENDPOINT_CONCURRENCY)."""
+    room (`endpoint_bound`)."""
     now = clock()
     with transaction.atomic():
         if delivery_id is not None:
@@ -302,10 +325,10 @@ def delivery_claim(*, delivery_id=None, endpoint_id=None) -> WebhookDelivery | N
         endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=endpoint_id, active=True).first()
         if endpoint is None:
             return None
-        bound = 1 if endpoint.failing_since else max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
         in_flight = WebhookDelivery.objects.filter(endpoint_id=endpoint.pk, status=DeliveryStatus.PENDING,
-                                                   leased_until__gte=now).count()
-        if in_flight >= bound:
+                                                   leased_until__gte=now).aggregate(n=models.Count("pk"),
+                                                                                    oldest=models.Min("leased_until"))
+        if in_flight["n"] >= endpoint_bound(endpoint, now, oldest_lease=in_flight["oldest"]):
             return None
         due = _due(now).filter(endpoint_id=endpoint.pk)
         due = due.filter(pk=delivery_id) if delivery_id is not None else due.order_by("next_attempt_at")
@@ -500,6 +523,7 @@ def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next:
     now = clock()
     disable_reason = None
     following = None
+    probed = False
     with transaction.atomic():
         # losing this commit in a database crash only sends the delivery again (at least once;
         # receivers dedupe on webhook-id): it need not wait for the WAL flush
@@ -513,9 +537,11 @@ def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next:
                   "updated_at": timezone.now()}
         if ok:
             fields.update(status=DeliveryStatus.SUCCEEDED, next_attempt_at=None)
-            if endpoint.failing_since is not None:
-                WebhookEndpoint.objects.filter(pk=endpoint.pk).update(failing_since=None)
-                endpoint.failing_since = None
+            probed = endpoint_bound(endpoint, now) == 1  # this answer lifts the bound
+            if (endpoint.failing_since is not None or probed or endpoint.answered_at is None
+                    or now - endpoint.answered_at > ANSWERED_REFRESH):
+                WebhookEndpoint.objects.filter(pk=endpoint.pk).update(failing_since=None, answered_at=now)
+                endpoint.failing_since, endpoint.answered_at = None, now
         else:
             failing_since = endpoint.failing_since or started
             if endpoint.failing_since is None:
@@ -541,6 +567,9 @@ def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next:
                 WebhookDelivery.objects.filter(pk=following.pk).update(leased_until=following.leased_until)
     if disable_reason:
         endpoint_disable(endpoint_id=endpoint.pk, reason=disable_reason)
+    if ok and probed and settings.WEBHOOK_ENDPOINT_CONCURRENCY > 1:
+        # the probe answered: the rest of the backlog may go out in parallel now
+        deliveries_kick(endpoint_id=endpoint.pk, limit=settings.WEBHOOK_ENDPOINT_CONCURRENCY - 1)
     return attempt, following
 
 
