@@ -26,11 +26,18 @@ from . import selectors as sel
 
 PERMISSION = "publishing.view_publication"
 DAYS = (7, 30, 90, 365)
+ORG_CHOICES = 200
+#: follower lines drawn by default (the largest profiles); ``followers=all`` draws every one
+FOLLOWER_LINES = 8
 
 
-def _organization(request):
-    """``?org=<uuid>``, else the organization that published last (else the first by name)."""
+def _organization(request, context):
+    """``?org=<uuid>``, else the organization that published last (else the first by name);
+    with a name search (``orgq``), the first match unless the chosen one matches."""
     raw = request.GET.get("org")
+    listed = context["organizations"]
+    if context["orgq"] and listed and not any(str(o["pk"]) == raw for o in listed):
+        return Organization.objects.get(pk=listed[0]["pk"])
     if raw:
         pk = ids.parse(raw)
         org = Organization.objects.filter(pk=pk).first() if pk else None
@@ -46,15 +53,23 @@ def _organization(request):
 
 
 def _context(request, title: str) -> dict:
+    """The organization selector: every organization, or those whose name contains ``orgq``
+    (at most ORG_CHOICES listed, the count said when there are more)."""
     if not request.user.has_perm(PERMISSION):
         raise PermissionDenied
-    return {**admin.site.each_context(request), "title": title,
-            "organizations": Organization.objects.order_by("name").values("pk", "name")[:500]}
+    query = (request.GET.get("orgq") or "").strip()
+    organizations = Organization.objects.order_by("name")
+    if query:
+        organizations = organizations.filter(name__icontains=query)
+    listed = list(organizations.values("pk", "name")[:ORG_CHOICES + 1])
+    return {**admin.site.each_context(request), "title": title, "orgq": query,
+            "organizations": listed[:ORG_CHOICES],
+            "organizations_total": organizations.count() if len(listed) > ORG_CHOICES else len(listed)}
 
 
 def analytics_view(request):
     context = _context(request, "Analytics")
-    org = _organization(request)
+    org = _organization(request, context)
     errors: list[str] = []
     try:
         days = int(request.GET.get("days") or 30)
@@ -69,7 +84,9 @@ def analytics_view(request):
     except ValidationFailed as exc:
         errors.extend(m for msgs in (exc.details or {}).values() for m in msgs)
         group_by, tz = "day", sel.parse_tz(None)
-    context.update({"org": org, "days": days, "days_choices": DAYS, "group_by": group_by,
+    all_followers = request.GET.get("followers") == "all"
+    context.update({"org": org, "days": days, "days_choices": DAYS, "group_by": group_by, "all_followers": all_followers,
+                    "follower_lines": FOLLOWER_LINES,
                     "group_by_choices": sel.GROUP_BY, "tz_name": str(tz), "errors": errors})
     if org is None:
         return TemplateResponse(request, "admin/analytics/index.html", context)
@@ -79,6 +96,8 @@ def analytics_view(request):
     series = sel.series_by_platform(org, period, group_by=group_by)
     totals = sel.content_analytics(org, period, group_by=group_by)
     overview = reports.overview(org, days)
+    followers = sel.followers_series(org, period, group_by=group_by,
+                                     profiles=None if all_followers else FOLLOWER_LINES)
     for post in overview["topPosts"]:
         post["adminUrl"] = _admin_url("content", "content", ids.parse(post["contentId"], "content"))
     context.update({
@@ -91,9 +110,10 @@ def analytics_view(request):
             "engagement": mark_safe(charts.over_time(series, buckets, figure="engagement",
                                                      title="Engagement of the posts published, by platform",
                                                      group_by=group_by)),
-            "followers": mark_safe(charts.followers(sel.followers_series(org, period, group_by=group_by), buckets,
-                                                    group_by=group_by)),
+            "followers": mark_safe(charts.followers(followers, buckets, group_by=group_by)),
         },
+        "followers_shown": len(followers), "followers_total": sel.followers_profile_count(org, period),
+        "followers_toggle": _with(request, followers=None if all_followers else "all"),
         "formula": sel.RATE_FORMULA,
     })
     return TemplateResponse(request, "admin/analytics/index.html", context)
@@ -101,7 +121,7 @@ def analytics_view(request):
 
 def failures_view(request):
     context = _context(request, "Failures")
-    org = _organization(request)
+    org = _organization(request, context)
     kind = request.GET.get("kind") or None
     errors = []
     if kind not in (None, *monitoring.KINDS):
@@ -119,6 +139,16 @@ def failures_view(request):
     context.update({"org": org, "kind": kind or "", "kinds": monitoring.KINDS, "groups": groups, "errors": errors,
                     "total": sum(g["count"] for g in groups)})
     return TemplateResponse(request, "admin/analytics/failures.html", context)
+
+
+def _with(request, **params) -> str:
+    """This page's query string with ``params`` set (None: removed)."""
+    query = request.GET.copy()
+    for key, value in params.items():
+        query.pop(key, None)
+        if value is not None:
+            query[key] = value
+    return "?" + query.urlencode()
 
 
 def _admin_url(app_label, model, pk):

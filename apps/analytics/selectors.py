@@ -376,9 +376,9 @@ def series_by_platform(organization, period: Period, *, group_by: str = "day") -
              "reach": int(r["reach"] or 0), "engagement": int(r["engagement"] or 0)} for r in rows]
 
 
-def followers_series(organization, period: Period, *, group_by: str = "day", profiles: int = 8) -> dict:
-    """The last follower count of each bucket, per profile (the ``profiles`` largest), from
-    stored snapshots: {(platform, username): {date: followers}} (one query)."""
+def followers_series(organization, period: Period, *, group_by: str = "day", profiles: int | None = 8) -> dict:
+    """The last follower count of each bucket, per profile (the ``profiles`` largest; None:
+    all), from stored snapshots: {(platform, username): {date: followers}} (one query)."""
     rows = (ProfileSnapshot.objects.filter(organization=organization, followers__isnull=False,
                                            taken_at__gte=period.start, taken_at__lt=period.end)
             .annotate(bucket=_bucket("taken_at", group_by, period.tz))
@@ -389,3 +389,10 @@ def followers_series(organization, period: Period, *, group_by: str = "day", pro
         series.setdefault((platform, username), {})[bucket] = followers
     largest = sorted(series, key=lambda k: -max(series[k].values()))[:profiles]
     return {k: series[k] for k in sorted(largest)}
+
+
+def followers_profile_count(organization, period: Period) -> int:
+    """How many profiles have a follower snapshot in the period (what the chart could show)."""
+    return (ProfileSnapshot.objects.filter(organization=organization, followers__isnull=False,
+                                           taken_at__gte=period.start, taken_at__lt=period.end)
+            .values("profile_id").distinct().count())

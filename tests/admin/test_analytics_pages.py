@@ -187,3 +187,74 @@ def test_staff_without_the_publication_permission_are_refused(browser, live_serv
         assert response.status == 403
     finally:
         context.close()
+
+
+@pytest.fixture
+def many_profiles():
+    """Eleven profiles with one follower snapshot each (100, 200, ... 1100 followers)."""
+    from tests.factories import ProfileFactory
+
+    org = organization_get_or_create(name="Initech")
+    brand = Brand.objects.get(organization=org, is_default=True)
+    for i in range(1, 12):
+        profile = ProfileFactory(organization=org, brand=brand, platform="x", username=f"initech{i:02d}",
+                                 sandbox=True)
+        ProfileSnapshot.objects.create(organization=org, profile=profile, followers=100 * i,
+                                       taken_at=timezone.now() - datetime.timedelta(hours=i))
+    return org
+
+
+def test_the_followers_chart_draws_the_8_largest_profiles_and_all_on_request(admin_page, live_server, many_profiles):
+    admin_page.goto(f"{live_server.url}/admin/analytics/?org={many_profiles.pk}")
+    # no posts yet: the charts say so (the posts chart once failed on its whole-number axis)
+    assert "No published posts in this period" in admin_page.inner_text("#chart-posts")
+    assert admin_page.locator("#chart-posts svg .axis text").count() == 0  # and draw no axis of their own
+    # the largest eight: 400 to 1100 followers, listed by platform and name
+    assert _legend(admin_page, "chart-followers") == [f"x @initech{i:02d}" for i in range(4, 12)]
+    assert [_values(admin_page, "chart-followers", s) for s in range(8)] == [[100.0 * i] for i in range(4, 12)]
+    assert admin_page.inner_text("#pf-followers-count").startswith("The 8 largest of 11 profiles")
+    admin_page.click("#pf-followers-count a")
+    admin_page.wait_for_url("**followers=all**")
+    assert _legend(admin_page, "chart-followers") == [f"x @initech{i:02d}" for i in range(1, 12)]
+    assert [_values(admin_page, "chart-followers", s) for s in range(11)] == [[100.0 * i] for i in range(1, 12)]
+    assert admin_page.inner_text("#pf-followers-count").startswith("All 11 profiles")
+    # another period keeps every line
+    admin_page.select_option("#pf-period select[name=days]", "90")
+    admin_page.click("#pf-period input[type=submit]")
+    admin_page.wait_for_url("**days=90**")
+    assert len(_legend(admin_page, "chart-followers")) == 11
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    admin_page.screenshot(path=str(SCREENSHOTS / "admin-analytics-all-followers.png"), full_page=True)
+    admin_page.click("#pf-followers-count a")  # back to the largest eight
+    admin_page.wait_for_url(lambda url: "followers=all" not in url)
+    assert len(_legend(admin_page, "chart-followers")) == 8
+
+
+def test_the_organization_selector_finds_organizations_by_name(admin_page, live_server, db, monkeypatch):
+    from apps.analytics import admin as analytics_admin
+
+    monkeypatch.setattr(analytics_admin, "ORG_CHOICES", 3)  # as if there were hundreds
+    for name in ("Acme", "Acme Europe", "Globex", "Hooli", "Umbrella Acme"):
+        organization_get_or_create(name=name)
+    admin_page.goto(f"{live_server.url}/admin/analytics/")
+    options = admin_page.locator("#pf-org option").all_text_contents()
+    assert options == ["Acme", "Acme Europe", "Globex"]
+    assert admin_page.inner_text("#pf-org-more") == "3 of 5 listed: find by name to narrow."
+    admin_page.fill("#pf-orgq", "acme")
+    admin_page.click("#pf-filters input[type=submit]")
+    admin_page.wait_for_url("**orgq=acme**")
+    assert admin_page.locator("#pf-org option").all_text_contents() == ["Acme", "Acme Europe", "Umbrella Acme"]
+    assert "(3 matches)" in admin_page.inner_text("#pf-filters")
+    admin_page.select_option("#pf-org", label="Umbrella Acme")
+    admin_page.click("#pf-filters input[type=submit]")
+    admin_page.wait_for_load_state()
+    assert admin_page.locator("#pf-org option:checked").inner_text() == "Umbrella Acme"
+    umbrella = organization_get_or_create(name="Umbrella Acme")
+    assert f"org={umbrella.pk}" in admin_page.url
+    # a search that misses the chosen organization shows its first match; none at all is said
+    admin_page.fill("#pf-orgq", "hoo")
+    admin_page.click("#pf-filters input[type=submit]")
+    admin_page.wait_for_url("**orgq=hoo**")
+    assert admin_page.locator("#pf-org option:checked").inner_text() == "Hooli"
+    admin_page.goto(f"{live_server.url}/admin/analytics/failures/?orgq=nothing-like-it")
+    assert admin_page.locator("#pf-org option").all_text_contents() == ["no organization matches “nothing-like-it”"]
