@@ -845,10 +845,10 @@ def style_for_platform(
         drop = [p for p in parts if _ENGAGEMENT_BAIT.search(p)]
         lead = [p for p in parts if p not in drop and not find_urls(p)]
         if len(lead) > 1 and _information(lead[0]) <= max(_information(p) for p in lead[1:]):
-            words = {w.casefold() for w in re.findall(r"\w+", lead[0]) if len(w) > 3}
-            rest = {w.casefold() for p in lead[1:] for w in re.findall(r"\w+", p)}
+            hook_words = {w.casefold() for w in re.findall(r"\w+", lead[0]) if len(w) > 3}
+            later_words = {w.casefold() for p in lead[1:] for w in re.findall(r"\w+", p)}
             # the hook only announces what the next sentences say (or says less): lead with them
-            if words & rest or _information(lead[0]) < max(_information(p) for p in lead[1:]):
+            if hook_words & later_words or _information(lead[0]) < max(_information(p) for p in lead[1:]):
                 drop.append(lead[0])
                 lead = lead[1:]
         if drop and len(drop) < len(parts):

@@ -118,7 +118,7 @@ class ContentAdmin(admin.ModelAdmin):
     list_select_related = ["organization", "brand"]
     search_fields = ["prompt", "variants__caption"]
     date_hierarchy = "created_at"
-    fields = DETAIL_FIELDS
+    fields = tuple(DETAIL_FIELDS)
     readonly_fields = DETAIL_FIELDS
     actions = ["approve_selected", "reject_selected", "regenerate_selected"]
     list_per_page = 50

@@ -39,11 +39,11 @@ def _progress(content: Content, stage: str, progress: int | None = None) -> None
     value = STAGES[stage] if progress is None else progress
     if getattr(content, "_progress_sent", None) == value:
         return
-    content._progress_sent = value
+    content._progress_sent = value  # type: ignore[attr-defined]  # per-instance memo of the last figure sent
     with transaction.atomic():
         relax_commit()  # a progress figure lost in a database crash is rewritten by the next stage
         Content.objects.filter(pk=content.pk).update(progress=value)
-    subjects = [("content", content.pk)] + ([("batch", content.batch_id)] if content.batch_id else [])
+    subjects = [("content", str(content.pk))] + ([("batch", str(content.batch_id))] if content.batch_id else [])
     try:
         broadcast(
             organization_id=content.organization_id,
@@ -119,7 +119,11 @@ def sweep(*, now=None) -> dict:
             return {"requeued": 0}
         Content.objects.filter(pk__in=ids, status=states.GENERATING).update(generation_lease_until=None, updated_at=now)
         Content.objects.filter(pk__in=ids, status=states.PENDING).update(updated_at=now)
-        transaction.on_commit(lambda: [services.enqueue_generation_id(str(pk)) for pk in ids])
+        def enqueue() -> None:
+            for pk in ids:
+                services.enqueue_generation_id(str(pk))
+
+        transaction.on_commit(enqueue)
     return {"requeued": len(ids)}
 
 

@@ -1008,9 +1008,10 @@ def video_seconds(platform: str, post_type: str) -> tuple[float, float]:
     if fmt.video_seconds is not None:
         lo, hi = max(lo, fmt.video_seconds[0]), min(hi, fmt.video_seconds[1])
     if lo > hi:
+        allowed = fmt.video_seconds or GENERATED_VIDEO_SECONDS
         raise UnsupportedFormat(
             f"{DISPLAY_NAMES[fmt.platform]} {fmt.native} videos must be "
-            f"{fmt.video_seconds[0]:g}-{fmt.video_seconds[1]:g} s; we generate "
+            f"{allowed[0]:g}-{allowed[1]:g} s; we generate "
             f"{GENERATED_VIDEO_SECONDS[0]:g}-{GENERATED_VIDEO_SECONDS[1]:g} s"
         )
     return lo, hi

@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
+from typing import cast
 
 from django.conf import settings
 from django.db import transaction
@@ -37,7 +38,7 @@ from apps.core.tasking import task_named
 
 from . import pipeline, states
 from .generation import get_engine
-from .generation.base import EngineError, TextResult, VideoRequest
+from .generation.base import EngineError, PredictionEngine, TextResult, VideoRequest
 from .models import Content, Prediction
 
 logger = logging.getLogger(__name__)
@@ -150,9 +151,10 @@ def prediction_complete(*, prediction_id) -> Content | None:
         return None  # regenerated, deleted or failed meanwhile
     text_request, media_requests = pipeline.requests_for(content)
     request = text_request if prediction.kind == "text" else media_requests[prediction.position]
-    result = get_engine().result_from_prediction(prediction.payload, prediction.kind, request=request)
+    engine = cast(PredictionEngine, get_engine())  # only a prediction engine made the row
+    result = engine.result_from_prediction(prediction.payload, prediction.kind, request=request)
     output = {}
-    if prediction.kind == "text":
+    if isinstance(result, TextResult):
         output = dataclasses.asdict(result)
     else:
         pipeline.store_media(content, result, position=prediction.position)

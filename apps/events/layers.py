@@ -64,11 +64,13 @@ class RelayedInMemoryChannelLayer(InMemoryChannelLayer):
         self._spool_write(group, message)
 
     def _spool_write(self, group: str, message: dict) -> None:
-        self.spool.mkdir(parents=True, exist_ok=True)
+        spool = self.spool
+        assert spool is not None  # group_send spools only with a spool folder
+        spool.mkdir(parents=True, exist_ok=True)
         name = f"{time.time_ns():020d}-{os.getpid()}-{next(self._counter)}.json"
-        tmp = self.spool / f".{name}.tmp"
+        tmp = spool / f".{name}.tmp"
         tmp.write_text(json.dumps({"group": group, "message": message}))
-        os.replace(tmp, self.spool / name)  # readers never see a half-written file
+        os.replace(tmp, spool / name)  # readers never see a half-written file
 
     # --- relaying (web process) ---------------------------------------------------------
     def start_relay(self) -> None:
@@ -79,6 +81,8 @@ class RelayedInMemoryChannelLayer(InMemoryChannelLayer):
         self._relay_task = asyncio.get_running_loop().create_task(self._relay())
 
     def _spool_files(self) -> list[Path]:
+        if self.spool is None:
+            return []
         try:
             return sorted(p for p in self.spool.iterdir() if p.suffix == ".json")
         except FileNotFoundError:

@@ -462,7 +462,8 @@ def _reencode_animation(im: Image.Image, fmt: str, webp_lossless: bool) -> tuple
     if fmt == "GIF":
         # Frames are full composited pictures: with transparency each must
         # clear the canvas (disposal 2), otherwise it may simply overlay.
-        transparent = any(f.mode == "RGBA" and f.getextrema()[3][0] < 255 for f in frames)
+        # an RGBA frame's extrema are one (min, max) per band; [3] is alpha
+        transparent = any(f.mode == "RGBA" and f.getextrema()[3][0] < 255 for f in frames)  # type: ignore[misc]
         first.save(out, format="GIF", disposal=2 if transparent else 1, **params)
     elif fmt == "PNG":
         if icc:

@@ -111,7 +111,12 @@ def media_delete(*, asset: MediaAsset) -> None:
     files = [f for f in (asset.file, asset.thumbnail) if f]
     names = [(f.storage, f.name) for f in files]
     asset.delete()
-    transaction.on_commit(lambda: [storage.delete(name) for storage, name in names])
+    def delete_files() -> None:
+        for storage, name in names:
+            if name:
+                storage.delete(name)
+
+    transaction.on_commit(delete_files)
 
 
 def media_move_brand(*, brand, successor) -> int:

@@ -34,7 +34,7 @@ def validate_posting_times(times: list[str]) -> list[str]:
 
 
 def _normalize_settings(values: dict) -> dict:
-    out = {}
+    out: dict[str, object] = {}
     if "autoHashtags" in values:
         tags = []
         for t in values["autoHashtags"] or []:
@@ -122,7 +122,7 @@ def schedule_slots(*, profile: SocialProfile, days: int = 7, start: datetime.dat
         if weekly is not None:
             times = [(hour, 0) for weekday, hour in weekly if weekday == day.isoweekday()]
         else:
-            times = [tuple(map(int, hhmm.split(":"))) for hhmm in profile.posting_times]
+            times = [(int(hhmm[:2]), int(hhmm[3:5])) for hhmm in profile.posting_times]  # validated "HH:MM"
         for hour, minute in times:
             local = datetime.datetime.combine(day, datetime.time(hour, minute), tzinfo=tz)
             if local > local_start:

@@ -178,7 +178,7 @@ def normalize_redirect_origin(value: str) -> str:
     (http only for loopback hosts)."""
     raw = (value or "").strip()
     origin = origin_of(raw)
-    parts = urlsplit(raw) if origin else None
+    parts = urlsplit(raw)
     if not origin or parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
         raise ValidationFailed("origin must be scheme://host[:port] with no path.",
                                {"origin": ["Use scheme://host[:port], e.g. https://app.example.com."]})

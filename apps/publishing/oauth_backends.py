@@ -176,7 +176,7 @@ class ServiceBackend:
         return _overrides(self.platform).get("token") or super().access_token_url()  # type: ignore[misc]
 
     def refresh_token_url(self):
-        return _overrides(self.platform).get("refresh") or super().refresh_token_url()  # type: ignore[misc]
+        return _overrides(self.platform).get("refresh") or super().refresh_token_url()
 
     # -- the three operations ---------------------------------------------------------
     def begin_url(self, *, state: str, code_verifier: str = "") -> str:
@@ -185,7 +185,7 @@ class ServiceBackend:
 
     def exchange_code(self, *, code: str, state: str, code_verifier: str = "") -> TokenSet:
         self._fixed_state, self._fixed_verifier = state, code_verifier
-        self.data = {"code": code, "state": state}  # type: ignore[attr-defined]
+        self.data = {"code": code, "state": state}
         params = self.auth_complete_params(state)  # type: ignore[attr-defined]
         method = self.ACCESS_TOKEN_METHOD  # type: ignore[attr-defined]
         body = {"params": params} if method == "GET" else {"data": params}
@@ -216,7 +216,7 @@ class ServiceBackend:
         return TokenSet(
             access_token=str(response.get("access_token") or ""),
             refresh_token=str(response.get("refresh_token") or ""),
-            expires_in=int(expires) if str(expires or "").isdigit() else None,
+            expires_in=int(str(expires)) if str(expires or "").isdigit() else None,
             scope=str(scope),
             account_id=str(response.get("open_id") or response.get("user_id") or ""),
             raw_keys=sorted(response),
@@ -235,8 +235,8 @@ class ServiceBackend:
         return client.fetch_account()
 
     def refresh_token_auth(self):
-        if self.use_basic_auth():  # type: ignore[attr-defined]
-            key, secret = self.get_key_and_secret()  # type: ignore[attr-defined]
+        if self.use_basic_auth():
+            key, secret = self.get_key_and_secret()
             return HTTPBasicAuth(key, secret)
         return None
 
@@ -279,7 +279,7 @@ class GraphErrors:
             return AuthProviderError(
                 self, str(data["error_message"]), code="http_error", provider_code=str(data["error_type"]), **fields
             )
-        return super().get_provider_error(data, **fields)  # type: ignore[misc]
+        return super().get_provider_error(data, **fields)
 
 
 # --- platforms with a social-core backend ---------------------------------------------

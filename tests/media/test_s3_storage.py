@@ -24,12 +24,12 @@ def s3_endpoint():
     proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60  # moto imports a lot: slow on a busy machine
     while True:
         try:
-            requests.get(url, timeout=1)
+            requests.get(url, timeout=5)
             break
-        except requests.ConnectionError:
+        except requests.RequestException:  # refused while it starts, or a read timeout while it warms up
             if time.monotonic() > deadline:
                 proc.kill()
                 raise

@@ -8,8 +8,9 @@ each engine is testable on its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class EngineError(Exception):
@@ -146,6 +147,15 @@ class Engine(Protocol):
     def edit_image(self, *, image: bytes, prompt: str, seed: int = 0) -> ImageResult: ...
 
     def video(self, request: VideoRequest) -> VideoResult: ...
+
+
+class PredictionEngine(Engine, Protocol):
+    """An engine that runs as a provider's predictions (completed by webhook or poll)."""
+
+    def result_from_prediction(
+        self, prediction: Mapping[str, Any], kind: str, *,
+        request: TextRequest | ImageRequest | VideoRequest | IdeasRequest | None = None,
+    ) -> TextResult | ImageResult | VideoResult | list[str]: ...
 
 
 def generation_cost(*, media_type: str, seconds: float = 0.0) -> float:

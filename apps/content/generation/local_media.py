@@ -140,8 +140,8 @@ def dominant_colours(image: Image.Image, count: int = 6) -> list[tuple[RGB, floa
     small = image.convert("RGB")
     small.thumbnail((96, 96))
     quant = small.quantize(colors=count, method=Image.Quantize.MEDIANCUT)
-    pal = quant.getpalette() or []
-    counts = sorted(quant.getcolors() or [], reverse=True)
+    pal: list[int] = list(quant.getpalette() or [])
+    counts: list[tuple[int, int]] = sorted(quant.getcolors() or [], reverse=True)  # type: ignore[arg-type]  # a "P" image's colours are palette indexes
     total = sum(n for n, _ in counts) or 1
     out: list[tuple[RGB, float]] = []
     for n, idx in counts:

@@ -232,7 +232,7 @@ def image_prompt(request: ImageRequest | VideoRequest, *, kind: str = "image") -
         parts.append(f"Avoid: {_bullets(brand.dont)}.")
     if request.reference is not None:
         parts.append("Follow the palette and composition of the reference image.")
-    if kind == "video":
+    if isinstance(request, VideoRequest):
         parts.append(f"A {request.seconds:g} second vertical-safe social media clip, smooth camera motion.")
     else:
         parts.append("No text or watermarks unless asked.")
@@ -411,7 +411,7 @@ def nearest_aspect(width: int, height: int, ratios: Sequence[str]) -> str:
 def fit_image(data: bytes, width: int, height: int, fmt: str = "PNG") -> ImageResult:
     """Scale to cover and centre-crop to exactly width x height, encoded as PNG or JPEG."""
     try:
-        img = Image.open(io.BytesIO(data))
+        img: Image.Image = Image.open(io.BytesIO(data))
         img.load()
     except Exception as exc:  # noqa: BLE001 - any decoder error means the provider sent junk
         raise EngineError(f"the provider returned an unreadable image: {exc}", retryable=True) from exc
@@ -568,6 +568,7 @@ def _transcode(
                     for pkt in ov.encode(new):
                         dst.mux(pkt)
                 else:
+                    assert resampler is not None and oa is not None  # audio is demuxed only with its encoder
                     for rframe in resampler.resample(frame):
                         rframe.pts = samples
                         rframe.time_base = Fraction(1, rframe.sample_rate)

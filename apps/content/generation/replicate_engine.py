@@ -24,7 +24,7 @@ import hmac
 import json
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .base import (
     EngineError,
@@ -419,7 +419,8 @@ class ReplicateEngine:
             with av.open(io.BytesIO(data)) as container:
                 stream = container.streams.video[0]
                 width, height = stream.codec_context.width, stream.codec_context.height
-                seconds = container.duration / 1_000_000 if container.duration else 3600.0
+                duration = getattr(container, "duration", None)  # microseconds (an input container)
+                seconds = duration / 1_000_000 if duration else 3600.0
         except Exception as exc:  # noqa: BLE001
             raise EngineError(f"replicate: the output video is unreadable: {exc}", retryable=True) from exc
         return normalize_video(data, width - width % 2, height - height % 2, seconds)
@@ -447,25 +448,25 @@ class ReplicateEngine:
     def text(self, request: TextRequest) -> TextResult:
         system, user = build_text_prompt(request)
         data = self._text_input(system, user, creativity_temperature(request.creativity), request.seed)
-        return self.result_from_prediction(self._run(self.text_model, data), "text", request=request)
+        return cast(TextResult, self.result_from_prediction(self._run(self.text_model, data), "text", request=request))
 
     def ideas(self, request: IdeasRequest) -> list[str]:
         system, user = build_ideas_prompt(request)
         data = self._text_input(system, user, 0.9, 0)
-        return self.result_from_prediction(self._run(self.text_model, data), "ideas", request=request)
+        return cast(list[str], self.result_from_prediction(self._run(self.text_model, data), "ideas", request=request))
 
     def image(self, request: ImageRequest) -> ImageResult:
-        return self.result_from_prediction(
+        return cast(ImageResult, self.result_from_prediction(
             self._run(self.image_model, self._image_input(request)), "image", request=request
-        )
+        ))
 
     def edit_image(self, *, image: bytes, prompt: str, seed: int = 0) -> ImageResult:
         width, height = image_size_of(image)
         prediction = self._run(self.edit_model, self._edit_input(image, prompt, seed))
         target = ImageRequest(prompt=prompt, width=width, height=height, format=image_format_for(image))
-        return self.result_from_prediction(prediction, "edit", request=target)
+        return cast(ImageResult, self.result_from_prediction(prediction, "edit", request=target))
 
     def video(self, request: VideoRequest) -> VideoResult:
-        return self.result_from_prediction(
+        return cast(VideoResult, self.result_from_prediction(
             self._run(self.video_model, self._video_input(request)), "video", request=request
-        )
+        ))

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
@@ -14,7 +16,7 @@ from ..models import Kind
 from ..services import media_delete, media_upload
 from .serializers import MediaOutput, ThumbnailOutput, present_media
 
-_UPLOAD = {
+_UPLOAD: dict[str, Any] = {
     "multipart/form-data": {
         "type": "object",
         "properties": {

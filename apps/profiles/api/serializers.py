@@ -137,4 +137,4 @@ class BulkItem(StrictSerializer):
 
 
 class BulkInput(StrictSerializer):
-    updates = BulkItem(many=True, allow_empty=False, max_length=100)
+    updates = BulkItem(many=True, allow_empty=False, max_length=100)  # type: ignore[call-arg]  # many=True: a ListSerializer
