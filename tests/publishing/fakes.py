@@ -58,6 +58,8 @@ class FakeRequest:
     created: bool = False
     #: the scopes of the token the call carried (None: every scope)
     scopes: frozenset[str] | None = None
+    #: the caller's (host, port): which process made the call (harness.Cluster.kill_worker_calling_from)
+    client: tuple = ()
 
     @property
     def params(self) -> dict[str, str]:
@@ -137,7 +139,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
-        reply = self.server.fake.dispatch(_parse(self.command, self.path, headers, body))
+        req = _parse(self.command, self.path, headers, body)
+        req.client = tuple(self.client_address[:2])
+        reply = self.server.fake.dispatch(req)
         if reply is STALL:
             # Hold the answer until the test is over, so the client's read timeout fires.
             self.server.fake.released.wait(10)

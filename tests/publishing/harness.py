@@ -160,9 +160,40 @@ class Cluster:
             if not alive:
                 return
             victim = random.choice(alive)
+        self._kill(victim)
+
+    def kill_worker_calling_from(self, port: int) -> bool:
+        """SIGKILL the worker one of whose processes holds the TCP connection from local `port`
+        (a call a fake server is answering right now), then start a new one; False if none does."""
+        inodes = set()
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            with open(table) as fh:
+                for line in fh.readlines()[1:]:
+                    fields = line.split()
+                    if int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        inodes.add(f"socket:[{fields[9]}]")
+        with self._lock:
+            alive = [w for w in self.workers if w.poll() is None]
+        for worker in alive:
+            for pid in self._pids(worker):
+                try:
+                    fds = os.listdir(f"/proc/{pid}/fd")
+                except OSError:
+                    continue
+                if any(_readlink(f"/proc/{pid}/fd/{fd}") in inodes for fd in fds):
+                    self._kill(worker)
+                    return True
+        return False
+
+    @staticmethod
+    def _pids(worker: subprocess.Popen) -> list[int]:
+        children = subprocess.run(["pgrep", "-P", str(worker.pid)], capture_output=True, text=True).stdout.split()
+        return [worker.pid, *map(int, children)]
+
+    def _kill(self, victim: subprocess.Popen) -> None:
+        with self._lock:
             self._expected.add(victim.pid)
-        children = subprocess.run(["pgrep", "-P", str(victim.pid)], capture_output=True, text=True).stdout.split()
-        for pid in [victim.pid, *map(int, children)]:
+        for pid in self._pids(victim):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -186,6 +217,13 @@ class Cluster:
         if self.redis and self.redis.poll() is None:
             self.redis.kill()
             self.redis.wait()
+
+
+def _readlink(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return ""
 
 
 def make_due_publications(*, n: int, spread_seconds: float, start_in: float = 3.0, profiles: int = 10):
