@@ -22,7 +22,8 @@ PERIOD = "startDate=2026-03-01&endDate=2026-04-30"
 
 
 def _grow(org, brand, n: int) -> None:
-    """n more measured posts on n new profiles, a failed publication and a failed generation each."""
+    """n more measured posts on n new profiles, a failed publication, a publication whose outcome
+    is unknown and a failed generation each."""
     for i in range(n):
         profile = ProfileFactory(organization=org, brand=brand, platform=("instagram", "x", "linkedin")[i % 3],
                                  follower_count=100 + i, token_status="expired" if i % 5 == 0 else "active")
@@ -30,6 +31,8 @@ def _grow(org, brand, n: int) -> None:
         failed = publish(org, profile, at(2026, 3, 3, 10, 0))
         Publication.objects.filter(pk=failed.pk).update(status="failed", error_code=f"code_{i % 4}",
                                                         last_error=f"Refused ({i % 4}).")
+        unknown = publish(org, profile, at(2026, 3, 4, 10, 0))
+        Publication.objects.filter(pk=unknown.pk).update(status="unknown", outcome_unknown=True)
         make_content(org, brand=brand, status="failed", image=False)
 
 
@@ -42,7 +45,8 @@ PINNED = [
     (f"/api/analytics/export?format=csv&{PERIOD}", "B", 4),            # + one server-side cursor
     (f"/api/analytics/export?format=json&{PERIOD}", "B", 4),
     ("/api/analytics/best-times?profileId={ig}", "B", 5),              # + the profile, one GROUP BY
-    ("/api/monitoring/errors", "B", 7),                                # + one GROUP BY per kind (four kinds)
+    ("/api/monitoring/errors", "B", 8),                                # + one GROUP BY per kind (five kinds)
+    ("/api/monitoring/errors?kind=publishing_unknown", "B", 4),
     ("/api/monitoring/errors?kind=publishing&platform=instagram", "B", 4),
     (f"/v1/analytics/content?{PERIOD}&groupBy=week&timezone=Europe/Paris&metric=views", "A", 2),  # + one GROUP BY
     ("/v1/analytics/profiles/{ig}", "A", 4),                         # + the profile, followers, posts
