@@ -46,12 +46,12 @@ def errors(organization, *, kind=None, platform=None, profile_id=None, since=Non
                            "message": g["status_reason"], "count": g["count"], "lastAt": g["last"],
                            "object": {"type": "content", "id": cid, "url": f"/api/content/{cid}"}})
     if kind in (None, "token_refresh"):
-        qs = SocialProfile.objects.for_organization(organization).filter(token_status__in=("expired", "revoked"))
+        profiles = SocialProfile.objects.for_organization(organization).filter(token_status__in=("expired", "revoked"))
         if platform:
-            qs = qs.filter(platform=platform)
+            profiles = profiles.filter(platform=platform)
         if profile_id:
-            qs = qs.filter(pk=profile_id)
-        qs = _dated(qs, "updated_at", since, until)
+            profiles = profiles.filter(pk=profile_id)
+        qs = _dated(profiles, "updated_at", since, until)
         for g in (qs.values("platform", "token_status").annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
                   .order_by("-last")[:limit]):
             pid = ids.render(uuid.UUID(g["sample"]), "profile")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
 
 _index = admin.site.index
 
@@ -21,7 +25,7 @@ def _workers_status() -> dict:
         return {"alive": [], "error": f"{exc.__class__.__name__}: {exc}"[:200]}
 
 
-def index(request, extra_context=None):
+def index(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
     return _index(request, {"pf_workers": _workers_status(), **(extra_context or {})})
 
 

@@ -7,6 +7,7 @@ Family B: ``{"error": "message", "details": {...}}``
 from __future__ import annotations
 
 import logging
+from typing import Any, TypeAlias
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
@@ -92,7 +93,7 @@ def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
         code = _DRF_CODES.get(status, "SERVER_ERROR")
         if isinstance(exc, drf.ValidationError):
             details = exc.detail if isinstance(exc.detail, dict) else {"nonFieldErrors": exc.detail}
-            return 400, 400, code, "Invalid request parameters.", _plain(details), headers
+            return 400, 400, code, "Invalid request parameters.", _plain_dict(details), headers
         if isinstance(exc, drf.ParseError):
             return 400, 400, code, f"Malformed request body: {exc.detail}", {}, headers
         if isinstance(exc, drf.Throttled):
@@ -102,16 +103,24 @@ def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
     return 500, 500, "SERVER_ERROR", "Internal server error.", {}, headers
 
 
-def _challenge(exc) -> str:
+def _challenge(exc: errors.AuthenticationFailed) -> str:
     """RFC 6750: no credentials is a bare challenge; bad ones say `invalid_token`."""
     if exc.message.startswith("Missing credentials"):
         return 'Bearer realm="postforge"'
     return 'Bearer realm="postforge", error="invalid_token"'
 
 
-def _plain(value):
+#: DRF's error details as plain JSON: ErrorDetail strings made str, `non_field_errors` renamed
+Plain: TypeAlias = dict[str, "Plain"] | list["Plain"] | str
+
+
+def _plain_dict(value: dict[Any, Any]) -> dict[str, Plain]:
+    return {("nonFieldErrors" if k == "non_field_errors" else k): _plain(v) for k, v in value.items()}
+
+
+def _plain(value: object) -> Plain:
     if isinstance(value, dict):
-        return {("nonFieldErrors" if k == "non_field_errors" else k): _plain(v) for k, v in value.items()}
+        return _plain_dict(value)
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return str(value)

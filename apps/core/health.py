@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpRequest, JsonResponse
 
 
-def healthz(request):
+def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
@@ -40,8 +40,8 @@ def _check_broker() -> str:
     return "ok"
 
 
-def readyz(request):
-    checks = {}
+def readyz(request: HttpRequest) -> JsonResponse:
+    checks: dict[str, str] = {}
     ok = True
     for name, fn in (("database", _check_database), ("cache", _check_cache), ("broker", _check_broker)):
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import Self
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +19,7 @@ class Heartbeat:
         self._renew, self._interval, self._stop = renew, interval, threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True, name="lease-heartbeat")
 
-    def _loop(self):
+    def _loop(self) -> None:
         from django.db import connection
 
         try:
@@ -30,10 +31,10 @@ class Heartbeat:
         finally:
             connection.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(timeout=10)

@@ -15,13 +15,17 @@ was created (``KnownEffect``) instead of creating it twice. A 5xx is never left 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.utils import timezone
+from django.utils.datastructures import MultiValueDict
 
 from .errors import Conflict, KeyReusedWithAnotherBody, ValidationFailed
 from .models import IdempotencyRecord
@@ -33,7 +37,7 @@ def fingerprint(method: str, path: str, body: bytes, query: str = "") -> str:
     return hashlib.sha256(method.encode() + b" " + path.encode() + b"?" + query.encode() + b"\n" + body).hexdigest()
 
 
-def multipart_digest(data, files) -> bytes:
+def multipart_digest(data: Mapping[str, Any], files: MultiValueDict[str, UploadedFile]) -> bytes:
     """A multipart body's fields and file contents, independent of the boundary."""
     digest = hashlib.sha256()
     for name in sorted(data.keys()):
@@ -52,7 +56,8 @@ def multipart_digest(data, files) -> bytes:
 
 def lease_seconds(wait: float = 0) -> float:
     """How long an in-progress record holds its key: 60 s plus the request's own wait."""
-    return settings.IDEMPOTENCY_LEASE_SECONDS + max(0.0, wait)
+    lease: float = settings.IDEMPOTENCY_LEASE_SECONDS
+    return lease + max(0.0, wait)
 
 
 @dataclass(frozen=True)
@@ -104,14 +109,14 @@ def begin(*, credential: str, key: str, fp: str, wait: float = 0) -> HttpRespons
     return response
 
 
-def _known(effect) -> KnownEffect | None:
+def _known(effect: object) -> KnownEffect | None:
     if not isinstance(effect, dict) or not effect.get("ids"):
         return None
     return KnownEffect(kind=str(effect["kind"]), ids=tuple(str(i) for i in effect["ids"]),
                        status=int(effect.get("status") or 200), many=bool(effect.get("many")))
 
 
-def note_effect(*, credential: str, key: str, kind: str, ids, status: int, many: bool = False) -> None:
+def note_effect(*, credential: str, key: str, kind: str, ids: Iterable[object], status: int, many: bool = False) -> None:
     """Record what the in-progress request created; call it in the transaction that creates
     it, so that the effect and its record commit together."""
     IdempotencyRecord.objects.filter(credential=credential, key=key, status_code__isnull=True).update(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Self
 
 from django.db import models
 
@@ -17,7 +18,8 @@ class TimeStampedModel(models.Model):
 
 
 class OrgQuerySet(models.QuerySet):
-    def for_organization(self, organization):
+    def for_organization(self, organization: models.Model | uuid.UUID) -> Self:
+        """The rows of ``organization`` (an Organization or its id)."""
         return self.filter(organization=organization)
 
 

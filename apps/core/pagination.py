@@ -12,6 +12,7 @@ import base64
 import datetime
 import math
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import orjson
@@ -27,7 +28,7 @@ MAX_PAGE = 1_000_000
 MAX_OFFSET = 10_000_000
 
 
-def _int_param(params, name: str, default: int, *, minimum: int, maximum: int | None = None) -> int:
+def _int_param(params: Mapping[str, str], name: str, default: int, *, minimum: int, maximum: int | None = None) -> int:
     raw = params.get(name)
     if raw is None or raw == "":
         return default
@@ -41,7 +42,7 @@ def _int_param(params, name: str, default: int, *, minimum: int, maximum: int | 
     return value
 
 
-def parse_limit(params) -> int:
+def parse_limit(params: Mapping[str, str]) -> int:
     return _int_param(params, "limit", DEFAULT_LIMIT, minimum=1, maximum=MAX_LIMIT)
 
 
@@ -74,7 +75,7 @@ def _decode_cursor(raw: str) -> list:
         raise ValidationFailed("Invalid cursor.", {"cursor": ["Not a cursor this API returned."]}) from None
 
 
-def _cursor_value(qs: QuerySet, field: str, value):
+def _cursor_value(qs: QuerySet, field: str, value: object) -> object:
     """The cursor's sort value, as the sort field's type (a tampered cursor is a 400)."""
     from django.core.exceptions import ValidationError as DjangoValidationError
 
@@ -96,7 +97,7 @@ def _cursor_value(qs: QuerySet, field: str, value):
     return parsed
 
 
-def paginate_v1(qs: QuerySet, params, *, ordering: tuple[str, str]) -> Page:
+def paginate_v1(qs: QuerySet, params: Mapping[str, str], *, ordering: tuple[str, str]) -> Page:
     """``ordering`` is (field, direction) of the primary sort; ties break on the primary key."""
     _require_ordered(qs)
     limit = parse_limit(params)
@@ -141,7 +142,7 @@ def _keyset_page(qs: QuerySet, cursor: str, limit: int, ordering: tuple[str, str
 # --- Family B -----------------------------------------------------------------------------
 
 
-def paginate_api(qs: QuerySet, params) -> Page:
+def paginate_api(qs: QuerySet, params: Mapping[str, str]) -> Page:
     _require_ordered(qs)
     limit = parse_limit(params)
     if params.get("offset") not in (None, ""):

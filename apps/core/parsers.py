@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
+from typing import IO, Any, NoReturn
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError
@@ -23,7 +25,7 @@ MAX_BODY_DEPTH = 32
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _refuse_constant(name: str):
+def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
@@ -34,7 +36,7 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def check_tree(data, *, max_depth: int) -> str | None:
+def check_tree(data: object, *, max_depth: int) -> str | None:
     """Why `data` is unacceptable (too deep, a lone surrogate), or None. Iterative: no
     recursion however deep the value."""
     stack = [(data, 1)]
@@ -59,7 +61,9 @@ def check_tree(data, *, max_depth: int) -> str | None:
 
 
 class SafeJSONParser(JSONParser):
-    def parse(self, stream, media_type=None, parser_context=None):
+    def parse(
+        self, stream: IO[Any], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> Any:  # any JSON value: an array or a scalar too, not only the object the stub names
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
             text = stream.read().decode(encoding)

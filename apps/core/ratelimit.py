@@ -10,10 +10,15 @@ import threading
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 
 from apps.core import redisconn
+
+if TYPE_CHECKING:
+    from redis import Redis
+    from redis.commands.core import Script
 
 _LUA = """
 local n = redis.call('INCR', KEYS[1])
@@ -46,19 +51,20 @@ class Decision:
 
 
 def limit_for(bucket: str) -> int:
-    return {
+    limits: dict[str, int] = {
         "default": settings.RATE_LIMIT_DEFAULT,
         "generation": settings.RATE_LIMIT_GENERATION,
         "batch": settings.RATE_LIMIT_BATCH,
         "auth_failure": settings.AUTH_FAILURE_LIMIT,
-    }[bucket]
+    }
+    return limits[bucket]
 
 
-def _redis(url: str):
+def _redis(url: str) -> Redis:
     return redisconn.client(url)
 
 
-def _script(url: str):
+def _script(url: str) -> Script:
     return redisconn.script(url, _LUA)
 
 
@@ -104,7 +110,8 @@ def peek(credential: str, bucket: str) -> Decision:
     window_end = window_start + window
     key = f"pf:rl:{bucket}:{credential}:{window_start}"
     if settings.REDIS_URL:
-        count = int(_redis(settings.REDIS_URL).get(key) or 0)
+        # redis-py types its commands for the sync and asyncio clients at once (`Awaitable | Any`)
+        count = int(cast("bytes | None", _redis(settings.REDIS_URL).get(key)) or 0)
     else:
         with _local_lock:
             end, count = _local_counts.get(key, (window_end, 0))
@@ -112,7 +119,7 @@ def peek(credential: str, bucket: str) -> Decision:
 
 
 @lru_cache(maxsize=1)
-def _charge_script(url: str):
+def _charge_script(url: str) -> Script:
     return _redis(url).register_script(_CHARGE_LUA)
 
 

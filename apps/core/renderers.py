@@ -3,12 +3,14 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
+from collections.abc import Mapping
+from typing import Any
 
 import orjson
 from rest_framework.renderers import JSONRenderer
 
 
-def _default(value):
+def _default(value: object) -> float | str:
     if isinstance(value, decimal.Decimal):
         return float(value)
     if isinstance(value, uuid.UUID):
@@ -23,7 +25,9 @@ def _default(value):
 class FastJSONRenderer(JSONRenderer):
     """orjson: the stock renderer is a visible share of a list request's cost."""
 
-    def render(self, data, accepted_media_type=None, renderer_context=None):
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Mapping[str, Any] | None = None
+    ) -> bytes:
         if data is None:
             return b""
         try:

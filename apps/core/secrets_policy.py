@@ -11,6 +11,10 @@ variables. Development (DEBUG, or the embedded default without DATABASE_URL) is 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
@@ -42,7 +46,7 @@ def problems() -> list[tuple[str, str]]:
 
 
 @checks.register(checks.Tags.security, deploy=True)
-def check_secrets(app_configs=None, **kwargs):
+def check_secrets(app_configs: Sequence[AppConfig] | None = None, **kwargs: Any) -> list[checks.CheckMessage]:
     return [checks.Error(message, id=code) for code, message in problems()]
 
 

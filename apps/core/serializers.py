@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Iterable
+from typing import Any
 
 from rest_framework import serializers
 
 NUL_MESSAGE = "Null characters are not allowed."
 
 
-def _has_nul(value) -> bool:
+def _has_nul(value: object) -> bool:
     """Iterative (a value nested 900 deep must not raise RecursionError)."""
     stack = [value]
     while stack:
@@ -38,12 +40,12 @@ class StrictSerializer(serializers.Serializer):
     """Refuses unknown fields at every nesting level, reported together with the other
     field errors, so a typo is an error rather than silently ignored."""
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
         if self.parent is None and isinstance(data, dict):
             _refuse_nul(data)
         unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
         try:
-            value = super().to_internal_value(data)
+            value: dict[str, Any] = super().to_internal_value(data)
         except serializers.ValidationError as exc:
             if unknown and isinstance(exc.detail, dict):
                 exc.detail.update({name: ["Unknown field."] for name in unknown})
@@ -61,7 +63,7 @@ class FreeFormField(serializers.DictField):
     """A free-form JSON object (metadata, settings, default_platform_settings): at most
     64 KB once encoded and 10 levels deep, valid Unicode, finite numbers."""
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
         from .parsers import check_tree
 
         value = super().to_internal_value(data)
@@ -82,14 +84,14 @@ class NamedChoiceField(serializers.CharField):
     `twitter`) and checks with its own error message: the OpenAPI schema lists the canonical
     values as an enum (see apps.core.schema.NamedChoiceFieldExtension)."""
 
-    def __init__(self, *, choices, **kwargs):
+    def __init__(self, *, choices: Iterable[str], **kwargs: Any) -> None:
         self.schema_choices = tuple(choices)
         kwargs.setdefault("max_length", 40)
         super().__init__(**kwargs)
 
 
 class HexColorField(serializers.RegexField):
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("error_messages", {"invalid": "Must be a hex colour #RRGGBB."})
         super().__init__(r"^#[0-9A-Fa-f]{6}$", **kwargs)
 

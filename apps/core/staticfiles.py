@@ -8,13 +8,16 @@ of failing every page with "Missing staticfiles manifest entry".
 
 from __future__ import annotations
 
+from typing import cast
+
 from whitenoise.storage import CompressedManifestStaticFilesStorage
 
 
 class StaticFilesStorage(CompressedManifestStaticFilesStorage):
     manifest_strict = False
 
-    def stored_name(self, name):
+    def stored_name(self, name: str) -> str:
         if not self.hashed_files:  # no manifest: collectstatic never ran here
             return name
-        return super().stored_name(name)
+        # whitenoise is untyped; its base is Django's ManifestStaticFilesStorage (a str)
+        return cast(str, super().stored_name(name))

@@ -18,16 +18,21 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 
 from apps.core import redisconn
 
+if TYPE_CHECKING:
+    from redis import Redis
+
 logger = logging.getLogger(__name__)
 PREFIX = "pf:worker:"
 
 
-def _redis():
+def _redis() -> Redis:
     return redisconn.client(settings.CELERY_BROKER_URL)
 
 
@@ -39,7 +44,8 @@ def beat_once(hostname: str, queues: list[str]) -> None:
 class StallWatch:
     """Whether a worker's consumer has stopped taking messages (see the module's doc)."""
 
-    def __init__(self, *, queues: list[str], concurrency: int, stall_seconds: float, clock=time.monotonic):
+    def __init__(self, *, queues: list[str], concurrency: int, stall_seconds: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.queues, self.concurrency, self.stall_seconds, self.clock = queues, concurrency, stall_seconds, clock
         self.last_received = clock()
         self.stalled_since: float | None = None
@@ -76,7 +82,7 @@ def queued_messages(queues: list[str]) -> int:
 _watch: dict[str, StallWatch] = {}  # this process's, under "current"
 
 
-def note_received(**kwargs) -> None:
+def note_received(**kwargs: Any) -> None:
     """A task message reached this worker's consumer (Celery's task_received / task_revoked)."""
     watch = _watch.get("current")
     if watch is not None:
@@ -98,7 +104,7 @@ def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.T
     watch = _watch["current"] = StallWatch(queues=queues, concurrency=max(1, concurrency),
                                 stall_seconds=settings.WORKER_STALL_SECONDS)
 
-    def loop():
+    def loop() -> None:
         from celery.worker import state
 
         while True:
@@ -130,7 +136,9 @@ def alive() -> list[dict]:
     found = []
     keys = list(client.scan_iter(match=PREFIX + "*", count=200))
     now = time.time()
-    for key, raw in zip(keys, client.mget(keys) if keys else [], strict=False):
+    # redis-py types its commands for the sync and asyncio clients at once (`Awaitable | Any`)
+    values = cast("list[bytes | None]", client.mget(keys)) if keys else []
+    for key, raw in zip(keys, values, strict=False):
         if raw is None:
             continue
         data = json.loads(raw)

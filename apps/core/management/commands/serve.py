@@ -19,9 +19,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 PR_SET_PDEATHSIG = 1
 QUEUES = "default,generation,publishing,webhooks,analytics"
@@ -47,14 +48,15 @@ def public_base_url(host: str, port: int) -> str:
 class Command(BaseCommand):
     help = "Serve Postforge (HTTP + websockets); starts the worker and beat unless --no-worker."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--no-worker", action="store_true", help="Do not start the Celery worker and beat")
         parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
         parser.add_argument("--banner-file", default="", help="extra lines for the banner (login, key)")
 
-    def handle(self, *args, host, port, no_worker, workers, banner_file, **options):
+    def handle(self, *args: Any, host: str, port: int, no_worker: bool, workers: int, banner_file: str,
+               **options: Any) -> None:
         import uvicorn
         from django.core.exceptions import ImproperlyConfigured
 
@@ -79,7 +81,7 @@ class Command(BaseCommand):
         server = uvicorn.Server(config)
         stopping = threading.Event()
 
-        def banner_when_up():
+        def banner_when_up() -> None:
             while not server.started and not stopping.wait(0.1):
                 pass
             if stopping.is_set():
