@@ -136,10 +136,17 @@ class Content(OrgScopedModel):
 
         return f"{textwrap.shorten(self.prompt, 48, placeholder='…') or self.prompt[:48]} ({self.status})"
 
+    # what a list page presents, hung on the rows by the selectors (content_page, _with_media)
+    variant_rows: list
+    shown_media: list
+    publication_list: list
+
     @property
     def requires_approval(self) -> bool:
         """The brand requires approval before schedule or publish (reads the brand: lists
-        select it with the content)."""
+        select it with the content, or annotate its setting as `brand_require_approval`)."""
+        if "brand_require_approval" in self.__dict__:
+            return bool(self.__dict__["brand_require_approval"])
         return self.brand.require_approval
 
     @property

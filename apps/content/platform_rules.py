@@ -947,8 +947,10 @@ def get_rules(platform: str) -> PlatformRules:
     return _all_rules()[normalize_platform(platform)]
 
 
+@lru_cache(maxsize=512)
 def get_format(platform: str, post_type: str = "feed", media_type: str = "image") -> FormatRules:
-    """Rules for ``(post_type, media_type)`` on ``platform`` after fallback (see module doc)."""
+    """Rules for ``(post_type, media_type)`` on ``platform`` after fallback (see module doc);
+    remembered, as the rules are loaded once and frozen (a list page asks for each variant)."""
     return get_rules(platform).format_for(post_type, media_type)
 
 

@@ -29,9 +29,12 @@ def platform_content(variant, *, post_type: str, media_type: str) -> dict:
 
 
 def contents_by_platform(content) -> dict:
+    """Per platform (in platform order): a list page's plain `variant_rows` (selectors.content_page)
+    or the content's variants."""
+    rows = getattr(content, "variant_rows", None)
     return {
         v.platform: platform_content(v, post_type=content.post_type, media_type=content.media_type)
-        for v in content.variants.all()
+        for v in (content.variants.all() if rows is None else rows)
     }
 
 

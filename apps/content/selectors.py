@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import F, Prefetch
 
 from apps.media.models import Kind, MediaAsset
 
 from . import states
-from .models import Batch, Campaign, Content, ContentSchedule, Tag
+from .models import Batch, Campaign, Content, ContentSchedule, Tag, Variant
 
 #: media shown with a content item (backups of edited images stay hidden)
 SHOWN_MEDIA = (Kind.GENERATED, Kind.UPLOAD)
@@ -39,10 +40,43 @@ def _with_media(qs, *, tags: bool = False):
     return qs.prefetch_related("tags") if tags else qs
 
 
+#: the Content columns a list page presents (both families); the rest stay unread
+LIST_FIELDS = ("id", "organization", "brand", "profile", "campaign", "batch", "status", "status_reason", "progress",
+               "platforms", "prompt", "generation_mode", "post_type", "media_type", "dimensions", "scheduled_for",
+               "published_at", "created_at", "updated_at")
+#: a variant's columns its presentation reads (`present.platform_content`)
+VARIANT_FIELDS = ("content_id", "platform", "caption", "hashtags", "first_comment", "alt_text", "title", "sounds",
+                  "adaptations")
+
+
 def content_list(*, organization, tags: bool = False):
-    """A content list of the organization with what each item's representation needs (its
-    filters: content/filters.py)."""
-    return _with_media(Content.objects.for_organization(organization), tags=tags)
+    """A content list of the organization (its filters: content/filters.py). A page of it
+    is made presentable by `content_page` once paged: the brand's approval rule comes as a
+    column, not as a brand per row."""
+    qs = (Content.objects.for_organization(organization).only(*LIST_FIELDS)
+          .annotate(brand_require_approval=F("brand__generation_settings__require_approval")))
+    return qs.prefetch_related("tags") if tags else qs
+
+
+def content_page(contents: list[Content]) -> list[Content]:
+    """A list page's variants, shown media and publications, one query each, hung on the rows
+    as `variant_rows` (plain rows: building a model per variant was most of a page's cost),
+    `shown_media` and `publication_list` (the attributes `_with_media`'s prefetches set)."""
+    by_id: dict[Any, Content] = {c.pk: c for c in contents}
+    for content in contents:
+        content.variant_rows, content.shown_media, content.publication_list = [], [], []
+    if not by_id:
+        return contents
+    variants = Variant.objects.filter(content_id__in=list(by_id)).order_by("platform", "pk")
+    for row in variants.values_list(*VARIANT_FIELDS, named=True):
+        by_id[row.content_id].variant_rows.append(row)
+    media = MediaAsset.objects.filter(content_id__in=list(by_id), kind__in=SHOWN_MEDIA).order_by("position", "created_at")
+    for asset in media:
+        by_id[asset.content_id].shown_media.append(asset)
+    pubs = _publications().filter(content_id__in=list(by_id)).select_related("profile").order_by("scheduled_for", "created_at")
+    for pub in pubs:
+        by_id[pub.content_id].publication_list.append(pub)
+    return contents
 
 
 def content_get(*, organization, tags: bool = False):

@@ -327,11 +327,14 @@ class V1ViewSet(_FamilyViewSet):
             data = {k: data[k] for k in wanted if k in data}
         return Response(data, status=status, headers=headers)
 
-    def respond_list(self, qs, present) -> Response:
+    def respond_list(self, qs, present, *, load=None) -> Response:
+        """`load(items)`: reads what the page's items present, once for the page."""
         qs = self.filter_queryset(qs)
         wanted = self.wanted_fields()  # validated before any query: an empty page still says 400
         qs = self.sorted(qs)
         page = paginate_v1(qs, self.request.query_params, ordering=self._ordering)
+        if load is not None:
+            load(page.items)
         if wanted:
             items = [{k: v for k, v in present(o).items() if k in wanted} for o in page.items]
         else:
@@ -392,9 +395,11 @@ class ApiViewSet(_FamilyViewSet):
             return Response(status=status, headers=headers)
         return Response({"data": data}, status=status, headers=headers)
 
-    def respond_list(self, qs, present) -> Response:
+    def respond_list(self, qs, present, *, load=None) -> Response:
         qs = self.sorted(self.filter_queryset(qs))
         page = paginate_api(qs, self.request.query_params)
+        if load is not None:
+            load(page.items)
         return Response({"data": [present(o) for o in page.items], "pagination": page.pagination})
 
     def get_filterset_class(self) -> type[ListFilterSet]:

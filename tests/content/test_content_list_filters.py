@@ -1,4 +1,4 @@
-"""The content and posting lists' filters (content/filters.py, publishing/filters.py): each
+"""The content and posting lists: their filters (content/filters.py, publishing/filters.py): each
 family's query names, and a bad value is a 400 in the family's error format naming the parameter."""
 
 from __future__ import annotations
@@ -82,3 +82,41 @@ def test_family_b_refuses_a_bad_filter_value_naming_it(api, owner, outsider):
         "Unknown status 'bogus'.", {"status": ["Allowed: planned, generating, generated, failed."]})
     posts = refused_b(api.get("/api/posts/scheduled?profileId=not-a-uuid"))
     assert (posts["error"], posts["details"]) == ("Invalid profileId.", {"profileId": ["Not an id."]})
+
+
+def test_a_list_item_is_the_content_as_its_own_page_shows_it(api, owner):
+    # the list reads a page's variants, media and publications as plain rows (selectors.content_page),
+    # the item page through the models: both must say the same, byte for byte
+    import datetime
+
+    from django.utils import timezone
+
+    from apps.content.models import Tag
+    from apps.publishing.models import Publication
+    from tests.factories import BrandFactory
+
+    strict = BrandFactory(organization=owner.org, generation_settings={"require_approval": True})
+    profile = ProfileFactory(organization=owner.org, brand=strict, platform="instagram")
+    tag = Tag.objects.create(organization=owner.org, name="autumn")
+    review = make_content(owner.org, brand=strict, status="review", platforms=("instagram", "x", "linkedin"))
+    review.tags.add(tag)
+    scheduled = make_content(owner.org, status="scheduled", platforms=("tiktok",), image=False)
+    when = timezone.now() + datetime.timedelta(days=1)
+    Publication.objects.create(organization=owner.org, content=scheduled, profile=profile, platform="instagram",
+                               scheduled_for=when, due_at=when)
+    other = ProfileFactory(organization=owner.org, brand=strict, platform="x")
+    Publication.objects.create(organization=owner.org, content=scheduled, profile=other, platform="x",
+                               scheduled_for=when + datetime.timedelta(hours=1), due_at=when, last_error="rate limited")
+    make_content(owner.org, status="failed", image=False)
+    listed_a = api.get("/v1/content").json()["data"]
+    listed_b = api.get("/api/content").json()["data"]
+    assert len(listed_a) == len(listed_b) == 3
+    assert [len(x["publications"]) for x in listed_a] == [0, 2, 0]
+    assert "schedule" not in listed_a[2]["allowedActions"]  # in review, its brand requires approval
+    for item in listed_a:
+        alone = api.get(f"/v1/content/{item['id']}").json()
+        alone.pop("analytics")
+        assert item == alone and list(item) == list(alone)
+    for item in listed_b:
+        alone = api.get(f"/api/content/{item['id']}").json()["data"]
+        assert item == alone and list(item) == list(alone)

@@ -70,7 +70,7 @@ class ContentViewSet(_ContentBase):
     )
     def list(self, request):
         qs = selectors.content_list(organization=self.actor.organization, tags=True)
-        return self.respond_list(qs, lambda c: s.present(c, request))
+        return self.respond_list(qs, lambda c: s.present(c, request), load=selectors.content_page)
 
     @extend_schema(request=s.CreateInput, responses={201: s.ContentOutput}, operation_id="api_content_create")
     def create(self, request):

@@ -92,7 +92,7 @@ class ContentViewSet(V1ViewSet):
     )
     def list(self, request):
         qs = selectors.content_list(organization=self.actor.organization)
-        return self.respond_list(qs, lambda c: s.present(c, request))
+        return self.respond_list(qs, lambda c: s.present(c, request), load=selectors.content_page)
 
     @extend_schema(responses=s.ContentOutput, operation_id="v1_content_retrieve")
     def retrieve(self, request, pk=None):
