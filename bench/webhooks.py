@@ -61,7 +61,35 @@ def latency_run(org, receiver, n: int, gap: float = 0.02) -> list[float]:
         committed[ids.render(event.pk, "event")] = time.time()
         time.sleep(gap)
     got = wait_for(receiver, set(committed), 120)
+    breakdown(committed, got)
     return [got[k] - t for k, t in committed.items() if k in got] + [float("inf")] * len(set(committed) - set(got))
+
+
+def breakdown(committed: dict, got: dict) -> None:
+    """Where the time goes, per event: commit -> the outbox dispatch claimed it (the first
+    hop, `default`) -> the drain's attempt started (the second hop, `webhooks`) -> the
+    receiver got it (the POST itself)."""
+    from django.db.models import Min
+
+    from apps.core import ids
+    from apps.events.models import Event
+    from apps.webhooks.models import WebhookAttempt
+
+    pks = {ids.parse(k, "event"): k for k in committed}
+    dispatched = dict(Event.objects.filter(pk__in=list(pks)).values_list("pk", "dispatched_at"))
+    started = dict(WebhookAttempt.objects.filter(delivery__event_id__in=list(pks), delivery__endpoint__url__endswith="/hook")
+                   .values("delivery__event_id").annotate(first=Min("started_at"))
+                   .values_list("delivery__event_id", "first"))
+    hop1, hop2, post = [], [], []
+    for pk, key in pks.items():
+        if key in got and dispatched.get(pk) and started.get(pk):
+            hop1.append(dispatched[pk].timestamp() - committed[key])
+            hop2.append(started[pk].timestamp() - dispatched[pk].timestamp())
+            post.append(got[key] - started[pk].timestamp())
+    for label, values in (("commit -> dispatch task", hop1), ("dispatch -> attempt start", hop2),
+                          ("attempt start -> received", post)):
+        print(f"      {label}: p50 {pct(values, 50) * 1000:.0f} ms, p99 {pct(values, 99) * 1000:.0f} ms, "
+              f"max {max(values, default=0) * 1000:.0f} ms", flush=True)
 
 
 def main() -> None:
@@ -69,6 +97,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--latency-n", type=int, default=200)
     parser.add_argument("--latency-rate", type=float, default=5.0, help="events per second of the gentle latency runs")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="a setting for the cluster's processes (to compare, e.g. WEBHOOK_DRAIN_SECONDS=0.5)")
     args = parser.parse_args()
     setup()
     from django.db import transaction
@@ -83,6 +113,7 @@ def main() -> None:
 
     cluster = Cluster(workers=2, concurrency=2, beats=1, queues="default,webhooks", env={
         "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8", "WEBHOOK_ENDPOINT_CONCURRENCY": "8",
+        **dict(pair.split("=", 1) for pair in args.env),
     }).start()
     app.conf.broker_url = cluster.env["REDIS_URL"]  # this process's commits enqueue to the cluster
     try:

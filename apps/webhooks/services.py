@@ -200,6 +200,10 @@ def deliveries_create_for_events(*, events) -> list:
 
     data = render_events(wanted)
     now = clock()
+    # an endpoint that is failing is backing off: its new deliveries wait with its others (the
+    # first due afterwards probes it) instead of each costing an attempt against it
+    backing_off = {ep.pk: now + datetime.timedelta(seconds=endpoint_back_off_seconds(now - ep.failing_since, None))
+                   for ep in endpoints if ep.failing_since is not None}
     rows = []
     for event in wanted:
         message_id = ids.render(event.pk, "event")
@@ -211,7 +215,7 @@ def deliveries_create_for_events(*, events) -> list:
                     organization_id=event.organization_id, endpoint=endpoint, event=event, message_id=message_id,
                     event_type=event.type, payload=payload,
                     # due at once, in the order the events were recorded (a drain sends them so)
-                    next_attempt_at=min(event.created_at, now),
+                    next_attempt_at=backing_off.get(endpoint.pk) or min(event.created_at, now),
                 ))
     created = WebhookDelivery.objects.bulk_create(rows, ignore_conflicts=True)
     return [d.pk for d in created]
@@ -256,7 +260,9 @@ def deliveries_kick(*, delivery_ids=None, endpoint_id=None, limit: int = 1) -> N
     deliver_endpoint = task_named("apps.webhooks.tasks.deliver_endpoint")
     if delivery_ids is not None:
         counts: dict = {}
-        for endpoint_pk in WebhookDelivery.objects.filter(pk__in=list(delivery_ids)).values_list("endpoint_id", flat=True):
+        # only deliveries due now: a failing endpoint's new ones wait for its back-off (the sweep)
+        for endpoint_pk in (WebhookDelivery.objects.filter(pk__in=list(delivery_ids), next_attempt_at__lte=clock())
+                            .values_list("endpoint_id", flat=True)):
             counts[endpoint_pk] = counts.get(endpoint_pk, 0) + 1
         bound = max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
         kicks = [endpoint_pk for endpoint_pk, n in counts.items() for _ in range(min(n, bound))]

@@ -136,3 +136,25 @@ def test_an_answering_endpoint_with_an_attempt_waiting_too_long_gets_no_second_o
     assert services.endpoint_bound(endpoint, now, oldest_lease=now + lease - datetime.timedelta(seconds=6)) == 1
     endpoint.answered_at = now - datetime.timedelta(minutes=11)  # idle: probed again
     assert services.endpoint_bound(endpoint, now) == 1
+
+
+def test_a_failing_endpoints_new_deliveries_wait_for_its_back_off_instead_of_each_costing_an_attempt(
+        loopback, monkeypatch):
+    from apps.events.services import event_record, events_dispatch
+
+    org = organization_get_or_create(name="Dead beside")
+    dead = services.webhook_create(organization=org, url="http://127.0.0.1:9/dead", events=["content.published"])
+    alive = services.webhook_create(organization=org, url="http://127.0.0.1:9/alive", events=["content.published"])
+    failing_since = services.clock() - datetime.timedelta(minutes=10)
+    dead.__class__.objects.filter(pk=dead.pk).update(failing_since=failing_since)
+    kicked = []
+    monkeypatch.setattr(services, "task_named", lambda name: type("T", (), {"delay": staticmethod(kicked.append)}))
+    before = services.clock()
+    events = [event_record(organization=org, type="content.published", data={"n": n}) for n in range(3)]
+    events_dispatch(event_ids=[e.pk for e in events])  # (already done after each commit, eagerly here)
+    waiting = WebhookDelivery.objects.filter(endpoint=dead)
+    assert waiting.count() == 3
+    # a tenth of how long it has failed (10 min): a minute, as its other deliveries
+    assert all(d.next_attempt_at >= before + datetime.timedelta(seconds=59) for d in waiting)
+    assert all(d.next_attempt_at <= services.clock() for d in WebhookDelivery.objects.filter(endpoint=alive))
+    assert kicked == [str(alive.pk)] * 3  # drains for the answering endpoint only
