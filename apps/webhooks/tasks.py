@@ -1,4 +1,10 @@
+import kombu.exceptions
+import redis
+import requests
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from apps.core.tasking import DefaultTask
 
 from . import services
 
@@ -26,7 +32,22 @@ def prune_logs() -> int:
     return services.logs_prune() + services.inbound_prune()
 
 
-@shared_task(queue="default", ignore_result=True, autoretry_for=(Exception,), retry_backoff=2, max_retries=5)
+#: worth another try: the database, Redis, the broker or a platform unreachable for a moment
+TRANSIENT = (OperationalError, InterfaceError, redis.ConnectionError, redis.TimeoutError, kombu.exceptions.OperationalError,
+             requests.RequestException)
+
+
+class InboundTask(DefaultTask):
+    """A transient error tries again with backoff; any other is a bug and fails at once (the
+    record stays unprocessed: `sweep_inbound` tries it again later, and the log says why).
+    A malformed payload is not an error here: `inbound_process` records it as the outcome."""
+
+    autoretry_for = TRANSIENT
+    retry_backoff = 2
+    max_retries = 5
+
+
+@shared_task(base=InboundTask)
 def process_inbound(provider: str, event_id: str) -> None:
     """The effects of a verified inbound webhook (outside the request)."""
     from .inbound_effects import inbound_process
