@@ -162,36 +162,42 @@ def content_analytics(organization, period: Period, *, group_by: str = "day", me
     column = METRIC_PARAMS.get(metric) if metric else None
     rows = _content_rows(organization, period, group_by=group_by, column=column, platform=platform,
                          content_id=content_id)
+    # rows come as (ISO date, basis, posts, reach, engagement, rate sum[, metric]) with ints and
+    # a float: this loop runs once per bucket and denominator, so it only adds
     buckets: dict = {}
     bases = dict.fromkeys(RATE_BASES, 0)
     rate_sum = 0.0
+    total_posts = total_reach = total_engagement = 0
     for bucket, basis, posts, reach, engagement, rate, *value in rows:
+        total_posts += posts
+        total_reach += reach
+        total_engagement += engagement
         item = buckets.get(bucket)
         if item is None:
-            item = buckets[bucket] = {"date": bucket.isoformat(), "posts": 0, "reach": 0, "engagement": 0}
+            item = buckets[bucket] = {"date": bucket, "posts": posts, "reach": reach, "engagement": engagement}
             if column:
-                item[metric] = None
-        item["posts"] += posts
-        item["reach"] += int(reach or 0)
-        item["engagement"] += int(engagement or 0)
-        if column and value[0] is not None:
-            item[metric] = (item[metric] or 0) + int(value[0])
+                item[metric] = value[0]
+        else:
+            item["posts"] += posts
+            item["reach"] += reach
+            item["engagement"] += engagement
+            if column and value[0] is not None:
+                item[metric] = (item[metric] or 0) + value[0]
         if basis:
             bases[basis] += posts
-            rate_sum += float(rate or 0)
-    breakdown = list(buckets.values())
+            rate_sum += rate or 0.0
     rated = sum(bases.values())
     used = {b: n for b, n in bases.items() if n}
     return {
         "period": {"start": period.start.isoformat(), "end": period.end.isoformat()},
         "metrics": {
-            "totalPosts": sum(i["posts"] for i in breakdown),
-            "totalReach": sum(i["reach"] for i in breakdown),
-            "totalEngagement": sum(i["engagement"] for i in breakdown),
+            "totalPosts": total_posts,
+            "totalReach": total_reach,
+            "totalEngagement": total_engagement,
             "avgEngagementRate": round(rate_sum / rated, 4) if rated else 0.0,
         },
         "engagementRateBasis": basis_summary(used),
-        "breakdown": breakdown,
+        "breakdown": list(buckets.values()),
     }
 
 
@@ -222,14 +228,17 @@ def _content_rows(organization, period: Period, *, group_by: str, column: str | 
     if content_id:
         where.append("AND p.content_id = %s")
         params.append(content_id)
-    value = f", SUM(s.{column})" if column else ""
+    # bigint sums and text dates: psycopg loads ints and strings much faster than numerics
+    # (SUM of bigint) and dates, and the dates are wanted as text anyway
+    value = f", SUM(s.{column})::bigint" if column else ""
     followers = "s.publication_id IS NOT NULL AND s.rate_basis IS NULL AND pr.follower_count > 0"
     sql = f"""
-        SELECT (DATE_TRUNC('{group_by}', p.published_at AT TIME ZONE %s))::date AS bucket,
+        SELECT TO_CHAR(DATE_TRUNC('{group_by}', p.published_at AT TIME ZONE %s), 'YYYY-MM-DD') AS bucket,
                COALESCE(s.rate_basis, CASE WHEN {followers} THEN 'followers' END) AS basis,
-               COUNT(p.id), SUM(COALESCE(s.reach, s.impressions, s.views, 0)), SUM(s.engagement),
+               COUNT(p.id), COALESCE(SUM(COALESCE(s.reach, s.impressions, s.views, 0)), 0)::bigint,
+               COALESCE(SUM(s.engagement), 0)::bigint,
                SUM(CASE WHEN s.rate IS NOT NULL THEN s.rate
-                        WHEN {followers} THEN s.engagement * 100.0 / pr.follower_count END){value}
+                        WHEN {followers} THEN s.engagement * 100.0 / pr.follower_count END)::float8{value}
         FROM {Publication._meta.db_table} p
         JOIN {SocialProfile._meta.db_table} pr ON pr.id = p.profile_id
         LEFT JOIN {PostSnapshot._meta.db_table} s ON s.publication_id = p.id AND s.latest
@@ -248,9 +257,13 @@ def _content_rows_orm(organization, period: Period, *, group_by: str, column: st
                   "rate_sum": Sum(rate_expr())}
     if column:
         aggregates["value"] = Sum(S + column)
-    # one row per bucket and rate denominator (usually one denominator per platform)
-    return list(qs.annotate(bucket=_bucket("published_at", group_by, period.tz), basis=_rated_basis())
-                .values_list("bucket", "basis").annotate(**aggregates).order_by("bucket"))
+    # one row per bucket and rate denominator (usually one denominator per platform), as the
+    # SQL text gives them: ISO dates, ints, a float
+    rows = (qs.annotate(bucket=_bucket("published_at", group_by, period.tz), basis=_rated_basis())
+            .values_list("bucket", "basis").annotate(**aggregates).order_by("bucket"))
+    return [(bucket.isoformat(), basis, posts, int(reach or 0), int(engagement or 0),
+             None if rate is None else float(rate), *(None if v is None else int(v) for v in value))
+            for bucket, basis, posts, reach, engagement, rate, *value in rows]
 
 
 def basis_summary(used: dict[str, int]) -> dict:
