@@ -40,10 +40,11 @@ def parse_datetime_param(params, name: str, *, end_of_day: bool = False) -> date
         value = None
     if value is None:
         raise ValidationFailed(f"'{name}' must be an ISO 8601 date or timestamp.", {name: ["Invalid date."]})
-    value = as_utc(value)
-    if value is None:
-        raise ValidationFailed(f"'{name}' is out of range.", {name: ["Invalid date."]})
-    return value
+    utc = as_utc(value)
+    if utc is None:  # before the first or after the last instant Python holds: that one bounds the same rows
+        utc = datetime.datetime.min if value.year == 1 else datetime.datetime.max
+        utc = utc.replace(tzinfo=datetime.UTC)
+    return utc
 
 
 class ListFilterSet(django_filters.FilterSet):

@@ -145,10 +145,11 @@ def _keyset_page(qs: QuerySet, cursor: str, limit: int, ordering: tuple[str, str
 def paginate_api(qs: QuerySet, params: Mapping[str, str]) -> Page:
     _require_ordered(qs)
     limit = parse_limit(params)
+    # `page` is checked even when `offset` wins: a bad parameter is a 400, never ignored
+    page = _int_param(params, "page", 1, minimum=1, maximum=MAX_PAGE)
     if params.get("offset") not in (None, ""):
         offset = _int_param(params, "offset", 0, minimum=0, maximum=MAX_OFFSET)
     else:
-        page = _int_param(params, "page", 1, minimum=1, maximum=MAX_PAGE)
         offset = (page - 1) * limit
     total = qs.count()
     items = list(qs[offset : offset + limit]) if offset < total else []

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
+from rest_framework import serializers
 
+from . import ids
 from .pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_PAGE
 from .serializers import StrictSerializer
 
@@ -34,6 +36,31 @@ class PostforgeAutoSchema(AutoSchema):
             elif fields:
                 operation["x-postforge-sort"] = list(fields)
         return operation
+
+
+    def _map_basic_serializer(self, serializer, direction):
+        schema = super()._map_basic_serializer(serializer, direction)
+        # a rule between fields that `validate()` enforces, in JSON Schema (anyOf, not, minProperties)
+        rules = getattr(serializer, "openapi_rules", None)
+        if direction == "request" and rules:
+            schema.update(rules)
+        # what a service checks about one field's text (a URL's scheme, an origin's shape)
+        for name, extra in (getattr(serializer, "openapi_fields", None) or {}).items():
+            if direction == "request" and name in schema.get("properties", {}):
+                if "$ref" in extra:  # a shared component instead (a $ref takes no siblings in OpenAPI 3.0)
+                    schema["properties"][name] = dict(extra)
+                else:
+                    schema["properties"][name].update(extra)
+        return schema
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        # DRF trims a CharField's input and refuses it blank: "at least one non-space character"
+        if (direction == "request" and isinstance(field, serializers.CharField) and field.trim_whitespace
+                and not field.allow_blank and schema.get("type") == "string"
+                and not {"pattern", "format", "enum"} & set(schema)):
+            schema["pattern"] = r"\S"
+        return schema
 
 
 class BearerScheme(OpenApiAuthenticationExtension):
@@ -231,14 +258,17 @@ def postprocess(result, generator, request, public):
                     content["schema"] = {k: v for k, v in schema.items() if k != "x-postforge-raw"}  # (shared dict)
                     continue
                 json_body = True
-                if schema.get("type") == "array":
+                if schema.get("type") == "array" and method != "get" and family_b:
+                    # a list a write answers (POST /api/content/multi-platform): `{data}`, no paging
+                    content["schema"] = {"type": "object", "required": ["data"], "properties": {"data": schema}}
+                elif schema.get("type") == "array":
                     is_list = True
                     pagination = {"$ref": "#/components/schemas/PaginationB" if family_b else "#/components/schemas/PaginationA"}
                     content["schema"] = {"type": "object", "required": ["data", "pagination"],
                                          "properties": {"data": schema, "pagination": pagination}}
                 elif family_b:
                     content["schema"] = {"type": "object", "required": ["data"], "properties": {"data": schema}}
-            field_names = op.pop("x-postforge-fields", None)
+            field_names = op.pop("x-postforge-fields", None) or (None if is_list else _answer_fields(op, components))
             unpaged = "x-postforge-sort" in op and op["x-postforge-sort"] is None
             sort_fields = op.pop("x-postforge-sort", None)
             if is_list and method == "get" and not unpaged:
@@ -275,6 +305,10 @@ def postprocess(result, generator, request, public):
             op.setdefault("summary", _summary(op, method, path))
             if not op.get("tags"):
                 op["tags"] = [path.strip("/").split("/")[0] or family]
+            body_ref = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {}).get("$ref", "")
+            body_schema = components.get(body_ref.rsplit("/", 1)[1], {}) if body_ref else {}
+            if body_schema.get("required") or body_schema.get("minProperties") or body_schema.get("anyOf"):
+                op["requestBody"]["required"] = True  # an empty body breaks those rules: a 400
             if method in BODY_METHODS and op.get("requestBody"):
                 op["responses"].setdefault(
                     "415", {"description": "Unsupported media type", "content": {"application/json": {"schema": ref}}}
@@ -295,9 +329,84 @@ def postprocess(result, generator, request, public):
                         {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "maxLength": 255},
                          "description": "Replays the first response for 24 h"}
                     )
+    _truthful_inputs(result, family)
     _plain_enum_refs(result, components)
     _examples(result, family)
     return result
+
+
+#: a date (the whole day) or an instant: what `startDate`/`endDate` accept
+DATE_OR_INSTANT = {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
+#: `period=<days>d`, 1 to 730 days (apps.analytics.reports.parse_days)
+PERIOD = {"type": "string", "pattern": "^(?:[1-9][0-9]?|[1-6][0-9]{2}|7[0-2][0-9]|730)d$"}
+#: a `cursor` is the `nextCursor` of a previous page (base64url of its position), or empty
+CURSOR = {"type": "string", "pattern": "^[A-Za-z0-9_-]*$"}
+EMPTY = {"type": "string", "maxLength": 0}
+#: names of query parameters and body fields that hold the id of another object, and its kind
+ID_FIELDS = {
+    "brandId": "brand", "profileId": "profile", "socialProfileId": "profile", "profileIds": "profile",
+    "profiles": "profile", "contentId": "content", "campaignId": "campaign", "tagId": "tag", "tagIds": "tag",
+    "mediaId": "media", "referenceImageId": "media", "scheduleIds": "schedule",
+}
+#: Family A path ids: the kind of the id after each collection
+PATH_KINDS = {
+    "brands": "brand", "content": "content", "profiles": "profile", "webhooks": "webhook", "deliveries": "delivery",
+    "redirect-origins": "redirect_origin", "assets": "asset", "media": "media", "tags": "tag", "campaigns": "campaign",
+}
+
+
+def id_schema(kind: str, family: str) -> dict:
+    """Family A names objects `<prefix>_<32 hex>`, Family B with canonical UUIDs (both accept both)."""
+    if family == "api":
+        return {"type": "string", "format": "uuid"}
+    return {"type": "string", "pattern": f"^{ids.PREFIXES[kind]}_[0-9a-f]{{32}}$"}
+
+
+def _plain_string(schema) -> bool:
+    return isinstance(schema, dict) and schema.get("type") == "string" and not {"enum", "format", "$ref"} & set(schema)
+
+
+def _truthful_inputs(result, family: str) -> None:
+    """Say what the server checks about inputs the views declare as plain strings: ids of
+    other objects, dates, time zones, periods, cursors."""
+    components = result["components"]["schemas"]
+    # the shape only: the IANA list as an enum breaks generated clients (openapi-python-client
+    # folds `Etc/GMT+1` and `Etc/GMT-1` into one enum key), so membership stays the server's 400
+    components["Timezone"] = {"type": "string", "maxLength": 64, "pattern": r"^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}$",
+                              "description": "An IANA time zone name, e.g. Europe/Paris"}
+    by_name: dict[str, dict] = {"startDate": DATE_OR_INSTANT, "endDate": DATE_OR_INSTANT, "period": PERIOD, "cursor": CURSOR,
+               "timezone": {"$ref": "#/components/schemas/Timezone"}}
+    for path, item in result.get("paths", {}).items():
+        segments = path.strip("/").split("/")
+        for op in item.values():
+            if not isinstance(op, dict):
+                continue
+            for param in op.get("parameters", []):
+                name, schema = param["name"], param.get("schema")
+                if param["in"] == "query" and _plain_string(schema) and name != "cursor" and (
+                        name in by_name or name in ID_FIELDS):
+                    strict: dict = by_name.get(name) or id_schema(ID_FIELDS[name], family)
+                    # an empty value is read as a parameter left out (HTML forms send them)
+                    param["schema"] = {"anyOf": [*strict.get("anyOf", [strict]), EMPTY]}
+                elif param["in"] == "query" and name == "cursor" and _plain_string(schema):
+                    param["schema"] = dict(CURSOR)
+                elif param["in"] == "path" and family == "v1" and _plain_string(schema):
+                    at = segments.index("{" + name + "}") if "{" + name + "}" in segments else 0
+                    kind = PATH_KINDS.get(segments[at - 1]) if at else None
+                    if kind:
+                        param["schema"] = id_schema(kind, family)
+    for name, component in components.items():
+        if not name.endswith("Request"):
+            continue
+        for field, prop in component.get("properties", {}).items():
+            kind = ID_FIELDS.get(field)
+            if not kind or not isinstance(prop, dict):
+                continue
+            extra = {k: v for k, v in prop.items() if k in ("nullable", "description", "readOnly", "writeOnly")}
+            if _plain_string(prop):
+                component["properties"][field] = {**id_schema(kind, family), **extra}
+            elif prop.get("type") == "array" and _plain_string(prop.get("items")):
+                prop["items"] = id_schema(kind, family)
 
 
 #: request and response bodies recorded from real calls by tests/core/test_openapi_examples.py
@@ -325,6 +434,18 @@ def _examples(result, family: str) -> None:
                 content = op.get("responses", {}).get(status, {}).get("content", {}).get("application/json")
                 if content is not None:
                     content["example"] = body
+
+
+def _answer_fields(op, components) -> list[str] | None:
+    """The top-level names of a 2xx JSON answer declared by a component (what a view without
+    an `output_serializer` checks `fields=` against: the keys of its answer)."""
+    for status, response in op.get("responses", {}).items():
+        ref = response.get("content", {}).get("application/json", {}).get("schema", {}).get("$ref", "")
+        if status.startswith("2") and ref.startswith("#/components/schemas/"):
+            properties = components.get(ref.rsplit("/", 1)[1], {}).get("properties")
+            if properties:
+                return list(properties)
+    return None
 
 
 def _defaults_to_descriptions(component) -> None:

@@ -36,22 +36,48 @@ def _refuse_nul(data: dict) -> None:
         raise serializers.ValidationError({name or "nonFieldErrors": [NUL_MESSAGE] for name in bad})
 
 
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _numbers_for_text(fields, data: dict) -> dict:
+    """Fields declared as strings or booleans that were given a JSON number: DRF would turn
+    `0` into `"0"` or `false`, but the schema says `type: string`/`boolean`, so it is refused."""
+    found = {}
+    for name, field in fields.items():
+        value = data.get(name)
+        if field.read_only or value is None:
+            continue
+        if isinstance(field, serializers.CharField) and _is_number(value):
+            found[name] = ["Not a valid string."]
+        elif isinstance(field, serializers.BooleanField) and _is_number(value):  # DRF reads 0/1 as false/true
+            found[name] = ["Must be true or false."]
+        elif (isinstance(field, serializers.ListField) and isinstance(field.child, serializers.CharField)
+              and isinstance(value, list) and any(_is_number(v) for v in value)):
+            found[name] = ["Every item must be a string."]
+    return found
+
+
 class StrictSerializer(serializers.Serializer):
-    """Refuses unknown fields at every nesting level, reported together with the other
-    field errors, so a typo is an error rather than silently ignored."""
+    """Refuses unknown fields at every nesting level, and numbers where a string is
+    declared, reported together with the other field errors, so a typo is an error rather
+    than silently ignored."""
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if self.parent is None and isinstance(data, dict):
             _refuse_nul(data)
         unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        refused = {name: ["Unknown field."] for name in unknown}
+        if isinstance(data, dict):
+            refused.update(_numbers_for_text(self.fields, data))
         try:
             value: dict[str, Any] = super().to_internal_value(data)
         except serializers.ValidationError as exc:
-            if unknown and isinstance(exc.detail, dict):
-                exc.detail.update({name: ["Unknown field."] for name in unknown})
+            if refused and isinstance(exc.detail, dict):
+                exc.detail.update(refused)
             raise
-        if unknown:
-            raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+        if refused:
+            raise serializers.ValidationError(refused)
         return value
 
 

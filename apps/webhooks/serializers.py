@@ -21,6 +21,9 @@ class WebhookInput(StrictSerializer):
     events = serializers.ListField(child=_event(), min_length=1, max_length=50)
     secret = serializers.CharField(required=False, allow_blank=True, max_length=200)
     active = serializers.BooleanField(required=False)
+    #: the service also checks that the host resolves to public addresses only (apps.webhooks.ssrf)
+    openapi_fields = {"url": {"format": "uri", "pattern": "^https://",
+                              "description": "An https URL whose host resolves to public addresses only"}}
 
 
 class WebhookUpdateInput(WebhookInput):

@@ -326,20 +326,34 @@ def test_batch_runs_each_operation_on_its_own(api, owner, outsider):
     response = api.post("/v1/content/batch", {"operations": [
         {"method": "update", "id": cid(keep), "data": {"content": {"x": {"caption": "Updated in bulk"}}}},
         {"method": "delete", "id": cid(drop)},
-        {"method": "archive", "id": cid(keep)},
         {"method": "delete", "id": cid(theirs)},
         {"method": "update", "id": cid(keep), "data": {"content": {"x": {"caption": "word " * 80}}}},
     ]}, format="json")
     assert response.status_code == 200
     results = response.json()["results"]
-    assert [r["status"] for r in results] == ["ok", "ok", "error", "error", "error"]
+    assert [r["status"] for r in results] == ["ok", "ok", "error", "error"]
     assert results[0] == {"id": cid(keep), "method": "update", "status": "ok"}
-    assert results[2]["error"]["code"] == "VALIDATION_ERROR"
-    assert results[3]["error"]["code"] == "NOT_FOUND"
-    assert "280" in results[4]["details"]["content"]["x"]["caption"]
+    assert results[2]["error"]["code"] == "NOT_FOUND"
+    assert results[3]["error"]["code"] == "VALIDATION_ERROR"
+    assert "280" in results[3]["details"]["content"]["x"]["caption"]
     assert Content.objects.get(pk=keep.pk).variants.get().caption == "Updated in bulk"
     assert not Content.objects.filter(pk=drop.pk).exists()
     assert Content.objects.filter(pk=theirs.pk).exists()
+
+
+def test_batch_refuses_an_operation_outside_the_schema_before_running_any(api, owner):
+    """A method other than update/delete, or a `data` PUT would refuse, is what the schema
+    rules out: a 400 naming the operation's index, and nothing runs."""
+    keep = make_content(owner.org, platforms=("x",))
+    response = api.post("/v1/content/batch", {"operations": [
+        {"method": "delete", "id": cid(keep)},
+        {"method": "archive", "id": cid(keep)},
+        {"method": "update", "id": cid(keep), "data": {"status": "published"}},
+    ]}, format="json")
+    assert response.status_code == 400, response.content
+    details = response.json()["error"]["details"]["operations"]
+    assert set(details) == {"1", "2"} and "method" in details["1"] and "status" in details["2"]["data"]
+    assert Content.objects.filter(pk=keep.pk).exists()
 
 
 @pytest.mark.parametrize("operations", [[], [{"method": "delete", "id": "cnt_x"}] * 101, "all"])

@@ -13,13 +13,17 @@ def test_a_nul_character_anywhere_in_a_body_is_a_400(owner):
     assert "metadata" in response.json()["details"]
 
 
-def test_a_large_offset_is_read_in_utc_and_an_overflowing_one_is_a_400(owner):
+def test_a_large_offset_is_read_in_utc_and_an_overflowing_one_bounds_at_the_last_instant(owner):
     client = owner.token_client()
     # PostgreSQL refuses offsets beyond +-15:59; the filter converts to UTC first
     assert client.get("/api/brands", {"date_from": "2024-01-01T00:00:00+17:16"}).status_code == 200
+    # a valid date-time past the last instant Python holds selects what the last instant does
+    # (the schema allows it, so it is not a 400)
     response = client.get("/api/brands", {"date_to": "9999-12-31T23:59:59-12:00"})
-    assert response.status_code == 400
-    assert response.json()["details"]["code"] == "VALIDATION_ERROR"
+    assert response.status_code == 200, response.content
+    assert response.json()["pagination"]["total"] == client.get("/api/brands").json()["pagination"]["total"] >= 1
+    first = client.get("/api/brands", {"date_from": "0001-01-01T00:00:00+05:00"})
+    assert first.status_code == 200 and first.json()["pagination"]["total"] >= 1
 
 
 def test_family_b_delete_answers_204_without_a_body(owner):

@@ -25,7 +25,7 @@ class AnalyticsViewSet(V1ViewSet):
                     OpenApiParameter("platform", str, enum=Platform.values),
                     OpenApiParameter("metric", str, enum=list(selectors.METRIC_PARAMS)),
                     OpenApiParameter("groupBy", str, enum=list(selectors.GROUP_BY), default="day")],
-        responses={200: dict},
+        responses={200: dict}, extensions={"x-postforge-fields": ["period", "metrics", "engagementRateBasis", "breakdown"]},
     )
     def content(self, request):
         params = request.query_params
@@ -49,6 +49,7 @@ class AnalyticsViewSet(V1ViewSet):
         return self.respond(data)
 
     @extend_schema(operation_id="v1_analytics_profile", responses={200: dict},
+                   extensions={"x-postforge-fields": ["profile", "metrics", "engagementRateBasis", "topContent"]},
                    parameters=[OpenApiParameter("startDate", str), OpenApiParameter("endDate", str)])
     def profile(self, request, pk=None):
         profile = self.lookup(profile_list(organization=self.actor.organization), pk, "profile")

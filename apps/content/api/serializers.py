@@ -56,6 +56,7 @@ class UpdateInput(StrictSerializer):
                                      error_messages={"invalid_choice": "Only 'draft' can be set; use the actions for other statuses."})
     tagIds = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=50)
     campaignId = serializers.CharField(required=False, allow_null=True, max_length=64)
+    openapi_rules = {"minProperties": 1, "description": "Give content, status, tagIds or campaignId."}
 
     def validate(self, attrs):
         if not attrs:
@@ -79,6 +80,7 @@ class IdeasInput(StrictSerializer):
     profileId = serializers.CharField(required=False, max_length=64)
     topic = serializers.CharField(required=False, allow_blank=True, max_length=500)
     count = serializers.IntegerField(required=False, min_value=1, max_value=10, default=5)
+    openapi_rules = {"not": {"required": ["brandId", "profileId"]}, "description": "Give brandId or profileId, not both."}
 
     def validate(self, attrs):
         if attrs.get("brandId") and attrs.get("profileId"):

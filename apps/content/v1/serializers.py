@@ -68,6 +68,7 @@ class UpdateInput(StrictSerializer):
     content = serializers.DictField(child=PlatformContentInput(), required=False)
     status = serializers.ChoiceField(choices=("draft",), required=False,
                                      error_messages={"invalid_choice": "Only 'draft' can be set; use the actions for other statuses."})
+    openapi_rules = {"minProperties": 1, "description": "Give content and/or status."}
 
     def validate(self, attrs):
         if not attrs:
@@ -83,9 +84,11 @@ class EditImageInput(StrictSerializer):
     prompt = serializers.CharField(max_length=2000)
 
 
-class BatchOperation(serializers.Serializer):
-    """One operation of `POST /v1/content/batch` (the schema's shape: each operation is checked
-    on its own, so a malformed one is an error in its result, not a 400 for the batch)."""
+class BatchOperation(StrictSerializer):
+    """One operation of `POST /v1/content/batch`. An operation that breaks this shape (a
+    method other than update/delete, an unknown key, a `data` PUT would refuse) makes the
+    batch a 400 naming its index; a well-formed one that fails (content not found, a state
+    that refuses it) is an error in its own result and the others still run."""
 
     method = serializers.ChoiceField(choices=("update", "delete"))
     id = serializers.CharField(help_text="The content id")
@@ -99,6 +102,16 @@ class BatchOperationField(serializers.DictField):
 
 class BatchInput(StrictSerializer):
     operations = serializers.ListField(child=BatchOperationField(), min_length=1, max_length=100)
+
+    def validate_operations(self, operations):
+        errors = {}
+        for index, operation in enumerate(operations):
+            checked = BatchOperation(data=operation)
+            if not checked.is_valid():
+                errors[str(index)] = checked.errors
+        if errors:
+            raise serializers.ValidationError(errors)
+        return operations  # as sent: each is parsed again when it runs (content_batch_apply)
 
 
 class MediaRecord(serializers.Serializer):

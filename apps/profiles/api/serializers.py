@@ -6,12 +6,19 @@ from apps.brands.api.serializers import GenerationSettingsInput
 from apps.core.serializers import StrictSerializer, iso
 from apps.publishing.oauth_backends import features_allowed
 
+from ..services import HHMM
+
+#: what apps.profiles.services checks: `HH:MM` times and an IANA time zone
+SLOT_FIELDS = {"postingTimes": {"items": {"type": "string", "pattern": HHMM.pattern}},
+               "timezone": {"$ref": "#/components/schemas/Timezone"}}
+
 
 class ProfileSettingsFields(StrictSerializer):
     autoHashtags = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=30)
     defaultVisibility = serializers.CharField(required=False, max_length=20)
     postingTimes = serializers.ListField(child=serializers.CharField(max_length=5), required=False, max_length=48)
     timezone = serializers.CharField(required=False, max_length=64)
+    openapi_fields = SLOT_FIELDS
 
 
 class ProfileOutput(serializers.Serializer):
@@ -125,6 +132,7 @@ class ProfileSettingsInput(StrictSerializer):
 class ScheduleSlotsInput(StrictSerializer):
     postingTimes = serializers.ListField(child=serializers.CharField(max_length=5), max_length=48)
     timezone = serializers.CharField(required=False, max_length=64)
+    openapi_fields = SLOT_FIELDS
 
 
 class BulkItem(StrictSerializer):
@@ -138,3 +146,4 @@ class BulkItem(StrictSerializer):
 
 class BulkInput(StrictSerializer):
     updates = BulkItem(many=True, allow_empty=False, max_length=100)  # type: ignore[call-arg]  # many=True: a ListSerializer
+    openapi_fields = {"updates": {"minItems": 1}}

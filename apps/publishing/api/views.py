@@ -16,13 +16,14 @@ from ..models import OAuthRedirectOrigin
 from ..oauth_backends import scopes_for
 from ..sandbox import scopes as sandbox_scopes
 from ..selectors import brand_for_connect
-from ..v1.views import RedirectOriginInput, RedirectOriginOutput, present_origin
+from ..v1.views import REDIRECT_URI, RedirectOriginInput, RedirectOriginOutput, present_origin
 
 
 class AuthorizeInput(StrictSerializer):
     redirectUri = serializers.CharField(max_length=2000)
     brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
     pageId = serializers.CharField(required=False, allow_blank=True, max_length=40, help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)")
+    openapi_fields = {"redirectUri": REDIRECT_URI}
 
 
 class AuthorizeOutput(serializers.Serializer):

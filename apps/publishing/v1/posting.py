@@ -24,6 +24,11 @@ class ScheduleOptions(StrictSerializer):
                                   "false for uploaded")
 
 
+#: `profiles`, unless `options.crossPost` is true (apps.publishing.selectors.profiles_for_publishing)
+PROFILES_RULE = {"anyOf": [
+    {"required": ["profiles"]},
+    {"required": ["options"], "properties": {"options": {"required": ["crossPost"], "properties": {"crossPost": {"enum": [True]}}}}},
+]}
 PROFILES_HELP = ("The profiles to post to (at least one). Leave it out only with `options.crossPost: true`, which "
                  "posts to every connected profile of the content's brand on its platforms.")
 
@@ -33,6 +38,7 @@ class ScheduleInput(StrictSerializer):
     profiles = serializers.ListField(child=serializers.CharField(max_length=64), required=False, min_length=1, max_length=50,
                                      help_text=PROFILES_HELP)
     options = ScheduleOptions(required=False)
+    openapi_rules = PROFILES_RULE
 
 
 class PublishOptions(StrictSerializer):
@@ -47,6 +53,7 @@ class PublishInput(StrictSerializer):
     profiles = serializers.ListField(child=serializers.CharField(max_length=64), required=False, min_length=1, max_length=50,
                                      help_text=PROFILES_HELP)
     options = PublishOptions(required=False)
+    openapi_rules = PROFILES_RULE
 
 
 class ContentPublishingViewSet(V1ViewSet):

@@ -15,12 +15,21 @@ from .. import oauth
 from ..models import OAuthRedirectOrigin
 from ..selectors import brand_for_connect
 
+#: where a connect flow may send the browser back: a service checks the origin is allowed
+REDIRECT_URI = {"format": "uri", "pattern": "^https://",
+                "description": "An https URL on an allowed redirect origin (the organization's own, "
+                               "OAUTH_ALLOWED_REDIRECT_ORIGINS or PUBLIC_BASE_URL)"}
+#: `https://host[:port]` with nothing after it (apps.publishing.oauth.normalize_redirect_origin)
+ORIGIN = {"pattern": r"^https://(?:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?\.){0,4}[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?"
+                     r"(?::[1-9][0-9]{0,3})?$"}
+
 
 class ConnectInput(StrictSerializer):
     platform = NamedChoiceField(choices=Platform.values, max_length=40)
     redirectUri = serializers.CharField(max_length=2000)
     brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
     pageId = serializers.CharField(required=False, allow_blank=True, max_length=40, help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)")
+    openapi_fields = {"redirectUri": REDIRECT_URI}
 
 
 class ConnectOutput(serializers.Serializer):
@@ -50,6 +59,7 @@ class ProfileConnectViewSet(V1ViewSet):
 
 class RedirectOriginInput(StrictSerializer):
     origin = serializers.CharField(max_length=300)
+    openapi_fields = {"origin": ORIGIN}
 
 
 class RedirectOriginOutput(serializers.Serializer):
