@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rest_framework import serializers
@@ -36,11 +36,11 @@ def _refuse_nul(data: dict) -> None:
         raise serializers.ValidationError({name or "nonFieldErrors": [NUL_MESSAGE] for name in bad})
 
 
-def _is_number(value) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _numbers_for_text(fields, data: dict) -> dict:
+def _numbers_for_text(fields: Mapping[str, serializers.Field], data: dict) -> dict:
     """Fields declared as strings or booleans that were given a JSON number: DRF would turn
     `0` into `"0"` or `false`, but the schema says `type: string`/`boolean`, so it is refused."""
     found = {}
