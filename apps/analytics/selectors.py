@@ -132,6 +132,12 @@ def _parse_point(raw: str, name: str, tz, *, end: bool) -> datetime.datetime:
         raise ValidationFailed(f"Invalid {name}.", {name: ["Use an ISO 8601 date (YYYY-MM-DD) or date-time."]}) from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=tz)
+    offset = value.utcoffset()
+    if offset is not None and abs(offset) >= datetime.timedelta(hours=16):  # PostgreSQL stops at +-15:59
+        try:
+            value = value.astimezone(datetime.UTC)
+        except OverflowError:
+            value = FIRST_INSTANT if value.year == 1 else LAST_INSTANT
     return value
 
 

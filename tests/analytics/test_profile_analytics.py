@@ -45,3 +45,15 @@ def test_growth_is_null_without_an_earlier_snapshot(owner, outsider):
     # D has no snapshot: it counts as a post but not in the average engagement
     body = owner.client().get(url).json()
     assert body["metrics"]["avgEngagement"] == 50.0 and len(body["topContent"]) == 1
+
+
+@pytest.mark.parametrize("query", [
+    "startDate=0108-08-21T09:03:03.9-18:41",  # an offset ISO 8601 allows and PostgreSQL does not (was a 500)
+    "startDate=0001-01-01T00:00:00%2B05:00&endDate=9999-12-31",  # bounds beyond Python's first and last instant
+    "endDate=0001-01-02",  # its default start would be before the first instant
+])
+def test_any_valid_date_or_date_time_bound_is_answered_not_a_500(owner, outsider, query):
+    posts = build(owner.org, outsider.org)
+    response = owner.client().get(f"/v1/analytics/profiles/{ids.render(posts['ig'].pk, 'profile')}?{query}")
+    assert response.status_code == 200, response.content
+    assert response.json()["profile"]["id"] == ids.render(posts["ig"].pk, "profile")
