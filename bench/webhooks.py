@@ -99,6 +99,9 @@ def main() -> None:
     parser.add_argument("--latency-rate", type=float, default=5.0, help="events per second of the gentle latency runs")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="a setting for the cluster's processes (to compare, e.g. WEBHOOK_DRAIN_SECONDS=0.5)")
+    parser.add_argument("--split", action="store_true",
+                        help="one worker for `default` (the outbox dispatch) and one for `webhooks`, as a "
+                             "deployment with a webhooks worker of its own runs them")
     args = parser.parse_args()
     setup()
     from django.db import transaction
@@ -111,7 +114,8 @@ def main() -> None:
     from tests.publishing.harness import Cluster, free_port
     from tests.webhooks.receiver import Receiver
 
-    cluster = Cluster(workers=2, concurrency=2, beats=1, queues="default,webhooks", env={
+    cluster = Cluster(workers=2, concurrency=2, beats=1, queues="default,webhooks",
+                      worker_queues=["default", "webhooks"] if args.split else None, env={
         "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8", "WEBHOOK_ENDPOINT_CONCURRENCY": "8",
         **dict(pair.split("=", 1) for pair in args.env),
     }).start()

@@ -52,7 +52,7 @@ def test_only_the_proxy_publishes_a_port_and_it_routes_websockets_and_everything
     assert re.search(r"@websockets path /ws/\*\s+reverse_proxy @websockets ws:8001", caddyfile)
     assert re.search(r"^\s*reverse_proxy web:8000\s*$", caddyfile, re.M)  # API, admin, static, docs, media
     assert "8001" in " ".join(services["ws"]["command"]) and "0.0.0.0:8000" in services["web"]["command"]
-    for name in ("web", "ws", "worker", "beat", "migrate"):
+    for name in ("web", "ws", "worker", "worker-generation", "worker-webhooks", "beat", "migrate"):
         assert services[name]["depends_on"]["postgres"]["condition"] == "service_healthy", name
 
 
@@ -71,3 +71,18 @@ def test_every_service_has_an_image_or_a_build_and_every_volume_is_declared():
             source = volume.split(":", 1)[0]
             if not source.startswith((".", "/")):
                 assert source in declared, (name, source)
+
+
+def test_every_queue_has_a_worker_and_webhooks_and_generation_have_their_own():
+    """Each queue a task is sent to is consumed in compose; webhook drains and generations run on
+    workers of their own, so the outbox dispatch and due posts never wait behind them."""
+    from apps.core.management.commands.serve import QUEUES
+
+    consumed: dict[str, set[str]] = {}
+    for name, service in _compose()["services"].items():
+        command = service.get("command") or []
+        if "worker" in command and "-Q" in command:
+            consumed[name] = set(command[command.index("-Q") + 1].split(","))
+    assert set().union(*consumed.values()) == set(QUEUES.split(","))
+    assert consumed["worker-webhooks"] == {"webhooks"} and consumed["worker-generation"] == {"generation"}
+    assert "default" in consumed["worker"] and "publishing" in consumed["worker"]

@@ -32,13 +32,16 @@ def free_port() -> int:
 
 class Cluster:
     def __init__(self, *, workers: int = 2, concurrency: int = 2, beats: int = 1, env: dict | None = None,
-                 var_dir: str | None = None, queues: str = "default,publishing,generation"):
+                 var_dir: str | None = None, queues: str = "default,publishing,generation",
+                 worker_queues: list[str] | None = None):
         self.redis_port = free_port()
         self.redis: subprocess.Popen | None = None
         self.workers: list[subprocess.Popen] = []
         self.beats: list[subprocess.Popen] = []
         self.n_workers, self.concurrency, self.n_beats = workers, concurrency, beats
         self.queues = queues
+        # one queue list per worker, in turn (a worker of its own for a queue), instead of `queues` for all
+        self.worker_queues = worker_queues
         self.var_dir = Path(var_dir or ROOT / "var" / f"cluster-{os.getpid()}")
         self.var_dir.mkdir(parents=True, exist_ok=True)
         db = connection.settings_dict
@@ -120,7 +123,8 @@ class Cluster:
         with self._lock:
             n = len(self.workers)
             node = f"w{n}-{random.randint(0, 1 << 30)}@{os.uname().nodename}"
-            proc = self._celery("worker", "-l", "warning", "-Q", self.queues, "--concurrency", str(self.concurrency),
+            queues = self.worker_queues[n % len(self.worker_queues)] if self.worker_queues else self.queues
+            proc = self._celery("worker", "-l", "warning", "-Q", queues, "--concurrency", str(self.concurrency),
                                 "--without-mingle", "--without-gossip", "--without-heartbeat", "-P", "prefork",
                                 "-n", node, name=f"worker-{n}")
             self.workers.append(proc)
