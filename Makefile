@@ -44,6 +44,7 @@ test: install chromium
 
 lint: install
 	$(VENV)/bin/ruff check apps config tests bench
+	$(VENV)/bin/ruff format --check apps config tests bench
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy apps
 

@@ -48,19 +48,45 @@ def seed(orgs: int, per_org: int, snaps: int) -> None:
     for n in range(orgs):
         org = Organization.objects.create(name=f"ABench {n}", slug=f"abench-{n}")
         brand = Brand.objects.create(organization=org, name="B", slug="b")
-        profiles = [SocialProfile.objects.create(organization=org, brand=brand, platform=p, external_id=f"{n}-{p}",
-                                                 username=f"u{n}{p}", follower_count=1000)
-                    for p in ("instagram", "x", "linkedin")]
-        contents = Content.objects.bulk_create([
-            Content(organization=org, brand=brand, platforms=["instagram"], prompt="p", status="published")
-            for _ in range(per_org)])
-        Publication.objects.bulk_create([
-            Publication(organization=org, content=c, profile=profiles[i % 3], platform=profiles[i % 3].platform,
-                        status="published", scheduled_for=start + datetime.timedelta(hours=8.7 * i),
-                        due_at=start, published_at=start + datetime.timedelta(hours=8.7 * i), external_id=f"e{i}")
-            for i, c in enumerate(contents)], batch_size=2000)
+        profiles = [
+            SocialProfile.objects.create(
+                organization=org,
+                brand=brand,
+                platform=p,
+                external_id=f"{n}-{p}",
+                username=f"u{n}{p}",
+                follower_count=1000,
+            )
+            for p in ("instagram", "x", "linkedin")
+        ]
+        contents = Content.objects.bulk_create(
+            [
+                Content(
+                    organization=org, brand=brand, platforms=["instagram"], prompt="p", status="published"
+                )
+                for _ in range(per_org)
+            ]
+        )
+        Publication.objects.bulk_create(
+            [
+                Publication(
+                    organization=org,
+                    content=c,
+                    profile=profiles[i % 3],
+                    platform=profiles[i % 3].platform,
+                    status="published",
+                    scheduled_for=start + datetime.timedelta(hours=8.7 * i),
+                    due_at=start,
+                    published_at=start + datetime.timedelta(hours=8.7 * i),
+                    external_id=f"e{i}",
+                )
+                for i, c in enumerate(contents)
+            ],
+            batch_size=2000,
+        )
     with connection.cursor() as cur:
-        cur.execute("""
+        cur.execute(
+            """
             INSERT INTO analytics_postsnapshot (id, created_at, updated_at, organization_id, publication_id, content_id,
                 profile_id, platform, taken_at, published_at, views, reach, likes, comments, shares, saves,
                 unavailable, latest)
@@ -70,7 +96,9 @@ def seed(orgs: int, per_org: int, snaps: int) -> None:
             FROM publishing_publication p
             JOIN accounts_organization o ON o.id = p.organization_id AND o.slug LIKE 'abench-%%'
             CROSS JOIN generate_series(1, %s) s
-        """, [snaps, snaps])
+        """,
+            [snaps, snaps],
+        )
         cur.execute("ANALYZE")
 
 
@@ -90,7 +118,11 @@ def summary(samples: list[float]) -> tuple[float, float, float]:
     """(throughput, p50 ms, p99 ms) of sequential samples."""
     total = sum(samples)
     samples = sorted(samples)
-    return len(samples) / total, statistics.median(samples) * 1000, samples[int(len(samples) * 0.99) - 1] * 1000
+    return (
+        len(samples) / total,
+        statistics.median(samples) * 1000,
+        samples[int(len(samples) * 0.99) - 1] * 1000,
+    )
 
 
 def interleaved(a, b, n: int) -> tuple[tuple, tuple, float]:
@@ -117,8 +149,9 @@ def main() -> None:
     parser.add_argument("--snapshots", type=int, default=10)
     parser.add_argument("--requests", type=int, default=200)
     args = parser.parse_args()
-    os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL",
-                                                "postgres://postgres@127.0.0.1/postforge_bench_analytics")
+    os.environ["DATABASE_URL"] = os.environ.get(
+        "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1/postforge_bench_analytics"
+    )
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     # the per-key limit (100 a minute) would answer most timed requests with a 429
     os.environ["RATE_LIMIT_DEFAULT"] = "100000000"
@@ -147,7 +180,10 @@ def main() -> None:
     client = Client(HTTP_AUTHORIZATION=f"Bearer {key}")
     url = "/v1/analytics/content?groupBy=day&startDate=2025-01-01&endDate=2025-12-31"
     assert client.get(url).status_code == 200, client.get(url).content
-    start, end = datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC), datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    start, end = (
+        datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC),
+        datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC),
+    )
 
     def bare():
         with connection.cursor() as cur:
@@ -161,10 +197,16 @@ def main() -> None:
 
     (api_rps, api_p50, api_p99), (sql_rps, sql_p50, sql_p99), api_cpu = interleaved(api, bare, args.requests)
     assert set(statuses) == {200}, f"not every timed request answered 200: {sorted(set(statuses))}"
-    print(f"API  /v1/analytics/content groupBy=day, one org's year: {api_rps:8.1f} req/s  p50 {api_p50:6.2f} ms  p99 {api_p99:6.2f} ms")
-    print(f"bare SQL aggregate, same org and year:               {sql_rps:8.1f} q/s    p50 {sql_p50:6.2f} ms  p99 {sql_p99:6.2f} ms")
-    print(f"ratio API / bare SQL throughput: {api_rps / sql_rps:.2f}   (p50 ratio {sql_p50 / api_p50:.2f}; "
-          f"API Python CPU per request p50 {api_cpu:.2f} ms)")
+    print(
+        f"API  /v1/analytics/content groupBy=day, one org's year: {api_rps:8.1f} req/s  p50 {api_p50:6.2f} ms  p99 {api_p99:6.2f} ms"
+    )
+    print(
+        f"bare SQL aggregate, same org and year:               {sql_rps:8.1f} q/s    p50 {sql_p50:6.2f} ms  p99 {sql_p99:6.2f} ms"
+    )
+    print(
+        f"ratio API / bare SQL throughput: {api_rps / sql_rps:.2f}   (p50 ratio {sql_p50 / api_p50:.2f}; "
+        f"API Python CPU per request p50 {api_cpu:.2f} ms)"
+    )
 
     orgs = [o.pk for o in Organization.objects.filter(slug__startswith="abench-").order_by("slug")]
     far = datetime.datetime(2030, 1, 1, tzinfo=datetime.UTC)

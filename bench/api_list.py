@@ -55,10 +55,19 @@ def setup_database(url: str, rows: int, orgs: int, content_rows: int) -> dict[st
             org = Organization.objects.create(name=f"Bench {n}", slug=f"bench-{n}")
             Brand.objects.bulk_create(
                 [
-                    Brand(organization=org, name=f"Brand {n}-{i}", slug=f"b-{i}", description="x" * 300,
-                          voice="warm, witty and expert " * 5, tone=["friendly", "expert"], primary_color="#112233",
-                          secondary_color="#445566", hashtags=["#one", "#two", "#three"], fonts=["Inter"],
-                          is_default=(i == 0))
+                    Brand(
+                        organization=org,
+                        name=f"Brand {n}-{i}",
+                        slug=f"b-{i}",
+                        description="x" * 300,
+                        voice="warm, witty and expert " * 5,
+                        tone=["friendly", "expert"],
+                        primary_color="#112233",
+                        secondary_color="#445566",
+                        hashtags=["#one", "#two", "#three"],
+                        fonts=["Inter"],
+                        is_default=(i == 0),
+                    )
                     for i in range(per_org)
                 ],
                 batch_size=2000,
@@ -73,16 +82,35 @@ def setup_database(url: str, rows: int, orgs: int, content_rows: int) -> dict[st
         per_org = content_rows // orgs
         for org_ in Organization.objects.order_by("slug")[:orgs]:
             brand = Brand.objects.filter(organization=org_, is_default=True).first()
-            contents = Content.objects.bulk_create([
-                Content(organization=org_, brand=brand, platforms=["x", "linkedin", "instagram"], status="review",
-                        prompt=f"Our autumn menu {i}: roasted squash soup and cider", progress=100)
-                for i in range(per_org)
-            ], batch_size=2000)
-            Variant.objects.bulk_create([
-                Variant(content=c, platform=platform, caption="Autumn is here, and so is our squash soup. " * 3,
-                        hashtags=["#autumn", "#soup", "#cafe"], alt_text="A bowl of soup", adaptations=[])
-                for c in contents for platform in ("x", "linkedin", "instagram")
-            ], batch_size=5000)
+            contents = Content.objects.bulk_create(
+                [
+                    Content(
+                        organization=org_,
+                        brand=brand,
+                        platforms=["x", "linkedin", "instagram"],
+                        status="review",
+                        prompt=f"Our autumn menu {i}: roasted squash soup and cider",
+                        progress=100,
+                    )
+                    for i in range(per_org)
+                ],
+                batch_size=2000,
+            )
+            Variant.objects.bulk_create(
+                [
+                    Variant(
+                        content=c,
+                        platform=platform,
+                        caption="Autumn is here, and so is our squash soup. " * 3,
+                        hashtags=["#autumn", "#soup", "#cafe"],
+                        alt_text="A bowl of soup",
+                        adaptations=[],
+                    )
+                    for c in contents
+                    for platform in ("x", "linkedin", "instagram")
+                ],
+                batch_size=5000,
+            )
         with connection.cursor() as cur:
             cur.execute("ANALYZE")
     org = Organization.objects.order_by("slug").first()
@@ -93,11 +121,40 @@ def setup_database(url: str, rows: int, orgs: int, content_rows: int) -> dict[st
 def start(kind: str, port: int, env: dict) -> subprocess.Popen:
     py = sys.executable
     if kind == "gunicorn":
-        cmd = [py, "-m", "gunicorn", "config.wsgi:application", "-b", f"127.0.0.1:{port}", "-w", "2",
-               "--worker-class", "sync", "--log-level", "warning", "--keep-alive", "5"]
+        cmd = [
+            py,
+            "-m",
+            "gunicorn",
+            "config.wsgi:application",
+            "-b",
+            f"127.0.0.1:{port}",
+            "-w",
+            "2",
+            "--worker-class",
+            "sync",
+            "--log-level",
+            "warning",
+            "--keep-alive",
+            "5",
+        ]
     else:
-        cmd = [py, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-               "--workers", "2", "--log-level", "warning", "--lifespan", "off", "--no-access-log"]
+        cmd = [
+            py,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            "2",
+            "--log-level",
+            "warning",
+            "--lifespan",
+            "off",
+            "--no-access-log",
+        ]
     env = dict(env, CONN_MAX_AGE="60" if kind == "gunicorn" else "0")
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
     import requests
@@ -114,8 +171,22 @@ def start(kind: str, port: int, env: dict) -> subprocess.Popen:
 
 def wrk(url: str, key: str, duration: int, connections: int = 8) -> tuple[float, float, float]:
     out = subprocess.run(
-        ["wrk", "-t", "1", "-c", str(connections), "-d", f"{duration}s", "--latency", "-H", f"Authorization: Bearer {key}", url],
-        capture_output=True, text=True, check=True,
+        [
+            "wrk",
+            "-t",
+            "1",
+            "-c",
+            str(connections),
+            "-d",
+            f"{duration}s",
+            "--latency",
+            "-H",
+            f"Authorization: Bearer {key}",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
 
@@ -140,27 +211,45 @@ def main() -> None:
     if not shutil.which("wrk"):
         sys.exit("wrk is needed: apt-get install wrk")
     url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
-    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench"],
-                   capture_output=True)
+    subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench"],
+        capture_output=True,
+    )
     creds = setup_database(url, args.rows, args.orgs, args.content_rows)
-    env = dict(os.environ, DATABASE_URL=url, POSTFORGE_BENCH_VIEWS="1", RATE_LIMIT_DEFAULT="100000000",
-               REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), LOG_LEVEL="WARNING")
-    print(f"rows={args.rows} orgs={args.orgs} (1 org = {args.rows // args.orgs} rows); 2 workers; wrk 8 connections, {args.duration}s")
+    env = dict(
+        os.environ,
+        DATABASE_URL=url,
+        POSTFORGE_BENCH_VIEWS="1",
+        RATE_LIMIT_DEFAULT="100000000",
+        REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+        LOG_LEVEL="WARNING",
+    )
+    print(
+        f"rows={args.rows} orgs={args.orgs} (1 org = {args.rows // args.orgs} rows); 2 workers; wrk 8 connections, {args.duration}s"
+    )
     print(f"{'server':9} {'endpoint':32} {'limit':>5} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
     results = {}
     for kind, port in (("gunicorn", 8701), ("uvicorn", 8702)):
         proc = start(kind, port, env)
         try:
             base = f"http://127.0.0.1:{port}"
-            for name, path in (("nodb", "/bench/nodb"), ("lean", "/bench/lean-brands"), ("api", "/v1/brands"),
-                               ("lean-content", "/bench/lean-content"), ("api-content", "/v1/content")):
+            for name, path in (
+                ("nodb", "/bench/nodb"),
+                ("lean", "/bench/lean-brands"),
+                ("api", "/v1/brands"),
+                ("lean-content", "/bench/lean-content"),
+                ("api-content", "/v1/content"),
+            ):
                 for limit in (20, 100):
                     if name == "nodb" and limit == 100:
                         continue
                     wrk(f"{base}{path}?limit={limit}", creds["key"], 1)  # warm up
                     rps, p50, p99 = wrk(f"{base}{path}?limit={limit}", creds["key"], args.duration)
                     results[(kind, name, limit)] = rps
-                    print(f"{kind:9} {name + ' ' + path:32.32} {limit:>5} {rps:>8.0f} {p50:>7.1f} {p99:>7.1f}", flush=True)
+                    print(
+                        f"{kind:9} {name + ' ' + path:32.32} {limit:>5} {rps:>8.0f} {p50:>7.1f} {p99:>7.1f}",
+                        flush=True,
+                    )
         finally:
             proc.terminate()
             proc.wait(timeout=10)
@@ -171,8 +260,10 @@ def main() -> None:
                 ratio = results[(kind, api, limit)] / results[(kind, lean, limit)]
                 verdict = "meets" if ratio >= 0.5 else "MISSES"
                 print(f"{kind}: {label} API/lean at limit={limit}: {ratio:.2f} ({verdict} the 0.5 target)")
-    print(f"gunicorn/uvicorn for the API list at limit=20: "
-          f"{results[('gunicorn', 'api', 20)] / results[('uvicorn', 'api', 20)]:.2f}")
+    print(
+        f"gunicorn/uvicorn for the API list at limit=20: "
+        f"{results[('gunicorn', 'api', 20)] / results[('uvicorn', 'api', 20)]:.2f}"
+    )
 
 
 if __name__ == "__main__":

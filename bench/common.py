@@ -49,9 +49,14 @@ def setup_django(database: str, **env: str) -> None:
     import os
     import subprocess
 
-    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", f"CREATE DATABASE {database}"],
-                   check=False, capture_output=True)  # an error just means it exists
-    os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/{database}")
+    subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", f"CREATE DATABASE {database}"],
+        check=False,
+        capture_output=True,
+    )  # an error just means it exists
+    os.environ["DATABASE_URL"] = os.environ.get(
+        "BENCH_DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/{database}"
+    )
     os.environ["POSTFORGE_BENCH_VIEWS"] = "1"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.update(env)

@@ -105,7 +105,10 @@ def run_batch(workers: int) -> float:
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
         list(pool.map(_warm, range(workers * 2)))  # start and import in every worker first
         # the order batch_start enqueues in: heaviest first
-        order = sorted(range(BATCH), key=lambda i: -generation_cost(media_type="video" if i % 4 == 0 else "image", seconds=5))
+        order = sorted(
+            range(BATCH),
+            key=lambda i: -generation_cost(media_type="video" if i % 4 == 0 else "image", seconds=5),
+        )
         start = time.perf_counter()
         list(pool.map(generate, order))
         return time.perf_counter() - start
@@ -188,13 +191,20 @@ CELERY_DEADLINE = 150.0  # seconds for one batch; the script gives up rather tha
 def _setup_django(database_url: str, redis_url: str, media_root: str) -> dict:
     """Point this process (and the workers it starts) at the bench database and Redis."""
     os.environ.update(
-        DATABASE_URL=database_url, REDIS_URL=redis_url, CELERY_BROKER_URL=redis_url, MEDIA_ROOT=media_root,
-        GENERATION_ENGINE="local", CELERY_TASK_ALWAYS_EAGER="false", LOG_LEVEL="WARNING",
+        DATABASE_URL=database_url,
+        REDIS_URL=redis_url,
+        CELERY_BROKER_URL=redis_url,
+        MEDIA_ROOT=media_root,
+        GENERATION_ENGINE="local",
+        CELERY_TASK_ALWAYS_EAGER="false",
+        LOG_LEVEL="WARNING",
     )
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     # create the database if it is missing (an error just means it exists)
-    subprocess.run(["psql", database_url.rsplit("/", 1)[0] + "/postgres", "-c", "CREATE DATABASE postforge_bench"],
-                   capture_output=True)
+    subprocess.run(
+        ["psql", database_url.rsplit("/", 1)[0] + "/postgres", "-c", "CREATE DATABASE postforge_bench"],
+        capture_output=True,
+    )
     import django
 
     from bench.common import ensure_secrets
@@ -208,9 +218,26 @@ def _setup_django(database_url: str, redis_url: str, media_root: str) -> dict:
 
 
 def _start_worker(concurrency: int, env: dict) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "warning", "-Q", "generation,default",
-           "--concurrency", str(concurrency), "--pool", "prefork", "--without-mingle", "--without-gossip",
-           "-n", f"bench-{concurrency}@%h"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "-l",
+        "warning",
+        "-Q",
+        "generation,default",
+        "--concurrency",
+        str(concurrency),
+        "--pool",
+        "prefork",
+        "--without-mingle",
+        "--without-gossip",
+        "-n",
+        f"bench-{concurrency}@%h",
+    ]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)  # no banner; errors on stderr
 
 
@@ -230,8 +257,13 @@ def _create(org, brand, index: int):
     video = index % 4 == 0
     # Instagram feed 4:5 -> a 1080x1350 JPEG; X feed video 9:16 -> 720x1280 (the pipeline makes
     # 6 s videos, the engine-level batch above 5 s ones; a video content has no image).
-    inp = GenerationInput(prompt=PROMPTS[index % len(PROMPTS)], platforms=["x" if video else "instagram"], brand=brand,
-                          media_type="video" if video else "image", dimensions="9:16" if video else "4:5")
+    inp = GenerationInput(
+        prompt=PROMPTS[index % len(PROMPTS)],
+        platforms=["x" if video else "instagram"],
+        brand=brand,
+        media_type="video" if video else "image",
+        dimensions="9:16" if video else "4:5",
+    )
     return content_request_generation(organization=org, inp=inp, enqueue=False)
 
 
@@ -255,7 +287,9 @@ def _wait_in_review(ids_, start: float, deadline: float) -> float:
         if statuses.count("review") == len(ids_):
             return time.perf_counter() - start
         if "failed" in statuses:
-            reasons = set(Content.objects.filter(pk__in=ids_, status="failed").values_list("status_reason", flat=True))
+            reasons = set(
+                Content.objects.filter(pk__in=ids_, status="failed").values_list("status_reason", flat=True)
+            )
             raise RuntimeError(f"a generation failed: {reasons}")
         if time.perf_counter() - start > deadline:
             raise TimeoutError(f"{statuses.count('review')}/{len(ids_)} in review after {deadline:.0f} s")
@@ -274,16 +308,26 @@ def _batch(org, brand) -> tuple[float, list]:
     profiles = {}
     for platform in ("instagram", "x"):
         profiles[platform] = SocialProfile.objects.get_or_create(
-            organization=org, platform=platform, external_id=f"bench-{platform}",
-            defaults={"brand": brand, "username": f"bench_{platform}", "sandbox": True})[0]
+            organization=org,
+            platform=platform,
+            external_id=f"bench-{platform}",
+            defaults={"brand": brand, "username": f"bench_{platform}", "sandbox": True},
+        )[0]
     schedules = []
     for index in range(BATCH):
         video = index % 4 == 0
         platform = "x" if video else "instagram"
-        schedules.append(ContentSchedule.objects.create(
-            organization=org, profile=profiles[platform], scheduled_date=datetime.date.today() + datetime.timedelta(days=1),
-            task=PROMPTS[index % len(PROMPTS)], platform=platform, media_type="video" if video else "image",
-            dimensions="9:16" if video else "4:5"))
+        schedules.append(
+            ContentSchedule.objects.create(
+                organization=org,
+                profile=profiles[platform],
+                scheduled_date=datetime.date.today() + datetime.timedelta(days=1),
+                task=PROMPTS[index % len(PROMPTS)],
+                platform=platform,
+                media_type="video" if video else "image",
+                dimensions="9:16" if video else "4:5",
+            )
+        )
     start = time.perf_counter()
     batch = batch_start(organization=org, schedules=schedules)
     ids_ = list(Content.objects.filter(batch=batch).values_list("pk", flat=True))
@@ -345,8 +389,10 @@ def celery_section() -> None:
             Event.objects.filter(organization=org).delete()
             results[concurrency] = run_celery_batch(concurrency, org, brand, env)
         one, two = results[1][0], results[2][0]
-        print(f"celery batch of {BATCH} through the pipeline (Redis broker, PostgreSQL, prefork; "
-              f"batch_start -> all in review):")
+        print(
+            f"celery batch of {BATCH} through the pipeline (Redis broker, PostgreSQL, prefork; "
+            f"batch_start -> all in review):"
+        )
         print(f"  media made per run: {results[2][1]['media']} {results[2][1]['shapes']}")
         for concurrency, label in ((1, one), (2, two)):
             runs = ", ".join(f"{r:.2f}" for r in results[concurrency][1]["runs"])
@@ -357,7 +403,9 @@ def celery_section() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--celery-only", action="store_true", help="run only the Celery section")
     args = parser.parse_args()
     began = time.perf_counter()

@@ -37,10 +37,30 @@ def setup() -> None:
 
 
 def start_server(env: dict, port: int) -> subprocess.Popen:
-    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
-                               "--port", str(port), "--log-level", "warning", "--ws", "websockets", "--lifespan", "off",
-                               "--workers", os.environ.get("BENCH_WEB_WORKERS", "1")],
-                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--ws",
+            "websockets",
+            "--lifespan",
+            "off",
+            "--workers",
+            os.environ.get("BENCH_WEB_WORKERS", "1"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     import socket
 
     for _ in range(200):
@@ -96,8 +116,9 @@ class Clients:
 async def bare_sends(layer, group: str, messages: int, interval: float, stamps: dict) -> None:
     for seq in range(messages):
         stamps[seq] = time.time()
-        await layer.group_send(group, {"type": "event.message",
-                                       "payload": {"type": "bench.bare", "data": {"seq": seq}}})
+        await layer.group_send(
+            group, {"type": "event.message", "payload": {"type": "bench.bare", "data": {"seq": seq}}}
+        )
         await asyncio.sleep(interval)
 
 
@@ -105,7 +126,10 @@ def latencies(receipts: list[tuple[int, float]], stamps: dict) -> list[float]:
     return [(at - stamps[seq]) * 1000 for seq, at in receipts if seq in stamps]
 
 
-LAYERS = {"core": "channels_redis.core.RedisChannelLayer", "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer"}
+LAYERS = {
+    "core": "channels_redis.core.RedisChannelLayer",
+    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+}
 
 
 async def run(args, cluster, org, token: str, layer_name: str) -> None:
@@ -119,8 +143,13 @@ async def run(args, cluster, org, token: str, layer_name: str) -> None:
     module, _, cls = LAYERS[layer_name].rpartition(".")
     layer_class = getattr(importlib.import_module(module), cls)
     port = 8731
-    env = dict(cluster.env, WS_MAX_CONNECTIONS_PER_CREDENTIAL="0", WS_MAX_CONNECTIONS_PER_ORGANIZATION="0",
-               CONN_MAX_AGE="0", CHANNEL_LAYER=layer_name)
+    env = dict(
+        cluster.env,
+        WS_MAX_CONNECTIONS_PER_CREDENTIAL="0",
+        WS_MAX_CONNECTIONS_PER_ORGANIZATION="0",
+        CONN_MAX_AGE="0",
+        CHANNEL_LAYER=layer_name,
+    )
     server = start_server(env, port)
     clients = Clients(f"ws://127.0.0.1:{port}/ws/events/", token, args.clients)
     try:
@@ -135,10 +164,14 @@ async def run(args, cluster, org, token: str, layer_name: str) -> None:
         app = Celery(broker=cluster.env["REDIS_URL"])
         stamp_key = f"bench:realtime:{uuid.uuid4().hex}"
         for seq in range(args.messages):
-            app.send_task("bench.baseline.tasks.bench_event", args=[str(org.pk), seq, stamp_key], queue="default")
+            app.send_task(
+                "bench.baseline.tasks.bench_event", args=[str(org.pk), seq, stamp_key], queue="default"
+            )
             await asyncio.sleep(args.interval)
         await clients.wait_for("bench.event", args.clients * args.messages, 60)
-        stamps = {int(k): float(v) for k, v in redis.Redis(port=cluster.redis_port).hgetall(stamp_key).items()}
+        stamps = {
+            int(k): float(v) for k, v in redis.Redis(port=cluster.redis_port).hgetall(stamp_key).items()
+        }
     finally:
         await clients.close()
         server.terminate()
@@ -147,11 +180,19 @@ async def run(args, cluster, org, token: str, layer_name: str) -> None:
     ours = latencies(clients.receipts["bench.event"], stamps)
     expected = args.clients * args.messages
     print(f"layer {layer_name}: {args.clients} clients, a message every {args.interval * 1000:.0f} ms")
-    for label, values in (("(a) bare channels-redis group_send", bare), ("(b) worker event, commit to receipt", ours)):
-        print(f"  {label:38} received {len(values)}/{expected}  p50 {pct(values, 50):6.1f} ms  "
-              f"p99 {pct(values, 99):6.1f} ms  max {max(values, default=float('nan')):6.1f} ms", flush=True)
-    print(f"  p99 ratio (b)/(a): {pct(ours, 99) / pct(bare, 99):.2f}; target: (b) p99 <= 150 ms -> "
-          f"{'met' if pct(ours, 99) <= 150 else 'NOT met'}")
+    for label, values in (
+        ("(a) bare channels-redis group_send", bare),
+        ("(b) worker event, commit to receipt", ours),
+    ):
+        print(
+            f"  {label:38} received {len(values)}/{expected}  p50 {pct(values, 50):6.1f} ms  "
+            f"p99 {pct(values, 99):6.1f} ms  max {max(values, default=float('nan')):6.1f} ms",
+            flush=True,
+        )
+    print(
+        f"  p99 ratio (b)/(a): {pct(ours, 99) / pct(bare, 99):.2f}; target: (b) p99 <= 150 ms -> "
+        f"{'met' if pct(ours, 99) <= 150 else 'NOT met'}"
+    )
 
 
 def main() -> None:
@@ -169,8 +210,9 @@ def main() -> None:
     token = api_key_create(organization=org, name="realtime bench").secret
     for layer_name in args.layers.split(","):
         # the worker sends through the same layer as the web process
-        cluster = Cluster(workers=1, concurrency=2, beats=1, queues="default",
-                          env={"CHANNEL_LAYER": layer_name}).start()
+        cluster = Cluster(
+            workers=1, concurrency=2, beats=1, queues="default", env={"CHANNEL_LAYER": layer_name}
+        ).start()
         try:
             # the clients' own loop on uvloop, as uvicorn's: reading 500 sockets is the bench's cost, not the server's
             import uvloop

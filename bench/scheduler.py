@@ -55,8 +55,11 @@ def main() -> None:
         elapsed = time.perf_counter() - t0 - 2
         report = audit(org)
         rate = counts["published"] / elapsed
-        print(f"(a) {args.n:,} publications due at once: {rate:,.0f} publications/s ({elapsed:.1f} s); "
-              f"ratio to no-op {rate / noop:.2f} (target >= 0.25); duplicates {len(report['duplicates'])}", flush=True)
+        print(
+            f"(a) {args.n:,} publications due at once: {rate:,.0f} publications/s ({elapsed:.1f} s); "
+            f"ratio to no-op {rate / noop:.2f} (target >= 0.25); duplicates {len(report['duplicates'])}",
+            flush=True,
+        )
 
         if args.only_a:
             return
@@ -69,9 +72,12 @@ def main() -> None:
         wait_until_terminal(load, timeout=300)
         late = audit(probe)["lateness"]
         load_late = audit(load)["lateness"]
-        print(f"(b) 100 due in the same second under a steady load of {load_rate} publications/s: lateness "
-              f"p50 {pct(late, 50):.2f} s, p99 {pct(late, 99):.2f} s, max {max(late):.2f} s (target p99 <= 2 s); "
-              f"the load's own p99 {pct(load_late, 99):.2f} s", flush=True)
+        print(
+            f"(b) 100 due in the same second under a steady load of {load_rate} publications/s: lateness "
+            f"p50 {pct(late, 50):.2f} s, p99 {pct(late, 99):.2f} s, max {max(late):.2f} s (target p99 <= 2 s); "
+            f"the load's own p99 {pct(load_late, 99):.2f} s",
+            flush=True,
+        )
     finally:
         cluster.stop()
 
@@ -95,9 +101,11 @@ def main() -> None:
     finally:
         cluster.stop()
     report = audit(org)
-    print(f"(c) chaos: {counts['published']} published, {counts['failed']} failed of 2000; workers killed {cluster.kills}, "
-          f"redis restarts {cluster.redis_restarts}; duplicates {len(report['duplicates'])}, early {len(report['early'])}, "
-          f"lateness p50 {pct(report['lateness'], 50):.1f} s p99 {pct(report['lateness'], 99):.1f} s")
+    print(
+        f"(c) chaos: {counts['published']} published, {counts['failed']} failed of 2000; workers killed {cluster.kills}, "
+        f"redis restarts {cluster.redis_restarts}; duplicates {len(report['duplicates'])}, early {len(report['early'])}, "
+        f"lateness p50 {pct(report['lateness'], 50):.1f} s p99 {pct(report['lateness'], 99):.1f} s"
+    )
 
 
 if __name__ == "__main__":

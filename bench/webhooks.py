@@ -62,7 +62,9 @@ def latency_run(org, receiver, n: int, gap: float = 0.02) -> list[float]:
         time.sleep(gap)
     got = wait_for(receiver, set(committed), 120)
     breakdown(committed, got)
-    return [got[k] - t for k, t in committed.items() if k in got] + [float("inf")] * len(set(committed) - set(got))
+    return [got[k] - t for k, t in committed.items() if k in got] + [float("inf")] * len(
+        set(committed) - set(got)
+    )
 
 
 def breakdown(committed: dict, got: dict) -> None:
@@ -77,31 +79,52 @@ def breakdown(committed: dict, got: dict) -> None:
 
     pks = {ids.parse(k, "event"): k for k in committed}
     dispatched = dict(Event.objects.filter(pk__in=list(pks)).values_list("pk", "dispatched_at"))
-    started = dict(WebhookAttempt.objects.filter(delivery__event_id__in=list(pks), delivery__endpoint__url__endswith="/hook")
-                   .values("delivery__event_id").annotate(first=Min("started_at"))
-                   .values_list("delivery__event_id", "first"))
+    started = dict(
+        WebhookAttempt.objects.filter(
+            delivery__event_id__in=list(pks), delivery__endpoint__url__endswith="/hook"
+        )
+        .values("delivery__event_id")
+        .annotate(first=Min("started_at"))
+        .values_list("delivery__event_id", "first")
+    )
     hop1, hop2, post = [], [], []
     for pk, key in pks.items():
         if key in got and dispatched.get(pk) and started.get(pk):
             hop1.append(dispatched[pk].timestamp() - committed[key])
             hop2.append(started[pk].timestamp() - dispatched[pk].timestamp())
             post.append(got[key] - started[pk].timestamp())
-    for label, values in (("commit -> dispatch task", hop1), ("dispatch -> attempt start", hop2),
-                          ("attempt start -> received", post)):
-        print(f"      {label}: p50 {pct(values, 50) * 1000:.0f} ms, p99 {pct(values, 99) * 1000:.0f} ms, "
-              f"max {max(values, default=0) * 1000:.0f} ms", flush=True)
+    for label, values in (
+        ("commit -> dispatch task", hop1),
+        ("dispatch -> attempt start", hop2),
+        ("attempt start -> received", post),
+    ):
+        print(
+            f"      {label}: p50 {pct(values, 50) * 1000:.0f} ms, p99 {pct(values, 99) * 1000:.0f} ms, "
+            f"max {max(values, default=0) * 1000:.0f} ms",
+            flush=True,
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--latency-n", type=int, default=200)
-    parser.add_argument("--latency-rate", type=float, default=5.0, help="events per second of the gentle latency runs")
-    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                        help="a setting for the cluster's processes (to compare, e.g. WEBHOOK_DRAIN_SECONDS=0.5)")
-    parser.add_argument("--split", action="store_true",
-                        help="one worker for `default` (the outbox dispatch) and one for `webhooks`, as a "
-                             "deployment with a webhooks worker of its own runs them")
+    parser.add_argument(
+        "--latency-rate", type=float, default=5.0, help="events per second of the gentle latency runs"
+    )
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for the cluster's processes (to compare, e.g. WEBHOOK_DRAIN_SECONDS=0.5)",
+    )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="one worker for `default` (the outbox dispatch) and one for `webhooks`, as a "
+        "deployment with a webhooks worker of its own runs them",
+    )
     args = parser.parse_args()
     setup()
     from django.db import transaction
@@ -114,11 +137,19 @@ def main() -> None:
     from tests.publishing.harness import Cluster, free_port
     from tests.webhooks.receiver import Receiver
 
-    cluster = Cluster(workers=2, concurrency=2, beats=1, queues="default,webhooks",
-                      worker_queues=["default", "webhooks"] if args.split else None, env={
-        "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8", "WEBHOOK_ENDPOINT_CONCURRENCY": "8",
-        **dict(pair.split("=", 1) for pair in args.env),
-    }).start()
+    cluster = Cluster(
+        workers=2,
+        concurrency=2,
+        beats=1,
+        queues="default,webhooks",
+        worker_queues=["default", "webhooks"] if args.split else None,
+        env={
+            "WEBHOOK_ALLOW_HTTP": "true",
+            "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8",
+            "WEBHOOK_ENDPOINT_CONCURRENCY": "8",
+            **dict(pair.split("=", 1) for pair in args.env),
+        },
+    ).start()
     app.conf.broker_url = cluster.env["REDIS_URL"]  # this process's commits enqueue to the cluster
     try:
         with Receiver() as receiver:
@@ -137,26 +168,38 @@ def main() -> None:
             got = wait_for(receiver, expected, 600)
             elapsed = max(got.values()) - t0
             rate = len(expected & set(got)) / elapsed
-            print(f"(a) {args.n:,} events to one endpoint: {rate:,.0f} deliveries/s ({elapsed:.1f} s, "
-                  f"{len(expected - set(got))} missing); ratio to no-op {rate / noop:.2f} (target >= 0.25)", flush=True)
+            print(
+                f"(a) {args.n:,} events to one endpoint: {rate:,.0f} deliveries/s ({elapsed:.1f} s, "
+                f"{len(expected - set(got))} missing); ratio to no-op {rate / noop:.2f} (target >= 0.25)",
+                flush=True,
+            )
 
             def show(label, values):
-                print(f"(b) {label}: p50 {pct(values, 50) * 1000:.0f} ms, p99 {pct(values, 99) * 1000:.0f} ms, "
-                      f"max {max(values) * 1000:.0f} ms (target p99 <= 1 s)", flush=True)
+                print(
+                    f"(b) {label}: p50 {pct(values, 50) * 1000:.0f} ms, p99 {pct(values, 99) * 1000:.0f} ms, "
+                    f"max {max(values) * 1000:.0f} ms (target p99 <= 1 s)",
+                    flush=True,
+                )
 
             # at a rate the cluster keeps up with (the path itself), then at 50 events/s (a burst
             # the cluster may not keep up with on a loaded machine: then it measures the backlog)
             gentle = 1 / args.latency_rate
             receiver.requests.clear()
-            show(f"commit to first attempt, healthy, {args.latency_rate:g} events/s",
-                 latency_run(org, receiver, args.latency_n, gentle))
+            show(
+                f"commit to first attempt, healthy, {args.latency_rate:g} events/s",
+                latency_run(org, receiver, args.latency_n, gentle),
+            )
             receiver.requests.clear()
             show("commit to first attempt, healthy, 50 events/s", latency_run(org, receiver, args.latency_n))
-            dead = services.webhook_create(organization=org, url=f"http://127.0.0.1:{free_port()}/dead",
-                                           events=["content.published"])
+            dead = services.webhook_create(
+                organization=org, url=f"http://127.0.0.1:{free_port()}/dead", events=["content.published"]
+            )
             receiver.requests.clear()
-            show(f"the same with another endpoint dead (connection refused, every event to it too), "
-                 f"{args.latency_rate:g} events/s", latency_run(org, receiver, args.latency_n, gentle))
+            show(
+                f"the same with another endpoint dead (connection refused, every event to it too), "
+                f"{args.latency_rate:g} events/s",
+                latency_run(org, receiver, args.latency_n, gentle),
+            )
             receiver.requests.clear()
             show("the same with the dead endpoint, 50 events/s", latency_run(org, receiver, args.latency_n))
             dead.active = False

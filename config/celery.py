@@ -32,7 +32,11 @@ def _start_worker_heartbeat(sender=None, **kwargs):
     """Liveness key for /readyz and the admin (apps.core.workers)."""
     from apps.core import workers
 
-    queues = sorted(getattr(sender.app.amqp.queues, "consume_from", None) or sender.app.amqp.queues) if sender else []
+    queues = (
+        sorted(getattr(sender.app.amqp.queues, "consume_from", None) or sender.app.amqp.queues)
+        if sender
+        else []
+    )
     hostname = getattr(sender, "hostname", "worker")
     concurrency = getattr(getattr(sender, "controller", None), "concurrency", None) or 1
     workers.start(hostname, queues, concurrency=concurrency)

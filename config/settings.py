@@ -39,7 +39,9 @@ def _kept_secret(name: str) -> str:
 
 
 SECRET_KEY = env("SECRET_KEY", default="") or (
-    _kept_secret("secret_key") if DEVELOPMENT else "postforge-insecure-development-key-change-me-in-production"
+    _kept_secret("secret_key")
+    if DEVELOPMENT
+    else "postforge-insecure-development-key-change-me-in-production"
 )
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # Public base URL of every absolute URL the service hands out (media, OAuth callbacks,
@@ -54,7 +56,9 @@ SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
 SILENCED_SYSTEM_CHECKS = env.list("SILENCED_SYSTEM_CHECKS", default=["security.W004", "security.W008"])
 ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS",
-    default=["*"] if DEVELOPMENT else sorted({urlsplit(PUBLIC_BASE_URL).hostname or "localhost", "localhost", "127.0.0.1", "[::1]"}),
+    default=["*"]
+    if DEVELOPMENT
+    else sorted({urlsplit(PUBLIC_BASE_URL).hostname or "localhost", "localhost", "127.0.0.1", "[::1]"}),
 )
 
 INSTALLED_APPS = [
@@ -127,8 +131,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # IMMEDIATE: a write transaction takes SQLite's lock at BEGIN and waits `timeout`
         # for it; a DEFERRED one that upgrades from read to write fails at once with
         # "database is locked" when the worker, beat and web write together.
-        {"timeout": 20, "transaction_mode": "IMMEDIATE",
-         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -139,17 +146,25 @@ if REDIS_URL:
     #: "core" (channels-redis lists: one copy per socket) or "pubsub" (one publish per group,
     #: each web process fans out to its own sockets); see bench/realtime.py
     CHANNEL_LAYER = env("CHANNEL_LAYER", default="core")
-    CHANNEL_LAYERS = {"default": {
-        "BACKEND": {"core": "channels_redis.core.RedisChannelLayer",
-                    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer"}[CHANNEL_LAYER],
-        "CONFIG": {"hosts": [REDIS_URL]},
-    }}
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": {
+                "core": "channels_redis.core.RedisChannelLayer",
+                "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            }[CHANNEL_LAYER],
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     # in memory in the web process; the worker's messages and the outbox reach it through
     # the relay that apps.events.layers describes (no server needed)
-    CHANNEL_LAYERS = {"default": {"BACKEND": "apps.events.layers.RelayedInMemoryChannelLayer",
-                                  "CONFIG": {"spool": str(VAR_DIR / "relay")}}}
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "apps.events.layers.RelayedInMemoryChannelLayer",
+            "CONFIG": {"spool": str(VAR_DIR / "relay")},
+        }
+    }
 
 # --- Celery ---------------------------------------------------------------------------
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL or "filesystem://")
@@ -210,30 +225,59 @@ ANALYTICS_CHUNK_SIZE = env.int("ANALYTICS_CHUNK_SIZE", default=25)
 ANALYTICS_PUSH_MIN_SECONDS = env.int("ANALYTICS_PUSH_MIN_SECONDS", default=300)
 CELERY_BEAT_SCHEDULE = {
     # the sweep finds what is due from the database (hourly / daily / weekly by post age)
-    "collect-due-metrics": {"task": "apps.analytics.tasks.collect_due_metrics", "schedule": ANALYTICS_SWEEP_INTERVAL,
-                            "options": {"queue": "analytics", "expires": ANALYTICS_SWEEP_INTERVAL}},
-    "collect-followers": {"task": "apps.analytics.tasks.collect_followers", "schedule": ANALYTICS_FOLLOWERS_INTERVAL,
-                          "options": {"queue": "analytics", "expires": ANALYTICS_FOLLOWERS_INTERVAL}},
+    "collect-due-metrics": {
+        "task": "apps.analytics.tasks.collect_due_metrics",
+        "schedule": ANALYTICS_SWEEP_INTERVAL,
+        "options": {"queue": "analytics", "expires": ANALYTICS_SWEEP_INTERVAL},
+    },
+    "collect-followers": {
+        "task": "apps.analytics.tasks.collect_followers",
+        "schedule": ANALYTICS_FOLLOWERS_INTERVAL,
+        "options": {"queue": "analytics", "expires": ANALYTICS_FOLLOWERS_INTERVAL},
+    },
     "dispatch-events": {"task": "apps.events.tasks.dispatch_events", "schedule": 5.0},
-    "dispatch-due-publications": {"task": "apps.publishing.tasks.dispatch_due_publications", "schedule": float(env("PUBLISH_DISPATCH_INTERVAL", default="1"))},
+    "dispatch-due-publications": {
+        "task": "apps.publishing.tasks.dispatch_due_publications",
+        "schedule": float(env("PUBLISH_DISPATCH_INTERVAL", default="1")),
+    },
     "purge-idempotency-records": {"task": "apps.core.tasks.purge_idempotency_records", "schedule": 3600.0},
-    "sweep-generations": {"task": "apps.content.tasks.sweep_generations", "schedule": float(env("GENERATION_SWEEP_INTERVAL", default="30"))},
-    "sweep-publications": {"task": "apps.publishing.tasks.sweep_publications", "schedule": float(env("PUBLISH_SWEEP_INTERVAL", default="15"))},
-    "refresh-expiring-tokens": {"task": "apps.publishing.tasks.refresh_expiring_tokens", "schedule": TOKEN_REFRESH_INTERVAL_SECONDS},
+    "sweep-generations": {
+        "task": "apps.content.tasks.sweep_generations",
+        "schedule": float(env("GENERATION_SWEEP_INTERVAL", default="30")),
+    },
+    "sweep-publications": {
+        "task": "apps.publishing.tasks.sweep_publications",
+        "schedule": float(env("PUBLISH_SWEEP_INTERVAL", default="15")),
+    },
+    "refresh-expiring-tokens": {
+        "task": "apps.publishing.tasks.refresh_expiring_tokens",
+        "schedule": TOKEN_REFRESH_INTERVAL_SECONDS,
+    },
     # posts a platform is still processing (TikTok moderation): their next status read
-    "poll-processing-publications": {"task": "apps.publishing.tasks.poll_processing_publications",
-                                     "schedule": float(env("PUBLISH_PROCESSING_POLL_INTERVAL", default="10")),
-                                     "options": {"expires": 30.0}},
+    "poll-processing-publications": {
+        "task": "apps.publishing.tasks.poll_processing_publications",
+        "schedule": float(env("PUBLISH_PROCESSING_POLL_INTERVAL", default="10")),
+        "options": {"expires": 30.0},
+    },
     # provider predictions still waiting for their webhook after PREDICTION_POLL_AFTER_SECONDS are fetched
     # webhook deliveries due (retries, leases of killed workers, endpoints that had no room)
-    "sweep-webhook-deliveries": {"task": "apps.webhooks.tasks.sweep_deliveries", "schedule": 1.0,
-                                 "options": {"expires": 5.0}},
+    "sweep-webhook-deliveries": {
+        "task": "apps.webhooks.tasks.sweep_deliveries",
+        "schedule": 1.0,
+        "options": {"expires": 5.0},
+    },
     "prune-webhook-logs": {"task": "apps.webhooks.tasks.prune_logs", "schedule": 3600.0},
-    "sweep-inbound-webhooks": {"task": "apps.webhooks.tasks.sweep_inbound", "schedule": 30.0,
-                               "options": {"expires": 30.0}},
-    "poll-stale-predictions": {"task": "apps.content.tasks.poll_stale_predictions", "schedule": 30.0,
-                               "kwargs": {"older_than_seconds": PREDICTION_POLL_AFTER_SECONDS},
-                               "options": {"expires": 30.0}},
+    "sweep-inbound-webhooks": {
+        "task": "apps.webhooks.tasks.sweep_inbound",
+        "schedule": 30.0,
+        "options": {"expires": 30.0},
+    },
+    "poll-stale-predictions": {
+        "task": "apps.content.tasks.poll_stale_predictions",
+        "schedule": 30.0,
+        "kwargs": {"older_than_seconds": PREDICTION_POLL_AFTER_SECONDS},
+        "options": {"expires": 30.0},
+    },
 }
 
 # --- Storage --------------------------------------------------------------------------
@@ -298,14 +342,32 @@ BATCH_MAX_ITEMS = env.int("BATCH_MAX_ITEMS", default=50)
 RATE_LIMIT_WINDOW_SECONDS = 60
 # Billing plans (apps.accounts.plans): limits per plan, set on an organization by the billing
 # webhook (customer.subscription.*). A null or missing limit is none.
-PLANS = env.json("PLANS", default={
-    "free": {"generationsPerMonth": 30, "profiles": 3, "requestsPerMinute": 60, "generationsPerMinute": 5,
-             "batchesPerMinute": 2},
-    "pro": {"generationsPerMonth": 1000, "profiles": 25, "requestsPerMinute": 300, "generationsPerMinute": 30,
-            "batchesPerMinute": 10},
-    "business": {"generationsPerMonth": 10000, "profiles": 150, "requestsPerMinute": 1000,
-                 "generationsPerMinute": 100, "batchesPerMinute": 30},
-})
+PLANS = env.json(
+    "PLANS",
+    default={
+        "free": {
+            "generationsPerMonth": 30,
+            "profiles": 3,
+            "requestsPerMinute": 60,
+            "generationsPerMinute": 5,
+            "batchesPerMinute": 2,
+        },
+        "pro": {
+            "generationsPerMonth": 1000,
+            "profiles": 25,
+            "requestsPerMinute": 300,
+            "generationsPerMinute": 30,
+            "batchesPerMinute": 10,
+        },
+        "business": {
+            "generationsPerMonth": 10000,
+            "profiles": 150,
+            "requestsPerMinute": 1000,
+            "generationsPerMinute": 100,
+            "batchesPerMinute": 30,
+        },
+    },
+)
 #: the plan of an organization that never had a subscription ("" = no plan limits)
 PLAN_DEFAULT = env("PLAN_DEFAULT", default="")
 #: the plan an organization falls back to when its subscription ends
@@ -344,7 +406,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/(v1|api)",
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "apps.core.schema.postprocess"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "apps.core.schema.postprocess",
+    ],
     "EXTENSIONS_INFO": {},
     # Swagger UI and ReDoc from the service itself (drf-spectacular-sidecar), never a CDN
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -376,13 +441,24 @@ PUBLISH_QUEUED_STUCK_SECONDS = env.int("PUBLISH_QUEUED_STUCK_SECONDS", default=6
 #: a post the platform is still processing (TikTok: moderation before the post id exists) is
 #: read again after these delays in seconds (the last repeats), for at most
 #: PUBLISH_PROCESSING_MAX_SECONDS; then it is published without its id, or `unknown`
-PUBLISH_PROCESSING_POLL_DELAYS = [float(x) for x in env.list("PUBLISH_PROCESSING_POLL_DELAYS",
-                                                             default=["20", "30", "60", "120", "300", "600"])]
+PUBLISH_PROCESSING_POLL_DELAYS = [
+    float(x)
+    for x in env.list("PUBLISH_PROCESSING_POLL_DELAYS", default=["20", "30", "60", "120", "300", "600"])
+]
 #: TikTok audited the app: without it TikTok accepts only SELF_ONLY posts (profiles say so)
 TIKTOK_APP_AUDITED = env.bool("TIKTOK_APP_AUDITED", default=False)
 PUBLISH_PROCESSING_MAX_SECONDS = env.int("PUBLISH_PROCESSING_MAX_SECONDS", default=24 * 3600)
-PUBLISH_CONCURRENCY = {"instagram": 4, "threads": 4, "tiktok": 2, "youtube": 2, "x": 8, "linkedin": 4, "pinterest": 4,
-                       "facebook": 4, "bluesky": 4}
+PUBLISH_CONCURRENCY = {
+    "instagram": 4,
+    "threads": 4,
+    "tiktok": 2,
+    "youtube": 2,
+    "x": 8,
+    "linkedin": 4,
+    "pinterest": 4,
+    "facebook": 4,
+    "bluesky": 4,
+}
 
 # --- Generation and platforms ---------------------------------------------------------
 GENERATION_ENGINE = env("GENERATION_ENGINE", default="local")  # local, openai, gemini, replicate
@@ -469,10 +545,12 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.request": {"level": "ERROR"},
-                # the filesystem broker has no host: kombu warns "No hostname was supplied" on
-                # every connection of the embedded default
-                "kombu.connection": {"level": "ERROR"}},
+    "loggers": {
+        "django.request": {"level": "ERROR"},
+        # the filesystem broker has no host: kombu warns "No hostname was supplied" on
+        # every connection of the embedded default
+        "kombu.connection": {"level": "ERROR"},
+    },
 }
 
 # --- Inbound provider webhooks (/webhook/<provider>); an unset secret answers 503 ----------

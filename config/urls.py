@@ -28,7 +28,11 @@ urlpatterns = [
     path("webhook/<str:provider>", provider_webhook),
     path("admin/", admin.site.urls),
     # API docs: one schema per family
-    path("v1/schema/", SpectacularAPIView.as_view(urlconf="config.urls_v1_schema", api_version="v1"), name="schema-v1"),
+    path(
+        "v1/schema/",
+        SpectacularAPIView.as_view(urlconf="config.urls_v1_schema", api_version="v1"),
+        name="schema-v1",
+    ),
     path("v1/docs/", SpectacularSwaggerView.as_view(url_name="schema-v1"), name="docs-v1"),
     path("v1/redoc/", SpectacularRedocView.as_view(url_name="schema-v1"), name="redoc-v1"),
     path("api/schema/", SpectacularAPIView.as_view(urlconf="config.urls_api_schema"), name="schema-api"),
@@ -51,6 +55,8 @@ if settings.BENCH_VIEWS:
 if not settings.STORAGES["default"]["BACKEND"].endswith("S3Storage"):
     # Local media (embedded default). In production, S3 or a web server serves media.
     def media_serve(request, path):
-        return static_serve(request, path, document_root=settings.MEDIA_ROOT)  # read per request (tests move it)
+        return static_serve(
+            request, path, document_root=settings.MEDIA_ROOT
+        )  # read per request (tests move it)
 
     urlpatterns.append(re_path(r"^media/(?P<path>.*)$", media_serve))

@@ -48,7 +48,9 @@ class Persona:
         # A fresh subject by default: rate-limit counts in Redis outlive a test.
         subject = subject or f"user-{uuid.uuid4().hex[:12]}"
         c = APIClient()
-        c.credentials(HTTP_AUTHORIZATION=f"Bearer {dev_token_issue(organization=self.org, role=self.role, subject=subject)}")
+        c.credentials(
+            HTTP_AUTHORIZATION=f"Bearer {dev_token_issue(organization=self.org, role=self.role, subject=subject)}"
+        )
         return c
 
 

@@ -28,7 +28,9 @@ def process_env(**extra) -> dict:
     env = dict(os.environ)
     db = connection.settings_dict
     if db["ENGINE"].endswith("postgresql"):
-        env["DATABASE_URL"] = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        env["DATABASE_URL"] = (
+            f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        )
     env["MEDIA_ROOT"] = str(settings.MEDIA_ROOT)
     env["DEV_TOKEN_KEY_PATH"] = str(settings.DEV_TOKEN_KEY_PATH)
     env["PYTHONPATH"] = str(ROOT)
@@ -39,8 +41,22 @@ def process_env(**extra) -> dict:
 @contextmanager
 def asgi_server(*, workers: int = 1, **env):
     port = free_port()
-    cmd = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-           "--workers", str(workers), "--log-level", "warning", "--lifespan", "off"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "config.asgi:application",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+        "--lifespan",
+        "off",
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=process_env(**env))
     base = f"http://127.0.0.1:{port}"
     try:
@@ -65,8 +81,24 @@ def asgi_server(*, workers: int = 1, **env):
 
 @contextmanager
 def celery_worker(*, queues: str = "default,generation,publishing,webhooks", concurrency: int = 2, **env):
-    cmd = [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "warning", "-Q", queues,
-           "--concurrency", str(concurrency), "--without-mingle", "--without-gossip", "--pool", "prefork"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "-l",
+        "warning",
+        "-Q",
+        queues,
+        "--concurrency",
+        str(concurrency),
+        "--without-mingle",
+        "--without-gossip",
+        "--pool",
+        "prefork",
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=process_env(**env))
     try:
         yield proc

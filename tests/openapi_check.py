@@ -10,7 +10,9 @@ from openapi_schema_validator import OAS30Validator
 
 @functools.cache
 def _schema(family: str) -> dict:
-    response = Client(HTTP_HOST="127.0.0.1").get(f"/{family}/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    response = Client(HTTP_HOST="127.0.0.1").get(
+        f"/{family}/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json"
+    )
     assert response.status_code == 200
     return response.json()
 
@@ -26,5 +28,7 @@ def media_types(family: str, path: str, method: str, status: int) -> list[str]:
     return list(_schema(family)["paths"][path][method.lower()]["responses"][str(status)].get("content", {}))
 
 
-def assert_conforms(family: str, path: str, method: str, status: int, body, media: str = "application/json") -> None:
+def assert_conforms(
+    family: str, path: str, method: str, status: int, body, media: str = "application/json"
+) -> None:
     OAS30Validator(declared(family, path, method, status, media)).validate(body)

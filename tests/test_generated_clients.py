@@ -43,9 +43,22 @@ def _generate(base: str, family: str, out: Path):
     package = f"pf_client_{family}"
     env = {"PATH": f"{ROOT / '.venv' / 'bin'}:/usr/bin:/bin"}
     done = subprocess.run(
-        [str(GENERATOR), "generate", "--url", f"{base}/{family}/schema/", "--meta", "none",
-         "--output-path", str(out / package), "--overwrite"],
-        cwd=out, capture_output=True, text=True, timeout=120, env=env,
+        [
+            str(GENERATOR),
+            "generate",
+            "--url",
+            f"{base}/{family}/schema/",
+            "--meta",
+            "none",
+            "--output-path",
+            str(out / package),
+            "--overwrite",
+        ],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Warning" not in done.stdout, done.stdout  # every schema construct was understood
@@ -70,11 +83,21 @@ def test_generated_clients_run_a_first_session_in_each_family(broker, tmp_path):
         models = _mod(a, "models")
         client = a.AuthenticatedClient(base_url=f"{base}/v1", token=key, raise_on_unexpected_status=True)
 
-        brand = _mod(a, "api.brands.v1_brands_create").sync(client=client, body=models.BrandInputRequest.from_dict({
-            "name": "Sunrise Coffee", "description": "Small-batch roasters",
-            "guidelines": {"voice": "warm, witty", "tone": ["friendly"], "colors": {"primary": "#AA3300"},
-                           "hashtags": ["coffee"]},
-        }))
+        brand = _mod(a, "api.brands.v1_brands_create").sync(
+            client=client,
+            body=models.BrandInputRequest.from_dict(
+                {
+                    "name": "Sunrise Coffee",
+                    "description": "Small-batch roasters",
+                    "guidelines": {
+                        "voice": "warm, witty",
+                        "tone": ["friendly"],
+                        "colors": {"primary": "#AA3300"},
+                        "hashtags": ["coffee"],
+                    },
+                }
+            ),
+        )
         assert isinstance(brand, models.BrandOutput), brand
         assert brand.name == "Sunrise Coffee" and brand.guidelines.voice == "warm, witty"
 
@@ -82,61 +105,100 @@ def test_generated_clients_run_a_first_session_in_each_family(broker, tmp_path):
         assert [p.id for p in profiles.data] and profiles.data[0].platform == "instagram"
 
         generate = _mod(a, "api.content.v1_content_generate")
-        content = generate.sync(client=client, wait=30, body=models.GenerateInputRequest.from_dict({
-            "prompt": "Our new Ethiopian single origin, bright and floral", "platforms": ["instagram", "x"],
-            "settings": {"tone": "friendly", "includeHashtags": True, "hashtagCount": 3},
-        }))
+        content = generate.sync(
+            client=client,
+            wait=30,
+            body=models.GenerateInputRequest.from_dict(
+                {
+                    "prompt": "Our new Ethiopian single origin, bright and floral",
+                    "platforms": ["instagram", "x"],
+                    "settings": {"tone": "friendly", "includeHashtags": True, "hashtagCount": 3},
+                }
+            ),
+        )
         assert isinstance(content, models.ContentOutput), content
         assert content.status == "generated", content.to_dict()
 
         read = _mod(a, "api.content.v1_content_retrieve").sync(content.id, client=client)
         assert read.id == content.id and set(read.content.to_dict()) == {"instagram", "x"}
 
-        updated = _mod(a, "api.content.v1_content_update").sync(content.id, client=client, body=models.UpdateInputRequest.from_dict(
-            {"content": {"instagram": {"caption": "Bright, floral, ours."}}}
-        ))
+        updated = _mod(a, "api.content.v1_content_update").sync(
+            content.id,
+            client=client,
+            body=models.UpdateInputRequest.from_dict(
+                {"content": {"instagram": {"caption": "Bright, floral, ours."}}}
+            ),
+        )
         assert updated.content.to_dict()["instagram"]["caption"] == "Bright, floral, ours."
 
         approved = _mod(a, "api.content.v1_content_approve").sync(content.id, client=client)
         assert approved.status == "approved"
 
         listed = _mod(a, "api.content.v1_content_list").sync(
-            client=client, status="approved", platform=models.V1ContentListPlatform("instagram"), fields="id,status",
-            sort_by=models.V1ContentListSortBy("createdAt"))  # the schema's enums are typed in the client
+            client=client,
+            status="approved",
+            platform=models.V1ContentListPlatform("instagram"),
+            fields="id,status",
+            sort_by=models.V1ContentListSortBy("createdAt"),
+        )  # the schema's enums are typed in the client
         assert [(c.id, c.status) for c in listed.data] == [(content.id, "approved")]
         assert listed.data[0].to_dict() == {"id": content.id, "status": "approved"}  # a partial object parses
 
         deleted = _mod(a, "api.content.v1_content_destroy").sync_detailed(content.id, client=client)
         assert deleted.status_code == 204
         missing = _mod(a, "api.content.v1_content_retrieve").sync_detailed(
-            content.id, client=a.AuthenticatedClient(base_url=f"{base}/v1", token=key))
+            content.id, client=a.AuthenticatedClient(base_url=f"{base}/v1", token=key)
+        )
         assert missing.status_code == 404 and missing.parsed.error.code == "NOT_FOUND"
 
         # --- Family B -------------------------------------------------------------------
         b = _generate(base, "api", tmp_path)
         bm = _mod(b, "models")
         bclient = b.AuthenticatedClient(base_url=f"{base}/api", token=key, raise_on_unexpected_status=True)
-        created = _mod(b, "api.brands.api_brands_create").sync(client=bclient, body=bm.BrandInputRequest.from_dict({
-            "name": "Harbour Bakery", "settings": {"require_approval": False},
-        }))
+        created = _mod(b, "api.brands.api_brands_create").sync(
+            client=bclient,
+            body=bm.BrandInputRequest.from_dict(
+                {
+                    "name": "Harbour Bakery",
+                    "settings": {"require_approval": False},
+                }
+            ),
+        )
         bbrand = created.data
         assert bbrand.name == "Harbour Bakery"
-        put = _mod(b, "api.brands.api_brands_settings_put").sync(bbrand.id, client=bclient, body=bm.GenerationSettingsInputRequest.from_dict({
-            "brand_voice": "cosy", "hashtags": ["bread"], "guidelines": {"do": ["say good morning"]},
-        }))
+        put = _mod(b, "api.brands.api_brands_settings_put").sync(
+            bbrand.id,
+            client=bclient,
+            body=bm.GenerationSettingsInputRequest.from_dict(
+                {
+                    "brand_voice": "cosy",
+                    "hashtags": ["bread"],
+                    "guidelines": {"do": ["say good morning"]},
+                }
+            ),
+        )
         assert isinstance(put, bm.ApiBrandsSettingsPutResponse200), put.to_dict()
         assert put.data.to_dict()["brand_voice"] == "cosy"
 
-        authorize = _mod(b, "api.oauth.api_oauth_authorize").sync("instagram", client=bclient, body=bm.AuthorizeInputRequest.from_dict(
-            {"redirectUri": REDIRECT, "brandId": str(bbrand.id)}))
+        authorize = _mod(b, "api.oauth.api_oauth_authorize").sync(
+            "instagram",
+            client=bclient,
+            body=bm.AuthorizeInputRequest.from_dict({"redirectUri": REDIRECT, "brandId": str(bbrand.id)}),
+        )
         landed = sandbox_consent(authorize.data.auth_url, username="harbour_bakery")  # the browser step
         connected = profile_from(landed)
         bprofile = _mod(b, "api.profiles.api_profiles_retrieve").sync(str(connected.pk), client=bclient).data
         assert bprofile.username == "harbour_bakery"
 
-        created = _mod(b, "api.content.api_content_create").sync(client=bclient, body=bm.CreateInputRequest.from_dict({
-            "socialProfileId": str(bprofile.id), "prompt": "Sourdough fresh at 7",
-        }))
+        created = _mod(b, "api.content.api_content_create").sync(
+            client=bclient,
+            body=bm.CreateInputRequest.from_dict(
+                {
+                    "socialProfileId": str(bprofile.id),
+                    "prompt": "Sourdough fresh at 7",
+                }
+            ),
+        )
         retrieve = _mod(b, "api.content.api_content_retrieve")
         deadline = time.monotonic() + 60
         item = created.data
@@ -145,6 +207,8 @@ def test_generated_clients_run_a_first_session_in_each_family(broker, tmp_path):
             item = retrieve.sync(str(created.data.id), client=bclient).data
         assert item.status == "reviewing", item.to_dict()
 
-        listed_b = _mod(b, "api.content.api_content_list").sync(client=bclient, sort=bm.ApiContentListSort("createdAt:desc"))
+        listed_b = _mod(b, "api.content.api_content_list").sync(
+            client=bclient, sort=bm.ApiContentListSort("createdAt:desc")
+        )
         assert str(item.id) in [str(c.id) for c in listed_b.data]
         assert listed_b.pagination.total >= 1

@@ -31,8 +31,14 @@ def _media(kind):
         data = png_bytes((4, 4))
         for i in range(n):
             media_create_from_bytes(
-                organization=org, data=data, content_type="image/png", kind=kind, width=4, height=4,
-                brand=brand, filename=f"{i}.png",
+                organization=org,
+                data=data,
+                content_type="image/png",
+                kind=kind,
+                width=4,
+                height=4,
+                brand=brand,
+                filename=f"{i}.png",
             )
 
     return make
@@ -42,7 +48,9 @@ def _logo_brands(org, brand, n):
     # brands that each have a logo: the logo URL must not cost a query per brand
     for _ in range(n):
         other = BrandFactory(organization=org)
-        logo = media_create_from_bytes(organization=org, data=png_bytes((4, 4)), content_type="image/png", kind=Kind.LOGO)
+        logo = media_create_from_bytes(
+            organization=org, data=png_bytes((4, 4)), content_type="image/png", kind=Kind.LOGO
+        )
         other.logo = logo
         other.save(update_fields=["logo"])
 
@@ -90,8 +98,14 @@ def _schedules(org, brand, n):
 
     profile = ProfileFactory(organization=org, brand=brand)
     for _ in range(n):
-        ContentSchedule.objects.create(organization=org, profile=profile, scheduled_date=datetime.date(2099, 1, 1), task="t",
-                                       platform="instagram", content=make_content(org, brand=brand, image=False))
+        ContentSchedule.objects.create(
+            organization=org,
+            profile=profile,
+            scheduled_date=datetime.date(2099, 1, 1),
+            task="t",
+            platform="instagram",
+            content=make_content(org, brand=brand, image=False),
+        )
 
 
 def _batches(org, brand, n):
@@ -115,7 +129,11 @@ QUERY_COUNTS = {
     "api brands": ("/api/brands?limit=100", _brands, 3),
     "api brands with logos": ("/api/brands?limit=100", _logo_brands, 3),
     "api brand profiles": ("/api/brands/{brand}/profiles?limit=100", _profiles, 4),
-    "api brand reference images": ("/api/brands/{brand}/reference-images?limit=100", _media(Kind.REFERENCE), 4),
+    "api brand reference images": (
+        "/api/brands/{brand}/reference-images?limit=100",
+        _media(Kind.REFERENCE),
+        4,
+    ),
     "api profiles": ("/api/profiles?limit=100", _profiles, 3),
     "api media": ("/api/media?limit=100", _media(Kind.UPLOAD), 3),
     "api media reference images": ("/api/media/reference-images?limit=100", _media(Kind.REFERENCE), 3),
@@ -124,8 +142,16 @@ QUERY_COUNTS = {
     "v1 content": ("/v1/content?limit=100", _contents, 6),
     "v1 content by cursor": ("/v1/content?limit=100&cursor=", _contents, 5),
     "api content": ("/api/content?limit=100", _contents, 7),
-    "v1 content of brands requiring approval": ("/v1/content?limit=100", _contents_of_brands_requiring_approval, 6),
-    "api content of brands requiring approval": ("/api/content?limit=100", _contents_of_brands_requiring_approval, 7),
+    "v1 content of brands requiring approval": (
+        "/v1/content?limit=100",
+        _contents_of_brands_requiring_approval,
+        6,
+    ),
+    "api content of brands requiring approval": (
+        "/api/content?limit=100",
+        _contents_of_brands_requiring_approval,
+        7,
+    ),
     "api tags": ("/api/tags?limit=100", _tags, 3),
     "api events": ("/api/events?limit=100", _events, 3),
     "api content schedules": ("/api/content/schedules?limit=100", _schedules, 3),
@@ -134,7 +160,9 @@ QUERY_COUNTS = {
 
 
 @pytest.mark.parametrize("name", list(QUERY_COUNTS))
-def test_a_list_costs_the_same_number_of_queries_for_3_and_30_rows(name, owner, django_assert_max_num_queries):
+def test_a_list_costs_the_same_number_of_queries_for_3_and_30_rows(
+    name, owner, django_assert_max_num_queries
+):
     path, make, pinned = QUERY_COUNTS[name]
     brand = BrandFactory(organization=owner.org)
     client = owner.client()

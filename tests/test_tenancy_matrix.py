@@ -72,9 +72,15 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ("v1", "analytics/content"): ("/v1/analytics/content?contentId={content}", {"get": r("analytics")}),
     ("v1", "analytics/export"): ("/v1/analytics/export", {"get": r("analytics")}),
     ("v1", "analytics/profiles/<pk>"): ("/v1/analytics/profiles/{profile}", {"get": r("analytics")}),
-    ("v1", "profiles/<pk>/settings"): ("/v1/profiles/{profile}/settings", {"put": r(PR, "editor", JSON, displayName="M")}),
+    ("v1", "profiles/<pk>/settings"): (
+        "/v1/profiles/{profile}/settings",
+        {"put": r(PR, "editor", JSON, displayName="M")},
+    ),
     # Webhooks (both families)
-    ("v1", "webhooks"): ("/v1/webhooks", {"get": r(WH), "post": r(WH, "admin", JSON, url="https://127.0.0.1/h", events=["*"])}),
+    ("v1", "webhooks"): (
+        "/v1/webhooks",
+        {"get": r(WH), "post": r(WH, "admin", JSON, url="https://127.0.0.1/h", events=["*"])},
+    ),
     ("v1", "webhooks/<pk>"): (
         "/v1/webhooks/{webhook}",
         {"get": r(WH), "put": r(WH, "admin", JSON, events=["content.created"]), "delete": r(WH, "admin")},
@@ -83,24 +89,34 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ("v1", "webhooks/<pk>/rotate-secret"): ("/v1/webhooks/{webhook}/rotate-secret", {"post": r(WH, "admin")}),
     ("v1", "webhooks/<webhook_pk>/deliveries"): ("/v1/webhooks/{webhook}/deliveries", {"get": r(WH)}),
     ("v1", "webhooks/<webhook_pk>/deliveries/<pk>"): (
-        "/v1/webhooks/{webhook}/deliveries/{delivery}", {"get": r(WH)},
+        "/v1/webhooks/{webhook}/deliveries/{delivery}",
+        {"get": r(WH)},
     ),
     ("v1", "webhooks/<webhook_pk>/deliveries/<pk>/redeliver"): (
-        "/v1/webhooks/{webhook}/deliveries/{delivery}/redeliver", {"post": r(WH, "admin")},
+        "/v1/webhooks/{webhook}/deliveries/{delivery}/redeliver",
+        {"post": r(WH, "admin")},
     ),
-    ("api", "webhooks"): ("/api/webhooks", {"get": r(WH), "post": r(WH, "admin", JSON, url="https://127.0.0.1/h", events=["*"])}),
+    ("api", "webhooks"): (
+        "/api/webhooks",
+        {"get": r(WH), "post": r(WH, "admin", JSON, url="https://127.0.0.1/h", events=["*"])},
+    ),
     ("api", "webhooks/<pk>"): (
         "/api/webhooks/{webhook}",
         {"get": r(WH), "put": r(WH, "admin", JSON, events=["content.created"]), "delete": r(WH, "admin")},
     ),
     ("api", "webhooks/<pk>/test"): ("/api/webhooks/{webhook}/test", {"post": r(WH, "admin")}),
-    ("api", "webhooks/<pk>/rotate-secret"): ("/api/webhooks/{webhook}/rotate-secret", {"post": r(WH, "admin")}),
+    ("api", "webhooks/<pk>/rotate-secret"): (
+        "/api/webhooks/{webhook}/rotate-secret",
+        {"post": r(WH, "admin")},
+    ),
     ("api", "webhooks/<webhook_pk>/deliveries"): ("/api/webhooks/{webhook}/deliveries", {"get": r(WH)}),
     ("api", "webhooks/<webhook_pk>/deliveries/<pk>"): (
-        "/api/webhooks/{webhook}/deliveries/{delivery}", {"get": r(WH)},
+        "/api/webhooks/{webhook}/deliveries/{delivery}",
+        {"get": r(WH)},
     ),
     ("api", "webhooks/<webhook_pk>/deliveries/<pk>/redeliver"): (
-        "/api/webhooks/{webhook}/deliveries/{delivery}/redeliver", {"post": r(WH, "admin")},
+        "/api/webhooks/{webhook}/deliveries/{delivery}/redeliver",
+        {"post": r(WH, "admin")},
     ),
     # Family B: brands
     ("api", "brands"): ("/api/brands", {"get": r(BR), "post": r(BR, "editor", JSON, name="Matrix")}),
@@ -136,7 +152,10 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("api", "profiles/<pk>"): ("/api/profiles/{profile}", {"get": r(PR), "delete": r(PR, "admin")}),
     ("api", "analytics/profiles"): ("/api/analytics/profiles?profileId={profile}", {"get": r("analytics")}),
-    ("api", "analytics/best-times"): ("/api/analytics/best-times?profileId={profile}", {"get": r("analytics")}),
+    ("api", "analytics/best-times"): (
+        "/api/analytics/best-times?profileId={profile}",
+        {"get": r("analytics")},
+    ),
     ("api", "analytics/overview"): ("/api/analytics/overview", {"get": r("analytics")}),
     ("api", "analytics/content"): ("/api/analytics/content", {"get": r("analytics")}),
     ("api", "analytics/export"): ("/api/analytics/export", {"get": r("analytics")}),
@@ -145,7 +164,10 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         "/api/profiles/{profile}/settings",
         {"get": r(PR), "put": r(PR, "editor", JSON, displayName="M")},
     ),
-    ("api", "profiles/<pk>/effective-settings"): ("/api/profiles/{profile}/effective-settings", {"get": r(PR)}),
+    ("api", "profiles/<pk>/effective-settings"): (
+        "/api/profiles/{profile}/effective-settings",
+        {"get": r(PR)},
+    ),
     ("api", "profiles/<pk>/schedule-slots"): (
         "/api/profiles/{profile}/schedule-slots",
         {"get": r(PR), "put": r(PR, "editor", JSON, postingTimes=["09:00"])},
@@ -153,13 +175,21 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     # Family B: OAuth connect
     ("api", "oauth/platforms"): ("/api/oauth/platforms", {"get": r(PR)}),
     ("api", "oauth/redirect-origins"): (
-        "/api/oauth/redirect-origins", {"get": r(PR), "post": r(PR, "admin", JSON, origin="https://matrix.example.org")},
+        "/api/oauth/redirect-origins",
+        {"get": r(PR), "post": r(PR, "admin", JSON, origin="https://matrix.example.org")},
     ),
-    ("api", "oauth/redirect-origins/<pk>"): ("/api/oauth/redirect-origins/{origin}", {"delete": r(PR, "admin")}),
+    ("api", "oauth/redirect-origins/<pk>"): (
+        "/api/oauth/redirect-origins/{origin}",
+        {"delete": r(PR, "admin")},
+    ),
     ("v1", "oauth/redirect-origins"): (
-        "/v1/oauth/redirect-origins", {"get": r(PR), "post": r(PR, "admin", JSON, origin="https://matrix.example.org")},
+        "/v1/oauth/redirect-origins",
+        {"get": r(PR), "post": r(PR, "admin", JSON, origin="https://matrix.example.org")},
     ),
-    ("v1", "oauth/redirect-origins/<pk>"): ("/v1/oauth/redirect-origins/{origin}", {"delete": r(PR, "admin")}),
+    ("v1", "oauth/redirect-origins/<pk>"): (
+        "/v1/oauth/redirect-origins/{origin}",
+        {"delete": r(PR, "admin")},
+    ),
     ("api", "oauth/<platform>/authorize"): (
         "/api/oauth/tiktok/authorize",
         {"post": r(PR, "admin", JSON, redirectUri="https://app.example.com/connected")},
@@ -176,86 +206,173 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     # Family A: content
     ("v1", "content"): ("/v1/content", {"get": r(READ_MEDIA)}),
     ("v1", "content/generate"): (
-        "/v1/content/generate", {"post": r(WRITE_MEDIA, "editor", JSON, prompt="Matrix launch", platforms=["instagram"])},
+        "/v1/content/generate",
+        {"post": r(WRITE_MEDIA, "editor", JSON, prompt="Matrix launch", platforms=["instagram"])},
     ),
     ("v1", "content/batch"): (
-        "/v1/content/batch", {"post": r(WRITE_MEDIA, "editor", JSON, operations=[{"method": "update", "id": "{content}", "data": {"status": "draft"}}])},
+        "/v1/content/batch",
+        {
+            "post": r(
+                WRITE_MEDIA,
+                "editor",
+                JSON,
+                operations=[{"method": "update", "id": "{content}", "data": {"status": "draft"}}],
+            )
+        },
     ),
     ("v1", "content/<pk>"): (
         "/v1/content/{content}",
-        {"get": r(READ_MEDIA), "put": r(WRITE_MEDIA, "editor", JSON, status="draft"), "delete": r(WRITE_MEDIA, "editor")},
+        {
+            "get": r(READ_MEDIA),
+            "put": r(WRITE_MEDIA, "editor", JSON, status="draft"),
+            "delete": r(WRITE_MEDIA, "editor"),
+        },
     ),
     ("v1", "content/<pk>/approve"): ("/v1/content/{content}/approve", {"post": r(WRITE_MEDIA, "admin")}),
-    ("v1", "content/<pk>/reject"): ("/v1/content/{content}/reject", {"post": r(WRITE_MEDIA, "admin", JSON, reason="x")}),
-    ("v1", "content/<pk>/regenerate"): ("/v1/content/{content}/regenerate", {"post": r(WRITE_MEDIA, "editor")}),
-    ("v1", "content/<pk>/edit-image"): (
-        "/v1/content/{content}/edit-image", {"post": r(WRITE_MEDIA, "editor", JSON, prompt="brighter")},
+    ("v1", "content/<pk>/reject"): (
+        "/v1/content/{content}/reject",
+        {"post": r(WRITE_MEDIA, "admin", JSON, reason="x")},
     ),
-    ("v1", "content/<pk>/edit-image/undo"): ("/v1/content/{content}/edit-image/undo", {"post": r(WRITE_MEDIA, "editor")}),
+    ("v1", "content/<pk>/regenerate"): (
+        "/v1/content/{content}/regenerate",
+        {"post": r(WRITE_MEDIA, "editor")},
+    ),
+    ("v1", "content/<pk>/edit-image"): (
+        "/v1/content/{content}/edit-image",
+        {"post": r(WRITE_MEDIA, "editor", JSON, prompt="brighter")},
+    ),
+    ("v1", "content/<pk>/edit-image/undo"): (
+        "/v1/content/{content}/edit-image/undo",
+        {"post": r(WRITE_MEDIA, "editor")},
+    ),
     # Family B: content
     ("api", "content"): (
         "/api/content",
-        {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", JSON, socialProfileId="{profile}", prompt="Matrix launch")},
+        {
+            "get": r(READ_MEDIA),
+            "post": r(WRITE_MEDIA, "editor", JSON, socialProfileId="{profile}", prompt="Matrix launch"),
+        },
     ),
     ("api", "content/generate"): (
-        "/api/content/generate", {"post": r(WRITE_MEDIA, "editor", JSON, profileId="{profile}", task="Matrix launch")},
+        "/api/content/generate",
+        {"post": r(WRITE_MEDIA, "editor", JSON, profileId="{profile}", task="Matrix launch")},
     ),
     ("api", "content/multi-platform"): (
-        "/api/content/multi-platform", {"post": r(WRITE_MEDIA, "editor", JSON, profileIds=["{profile}"], prompt="Matrix launch")},
+        "/api/content/multi-platform",
+        {"post": r(WRITE_MEDIA, "editor", JSON, profileIds=["{profile}"], prompt="Matrix launch")},
     ),
     ("api", "content/intelligence"): (
-        "/api/content/intelligence", {"post": r(WRITE_MEDIA, "editor", JSON, profileId="{profile}", topic="coffee", count=2)},
+        "/api/content/intelligence",
+        {"post": r(WRITE_MEDIA, "editor", JSON, profileId="{profile}", topic="coffee", count=2)},
     ),
     ("api", "content/optimize"): (
-        "/api/content/optimize", {"post": r(WRITE_MEDIA, "editor", JSON, caption="Hello there", platform="x")},
+        "/api/content/optimize",
+        {"post": r(WRITE_MEDIA, "editor", JSON, caption="Hello there", platform="x")},
     ),
     ("api", "content/schedules"): (
         "/api/content/schedules",
-        {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", JSON, socialProfileId="{profile}", scheduledDate="2099-01-01", task="Matrix")},
+        {
+            "get": r(READ_MEDIA),
+            "post": r(
+                WRITE_MEDIA,
+                "editor",
+                JSON,
+                socialProfileId="{profile}",
+                scheduledDate="2099-01-01",
+                task="Matrix",
+            ),
+        },
     ),
     ("api", "content/<pk>"): (
         "/api/content/{content}",
-        {"get": r(READ_MEDIA), "put": r(WRITE_MEDIA, "editor", JSON, status="draft"), "delete": r(WRITE_MEDIA, "editor")},
+        {
+            "get": r(READ_MEDIA),
+            "put": r(WRITE_MEDIA, "editor", JSON, status="draft"),
+            "delete": r(WRITE_MEDIA, "editor"),
+        },
     ),
     ("api", "content/<pk>/approve"): ("/api/content/{content}/approve", {"post": r(WRITE_MEDIA, "admin")}),
-    ("api", "content/<pk>/reject"): ("/api/content/{content}/reject", {"post": r(WRITE_MEDIA, "admin", JSON, reason="x")}),
-    ("api", "content/<pk>/regenerate"): ("/api/content/{content}/regenerate", {"post": r(WRITE_MEDIA, "editor")}),
-    ("api", "content/<pk>/edit-image"): (
-        "/api/content/{content}/edit-image", {"post": r(WRITE_MEDIA, "editor", JSON, prompt="brighter")},
+    ("api", "content/<pk>/reject"): (
+        "/api/content/{content}/reject",
+        {"post": r(WRITE_MEDIA, "admin", JSON, reason="x")},
     ),
-    ("api", "content/<pk>/edit-image/undo"): ("/api/content/{content}/edit-image/undo", {"post": r(WRITE_MEDIA, "editor")}),
+    ("api", "content/<pk>/regenerate"): (
+        "/api/content/{content}/regenerate",
+        {"post": r(WRITE_MEDIA, "editor")},
+    ),
+    ("api", "content/<pk>/edit-image"): (
+        "/api/content/{content}/edit-image",
+        {"post": r(WRITE_MEDIA, "editor", JSON, prompt="brighter")},
+    ),
+    ("api", "content/<pk>/edit-image/undo"): (
+        "/api/content/{content}/edit-image/undo",
+        {"post": r(WRITE_MEDIA, "editor")},
+    ),
     # Family B: tags, events (campaigns), batches
-    ("api", "tags"): ("/api/tags", {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", JSON, name="Matrix")}),
+    ("api", "tags"): (
+        "/api/tags",
+        {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", JSON, name="Matrix")},
+    ),
     ("api", "tags/<pk>"): (
         "/api/tags/{tag}",
-        {"get": r(READ_MEDIA), "put": r(WRITE_MEDIA, "editor", JSON, name="Renamed"), "delete": r(WRITE_MEDIA, "editor")},
+        {
+            "get": r(READ_MEDIA),
+            "put": r(WRITE_MEDIA, "editor", JSON, name="Renamed"),
+            "delete": r(WRITE_MEDIA, "editor"),
+        },
     ),
-    ("api", "events"): ("/api/events", {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", JSON, name="Launch")}),
+    ("api", "events"): (
+        "/api/events",
+        {"get": r(READ_MEDIA), "post": r(WRITE_MEDIA, "editor", JSON, name="Launch")},
+    ),
     ("api", "events/<pk>"): (
         "/api/events/{event}",
-        {"get": r(READ_MEDIA), "put": r(WRITE_MEDIA, "editor", JSON, name="Renamed"), "delete": r(WRITE_MEDIA, "editor")},
+        {
+            "get": r(READ_MEDIA),
+            "put": r(WRITE_MEDIA, "editor", JSON, name="Renamed"),
+            "delete": r(WRITE_MEDIA, "editor"),
+        },
     ),
     ("api", "batch"): ("/api/batch", {"get": r(READ_MEDIA)}),
-    ("api", "batch/generate"): ("/api/batch/generate", {"post": r(WRITE_MEDIA, "editor", JSON, scheduleIds=["{schedule}"])}),
+    ("api", "batch/generate"): (
+        "/api/batch/generate",
+        {"post": r(WRITE_MEDIA, "editor", JSON, scheduleIds=["{schedule}"])},
+    ),
     ("api", "batch/<pk>"): ("/api/batch/{batch}", {"get": r(READ_MEDIA)}),
     # publishing
     ("v1", "content/<pk>/schedule"): (
         "/v1/content/{content}/schedule",
         {"post": r(PUB, "admin", JSON, scheduledFor="2099-01-01T10:00:00Z", profiles=["{profile}"])},
     ),
-    ("v1", "content/<pk>/publish"): ("/v1/content/{content}/publish", {"post": r(PUB, "admin", JSON, profiles=["{profile}"])}),
+    ("v1", "content/<pk>/publish"): (
+        "/v1/content/{content}/publish",
+        {"post": r(PUB, "admin", JSON, profiles=["{profile}"])},
+    ),
     ("api", "posts/scheduled"): (
         "/api/posts/scheduled",
-        {"get": r(READ_MEDIA),
-         "post": r(PUB, "admin", JSON, contentId="{content}", profileIds=["{profile}"], scheduledFor="2099-01-01T10:00:00Z")},
+        {
+            "get": r(READ_MEDIA),
+            "post": r(
+                PUB,
+                "admin",
+                JSON,
+                contentId="{content}",
+                profileIds=["{profile}"],
+                scheduledFor="2099-01-01T10:00:00Z",
+            ),
+        },
     ),
-    ("api", "posts/scheduled/<publication_id>"): ("/api/posts/scheduled/{publication}", {"delete": r(PUB, "admin")}),
+    ("api", "posts/scheduled/<publication_id>"): (
+        "/api/posts/scheduled/{publication}",
+        {"delete": r(PUB, "admin")},
+    ),
     ("api", "posts/queue"): (
         "/api/posts/queue",
         {"get": r(READ_MEDIA), "post": r(PUB, "admin", JSON, contentId="{content}", profileId="{profile}")},
     ),
     ("api", "posts/publish"): (
-        "/api/posts/publish", {"post": r(PUB, "admin", JSON, contentId="{content}", profileIds=["{profile}"])},
+        "/api/posts/publish",
+        {"post": r(PUB, "admin", JSON, contentId="{content}", profileIds=["{profile}"])},
     ),
 }
 
@@ -290,7 +407,11 @@ def declared_routes() -> set[tuple[str, str, str]]:
 
 
 DECLARED = sorted(declared_routes())
-KNOWN = {(f, route, m): (template, rule) for (f, route), (template, rules) in ROUTES.items() for m, rule in rules.items()}
+KNOWN = {
+    (f, route, m): (template, rule)
+    for (f, route), (template, rules) in ROUTES.items()
+    for m, rule in rules.items()
+}
 CASES = [case for case in DECLARED if case in KNOWN]
 
 
@@ -301,7 +422,9 @@ def case_id(case) -> str:
 
 def test_every_route_is_in_the_matrix():
     declared = set(DECLARED)
-    assert sorted(declared - set(KNOWN)) == [], "routes the tenancy matrix does not know: describe them in ROUTES"
+    assert sorted(declared - set(KNOWN)) == [], (
+        "routes the tenancy matrix does not know: describe them in ROUTES"
+    )
     assert sorted(set(KNOWN) - declared) == [], "ROUTES describes routes that no longer exist"
     assert len(CASES) >= 40
 
@@ -328,17 +451,30 @@ class Objects:
     def ids(self, family: str) -> dict:
         if family == "v1":
             return {
-                "brand": f"brd_{self.brand.pk.hex}", "profile": f"prf_{self.profile.pk.hex}",
-                "media": f"med_{self.media.pk.hex}", "ref": f"med_{self.ref.pk.hex}",
-                "content": f"cnt_{self.content.pk.hex}", "publication": f"pub_{self.publication.pk.hex}",
-                "webhook": f"whk_{self.webhook.pk.hex}", "delivery": f"dlv_{self.delivery.pk.hex}",
+                "brand": f"brd_{self.brand.pk.hex}",
+                "profile": f"prf_{self.profile.pk.hex}",
+                "media": f"med_{self.media.pk.hex}",
+                "ref": f"med_{self.ref.pk.hex}",
+                "content": f"cnt_{self.content.pk.hex}",
+                "publication": f"pub_{self.publication.pk.hex}",
+                "webhook": f"whk_{self.webhook.pk.hex}",
+                "delivery": f"dlv_{self.delivery.pk.hex}",
                 "origin": f"rdo_{self.origin.pk.hex}",
             }
         return {
-            "brand": str(self.brand.pk), "profile": str(self.profile.pk), "media": str(self.media.pk), "ref": str(self.ref.pk),
-            "content": str(self.content.pk), "tag": str(self.tag.pk), "event": str(self.event.pk),
-            "schedule": str(self.schedule.pk), "batch": str(self.batch.pk), "publication": str(self.publication.pk),
-            "webhook": str(self.webhook.pk), "delivery": str(self.delivery.pk), "origin": str(self.origin.pk),
+            "brand": str(self.brand.pk),
+            "profile": str(self.profile.pk),
+            "media": str(self.media.pk),
+            "ref": str(self.ref.pk),
+            "content": str(self.content.pk),
+            "tag": str(self.tag.pk),
+            "event": str(self.event.pk),
+            "schedule": str(self.schedule.pk),
+            "batch": str(self.batch.pk),
+            "publication": str(self.publication.pk),
+            "webhook": str(self.webhook.pk),
+            "delivery": str(self.delivery.pk),
+            "origin": str(self.origin.pk),
         }
 
 
@@ -348,34 +484,81 @@ def make_objects(org) -> Objects:
 
     def image(kind):
         return media_create_from_bytes(
-            organization=org, data=png_bytes((8, 8)), content_type="image/png", kind=kind, width=8, height=8,
-            brand=brand if kind == Kind.REFERENCE else None, filename=f"{kind}.png",
+            organization=org,
+            data=png_bytes((8, 8)),
+            content_type="image/png",
+            kind=kind,
+            width=8,
+            height=8,
+            brand=brand if kind == Kind.REFERENCE else None,
+            filename=f"{kind}.png",
         )
 
     # content ready for review, with its text and image, as the pipeline leaves it
-    content = Content.objects.create(organization=org, brand=brand, profile=profile, platforms=["instagram"],
-                                     prompt="Matrix", status=states.REVIEW, dimensions="4:5")
-    Variant.objects.create(content=content, platform="instagram", caption="Matrix caption", hashtags=["#matrix"])
-    media_create_from_bytes(organization=org, data=png_bytes((8, 10)), content_type="image/png", kind=Kind.GENERATED,
-                            width=8, height=10, content=content)
-    webhook = WebhookEndpoint.objects.create(organization=org, url="https://hooks.example.com/h", events=["*"],
-                                             secret="whsec_" + "A" * 44)
-    delivery = WebhookDelivery.objects.create(organization=org, endpoint=webhook, message_id=f"evt_{uuid.uuid4().hex}",
-                                              event_type="webhook.test", payload={})
+    content = Content.objects.create(
+        organization=org,
+        brand=brand,
+        profile=profile,
+        platforms=["instagram"],
+        prompt="Matrix",
+        status=states.REVIEW,
+        dimensions="4:5",
+    )
+    Variant.objects.create(
+        content=content, platform="instagram", caption="Matrix caption", hashtags=["#matrix"]
+    )
+    media_create_from_bytes(
+        organization=org,
+        data=png_bytes((8, 10)),
+        content_type="image/png",
+        kind=Kind.GENERATED,
+        width=8,
+        height=10,
+        content=content,
+    )
+    webhook = WebhookEndpoint.objects.create(
+        organization=org, url="https://hooks.example.com/h", events=["*"], secret="whsec_" + "A" * 44
+    )
+    delivery = WebhookDelivery.objects.create(
+        organization=org,
+        endpoint=webhook,
+        message_id=f"evt_{uuid.uuid4().hex}",
+        event_type="webhook.test",
+        payload={},
+    )
     return Objects(
-        webhook=webhook, delivery=delivery,
+        webhook=webhook,
+        delivery=delivery,
         origin=OAuthRedirectOrigin.objects.create(organization=org, origin=f"https://{org.slug}.example.org"),
-        brand=brand, profile=profile, media=image(Kind.UPLOAD), ref=image(Kind.REFERENCE), content=content,
+        brand=brand,
+        profile=profile,
+        media=image(Kind.UPLOAD),
+        ref=image(Kind.REFERENCE),
+        content=content,
         tag=Tag.objects.create(organization=org, name="Matrix tag"),
         event=Campaign.objects.create(organization=org, name="Matrix event"),
-        schedule=ContentSchedule.objects.create(organization=org, profile=profile, scheduled_date=datetime.date(2099, 1, 1),
-                                                task="Matrix", platform="instagram", dimensions="4:5"),
+        schedule=ContentSchedule.objects.create(
+            organization=org,
+            profile=profile,
+            scheduled_date=datetime.date(2099, 1, 1),
+            task="Matrix",
+            platform="instagram",
+            dimensions="4:5",
+        ),
         batch=Batch.objects.create(organization=org, total=0),
         publication=Publication.objects.create(
-            organization=org, content=Content.objects.create(organization=org, brand=brand, platforms=["instagram"],
-                                                             prompt="Matrix scheduled", status=states.SCHEDULED),
-            profile=profile, scheduled_for=datetime.datetime(2099, 1, 2, tzinfo=datetime.UTC),
-            due_at=datetime.datetime(2099, 1, 2, tzinfo=datetime.UTC)),
+            organization=org,
+            content=Content.objects.create(
+                organization=org,
+                brand=brand,
+                platforms=["instagram"],
+                prompt="Matrix scheduled",
+                status=states.SCHEDULED,
+            ),
+            profile=profile,
+            scheduled_for=datetime.datetime(2099, 1, 2, tzinfo=datetime.UTC),
+            due_at=datetime.datetime(2099, 1, 2, tzinfo=datetime.UTC),
+        ),
     )
 
 
@@ -390,7 +573,11 @@ def theirs(outsider) -> Objects:
 
 
 def client_for(persona: Persona, family: str, *, jwt: bool):
-    return persona.token_client(subject=f"matrix-{uuid.uuid4().hex}") if (jwt and family == "api") else persona.client()
+    return (
+        persona.token_client(subject=f"matrix-{uuid.uuid4().hex}")
+        if (jwt and family == "api")
+        else persona.client()
+    )
 
 
 def _fill(value, ids: dict):
@@ -411,7 +598,10 @@ def call(client, case, path_ids: dict, body_ids: dict | None = None):
     if rule.body == JSON:
         kwargs = {"data": _fill(dict(rule.payload), body_ids or path_ids), "format": "json"}
     elif rule.body == UPLOAD:
-        kwargs = {"data": {"file": SimpleUploadedFile("m.png", png_bytes((8, 8)), content_type="image/png")}, "format": "multipart"}
+        kwargs = {
+            "data": {"file": SimpleUploadedFile("m.png", png_bytes((8, 8)), content_type="image/png")},
+            "format": "multipart",
+        }
     return getattr(client, method)(path, **kwargs)
 
 
@@ -432,8 +622,19 @@ def assert_error(response, family: str, status: int, code: str) -> dict:
 
 def _snapshot(objects: Objects) -> tuple:
     rows = []
-    for obj in (objects.brand, objects.profile, objects.media, objects.ref, objects.content, objects.tag, objects.event,
-                objects.schedule, objects.batch, objects.publication, objects.webhook):
+    for obj in (
+        objects.brand,
+        objects.profile,
+        objects.media,
+        objects.ref,
+        objects.content,
+        objects.tag,
+        objects.event,
+        objects.schedule,
+        objects.batch,
+        objects.publication,
+        objects.webhook,
+    ):
         found = type(obj).objects.filter(pk=obj.pk).values().first()
         rows.append(found)
     return tuple(rows)
@@ -506,7 +707,9 @@ def test_another_organization_s_object_is_a_404(case, owner, mine, theirs):
     family = case[0]
     before = _snapshot(theirs)
     for jwt in (False, True):
-        response = call(client_for(owner, family, jwt=jwt), case, theirs.ids(family), body_ids=mine.ids(family))
+        response = call(
+            client_for(owner, family, jwt=jwt), case, theirs.ids(family), body_ids=mine.ids(family)
+        )
         assert_error(response, family, 404, "NOT_FOUND")
     assert _snapshot(theirs) == before
 
@@ -523,7 +726,11 @@ def test_another_organization_s_object_under_one_of_mine_is_a_404(case, owner, m
     assert MediaAsset.objects.filter(pk=theirs.ref.pk).exists()
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if KNOWN[c][1].body == JSON and "{profile}" in str(KNOWN[c][1].payload)], ids=case_id)
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if KNOWN[c][1].body == JSON and "{profile}" in str(KNOWN[c][1].payload)],
+    ids=case_id,
+)
 def test_another_organization_s_id_in_a_body_changes_nothing_of_theirs(case, owner, mine, theirs):
     family = case[0]
     before = _snapshot(theirs)
@@ -541,7 +748,9 @@ def test_the_same_identity_in_two_organizations_does_not_share_idempotent_replay
     key = {"HTTP_IDEMPOTENCY_KEY": "same-key-123"}
     subject = f"person-{uuid.uuid4().hex}"
     first = owner.token_client(subject=subject).post("/api/brands", {"name": "Twin"}, format="json", **key)
-    second = outsider.token_client(subject=subject).post("/api/brands", {"name": "Twin"}, format="json", **key)
+    second = outsider.token_client(subject=subject).post(
+        "/api/brands", {"name": "Twin"}, format="json", **key
+    )
     assert first.status_code == second.status_code == 201
     assert second.json()["data"]["id"] != first.json()["data"]["id"]
     assert Brand.objects.filter(organization=outsider.org, name="Twin").exists()
@@ -554,11 +763,15 @@ def test_the_same_identity_in_two_organizations_does_not_share_idempotent_replay
 def test_deleting_scheduled_content_needs_an_admin_in_both_families(family, owner, editor, mine):
     scheduled = mine.publication.content
     path = f"/{family}/content/" + (f"cnt_{scheduled.pk.hex}" if family == "v1" else str(scheduled.pk))
-    details = assert_error(client_for(editor, family, jwt=family == "api").delete(path), family, 403, "AUTHORIZATION_ERROR")
+    details = assert_error(
+        client_for(editor, family, jwt=family == "api").delete(path), family, 403, "AUTHORIZATION_ERROR"
+    )
     assert (details["role"], details["requiredRole"]) == ("editor", "admin")
     assert Content.objects.filter(pk=scheduled.pk, status=states.SCHEDULED).exists()
     # content in review stays an editor's to delete
-    review = f"/{family}/content/" + (f"cnt_{mine.content.pk.hex}" if family == "v1" else str(mine.content.pk))
+    review = f"/{family}/content/" + (
+        f"cnt_{mine.content.pk.hex}" if family == "v1" else str(mine.content.pk)
+    )
     assert client_for(editor, family, jwt=False).delete(review).status_code == 204
     assert client_for(owner, family, jwt=family == "api").delete(path).status_code == 204
     assert not Content.objects.filter(pk=scheduled.pk).exists()
@@ -566,8 +779,11 @@ def test_deleting_scheduled_content_needs_an_admin_in_both_families(family, owne
 
 def test_a_batch_delete_of_scheduled_content_needs_an_admin(editor, mine):
     scheduled = mine.publication.content
-    response = editor.client().post("/v1/content/batch", {"operations": [{"method": "delete", "id": f"cnt_{scheduled.pk.hex}"}]},
-                                    format="json")
+    response = editor.client().post(
+        "/v1/content/batch",
+        {"operations": [{"method": "delete", "id": f"cnt_{scheduled.pk.hex}"}]},
+        format="json",
+    )
     assert response.status_code == 200
     result = response.json()["results"][0]
     assert result["status"] == "error" and result["error"]["code"] == "AUTHORIZATION_ERROR"
@@ -584,7 +800,9 @@ def test_switching_approval_settings_of_a_brand_needs_an_admin(setting, jwt, own
     mine.brand.refresh_from_db()
     assert setting not in mine.brand.generation_settings
     # other settings, and sending the value unchanged, stay an editor's
-    ok = client_for(editor, "api", jwt=jwt).put(path, {"caption_style": "short", setting: False}, format="json")
+    ok = client_for(editor, "api", jwt=jwt).put(
+        path, {"caption_style": "short", setting: False}, format="json"
+    )
     assert ok.status_code == 200, ok.content
     granted = client_for(owner, "api", jwt=jwt).put(path, {setting: True}, format="json")
     assert granted.status_code == 200 and granted.json()["data"][setting] is True

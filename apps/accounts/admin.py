@@ -24,7 +24,11 @@ class OrganizationAdmin(admin.ModelAdmin):
     def issue_admin_key(self, request, queryset):
         for org in queryset:
             issued = api_key_create(organization=org, name="admin console", created_by=request.user)
-            self.message_user(request, f"{org.name}: {issued.secret}  (copy it now; it is not shown again)", messages.WARNING)
+            self.message_user(
+                request,
+                f"{org.name}: {issued.secret}  (copy it now; it is not shown again)",
+                messages.WARNING,
+            )
 
 
 @admin.register(ApiKey)

@@ -48,9 +48,7 @@ class Actor:
                 {"requiredRole": role, "role": self.role},
             )
         if scope and scope not in self.scopes:
-            raise PermissionDenied(
-                f"This credential lacks the '{scope}' scope.", {"requiredScope": scope}
-            )
+            raise PermissionDenied(f"This credential lacks the '{scope}' scope.", {"requiredScope": scope})
 
     # the family bases (apps.core.views) ask the actor, so core reads no plan itself
     def rate_limit(self, bucket: str) -> int | None:
@@ -154,7 +152,9 @@ def _decode(token: str) -> dict:
     issuer = unverified.get("iss")
     try:
         if settings.OIDC_ISSUER and issuer == settings.OIDC_ISSUER:
-            client = _jwks_client(settings.OIDC_JWKS_URL, settings.OIDC_JWKS_CACHE_SECONDS, settings.OIDC_JWKS_REFRESH_COOLDOWN)
+            client = _jwks_client(
+                settings.OIDC_JWKS_URL, settings.OIDC_JWKS_CACHE_SECONDS, settings.OIDC_JWKS_REFRESH_COOLDOWN
+            )
             signing_key = client.get_signing_key_from_jwt(token).key
             return jwt.decode(
                 token,
@@ -207,7 +207,9 @@ def actor_from_jwt(token: str) -> Actor:
     from apps.core.ids import parse
 
     pk = parse(org_ref, "organization")  # the claim may hold our id or the provider's
-    found = list(Organization.objects.filter(Q(external_id=org_ref) | Q(pk=pk) if pk else Q(external_id=org_ref))[:2])
+    found = list(
+        Organization.objects.filter(Q(external_id=org_ref) | Q(pk=pk) if pk else Q(external_id=org_ref))[:2]
+    )
     org = next((o for o in found if o.external_id == org_ref), found[0] if found else None)
     if org is None:
         # First sight of an organization the identity provider vouches for.
@@ -215,8 +217,14 @@ def actor_from_jwt(token: str) -> Actor:
     user = user_sync_from_identity(
         organization=org, subject=str(claims["sub"]), email=claims.get("email", ""), role=role
     )
-    return Actor(organization=org, role=role, credential_id=f"jwt:{org.pk.hex}:{claims['sub']}"[:80], user=user, subject=str(claims["sub"]),
-                 expires_at=float(claims["exp"]))
+    return Actor(
+        organization=org,
+        role=role,
+        credential_id=f"jwt:{org.pk.hex}:{claims['sub']}"[:80],
+        user=user,
+        subject=str(claims["sub"]),
+        expires_at=float(claims["exp"]),
+    )
 
 
 def authenticate_token(token: str, *, allow_jwt: bool) -> Actor:

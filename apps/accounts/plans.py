@@ -18,7 +18,11 @@ from django.utils import timezone
 from apps.core.errors import PermissionDenied
 
 #: the rate-limit bucket each plan limit replaces
-RATE_BUCKETS = {"default": "requestsPerMinute", "generation": "generationsPerMinute", "batch": "batchesPerMinute"}
+RATE_BUCKETS = {
+    "default": "requestsPerMinute",
+    "generation": "generationsPerMinute",
+    "batch": "batchesPerMinute",
+}
 
 
 class PlanLimitExceeded(PermissionDenied):
@@ -62,8 +66,10 @@ def plan_check(organization, limit: str, *, used: int, adding: int = 1) -> None:
     if allowed is None:
         return
     if used + adding > int(allowed):
-        message = {"generationsPerMonth": f"This would make {used + adding} generations this month.",
-                   "profiles": "No more social profiles can be connected."}.get(limit, f"The {limit} limit is reached.")
+        message = {
+            "generationsPerMonth": f"This would make {used + adding} generations this month.",
+            "profiles": "No more social profiles can be connected.",
+        }.get(limit, f"The {limit} limit is reached.")
         _refuse(organization, limit, int(allowed), used, message)
 
 

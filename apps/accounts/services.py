@@ -80,7 +80,9 @@ def api_key_revoke(*, api_key: ApiKey) -> ApiKey:
     return api_key
 
 
-def user_sync_from_identity(*, organization: Organization, subject: str, email: str = "", role: str) -> object:
+def user_sync_from_identity(
+    *, organization: Organization, subject: str, email: str = "", role: str
+) -> object:
     """Create or update the Django user behind an identity-provider subject.
 
     Runs on every token-authenticated request, so it reads first and writes only what the
@@ -94,7 +96,9 @@ def user_sync_from_identity(*, organization: Organization, subject: str, email: 
     if email and user.email != email:
         user.email = email
         user.save(update_fields=["email"])
-    current = Membership.objects.filter(organization=organization, user=user).values_list("role", flat=True).first()
+    current = (
+        Membership.objects.filter(organization=organization, user=user).values_list("role", flat=True).first()
+    )
     if current != role:
         with transaction.atomic():
             Membership.objects.update_or_create(organization=organization, user=user, defaults={"role": role})
@@ -102,6 +106,7 @@ def user_sync_from_identity(*, organization: Organization, subject: str, email: 
 
 
 # --- identity-provider and billing sync (inbound system webhooks) ----------------------------
+
 
 def role_from_claim(value) -> str:
     """The role an identity provider names, mapped as the JWT role claim is ("org:admin" ->
@@ -134,16 +139,26 @@ def organization_delete_from_identity(*, external_id: str) -> bool:
     return bool(deleted)
 
 
-def user_sync_from_identity_event(*, subject: str, email: str = "", first_name: str = "", last_name: str = ""):
+def user_sync_from_identity_event(
+    *, subject: str, email: str = "", first_name: str = "", last_name: str = ""
+):
     """Create or update the user behind an identity-provider subject (no membership change)."""
     User = get_user_model()
     with transaction.atomic():
         user, created = User.objects.select_for_update().get_or_create(
-            username=_idp_username(subject), defaults={"email": email, "first_name": first_name[:150],
-                                                      "last_name": last_name[:150]})
+            username=_idp_username(subject),
+            defaults={"email": email, "first_name": first_name[:150], "last_name": last_name[:150]},
+        )
         if not created:
-            changed = {k: v for k, v in (("email", email), ("first_name", first_name[:150]),
-                                         ("last_name", last_name[:150])) if v and getattr(user, k) != v}
+            changed = {
+                k: v
+                for k, v in (
+                    ("email", email),
+                    ("first_name", first_name[:150]),
+                    ("last_name", last_name[:150]),
+                )
+                if v and getattr(user, k) != v
+            }
             for k, v in changed.items():
                 setattr(user, k, v)
             if changed:
@@ -160,25 +175,35 @@ def user_delete_from_identity(*, subject: str) -> bool:
 
 
 @transaction.atomic
-def membership_sync_from_identity(*, org_external_id: str, subject: str, role: str, org_name: str = "",
-                                  email: str = "") -> Membership:
+def membership_sync_from_identity(
+    *, org_external_id: str, subject: str, role: str, org_name: str = "", email: str = ""
+) -> Membership:
     org = organization_sync_from_identity(external_id=org_external_id, name=org_name)
     user = user_sync_from_identity_event(subject=subject, email=email)
-    membership, _ = Membership.objects.update_or_create(organization=org, user=user,
-                                                        defaults={"role": role_from_claim(role)})
+    membership, _ = Membership.objects.update_or_create(
+        organization=org, user=user, defaults={"role": role_from_claim(role)}
+    )
     return membership
 
 
 @transaction.atomic
 def membership_delete_from_identity(*, org_external_id: str, subject: str) -> bool:
-    deleted, _ = Membership.objects.filter(organization__external_id=org_external_id,
-                                           user__username=_idp_username(subject)).delete()
+    deleted, _ = Membership.objects.filter(
+        organization__external_id=org_external_id, user__username=_idp_username(subject)
+    ).delete()
     return bool(deleted)
 
 
 @transaction.atomic
-def organization_plan_set(*, organization: Organization, plan: str, status: str, changed_at, customer_id: str = "",
-                          subscription_id: str = "") -> bool:
+def organization_plan_set(
+    *,
+    organization: Organization,
+    plan: str,
+    status: str,
+    changed_at,
+    customer_id: str = "",
+    subscription_id: str = "",
+) -> bool:
     """Apply a billing change unless a later one was applied already (provider events may
     arrive out of order). Returns whether anything changed."""
     org = Organization.objects.select_for_update().get(pk=organization.pk)
@@ -189,6 +214,13 @@ def organization_plan_set(*, organization: Organization, plan: str, status: str,
         org.billing_subscription_id = subscription_id[:200]
     if customer_id and not org.billing_customer_id:
         org.billing_customer_id = customer_id[:200]
-    org.save(update_fields=["plan", "billing_status", "plan_changed_at", "billing_subscription_id",
-                            "billing_customer_id"])
+    org.save(
+        update_fields=[
+            "plan",
+            "billing_status",
+            "plan_changed_at",
+            "billing_subscription_id",
+            "billing_customer_id",
+        ]
+    )
     return True

@@ -46,8 +46,12 @@ def _organization(request, context):
         return org
     from apps.publishing.models import Publication
 
-    last = (Publication.objects.filter(status=Publication.PUBLISHED, published_at__isnull=False)
-            .order_by("-published_at").values_list("organization_id", flat=True).first())
+    last = (
+        Publication.objects.filter(status=Publication.PUBLISHED, published_at__isnull=False)
+        .order_by("-published_at")
+        .values_list("organization_id", flat=True)
+        .first()
+    )
     org = Organization.objects.filter(pk=last).first() if last else None
     return org or Organization.objects.order_by("name").first()
 
@@ -61,10 +65,14 @@ def _context(request, title: str) -> dict:
     organizations = Organization.objects.order_by("name")
     if query:
         organizations = organizations.filter(name__icontains=query)
-    listed = list(organizations.values("pk", "name")[:ORG_CHOICES + 1])
-    return {**admin.site.each_context(request), "title": title, "orgq": query,
-            "organizations": listed[:ORG_CHOICES],
-            "organizations_total": organizations.count() if len(listed) > ORG_CHOICES else len(listed)}
+    listed = list(organizations.values("pk", "name")[: ORG_CHOICES + 1])
+    return {
+        **admin.site.each_context(request),
+        "title": title,
+        "orgq": query,
+        "organizations": listed[:ORG_CHOICES],
+        "organizations_total": organizations.count() if len(listed) > ORG_CHOICES else len(listed),
+    }
 
 
 def analytics_view(request):
@@ -85,9 +93,19 @@ def analytics_view(request):
         errors.extend(m for msgs in (exc.details or {}).values() for m in msgs)
         group_by, tz = "day", sel.parse_tz(None)
     all_followers = request.GET.get("followers") == "all"
-    context.update({"org": org, "days": days, "days_choices": DAYS, "group_by": group_by, "all_followers": all_followers,
-                    "follower_lines": FOLLOWER_LINES,
-                    "group_by_choices": sel.GROUP_BY, "tz_name": str(tz), "errors": errors})
+    context.update(
+        {
+            "org": org,
+            "days": days,
+            "days_choices": DAYS,
+            "group_by": group_by,
+            "all_followers": all_followers,
+            "follower_lines": FOLLOWER_LINES,
+            "group_by_choices": sel.GROUP_BY,
+            "tz_name": str(tz),
+            "errors": errors,
+        }
+    )
     if org is None:
         return TemplateResponse(request, "admin/analytics/index.html", context)
     end = timezone.now()
@@ -96,26 +114,52 @@ def analytics_view(request):
     series = sel.series_by_platform(org, period, group_by=group_by)
     totals = sel.content_analytics(org, period, group_by=group_by)
     overview = reports.overview(org, days)
-    followers = sel.followers_series(org, period, group_by=group_by,
-                                     profiles=None if all_followers else FOLLOWER_LINES)
+    followers = sel.followers_series(
+        org, period, group_by=group_by, profiles=None if all_followers else FOLLOWER_LINES
+    )
     for post in overview["topPosts"]:
         post["adminUrl"] = _admin_url("content", "content", ids.parse(post["contentId"], "content"))
-    context.update({
-        "totals": totals["metrics"], "basis": totals["engagementRateBasis"], "overview": overview,
-        "charts": {
-            "posts": mark_safe(charts.over_time(series, buckets, figure="posts", title="Posts published, by platform",
-                                                group_by=group_by)),
-            "reach": mark_safe(charts.over_time(series, buckets, figure="reach", title="Reach of the posts published, by platform",
-                                                group_by=group_by)),
-            "engagement": mark_safe(charts.over_time(series, buckets, figure="engagement",
-                                                     title="Engagement of the posts published, by platform",
-                                                     group_by=group_by)),
-            "followers": mark_safe(charts.followers(followers, buckets, group_by=group_by)),
-        },
-        "followers_shown": len(followers), "followers_total": sel.followers_profile_count(org, period),
-        "followers_toggle": _with(request, followers=None if all_followers else "all"),
-        "formula": sel.RATE_FORMULA,
-    })
+    context.update(
+        {
+            "totals": totals["metrics"],
+            "basis": totals["engagementRateBasis"],
+            "overview": overview,
+            "charts": {
+                "posts": mark_safe(
+                    charts.over_time(
+                        series,
+                        buckets,
+                        figure="posts",
+                        title="Posts published, by platform",
+                        group_by=group_by,
+                    )
+                ),
+                "reach": mark_safe(
+                    charts.over_time(
+                        series,
+                        buckets,
+                        figure="reach",
+                        title="Reach of the posts published, by platform",
+                        group_by=group_by,
+                    )
+                ),
+                "engagement": mark_safe(
+                    charts.over_time(
+                        series,
+                        buckets,
+                        figure="engagement",
+                        title="Engagement of the posts published, by platform",
+                        group_by=group_by,
+                    )
+                ),
+                "followers": mark_safe(charts.followers(followers, buckets, group_by=group_by)),
+            },
+            "followers_shown": len(followers),
+            "followers_total": sel.followers_profile_count(org, period),
+            "followers_toggle": _with(request, followers=None if all_followers else "all"),
+            "formula": sel.RATE_FORMULA,
+        }
+    )
     return TemplateResponse(request, "admin/analytics/index.html", context)
 
 
@@ -128,16 +172,27 @@ def failures_view(request):
         errors.append(f"Unknown kind '{kind}': one of {', '.join(monitoring.KINDS)}.")
         kind = None
     groups = monitoring.errors(org, kind=kind) if org else []
-    admin_of = {"content": ("content", "content"), "profile": ("profiles", "socialprofile"),
-                "delivery": ("webhooks", "webhookdelivery"),
-                "publication": ("publishing", "publication")}
+    admin_of = {
+        "content": ("content", "content"),
+        "profile": ("profiles", "socialprofile"),
+        "delivery": ("webhooks", "webhookdelivery"),
+        "publication": ("publishing", "publication"),
+    }
     for g in groups:
         obj = g["object"]
         app_label, model = admin_of.get(obj["type"], (None, None))
         g["adminUrl"] = _admin_url(app_label, model, ids.parse(obj["id"])) if app_label else None
         g["lastAtDisplay"] = g["lastAt"][:16].replace("T", " ") + " UTC"
-    context.update({"org": org, "kind": kind or "", "kinds": monitoring.KINDS, "groups": groups, "errors": errors,
-                    "total": sum(g["count"] for g in groups)})
+    context.update(
+        {
+            "org": org,
+            "kind": kind or "",
+            "kinds": monitoring.KINDS,
+            "groups": groups,
+            "errors": errors,
+            "total": sum(g["count"] for g in groups),
+        }
+    )
     return TemplateResponse(request, "admin/analytics/failures.html", context)
 
 

@@ -10,12 +10,30 @@ import pygal
 from pygal.style import Style
 
 STYLE = Style(
-    background="transparent", plot_background="transparent", foreground="#333", foreground_strong="#222",
-    foreground_subtle="#ccc", font_family="-apple-system, 'Segoe UI', system-ui, Roboto, sans-serif",
-    label_font_size=11, major_label_font_size=11, legend_font_size=12, title_font_size=14, value_font_size=10,
+    background="transparent",
+    plot_background="transparent",
+    foreground="#333",
+    foreground_strong="#222",
+    foreground_subtle="#ccc",
+    font_family="-apple-system, 'Segoe UI', system-ui, Roboto, sans-serif",
+    label_font_size=11,
+    major_label_font_size=11,
+    legend_font_size=12,
+    title_font_size=14,
+    value_font_size=10,
     no_data_font_size=16,
-    colors=("#417690", "#e07a5f", "#81b29a", "#f2cc8f", "#3d405b", "#9c6644", "#6d597a", "#b56576", "#2a9d8f",
-            "#e76f51"),
+    colors=(
+        "#417690",
+        "#e07a5f",
+        "#81b29a",
+        "#f2cc8f",
+        "#3d405b",
+        "#9c6644",
+        "#6d597a",
+        "#b56576",
+        "#2a9d8f",
+        "#e76f51",
+    ),
 )
 
 
@@ -30,17 +48,27 @@ def _chart(kind, *, title: str, labels: list[str], height: int = 300, empty: boo
         config.update(show_y_labels=False, show_y_guides=False, show_x_labels=False, height=120)
         labels = []
     chart = kind(
-        style=STYLE, js=[], disable_xml_declaration=True, width=900, title=title,
-        x_label_rotation=-40 if len(labels) > 12 else 0, show_minor_x_labels=len(labels) <= 16,
-        x_labels_major_every=max(1, len(labels) // 12), truncate_legend=30, legend_at_bottom=True,
-        print_values=False, value_formatter=lambda v: f"{v:,.0f}",
+        style=STYLE,
+        js=[],
+        disable_xml_declaration=True,
+        width=900,
+        title=title,
+        x_label_rotation=-40 if len(labels) > 12 else 0,
+        show_minor_x_labels=len(labels) <= 16,
+        x_labels_major_every=max(1, len(labels) // 12),
+        truncate_legend=30,
+        legend_at_bottom=True,
+        print_values=False,
+        value_formatter=lambda v: f"{v:,.0f}",
         **{"no_data_text": "No published posts in this period", "height": height, **config},
     )
     chart.x_labels = labels
     return chart
 
 
-def over_time(series: list[dict], buckets: list[datetime.date], *, figure: str, title: str, group_by: str) -> str:
+def over_time(
+    series: list[dict], buckets: list[datetime.date], *, figure: str, title: str, group_by: str
+) -> str:
     """Stacked bars, one colour per platform, of ``figure`` (posts, reach or engagement) of
     the posts published in each bucket; a bucket without posts is 0 (nothing was published)."""
     platforms = sorted({row["platform"] for row in series})
@@ -65,8 +93,15 @@ def followers(series: dict, buckets: list[datetime.date], *, group_by: str) -> s
     no value: the line only joins measured points)."""
     labels = [_label(b, group_by) for b in buckets]
     # from 0, so that no dot sits on the axis (and a line's height compares with the others')
-    chart = _chart(pygal.Line, title="Followers (last snapshot of each period)", labels=labels, dots_size=3,
-                   include_x_axis=True, no_data_text="No follower snapshots in this period", empty=not series)
+    chart = _chart(
+        pygal.Line,
+        title="Followers (last snapshot of each period)",
+        labels=labels,
+        dots_size=3,
+        include_x_axis=True,
+        no_data_text="No follower snapshots in this period",
+        empty=not series,
+    )
     for (platform, username), points in series.items():
         chart.add(f"{platform} @{username}", [points.get(b) for b in buckets])
     return chart.render(is_unicode=True)

@@ -26,6 +26,8 @@ def export_response(organization, params):
     period = sel.parse_period(params, tz=sel.parse_tz(params.get("timezone")), default_days=90)
     rows = reports.export_rows(organization, period.start, period.end)
     response = StreamingHttpResponse(
-        reports.stream_export(rows, fmt), content_type="text/csv; charset=utf-8" if fmt == "csv" else "application/json")
+        reports.stream_export(rows, fmt),
+        content_type="text/csv; charset=utf-8" if fmt == "csv" else "application/json",
+    )
     response["Content-Disposition"] = f'attachment; filename="postforge-analytics.{fmt}"'
     return response

@@ -15,8 +15,20 @@ from apps.core.models import OrgScopedModel
 from .registry import ENGAGEMENT_PARTS, RATE_BASES
 
 #: our vocabulary for per-post counters
-POST_METRICS = ("views", "reach", "impressions", "likes", "comments", "shares", "saves", "clicks", "replies",
-                "reposts", "quotes", "watch_time")
+POST_METRICS = (
+    "views",
+    "reach",
+    "impressions",
+    "likes",
+    "comments",
+    "shares",
+    "saves",
+    "clicks",
+    "replies",
+    "reposts",
+    "quotes",
+    "watch_time",
+)
 
 
 def _engagement():
@@ -30,17 +42,28 @@ def _engagement():
 def _rate():
     """engagement * 100 / the first of reach, impressions, views the platform reported (> 0)."""
     eng = Cast(_engagement(), FloatField())
-    return Case(*[When(**{f"{b}__gt": 0}, then=eng * Value(100.0) / Cast(F(b), FloatField())) for b in RATE_BASES[:-1]],
-                default=Value(None), output_field=FloatField())
+    return Case(
+        *[
+            When(**{f"{b}__gt": 0}, then=eng * Value(100.0) / Cast(F(b), FloatField()))
+            for b in RATE_BASES[:-1]
+        ],
+        default=Value(None),
+        output_field=FloatField(),
+    )
 
 
 def _rate_basis():
-    return Case(*[When(**{f"{b}__gt": 0}, then=Value(b)) for b in RATE_BASES[:-1]], default=Value(None),
-                output_field=models.CharField(max_length=12))
+    return Case(
+        *[When(**{f"{b}__gt": 0}, then=Value(b)) for b in RATE_BASES[:-1]],
+        default=Value(None),
+        output_field=models.CharField(max_length=12),
+    )
 
 
 class PostSnapshot(OrgScopedModel):
-    publication = models.ForeignKey("publishing.Publication", on_delete=models.CASCADE, related_name="snapshots")
+    publication = models.ForeignKey(
+        "publishing.Publication", on_delete=models.CASCADE, related_name="snapshots"
+    )
     content = models.ForeignKey("content.Content", on_delete=models.CASCADE, related_name="+")
     profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="+")
     platform = models.CharField(max_length=20)
@@ -67,21 +90,29 @@ class PostSnapshot(OrgScopedModel):
     # row (generated columns), so aggregates sum columns instead of repeating the formula.
     # A post whose platform reports none of reach/impressions/views has no rate here; the
     # readers fall back to the profile's followers (selectors.rate_expr).
-    engagement = models.GeneratedField(expression=_engagement(), output_field=models.BigIntegerField(),
-                                       db_persist=True)
-    rate = models.GeneratedField(expression=_rate(), output_field=models.FloatField(null=True), db_persist=True)
-    rate_basis = models.GeneratedField(expression=_rate_basis(), output_field=models.CharField(max_length=12, null=True),
-                                       db_persist=True)
+    engagement = models.GeneratedField(
+        expression=_engagement(), output_field=models.BigIntegerField(), db_persist=True
+    )
+    rate = models.GeneratedField(
+        expression=_rate(), output_field=models.FloatField(null=True), db_persist=True
+    )
+    rate_basis = models.GeneratedField(
+        expression=_rate_basis(), output_field=models.CharField(max_length=12, null=True), db_persist=True
+    )
 
     class Meta:
         indexes = [
             models.Index(fields=["publication", "-taken_at"], name="postsnap_pub_taken_idx"),
-            models.Index(fields=["organization", "published_at"], name="postsnap_org_latest_idx",
-                         condition=models.Q(latest=True)),
+            models.Index(
+                fields=["organization", "published_at"],
+                name="postsnap_org_latest_idx",
+                condition=models.Q(latest=True),
+            ),
         ]
         constraints = [
-            models.UniqueConstraint(fields=["publication"], condition=models.Q(latest=True),
-                                    name="postsnap_one_latest"),
+            models.UniqueConstraint(
+                fields=["publication"], condition=models.Q(latest=True), name="postsnap_one_latest"
+            ),
         ]
 
 

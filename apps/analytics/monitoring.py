@@ -19,7 +19,9 @@ from apps.publishing.models import Publication
 KINDS = ("generation", "publishing", "publishing_unknown", "token_refresh", "webhook_delivery")
 
 
-def errors(organization, *, kind=None, platform=None, profile_id=None, since=None, until=None, limit=100) -> list[dict]:
+def errors(
+    organization, *, kind=None, platform=None, profile_id=None, since=None, until=None, limit=100
+) -> list[dict]:
     groups: list[dict] = []
     if kind in (None, "publishing"):
         qs = Publication.objects.filter(organization=organization, status=Publication.FAILED)
@@ -28,54 +30,107 @@ def errors(organization, *, kind=None, platform=None, profile_id=None, since=Non
         if profile_id:
             qs = qs.filter(profile_id=profile_id)
         qs = _dated(qs, "updated_at", since, until)
-        for g in (qs.values("profile__platform", "error_code", "last_error")
-                  .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("content_id", CharField()))).order_by("-last")[:limit]):
+        for g in (
+            qs.values("profile__platform", "error_code", "last_error")
+            .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("content_id", CharField())))
+            .order_by("-last")[:limit]
+        ):
             cid = ids.render(uuid.UUID(g["sample"]), "content")
-            groups.append({"kind": "publishing", "platform": g["profile__platform"], "cause": g["error_code"] or "error",
-                           "message": g["last_error"], "count": g["count"], "lastAt": g["last"],
-                           "object": {"type": "content", "id": cid, "url": f"/api/content/{cid}"}})
+            groups.append(
+                {
+                    "kind": "publishing",
+                    "platform": g["profile__platform"],
+                    "cause": g["error_code"] or "error",
+                    "message": g["last_error"],
+                    "count": g["count"],
+                    "lastAt": g["last"],
+                    "object": {"type": "content", "id": cid, "url": f"/api/content/{cid}"},
+                }
+            )
     if kind in (None, "publishing_unknown"):
-        groups.extend(_unknown_publications(organization, platform=platform, profile_id=profile_id, since=since,
-                                            until=until, limit=limit))
+        groups.extend(
+            _unknown_publications(
+                organization, platform=platform, profile_id=profile_id, since=since, until=until, limit=limit
+            )
+        )
     if kind in (None, "generation") and not platform and not profile_id:
-        qs = _dated(Content.objects.for_organization(organization).filter(status=states.FAILED), "updated_at", since, until)
-        for g in (qs.values("status_reason").annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
-                  .order_by("-last")[:limit]):
+        qs = _dated(
+            Content.objects.for_organization(organization).filter(status=states.FAILED),
+            "updated_at",
+            since,
+            until,
+        )
+        for g in (
+            qs.values("status_reason")
+            .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
+            .order_by("-last")[:limit]
+        ):
             cid = ids.render(uuid.UUID(g["sample"]), "content")
-            groups.append({"kind": "generation", "platform": None, "cause": "generation_failed",
-                           "message": g["status_reason"], "count": g["count"], "lastAt": g["last"],
-                           "object": {"type": "content", "id": cid, "url": f"/api/content/{cid}"}})
+            groups.append(
+                {
+                    "kind": "generation",
+                    "platform": None,
+                    "cause": "generation_failed",
+                    "message": g["status_reason"],
+                    "count": g["count"],
+                    "lastAt": g["last"],
+                    "object": {"type": "content", "id": cid, "url": f"/api/content/{cid}"},
+                }
+            )
     if kind in (None, "token_refresh"):
-        profiles = SocialProfile.objects.for_organization(organization).filter(token_status__in=("expired", "revoked"))
+        profiles = SocialProfile.objects.for_organization(organization).filter(
+            token_status__in=("expired", "revoked")
+        )
         if platform:
             profiles = profiles.filter(platform=platform)
         if profile_id:
             profiles = profiles.filter(pk=profile_id)
         qs = _dated(profiles, "updated_at", since, until)
-        for g in (qs.values("platform", "token_status").annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
-                  .order_by("-last")[:limit]):
+        for g in (
+            qs.values("platform", "token_status")
+            .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
+            .order_by("-last")[:limit]
+        ):
             pid = ids.render(uuid.UUID(g["sample"]), "profile")
-            groups.append({"kind": "token_refresh", "platform": g["platform"], "cause": f"token_{g['token_status']}",
-                           "message": f"The {g['platform']} token is {g['token_status']}: reconnect the profile.",
-                           "count": g["count"], "lastAt": g["last"],
-                           "object": {"type": "profile", "id": pid, "url": f"/api/profiles/{pid}"}})
+            groups.append(
+                {
+                    "kind": "token_refresh",
+                    "platform": g["platform"],
+                    "cause": f"token_{g['token_status']}",
+                    "message": f"The {g['platform']} token is {g['token_status']}: reconnect the profile.",
+                    "count": g["count"],
+                    "lastAt": g["last"],
+                    "object": {"type": "profile", "id": pid, "url": f"/api/profiles/{pid}"},
+                }
+            )
     if kind in (None, "webhook_delivery") and not platform and not profile_id:
         from apps.webhooks.models import DeliveryStatus, WebhookDelivery
 
-        qs = _dated(WebhookDelivery.objects.filter(organization=organization, status=DeliveryStatus.FAILED),
-                    "updated_at", since, until)
-        for g in (qs.values("endpoint_id", "endpoint__url", "last_status_code")
-                  .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
-                  .order_by("-last")[:limit]):
+        qs = _dated(
+            WebhookDelivery.objects.filter(organization=organization, status=DeliveryStatus.FAILED),
+            "updated_at",
+            since,
+            until,
+        )
+        for g in (
+            qs.values("endpoint_id", "endpoint__url", "last_status_code")
+            .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
+            .order_by("-last")[:limit]
+        ):
             wid = ids.render(g["endpoint_id"], "webhook")
             did = ids.render(uuid.UUID(g["sample"]), "delivery")
             code = g["last_status_code"]
-            groups.append({"kind": "webhook_delivery", "platform": None,
-                           "cause": f"http_{code}" if code else "no_response",
-                           "message": f"{g['endpoint__url']} " + (f"answered {code}" if code else "did not answer"),
-                           "count": g["count"], "lastAt": g["last"],
-                           "object": {"type": "delivery", "id": did,
-                                      "url": f"/api/webhooks/{wid}/deliveries/{did}"}})
+            groups.append(
+                {
+                    "kind": "webhook_delivery",
+                    "platform": None,
+                    "cause": f"http_{code}" if code else "no_response",
+                    "message": f"{g['endpoint__url']} " + (f"answered {code}" if code else "did not answer"),
+                    "count": g["count"],
+                    "lastAt": g["last"],
+                    "object": {"type": "delivery", "id": did, "url": f"/api/webhooks/{wid}/deliveries/{did}"},
+                }
+            )
     groups.sort(key=lambda g: g["lastAt"], reverse=True)
     for g in groups:
         g["lastAt"] = g["lastAt"].isoformat()
@@ -95,21 +150,33 @@ def _unknown_publications(organization, *, platform, profile_id, since, until, l
     qs = _dated(qs, "updated_at", since, until)
     # one example per group: the publication with the smallest id, and its content (ids are unique,
     # so the smallest "publication/content" string names one row)
-    pair = Concat(Cast("id", CharField()), Value("/"), Cast("content_id", CharField()), output_field=CharField())
+    pair = Concat(
+        Cast("id", CharField()), Value("/"), Cast("content_id", CharField()), output_field=CharField()
+    )
     groups = []
-    for g in (qs.values("profile__platform").annotate(count=Count("id"), last=Max("updated_at"), sample=Min(pair))
-              .order_by("-last")[:limit]):
+    for g in (
+        qs.values("profile__platform")
+        .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(pair))
+        .order_by("-last")[:limit]
+    ):
         pub_raw, content_raw = g["sample"].split("/")
         pid = ids.render(uuid.UUID(pub_raw), "publication")
         cid = ids.render(uuid.UUID(content_raw), "content")
         n = g["count"]
-        groups.append({
-            "kind": "publishing_unknown", "platform": g["profile__platform"], "cause": "outcome_unknown",
-            "message": (f"{n} publication{'s' if n != 1 else ''} on {g['profile__platform']} may have been posted "
-                        f"and could not be checked: look on the platform and confirm each in the admin."),
-            "count": n, "lastAt": g["last"],
-            "object": {"type": "publication", "id": pid, "url": f"/api/content/{cid}"},
-        })
+        groups.append(
+            {
+                "kind": "publishing_unknown",
+                "platform": g["profile__platform"],
+                "cause": "outcome_unknown",
+                "message": (
+                    f"{n} publication{'s' if n != 1 else ''} on {g['profile__platform']} may have been posted "
+                    f"and could not be checked: look on the platform and confirm each in the admin."
+                ),
+                "count": n,
+                "lastAt": g["last"],
+                "object": {"type": "publication", "id": pid, "url": f"/api/content/{cid}"},
+            }
+        )
     return groups
 
 

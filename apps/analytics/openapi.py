@@ -27,9 +27,10 @@ EXPORT_ROW = {
         "engagementRate": {"type": "number", "nullable": True},
         "engagementRateBasis": _NSTR,
         "unavailable": {
-            "type": "object", "additionalProperties": {"type": "string"},
+            "type": "object",
+            "additionalProperties": {"type": "string"},
             "description": "{metric: reason} for every counter the platform did not give; "
-                           "`{\"all\": \"no snapshot yet\"}` before the first measurement",
+            '`{"all": "no snapshot yet"}` before the first measurement',
         },
     },
 }
@@ -43,23 +44,34 @@ EXPORT_JSON = {
     "x-postforge-raw": True,
 }
 
-_DISPOSITION = {"Content-Disposition": {"schema": {"type": "string"},
-                                        "description": 'attachment; filename="postforge-analytics.<format>"'}}
+_DISPOSITION = {
+    "Content-Disposition": {
+        "schema": {"type": "string"},
+        "description": 'attachment; filename="postforge-analytics.<format>"',
+    }
+}
 
 EXPORT_RESPONSES = {
     (200, "text/csv"): OpenApiResponse(
         response={"type": "string"},
         description="`format=csv` (the default): a header line, then one line per published post; "
-                    "`unavailable` is a JSON object in its cell",
+        "`unavailable` is a JSON object in its cell",
     ),
     (200, "application/json"): OpenApiResponse(response=EXPORT_JSON, description="`format=json`"),
 }
 EXPORT_HEADERS = _DISPOSITION
 
 EXPORT_PARAMETERS = [
-    OpenApiParameter("format", str, enum=["csv", "json"], default="csv",
-                     description="csv (default) or json; the body is streamed"),
-    OpenApiParameter("startDate", str, description="ISO 8601 date or date-time; default 90 days before endDate"),
+    OpenApiParameter(
+        "format",
+        str,
+        enum=["csv", "json"],
+        default="csv",
+        description="csv (default) or json; the body is streamed",
+    ),
+    OpenApiParameter(
+        "startDate", str, description="ISO 8601 date or date-time; default 90 days before endDate"
+    ),
     OpenApiParameter("endDate", str, description="ISO 8601 date (inclusive) or date-time; default now"),
     OpenApiParameter("timezone", str, description="IANA time zone of date-only bounds (default UTC)"),
 ]
@@ -68,8 +80,20 @@ EXPORT_PARAMETERS = [
 CONTENT_METRICS_ROW = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["contentId", "status", "platforms", "publishedAt", "views", "reach", "likes", "comments", "shares",
-                 "engagement", "engagementRate", "engagementRateBasis"],
+    "required": [
+        "contentId",
+        "status",
+        "platforms",
+        "publishedAt",
+        "views",
+        "reach",
+        "likes",
+        "comments",
+        "shares",
+        "engagement",
+        "engagementRate",
+        "engagementRateBasis",
+    ],
     "properties": {
         "contentId": {"type": "string"},
         "status": {"type": "string"},

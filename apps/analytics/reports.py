@@ -26,7 +26,9 @@ def parse_days(raw: str | None, default: int = 30) -> int:
         return default
     m = re.fullmatch(r"(\d{1,3})d", raw)
     if not m or not 1 <= int(m.group(1)) <= 730:
-        raise ValidationFailed("Invalid period.", {"period": ["A number of days from 1 to 730 followed by 'd' (e.g. 30d)."]})
+        raise ValidationFailed(
+            "Invalid period.", {"period": ["A number of days from 1 to 730 followed by 'd' (e.g. 30d)."]}
+        )
     return int(m.group(1))
 
 
@@ -38,12 +40,18 @@ def _window(days: int, now=None):
 def profile_report(profile, days: int) -> dict:
     """One query: content counts by status and engagement of the period's posts."""
     start, end = _window(days)
-    qs = sel.with_latest(Publication.objects.filter(profile=profile).filter(
-        Q(scheduled_for__gte=start, scheduled_for__lt=end) | Q(published_at__gte=start, published_at__lt=end)))
+    qs = sel.with_latest(
+        Publication.objects.filter(profile=profile).filter(
+            Q(scheduled_for__gte=start, scheduled_for__lt=end)
+            | Q(published_at__gte=start, published_at__lt=end)
+        )
+    )
     agg = qs.aggregate(
         total=Count("content", distinct=True),
         published=Count("content", distinct=True, filter=Q(status=Publication.PUBLISHED)),
-        scheduled=Count("content", distinct=True, filter=Q(status__in=(Publication.SCHEDULED, Publication.QUEUED))),
+        scheduled=Count(
+            "content", distinct=True, filter=Q(status__in=(Publication.SCHEDULED, Publication.QUEUED))
+        ),
         engagement=Sum(sel.engagement_expr(), filter=Q(snap__publication__isnull=False)),
         measured=Count("id", filter=Q(snap__publication__isnull=False)),
         rate_sum=Sum(sel.rate_expr()),
@@ -54,9 +62,13 @@ def profile_report(profile, days: int) -> dict:
         "profileId": ids.render(profile.pk, "profile"),
         "period": f"{days}d",
         "metrics": {
-            "totalContent": agg["total"], "publishedContent": agg["published"], "scheduledContent": agg["scheduled"],
-            "engagement": {"total": total_eng,
-                           "average": round(total_eng / agg["measured"], 2) if agg["measured"] else 0.0},
+            "totalContent": agg["total"],
+            "publishedContent": agg["published"],
+            "scheduledContent": agg["scheduled"],
+            "engagement": {
+                "total": total_eng,
+                "average": round(total_eng / agg["measured"], 2) if agg["measured"] else 0.0,
+            },
             "avgEngagementRate": round(agg["rate_sum"] / agg["rated"], 4) if agg["rated"] else None,
         },
         "engagementRateBasis": {"formula": sel.RATE_FORMULA, "average": "mean of per-post rates (percent)"},
@@ -70,21 +82,42 @@ def overview(organization, days: int) -> dict:
     them), this and the previous period's totals, the top posts."""
     start, end = _window(days)
     prev_start = start - (end - start)
-    by_status = dict(Content.objects.for_organization(organization).filter(created_at__gte=start, created_at__lt=end)
-                     .values_list("status").annotate(n=Count("id")).order_by())
-    pubs = list(Publication.objects.filter(organization=organization, updated_at__gte=start)
-                .values("profile__platform", "status").annotate(n=Count("id")).order_by("profile__platform", "status"))
-    posts = sel.with_latest(Publication.objects.filter(organization=organization, status=Publication.PUBLISHED,
-                                                       published_at__gte=prev_start, published_at__lt=end))
+    by_status = dict(
+        Content.objects.for_organization(organization)
+        .filter(created_at__gte=start, created_at__lt=end)
+        .values_list("status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    pubs = list(
+        Publication.objects.filter(organization=organization, updated_at__gte=start)
+        .values("profile__platform", "status")
+        .annotate(n=Count("id"))
+        .order_by("profile__platform", "status")
+    )
+    posts = sel.with_latest(
+        Publication.objects.filter(
+            organization=organization,
+            status=Publication.PUBLISHED,
+            published_at__gte=prev_start,
+            published_at__lt=end,
+        )
+    )
     cur, prev = Q(published_at__gte=start), Q(published_at__lt=start)
     agg = posts.aggregate(
-        reach=Sum(sel.reach_expr(), filter=cur), prev_reach=Sum(sel.reach_expr(), filter=prev),
-        engagement=Sum(sel.engagement_expr(), filter=cur), prev_engagement=Sum(sel.engagement_expr(), filter=prev),
-        posts=Count("id", filter=cur), prev_posts=Count("id", filter=prev),
+        reach=Sum(sel.reach_expr(), filter=cur),
+        prev_reach=Sum(sel.reach_expr(), filter=prev),
+        engagement=Sum(sel.engagement_expr(), filter=cur),
+        prev_engagement=Sum(sel.engagement_expr(), filter=prev),
+        posts=Count("id", filter=cur),
+        prev_posts=Count("id", filter=prev),
     )
-    top = list(posts.filter(cur, snap__publication__isnull=False).annotate(eng=sel.engagement_expr(), rate=sel.rate_expr(),
-                                                                          basis=sel.basis_expr())
-               .values("content_id", "profile__platform", "eng", "rate", "basis").order_by("-eng")[:5])
+    top = list(
+        posts.filter(cur, snap__publication__isnull=False)
+        .annotate(eng=sel.engagement_expr(), rate=sel.rate_expr(), basis=sel.basis_expr())
+        .values("content_id", "profile__platform", "eng", "rate", "basis")
+        .order_by("-eng")[:5]
+    )
     # the same rows as `pubs` (changed in the period): its failed ones, without another query
     failures = sum(p["n"] for p in pubs if p["status"] == Publication.FAILED)
 
@@ -94,36 +127,71 @@ def overview(organization, days: int) -> dict:
         return {"current": now_value, "previous": before, "changePercent": trend}
 
     return {
-        "period": {"days": days, "start": start.isoformat(), "end": end.isoformat(),
-                   "previousStart": prev_start.isoformat()},
+        "period": {
+            "days": days,
+            "start": start.isoformat(),
+            "end": end.isoformat(),
+            "previousStart": prev_start.isoformat(),
+        },
         "contentByStatus": by_status,
-        "publications": [{"platform": p["profile__platform"], "status": p["status"], "count": p["n"]} for p in pubs],
+        "publications": [
+            {"platform": p["profile__platform"], "status": p["status"], "count": p["n"]} for p in pubs
+        ],
         "posts": pair(agg["posts"], agg["prev_posts"]),
         "reach": pair(agg["reach"], agg["prev_reach"]),
         "engagement": pair(agg["engagement"], agg["prev_engagement"]),
-        "topPosts": [{"contentId": ids.render(t["content_id"], "content"), "platform": t["profile__platform"],
-                      "engagement": int(t["eng"]), "engagementRate": t["rate"], "engagementRateBasis": t["basis"]}
-                     for t in top],
+        "topPosts": [
+            {
+                "contentId": ids.render(t["content_id"], "content"),
+                "platform": t["profile__platform"],
+                "engagement": int(t["eng"]),
+                "engagementRate": t["rate"],
+                "engagementRateBasis": t["basis"],
+            }
+            for t in top
+        ],
         "failures": failures,
     }
 
 
 # --- per-content metrics ------------------------------------------------------------------
 
-CONTENT_SORTS = {"engagement": "engagement", "views": "views", "reach": "reach", "likes": "likes",
-                 "publishedAt": "published_at", "createdAt": "created_at"}
+CONTENT_SORTS = {
+    "engagement": "engagement",
+    "views": "views",
+    "reach": "reach",
+    "likes": "likes",
+    "publishedAt": "published_at",
+    "createdAt": "created_at",
+}
 
 
 def _snap_sum(expr):
     return Subquery(
-        PostSnapshot.objects.filter(content=OuterRef("pk"), latest=True).order_by().values("content")
-        .annotate(v=Sum(expr)).values("v")[:1]
+        PostSnapshot.objects.filter(content=OuterRef("pk"), latest=True)
+        .order_by()
+        .values("content")
+        .annotate(v=Sum(expr))
+        .values("v")[:1]
     )
 
 
-def content_metrics(organization, *, brand_id=None, profile_id=None, platform=None, campaign_id=None, tag_id=None,
-                    start=None, end=None):
-    qs = Content.objects.for_organization(organization).filter(publications__status=Publication.PUBLISHED).distinct()
+def content_metrics(
+    organization,
+    *,
+    brand_id=None,
+    profile_id=None,
+    platform=None,
+    campaign_id=None,
+    tag_id=None,
+    start=None,
+    end=None,
+):
+    qs = (
+        Content.objects.for_organization(organization)
+        .filter(publications__status=Publication.PUBLISHED)
+        .distinct()
+    )
     if brand_id:
         qs = qs.filter(brand_id=brand_id)
     if profile_id:
@@ -140,8 +208,11 @@ def content_metrics(organization, *, brand_id=None, profile_id=None, platform=No
         qs = qs.filter(publications__published_at__lt=end)
     eng = F("engagement")
     return qs.annotate(
-        views=_snap_sum(F("views")), reach=_snap_sum(Coalesce(F("reach"), F("impressions"), F("views"))),
-        likes=_snap_sum(F("likes")), comments=_snap_sum(F("comments")), shares=_snap_sum(F("shares")),
+        views=_snap_sum(F("views")),
+        reach=_snap_sum(Coalesce(F("reach"), F("impressions"), F("views"))),
+        likes=_snap_sum(F("likes")),
+        comments=_snap_sum(F("comments")),
+        shares=_snap_sum(F("shares")),
         engagement=Coalesce(_snap_sum(eng), 0),
     )
 
@@ -149,36 +220,84 @@ def content_metrics(organization, *, brand_id=None, profile_id=None, platform=No
 def present_content_metrics(c) -> dict:
     rate = round(c.engagement * 100.0 / c.reach, 4) if c.reach else None
     return {
-        "contentId": ids.render(c.pk, "content"), "status": c.status, "platforms": list(c.platforms),
+        "contentId": ids.render(c.pk, "content"),
+        "status": c.status,
+        "platforms": list(c.platforms),
         "publishedAt": c.published_at.isoformat() if c.published_at else None,
-        "views": c.views, "reach": c.reach, "likes": c.likes, "comments": c.comments, "shares": c.shares,
-        "engagement": int(c.engagement), "engagementRate": rate,
-        "engagementRateBasis": "reach (else impressions, else views), summed over the content's posts" if rate is not None else None,
+        "views": c.views,
+        "reach": c.reach,
+        "likes": c.likes,
+        "comments": c.comments,
+        "shares": c.shares,
+        "engagement": int(c.engagement),
+        "engagementRate": rate,
+        "engagementRateBasis": "reach (else impressions, else views), summed over the content's posts"
+        if rate is not None
+        else None,
     }
 
 
 # --- export ---------------------------------------------------------------------------------
 
-EXPORT_COLUMNS = ("publicationId", "contentId", "platform", "profileId", "publishedAt", "metricsUpdatedAt",
-                  *POST_METRICS, "engagement", "engagementRate", "engagementRateBasis", "unavailable")
+EXPORT_COLUMNS = (
+    "publicationId",
+    "contentId",
+    "platform",
+    "profileId",
+    "publishedAt",
+    "metricsUpdatedAt",
+    *POST_METRICS,
+    "engagement",
+    "engagementRate",
+    "engagementRateBasis",
+    "unavailable",
+)
 
 
 def export_rows(organization, start, end):
     """Per-post rows, read with a server-side cursor in chunks (memory stays flat)."""
-    qs = (sel.with_latest(Publication.objects.filter(organization=organization, status=Publication.PUBLISHED,
-                                                     published_at__gte=start, published_at__lt=end))
-          .annotate(eng=sel.engagement_expr(), rate=sel.rate_expr(), basis=sel.basis_expr())
-          .order_by("published_at", "id")
-          .values_list("id", "content_id", "profile__platform", "profile_id", "published_at", "snap__taken_at",
-                       *[f"snap__{m}" for m in POST_METRICS], "eng", "rate", "basis", "snap__unavailable"))
+    qs = (
+        sel.with_latest(
+            Publication.objects.filter(
+                organization=organization,
+                status=Publication.PUBLISHED,
+                published_at__gte=start,
+                published_at__lt=end,
+            )
+        )
+        .annotate(eng=sel.engagement_expr(), rate=sel.rate_expr(), basis=sel.basis_expr())
+        .order_by("published_at", "id")
+        .values_list(
+            "id",
+            "content_id",
+            "profile__platform",
+            "profile_id",
+            "published_at",
+            "snap__taken_at",
+            *[f"snap__{m}" for m in POST_METRICS],
+            "eng",
+            "rate",
+            "basis",
+            "snap__unavailable",
+        )
+    )
     for row in qs.iterator(chunk_size=2000):
         pub, content, platform, profile, published, taken, *rest = row
         *metrics, eng, rate, basis, unavailable = rest
         measured = taken is not None
-        yield [ids.render(pub, "publication"), ids.render(content, "content"), platform, ids.render(profile, "profile"),
-               published.isoformat(), taken.isoformat() if taken else None, *metrics,
-               int(eng) if measured else None, round(rate, 4) if rate is not None and measured else None,
-               basis if measured else None, unavailable if measured else {"all": "no snapshot yet"}]
+        yield [
+            ids.render(pub, "publication"),
+            ids.render(content, "content"),
+            platform,
+            ids.render(profile, "profile"),
+            published.isoformat(),
+            taken.isoformat() if taken else None,
+            *metrics,
+            int(eng) if measured else None,
+            round(rate, 4) if rate is not None and measured else None,
+            basis if measured else None,
+            unavailable if measured else {"all": "no snapshot yet"},
+        ]
 
 
 def stream_export(rows, fmt: str):
@@ -207,9 +326,14 @@ def stream_export(rows, fmt: str):
 MIN_SAMPLE = 10
 #: platform-wide defaults (ISO weekday 1=Monday, local hour), from the platforms' own published guidance
 PLATFORM_DEFAULTS = {
-    "instagram": [(2, 11), (3, 11), (4, 12), (5, 10)], "facebook": [(2, 9), (3, 9), (4, 13), (5, 9)],
-    "x": [(2, 9), (3, 9), (4, 10)], "linkedin": [(2, 8), (3, 9), (4, 10)], "tiktok": [(2, 17), (4, 19), (5, 16)],
-    "pinterest": [(5, 20), (6, 20), (7, 14)], "youtube": [(4, 15), (5, 15), (6, 11)], "threads": [(2, 9), (3, 12)],
+    "instagram": [(2, 11), (3, 11), (4, 12), (5, 10)],
+    "facebook": [(2, 9), (3, 9), (4, 13), (5, 9)],
+    "x": [(2, 9), (3, 9), (4, 10)],
+    "linkedin": [(2, 8), (3, 9), (4, 10)],
+    "tiktok": [(2, 17), (4, 19), (5, 16)],
+    "pinterest": [(5, 20), (6, 20), (7, 14)],
+    "youtube": [(4, 15), (5, 15), (6, 11)],
+    "threads": [(2, 9), (3, 12)],
 }
 
 
@@ -218,11 +342,16 @@ def _best_rows(profiles, tz_name: str):
     import zoneinfo
 
     tz = zoneinfo.ZoneInfo(tz_name)
-    return (sel.with_latest(Publication.objects.filter(profile__in=profiles, status=Publication.PUBLISHED))
-            .filter(snap__publication__isnull=False)
-            .annotate(dow=ExtractIsoWeekDay("published_at", tzinfo=tz), hour=ExtractHour("published_at", tzinfo=tz))
-            .values_list("profile_id", "dow", "hour").annotate(posts=Count("id"), engagement=Sum(sel.engagement_expr()))
-            .order_by())
+    return (
+        sel.with_latest(Publication.objects.filter(profile__in=profiles, status=Publication.PUBLISHED))
+        .filter(snap__publication__isnull=False)
+        .annotate(
+            dow=ExtractIsoWeekDay("published_at", tzinfo=tz), hour=ExtractHour("published_at", tzinfo=tz)
+        )
+        .values_list("profile_id", "dow", "hour")
+        .annotate(posts=Count("id"), engagement=Sum(sel.engagement_expr()))
+        .order_by()
+    )
 
 
 def _rank(profile, rows, limit: int) -> dict:
@@ -231,18 +360,30 @@ def _rank(profile, rows, limit: int) -> dict:
     sample = sum(r[2] for r in rows)
     if sample >= MIN_SAMPLE:
         ranked = sorted(rows, key=lambda r: (-(r[3] or 0) / r[2], -r[2]))[:limit]
-        return {"source": "history", "sampleSize": sample,
-                "slots": [{"weekday": d, "hour": h, "posts": n, "avgEngagement": round((e or 0) / n, 2)}
-                          for d, h, n, e in ranked]}
+        return {
+            "source": "history",
+            "sampleSize": sample,
+            "slots": [
+                {"weekday": d, "hour": h, "posts": n, "avgEngagement": round((e or 0) / n, 2)}
+                for d, h, n, e in ranked
+            ],
+        }
     defaults = PLATFORM_DEFAULTS.get(profile.platform, [(2, 10), (3, 10), (4, 10)])
-    return {"source": "platform-default", "sampleSize": sample,
-            "note": f"Fewer than {MIN_SAMPLE} measured posts: these are platform-wide defaults, not this profile's history.",
-            "slots": [{"weekday": d, "hour": h, "posts": 0, "avgEngagement": None} for d, h in defaults[:limit]]}
+    return {
+        "source": "platform-default",
+        "sampleSize": sample,
+        "note": f"Fewer than {MIN_SAMPLE} measured posts: these are platform-wide defaults, not this profile's history.",
+        "slots": [{"weekday": d, "hour": h, "posts": 0, "avgEngagement": None} for d, h in defaults[:limit]],
+    }
 
 
 def best_times(profile, limit: int = 5) -> dict:
     rows = [r[1:] for r in _best_rows([profile], profile.timezone_name)]
-    return {"profileId": ids.render(profile.pk, "profile"), "timezone": profile.timezone_name, **_rank(profile, rows, limit)}
+    return {
+        "profileId": ids.render(profile.pk, "profile"),
+        "timezone": profile.timezone_name,
+        **_rank(profile, rows, limit),
+    }
 
 
 def best_times_for(profiles, limit: int = 5) -> dict:

@@ -36,12 +36,25 @@ from .registry import RATE_BASES
 
 GROUP_BY = ("day", "week", "month")
 #: `metric=` values (camelCase of our vocabulary, plus engagement)
-METRIC_PARAMS = {"views": "views", "reach": "reach", "impressions": "impressions", "likes": "likes",
-                 "comments": "comments", "shares": "shares", "saves": "saves", "clicks": "clicks",
-                 "replies": "replies", "reposts": "reposts", "quotes": "quotes", "watchTime": "watch_time",
-                 "engagement": "engagement"}
-RATE_FORMULA = ("engagement (likes + comments + shares + saves + replies + reposts + quotes) / reach; "
-                "else / impressions; else / views; else / followers")
+METRIC_PARAMS = {
+    "views": "views",
+    "reach": "reach",
+    "impressions": "impressions",
+    "likes": "likes",
+    "comments": "comments",
+    "shares": "shares",
+    "saves": "saves",
+    "clicks": "clicks",
+    "replies": "replies",
+    "reposts": "reposts",
+    "quotes": "quotes",
+    "watchTime": "watch_time",
+    "engagement": "engagement",
+}
+RATE_FORMULA = (
+    "engagement (likes + comments + shares + saves + replies + reposts + quotes) / reach; "
+    "else / impressions; else / views; else / followers"
+)
 
 S = "snap__"
 
@@ -66,21 +79,34 @@ def _by_followers() -> Q:
 
 
 def basis_expr():
-    return Coalesce(F(S + "rate_basis"), Case(When(profile__follower_count__gt=0, then=Value("followers")),
-                                               default=Value(None)))
+    return Coalesce(
+        F(S + "rate_basis"),
+        Case(When(profile__follower_count__gt=0, then=Value("followers")), default=Value(None)),
+    )
 
 
 def _rated_basis():
     """The denominator of the post's rate, None for a post without one (no snapshot yet, or
     nothing to divide by)."""
-    return Case(When(**{f"{S}rate_basis__isnull": False}, then=F(S + "rate_basis")),
-                When(_by_followers(), then=Value("followers")), default=Value(None))
+    return Case(
+        When(**{f"{S}rate_basis__isnull": False}, then=F(S + "rate_basis")),
+        When(_by_followers(), then=Value("followers")),
+        default=Value(None),
+    )
 
 
 def rate_expr():
-    by_followers = Cast(F(S + "engagement"), FloatField()) * Value(100.0) / Cast(F("profile__follower_count"), FloatField())
-    return Case(When(**{f"{S}rate__isnull": False}, then=F(S + "rate")), When(_by_followers(), then=by_followers),
-                default=Value(None), output_field=FloatField())
+    by_followers = (
+        Cast(F(S + "engagement"), FloatField())
+        * Value(100.0)
+        / Cast(F("profile__follower_count"), FloatField())
+    )
+    return Case(
+        When(**{f"{S}rate__isnull": False}, then=F(S + "rate")),
+        When(_by_followers(), then=by_followers),
+        default=Value(None),
+        output_field=FloatField(),
+    )
 
 
 def _bucket(field: str, group_by: str, tz):
@@ -93,6 +119,7 @@ def with_latest(qs):
 
 
 # --- parameters ---------------------------------------------------------------------
+
 
 @dataclass
 class Period:
@@ -107,7 +134,9 @@ def parse_tz(raw: str | None) -> zoneinfo.ZoneInfo:
     try:
         return zoneinfo.ZoneInfo(raw)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValidationFailed("Unknown timezone.", {"timezone": [f"'{raw}' is not an IANA time zone (e.g. Europe/Paris)."]}) from None
+        raise ValidationFailed(
+            "Unknown timezone.", {"timezone": [f"'{raw}' is not an IANA time zone (e.g. Europe/Paris)."]}
+        ) from None
 
 
 #: the first and last instants Python can hold: a bound beyond them selects the same rows
@@ -129,7 +158,9 @@ def _parse_point(raw: str, name: str, tz, *, end: bool) -> datetime.datetime:
             return _shifted(day, datetime.timedelta(days=1)) if end else day
         value = datetime.datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
-        raise ValidationFailed(f"Invalid {name}.", {name: ["Use an ISO 8601 date (YYYY-MM-DD) or date-time."]}) from None
+        raise ValidationFailed(
+            f"Invalid {name}.", {name: ["Use an ISO 8601 date (YYYY-MM-DD) or date-time."]}
+        ) from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=tz)
     offset = value.utcoffset()
@@ -145,8 +176,11 @@ def parse_period(params, *, tz, default_days: int = 30) -> Period:
     now = timezone.now()
     start_raw, end_raw = params.get("startDate"), params.get("endDate")
     end = _parse_point(end_raw, "endDate", tz, end=True) if end_raw else now
-    start = (_parse_point(start_raw, "startDate", tz, end=False) if start_raw
-             else _shifted(end, -datetime.timedelta(days=default_days)))
+    start = (
+        _parse_point(start_raw, "startDate", tz, end=False)
+        if start_raw
+        else _shifted(end, -datetime.timedelta(days=default_days))
+    )
     if end <= start:
         raise ValidationFailed("endDate is before startDate.", {"endDate": ["Must be after startDate."]})
     return Period(start=start, end=end, tz=tz)
@@ -163,9 +197,14 @@ def parse_choice(params, name: str, valid) -> str | None:
 
 # --- content analytics (A) ----------------------------------------------------------
 
+
 def published_publications(organization, period: Period, *, platform=None, content_id=None, profile_id=None):
-    qs = Publication.objects.filter(organization=organization, status=Publication.PUBLISHED,
-                                    published_at__gte=period.start, published_at__lt=period.end)
+    qs = Publication.objects.filter(
+        organization=organization,
+        status=Publication.PUBLISHED,
+        published_at__gte=period.start,
+        published_at__lt=period.end,
+    )
     if platform:
         qs = qs.filter(profile__platform=platform)
     if content_id:
@@ -175,11 +214,19 @@ def published_publications(organization, period: Period, *, platform=None, conte
     return with_latest(qs)
 
 
-def content_analytics(organization, period: Period, *, group_by: str = "day", metric: str | None = None,
-                      platform=None, content_id=None) -> dict:
+def content_analytics(
+    organization,
+    period: Period,
+    *,
+    group_by: str = "day",
+    metric: str | None = None,
+    platform=None,
+    content_id=None,
+) -> dict:
     column = METRIC_PARAMS.get(metric) if metric else None
-    rows = _content_rows(organization, period, group_by=group_by, column=column, platform=platform,
-                         content_id=content_id)
+    rows = _content_rows(
+        organization, period, group_by=group_by, column=column, platform=platform, content_id=content_id
+    )
     # rows come as (ISO date, basis, posts, reach, engagement, rate sum[, metric]) with ints and
     # a float: this loop runs once per bucket and denominator, so it only adds
     buckets: dict = {}
@@ -192,7 +239,12 @@ def content_analytics(organization, period: Period, *, group_by: str = "day", me
         total_engagement += engagement
         item = buckets.get(bucket)
         if item is None:
-            item = buckets[bucket] = {"date": bucket, "posts": posts, "reach": reach, "engagement": engagement}
+            item = buckets[bucket] = {
+                "date": bucket,
+                "posts": posts,
+                "reach": reach,
+                "engagement": engagement,
+            }
             if column:
                 item[metric] = value[0]
         else:
@@ -236,8 +288,9 @@ def _content_rows(organization, period: Period, *, group_by: str, column: str | 
     if group_by not in GROUP_BY or (column is not None and column not in METRIC_PARAMS.values()):
         raise ValueError(f"unknown groupBy or metric: {group_by!r}, {column!r}")
     if connection.vendor != "postgresql":
-        return _content_rows_orm(organization, period, group_by=group_by, column=column, platform=platform,
-                                 content_id=content_id)
+        return _content_rows_orm(
+            organization, period, group_by=group_by, column=column, platform=platform, content_id=content_id
+        )
     org_id = getattr(organization, "pk", organization)
     where, params = [], [str(period.tz), org_id, Publication.PUBLISHED, period.start, period.end]
     if platform:
@@ -268,20 +321,39 @@ def _content_rows(organization, period: Period, *, group_by: str, column: str | 
         return cur.fetchall()
 
 
-def _content_rows_orm(organization, period: Period, *, group_by: str, column: str | None, platform, content_id):
+def _content_rows_orm(
+    organization, period: Period, *, group_by: str, column: str | None, platform, content_id
+):
     """``_content_rows`` in the ORM, for any database: the same rows."""
     qs = published_publications(organization, period, platform=platform, content_id=content_id)
-    aggregates = {"posts": Count("id"), "reach": Sum(reach_expr()), "engagement": Sum(S + "engagement"),
-                  "rate_sum": Sum(rate_expr())}
+    aggregates = {
+        "posts": Count("id"),
+        "reach": Sum(reach_expr()),
+        "engagement": Sum(S + "engagement"),
+        "rate_sum": Sum(rate_expr()),
+    }
     if column:
         aggregates["value"] = Sum(S + column)
     # one row per bucket and rate denominator (usually one denominator per platform), as the
     # SQL text gives them: ISO dates, ints, a float
-    rows = (qs.annotate(bucket=_bucket("published_at", group_by, period.tz), basis=_rated_basis())
-            .values_list("bucket", "basis").annotate(**aggregates).order_by("bucket"))
-    return [(bucket.isoformat(), basis, posts, int(reach or 0), int(engagement or 0),
-             None if rate is None else float(rate), *(None if v is None else int(v) for v in value))
-            for bucket, basis, posts, reach, engagement, rate, *value in rows]
+    rows = (
+        qs.annotate(bucket=_bucket("published_at", group_by, period.tz), basis=_rated_basis())
+        .values_list("bucket", "basis")
+        .annotate(**aggregates)
+        .order_by("bucket")
+    )
+    return [
+        (
+            bucket.isoformat(),
+            basis,
+            posts,
+            int(reach or 0),
+            int(engagement or 0),
+            None if rate is None else float(rate),
+            *(None if v is None else int(v) for v in value),
+        )
+        for bucket, basis, posts, reach, engagement, rate, *value in rows
+    ]
 
 
 def basis_summary(used: dict[str, int]) -> dict:
@@ -291,18 +363,31 @@ def basis_summary(used: dict[str, int]) -> dict:
         kind = next(iter(used))
     else:
         kind = "mixed"
-    return {"denominator": kind, "postsByDenominator": used, "formula": RATE_FORMULA,
-            "average": "mean of per-post rates (percent)"}
+    return {
+        "denominator": kind,
+        "postsByDenominator": used,
+        "formula": RATE_FORMULA,
+        "average": "mean of per-post rates (percent)",
+    }
 
 
 # --- one content item's latest analytics ------------------------------------------------
 
+
 def latest_for_content(content) -> dict:
     """Sum of the newest snapshot of each of its publications (one query)."""
     agg = PostSnapshot.objects.filter(content=content, latest=True).aggregate(
-        views=Sum("views"), likes=Sum("likes"), comments=Sum("comments"), shares=Sum("shares"),
-        saves=Sum("saves"), reach=Sum("reach"), impressions=Sum("impressions"), replies=Sum("replies"),
-        reposts=Sum("reposts"), quotes=Sum("quotes"), updated=Max("taken_at"),
+        views=Sum("views"),
+        likes=Sum("likes"),
+        comments=Sum("comments"),
+        shares=Sum("shares"),
+        saves=Sum("saves"),
+        reach=Sum("reach"),
+        impressions=Sum("impressions"),
+        replies=Sum("replies"),
+        reposts=Sum("reposts"),
+        quotes=Sum("quotes"),
+        updated=Max("taken_at"),
     )
     out = {k: int(agg[k] or 0) for k in ("views", "likes", "comments", "shares")}
     out["metricsUpdatedAt"] = agg["updated"].isoformat().replace("+00:00", "Z") if agg["updated"] else None
@@ -316,6 +401,7 @@ def latest_for_content(content) -> dict:
 
 # --- profile analytics (A) ---------------------------------------------------------------
 
+
 def profile_analytics(profile, period: Period) -> dict:
     """Followers from stored snapshots; engagement from the period's posts (two queries:
     one over snapshots of followers, one over posts)."""
@@ -325,12 +411,21 @@ def profile_analytics(profile, period: Period) -> dict:
     before = snaps.filter(taken_at__lt=period.start).order_by("-taken_at")
     from apps.profiles.models import SocialProfile
 
-    row = SocialProfile.objects.filter(pk=profile.pk).annotate(
-        last=Subquery(last.values("followers")[:1]),
-        earlier=Coalesce(Subquery(before.values("followers")[:1]), Subquery(first.values("followers")[:1])),
-        earlier_at=Coalesce(Subquery(before.values("taken_at")[:1]), Subquery(first.values("taken_at")[:1])),
-        last_at=Subquery(last.values("taken_at")[:1]),
-    ).values("last", "earlier", "earlier_at", "last_at").first()
+    row = (
+        SocialProfile.objects.filter(pk=profile.pk)
+        .annotate(
+            last=Subquery(last.values("followers")[:1]),
+            earlier=Coalesce(
+                Subquery(before.values("followers")[:1]), Subquery(first.values("followers")[:1])
+            ),
+            earlier_at=Coalesce(
+                Subquery(before.values("taken_at")[:1]), Subquery(first.values("taken_at")[:1])
+            ),
+            last_at=Subquery(last.values("taken_at")[:1]),
+        )
+        .values("last", "earlier", "earlier_at", "last_at")
+        .first()
+    )
     followers = row["last"] if row and row["last"] is not None else profile.follower_count
     growth = None
     if row and row["earlier"] and row["last_at"] and row["earlier_at"] and row["earlier_at"] < row["last_at"]:
@@ -347,18 +442,29 @@ def profile_analytics(profile, period: Period) -> dict:
     from apps.core import ids
 
     return {
-        "profile": {"id": ids.render(profile.pk, "profile"), "platform": profile.platform, "username": profile.username},
+        "profile": {
+            "id": ids.render(profile.pk, "profile"),
+            "platform": profile.platform,
+            "username": profile.username,
+        },
         "metrics": {
             "followers": int(followers or 0),
             "followersGrowth": growth,
-            "avgEngagement": round(sum(p["eng"] for p in with_snap) / len(with_snap), 2) if with_snap else 0.0,
+            "avgEngagement": round(sum(p["eng"] for p in with_snap) / len(with_snap), 2)
+            if with_snap
+            else 0.0,
             "postsPerWeek": round(len(per_post) / weeks, 2),
             "avgEngagementRate": round(sum(rates) / len(rates), 4) if rates else None,
         },
         "engagementRateBasis": basis_summary(_count_bases(with_snap)),
         "topContent": [
-            {"id": ids.render(p["content_id"], "content"), "engagement": int(p["eng"]),
-             "type": p["content__media_type"], "engagementRate": p["rate"], "engagementRateBasis": p["basis"]}
+            {
+                "id": ids.render(p["content_id"], "content"),
+                "engagement": int(p["eng"]),
+                "type": p["content__media_type"],
+                "engagementRate": p["rate"],
+                "engagementRateBasis": p["basis"],
+            }
             for p in with_snap[:5]
         ],
     }
@@ -372,8 +478,8 @@ def _count_bases(rows) -> dict[str, int]:
     return out
 
 
-
 # --- the admin's charts ------------------------------------------------------------------
+
 
 def bucket_starts(period: Period, group_by: str) -> list[datetime.date]:
     """Every bucket of the period, as the local date it starts on (weeks on Monday)."""
@@ -399,22 +505,40 @@ def series_by_platform(organization, period: Period, *, group_by: str = "day") -
     """Posts, reach and engagement per bucket and platform, with the same expressions as
     ``content_analytics`` (one GROUP BY query)."""
     qs = published_publications(organization, period)
-    rows = (qs.annotate(bucket=_bucket("published_at", group_by, period.tz))
-            .values("bucket", "profile__platform")
-            .annotate(posts=Count("id"), reach=Sum(reach_expr()), engagement=Sum(engagement_expr()))
-            .order_by("bucket", "profile__platform"))
-    return [{"date": r["bucket"], "platform": r["profile__platform"], "posts": r["posts"],
-             "reach": int(r["reach"] or 0), "engagement": int(r["engagement"] or 0)} for r in rows]
+    rows = (
+        qs.annotate(bucket=_bucket("published_at", group_by, period.tz))
+        .values("bucket", "profile__platform")
+        .annotate(posts=Count("id"), reach=Sum(reach_expr()), engagement=Sum(engagement_expr()))
+        .order_by("bucket", "profile__platform")
+    )
+    return [
+        {
+            "date": r["bucket"],
+            "platform": r["profile__platform"],
+            "posts": r["posts"],
+            "reach": int(r["reach"] or 0),
+            "engagement": int(r["engagement"] or 0),
+        }
+        for r in rows
+    ]
 
 
-def followers_series(organization, period: Period, *, group_by: str = "day", profiles: int | None = 8) -> dict:
+def followers_series(
+    organization, period: Period, *, group_by: str = "day", profiles: int | None = 8
+) -> dict:
     """The last follower count of each bucket, per profile (the ``profiles`` largest; None:
     all), from stored snapshots: {(platform, username): {date: followers}} (one query)."""
-    rows = (ProfileSnapshot.objects.filter(organization=organization, followers__isnull=False,
-                                           taken_at__gte=period.start, taken_at__lt=period.end)
-            .annotate(bucket=_bucket("taken_at", group_by, period.tz))
-            .values_list("profile__platform", "profile__username", "bucket", "followers")
-            .order_by("taken_at"))
+    rows = (
+        ProfileSnapshot.objects.filter(
+            organization=organization,
+            followers__isnull=False,
+            taken_at__gte=period.start,
+            taken_at__lt=period.end,
+        )
+        .annotate(bucket=_bucket("taken_at", group_by, period.tz))
+        .values_list("profile__platform", "profile__username", "bucket", "followers")
+        .order_by("taken_at")
+    )
     series: dict = {}
     for platform, username, bucket, followers in rows:
         series.setdefault((platform, username), {})[bucket] = followers
@@ -424,6 +548,14 @@ def followers_series(organization, period: Period, *, group_by: str = "day", pro
 
 def followers_profile_count(organization, period: Period) -> int:
     """How many profiles have a follower snapshot in the period (what the chart could show)."""
-    return (ProfileSnapshot.objects.filter(organization=organization, followers__isnull=False,
-                                           taken_at__gte=period.start, taken_at__lt=period.end)
-            .values("profile_id").distinct().count())
+    return (
+        ProfileSnapshot.objects.filter(
+            organization=organization,
+            followers__isnull=False,
+            taken_at__gte=period.start,
+            taken_at__lt=period.end,
+        )
+        .values("profile_id")
+        .distinct()
+        .count()
+    )

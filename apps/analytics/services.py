@@ -53,8 +53,11 @@ def due_publications(now=None, limit: int | None = 500, *, include_claimed: bool
     """
     now = now or timezone.now()
     last = PostSnapshot.objects.filter(publication=OuterRef("pk"), latest=True).values("taken_at")[:1]
-    qs = (Publication.objects.filter(status=PUBLISHED, published_at__isnull=False).exclude(external_id="")
-          .annotate(last_taken=Subquery(last)))
+    qs = (
+        Publication.objects.filter(status=PUBLISHED, published_at__isnull=False)
+        .exclude(external_id="")
+        .annotate(last_taken=Subquery(last))
+    )
     if not include_claimed:
         qs = qs.exclude(_live_claim(now))
     hourly = timedelta(hours=settings.ANALYTICS_HOURLY_UNTIL_HOURS)
@@ -62,7 +65,11 @@ def due_publications(now=None, limit: int | None = 500, *, include_claimed: bool
     due = (
         Q(last_taken__isnull=True)
         | Q(published_at__gt=now - hourly, last_taken__lte=now - timedelta(hours=1))
-        | Q(published_at__lte=now - hourly, published_at__gt=now - daily, last_taken__lte=now - timedelta(days=1))
+        | Q(
+            published_at__lte=now - hourly,
+            published_at__gt=now - daily,
+            last_taken__lte=now - timedelta(days=1),
+        )
         | Q(published_at__lte=now - daily, last_taken__lte=now - timedelta(days=7))
     )
     qs = qs.filter(due).order_by(F("last_taken").asc(nulls_first=True), "published_at")
@@ -70,6 +77,7 @@ def due_publications(now=None, limit: int | None = 500, *, include_claimed: bool
 
 
 # --- claims (leases) ------------------------------------------------------------------
+
 
 def _lease_until():
     return timezone.now() + timedelta(seconds=settings.ANALYTICS_LEASE_SECONDS)
@@ -138,10 +146,18 @@ def publications_refresh(*, publication_ids, now=None) -> int:
     ANALYTICS_PUSH_MIN_SECONDS, or held by another worker, is left alone, so a busy post's
     comments cost one pull per window. Claimed as the sweep claims; returns the snapshots stored."""
     now = now or timezone.now()
-    recent = PostSnapshot.objects.filter(publication=OuterRef("pk"), latest=True,
-                                         taken_at__gt=now - timedelta(seconds=settings.ANALYTICS_PUSH_MIN_SECONDS))
-    ids = list(Publication.objects.filter(pk__in=list(publication_ids), status=PUBLISHED, published_at__isnull=False)
-               .exclude(external_id="").exclude(Exists(recent)).exclude(_live_claim(now)).values_list("pk", flat=True))
+    recent = PostSnapshot.objects.filter(
+        publication=OuterRef("pk"),
+        latest=True,
+        taken_at__gt=now - timedelta(seconds=settings.ANALYTICS_PUSH_MIN_SECONDS),
+    )
+    ids = list(
+        Publication.objects.filter(pk__in=list(publication_ids), status=PUBLISHED, published_at__isnull=False)
+        .exclude(external_id="")
+        .exclude(Exists(recent))
+        .exclude(_live_claim(now))
+        .values_list("pk", flat=True)
+    )
     if not ids:
         return 0
     token, won = claim(PullClaim.POST, ids)
@@ -155,16 +171,19 @@ def claim_due_publications(limit: int = 500) -> list[tuple[uuid.UUID, list]]:
     released again (the second due query runs after the claim, when nobody else can write).
     """
     # claims a killed holder left on what is no longer due would otherwise stay forever
-    PullClaim.objects.filter(leased_until__lt=timezone.now() - timedelta(seconds=settings.ANALYTICS_LEASE_SECONDS)).delete()
+    PullClaim.objects.filter(
+        leased_until__lt=timezone.now() - timedelta(seconds=settings.ANALYTICS_LEASE_SECONDS)
+    ).delete()
     ids = list(due_publications(limit=limit).values_list("pk", flat=True))
     size = max(1, settings.ANALYTICS_CHUNK_SIZE)
     chunks = []
     for i in range(0, len(ids), size):
-        token, won = claim(PullClaim.POST, ids[i:i + size])
+        token, won = claim(PullClaim.POST, ids[i : i + size])
         if not won:
             continue
-        still = set(due_publications(limit=None, include_claimed=True).filter(pk__in=won)
-                    .values_list("pk", flat=True))
+        still = set(
+            due_publications(limit=None, include_claimed=True).filter(pk__in=won).values_list("pk", flat=True)
+        )
         if len(still) < len(won):
             release(token, [w for w in won if w not in still])
         if still:
@@ -192,7 +211,9 @@ def _pause_platform(platform: str, seconds: float) -> None:
     cache.set(f"analytics:pause:{platform}", 1, timeout=max(1, int(seconds)))
 
 
-def collect_publication(publication: Publication, now=None, *, token: uuid.UUID | None = None) -> PostSnapshot | None:
+def collect_publication(
+    publication: Publication, now=None, *, token: uuid.UUID | None = None
+) -> PostSnapshot | None:
     """Pull one publication's metrics and store a snapshot (None when the platform is paused
     after a 429). With ``token``, the snapshot is stored only while that claim is held
     (``LeaseLost`` otherwise) and the claim is deleted with it."""
@@ -211,8 +232,10 @@ def collect_publication(publication: Publication, now=None, *, token: uuid.UUID 
         reason = f"{publication.profile.platform} reports analytics only for the last {spec.window.days} days"
         unavailable = {m: reason for m in set(spec.metrics.values())}
     elif spec.resolve_id_first and not _resolve_post_id(publication):
-        reason = (f"{publication.profile.platform} has not given this post a public video id yet (a private post, "
-                  "or one still in moderation); its metrics are read by that id")
+        reason = (
+            f"{publication.profile.platform} has not given this post a public video id yet (a private post, "
+            "or one still in moderation); its metrics are read by that id"
+        )
         unavailable = {m: reason for m in set(spec.metrics.values())}
     else:
         try:
@@ -228,7 +251,9 @@ def collect_publication(publication: Publication, now=None, *, token: uuid.UUID 
             unavailable.update(m.unavailable)
             if spec.recent_only and age > spec.recent_only[1]:
                 for name in spec.recent_only[0]:
-                    unavailable.setdefault(spec.metrics[name], f"only for posts under {spec.recent_only[1].days} days")
+                    unavailable.setdefault(
+                        spec.metrics[name], f"only for posts under {spec.recent_only[1].days} days"
+                    )
     offered = set(spec.metrics.values()) | {"views", "likes", "comments", "shares"}
     for name in POST_METRICS:
         if values.get(name) is None and name in offered and name not in unavailable:
@@ -239,9 +264,15 @@ def collect_publication(publication: Publication, now=None, *, token: uuid.UUID 
         _take_claim(publication.pk, token)
         PostSnapshot.objects.filter(publication=publication, latest=True).update(latest=False)
         return PostSnapshot.objects.create(
-            organization_id=publication.organization_id, publication=publication, content_id=publication.content_id,
-            profile_id=publication.profile_id, platform=publication.profile.platform, taken_at=now,
-            published_at=publication.published_at, unavailable=unavailable, latest=True,
+            organization_id=publication.organization_id,
+            publication=publication,
+            content_id=publication.content_id,
+            profile_id=publication.profile_id,
+            platform=publication.profile.platform,
+            taken_at=now,
+            published_at=publication.published_at,
+            unavailable=unavailable,
+            latest=True,
             **{k: v for k, v in values.items() if k in POST_METRICS},
         )
 
@@ -263,8 +294,12 @@ def _resolve_post_id(publication: Publication) -> bool:
         return False
     if not post_id:
         return False
-    publication_platform_report(platform=publication.profile.platform, account_id=publication.profile.external_id,
-                                publish_id=publication.external_id, post_id=post_id)
+    publication_platform_report(
+        platform=publication.profile.platform,
+        account_id=publication.profile.external_id,
+        publish_id=publication.external_id,
+        post_id=post_id,
+    )
     publication.external_id = post_id
     return True
 
@@ -284,12 +319,16 @@ def collect_profile(profile: SocialProfile, now=None, *, token: uuid.UUID | None
         fields = {"unavailable": {"followers": exc.message}}
     else:
         posts = Publication.objects.filter(profile=profile, status=PUBLISHED).count()
-        fields = {"followers": account.followers, "posts": posts,
-                  "unavailable": {"following": "not reported by the platform"}}
+        fields = {
+            "followers": account.followers,
+            "posts": posts,
+            "unavailable": {"following": "not reported by the platform"},
+        }
     with transaction.atomic():
         _take_claim(profile.pk, token)
-        return ProfileSnapshot.objects.create(organization_id=profile.organization_id, profile=profile, taken_at=now,
-                                              **fields)
+        return ProfileSnapshot.objects.create(
+            organization_id=profile.organization_id, profile=profile, taken_at=now, **fields
+        )
 
 
 def due_profiles(now=None, *, include_claimed: bool = False):
@@ -307,7 +346,7 @@ def claim_due_profiles() -> list[tuple[uuid.UUID, list]]:
     size = max(1, settings.ANALYTICS_CHUNK_SIZE)
     chunks = []
     for i in range(0, len(ids), size):
-        token, won = claim(PullClaim.PROFILE, ids[i:i + size])
+        token, won = claim(PullClaim.PROFILE, ids[i : i + size])
         if not won:
             continue
         still = set(due_profiles(include_claimed=True).filter(pk__in=won).values_list("pk", flat=True))

@@ -14,4 +14,6 @@ class BrandsConfig(AppConfig):
         def ensure_default_brand(sender, *, organization, **kwargs) -> None:
             brand_ensure_default(organization=organization)
 
-        organization_provisioned.connect(ensure_default_brand, dispatch_uid="brands.ensure_default_brand", weak=False)
+        organization_provisioned.connect(
+            ensure_default_brand, dispatch_uid="brands.ensure_default_brand", weak=False
+        )

@@ -21,7 +21,9 @@ class Brand(OrgScopedModel):
     secondary_color = models.CharField(max_length=7, blank=True, default="")
     hashtags = models.JSONField(default=list, blank=True)
     fonts = models.JSONField(default=list, blank=True)
-    logo = models.ForeignKey("media.MediaAsset", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    logo = models.ForeignKey(
+        "media.MediaAsset", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     # a logo given as an https URL (Family A `assets.logo`) instead of an uploaded asset
     logo_url = models.URLField(max_length=2000, blank=True, default="")
     #: Family B generation settings, with the spec's snake_case keys (see services.SETTINGS_DEFAULTS)

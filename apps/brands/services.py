@@ -39,7 +39,18 @@ SETTINGS_DEFAULTS: dict = {
     "language": "en",
 }
 
-BRAND_FIELDS = ("name", "description", "voice", "tone", "primary_color", "secondary_color", "hashtags", "fonts", "settings", "metadata")
+BRAND_FIELDS = (
+    "name",
+    "description",
+    "voice",
+    "tone",
+    "primary_color",
+    "secondary_color",
+    "hashtags",
+    "fonts",
+    "settings",
+    "metadata",
+)
 
 
 def _unique_slug(organization, base: str, *, exclude_pk=None) -> str:
@@ -82,7 +93,9 @@ def _apply(brand: Brand, fields: dict) -> None:
     if "logo" in fields:
         logo = fields["logo"]
         if logo is not None and (logo.organization_id != brand.organization_id or logo.media_type != "image"):
-            raise ValidationFailed("The logo must be an image asset of this organization.", {"logo": ["Invalid asset."]})
+            raise ValidationFailed(
+                "The logo must be an image asset of this organization.", {"logo": ["Invalid asset."]}
+            )
         brand.logo = logo
         if logo is not None:
             brand.logo_url = ""  # an uploaded logo replaces a logo URL
@@ -122,7 +135,12 @@ def brand_update(*, brand: Brand, slug: str | None = None, **fields) -> Brand:
     brand = Brand.objects.select_for_update().get(pk=brand.pk)
     _apply(brand, fields)
     if slug and slug != brand.slug:
-        if Brand.objects.for_organization(brand.organization_id).filter(slug=slug).exclude(pk=brand.pk).exists():
+        if (
+            Brand.objects.for_organization(brand.organization_id)
+            .filter(slug=slug)
+            .exclude(pk=brand.pk)
+            .exists()
+        ):
             raise Conflict(f"A brand with slug '{slug}' already exists.", {"slug": slug})
         brand.slug = slug
     brand.save()
@@ -163,8 +181,19 @@ def brand_settings_update(*, brand: Brand, settings: dict, replace: bool = False
 
 def brand_settings_full(brand: Brand) -> dict:
     """The brand's generation settings over the system defaults (what the API shows)."""
-    keys = ("system_prompt", "caption_style", "brand_voice", "temperature", "themes", "audience", "hashtags",
-            "guidelines", "require_approval", "auto_publish", "default_platform_settings")
+    keys = (
+        "system_prompt",
+        "caption_style",
+        "brand_voice",
+        "temperature",
+        "themes",
+        "audience",
+        "hashtags",
+        "guidelines",
+        "require_approval",
+        "auto_publish",
+        "default_platform_settings",
+    )
     merged = deep_merge({k: SETTINGS_DEFAULTS[k] for k in keys}, brand.generation_settings)
     return {k: merged[k] for k in keys}
 

@@ -709,8 +709,11 @@ _EMOJI_RE = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\u2b50\u2728]\ufe0f?"
 _SHORT_FORM = {"x": 1, "threads": 2, "bluesky": 2}
 # Calls to action only Instagram and TikTok users follow (in the engine's five languages).
 _APP_HABITS = {
-    "link in bio": re.compile(r"link in (?:our |the )?bio|enlace de nuestra bio|lien dans notre bio|link in unserer bio|"
-                              r"link na nossa bio", re.IGNORECASE),
+    "link in bio": re.compile(
+        r"link in (?:our |the )?bio|enlace de nuestra bio|lien dans notre bio|link in unserer bio|"
+        r"link na nossa bio",
+        re.IGNORECASE,
+    ),
     "double tap": re.compile(r"double[- ]?tap|doble toque|doppeltippen|toque duas vezes", re.IGNORECASE),
 }
 # Calls for comments, double taps and tags: a Pin is found by search and saved, not commented on.
@@ -721,14 +724,19 @@ _ENGAGEMENT_BAIT = re.compile(
     re.IGNORECASE,
 )
 # Tags a platform's users expect on a format (data/stock_tags.json): YouTube Shorts' #Shorts.
-_STOCK_TAGS: dict = json.loads((Path(__file__).parent / "generation" / "data" / "stock_tags.json").read_text("utf-8"))
+_STOCK_TAGS: dict = json.loads(
+    (Path(__file__).parent / "generation" / "data" / "stock_tags.json").read_text("utf-8")
+)
 
 
 def _information(sentence: str) -> int:
     """How much a sentence says: names, figures and compound words (a hook says little)."""
     tokens = re.findall(r"[\w%'’-]+", sentence)
-    return sum(1 for i, t in enumerate(tokens)
-               if (i and t[:1].isupper()) or any(c.isdigit() for c in t) or "-" in t.strip("-") or t.endswith("%"))
+    return sum(
+        1
+        for i, t in enumerate(tokens)
+        if (i and t[:1].isupper()) or any(c.isdigit() for c in t) or "-" in t.strip("-") or t.endswith("%")
+    )
 
 
 def _remove_sentences(caption: str, drop: list[str]) -> str:
@@ -786,8 +794,11 @@ def style_for_platform(
     d = _as_draft(draft)
     caption = _clean(d.caption)
     notes: list[str] = []
-    stock = [t for t in _STOCK_TAGS.get(name, {}).get(post_type, [])
-             if t.casefold() not in {h.casefold() for h in d.hashtags}]
+    stock = [
+        t
+        for t in _STOCK_TAGS.get(name, {}).get(post_type, [])
+        if t.casefold() not in {h.casefold() for h in d.hashtags}
+    ]
     if stock:
         d.hashtags = [*stock, *d.hashtags]  # first: it survives when hashtags give way
         notes.append(f"{', '.join(stock)} added: expected on {rules.display_name} ({post_type})")
@@ -853,7 +864,9 @@ def style_for_platform(
                 lead = lead[1:]
         if drop and len(drop) < len(parts):
             caption = _remove_sentences(caption, drop)
-            notes.append("Pinterest description leads with its keywords (hook and calls for comments left out)")
+            notes.append(
+                "Pinterest description leads with its keywords (hook and calls for comments left out)"
+            )
         if d.first_comment:
             d.first_comment = ""
             notes.append("first comment dropped: a Pin is found by its words, not by a question")

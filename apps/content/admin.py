@@ -29,9 +29,27 @@ from .models import Content, ReviewItem
 
 CURRENT_KINDS = (Kind.GENERATED, Kind.UPLOAD)
 DETAIL_FIELDS = [
-    "organization", "brand", "profile", "platforms", "prompt", "generation_mode", "post_type", "media_type",
-    "dimensions", "status", "status_reason", "progress", "campaign", "batch", "approved_at", "approved_by",
-    "generated_at", "scheduled_for", "published_at", "created_at", "updated_at",
+    "organization",
+    "brand",
+    "profile",
+    "platforms",
+    "prompt",
+    "generation_mode",
+    "post_type",
+    "media_type",
+    "dimensions",
+    "status",
+    "status_reason",
+    "progress",
+    "campaign",
+    "batch",
+    "approved_at",
+    "approved_by",
+    "generated_at",
+    "scheduled_for",
+    "published_at",
+    "created_at",
+    "updated_at",
 ]
 
 
@@ -92,8 +110,11 @@ class StatusFilter(admin.SimpleListFilter):
 
 
 class RejectForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=2000,
-                             help_text="Kept with the content and sent in the content.rejected event.")
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        max_length=2000,
+        help_text="Kept with the content and sent in the content.rejected event.",
+    )
 
 
 # --- the content admin ------------------------------------------------------------------------
@@ -102,19 +123,40 @@ class RejectForm(forms.Form):
 def _media_html(asset: MediaAsset, css: str):
     if asset.media_type == "video":
         if asset.thumbnail:
-            return format_html('<img class="{}" src="{}" alt="video thumbnail" style="max-height:64px;max-width:96px">', css,
-                               asset.thumbnail.url)
+            return format_html(
+                '<img class="{}" src="{}" alt="video thumbnail" style="max-height:64px;max-width:96px">',
+                css,
+                asset.thumbnail.url,
+            )
         return format_html('<span class="{}">video</span>', css)
-    return format_html('<img class="{}" src="{}" alt="" style="max-height:64px;max-width:96px">', css,
-                       (asset.thumbnail or asset.file).url)
+    return format_html(
+        '<img class="{}" src="{}" alt="" style="max-height:64px;max-width:96px">',
+        css,
+        (asset.thumbnail or asset.file).url,
+    )
 
 
 @admin.register(Content)
 class ContentAdmin(admin.ModelAdmin):
     change_form_template = "admin/content/content/change_form.html"
-    list_display = ["thumbnail", "summary", "organization", "brand", "platform_list", "status", "progress", "created_at"]
+    list_display = [
+        "thumbnail",
+        "summary",
+        "organization",
+        "brand",
+        "platform_list",
+        "status",
+        "progress",
+        "created_at",
+    ]
     list_display_links = ["thumbnail", "summary"]
-    list_filter = ["organization", "brand", PlatformFilter, StatusFilter, ("created_at", admin.DateFieldListFilter)]
+    list_filter = [
+        "organization",
+        "brand",
+        PlatformFilter,
+        StatusFilter,
+        ("created_at", admin.DateFieldListFilter),
+    ]
     list_select_related = ["organization", "brand"]
     search_fields = ["prompt", "variants__caption"]
     date_hierarchy = "created_at"
@@ -151,7 +193,11 @@ class ContentAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         current = MediaAsset.objects.filter(kind__in=CURRENT_KINDS).order_by("position", "created_at")
-        return super().get_queryset(request).prefetch_related(Prefetch("media_assets", queryset=current, to_attr="current_media"))
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related(Prefetch("media_assets", queryset=current, to_attr="current_media"))
+        )
 
     def get_search_results(self, request, queryset, search_term):
         queryset, _ = super().get_search_results(request, queryset, search_term)
@@ -191,26 +237,43 @@ class ContentAdmin(admin.ModelAdmin):
 
     @admin.action(description="Approve selected content", permissions=["act"])
     def approve_selected(self, request, queryset):
-        self._bulk(request, queryset, "approved", lambda c: services.content_approve(content=c, actor=request.user))
+        self._bulk(
+            request, queryset, "approved", lambda c: services.content_approve(content=c, actor=request.user)
+        )
 
     @admin.action(description="Reject selected content (with a reason)…", permissions=["act"])
     def reject_selected(self, request, queryset):
         form = RejectForm(request.POST if "apply" in request.POST else None)
         if "apply" in request.POST and form.is_valid():
             reason = form.cleaned_data["reason"]
-            self._bulk(request, queryset, "rejected",
-                       lambda c: services.content_reject(content=c, reason=reason, actor=request.user))
+            self._bulk(
+                request,
+                queryset,
+                "rejected",
+                lambda c: services.content_reject(content=c, reason=reason, actor=request.user),
+            )
             return None
-        return TemplateResponse(request, "admin/content/content/reject_form.html", {
-            **self.admin_site.each_context(request), "opts": self.opts, "title": "Reject content", "form": form,
-            "queryset": queryset, "bulk": True, "action_name": "reject_selected",
-            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-            "select_across": request.POST.get("select_across", "0"),
-        })
+        return TemplateResponse(
+            request,
+            "admin/content/content/reject_form.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "title": "Reject content",
+                "form": form,
+                "queryset": queryset,
+                "bulk": True,
+                "action_name": "reject_selected",
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                "select_across": request.POST.get("select_across", "0"),
+            },
+        )
 
     @admin.action(description="Regenerate selected content", permissions=["act"])
     def regenerate_selected(self, request, queryset):
-        self._bulk(request, queryset, "sent back to generation", lambda c: services.content_regenerate(content=c))
+        self._bulk(
+            request, queryset, "sent back to generation", lambda c: services.content_regenerate(content=c)
+        )
 
     # --- the content page ---------------------------------------------------------------------
     def console_routes(self) -> list:
@@ -234,8 +297,11 @@ class ContentAdmin(admin.ModelAdmin):
     def _content(self, request, object_id) -> Content:
         if not self.has_act_permission(request):
             raise PermissionDenied
-        content = Content.objects.select_related("organization", "brand").filter(pk=unquote(object_id)).first() \
-            if _is_uuid(unquote(object_id)) else None
+        content = (
+            Content.objects.select_related("organization", "brand").filter(pk=unquote(object_id)).first()
+            if _is_uuid(unquote(object_id))
+            else None
+        )
         if content is None:
             raise Http404("No such content.")
         return content
@@ -255,47 +321,83 @@ class ContentAdmin(admin.ModelAdmin):
     def approve_view(self, request, object_id):
         content = self._content(request, object_id)
         if request.method == "POST":
-            self._run(request, content, lambda: services.content_approve(content=content, actor=request.user), "Approved.")
+            self._run(
+                request,
+                content,
+                lambda: services.content_approve(content=content, actor=request.user),
+                "Approved.",
+            )
         return self._back(content)
 
     def regenerate_view(self, request, object_id):
         content = self._content(request, object_id)
         if request.method == "POST":
-            self._run(request, content, lambda: services.content_regenerate(content=content),
-                      "Sent back to generation: the page follows its progress.")
+            self._run(
+                request,
+                content,
+                lambda: services.content_regenerate(content=content),
+                "Sent back to generation: the page follows its progress.",
+            )
         return self._back(content)
 
     def edit_image_view(self, request, object_id):
         content = self._content(request, object_id)
         if request.method == "POST":
             prompt = request.POST.get("prompt", "")
-            self._run(request, content, lambda: services.content_edit_image(content=content, prompt=prompt),
-                      f"Image edited (“{prompt.strip()}”); the previous image is kept as a backup.")
+            self._run(
+                request,
+                content,
+                lambda: services.content_edit_image(content=content, prompt=prompt),
+                f"Image edited (“{prompt.strip()}”); the previous image is kept as a backup.",
+            )
         return self._back(content)
 
     def undo_image_edit_view(self, request, object_id):
         content = self._content(request, object_id)
         if request.method == "POST":
-            self._run(request, content, lambda: services.content_undo_image_edit(content=content),
-                      "Image edit undone: the previous image is back.")
+            self._run(
+                request,
+                content,
+                lambda: services.content_undo_image_edit(content=content),
+                "Image edit undone: the previous image is back.",
+            )
         return self._back(content)
 
     def _form_page(self, request, content, form, *, title: str, template: str, submit: str):
-        return TemplateResponse(request, template, {
-            **self.admin_site.each_context(request), "opts": self.opts, "title": title, "form": form,
-            "original": content, "submit_label": submit, "bulk": False,
-        })
+        return TemplateResponse(
+            request,
+            template,
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "title": title,
+                "form": form,
+                "original": content,
+                "submit_label": submit,
+                "bulk": False,
+            },
+        )
 
     def reject_view(self, request, object_id):
         content = self._content(request, object_id)
         form = RejectForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             reason = form.cleaned_data["reason"]
-            self._run(request, content, lambda: services.content_reject(content=content, reason=reason, actor=request.user),
-                      "Rejected.")
+            self._run(
+                request,
+                content,
+                lambda: services.content_reject(content=content, reason=reason, actor=request.user),
+                "Rejected.",
+            )
             return self._back(content)
-        return self._form_page(request, content, form, title="Reject content", submit="Reject",
-                               template="admin/content/content/reject_form.html")
+        return self._form_page(
+            request,
+            content,
+            form,
+            title="Reject content",
+            submit="Reject",
+            template="admin/content/content/reject_form.html",
+        )
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         content = self.get_object(request, unquote(object_id)) if _is_uuid(unquote(object_id)) else None
@@ -313,7 +415,9 @@ class ContentAdmin(admin.ModelAdmin):
                 backups=[m for m in media if m.kind == Kind.BACKUP],
                 has_edit=any("editedFrom" in (m.metadata or {}) for m in media if m.kind in CURRENT_KINDS),
                 variants=_with_lengths(content, list(content.variants.all())),
-                publications=list(content.publications.select_related("profile").order_by("scheduled_for", "created_at")),
+                publications=list(
+                    content.publications.select_related("profile").order_by("scheduled_for", "created_at")
+                ),
                 content_id=str(content.pk),
             )
         return super().change_view(request, object_id, form_url, extra_context=extra)
@@ -336,8 +440,13 @@ def _with_lengths(content: Content, variants: list) -> list:
             v.length = None
             continue
         text = compose_caption(v.caption or "", v.hashtags or [])
-        v.length = {"count": limit.count(text), "max": limit.max, "unit": limit.unit_label,
-                    "over": not limit.fits(text), "problem": limit.problem(text) or ""}
+        v.length = {
+            "count": limit.count(text),
+            "max": limit.max,
+            "unit": limit.unit_label,
+            "over": not limit.fits(text),
+            "problem": limit.problem(text) or "",
+        }
     return variants
 
 
@@ -369,4 +478,3 @@ class ReviewQueueAdmin(ContentAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         return HttpResponseRedirect(reverse("admin:content_content_change", args=[unquote(object_id)]))
-

@@ -23,7 +23,9 @@ def parse_statuses(raw: str, *, family: str) -> list[str]:
     wanted = [w.strip() for w in raw.split(",") if w.strip()]
     unknown = [w for w in wanted if w not in allowed]
     if unknown or not wanted:
-        raise ValidationFailed(f"Unknown status: {', '.join(unknown) or raw}.", {"status": [f"Allowed: {', '.join(allowed)}."]})
+        raise ValidationFailed(
+            f"Unknown status: {', '.join(unknown) or raw}.", {"status": [f"Allowed: {', '.join(allowed)}."]}
+        )
     return [to_model.get(w, w) for w in wanted]
 
 
@@ -32,7 +34,8 @@ def parse_platform(raw: str) -> str:
         return platform_rules.normalize_platform(raw)
     except ValueError:
         raise ValidationFailed(
-            f"Unknown platform '{raw}'.", {"platform": [f"Must be one of {', '.join(platform_rules.SUPPORTED_PLATFORMS)}."]}
+            f"Unknown platform '{raw}'.",
+            {"platform": [f"Must be one of {', '.join(platform_rules.SUPPORTED_PLATFORMS)}."]},
         ) from None
 
 
@@ -63,7 +66,9 @@ class ContentFilterA(_ContentFilters, ListFilterSet):
     endDate = query_filter("filter_date")
 
     def filter_profile(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
-        return queryset.filter(profile_id=self.id_of(value, kind="profile", field=name, detail="Not a profile id."))
+        return queryset.filter(
+            profile_id=self.id_of(value, kind="profile", field=name, detail="Not a profile id.")
+        )
 
 
 class ContentFilter(_ContentFilters, FamilyFilterSet):
@@ -95,8 +100,12 @@ class ScheduleFilter(FamilyFilterSet):
     """GET /api/content/schedules"""
 
     search_fields = ("task",)
-    STATUSES: ClassVar[tuple[str, ...]] = (ContentSchedule.PLANNED, ContentSchedule.GENERATING,
-                                           ContentSchedule.GENERATED, ContentSchedule.FAILED)
+    STATUSES: ClassVar[tuple[str, ...]] = (
+        ContentSchedule.PLANNED,
+        ContentSchedule.GENERATING,
+        ContentSchedule.GENERATED,
+        ContentSchedule.FAILED,
+    )
 
     profileId = query_filter("filter_profile")
     status = query_filter("filter_status")
@@ -107,5 +116,7 @@ class ScheduleFilter(FamilyFilterSet):
 
     def filter_status(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         if value not in self.STATUSES:
-            raise ValidationFailed(f"Unknown status '{value}'.", {"status": [f"Allowed: {', '.join(self.STATUSES)}."]})
+            raise ValidationFailed(
+                f"Unknown status '{value}'.", {"status": [f"Allowed: {', '.join(self.STATUSES)}."]}
+            )
         return queryset.filter(status=value)

@@ -31,10 +31,25 @@ def edit_image(content_id, prompt: str) -> MediaAsset | None:
             return None
         MediaAsset.objects.filter(pk=current.pk).update(kind=Kind.BACKUP)
         edited = media_create_from_bytes(
-            organization=locked.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
-            brand=locked.brand, width=result.width, height=result.height, content=locked, position=current.position,
+            organization=locked.organization_id,
+            data=result.data,
+            content_type=result.content_type,
+            kind=Kind.GENERATED,
+            brand=locked.brand,
+            width=result.width,
+            height=result.height,
+            content=locked,
+            position=current.position,
             metadata={"editedFrom": str(current.pk), "prompt": prompt},
         )
-        event_record(organization=locked.organization_id, type="content.updated",
-                     data={"contentId": str(locked.pk), "status": locked.status, "imageEdited": True, "mediaId": str(edited.pk)})
+        event_record(
+            organization=locked.organization_id,
+            type="content.updated",
+            data={
+                "contentId": str(locked.pk),
+                "status": locked.status,
+                "imageEdited": True,
+                "mediaId": str(edited.pk),
+            },
+        )
     return edited

@@ -19,7 +19,11 @@ from .models import Content
 
 def event_data(content: Content, **extra: Any) -> dict[str, Any]:
     """The payload of a content event: id, status, platforms (and batch), plus `extra`."""
-    data: dict[str, Any] = {"contentId": str(content.pk), "status": content.status, "platforms": content.platforms}
+    data: dict[str, Any] = {
+        "contentId": str(content.pk),
+        "status": content.status,
+        "platforms": content.platforms,
+    }
     if content.batch_id:
         data["batchId"] = str(content.batch_id)
     data.update(extra)
@@ -48,14 +52,23 @@ def ensure_allowed(content: Content, action: str) -> None:
     content of a brand that requires approval needs `approve` before schedule or publish."""
     if not states.can(action, content.status):
         raise refuse(content, action)
-    if not states.can(action, content.status, require_approval=content.status == states.REVIEW and content.requires_approval):
+    if not states.can(
+        action, content.status, require_approval=content.status == states.REVIEW and content.requires_approval
+    ):
         raise InvalidTransition(
             "This brand requires approval before scheduling or publishing.",
-            {"status": content.status, "action": action, "allowedActions": content.allowed_actions, "requiresApproval": True},
+            {
+                "status": content.status,
+                "action": action,
+                "allowedActions": content.allowed_actions,
+                "requiresApproval": True,
+            },
         )
 
 
-def transition(content: Content, action: str, *, event: str | None = None, reason: str = "", **event_extra: Any) -> Content:
+def transition(
+    content: Content, action: str, *, event: str | None = None, reason: str = "", **event_extra: Any
+) -> Content:
     """Apply `action` to a locked content row (caller holds the lock in a transaction)."""
     ensure_allowed(content, action)
     _, target = states.TRANSITIONS[action]
@@ -68,6 +81,9 @@ def transition(content: Content, action: str, *, event: str | None = None, reaso
     content.save()
     if event:
         extra = {"reason": reason} if reason else {}
-        event_record(organization=content.organization_id, type=event,
-                     data=event_data(content, previousStatus=previous, **extra, **event_extra))
+        event_record(
+            organization=content.organization_id,
+            type=event,
+            data=event_data(content, previousStatus=previous, **extra, **event_extra),
+        )
     return content

@@ -54,7 +54,9 @@ class Tag(OrgScopedModel):
 
     class Meta:
         ordering = ["name"]
-        constraints = [models.UniqueConstraint(fields=["organization", "name"], name="tag_unique_name_per_org")]
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "name"], name="tag_unique_name_per_org")
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -89,7 +91,9 @@ class Content(OrgScopedModel):
     )
     platforms = models.JSONField(default=list)
     prompt = models.TextField()
-    generation_mode = models.CharField(max_length=20, choices=GenerationMode.choices, default=GenerationMode.PROMPT)
+    generation_mode = models.CharField(
+        max_length=20, choices=GenerationMode.choices, default=GenerationMode.PROMPT
+    )
     post_type = models.CharField(max_length=10, choices=PostType.choices, default=PostType.FEED)
     media_type = models.CharField(max_length=10, choices=MediaType.choices, default=MediaType.IMAGE)
     dimensions = models.CharField(max_length=5, default="1:1")
@@ -112,15 +116,21 @@ class Content(OrgScopedModel):
     generation_claim = models.UUIDField(null=True, blank=True)
     generation_attempts = models.PositiveSmallIntegerField(default=0)
     generation_started_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.CharField(max_length=200, blank=True, default="")
     generated_at = models.DateTimeField(null=True, blank=True)
     scheduled_for = models.DateTimeField(null=True, blank=True, db_index=True)
     published_at = models.DateTimeField(null=True, blank=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="contents")
-    campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="contents")
-    batch = models.ForeignKey(Batch, null=True, blank=True, on_delete=models.SET_NULL, related_name="contents")
+    campaign = models.ForeignKey(
+        Campaign, null=True, blank=True, on_delete=models.SET_NULL, related_name="contents"
+    )
+    batch = models.ForeignKey(
+        Batch, null=True, blank=True, on_delete=models.SET_NULL, related_name="contents"
+    )
 
     objects = ContentQuerySet.as_manager()
 
@@ -188,7 +198,9 @@ class Variant(TimeStampedModel):
 
     class Meta:
         ordering = ["platform"]
-        constraints = [models.UniqueConstraint(fields=["content", "platform"], name="variant_unique_platform")]
+        constraints = [
+            models.UniqueConstraint(fields=["content", "platform"], name="variant_unique_platform")
+        ]
 
     def __str__(self) -> str:
         return f"{self.platform}: {self.caption[:30]}"
@@ -202,13 +214,17 @@ class ContentSchedule(OrgScopedModel):
     profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="planned")
     scheduled_date = models.DateField()
     task = models.TextField()
-    generation_mode = models.CharField(max_length=20, choices=GenerationMode.choices, default=GenerationMode.PROMPT)
+    generation_mode = models.CharField(
+        max_length=20, choices=GenerationMode.choices, default=GenerationMode.PROMPT
+    )
     platform = models.CharField(max_length=20)
     post_type = models.CharField(max_length=10, choices=PostType.choices, default=PostType.FEED)
     media_type = models.CharField(max_length=10, choices=MediaType.choices, default=MediaType.IMAGE)
     dimensions = models.CharField(max_length=5, default="1:1")
     status = models.CharField(max_length=12, default=PLANNED)
-    content = models.OneToOneField(Content, null=True, blank=True, on_delete=models.SET_NULL, related_name="planned_schedule")
+    content = models.OneToOneField(
+        Content, null=True, blank=True, on_delete=models.SET_NULL, related_name="planned_schedule"
+    )
 
     class Meta:
         ordering = ["scheduled_date", "created_at"]
@@ -243,7 +259,9 @@ class Prediction(TimeStampedModel):
     class Meta:
         ordering = ["created_at"]
         constraints = [
-            models.UniqueConstraint(fields=["provider", "external_id"], name="prediction_once_per_provider_id"),
+            models.UniqueConstraint(
+                fields=["provider", "external_id"], name="prediction_once_per_provider_id"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -14,7 +14,9 @@ from apps.core.policy import Policy
 from . import states
 
 #: both families' content routes: editors write, admins approve and reject
-CONTENT = Policy(scope="content:write", read_scope="content:read", action_roles={"approve": "admin", "reject": "admin"})
+CONTENT = Policy(
+    scope="content:write", read_scope="content:read", action_roles={"approve": "admin", "reject": "admin"}
+)
 
 #: the staff console's actions (approve, reject, regenerate, edit image, schedule, publish now):
 #: the Django permission a staff user needs (the Reviewer group has it)

@@ -43,13 +43,19 @@ def _progress(content: Content, stage: str, progress: int | None = None) -> None
     with transaction.atomic():
         relax_commit()  # a progress figure lost in a database crash is rewritten by the next stage
         Content.objects.filter(pk=content.pk).update(progress=value)
-    subjects = [("content", str(content.pk))] + ([("batch", str(content.batch_id))] if content.batch_id else [])
+    subjects = [("content", str(content.pk))] + (
+        [("batch", str(content.batch_id))] if content.batch_id else []
+    )
     try:
         broadcast(
             organization_id=content.organization_id,
             type="content.generation.progress",
-            data={"contentId": str(content.pk), "stage": stage, "progress": value,
-                  **({"batchId": str(content.batch_id)} if content.batch_id else {})},
+            data={
+                "contentId": str(content.pk),
+                "stage": stage,
+                "progress": value,
+                **({"batchId": str(content.batch_id)} if content.batch_id else {}),
+            },
             subjects=subjects,
         )
     except Exception:  # progress is best effort; the outcome events go through the outbox
@@ -71,8 +77,11 @@ def claim(content_id) -> Content | None:
             if content.generation_lease_until is not None and content.generation_lease_until >= now:
                 return None  # another worker holds it
             if content.generation_attempts >= settings.GENERATION_MAX_ATTEMPTS:
-                _fail_locked(content, f"Generation failed: its worker stopped {content.generation_attempts} times "
-                                      "before finishing (see GENERATION_MAX_ATTEMPTS).")
+                _fail_locked(
+                    content,
+                    f"Generation failed: its worker stopped {content.generation_attempts} times "
+                    "before finishing (see GENERATION_MAX_ATTEMPTS).",
+                )
                 return None
         else:
             machine.transition(content, "start")
@@ -82,21 +91,37 @@ def claim(content_id) -> Content | None:
         content.generation_claim = uuid.uuid4()
         content.generation_started_at = now
         content.generation_lease_until = now + datetime.timedelta(seconds=settings.GENERATION_LEASE_SECONDS)
-        content.save(update_fields=["generation_count", "generation_attempts", "generation_claim", "generation_started_at",
-                                    "generation_lease_until", "updated_at"])
+        content.save(
+            update_fields=[
+                "generation_count",
+                "generation_attempts",
+                "generation_claim",
+                "generation_started_at",
+                "generation_lease_until",
+                "updated_at",
+            ]
+        )
         return content
 
 
 def release_id(content_id) -> None:
     """Give the lease back (the task retries later): the next claim does not count as a crash."""
     Content.objects.filter(pk=content_id, status=states.GENERATING, generation_attempts__gt=0).update(
-        generation_lease_until=None, generation_attempts=F("generation_attempts") - 1, updated_at=timezone.now())
+        generation_lease_until=None,
+        generation_attempts=F("generation_attempts") - 1,
+        updated_at=timezone.now(),
+    )
 
 
 def _renewer(content: Content):
     def renew():
-        Content.objects.filter(pk=content.pk, status=states.GENERATING, generation_claim=content.generation_claim).update(
-            generation_lease_until=timezone.now() + datetime.timedelta(seconds=settings.GENERATION_LEASE_SECONDS))
+        Content.objects.filter(
+            pk=content.pk, status=states.GENERATING, generation_claim=content.generation_claim
+        ).update(
+            generation_lease_until=timezone.now()
+            + datetime.timedelta(seconds=settings.GENERATION_LEASE_SECONDS)
+        )
+
     return renew
 
 
@@ -109,16 +134,23 @@ def sweep(*, now=None) -> dict:
     with transaction.atomic():
         expired = Q(status=states.GENERATING, generation_lease_until__lt=now)
         lost = Q(status=states.PENDING, updated_at__lt=stuck) | Q(
-            status=states.GENERATING, generation_lease_until__isnull=True, updated_at__lt=stuck)
+            status=states.GENERATING, generation_lease_until__isnull=True, updated_at__lt=stuck
+        )
         from .models import Prediction
 
-        ids = list(Content.objects.select_for_update(skip_locked=True).filter(expired | lost)
-                   .exclude(pk__in=Prediction.objects.values("content_id"))  # webhooks finish those
-                   .values_list("pk", flat=True)[:500])
+        ids = list(
+            Content.objects.select_for_update(skip_locked=True)
+            .filter(expired | lost)
+            .exclude(pk__in=Prediction.objects.values("content_id"))  # webhooks finish those
+            .values_list("pk", flat=True)[:500]
+        )
         if not ids:
             return {"requeued": 0}
-        Content.objects.filter(pk__in=ids, status=states.GENERATING).update(generation_lease_until=None, updated_at=now)
+        Content.objects.filter(pk__in=ids, status=states.GENERATING).update(
+            generation_lease_until=None, updated_at=now
+        )
         Content.objects.filter(pk__in=ids, status=states.PENDING).update(updated_at=now)
+
         def enqueue() -> None:
             for pk in ids:
                 services.enqueue_generation_id(str(pk))
@@ -132,11 +164,19 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
     values, _ = effective_settings(brand=content.brand, profile=content.profile, post=content.settings)
     voice = voice_from(values, content.brand)
     text_request = TextRequest(
-        prompt=content.prompt, platform=content.platforms[0], post_type=content.post_type, media_type=content.media_type,
-        tone=values.get("tone") or "friendly", length=values.get("length") or "medium",
-        include_hashtags=bool(values.get("include_hashtags", True)), hashtag_count=int(values.get("hashtag_count", 5)),
-        include_emojis=bool(values.get("include_emojis", True)), language=values.get("language") or "en",
-        creativity=int(values.get("creativity", 5)), brand=voice, seed=content.seed,
+        prompt=content.prompt,
+        platform=content.platforms[0],
+        post_type=content.post_type,
+        media_type=content.media_type,
+        tone=values.get("tone") or "friendly",
+        length=values.get("length") or "medium",
+        include_hashtags=bool(values.get("include_hashtags", True)),
+        hashtag_count=int(values.get("hashtag_count", 5)),
+        include_emojis=bool(values.get("include_emojis", True)),
+        language=values.get("language") or "en",
+        creativity=int(values.get("creativity", 5)),
+        brand=voice,
+        seed=content.seed,
     )
     if content.generation_mode == GenerationMode.MANUAL or not content.media_request.get("generate", True):
         return text_request, []
@@ -158,7 +198,9 @@ def _run_claimed(content: Content) -> Content | None:
     if submits_predictions(engine):
         from .predictions import predictions_submit
 
-        predictions_submit(content=content, engine=engine, text_request=text_request, media_requests=media_requests)
+        predictions_submit(
+            content=content, engine=engine, text_request=text_request, media_requests=media_requests
+        )
         return content  # finished by the provider's webhooks (apps.content.predictions)
 
     text = engine.text(text_request)
@@ -183,18 +225,33 @@ def finish(content: Content, text) -> Content:
     """Adapt the text to each platform, validate, and move the content to review (once)."""
     variants = {}
     for platform in content.platforms:
-        draft = Draft(caption=text.caption, hashtags=list(text.hashtags), first_comment=text.first_comment,
-                      alt_text=text.alt_text, title=text.title, sounds=list(text.sounds))
-        styled, style_notes = style_for_platform(platform, draft, post_type=content.post_type)  # each platform reads its own way
+        draft = Draft(
+            caption=text.caption,
+            hashtags=list(text.hashtags),
+            first_comment=text.first_comment,
+            alt_text=text.alt_text,
+            title=text.title,
+            sounds=list(text.sounds),
+        )
+        styled, style_notes = style_for_platform(
+            platform, draft, post_type=content.post_type
+        )  # each platform reads its own way
         variant = adapt(platform, styled, post_type=content.post_type, media_type=content.media_type)
         variant.adaptations = [*style_notes, *variant.adaptations]
         data = variant.to_dict()
-        problems = validate_variant(platform, data, post_type=content.post_type, media_type=content.media_type)
+        problems = validate_variant(
+            platform, data, post_type=content.post_type, media_type=content.media_type
+        )
         if problems:  # adaptation guarantees validity; a failure here is a bug worth failing loudly on
             raise EngineError(f"{platform} variant breaks its rules after adaptation: {problems}")
-        ratio = platform_rules.supported_ratio(platform, content.post_type, content.media_type, content.dimensions)
+        ratio = platform_rules.supported_ratio(
+            platform, content.post_type, content.media_type, content.dimensions
+        )
         if ratio != content.dimensions:
-            data["adaptations"] = [*data["adaptations"], f"media re-cropped from {content.dimensions} to {ratio}"]
+            data["adaptations"] = [
+                *data["adaptations"],
+                f"media re-cropped from {content.dimensions} to {ratio}",
+            ]
         variants[platform] = (data, ratio)
     _progress(content, "adapt")
 
@@ -222,7 +279,11 @@ def finish(content: Content, text) -> Content:
 def _reference_bytes(content: Content) -> bytes | None:
     asset = content.source_media
     if asset is None and content.generation_mode == GenerationMode.REFERENCE:
-        asset = MediaAsset.objects.filter(brand=content.brand, kind=Kind.REFERENCE).order_by("-created_at").first()
+        asset = (
+            MediaAsset.objects.filter(brand=content.brand, kind=Kind.REFERENCE)
+            .order_by("-created_at")
+            .first()
+        )
     if asset is None:
         return None
     with asset.file.open("rb") as fh:
@@ -230,7 +291,9 @@ def _reference_bytes(content: Content) -> bytes | None:
 
 
 def _media_requests(content: Content, voice: BrandVoice) -> list[ImageRequest | VideoRequest]:
-    width, height = platform_rules.target_size(content.platforms[0], content.post_type, content.media_type, content.dimensions)
+    width, height = platform_rules.target_size(
+        content.platforms[0], content.post_type, content.media_type, content.dimensions
+    )
     reference = _reference_bytes(content) if content.generation_mode == GenerationMode.REFERENCE else None
     style = content.media_request.get("style") or "photorealistic"
     if content.media_type == MediaType.VIDEO:
@@ -238,14 +301,35 @@ def _media_requests(content: Content, voice: BrandVoice) -> list[ImageRequest | 
         seconds = max(5.0, min(8.0, 6.0, high))
         if seconds < low:
             seconds = low
-        return [VideoRequest(prompt=content.prompt, width=width, height=height, seconds=seconds,
-                             style=style, brand=voice, reference=reference, seed=content.seed)]
+        return [
+            VideoRequest(
+                prompt=content.prompt,
+                width=width,
+                height=height,
+                seconds=seconds,
+                style=style,
+                brand=voice,
+                reference=reference,
+                seed=content.seed,
+            )
+        ]
     count = int(content.media_request.get("count") or 1)
     # Photographs are JPEG (Instagram's feed takes nothing else, and the grain of a
     # photorealistic render makes PNG 2-3x slower and larger); flat illustrations stay PNG.
     fmt = "JPEG" if "instagram" in content.platforms or style != "illustration" else "PNG"
-    return [ImageRequest(prompt=content.prompt, width=width, height=height, style=style, brand=voice,
-                         reference=reference, seed=content.seed + n, format=fmt) for n in range(count)]
+    return [
+        ImageRequest(
+            prompt=content.prompt,
+            width=width,
+            height=height,
+            style=style,
+            brand=voice,
+            reference=reference,
+            seed=content.seed + n,
+            format=fmt,
+        )
+        for n in range(count)
+    ]
 
 
 def clear_generated_media(content: Content) -> None:
@@ -258,15 +342,30 @@ def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
     """Keep one generated image or video (an engine result) as the content's media."""
     if isinstance(result, VideoResult):
         return media_create_from_bytes(
-            organization=content.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
-            brand=content.brand, width=result.width, height=result.height, duration=result.seconds,
-            thumbnail=result.thumbnail, metadata={"contentId": str(content.pk)}, content=content,
+            organization=content.organization_id,
+            data=result.data,
+            content_type=result.content_type,
+            kind=Kind.GENERATED,
+            brand=content.brand,
+            width=result.width,
+            height=result.height,
+            duration=result.seconds,
+            thumbnail=result.thumbnail,
+            metadata={"contentId": str(content.pk)},
+            content=content,
         )
     # (media_create_from_bytes decodes the image for its thumbnail: a corrupt one fails there)
     return media_create_from_bytes(
-        organization=content.organization_id, data=result.data, content_type=result.content_type, kind=Kind.GENERATED,
-        brand=content.brand, width=result.width, height=result.height, metadata={"contentId": str(content.pk)},
-        content=content, position=position,
+        organization=content.organization_id,
+        data=result.data,
+        content_type=result.content_type,
+        kind=Kind.GENERATED,
+        brand=content.brand,
+        width=result.width,
+        height=result.height,
+        metadata={"contentId": str(content.pk)},
+        content=content,
+        position=position,
     )
 
 

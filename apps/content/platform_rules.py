@@ -816,7 +816,10 @@ def _build(platform: str, p: Mapping[str, Any]) -> PlatformRules:
     rec = _v(p.get("hashtag_recommended"))
     hashtag_recommended = (int(rec[0]), int(rec[1])) if isinstance(rec, list) and len(rec) == 2 else (0, 5)
     if hashtag_max is not None:
-        hashtag_recommended = (min(hashtag_recommended[0], hashtag_max), min(hashtag_recommended[1], hashtag_max))
+        hashtag_recommended = (
+            min(hashtag_recommended[0], hashtag_max),
+            min(hashtag_recommended[1], hashtag_max),
+        )
     placement_raw = str(_v(p.get("hashtag_placement", "caption")))
     placement = "first_comment" if placement_raw.startswith("first_comment") else "caption"
 

@@ -62,8 +62,11 @@ def predictions_submit(*, content: Content, engine, text_request, media_requests
     made = []
     for kind, position, submit, request in jobs:
         external_id = submit(request)
-        made.append(Prediction.objects.create(content=content, provider=engine.name, external_id=external_id,
-                                              kind=kind, position=position))
+        made.append(
+            Prediction.objects.create(
+                content=content, provider=engine.name, external_id=external_id, kind=kind, position=position
+            )
+        )
         prediction_receive(provider=engine.name, external_id=external_id)  # its webhook may be here already
     return made
 
@@ -72,8 +75,11 @@ def prediction_receive(*, provider: str, external_id: str) -> bool:
     """Hand a prediction's final body (from its recorded webhook) to the completion task, once."""
     from apps.webhooks.models import InboundWebhook
 
-    hook = (InboundWebhook.objects.filter(provider=provider, subject=external_id, payload__status__in=TERMINAL)
-            .order_by("received_at").first())
+    hook = (
+        InboundWebhook.objects.filter(provider=provider, subject=external_id, payload__status__in=TERMINAL)
+        .order_by("received_at")
+        .first()
+    )
     if hook is None:
         return False
     return prediction_hand_over(provider=provider, external_id=external_id, payload=hook.payload)
@@ -86,7 +92,8 @@ def prediction_hand_over(*, provider: str, external_id: str, payload: dict) -> b
         if prediction is None:
             return False
         claimed = Prediction.objects.filter(pk=prediction.pk, status=Prediction.SUBMITTED).update(
-            status=Prediction.RECEIVED, payload=payload, updated_at=timezone.now())
+            status=Prediction.RECEIVED, payload=payload, updated_at=timezone.now()
+        )
         if claimed:
             prediction_id = str(prediction.pk)
             complete = task_named("apps.content.tasks.complete_prediction")
@@ -108,15 +115,20 @@ def predictions_poll_stale(*, older_than_seconds: float | None = None, limit: in
         older_than_seconds = settings.PREDICTION_POLL_AFTER_SECONDS
     counts = {"asked": 0, "completing": 0, "running": 0, "unavailable": 0, "failed": 0}
     cutoff = timezone.now() - datetime.timedelta(seconds=older_than_seconds)
-    waiting = Prediction.objects.filter(status=Prediction.SUBMITTED, created_at__lte=cutoff,
-                                        content__status=states.GENERATING)
+    waiting = Prediction.objects.filter(
+        status=Prediction.SUBMITTED, created_at__lte=cutoff, content__status=states.GENERATING
+    )
     if not waiting.exists():  # the usual case: no engine is built, nothing is asked
         return counts
     engine = get_engine()
     fetch = getattr(engine, "get_prediction", None)
     if fetch is None:  # the configured engine has no predictions to ask about
         return counts
-    stale = list(waiting.filter(provider=engine.name).order_by("created_at").values_list("external_id", "content_id")[:limit])
+    stale = list(
+        waiting.filter(provider=engine.name)
+        .order_by("created_at")
+        .values_list("external_id", "content_id")[:limit]
+    )
     for external_id, content_id in stale:
         counts["asked"] += 1
         try:
@@ -143,7 +155,11 @@ def prediction_complete(*, prediction_id) -> Content | None:
     Raises EngineError when the prediction failed or its output is unusable (the task fails
     the content with that reason).
     """
-    prediction = Prediction.objects.select_related("content").filter(pk=prediction_id, status=Prediction.RECEIVED).first()
+    prediction = (
+        Prediction.objects.select_related("content")
+        .filter(pk=prediction_id, status=Prediction.RECEIVED)
+        .first()
+    )
     if prediction is None:
         return None
     content = prediction.content
@@ -159,12 +175,15 @@ def prediction_complete(*, prediction_id) -> Content | None:
     else:
         pipeline.store_media(content, result, position=prediction.position)
     done = Prediction.objects.filter(pk=prediction.pk, status=Prediction.RECEIVED).update(
-        status=Prediction.DONE, output=output, completed_at=timezone.now(), updated_at=timezone.now())
+        status=Prediction.DONE, output=output, completed_at=timezone.now(), updated_at=timezone.now()
+    )
     if not done:
         return None
     run = Prediction.objects.filter(content=content)
     total, finished = run.count(), run.filter(status=Prediction.DONE).count()
-    pipeline._progress(content, "text" if prediction.kind == "text" else "media", 10 + 75 * finished // max(1, total))
+    pipeline._progress(
+        content, "text" if prediction.kind == "text" else "media", 10 + 75 * finished // max(1, total)
+    )
     if finished < total:
         return content
     text = run.get(kind="text").output

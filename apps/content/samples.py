@@ -12,7 +12,17 @@ from .generation.base import BrandVoice, TextRequest
 from .generation.local_text import make_text
 from .platform_rules import SUPPORTED_PLATFORMS, count_text, get_format, get_rules
 
-PLATFORM_ORDER = ("x", "linkedin", "instagram", "facebook", "tiktok", "youtube", "pinterest", "threads", "bluesky")
+PLATFORM_ORDER = (
+    "x",
+    "linkedin",
+    "instagram",
+    "facebook",
+    "tiktok",
+    "youtube",
+    "pinterest",
+    "threads",
+    "bluesky",
+)
 
 
 @dataclass(frozen=True)
@@ -32,27 +42,64 @@ SAMPLES: tuple[Sample, ...] = (
         "at our Lisbon roastery and brewed best with an AeroPress. Tasting notes of jasmine, bergamot and honey. "
         "Read the full story at https://example.com/blog/yirgacheffe?utm_source=instagram&utm_medium=social "
         "with 30 hashtags",
-        length="long", hashtag_count=30, brand=BrandVoice(name="Bean There", hashtags=("#BeanThere",)),
+        length="long",
+        hashtag_count=30,
+        brand=BrandVoice(name="Bean There", hashtags=("#BeanThere",)),
     ),
-    Sample("Spring sale: 20% off all ceramic planters at our Portland studio this weekend only.",
-           tone="casual", hashtag_count=8),
-    Sample("We are hiring a senior backend engineer to join our Berlin team, remote-friendly, Python and PostgreSQL.",
-           tone="professional", length="long", include_emojis=False, hashtag_count=5,
-           brand=BrandVoice(name="Nordlicht Labs", hashtags=("#NordlichtLabs",))),
-    Sample("Three tips for better sourdough at home: feed your starter, use a Dutch oven, and be patient.",
-           tone="educational", length="long", hashtag_count=10),
-    Sample("Celebrate ten years of the Riverside Community Garden with a free picnic on Saturday.",
-           tone="inspirational", hashtag_count=6),
-    Sample("Introducing the Trailhead 2 hiking boots, waterproof and made from recycled materials. "
-           "Shop now at https://trailhead.example.com/boots", tone="playful", hashtag_count=12),
-    Sample("Webinar on Thursday: how small accounting firms can automate invoicing with open-source tools.",
-           tone="professional", length="short", include_emojis=False, hashtag_count=3),
-    Sample("Nuevo menú de temporada en nuestro restaurante de Sevilla con tapas de mariscos y vino local.",
-           language="es", hashtag_count=5),
-    Sample("Unser Yoga-Studio in Hamburg bietet ab Montag einen Kurs für Anfänger an.",
-           language="de", tone="friendly", hashtag_count=4),
-    Sample("Behind the scenes at the Kyoto ceramics workshop where every teacup is thrown by hand.",
-           tone="friendly", length="long", hashtag_count=15),
+    Sample(
+        "Spring sale: 20% off all ceramic planters at our Portland studio this weekend only.",
+        tone="casual",
+        hashtag_count=8,
+    ),
+    Sample(
+        "We are hiring a senior backend engineer to join our Berlin team, remote-friendly, Python and PostgreSQL.",
+        tone="professional",
+        length="long",
+        include_emojis=False,
+        hashtag_count=5,
+        brand=BrandVoice(name="Nordlicht Labs", hashtags=("#NordlichtLabs",)),
+    ),
+    Sample(
+        "Three tips for better sourdough at home: feed your starter, use a Dutch oven, and be patient.",
+        tone="educational",
+        length="long",
+        hashtag_count=10,
+    ),
+    Sample(
+        "Celebrate ten years of the Riverside Community Garden with a free picnic on Saturday.",
+        tone="inspirational",
+        hashtag_count=6,
+    ),
+    Sample(
+        "Introducing the Trailhead 2 hiking boots, waterproof and made from recycled materials. "
+        "Shop now at https://trailhead.example.com/boots",
+        tone="playful",
+        hashtag_count=12,
+    ),
+    Sample(
+        "Webinar on Thursday: how small accounting firms can automate invoicing with open-source tools.",
+        tone="professional",
+        length="short",
+        include_emojis=False,
+        hashtag_count=3,
+    ),
+    Sample(
+        "Nuevo menú de temporada en nuestro restaurante de Sevilla con tapas de mariscos y vino local.",
+        language="es",
+        hashtag_count=5,
+    ),
+    Sample(
+        "Unser Yoga-Studio in Hamburg bietet ab Montag einen Kurs für Anfänger an.",
+        language="de",
+        tone="friendly",
+        hashtag_count=4,
+    ),
+    Sample(
+        "Behind the scenes at the Kyoto ceramics workshop where every teacup is thrown by hand.",
+        tone="friendly",
+        length="long",
+        hashtag_count=15,
+    ),
 )
 
 
@@ -60,12 +107,27 @@ def render_variant(sample: Sample, platform: str) -> tuple[Variant, str, str]:
     """(variant, post type, media type) of ``sample`` on ``platform``."""
     media = "video" if platform in ("youtube", "tiktok") else "image"
     post_type = "short" if media == "video" else "feed"  # the engine's 6 s videos are shorts
-    request = TextRequest(prompt=sample.prompt, platform=platform, post_type=post_type, media_type=media,
-                          tone=sample.tone, length=sample.length, hashtag_count=sample.hashtag_count,
-                          include_emojis=sample.include_emojis, language=sample.language, brand=sample.brand)
+    request = TextRequest(
+        prompt=sample.prompt,
+        platform=platform,
+        post_type=post_type,
+        media_type=media,
+        tone=sample.tone,
+        length=sample.length,
+        hashtag_count=sample.hashtag_count,
+        include_emojis=sample.include_emojis,
+        language=sample.language,
+        brand=sample.brand,
+    )
     text = make_text(request)
-    draft = Draft(caption=text.caption, hashtags=list(text.hashtags), first_comment=text.first_comment,
-                  alt_text=text.alt_text, title=text.title, sounds=list(text.sounds))
+    draft = Draft(
+        caption=text.caption,
+        hashtags=list(text.hashtags),
+        first_comment=text.first_comment,
+        alt_text=text.alt_text,
+        title=text.title,
+        sounds=list(text.sounds),
+    )
     styled, notes = style_for_platform(platform, draft, post_type=post_type)
     variant = adapt(platform, styled, post_type=post_type, media_type=media)
     variant.adaptations = [*notes, *variant.adaptations]
@@ -82,8 +144,10 @@ def samples_markdown() -> str:
         "",
     ]
     for n, sample in enumerate(SAMPLES, 1):
-        settings = (f"tone {sample.tone}, length {sample.length}, up to {sample.hashtag_count} hashtags, "
-                    f"emojis {'on' if sample.include_emojis else 'off'}, language {sample.language}")
+        settings = (
+            f"tone {sample.tone}, length {sample.length}, up to {sample.hashtag_count} hashtags, "
+            f"emojis {'on' if sample.include_emojis else 'off'}, language {sample.language}"
+        )
         lines += [f"## {n}. {sample.prompt}", "", f"_{settings}_", ""]
         for platform in PLATFORM_ORDER:
             if platform not in SUPPORTED_PLATFORMS:
@@ -92,8 +156,10 @@ def samples_markdown() -> str:
             rules = get_rules(platform)
             limit = get_format(platform, post_type, media).caption
             published = compose_caption(variant.caption, variant.hashtags)
-            lines.append(f"### {rules.display_name} ({post_type} {media}, "
-                         f"{count_text(platform, published)}/{limit.max} {limit.unit_label})")
+            lines.append(
+                f"### {rules.display_name} ({post_type} {media}, "
+                f"{count_text(platform, published)}/{limit.max} {limit.unit_label})"
+            )
             lines.append("")
             if variant.title:
                 lines += [f"**Title:** {variant.title}", ""]

@@ -22,7 +22,9 @@ def current_media(content: Content):
 
 def current_media_for(content_ids):
     """The media currently attached to these contents (not edit backups), in order."""
-    return MediaAsset.objects.filter(content_id__in=content_ids, kind__in=SHOWN_MEDIA).order_by("position", "created_at")
+    return MediaAsset.objects.filter(content_id__in=content_ids, kind__in=SHOWN_MEDIA).order_by(
+        "position", "created_at"
+    )
 
 
 def _publications():
@@ -35,26 +37,59 @@ def _with_media(qs, *, tags: bool = False):
     media = MediaAsset.objects.filter(kind__in=SHOWN_MEDIA).order_by("position", "created_at")
     pubs = _publications().select_related("profile").order_by("scheduled_for", "created_at")
     # the brand decides the allowed actions of content in review (require_approval): joined, not a query per row
-    qs = qs.select_related("brand").prefetch_related("variants", Prefetch("media_assets", queryset=media, to_attr="shown_media"),
-                             Prefetch("publications", queryset=pubs, to_attr="publication_list"))
+    qs = qs.select_related("brand").prefetch_related(
+        "variants",
+        Prefetch("media_assets", queryset=media, to_attr="shown_media"),
+        Prefetch("publications", queryset=pubs, to_attr="publication_list"),
+    )
     return qs.prefetch_related("tags") if tags else qs
 
 
 #: the Content columns a list page presents (both families); the rest stay unread
-LIST_FIELDS = ("id", "organization", "brand", "profile", "campaign", "batch", "status", "status_reason", "progress",
-               "platforms", "prompt", "generation_mode", "post_type", "media_type", "dimensions", "scheduled_for",
-               "published_at", "created_at", "updated_at")
+LIST_FIELDS = (
+    "id",
+    "organization",
+    "brand",
+    "profile",
+    "campaign",
+    "batch",
+    "status",
+    "status_reason",
+    "progress",
+    "platforms",
+    "prompt",
+    "generation_mode",
+    "post_type",
+    "media_type",
+    "dimensions",
+    "scheduled_for",
+    "published_at",
+    "created_at",
+    "updated_at",
+)
 #: a variant's columns its presentation reads (`present.platform_content`)
-VARIANT_FIELDS = ("content_id", "platform", "caption", "hashtags", "first_comment", "alt_text", "title", "sounds",
-                  "adaptations")
+VARIANT_FIELDS = (
+    "content_id",
+    "platform",
+    "caption",
+    "hashtags",
+    "first_comment",
+    "alt_text",
+    "title",
+    "sounds",
+    "adaptations",
+)
 
 
 def content_list(*, organization, tags: bool = False):
     """A content list of the organization (its filters: content/filters.py). A page of it
     is made presentable by `content_page` once paged: the brand's approval rule comes as a
     column, not as a brand per row."""
-    qs = (Content.objects.for_organization(organization).only(*LIST_FIELDS)
-          .annotate(brand_require_approval=F("brand__generation_settings__require_approval")))
+    qs = (
+        Content.objects.for_organization(organization)
+        .only(*LIST_FIELDS)
+        .annotate(brand_require_approval=F("brand__generation_settings__require_approval"))
+    )
     return qs.prefetch_related("tags") if tags else qs
 
 
@@ -70,10 +105,17 @@ def content_page(contents: list[Content]) -> list[Content]:
     variants = Variant.objects.filter(content_id__in=list(by_id)).order_by("platform", "pk")
     for row in variants.values_list(*VARIANT_FIELDS, named=True):
         by_id[row.content_id].variant_rows.append(row)
-    media = MediaAsset.objects.filter(content_id__in=list(by_id), kind__in=SHOWN_MEDIA).order_by("position", "created_at")
+    media = MediaAsset.objects.filter(content_id__in=list(by_id), kind__in=SHOWN_MEDIA).order_by(
+        "position", "created_at"
+    )
     for asset in media:
         by_id[asset.content_id].shown_media.append(asset)
-    pubs = _publications().filter(content_id__in=list(by_id)).select_related("profile").order_by("scheduled_for", "created_at")
+    pubs = (
+        _publications()
+        .filter(content_id__in=list(by_id))
+        .select_related("profile")
+        .order_by("scheduled_for", "created_at")
+    )
     for pub in pubs:
         by_id[pub.content_id].publication_list.append(pub)
     return contents
@@ -101,7 +143,9 @@ def schedule_list(*, organization):
 
 def batch_list(*, organization):
     items = Content.objects.only("id", "status", "progress", "batch_id").order_by("created_at")
-    return Batch.objects.for_organization(organization).prefetch_related(Prefetch("contents", queryset=items, to_attr="items"))
+    return Batch.objects.for_organization(organization).prefetch_related(
+        Prefetch("contents", queryset=items, to_attr="items")
+    )
 
 
 def tag_list(*, organization):

@@ -108,14 +108,19 @@ def _validate(inp: GenerationInput) -> list[str]:
     if language is not None:
         supported = engine_languages()
         if supported is not None and language not in supported:
-            errors["settings"] = {"language": [f"'{language}' is not available; this engine writes {', '.join(supported)}."]}
+            errors["settings"] = {
+                "language": [f"'{language}' is not available; this engine writes {', '.join(supported)}."]
+            }
     count = (inp.media_request or {}).get("count", 1)
     if not isinstance(count, int) or not 1 <= count <= MAX_IMAGES:
         errors.setdefault("media", []).append(f"count must be between 1 and {MAX_IMAGES}.")
     if errors:
         raise ValidationFailed("Invalid request parameters.", errors)
     if inp.generation_mode == GenerationMode.MANUAL and inp.source_media is None:
-        raise RuleViolation("manual_upload needs the client's media (mediaId of an upload).", {"mediaId": ["Required for manual_upload."]})
+        raise RuleViolation(
+            "manual_upload needs the client's media (mediaId of an upload).",
+            {"mediaId": ["Required for manual_upload."]},
+        )
     if inp.generation_mode == GenerationMode.REFERENCE and inp.source_media is None:
         has_refs = MediaAsset.objects.filter(brand=inp.brand, kind=Kind.REFERENCE).exists()
         if not has_refs:
@@ -125,17 +130,25 @@ def _validate(inp: GenerationInput) -> list[str]:
             )
     if inp.source_media is not None and inp.generation_mode == GenerationMode.MANUAL:
         if inp.source_media.content_id is not None:
-            raise Conflict("This upload already belongs to another content item; upload it again to reuse it.",
-                           {"mediaId": [str(inp.source_media.pk)]})
+            raise Conflict(
+                "This upload already belongs to another content item; upload it again to reuse it.",
+                {"mediaId": [str(inp.source_media.pk)]},
+            )
         if inp.source_media.media_type != inp.media_type:
-            raise RuleViolation("The uploaded media does not match the media type.", {"media": [f"Upload is {inp.source_media.media_type}."]})
+            raise RuleViolation(
+                "The uploaded media does not match the media type.",
+                {"media": [f"Upload is {inp.source_media.media_type}."]},
+            )
     for platform in platforms:
         try:
             platform_rules.get_format(platform, inp.post_type, inp.media_type)
         except platform_rules.UnsupportedFormat as exc:
             raise RuleViolation(str(exc), {"platforms": [f"{platform}: {exc}"]}) from None
     if inp.profile is not None and inp.profile.platform not in platforms:
-        raise RuleViolation("The profile's platform is not among the content's platforms.", {"platform": [inp.profile.platform]})
+        raise RuleViolation(
+            "The profile's platform is not among the content's platforms.",
+            {"platform": [inp.profile.platform]},
+        )
     return platforms
 
 
@@ -147,19 +160,25 @@ def generations_within_plan(organization, count: int = 1) -> None:
 
     if not plan_has_limit(organization, "generationsPerMonth"):
         return
-    used = (Content.objects.filter(organization=organization, created_at__gte=month_start())
-            .exclude(generation_mode=GenerationMode.MANUAL).count())
+    used = (
+        Content.objects.filter(organization=organization, created_at__gte=month_start())
+        .exclude(generation_mode=GenerationMode.MANUAL)
+        .count()
+    )
     plan_check(organization, "generationsPerMonth", used=used, adding=count)
 
 
-def content_request_generation(*, organization, actor=None, inp: GenerationInput, batch: Batch | None = None,
-                               enqueue: bool = True) -> Content:
+def content_request_generation(
+    *, organization, actor=None, inp: GenerationInput, batch: Batch | None = None, enqueue: bool = True
+) -> Content:
     """Create content in `pending` and queue its generation (within the plan's monthly
     generations; a manual upload is not a generation)."""
     platforms = _validate(inp)
     if batch is None and inp.generation_mode != GenerationMode.MANUAL:
         generations_within_plan(organization)
-    default_ratio = inp.dimensions or platform_rules.supported_ratio(platforms[0], inp.post_type, inp.media_type)
+    default_ratio = inp.dimensions or platform_rules.supported_ratio(
+        platforms[0], inp.post_type, inp.media_type
+    )
     content = Content.objects.create(
         organization=organization,
         brand=inp.brand,
@@ -175,7 +194,9 @@ def content_request_generation(*, organization, actor=None, inp: GenerationInput
         source_media=inp.source_media,
         status=states.PENDING,
         seed=random.randint(1, 2**31 - 1),
-        created_by=getattr(actor, "user", None) if getattr(getattr(actor, "user", None), "pk", None) else None,
+        created_by=getattr(actor, "user", None)
+        if getattr(getattr(actor, "user", None), "pk", None)
+        else None,
         campaign=inp.campaign,
         batch=batch,
     )
@@ -253,24 +274,42 @@ def _edited_variants(content: Content, variants: dict) -> list[Variant]:
         merged = {
             "caption": fields.get("caption", variant.caption),
             # a client may leave out the '#'; validate what will be stored
-            "hashtags": [h if h.startswith("#") else f"#{h}" for h in fields.get("hashtags", variant.hashtags)],
+            "hashtags": [
+                h if h.startswith("#") else f"#{h}" for h in fields.get("hashtags", variant.hashtags)
+            ],
             "firstComment": fields.get("firstComment", variant.first_comment),
             "altText": fields.get("altText", variant.alt_text),
             "title": fields.get("title", variant.title),
             "sounds": fields.get("sounds", variant.sounds),
         }
-        problems = validate_variant(platform, merged, post_type=content.post_type, media_type=content.media_type)
+        problems = validate_variant(
+            platform, merged, post_type=content.post_type, media_type=content.media_type
+        )
         if problems:
             errors[raw_platform] = problems
             continue
-        before = (variant.caption, variant.hashtags, variant.first_comment, variant.alt_text, variant.title, variant.sounds)
+        before = (
+            variant.caption,
+            variant.hashtags,
+            variant.first_comment,
+            variant.alt_text,
+            variant.title,
+            variant.sounds,
+        )
         variant.caption = merged["caption"]
         variant.hashtags = merged["hashtags"]
         variant.first_comment = merged["firstComment"]
         variant.alt_text = merged["altText"]
         variant.title = merged["title"]
         variant.sounds = merged["sounds"]
-        if before != (variant.caption, variant.hashtags, variant.first_comment, variant.alt_text, variant.title, variant.sounds):
+        if before != (
+            variant.caption,
+            variant.hashtags,
+            variant.first_comment,
+            variant.alt_text,
+            variant.title,
+            variant.sounds,
+        ):
             changed.append(variant)
     if errors:
         raise ValidationFailed("Some platform content breaks the platform's rules.", {"content": errors})
@@ -278,8 +317,15 @@ def _edited_variants(content: Content, variants: dict) -> list[Variant]:
 
 
 @transaction.atomic
-def content_update(*, content: Content, variants: dict | None = None, status: str | None = None,
-                   tags: list | None = None, campaign=..., scheduled=None) -> Content:
+def content_update(
+    *,
+    content: Content,
+    variants: dict | None = None,
+    status: str | None = None,
+    tags: list | None = None,
+    campaign=...,
+    scheduled=None,
+) -> Content:
     """Edit per-platform text (checked against each platform's rules) and/or go back to draft.
 
     Approval covers the text that was approved. When the brand requires approval:
@@ -299,20 +345,29 @@ def content_update(*, content: Content, variants: dict | None = None, status: st
     if changed and content.status == states.SCHEDULED and content.requires_approval:
         raise InvalidTransition(
             "This brand requires approval: unschedule the content before editing its text, then approve it again.",
-            {"status": content.status, "action": "edit", "allowedActions": content.allowed_actions, "requiresApproval": True},
+            {
+                "status": content.status,
+                "action": "edit",
+                "allowedActions": content.allowed_actions,
+                "requiresApproval": True,
+            },
         )
     for variant in changed:
         variant.save()
     if status is not None:
         if status != states.DRAFT:
-            raise ValidationFailed("Only 'draft' can be set directly; use the actions for other statuses.", {"status": ["Must be draft."]})
+            raise ValidationFailed(
+                "Only 'draft' can be set directly; use the actions for other statuses.",
+                {"status": ["Must be draft."]},
+            )
         if content.status != states.DRAFT:
             transition(content, "edit")
     text_needs_approval = bool(changed) and content.requires_approval
     if text_needs_approval and content.status == states.APPROVED:
         transition(content, "withdraw_approval")
     approval_withdrawn = (previous == states.APPROVED and content.status != states.APPROVED) or (
-        text_needs_approval and content.approved_at is not None)
+        text_needs_approval and content.approved_at is not None
+    )
     if approval_withdrawn:
         content.approved_at, content.approved_by = None, ""
         content.save(update_fields=["approved_at", "approved_by", "updated_at"])
@@ -325,7 +380,9 @@ def content_update(*, content: Content, variants: dict | None = None, status: st
     extra = {"previousStatus": previous} if content.status != previous else {}
     if approval_withdrawn:
         extra["approvalWithdrawn"] = True
-    event_record(organization=content.organization_id, type="content.updated", data=_event_data(content, **extra))
+    event_record(
+        organization=content.organization_id, type="content.updated", data=_event_data(content, **extra)
+    )
     return content
 
 
@@ -375,37 +432,63 @@ def content_undo_image_edit(*, content: Content) -> Content:
         raise RuleViolation("The backup of the original image is gone.", {"media": ["No backup."]})
     MediaAsset.objects.filter(pk=original.pk).update(kind=Kind.GENERATED, position=edited.position)
     edited.delete()
-    event_record(organization=content.organization_id, type="content.updated", data=_event_data(content, imageRestored=True))
+    event_record(
+        organization=content.organization_id,
+        type="content.updated",
+        data=_event_data(content, imageRestored=True),
+    )
     return content
 
 
 # --- schedules (planned posts) and batches ------------------------------------------------
 
 
-def schedule_plan(*, organization, profile, scheduled_date, task: str, generation_mode: str, platform: str | None,
-                  post_type: str, media_type: str, dimensions: str | None) -> ContentSchedule:
+def schedule_plan(
+    *,
+    organization,
+    profile,
+    scheduled_date,
+    task: str,
+    generation_mode: str,
+    platform: str | None,
+    post_type: str,
+    media_type: str,
+    dimensions: str | None,
+) -> ContentSchedule:
     platform = platform or profile.platform
     try:
         platform = platform_rules.normalize_platform(platform)
     except ValueError:
-        raise ValidationFailed(f"Unknown platform '{platform}'.", {"platform": [f"Unknown platform '{platform}'."]}) from None
+        raise ValidationFailed(
+            f"Unknown platform '{platform}'.", {"platform": [f"Unknown platform '{platform}'."]}
+        ) from None
     if platform != profile.platform:
         raise RuleViolation("The platform must be the profile's platform.", {"platform": [profile.platform]})
     if media_type == "carousel":
         raise ValidationFailed("Carousel media is not implemented.", {"media": ["Use image or video."]})
     if scheduled_date < timezone.localdate():
-        raise ValidationFailed("scheduledDate is in the past.", {"scheduledDate": ["Must be today or later."]})
+        raise ValidationFailed(
+            "scheduledDate is in the past.", {"scheduledDate": ["Must be today or later."]}
+        )
     if generation_mode == GenerationMode.MANUAL:
         # a planned post has no upload to caption; it is generated later in a batch
-        raise RuleViolation("A planned post cannot be manual_upload: upload and generate it directly.",
-                            {"generationMode": ["Use prompt_based or reference_based."]})
+        raise RuleViolation(
+            "A planned post cannot be manual_upload: upload and generate it directly.",
+            {"generationMode": ["Use prompt_based or reference_based."]},
+        )
     try:
         platform_rules.get_format(profile.platform, post_type, media_type)
     except platform_rules.UnsupportedFormat as exc:
         raise RuleViolation(str(exc), {"media": [str(exc)]}) from None
     return ContentSchedule.objects.create(
-        organization=organization, profile=profile, scheduled_date=scheduled_date, task=task.strip(),
-        generation_mode=generation_mode, platform=profile.platform, post_type=post_type, media_type=media_type,
+        organization=organization,
+        profile=profile,
+        scheduled_date=scheduled_date,
+        task=task.strip(),
+        generation_mode=generation_mode,
+        platform=profile.platform,
+        post_type=post_type,
+        media_type=media_type,
         dimensions=dimensions or platform_rules.supported_ratio(profile.platform, post_type, media_type),
     )
 
@@ -422,38 +505,59 @@ def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -
     from apps.core import ratelimit
     from apps.core.errors import RateLimited
 
-    unique = {s.pk: s for s in schedules}.values()  # the same schedule named twice (prefixed id and UUID) runs once
+    unique = {
+        s.pk: s for s in schedules
+    }.values()  # the same schedule named twice (prefixed id and UUID) runs once
     pending = [s for s in unique if s.status in (ContentSchedule.PLANNED, ContentSchedule.FAILED)]
     if not pending:
-        raise RuleViolation("None of the selected schedules is waiting to be generated.", {"scheduleIds": ["Nothing to generate."]})
+        raise RuleViolation(
+            "None of the selected schedules is waiting to be generated.",
+            {"scheduleIds": ["Nothing to generate."]},
+        )
     cap = django_settings.BATCH_MAX_ITEMS
     if len(pending) > cap:
-        raise ValidationFailed(f"A batch holds at most {cap} items ({len(pending)} given).",
-                               {"scheduleIds": [f"At most {cap} schedules per batch."]})
+        raise ValidationFailed(
+            f"A batch holds at most {cap} items ({len(pending)} given).",
+            {"scheduleIds": [f"At most {cap} schedules per batch."]},
+        )
     from apps.accounts.plans import plan_rate_limit
 
     generations_within_plan(organization, len(pending))
     credential = getattr(actor, "credential_id", None)
     if credential:
-        decision = ratelimit.charge(credential, "generation", len(pending),
-                                    limit=plan_rate_limit(organization, "generation"))
+        decision = ratelimit.charge(
+            credential, "generation", len(pending), limit=plan_rate_limit(organization, "generation")
+        )
         if not decision.allowed:
             raise RateLimited(
                 f"This batch needs {len(pending)} generations but only {decision.remaining} of the "
                 f"{decision.limit} per minute are left: retry in {decision.retry_after} s or send fewer items.",
-                {"limit": decision.limit, "remaining": decision.remaining, "requested": len(pending),
-                 "retryAfter": decision.retry_after},
+                {
+                    "limit": decision.limit,
+                    "remaining": decision.remaining,
+                    "requested": len(pending),
+                    "retryAfter": decision.retry_after,
+                },
                 retry_after=decision.retry_after,
             )
     batch = Batch.objects.create(organization=organization, total=len(pending))
     created = []
     for schedule in pending:
         content = content_request_generation(
-            organization=organization, actor=actor, batch=batch, enqueue=False,
-            inp=GenerationInput(prompt=schedule.task, platforms=[schedule.platform], brand=schedule.profile.brand,
-                                profile=schedule.profile, generation_mode=schedule.generation_mode,
-                                post_type=schedule.post_type, media_type=schedule.media_type,
-                                dimensions=schedule.dimensions),
+            organization=organization,
+            actor=actor,
+            batch=batch,
+            enqueue=False,
+            inp=GenerationInput(
+                prompt=schedule.task,
+                platforms=[schedule.platform],
+                brand=schedule.profile.brand,
+                profile=schedule.profile,
+                generation_mode=schedule.generation_mode,
+                post_type=schedule.post_type,
+                media_type=schedule.media_type,
+                dimensions=schedule.dimensions,
+            ),
         )
         schedule.content = content
         schedule.status = ContentSchedule.GENERATING
@@ -481,7 +585,14 @@ def batch_progress(batch: Batch, items: list[dict] | None = None) -> dict:
         "completed": len(done) - len(failed),
         "failed": len(failed),
         "progress": overall,
-        "items": [{"contentId": str(i["id"]), "status": i["status"], "progress": 100 if i in done else i["progress"]} for i in items],
+        "items": [
+            {
+                "contentId": str(i["id"]),
+                "status": i["status"],
+                "progress": 100 if i in done else i["progress"],
+            }
+            for i in items
+        ],
     }
 
 
@@ -499,17 +610,27 @@ def batch_item_finished(*, batch_id) -> None:
             event_record(organization=batch.organization_id, type="batch.completed", data=progress)
         else:
             event_record(organization=batch.organization_id, type="batch.progress", data=progress)
-        ContentSchedule.objects.filter(content__batch=batch, content__status=states.REVIEW).update(status=ContentSchedule.GENERATED)
-        ContentSchedule.objects.filter(content__batch=batch, content__status=states.FAILED).update(status=ContentSchedule.FAILED)
+        ContentSchedule.objects.filter(content__batch=batch, content__status=states.REVIEW).update(
+            status=ContentSchedule.GENERATED
+        )
+        ContentSchedule.objects.filter(content__batch=batch, content__status=states.FAILED).update(
+            status=ContentSchedule.FAILED
+        )
 
 
 def variant_upsert(*, content: Content, platform: str, data: dict, ratio: str) -> Variant:
     variant, _ = Variant.objects.update_or_create(
-        content=content, platform=platform,
+        content=content,
+        platform=platform,
         defaults={
-            "caption": data["caption"], "hashtags": data["hashtags"], "first_comment": data.get("firstComment", ""),
-            "alt_text": data.get("altText", ""), "title": data.get("title", ""), "sounds": data.get("sounds", []),
-            "adaptations": data.get("adaptations", []), "ratio": ratio,
+            "caption": data["caption"],
+            "hashtags": data["hashtags"],
+            "first_comment": data.get("firstComment", ""),
+            "alt_text": data.get("altText", ""),
+            "title": data.get("title", ""),
+            "sounds": data.get("sounds", []),
+            "adaptations": data.get("adaptations", []),
+            "ratio": ratio,
         },
     )
     return variant
@@ -530,7 +651,9 @@ def generation_brand(*, organization, brand=None, profile=None):
 
 
 @transaction.atomic
-def content_request_multi_platform(*, organization, actor=None, profiles: list, inp: GenerationInput) -> list[Content]:
+def content_request_multi_platform(
+    *, organization, actor=None, profiles: list, inp: GenerationInput
+) -> list[Content]:
     """One content per profile, generated for that profile's platform with its own settings.
 
     One content per profile (rather than one content with several platforms) because each
@@ -543,8 +666,9 @@ def content_request_multi_platform(*, organization, actor=None, profiles: list, 
     created = []
     for profile in profiles:
         # each content speaks for its own profile's brand, whatever brand the input carried
-        one = GenerationInput(**{**inp.__dict__, "platforms": [profile.platform], "profile": profile,
-                                 "brand": profile.brand})
+        one = GenerationInput(
+            **{**inp.__dict__, "platforms": [profile.platform], "profile": profile, "brand": profile.brand}
+        )
         created.append(content_request_generation(organization=organization, actor=actor, inp=one))
     return created
 
@@ -561,18 +685,33 @@ def content_ideas(*, organization, brand, profile=None, topic: str = "", count: 
     voice = voice_from(values, brand)
     subject = (topic or "").strip() or ", ".join(voice.themes)
     if not subject:
-        raise RuleViolation("Give a topic, or set themes in the brand's generation settings.",
-                            {"topic": ["Required when the brand has no themes."]})
+        raise RuleViolation(
+            "Give a topic, or set themes in the brand's generation settings.",
+            {"topic": ["Required when the brand has no themes."]},
+        )
     try:
-        ideas = get_engine().ideas(IdeasRequest(topic=subject, count=count, platform=profile.platform if profile else "",
-                                                language=values.get("language") or "en", brand=voice))
+        ideas = get_engine().ideas(
+            IdeasRequest(
+                topic=subject,
+                count=count,
+                platform=profile.platform if profile else "",
+                language=values.get("language") or "en",
+                brand=voice,
+            )
+        )
     except EngineError as exc:
         raise RuleViolation(f"No ideas could be made: {exc}", {"topic": [str(exc)]}) from None
     return {"topic": subject, "ideas": list(ideas)}
 
 
-def caption_optimize(*, caption: str, platform: str, hashtags: list[str] | None = None, post_type: str = PostType.FEED,
-                     media_type: str = MediaType.IMAGE) -> dict:
+def caption_optimize(
+    *,
+    caption: str,
+    platform: str,
+    hashtags: list[str] | None = None,
+    post_type: str = PostType.FEED,
+    media_type: str = MediaType.IMAGE,
+) -> dict:
     """Fit a caption to one platform's rules (length, hashtags, forbidden characters) and say what changed."""
     from .adaptation import Draft, adapt, compose_caption
 
@@ -584,7 +723,12 @@ def caption_optimize(*, caption: str, platform: str, hashtags: list[str] | None 
     except ValueError as exc:
         raise ValidationFailed(str(exc), {"platform": [str(exc)]}) from None
     before = compose_caption(caption, hashtags or [])
-    variant = adapt(name, Draft(caption=caption, hashtags=list(hashtags or [])), post_type=post_type, media_type=media_type)
+    variant = adapt(
+        name,
+        Draft(caption=caption, hashtags=list(hashtags or [])),
+        post_type=post_type,
+        media_type=media_type,
+    )
     after = compose_caption(variant.caption, variant.hashtags)
     return {
         "platform": name,
@@ -592,8 +736,12 @@ def caption_optimize(*, caption: str, platform: str, hashtags: list[str] | None 
         "hashtags": variant.hashtags,
         "firstComment": variant.first_comment,
         "changes": variant.adaptations,
-        "count": {"before": fmt.caption.count(before), "after": fmt.caption.count(after), "limit": fmt.caption.max,
-                  "unit": fmt.caption.unit},
+        "count": {
+            "before": fmt.caption.count(before),
+            "after": fmt.caption.count(after),
+            "limit": fmt.caption.max,
+            "unit": fmt.caption.unit,
+        },
     }
 
 
@@ -612,10 +760,16 @@ def content_batch_apply(*, organization, operations: list[dict], parse_update, a
     for op in operations:
         method, raw_id = op.get("method"), op.get("id")
         # echo what identifies the operation, as strings only (the operation may be malformed)
-        result = {"id": raw_id if isinstance(raw_id, str) else None, "method": method if isinstance(method, str) else None}
+        result = {
+            "id": raw_id if isinstance(raw_id, str) else None,
+            "method": method if isinstance(method, str) else None,
+        }
         try:
             if method not in ("update", "delete"):
-                raise ValidationFailed(f"Unknown method '{method}': use update or delete.", {"method": ["Must be update or delete."]})
+                raise ValidationFailed(
+                    f"Unknown method '{method}': use update or delete.",
+                    {"method": ["Must be update or delete."]},
+                )
             pk = ids.parse(raw_id, "content")
             content = Content.objects.for_organization(organization).filter(pk=pk).first() if pk else None
             if content is None:
@@ -630,10 +784,15 @@ def content_batch_apply(*, organization, operations: list[dict], parse_update, a
                     content_update(content=content, **parse_update(op.get("data")))
             result["status"] = "ok"
         except DataError as exc:  # a value PostgreSQL cannot store: this operation's error only
-            result.update(status="error", error={"code": "VALIDATION_ERROR", "message": f"Invalid value: {str(exc)[:200]}"},
-                          details={})
+            result.update(
+                status="error",
+                error={"code": "VALIDATION_ERROR", "message": f"Invalid value: {str(exc)[:200]}"},
+                details={},
+            )
         except ApplicationError as exc:
-            result.update(status="error", error={"code": exc.code, "message": exc.message}, details=exc.details)
+            result.update(
+                status="error", error={"code": exc.code, "message": exc.message}, details=exc.details
+            )
         results.append(result)
     return results
 
@@ -682,10 +841,18 @@ def _check_dates(starts_on, ends_on) -> None:
         raise ValidationFailed("endsOn is before startsOn.", {"endsOn": ["Must be on or after startsOn."]})
 
 
-def campaign_create(*, organization, name: str, description: str = "", starts_on=None, ends_on=None, color: str = "") -> Campaign:
+def campaign_create(
+    *, organization, name: str, description: str = "", starts_on=None, ends_on=None, color: str = ""
+) -> Campaign:
     _check_dates(starts_on, ends_on)
-    return Campaign.objects.create(organization=organization, name=name.strip(), description=description,
-                                   starts_on=starts_on, ends_on=ends_on, color=color)
+    return Campaign.objects.create(
+        organization=organization,
+        name=name.strip(),
+        description=description,
+        starts_on=starts_on,
+        ends_on=ends_on,
+        color=color,
+    )
 
 
 def campaign_update(*, campaign: Campaign, **fields) -> Campaign:

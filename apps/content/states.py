@@ -45,7 +45,16 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
 }
 
 #: actions a client may ask for (the others are the pipeline's own)
-CLIENT_ACTIONS = ("approve", "reject", "edit", "regenerate", "schedule", "unschedule", "publish", "edit_image")
+CLIENT_ACTIONS = (
+    "approve",
+    "reject",
+    "edit",
+    "regenerate",
+    "schedule",
+    "unschedule",
+    "publish",
+    "edit_image",
+)
 
 #: actions that lead to publishing: content in `review` of a brand that requires approval
 #: may not take them (it needs `approve` first)

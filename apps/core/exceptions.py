@@ -136,7 +136,10 @@ def v1_exception_handler(exc: Exception, context: dict) -> HttpResponse:
         return exc.response
     status, _, code, message, details, headers = _normalize(exc)
     _log_unexpected(exc, status)
-    body = {"error": {"code": code, "message": message, "details": details}, "requestId": current_request_id()}
+    body = {
+        "error": {"code": code, "message": message, "details": details},
+        "requestId": current_request_id(),
+    }
     if isinstance(exc, errors.RateLimited):
         headers["X-RateLimit-Retry-After"] = str(exc.retry_after)
     return Response(body, status=status, headers=headers)

@@ -13,12 +13,16 @@ from .request_id import current_request_id
 @csrf_exempt
 def v1_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     return JsonResponse(
-        {"error": {"code": "NOT_FOUND", "message": f"No such endpoint: {request.path}", "details": {}},
-         "requestId": current_request_id()},
+        {
+            "error": {"code": "NOT_FOUND", "message": f"No such endpoint: {request.path}", "details": {}},
+            "requestId": current_request_id(),
+        },
         status=404,
     )
 
 
 @csrf_exempt
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
-    return JsonResponse({"error": f"No such endpoint: {request.path}", "details": {"code": "NOT_FOUND"}}, status=404)
+    return JsonResponse(
+        {"error": f"No such endpoint: {request.path}", "details": {"code": "NOT_FOUND"}}, status=404
+    )

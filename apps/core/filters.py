@@ -12,7 +12,9 @@ from . import ids
 from .errors import ValidationFailed
 
 
-def as_utc(value: datetime.datetime, *, default_tz: datetime.tzinfo = datetime.UTC) -> datetime.datetime | None:
+def as_utc(
+    value: datetime.datetime, *, default_tz: datetime.tzinfo = datetime.UTC
+) -> datetime.datetime | None:
     """An aware UTC datetime (a naive one is read in `default_tz`); None when the instant is
     out of range. UTC because PostgreSQL refuses offsets past +-15:59 that ISO 8601 (and
     Python) allow."""

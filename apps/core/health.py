@@ -55,8 +55,14 @@ def readyz(request: HttpRequest) -> JsonResponse:
         from .workers import alive
 
         live = alive()
-        workers = {"alive": len(live), "status": "ok" if live else "none alive", "names": [w["name"] for w in live]}
+        workers = {
+            "alive": len(live),
+            "status": "ok" if live else "none alive",
+            "names": [w["name"] for w in live],
+        }
     except Exception as exc:
         workers = {"alive": 0, "status": f"unknown: {exc.__class__.__name__}"}
-    return JsonResponse({"status": "ok" if ok else "unavailable", "checks": checks, "workers": workers},
-                        status=200 if ok else 503)
+    return JsonResponse(
+        {"status": "ok" if ok else "unavailable", "checks": checks, "workers": workers},
+        status=200 if ok else 503,
+    )

@@ -34,7 +34,9 @@ from .models import IdempotencyRecord
 def fingerprint(method: str, path: str, body: bytes, query: str = "") -> str:
     """The request's identity: method, path, query string (`?wait=` changes the request) and
     body (for multipart, see `multipart_digest`)."""
-    return hashlib.sha256(method.encode() + b" " + path.encode() + b"?" + query.encode() + b"\n" + body).hexdigest()
+    return hashlib.sha256(
+        method.encode() + b" " + path.encode() + b"?" + query.encode() + b"\n" + body
+    ).hexdigest()
 
 
 def multipart_digest(data: Mapping[str, Any], files: MultiValueDict[str, UploadedFile]) -> bytes:
@@ -83,7 +85,9 @@ def begin(*, credential: str, key: str, fp: str, wait: float = 0) -> HttpRespons
     IdempotencyRecord.objects.filter(credential=credential, key=key, created_at__lt=cutoff).delete()
     try:
         with transaction.atomic():
-            IdempotencyRecord.objects.create(credential=credential, key=key, fingerprint=fp, lease_until=lease_until)
+            IdempotencyRecord.objects.create(
+                credential=credential, key=key, fingerprint=fp, lease_until=lease_until
+            )
         return None
     except IntegrityError:
         pass
@@ -97,13 +101,21 @@ def begin(*, credential: str, key: str, fp: str, wait: float = 0) -> HttpRespons
     if record.status_code is None:
         if record.lease_until is None or record.lease_until < now:
             # the first request died without answering: this retry takes the key over (once)
-            taken = IdempotencyRecord.objects.filter(pk=record.pk, status_code__isnull=True,
-                                                     lease_until=record.lease_until).update(lease_until=lease_until)
+            taken = IdempotencyRecord.objects.filter(
+                pk=record.pk, status_code__isnull=True, lease_until=record.lease_until
+            ).update(lease_until=lease_until)
             if taken:
                 return _known(record.effect)
-        raise Conflict("A request with this Idempotency-Key is still being processed.",
-                       {"idempotencyKey": key, "retryAfter": max(1, int(((record.lease_until or now) - now).total_seconds()))})
-    response = HttpResponse(bytes(record.body or b""), status=record.status_code, content_type=record.content_type)
+        raise Conflict(
+            "A request with this Idempotency-Key is still being processed.",
+            {
+                "idempotencyKey": key,
+                "retryAfter": max(1, int(((record.lease_until or now) - now).total_seconds())),
+            },
+        )
+    response = HttpResponse(
+        bytes(record.body or b""), status=record.status_code, content_type=record.content_type
+    )
     response["Idempotent-Replayed"] = "true"
     response._idempotent_replay = True  # type: ignore[attr-defined]  # a marker the view reads
     return response
@@ -112,15 +124,22 @@ def begin(*, credential: str, key: str, fp: str, wait: float = 0) -> HttpRespons
 def _known(effect: object) -> KnownEffect | None:
     if not isinstance(effect, dict) or not effect.get("ids"):
         return None
-    return KnownEffect(kind=str(effect["kind"]), ids=tuple(str(i) for i in effect["ids"]),
-                       status=int(effect.get("status") or 200), many=bool(effect.get("many")))
+    return KnownEffect(
+        kind=str(effect["kind"]),
+        ids=tuple(str(i) for i in effect["ids"]),
+        status=int(effect.get("status") or 200),
+        many=bool(effect.get("many")),
+    )
 
 
-def note_effect(*, credential: str, key: str, kind: str, ids: Iterable[object], status: int, many: bool = False) -> None:
+def note_effect(
+    *, credential: str, key: str, kind: str, ids: Iterable[object], status: int, many: bool = False
+) -> None:
     """Record what the in-progress request created; call it in the transaction that creates
     it, so that the effect and its record commit together."""
     IdempotencyRecord.objects.filter(credential=credential, key=key, status_code__isnull=True).update(
-        effect={"kind": kind, "ids": [str(i) for i in ids], "status": status, "many": many})
+        effect={"kind": kind, "ids": [str(i) for i in ids], "status": status, "many": many}
+    )
 
 
 def finish(*, credential: str, key: str, status: int, body: bytes, content_type: str) -> None:

@@ -28,7 +28,9 @@ MAX_PAGE = 1_000_000
 MAX_OFFSET = 10_000_000
 
 
-def _int_param(params: Mapping[str, str], name: str, default: int, *, minimum: int, maximum: int | None = None) -> int:
+def _int_param(
+    params: Mapping[str, str], name: str, default: int, *, minimum: int, maximum: int | None = None
+) -> int:
     raw = params.get(name)
     if raw is None or raw == "":
         return default
@@ -117,7 +119,9 @@ def _keyset_page(qs: QuerySet, cursor: str, limit: int, ordering: tuple[str, str
         try:
             last_uuid = uuid.UUID(str(last_id))
         except ValueError:
-            raise ValidationFailed("Invalid cursor.", {"cursor": ["Not a cursor this API returned."]}) from None
+            raise ValidationFailed(
+                "Invalid cursor.", {"cursor": ["Not a cursor this API returned."]}
+            ) from None
         value = _cursor_value(qs, field, value)
         op = "lt" if direction == "desc" else "gt"
         if value is None:

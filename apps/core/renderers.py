@@ -26,7 +26,10 @@ class FastJSONRenderer(JSONRenderer):
     """orjson: the stock renderer is a visible share of a list request's cost."""
 
     def render(
-        self, data: Any, accepted_media_type: str | None = None, renderer_context: Mapping[str, Any] | None = None
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
     ) -> bytes:
         if data is None:
             return b""

@@ -37,7 +37,6 @@ class PostforgeAutoSchema(AutoSchema):
                 operation["x-postforge-sort"] = list(fields)
         return operation
 
-
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)
         # a rule between fields that `validate()` enforces, in JSON Schema (anyOf, not, minProperties)
@@ -56,9 +55,14 @@ class PostforgeAutoSchema(AutoSchema):
     def _map_serializer_field(self, field, direction, bypass_extensions=False):
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         # DRF trims a CharField's input and refuses it blank: "at least one non-space character"
-        if (direction == "request" and isinstance(field, serializers.CharField) and field.trim_whitespace
-                and not field.allow_blank and schema.get("type") == "string"
-                and not {"pattern", "format", "enum"} & set(schema)):
+        if (
+            direction == "request"
+            and isinstance(field, serializers.CharField)
+            and field.trim_whitespace
+            and not field.allow_blank
+            and schema.get("type") == "string"
+            and not {"pattern", "format", "enum"} & set(schema)
+        ):
             schema["pattern"] = r"\S"
         return schema
 
@@ -68,7 +72,11 @@ class BearerScheme(OpenApiAuthenticationExtension):
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema):
-        return {"type": "http", "scheme": "bearer", "description": "API key: `Authorization: Bearer pf_live_...`"}
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "API key: `Authorization: Bearer pf_live_...`",
+        }
 
 
 class BearerOrJWTScheme(OpenApiAuthenticationExtension):
@@ -108,7 +116,20 @@ ERROR_A = {
             "type": "object",
             "required": ["code", "message", "details"],
             "properties": {
-                "code": {"type": "string", "enum": ["AUTHENTICATION_ERROR", "AUTHORIZATION_ERROR", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "RATE_LIMIT_ERROR", "PLATFORM_ERROR", "SERVER_ERROR", "METHOD_NOT_ALLOWED"]},
+                "code": {
+                    "type": "string",
+                    "enum": [
+                        "AUTHENTICATION_ERROR",
+                        "AUTHORIZATION_ERROR",
+                        "VALIDATION_ERROR",
+                        "NOT_FOUND",
+                        "CONFLICT",
+                        "RATE_LIMIT_ERROR",
+                        "PLATFORM_ERROR",
+                        "SERVER_ERROR",
+                        "METHOD_NOT_ALLOWED",
+                    ],
+                },
                 "message": {"type": "string"},
                 "details": {"type": "object", "additionalProperties": True},
             },
@@ -124,16 +145,23 @@ ERROR_B = {
 PAGINATION_A = {
     "type": "object",
     "properties": {
-        "page": {"type": "integer"}, "limit": {"type": "integer"}, "total": {"type": "integer"},
-        "pages": {"type": "integer"}, "nextCursor": {"type": "string", "nullable": True}, "hasMore": {"type": "boolean"},
+        "page": {"type": "integer"},
+        "limit": {"type": "integer"},
+        "total": {"type": "integer"},
+        "pages": {"type": "integer"},
+        "nextCursor": {"type": "string", "nullable": True},
+        "hasMore": {"type": "boolean"},
     },
     "required": ["limit"],
 }
 PAGINATION_B = {
     "type": "object",
     "properties": {
-        "limit": {"type": "integer"}, "offset": {"type": "integer"}, "total": {"type": "integer"},
-        "hasNext": {"type": "boolean"}, "hasPrev": {"type": "boolean"},
+        "limit": {"type": "integer"},
+        "offset": {"type": "integer"},
+        "total": {"type": "integer"},
+        "hasNext": {"type": "boolean"},
+        "hasPrev": {"type": "boolean"},
     },
     "required": ["limit", "offset", "total", "hasNext", "hasPrev"],
 }
@@ -153,7 +181,9 @@ LIST_PARAMS_A = [
 ]
 LIST_PARAMS_B = [
     _param("limit", {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}),
-    _param("offset", {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}, "Takes precedence over `page`"),
+    _param(
+        "offset", {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}, "Takes precedence over `page`"
+    ),
     _param("page", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1}),
     _param("sort", {"type": "string"}, "<field>:<asc|desc>"),
     _param("q", {"type": "string"}),
@@ -163,9 +193,15 @@ LIST_PARAMS_B = [
 ]
 
 ERROR_STATUSES = {
-    "400": "Invalid request", "401": "Missing or invalid credentials", "403": "Insufficient permissions",
-    "404": "Not found", "409": "Conflict", "413": "Payload too large", "422": "Unprocessable (Family B)",
-    "429": "Rate limit exceeded", "500": "Unexpected server error (reported with the request id)",
+    "400": "Invalid request",
+    "401": "Missing or invalid credentials",
+    "403": "Insufficient permissions",
+    "404": "Not found",
+    "409": "Conflict",
+    "413": "Payload too large",
+    "422": "Unprocessable (Family B)",
+    "429": "Rate limit exceeded",
+    "500": "Unexpected server error (reported with the request id)",
 }
 #: per family: title, base path (a generated client's base_url is the site root)
 FAMILY_INFO = {
@@ -222,7 +258,9 @@ def postprocess(result, generator, request, public):
     info.update({"title": title, "version": "1.0.0", "license": LICENSE})
     # paths are relative to the server's base path (a client's base_url ends in /v1 or /api)
     result["servers"] = [{"url": base, "description": "This server"}]
-    result["paths"] = paths = {(p[len(base):] if p.startswith(base + "/") else p): i for p, i in paths.items()}
+    result["paths"] = paths = {
+        (p[len(base) :] if p.startswith(base + "/") else p): i for p, i in paths.items()
+    }
     if family == "v1":
         _family_a_partial(result)
     components = result.setdefault("components", {}).setdefault("schemas", {})
@@ -255,33 +293,64 @@ def postprocess(result, generator, request, public):
                     continue
                 schema = content["schema"]
                 if schema.get("x-postforge-raw"):  # a body written whole by the view (a stream)
-                    content["schema"] = {k: v for k, v in schema.items() if k != "x-postforge-raw"}  # (shared dict)
+                    content["schema"] = {
+                        k: v for k, v in schema.items() if k != "x-postforge-raw"
+                    }  # (shared dict)
                     continue
                 json_body = True
                 if schema.get("type") == "array" and method != "get" and family_b:
                     # a list a write answers (POST /api/content/multi-platform): `{data}`, no paging
-                    content["schema"] = {"type": "object", "required": ["data"], "properties": {"data": schema}}
+                    content["schema"] = {
+                        "type": "object",
+                        "required": ["data"],
+                        "properties": {"data": schema},
+                    }
                 elif schema.get("type") == "array":
                     is_list = True
-                    pagination = {"$ref": "#/components/schemas/PaginationB" if family_b else "#/components/schemas/PaginationA"}
-                    content["schema"] = {"type": "object", "required": ["data", "pagination"],
-                                         "properties": {"data": schema, "pagination": pagination}}
+                    pagination = {
+                        "$ref": "#/components/schemas/PaginationB"
+                        if family_b
+                        else "#/components/schemas/PaginationA"
+                    }
+                    content["schema"] = {
+                        "type": "object",
+                        "required": ["data", "pagination"],
+                        "properties": {"data": schema, "pagination": pagination},
+                    }
                 elif family_b:
-                    content["schema"] = {"type": "object", "required": ["data"], "properties": {"data": schema}}
-            field_names = op.pop("x-postforge-fields", None) or (None if is_list else _answer_fields(op, components))
+                    content["schema"] = {
+                        "type": "object",
+                        "required": ["data"],
+                        "properties": {"data": schema},
+                    }
+            field_names = op.pop("x-postforge-fields", None) or (
+                None if is_list else _answer_fields(op, components)
+            )
             unpaged = "x-postforge-sort" in op and op["x-postforge-sort"] is None
             sort_fields = op.pop("x-postforge-sort", None)
             if is_list and method == "get" and not unpaged:
                 standard = {p["name"]: p for p in (LIST_PARAMS_B if family_b else LIST_PARAMS_A)}
                 if sort_fields and family_b:
-                    standard["sort"] = _param("sort", {"type": "string", "enum": sort_enum(sort_fields)},
-                                              "<field> or <field>:<asc|desc>")
+                    standard["sort"] = _param(
+                        "sort",
+                        {"type": "string", "enum": sort_enum(sort_fields)},
+                        "<field> or <field>:<asc|desc>",
+                    )
                 elif sort_fields:
                     standard["sortBy"] = _param("sortBy", {"type": "string", "enum": list(sort_fields)})
                 params = op.setdefault("parameters", [])
-                for i, param in enumerate(params):  # a view's own `page`/`limit`/`sort` take the bounds and enum
-                    if param.get("in") == "query" and param["name"] in standard and "enum" not in param["schema"]:
-                        params[i] = {**standard[param["name"]], **{k: v for k, v in param.items() if k == "description"}}
+                for i, param in enumerate(
+                    params
+                ):  # a view's own `page`/`limit`/`sort` take the bounds and enum
+                    if (
+                        param.get("in") == "query"
+                        and param["name"] in standard
+                        and "enum" not in param["schema"]
+                    ):
+                        params[i] = {
+                            **standard[param["name"]],
+                            **{k: v for k, v in param.items() if k == "description"},
+                        }
                 existing = {p["name"] for p in params}
                 params.extend(p for name, p in standard.items() if name not in existing)
             ref = {"$ref": "#/components/schemas/ErrorB" if family_b else "#/components/schemas/ErrorA"}
@@ -296,8 +365,15 @@ def postprocess(result, generator, request, public):
                         headers["X-RateLimit-Retry-After"] = {"schema": _INT}
                     response["headers"] = headers
             for param in op.get("parameters", []):
-                if param.get("in") == "query" and param["name"] == "wait":  # (0, 60]: the server refuses others
-                    param["schema"] = {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 60}
+                if (
+                    param.get("in") == "query" and param["name"] == "wait"
+                ):  # (0, 60]: the server refuses others
+                    param["schema"] = {
+                        "type": "number",
+                        "minimum": 0,
+                        "exclusiveMinimum": True,
+                        "maximum": 60,
+                    }
             if family_b:  # Family B ids are UUIDs
                 for param in op.get("parameters", []):
                     if param.get("in") == "path" and param["name"] in ("id", "brand_pk", "pk"):
@@ -305,13 +381,23 @@ def postprocess(result, generator, request, public):
             op.setdefault("summary", _summary(op, method, path))
             if not op.get("tags"):
                 op["tags"] = [path.strip("/").split("/")[0] or family]
-            body_ref = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {}).get("$ref", "")
+            body_ref = (
+                op.get("requestBody", {})
+                .get("content", {})
+                .get("application/json", {})
+                .get("schema", {})
+                .get("$ref", "")
+            )
             body_schema = components.get(body_ref.rsplit("/", 1)[1], {}) if body_ref else {}
             if body_schema.get("required") or body_schema.get("minProperties") or body_schema.get("anyOf"):
                 op["requestBody"]["required"] = True  # an empty body breaks those rules: a 400
             if method in BODY_METHODS and op.get("requestBody"):
                 op["responses"].setdefault(
-                    "415", {"description": "Unsupported media type", "content": {"application/json": {"schema": ref}}}
+                    "415",
+                    {
+                        "description": "Unsupported media type",
+                        "content": {"application/json": {"schema": ref}},
+                    },
                 )
             if not family_b and method in ("get", *BODY_METHODS) and (json_body or method != "get"):
                 existing = {p["name"] for p in op.get("parameters", [])}
@@ -320,14 +406,22 @@ def postprocess(result, generator, request, public):
             if not family_b and field_names:
                 for i, param in enumerate(op.get("parameters", [])):
                     if param.get("in") == "query" and param["name"] == "fields":
-                        op["parameters"][i] = {**param, "schema": {"type": "string", "pattern": fields_pattern(field_names)},
-                                               "description": f"Comma-separated, any of: {', '.join(field_names)}"}
+                        op["parameters"][i] = {
+                            **param,
+                            "schema": {"type": "string", "pattern": fields_pattern(field_names)},
+                            "description": f"Comma-separated, any of: {', '.join(field_names)}",
+                        }
             if method == "post":
                 existing = {p["name"] for p in op.get("parameters", [])}
                 if "Idempotency-Key" not in existing:
                     op.setdefault("parameters", []).append(
-                        {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "maxLength": 255},
-                         "description": "Replays the first response for 24 h"}
+                        {
+                            "in": "header",
+                            "name": "Idempotency-Key",
+                            "required": False,
+                            "schema": {"type": "string", "maxLength": 255},
+                            "description": "Replays the first response for 24 h",
+                        }
                     )
     _truthful_inputs(result, family)
     _plain_enum_refs(result, components)
@@ -344,14 +438,31 @@ CURSOR = {"type": "string", "pattern": "^[A-Za-z0-9_-]*$"}
 EMPTY = {"type": "string", "maxLength": 0}
 #: names of query parameters and body fields that hold the id of another object, and its kind
 ID_FIELDS = {
-    "brandId": "brand", "profileId": "profile", "socialProfileId": "profile", "profileIds": "profile",
-    "profiles": "profile", "contentId": "content", "campaignId": "campaign", "tagId": "tag", "tagIds": "tag",
-    "mediaId": "media", "referenceImageId": "media", "scheduleIds": "schedule",
+    "brandId": "brand",
+    "profileId": "profile",
+    "socialProfileId": "profile",
+    "profileIds": "profile",
+    "profiles": "profile",
+    "contentId": "content",
+    "campaignId": "campaign",
+    "tagId": "tag",
+    "tagIds": "tag",
+    "mediaId": "media",
+    "referenceImageId": "media",
+    "scheduleIds": "schedule",
 }
 #: Family A path ids: the kind of the id after each collection
 PATH_KINDS = {
-    "brands": "brand", "content": "content", "profiles": "profile", "webhooks": "webhook", "deliveries": "delivery",
-    "redirect-origins": "redirect_origin", "assets": "asset", "media": "media", "tags": "tag", "campaigns": "campaign",
+    "brands": "brand",
+    "content": "content",
+    "profiles": "profile",
+    "webhooks": "webhook",
+    "deliveries": "delivery",
+    "redirect-origins": "redirect_origin",
+    "assets": "asset",
+    "media": "media",
+    "tags": "tag",
+    "campaigns": "campaign",
 }
 
 
@@ -363,7 +474,11 @@ def id_schema(kind: str, family: str) -> dict:
 
 
 def _plain_string(schema) -> bool:
-    return isinstance(schema, dict) and schema.get("type") == "string" and not {"enum", "format", "$ref"} & set(schema)
+    return (
+        isinstance(schema, dict)
+        and schema.get("type") == "string"
+        and not {"enum", "format", "$ref"} & set(schema)
+    )
 
 
 def _truthful_inputs(result, family: str) -> None:
@@ -372,10 +487,19 @@ def _truthful_inputs(result, family: str) -> None:
     components = result["components"]["schemas"]
     # the shape only: the IANA list as an enum breaks generated clients (openapi-python-client
     # folds `Etc/GMT+1` and `Etc/GMT-1` into one enum key), so membership stays the server's 400
-    components["Timezone"] = {"type": "string", "maxLength": 64, "pattern": r"^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}$",
-                              "description": "An IANA time zone name, e.g. Europe/Paris"}
-    by_name: dict[str, dict] = {"startDate": DATE_OR_INSTANT, "endDate": DATE_OR_INSTANT, "period": PERIOD, "cursor": CURSOR,
-               "timezone": {"$ref": "#/components/schemas/Timezone"}}
+    components["Timezone"] = {
+        "type": "string",
+        "maxLength": 64,
+        "pattern": r"^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}$",
+        "description": "An IANA time zone name, e.g. Europe/Paris",
+    }
+    by_name: dict[str, dict] = {
+        "startDate": DATE_OR_INSTANT,
+        "endDate": DATE_OR_INSTANT,
+        "period": PERIOD,
+        "cursor": CURSOR,
+        "timezone": {"$ref": "#/components/schemas/Timezone"},
+    }
     for path, item in result.get("paths", {}).items():
         segments = path.strip("/").split("/")
         for op in item.values():
@@ -383,8 +507,12 @@ def _truthful_inputs(result, family: str) -> None:
                 continue
             for param in op.get("parameters", []):
                 name, schema = param["name"], param.get("schema")
-                if param["in"] == "query" and _plain_string(schema) and name != "cursor" and (
-                        name in by_name or name in ID_FIELDS):
+                if (
+                    param["in"] == "query"
+                    and _plain_string(schema)
+                    and name != "cursor"
+                    and (name in by_name or name in ID_FIELDS)
+                ):
                     strict: dict = by_name.get(name) or id_schema(ID_FIELDS[name], family)
                     # an empty value is read as a parameter left out (HTML forms send them)
                     param["schema"] = {"anyOf": [*strict.get("anyOf", [strict]), EMPTY]}
@@ -402,7 +530,9 @@ def _truthful_inputs(result, family: str) -> None:
             kind = ID_FIELDS.get(field)
             if not kind or not isinstance(prop, dict):
                 continue
-            extra = {k: v for k, v in prop.items() if k in ("nullable", "description", "readOnly", "writeOnly")}
+            extra = {
+                k: v for k, v in prop.items() if k in ("nullable", "description", "readOnly", "writeOnly")
+            }
             if _plain_string(prop):
                 component["properties"][field] = {**id_schema(kind, family), **extra}
             elif prop.get("type") == "array" and _plain_string(prop.get("items")):
@@ -464,9 +594,13 @@ def _plain_enum_refs(node, components) -> None:
     beside its enum) becomes the bare `$ref`: the enum already bounds the length."""
     if isinstance(node, dict):
         for key, value in list(node.items()):
-            if (isinstance(value, dict) and len(value.get("allOf", ())) == 1 and "$ref" in value["allOf"][0]
-                    and set(value) <= {"allOf", "minLength", "maxLength"}
-                    and "enum" in components.get(value["allOf"][0]["$ref"].rsplit("/", 1)[1], {})):
+            if (
+                isinstance(value, dict)
+                and len(value.get("allOf", ())) == 1
+                and "$ref" in value["allOf"][0]
+                and set(value) <= {"allOf", "minLength", "maxLength"}
+                and "enum" in components.get(value["allOf"][0]["$ref"].rsplit("/", 1)[1], {})
+            ):
                 node[key] = value["allOf"][0]
             else:
                 _plain_enum_refs(value, components)

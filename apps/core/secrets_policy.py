@@ -34,14 +34,24 @@ def problems() -> list[tuple[str, str]]:
     found = []
     key = settings.SECRET_KEY or ""
     if key in KNOWN_PUBLIC or len(key) < 50 or len(set(key)) < 5:
-        found.append(("postforge.E001", "SECRET_KEY is unset, public or weak: set a random value of 50+ characters "
-                                        "(python -c 'import secrets; print(secrets.token_urlsafe(50))')."))
+        found.append(
+            (
+                "postforge.E001",
+                "SECRET_KEY is unset, public or weak: set a random value of 50+ characters "
+                "(python -c 'import secrets; print(secrets.token_urlsafe(50))').",
+            )
+        )
     keys = settings.TOKEN_ENCRYPTION_KEYS
     if isinstance(keys, str):
         keys = keys.split(",")
     if not [k for k in keys or () if k and k.strip()]:
-        found.append(("postforge.E002", "TOKEN_ENCRYPTION_KEYS is unset: set one or more Fernet keys (python -c "
-                                        "'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')."))
+        found.append(
+            (
+                "postforge.E002",
+                "TOKEN_ENCRYPTION_KEYS is unset: set one or more Fernet keys (python -c "
+                "'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())').",
+            )
+        )
     return found
 
 

@@ -52,8 +52,12 @@ def _numbers_for_text(fields: Mapping[str, serializers.Field], data: dict) -> di
             found[name] = ["Not a valid string."]
         elif isinstance(field, serializers.BooleanField) and _is_number(value):  # DRF reads 0/1 as false/true
             found[name] = ["Must be true or false."]
-        elif (isinstance(field, serializers.ListField) and isinstance(field.child, serializers.CharField)
-              and isinstance(value, list) and any(_is_number(v) for v in value)):
+        elif (
+            isinstance(field, serializers.ListField)
+            and isinstance(field.child, serializers.CharField)
+            and isinstance(value, list)
+            and any(_is_number(v) for v in value)
+        ):
             found[name] = ["Every item must be a string."]
     return found
 
@@ -101,7 +105,9 @@ class FreeFormField(serializers.DictField):
         except (TypeError, ValueError):
             raise serializers.ValidationError("Must be plain JSON.") from None
         if size > FREE_FORM_MAX_BYTES:
-            raise serializers.ValidationError(f"At most {FREE_FORM_MAX_BYTES // 1024} KB of JSON ({size} bytes given).")
+            raise serializers.ValidationError(
+                f"At most {FREE_FORM_MAX_BYTES // 1024} KB of JSON ({size} bytes given)."
+            )
         return value
 
 

@@ -46,7 +46,9 @@ class QueueTask(Task):
     def failed(self, exc: BaseException, *args: Any, **kwargs: Any) -> None:
         """Record a failure for good (no retry left, or a permanent error); nothing by default."""
 
-    def on_failure(self, exc: BaseException, task_id: str, args: tuple[Any, ...], kwargs: dict[str, Any], einfo: Any) -> None:
+    def on_failure(
+        self, exc: BaseException, task_id: str, args: tuple[Any, ...], kwargs: dict[str, Any], einfo: Any
+    ) -> None:
         try:
             self.failed(exc, *args, **kwargs)
         except Exception:  # recording the failure must not hide the task's own error

@@ -82,10 +82,17 @@ class _FamilyViewSet(viewsets.ViewSet):
 
     def _check_query(self, request) -> None:
         """A NUL in a query parameter (`q`, `search`, ...) cannot reach PostgreSQL."""
-        bad = sorted({k.replace("\x00", "") or "query" for k, values in request.query_params.lists()
-                      if "\x00" in k or any("\x00" in v for v in values)})
+        bad = sorted(
+            {
+                k.replace("\x00", "") or "query"
+                for k, values in request.query_params.lists()
+                if "\x00" in k or any("\x00" in v for v in values)
+            }
+        )
         if bad:
-            raise ValidationFailed("Query parameters cannot contain NUL characters.", {name: [NUL_MESSAGE] for name in bad})
+            raise ValidationFailed(
+                "Query parameters cannot contain NUL characters.", {name: [NUL_MESSAGE] for name in bad}
+            )
 
     def _refuse_failed_address(self, request, decision) -> None:
         request._rate_decision = decision
@@ -107,19 +114,33 @@ class _FamilyViewSet(viewsets.ViewSet):
                     request._rate_decision = extra
                 decision = extra
         if not decision.allowed:
-            kind = {"default": "requests", "generation": "generations", "batch": "batches"}.get(bucket, "requests")
+            kind = {"default": "requests", "generation": "generations", "batch": "batches"}.get(
+                bucket, "requests"
+            )
             plan = actor.plan_name() if actor.rate_limit(bucket) is not None else ""
             raise RateLimited(
-                f"Rate limit exceeded: {decision.limit} {kind} per minute" + (f" on the {plan} plan." if plan else "."),
-                {"limit": decision.limit, "retryAfter": decision.retry_after, **({"plan": plan} if plan else {})},
+                f"Rate limit exceeded: {decision.limit} {kind} per minute"
+                + (f" on the {plan} plan." if plan else "."),
+                {
+                    "limit": decision.limit,
+                    "retryAfter": decision.retry_after,
+                    **({"plan": plan} if plan else {}),
+                },
                 retry_after=decision.retry_after,
             )
 
     def _check_permissions(self, request, actor) -> None:
         reading = request.method in READ_METHODS
-        policy = self.policy or Policy(read_role=self.read_role, write_role=self.write_role,
-                                       action_roles=self.action_roles, scope=self.scope, read_scope=self.read_scope)
-        actor.require(role=policy.role_for(self.action, reading=reading), scope=policy.scope_for(reading=reading))
+        policy = self.policy or Policy(
+            read_role=self.read_role,
+            write_role=self.write_role,
+            action_roles=self.action_roles,
+            scope=self.scope,
+            read_scope=self.read_scope,
+        )
+        actor.require(
+            role=policy.role_for(self.action, reading=reading), scope=policy.scope_for(reading=reading)
+        )
 
     def _begin_idempotency(self, request, actor) -> None:
         key = request.headers.get("Idempotency-Key")
@@ -156,8 +177,14 @@ class _FamilyViewSet(viewsets.ViewSet):
         with transaction.atomic():
             result = create()
             many = isinstance(result, list | tuple)
-            idempotency.note_effect(credential=pending[0], key=pending[1], kind=kind,
-                                    ids=[o.pk for o in (result if many else [result])], status=status, many=many)
+            idempotency.note_effect(
+                credential=pending[0],
+                key=pending[1],
+                kind=kind,
+                ids=[o.pk for o in (result if many else [result])],
+                status=status,
+                many=many,
+            )
         return result
 
     def present_effect(self, effect) -> Response:
@@ -214,7 +241,9 @@ class _FamilyViewSet(viewsets.ViewSet):
         if hasattr(data, "dict") and not isinstance(data, dict):
             data = data.dict()
         if not isinstance(data, dict):
-            raise ValidationFailed("The request body must be a JSON object.", {"body": ["Expected an object."]})
+            raise ValidationFailed(
+                "The request body must be a JSON object.", {"body": ["Expected an object."]}
+            )
         return data
 
     def form_fields(self, *allowed: str) -> None:
@@ -222,12 +251,15 @@ class _FamilyViewSet(viewsets.ViewSet):
         a client flattened, a typo) is a 400 rather than silently dropped (issue 10)."""
         data = self.request.data
         if not isinstance(data, dict):  # a QueryDict for multipart
-            raise ValidationFailed("The request body must be multipart form data.", {"body": ["Expected form fields."]})
+            raise ValidationFailed(
+                "The request body must be multipart form data.", {"body": ["Expected form fields."]}
+            )
         names = set(data.keys()) | set(self.request.FILES.keys())
         unknown = sorted(names - {"file", *allowed})
         if unknown:
             raise ValidationFailed(
-                f"Unknown field(s): {', '.join(unknown)}.", {name: ["Unknown field."] for name in unknown[:20]}
+                f"Unknown field(s): {', '.join(unknown)}.",
+                {name: ["Unknown field."] for name in unknown[:20]},
             )
 
     def validated(self, serializer_class, data=None, **context) -> dict:
@@ -235,7 +267,9 @@ class _FamilyViewSet(viewsets.ViewSet):
 
     def valid_serializer(self, serializer_class, data=None, **context):
         """The bound input serializer, or a VALIDATION_ERROR with per-field details."""
-        serializer = serializer_class(data=self.data if data is None else data, context={"view": self, **context})
+        serializer = serializer_class(
+            data=self.data if data is None else data, context={"view": self, **context}
+        )
         if not serializer.is_valid():
             from .exceptions import _plain
 
@@ -258,7 +292,9 @@ class _FamilyViewSet(viewsets.ViewSet):
         try:
             return self.lookup(queryset, raw, kind)
         except NotFound:
-            raise ValidationFailed(message or f"Unknown {field}.", details or {field: ["Not found."]}) from None
+            raise ValidationFailed(
+                message or f"Unknown {field}.", details or {field: ["Not found."]}
+            ) from None
 
     def refs(self, queryset, raws, kind: str, field: str) -> list:
         """Several objects named in the body, in the order given, with one query; any unknown
@@ -311,7 +347,9 @@ class V1ViewSet(_FamilyViewSet):
         name = params.get("sortBy") or None
         order = (params.get("sortOrder") or self.default_sort[1]).lower()
         if order not in ("asc", "desc"):
-            raise ValidationFailed("sortOrder must be 'asc' or 'desc'.", {"sortOrder": ["Must be asc or desc."]})
+            raise ValidationFailed(
+                "sortOrder must be 'asc' or 'desc'.", {"sortOrder": ["Must be asc or desc."]}
+            )
         if name is None:
             return self.default_sort[0], order
         if name not in self.sort_fields:
@@ -356,9 +394,12 @@ class V1ViewSet(_FamilyViewSet):
         unknown = [f for f in wanted if f not in available]
         if unknown or not wanted:
             raise ValidationFailed(
-                f"Unknown field(s): {', '.join(unknown) or raw}.", {"fields": [f"Available: {', '.join(available)}."]}
+                f"Unknown field(s): {', '.join(unknown) or raw}.",
+                {"fields": [f"Available: {', '.join(available)}."]},
             )
-        if "id" in available and "id" not in wanted:  # the id always comes back: a selection stays addressable
+        if (
+            "id" in available and "id" not in wanted
+        ):  # the id always comes back: a selection stays addressable
             wanted.insert(0, "id")
         return wanted
 
@@ -385,7 +426,9 @@ class ApiViewSet(_FamilyViewSet):
         name, _, order = raw.partition(":")
         order = (order or "asc").lower()
         if order not in ("asc", "desc"):
-            raise ValidationFailed("sort direction must be 'asc' or 'desc'.", {"sort": ["Use <field>:<asc|desc>."]})
+            raise ValidationFailed(
+                "sort direction must be 'asc' or 'desc'.", {"sort": ["Use <field>:<asc|desc>."]}
+            )
         if name not in self.sort_fields:
             raise self._bad_sort("sort", name)
         return self.sort_fields[name], order
@@ -403,7 +446,9 @@ class ApiViewSet(_FamilyViewSet):
         return Response({"data": [present(o) for o in page.items], "pagination": page.pagination})
 
     def get_filterset_class(self) -> type[ListFilterSet]:
-        return self.filterset_class or FamilyFilterSet.of(search_fields=self.search_fields, date_field=self.date_field)
+        return self.filterset_class or FamilyFilterSet.of(
+            search_fields=self.search_fields, date_field=self.date_field
+        )
 
 
 def on_commit(fn) -> None:

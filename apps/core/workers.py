@@ -38,15 +38,28 @@ def _redis() -> Redis:
 
 def beat_once(hostname: str, queues: list[str]) -> None:
     interval = settings.WORKER_HEARTBEAT_SECONDS
-    _redis().set(PREFIX + hostname, json.dumps({"at": time.time(), "queues": queues}), ex=max(1, int(interval * 3)))
+    _redis().set(
+        PREFIX + hostname, json.dumps({"at": time.time(), "queues": queues}), ex=max(1, int(interval * 3))
+    )
 
 
 class StallWatch:
     """Whether a worker's consumer has stopped taking messages (see the module's doc)."""
 
-    def __init__(self, *, queues: list[str], concurrency: int, stall_seconds: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.queues, self.concurrency, self.stall_seconds, self.clock = queues, concurrency, stall_seconds, clock
+    def __init__(
+        self,
+        *,
+        queues: list[str],
+        concurrency: int,
+        stall_seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.queues, self.concurrency, self.stall_seconds, self.clock = (
+            queues,
+            concurrency,
+            stall_seconds,
+            clock,
+        )
         self.last_received = clock()
         self.stalled_since: float | None = None
 
@@ -90,9 +103,12 @@ def note_received(**kwargs: Any) -> None:
 
 
 def _exit_stalled(hostname: str) -> None:
-    logger.error("Worker %s has taken no task for %.0f s while its queues hold messages and it has room: "
-                 "its broker consumer is stuck; exiting so that its supervisor starts a fresh one",
-                 hostname, settings.WORKER_STALL_SECONDS)
+    logger.error(
+        "Worker %s has taken no task for %.0f s while its queues hold messages and it has room: "
+        "its broker consumer is stuck; exiting so that its supervisor starts a fresh one",
+        hostname,
+        settings.WORKER_STALL_SECONDS,
+    )
     os.kill(os.getpid(), signal.SIGTERM)  # warm shutdown: running tasks finish
     time.sleep(settings.WORKER_STALL_EXIT_GRACE_SECONDS)
     os._exit(70)  # the shutdown itself hung on the broken consumer
@@ -101,8 +117,9 @@ def _exit_stalled(hostname: str) -> None:
 def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.Thread | None:
     if not settings.CELERY_BROKER_URL.startswith("redis"):
         return None
-    watch = _watch["current"] = StallWatch(queues=queues, concurrency=max(1, concurrency),
-                                stall_seconds=settings.WORKER_STALL_SECONDS)
+    watch = _watch["current"] = StallWatch(
+        queues=queues, concurrency=max(1, concurrency), stall_seconds=settings.WORKER_STALL_SECONDS
+    )
 
     def loop() -> None:
         from celery.worker import state
@@ -114,7 +131,9 @@ def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.T
                 logger.debug("worker heartbeat failed", exc_info=True)
             if watch.stall_seconds > 0:
                 try:
-                    stalled = watch.check(reserved=len(state.reserved_requests), waiting=queued_messages(queues))
+                    stalled = watch.check(
+                        reserved=len(state.reserved_requests), waiting=queued_messages(queues)
+                    )
                 except Exception:  # Redis restarting: no verdict this time
                     logger.debug("worker stall check failed", exc_info=True)
                     stalled = False
@@ -142,6 +161,11 @@ def alive() -> list[dict]:
         if raw is None:
             continue
         data = json.loads(raw)
-        found.append({"name": key.decode()[len(PREFIX):], "queues": data.get("queues", []),
-                      "age": round(now - data.get("at", now), 1)})
+        found.append(
+            {
+                "name": key.decode()[len(PREFIX) :],
+                "queues": data.get("queues", []),
+                "age": round(now - data.get("at", now), 1),
+            }
+        )
     return sorted(found, key=lambda w: w["name"])

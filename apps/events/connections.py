@@ -73,7 +73,11 @@ def register(*, credential_id: str, organization_id, channel_name: str) -> int:
     org_limit = settings.WS_MAX_CONNECTIONS_PER_ORGANIZATION
     now = time.time()
     if settings.REDIS_URL:
-        return int(_script(settings.REDIS_URL)(keys=keys, args=[now, STALE_SECONDS, channel_name, cred_limit, org_limit]))
+        return int(
+            _script(settings.REDIS_URL)(
+                keys=keys, args=[now, STALE_SECONDS, channel_name, cred_limit, org_limit]
+            )
+        )
     with _lock:
         tables = [_local.setdefault(k, {}) for k in keys]
         for table in tables:

@@ -95,10 +95,14 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
             return
         self.registered = True
         # the credential's group is never left (subscriptions only swap the event groups)
-        await self.channel_layer.group_add(connections.credential_group(self.actor.credential_id), self.channel_name)
+        await self.channel_layer.group_add(
+            connections.credential_group(self.actor.credential_id), self.channel_name
+        )
         await self._join(org_group(self.actor.organization.pk))
         await self.accept(subprotocol=subprotocol)
-        await self.send_json({"type": "connection.ready", "data": {"organizationId": str(self.actor.organization.pk)}})
+        await self.send_json(
+            {"type": "connection.ready", "data": {"organizationId": str(self.actor.organization.pk)}}
+        )
         self.timers.append(asyncio.create_task(self._heartbeat()))
         if self.actor.expires_at is not None:
             self.timers.append(asyncio.create_task(self._expire_at(self.actor.expires_at)))
@@ -148,7 +152,9 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "registered", False):
             self.registered = False
-            await self.channel_layer.group_discard(connections.credential_group(self.actor.credential_id), self.channel_name)
+            await self.channel_layer.group_discard(
+                connections.credential_group(self.actor.credential_id), self.channel_name
+            )
             with contextlib.suppress(Exception):  # stale entries age out after STALE_SECONDS
                 await database_sync_to_async(connections.unregister)(**self._registration())
 

@@ -65,8 +65,10 @@ def subject_group(kind: str, object_id: object) -> str:
 
 
 def message(type: str, data: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "event.message",
-            "payload": {"type": type, "data": data, "sentAt": timezone.now().isoformat().replace("+00:00", "Z")}}
+    return {
+        "type": "event.message",
+        "payload": {"type": type, "data": data, "sentAt": timezone.now().isoformat().replace("+00:00", "Z")},
+    }
 
 
 def groups(organization_id: object, subjects: Iterable[tuple[str, str]]) -> list[str]:
@@ -74,7 +76,11 @@ def groups(organization_id: object, subjects: Iterable[tuple[str, str]]) -> list
 
 
 def _subjects(event: Event) -> list[tuple[str, str]]:
-    return [(kind, event.data[key]) for key, kind in (("contentId", "content"), ("batchId", "batch")) if event.data.get(key)]
+    return [
+        (kind, event.data[key])
+        for key, kind in (("contentId", "content"), ("batchId", "batch"))
+        if event.data.get(key)
+    ]
 
 
 def event_dispatch(*, event_id: UUID | str) -> bool:
@@ -91,8 +97,11 @@ def events_dispatch(*, event_ids: Sequence[UUID | str]) -> int:
     now = timezone.now()
     with transaction.atomic():
         relax_commit()  # losing this marker in a crash only re-sends a notification
-        events = list(Event.objects.select_for_update(skip_locked=True)
-                      .filter(pk__in=event_ids, dispatched_at__isnull=True).order_by("created_at"))
+        events = list(
+            Event.objects.select_for_update(skip_locked=True)
+            .filter(pk__in=event_ids, dispatched_at__isnull=True)
+            .order_by("created_at")
+        )
         if not events:
             return 0
         Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=now)

@@ -44,7 +44,9 @@ class _DispatchBuffer:
         try:
             dispatch_event_batch.delay(self.ids)
         except Exception:  # the broker is down: the beat sweep delivers them later
-            logger.warning("Could not enqueue dispatch of %d event(s); the sweep will pick them up", len(self.ids))
+            logger.warning(
+                "Could not enqueue dispatch of %d event(s); the sweep will pick them up", len(self.ids)
+            )
 
 
 _deferral = threading.local()
@@ -91,7 +93,9 @@ def event_record(*, organization, type: str, data: dict) -> Event:
     org_id = getattr(organization, "pk", organization)
     event = Event.objects.create(organization_id=org_id, type=type, data=data)
     connection = transaction.get_connection()
-    pending = [f for _, f, _ in connection.run_on_commit if getattr(f, "__self__", None).__class__ is _DispatchBuffer]
+    pending = [
+        f for _, f, _ in connection.run_on_commit if getattr(f, "__self__", None).__class__ is _DispatchBuffer
+    ]
     if pending and connection.in_atomic_block:
         pending[-1].__self__.ids.append(str(event.pk))
     else:

@@ -14,7 +14,14 @@ from apps.core.tasking import DefaultTask
 from . import dispatch
 
 #: the errors worth another try: the database or the channel layer's Redis was unreachable or slow
-TRANSIENT = (OperationalError, InterfaceError, redis.ConnectionError, redis.TimeoutError, AsyncTimeout, ConnectionError)
+TRANSIENT = (
+    OperationalError,
+    InterfaceError,
+    redis.ConnectionError,
+    redis.TimeoutError,
+    AsyncTimeout,
+    ConnectionError,
+)
 
 
 class DispatchTask(DefaultTask):

@@ -6,7 +6,17 @@ from .models import MediaAsset
 
 @admin.register(MediaAsset)
 class MediaAssetAdmin(admin.ModelAdmin):
-    list_display = ["preview", "original_filename", "kind", "media_type", "organization", "size", "width", "height", "created_at"]
+    list_display = [
+        "preview",
+        "original_filename",
+        "kind",
+        "media_type",
+        "organization",
+        "size",
+        "width",
+        "height",
+        "created_at",
+    ]
     list_filter = ["kind", "media_type", "organization"]
     search_fields = ["original_filename", "sha256"]
     list_select_related = ["organization"]
@@ -14,5 +24,7 @@ class MediaAssetAdmin(admin.ModelAdmin):
     @admin.display(description="Preview")
     def preview(self, obj):
         if obj.thumbnail:
-            return format_html('<img src="{}" style="max-height:48px;max-width:80px" alt="">', obj.thumbnail.url)
+            return format_html(
+                '<img src="{}" style="max-height:48px;max-width:80px" alt="">', obj.thumbnail.url
+            )
         return "-"

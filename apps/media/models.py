@@ -30,7 +30,9 @@ def _thumb_to(instance, filename: str) -> str:
 
 
 class MediaAsset(OrgScopedModel):
-    brand = models.ForeignKey("brands.Brand", null=True, blank=True, on_delete=models.CASCADE, related_name="media")
+    brand = models.ForeignKey(
+        "brands.Brand", null=True, blank=True, on_delete=models.CASCADE, related_name="media"
+    )
     #: the content this media belongs to (generated media, edits' backups, the client's uploads)
     content = models.ForeignKey(
         "content.Content", null=True, blank=True, on_delete=models.CASCADE, related_name="media_assets"

@@ -3,7 +3,9 @@ from __future__ import annotations
 from .models import MediaAsset
 
 
-def media_list(*, organization, kind: str | None = None, brand_id=None, media_type: str | None = None, ids_in=None):
+def media_list(
+    *, organization, kind: str | None = None, brand_id=None, media_type: str | None = None, ids_in=None
+):
     qs = MediaAsset.objects.for_organization(organization)
     if kind:
         qs = qs.filter(kind=kind)

@@ -14,7 +14,14 @@ from apps.core.storage import absolute_url  # noqa: F401  (named here too for ca
 from .models import Kind, MediaAsset
 from .processing import UploadRejected, inspect_upload, make_thumbnail
 
-_EXT = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/gif": "gif", "video/mp4": "mp4", "video/quicktime": "mov"}
+_EXT = {
+    "image/jpeg": "jpg",
+    "image/png": "png",
+    "image/webp": "webp",
+    "image/gif": "gif",
+    "video/mp4": "mp4",
+    "video/quicktime": "mov",
+}
 
 
 def _reject(exc: UploadRejected):
@@ -24,7 +31,9 @@ def _reject(exc: UploadRejected):
     return ValidationFailed(exc.message, details)
 
 
-def media_upload(*, organization, uploaded, kind: str = Kind.UPLOAD, brand=None, metadata: dict | None = None) -> MediaAsset:
+def media_upload(
+    *, organization, uploaded, kind: str = Kind.UPLOAD, brand=None, metadata: dict | None = None
+) -> MediaAsset:
     """Validate and store an uploaded file. Refusals carry a clear reason (400/413). A
     reference image without a brand belongs to the organization's default brand (where
     reference_based generation looks for it)."""
@@ -33,7 +42,9 @@ def media_upload(*, organization, uploaded, kind: str = Kind.UPLOAD, brand=None,
 
         brand = brand_ensure_default(organization=organization)
     if uploaded is None:
-        raise ValidationFailed("No file: send it as multipart form field 'file'.", {"file": ["This field is required."]})
+        raise ValidationFailed(
+            "No file: send it as multipart form field 'file'.", {"file": ["This field is required."]}
+        )
     try:
         processed = inspect_upload(
             uploaded,
@@ -83,19 +94,41 @@ def _store(*, organization, processed, kind, brand, metadata) -> MediaAsset:
 
 @transaction.atomic
 def media_create_from_bytes(
-    *, organization, data: bytes, content_type: str, kind: str = Kind.GENERATED, brand=None, width=None,
-    height=None, duration=None, thumbnail: bytes | None = None, metadata: dict | None = None, filename: str = "",
-    content=None, position: int = 0,
+    *,
+    organization,
+    data: bytes,
+    content_type: str,
+    kind: str = Kind.GENERATED,
+    brand=None,
+    width=None,
+    height=None,
+    duration=None,
+    thumbnail: bytes | None = None,
+    metadata: dict | None = None,
+    filename: str = "",
+    content=None,
+    position: int = 0,
 ) -> MediaAsset:
     """Store media the service made itself (generation, edits, backups)."""
     import hashlib
 
     media_type = "video" if content_type.startswith("video/") else "image"
     asset = MediaAsset(
-        id=uuid.uuid4(), organization_id=getattr(organization, "pk", organization), brand=brand, kind=kind,
-        media_type=media_type, content_type=content_type, size=len(data), width=width, height=height,
-        duration=duration, original_filename=filename, sha256=hashlib.sha256(data).hexdigest(), metadata=metadata or {},
-        content=content, position=position,
+        id=uuid.uuid4(),
+        organization_id=getattr(organization, "pk", organization),
+        brand=brand,
+        kind=kind,
+        media_type=media_type,
+        content_type=content_type,
+        size=len(data),
+        width=width,
+        height=height,
+        duration=duration,
+        original_filename=filename,
+        sha256=hashlib.sha256(data).hexdigest(),
+        metadata=metadata or {},
+        content=content,
+        position=position,
     )
     asset.file.save(f"file.{_EXT.get(content_type, 'bin')}", ContentFile(data), save=False)
     if thumbnail is None and media_type == "image":
@@ -111,6 +144,7 @@ def media_delete(*, asset: MediaAsset) -> None:
     files = [f for f in (asset.file, asset.thumbnail) if f]
     names = [(f.storage, f.name) for f in files]
     asset.delete()
+
     def delete_files() -> None:
         for storage, name in names:
             if name:

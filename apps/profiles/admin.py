@@ -6,7 +6,16 @@ from .models import SocialProfile
 
 @admin.register(SocialProfile)
 class SocialProfileAdmin(admin.ModelAdmin):
-    list_display = ["username", "platform", "organization", "brand", "connected", "token_status", "sandbox", "follower_count"]
+    list_display = [
+        "username",
+        "platform",
+        "organization",
+        "brand",
+        "connected",
+        "token_status",
+        "sandbox",
+        "follower_count",
+    ]
     list_filter = ["platform", "connected", "token_status", "sandbox", "organization"]
     search_fields = ["username", "display_name", "external_id"]
     list_select_related = ["organization", "brand"]
@@ -19,6 +28,10 @@ class SocialProfileAdmin(admin.ModelAdmin):
 
         rows = features_allowed(obj.platform, obj.token_scopes)
         return format_html_join(
-            "\n", "<div>{}: {}</div>",
-            ((f["feature"], "allowed" if f["allowed"] else "missing " + ", ".join(f["missingScopes"])) for f in rows),
+            "\n",
+            "<div>{}: {}</div>",
+            (
+                (f["feature"], "allowed" if f["allowed"] else "missing " + ", ".join(f["missingScopes"]))
+                for f in rows
+            ),
         )

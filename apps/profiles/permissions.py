@@ -6,4 +6,6 @@ from apps.core.policy import Policy
 
 #: profile routes of both families: editors change settings, admins disconnect (destroy)
 #: and begin a connection (Family A `connect`, Family B `authorize`, served by publishing)
-PROFILES = Policy(scope="profiles", action_roles={"destroy": "admin", "connect": "admin", "authorize": "admin"})
+PROFILES = Policy(
+    scope="profiles", action_roles={"destroy": "admin", "connect": "admin", "authorize": "admin"}
+)

@@ -22,14 +22,18 @@ def validate_timezone(name: str, field: str = "timezone") -> str:
     try:
         zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
-        raise ValidationFailed(f"Unknown time zone '{name}'.", {field: ["Must be an IANA time zone, e.g. Europe/Paris."]}) from None
+        raise ValidationFailed(
+            f"Unknown time zone '{name}'.", {field: ["Must be an IANA time zone, e.g. Europe/Paris."]}
+        ) from None
     return name
 
 
 def validate_posting_times(times: list[str]) -> list[str]:
     bad = [t for t in times if not isinstance(t, str) or not HHMM.match(t)]
     if bad:
-        raise ValidationFailed("postingTimes must be HH:MM.", {"postingTimes": [f"Invalid: {', '.join(map(str, bad))}."]})
+        raise ValidationFailed(
+            "postingTimes must be HH:MM.", {"postingTimes": [f"Invalid: {', '.join(map(str, bad))}."]}
+        )
     return sorted(set(times))
 
 
@@ -48,14 +52,20 @@ def _normalize_settings(values: dict) -> dict:
         out["timezone"] = validate_timezone(values["timezone"])
     if "defaultVisibility" in values:
         if values["defaultVisibility"] not in VISIBILITIES:
-            raise ValidationFailed("Unknown visibility.", {"defaultVisibility": [f"Must be one of {', '.join(VISIBILITIES)}."]})
+            raise ValidationFailed(
+                "Unknown visibility.", {"defaultVisibility": [f"Must be one of {', '.join(VISIBILITIES)}."]}
+            )
         out["defaultVisibility"] = values["defaultVisibility"]
     return out
 
 
 @transaction.atomic
 def profile_update_settings(
-    *, profile: SocialProfile, display_name: str | None = None, settings: dict | None = None, brand=None,
+    *,
+    profile: SocialProfile,
+    display_name: str | None = None,
+    settings: dict | None = None,
+    brand=None,
     generation_settings: dict | None = None,
 ) -> SocialProfile:
     profile = SocialProfile.objects.select_for_update().get(pk=profile.pk)
@@ -72,7 +82,9 @@ def profile_update_settings(
 
         profile.generation_settings = deep_merge(profile.generation_settings, generation_settings)
     profile.save()
-    event_record(organization=profile.organization_id, type="profile.updated", data={"profileId": str(profile.pk)})
+    event_record(
+        organization=profile.organization_id, type="profile.updated", data={"profileId": str(profile.pk)}
+    )
     return profile
 
 
@@ -81,7 +93,9 @@ def profile_disconnect(*, profile: SocialProfile) -> None:
     """Remove a profile: tokens are dropped with the row; history of posts stays on content."""
     org_id, pk, platform = profile.organization_id, profile.pk, profile.platform
     profile.delete()
-    event_record(organization=org_id, type="profile.disconnected", data={"profileId": str(pk), "platform": platform})
+    event_record(
+        organization=org_id, type="profile.disconnected", data={"profileId": str(pk), "platform": platform}
+    )
 
 
 def profile_bulk_update(*, organization, updates: list[dict]) -> list[dict]:
@@ -105,12 +119,19 @@ def profile_bulk_update(*, organization, updates: list[dict]) -> list[dict]:
             )
             results.append({"id": str(profile.pk), "status": "ok"})
         except ValidationFailed as exc:
-            results.append({"id": str(profile.pk), "status": "error", "error": exc.message, "details": exc.details})
+            results.append(
+                {"id": str(profile.pk), "status": "error", "error": exc.message, "details": exc.details}
+            )
     return results
 
 
-def schedule_slots(*, profile: SocialProfile, days: int = 7, start: datetime.datetime | None = None,
-                   weekly: list[tuple[int, int]] | None = None) -> list[datetime.datetime]:
+def schedule_slots(
+    *,
+    profile: SocialProfile,
+    days: int = 7,
+    start: datetime.datetime | None = None,
+    weekly: list[tuple[int, int]] | None = None,
+) -> list[datetime.datetime]:
     """The profile's posting slots from `start` for `days` days, as aware UTC datetimes: its
     daily posting times, or with `weekly` those (ISO weekday, hour) pairs instead."""
     tz = zoneinfo.ZoneInfo(profile.timezone_name)
@@ -137,16 +158,27 @@ def profile_access_revoked(*, platforms, external_id: str) -> int:
     """The platform says the account's grant is gone (deauthorized, data deletion, TikTok's
     authorization.removed): its profiles are marked disconnected and their tokens deleted,
     each with a `profile.disconnected` event. Returns how many were connected."""
-    profiles = list(SocialProfile.objects.select_for_update()
-                    .filter(platform__in=list(platforms), external_id=str(external_id), connected=True))
+    profiles = list(
+        SocialProfile.objects.select_for_update().filter(
+            platform__in=list(platforms), external_id=str(external_id), connected=True
+        )
+    )
     if not profiles:
         return 0
     SocialProfile.objects.filter(pk__in=[p.pk for p in profiles]).update(
-        connected=False, access_token_enc="", refresh_token_enc="", token_status="revoked", token_expires_at=None,
-        updated_at=timezone.now())
+        connected=False,
+        access_token_enc="",
+        refresh_token_enc="",
+        token_status="revoked",
+        token_expires_at=None,
+        updated_at=timezone.now(),
+    )
     for profile in profiles:
-        event_record(organization=profile.organization_id, type="profile.disconnected",
-                     data={"profileId": str(profile.pk), "platform": profile.platform, "reason": "access_revoked"})
+        event_record(
+            organization=profile.organization_id,
+            type="profile.disconnected",
+            data={"profileId": str(profile.pk), "platform": profile.platform, "reason": "access_revoked"},
+        )
     return len(profiles)
 
 

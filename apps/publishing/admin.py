@@ -52,16 +52,48 @@ def _error_text(exc: ApplicationError) -> str:
 
 @admin.register(Publication)
 class PublicationAdmin(admin.ModelAdmin):
-    list_display = ["content_link", "profile", "platform", "organization", "status", "attempts", "scheduled_for",
-                    "due_at", "published_at", "error", "post_link"]
-    list_filter = [PublicationStatusFilter, PublicationPlatformFilter, "organization", ("scheduled_for", admin.DateFieldListFilter)]
+    list_display = [
+        "content_link",
+        "profile",
+        "platform",
+        "organization",
+        "status",
+        "attempts",
+        "scheduled_for",
+        "due_at",
+        "published_at",
+        "error",
+        "post_link",
+    ]
+    list_filter = [
+        PublicationStatusFilter,
+        PublicationPlatformFilter,
+        "organization",
+        ("scheduled_for", admin.DateFieldListFilter),
+    ]
     list_select_related = ["organization", "profile", "content"]
     search_fields = ["external_id", "last_error", "profile__username", "content__prompt"]
     actions = ["retry_failed", "confirm_posted", "confirm_not_posted"]
     readonly_fields = fields = [  # type: ignore[assignment]  # (one list for both)
-        "organization", "content", "profile", "status", "scheduled_for", "due_at", "attempts", "queued_at",
-        "lease_until", "outcome_unknown", "external_id", "url", "published_at", "last_error", "error_code", "options",
-        "platform_state", "created_at", "updated_at",
+        "organization",
+        "content",
+        "profile",
+        "status",
+        "scheduled_for",
+        "due_at",
+        "attempts",
+        "queued_at",
+        "lease_until",
+        "outcome_unknown",
+        "external_id",
+        "url",
+        "published_at",
+        "last_error",
+        "error_code",
+        "options",
+        "platform_state",
+        "created_at",
+        "updated_at",
     ]
 
     def has_add_permission(self, request):
@@ -74,7 +106,11 @@ class PublicationAdmin(admin.ModelAdmin):
         return False
 
     def has_act_permission(self, request, obj=None):
-        return request.user.is_active and request.user.is_staff and request.user.has_perm("publishing.change_publication")
+        return (
+            request.user.is_active
+            and request.user.is_staff
+            and request.user.has_perm("publishing.change_publication")
+        )
 
     @admin.display(description="Content")
     def content_link(self, obj):
@@ -92,7 +128,9 @@ class PublicationAdmin(admin.ModelAdmin):
 
     @admin.display(description="Post")
     def post_link(self, obj):
-        return format_html('<a href="{}" rel="noreferrer" target="_blank">open</a>', obj.url) if obj.url else ""
+        return (
+            format_html('<a href="{}" rel="noreferrer" target="_blank">open</a>', obj.url) if obj.url else ""
+        )
 
     @admin.action(description="Retry selected failed publications (due now)", permissions=["act"])
     def retry_failed(self, request, queryset):
@@ -102,25 +140,46 @@ class PublicationAdmin(admin.ModelAdmin):
                 services.publication_retry(publication=pub)
                 ok += 1
             except ApplicationError as exc:
-                self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: {_error_text(exc)}", messages.ERROR)
+                self.message_user(
+                    request,
+                    f"{pub.profile.platform}: {pub.profile.username}: {_error_text(exc)}",
+                    messages.ERROR,
+                )
         if ok:
-            self.message_user(request, f"{ok} publication(s) back on schedule, due now: the dispatcher publishes them next.",
-                              messages.SUCCESS)
+            self.message_user(
+                request,
+                f"{ok} publication(s) back on schedule, due now: the dispatcher publishes them next.",
+                messages.SUCCESS,
+            )
 
-
-    @admin.action(description="Outcome unknown: I found the post on the platform (give its link, mark published)",
-                  permissions=["act"])
+    @admin.action(
+        description="Outcome unknown: I found the post on the platform (give its link, mark published)",
+        permissions=["act"],
+    )
     def confirm_posted(self, request, queryset):
         """An intermediate page asks for each post's link (the service checks it is the
         platform's and reads the post id from it); the action runs again when it is sent."""
         pubs = list(queryset.select_related("profile", "content").order_by("scheduled_for", "created_at"))
         for pub in pubs:
             if pub.status != Publication.UNKNOWN:
-                self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: only a publication whose "
-                                           f"outcome is unknown can be confirmed; this one is {pub.status}.", messages.ERROR)
-        rows = [(pub, PostLinkForm(request.POST if "pf_confirm" in request.POST else None, prefix=f"pub-{pub.pk}",
-                                   publication=pub))
-                for pub in pubs if pub.status == Publication.UNKNOWN]
+                self.message_user(
+                    request,
+                    f"{pub.profile.platform}: {pub.profile.username}: only a publication whose "
+                    f"outcome is unknown can be confirmed; this one is {pub.status}.",
+                    messages.ERROR,
+                )
+        rows = [
+            (
+                pub,
+                PostLinkForm(
+                    request.POST if "pf_confirm" in request.POST else None,
+                    prefix=f"pub-{pub.pk}",
+                    publication=pub,
+                ),
+            )
+            for pub in pubs
+            if pub.status == Publication.UNKNOWN
+        ]
         if not rows:
             return None
         if "pf_confirm" in request.POST:
@@ -128,7 +187,9 @@ class PublicationAdmin(admin.ModelAdmin):
             for pub, form in rows:
                 if form.is_valid():
                     try:
-                        services.publication_resolve(publication=pub, posted=True, url=form.cleaned_data["url"])
+                        services.publication_resolve(
+                            publication=pub, posted=True, url=form.cleaned_data["url"]
+                        )
                         ok += 1
                         continue
                     except ApplicationError as exc:
@@ -139,12 +200,20 @@ class PublicationAdmin(admin.ModelAdmin):
             if not pending:
                 return None
             rows = pending
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "title": "I found the post",
-                   "rows": rows, "action": "confirm_posted", "action_checkbox_name": ACTION_CHECKBOX_NAME}
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "I found the post",
+            "rows": rows,
+            "action": "confirm_posted",
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
         return TemplateResponse(request, "admin/publishing/publication/confirm_posted.html", context)
 
-    @admin.action(description="Outcome unknown: the post is not on the platform (publish it again, due now)",
-                  permissions=["act"])
+    @admin.action(
+        description="Outcome unknown: the post is not on the platform (publish it again, due now)",
+        permissions=["act"],
+    )
     def confirm_not_posted(self, request, queryset):
         ok = 0
         for pub in queryset.select_related("profile"):
@@ -152,7 +221,11 @@ class PublicationAdmin(admin.ModelAdmin):
                 services.publication_resolve(publication=pub, posted=False)
                 ok += 1
             except ApplicationError as exc:
-                self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: {_error_text(exc)}", messages.ERROR)
+                self.message_user(
+                    request,
+                    f"{pub.profile.platform}: {pub.profile.username}: {_error_text(exc)}",
+                    messages.ERROR,
+                )
         if ok:
             self.message_user(request, f"{ok} publication(s) back on schedule, due now.", messages.SUCCESS)
 
@@ -160,14 +233,19 @@ class PublicationAdmin(admin.ModelAdmin):
 class PostLinkForm(forms.Form):
     """The link of a post a person found on the platform (checked by the service)."""
 
-    url = forms.CharField(label="Link of the post", max_length=post_urls.MAX_URL,
-                          widget=forms.URLInput(attrs={"size": 90, "placeholder": "https://"}))
+    url = forms.CharField(
+        label="Link of the post",
+        max_length=post_urls.MAX_URL,
+        widget=forms.URLInput(attrs={"size": 90, "placeholder": "https://"}),
+    )
 
     def __init__(self, *args, publication: Publication, **kwargs):
         super().__init__(*args, **kwargs)
         profile = publication.profile
         if profile.sandbox:
-            help_text = f"This sandbox profile's posts: {settings.PUBLIC_BASE_URL}/sandbox/{profile.platform}/…"
+            help_text = (
+                f"This sandbox profile's posts: {settings.PUBLIC_BASE_URL}/sandbox/{profile.platform}/…"
+            )
         else:
             help_text = f"https on {' or '.join(post_urls.hosts_for(profile.platform))}"
         self.fields["url"].help_text = help_text
@@ -177,7 +255,16 @@ class PostLinkForm(forms.Form):
 class SandboxPostAdmin(admin.ModelAdmin):
     """What the sandbox publisher accepted, as a platform would show it (read only)."""
 
-    list_display = ["created_at", "platform", "profile", "organization", "post_type", "short_caption", "external_id", "reference"]
+    list_display = [
+        "created_at",
+        "platform",
+        "profile",
+        "organization",
+        "post_type",
+        "short_caption",
+        "external_id",
+        "reference",
+    ]
     list_filter = ["platform", "organization", "post_type"]
     list_select_related = ["organization", "profile"]
     search_fields = ["caption", "external_id", "reference"]
@@ -201,26 +288,38 @@ class SandboxPostAdmin(admin.ModelAdmin):
 
 
 class ProfilesForm(forms.Form):
-    profiles = forms.ModelMultipleChoiceField(queryset=SocialProfile.objects.none(), widget=forms.CheckboxSelectMultiple)
+    profiles = forms.ModelMultipleChoiceField(
+        queryset=SocialProfile.objects.none(), widget=forms.CheckboxSelectMultiple
+    )
 
     def __init__(self, *args, content: Content, **kwargs):
         super().__init__(*args, **kwargs)
         # the choice list only; whether a profile may publish this content is the service's call
         profiles = cast(forms.ModelMultipleChoiceField, self.fields["profiles"])
-        profiles.queryset = (SocialProfile.objects.filter(organization_id=content.organization_id)
-                                            .select_related("brand").order_by("platform", "username"))
+        profiles.queryset = (
+            SocialProfile.objects.filter(organization_id=content.organization_id)
+            .select_related("brand")
+            .order_by("platform", "username")
+        )
 
         def label(p: SocialProfile) -> str:
-            return (f"{p.platform}: {p.username} ({p.brand.name}{', sandbox' if p.sandbox else ''}"
-                    f"{'' if p.connected and p.token_status == 'valid' else ', ' + p.token_status})")
+            return (
+                f"{p.platform}: {p.username} ({p.brand.name}{', sandbox' if p.sandbox else ''}"
+                f"{'' if p.connected and p.token_status == 'valid' else ', ' + p.token_status})"
+            )
 
         profiles.label_from_instance = label  # type: ignore[method-assign,assignment]
 
 
 class ScheduleForm(ProfilesForm):
-    scheduled_for = forms.CharField(label="Publish at", widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
-                                    help_text="Local time in the time zone below.")
-    timezone = forms.CharField(initial="UTC", max_length=64, help_text="An IANA time zone, e.g. Europe/Paris.")
+    scheduled_for = forms.CharField(
+        label="Publish at",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        help_text="Local time in the time zone below.",
+    )
+    timezone = forms.CharField(
+        initial="UTC", max_length=64, help_text="An IANA time zone, e.g. Europe/Paris."
+    )
 
     field_order = ["scheduled_for", "timezone", "profiles"]
 
@@ -233,47 +332,79 @@ class ContentConsoleAdmin(ContentAdmin):
     """The content page with publishing's actions: schedule and publish now."""
 
     def console_routes(self) -> list:
-        return [*super().console_routes(), ("schedule", self.schedule_view, "schedule"),
-                ("publish", self.publish_view, "publish")]
+        return [
+            *super().console_routes(),
+            ("schedule", self.schedule_view, "schedule"),
+            ("publish", self.publish_view, "publish"),
+        ]
 
     def schedule_view(self, request, object_id):
         content = self._content(request, object_id)
         form = ScheduleForm(request.POST or None, content=content)
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
-            done = self._run(request, content, lambda: services.publications_schedule(
-                content=content, profiles=list(data["profiles"]), scheduled_for=data["scheduled_for"],
-                options={"timezone": data["timezone"].strip()}, actor=request.user,
-            ), "Scheduled.")
+            done = self._run(
+                request,
+                content,
+                lambda: services.publications_schedule(
+                    content=content,
+                    profiles=list(data["profiles"]),
+                    scheduled_for=data["scheduled_for"],
+                    options={"timezone": data["timezone"].strip()},
+                    actor=request.user,
+                ),
+                "Scheduled.",
+            )
             if done:
                 return self._back(content)
-        return self._form_page(request, content, form, title="Schedule content", submit="Schedule",
-                               template="admin/content/content/publish_form.html")
+        return self._form_page(
+            request,
+            content,
+            form,
+            title="Schedule content",
+            submit="Schedule",
+            template="admin/content/content/publish_form.html",
+        )
 
     def publish_view(self, request, object_id):
         content = self._content(request, object_id)
         form = ProfilesForm(request.POST or None, content=content)
         if request.method == "POST" and form.is_valid():
             try:
-                _, pubs = services.publications_publish_now(content=content, profiles=list(form.cleaned_data["profiles"]),
-                                                              actor=request.user)
+                _, pubs = services.publications_publish_now(
+                    content=content, profiles=list(form.cleaned_data["profiles"]), actor=request.user
+                )
             except ApplicationError as exc:
                 self.message_user(request, error_text(exc), messages.ERROR)
             else:
                 for pub in pubs:
                     level = messages.ERROR if pub.status == Publication.FAILED else messages.SUCCESS
-                    detail = pub.url if pub.status == Publication.PUBLISHED else (pub.last_error or pub.status)
-                    self.message_user(request, f"{pub.profile.platform}: {pub.profile.username}: {pub.status} {detail}", level)
+                    detail = (
+                        pub.url if pub.status == Publication.PUBLISHED else (pub.last_error or pub.status)
+                    )
+                    self.message_user(
+                        request,
+                        f"{pub.profile.platform}: {pub.profile.username}: {pub.status} {detail}",
+                        level,
+                    )
                 return self._back(content)
-        return self._form_page(request, content, form, title="Publish now", submit="Publish now",
-                               template="admin/content/content/publish_form.html")
+        return self._form_page(
+            request,
+            content,
+            form,
+            title="Publish now",
+            submit="Publish now",
+            template="admin/content/content/publish_form.html",
+        )
 
 
 class RedirectOriginForm(forms.ModelForm):
     class Meta:
         model = OAuthRedirectOrigin
         fields = ["organization", "origin"]
-        help_texts = {"origin": "scheme://host[:port], e.g. https://app.example.com (http only for localhost)."}
+        help_texts = {
+            "origin": "scheme://host[:port], e.g. https://app.example.com (http only for localhost)."
+        }
 
     def clean_origin(self):
         try:

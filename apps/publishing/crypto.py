@@ -23,7 +23,9 @@ __all__ = ["InvalidToken", "decrypt", "encrypt", "rotate"]
 
 
 def _derived_key(secret: str) -> bytes:
-    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"postforge-token-encryption", info=b"oauth-tokens")
+    hkdf = HKDF(
+        algorithm=hashes.SHA256(), length=32, salt=b"postforge-token-encryption", info=b"oauth-tokens"
+    )
     return base64.urlsafe_b64encode(hkdf.derive(secret.encode()))
 
 

@@ -27,7 +27,9 @@ class OAuthState(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey("accounts.Organization", on_delete=models.CASCADE, related_name="+")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     #: the API credential that began the flow ("key:<uuid>" or "jwt:<org>:<sub>"): the
     #: callback re-checks it (a revoked key or an expired token no longer completes)
     credential_id = models.CharField(max_length=80, blank=True, default="")
@@ -38,7 +40,9 @@ class OAuthState(models.Model):
     redirect_uri = models.URLField(max_length=2000)
     #: PKCE verifier (empty when the platform's flow does not use PKCE)
     code_verifier = models.CharField(max_length=128, blank=True, default="")
-    brand = models.ForeignKey("brands.Brand", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    brand = models.ForeignKey(
+        "brands.Brand", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     #: the API family that began the flow ("v1" or "api"): it decides the profileId form
     family = models.CharField(max_length=3, default="v1")
     #: the flow runs against the local sandbox provider (no app credentials at begin)
@@ -108,7 +112,12 @@ class Publication(OrgScopedModel):
     """
 
     SCHEDULED, QUEUED, PUBLISHING, PUBLISHED, FAILED, CANCELLED = (
-        "scheduled", "queued", "publishing", "published", "failed", "cancelled",
+        "scheduled",
+        "queued",
+        "publishing",
+        "published",
+        "failed",
+        "cancelled",
     )
     PROCESSING, UNKNOWN = "processing", "unknown"
     STATUSES = (SCHEDULED, QUEUED, PUBLISHING, PROCESSING, PUBLISHED, FAILED, UNKNOWN, CANCELLED)
@@ -116,7 +125,9 @@ class Publication(OrgScopedModel):
     OPEN_STATUSES = (SCHEDULED, QUEUED, PUBLISHING, PROCESSING, UNKNOWN)
 
     content = models.ForeignKey("content.Content", on_delete=models.CASCADE, related_name="publications")
-    profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="publications")
+    profile = models.ForeignKey(
+        "profiles.SocialProfile", on_delete=models.CASCADE, related_name="publications"
+    )
     #: the profile's platform, copied so the per-platform concurrency cap is one indexed count
     platform = models.CharField(max_length=20, blank=True, default="")
     status = models.CharField(max_length=12, default=SCHEDULED)
@@ -151,8 +162,18 @@ class Publication(OrgScopedModel):
         constraints = [
             models.UniqueConstraint(fields=["content", "profile"], name="publication_unique_content_profile"),
             models.CheckConstraint(
-                condition=Q(status__in=("scheduled", "queued", "publishing", "processing", "published", "failed",
-                                        "unknown", "cancelled")),
+                condition=Q(
+                    status__in=(
+                        "scheduled",
+                        "queued",
+                        "publishing",
+                        "processing",
+                        "published",
+                        "failed",
+                        "unknown",
+                        "cancelled",
+                    )
+                ),
                 name="publication_status_valid",
             ),
         ]
@@ -175,7 +196,9 @@ class Publication(OrgScopedModel):
 class SandboxPost(OrgScopedModel):
     """A post the built-in sandbox publisher accepted (visible in the admin)."""
 
-    profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="sandbox_posts")
+    profile = models.ForeignKey(
+        "profiles.SocialProfile", on_delete=models.CASCADE, related_name="sandbox_posts"
+    )
     platform = models.CharField(max_length=20)
     #: our publication id: how reconciliation finds a post whose outcome was unknown
     reference = models.CharField(max_length=64, db_index=True)

@@ -128,7 +128,9 @@ def allowed_redirect_origins(organization) -> set[str]:
         configured = configured.split(",")
     found = {origin_of(o.strip()) for o in configured} | {origin_of(settings.PUBLIC_BASE_URL)}
     if organization is not None:
-        found |= set(OAuthRedirectOrigin.objects.for_organization(organization).values_list("origin", flat=True))
+        found |= set(
+            OAuthRedirectOrigin.objects.for_organization(organization).values_list("origin", flat=True)
+        )
     found.discard("")
     return found
 
@@ -148,8 +150,10 @@ def _redirect_refusal(uri: str, organization) -> str | None:
         return None  # a developer's own machine, any port
     origin = origin_of(uri)
     if origin not in allowed_redirect_origins(organization):
-        return (f"The origin {origin} is not an allowed redirect origin: add it to the organization's "
-                "redirect origins (/oauth/redirect-origins) or to OAUTH_ALLOWED_REDIRECT_ORIGINS.")
+        return (
+            f"The origin {origin} is not an allowed redirect origin: add it to the organization's "
+            "redirect origins (/oauth/redirect-origins) or to OAUTH_ALLOWED_REDIRECT_ORIGINS."
+        )
     return None
 
 
@@ -157,13 +161,19 @@ def validate_redirect_uri(uri: str, *, organization=None) -> str:
     """An absolute https URL on an allowed origin (http only for loopback in development)."""
     parts = urlsplit(uri or "") if isinstance(uri, str) else None
     try:
-        valid = parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1)
+        valid = (
+            parts is not None
+            and parts.scheme in ("http", "https")
+            and bool(parts.hostname)
+            and (parts.port or 1)
+        )
         valid = valid and bool(origin_of(uri))  # a host browsers can reach: no spaces, NUL, bad labels
     except ValueError:  # a port that is not a number
         valid = False
     if not valid:
         raise ValidationFailed(
-            "redirectUri must be an absolute http(s) URL.", {"redirectUri": ["Must be an absolute http(s) URL."]}
+            "redirectUri must be an absolute http(s) URL.",
+            {"redirectUri": ["Must be an absolute http(s) URL."]},
         )
     if len(uri) > 2000:
         raise ValidationFailed("redirectUri is too long.", {"redirectUri": ["At most 2000 characters."]})
@@ -179,11 +189,22 @@ def normalize_redirect_origin(value: str) -> str:
     raw = (value or "").strip()
     origin = origin_of(raw)
     parts = urlsplit(raw)
-    if not origin or parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
-        raise ValidationFailed("origin must be scheme://host[:port] with no path.",
-                               {"origin": ["Use scheme://host[:port], e.g. https://app.example.com."]})
+    if (
+        not origin
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username
+        or parts.password
+    ):
+        raise ValidationFailed(
+            "origin must be scheme://host[:port] with no path.",
+            {"origin": ["Use scheme://host[:port], e.g. https://app.example.com."]},
+        )
     if not origin.startswith("https://") and not _is_loopback(parts.hostname or ""):
-        raise ValidationFailed("origin must use https (http only for localhost).", {"origin": ["Must use https."]})
+        raise ValidationFailed(
+            "origin must use https (http only for localhost).", {"origin": ["Must use https."]}
+        )
     return origin
 
 
@@ -205,14 +226,23 @@ def resolve_platform(value: str) -> str:
     platform = normalize_platform(value or "")
     if platform is None or platform not in OAUTH_PLATFORMS:
         raise ValidationFailed(
-            f"Unknown platform '{str(value)[:40]}'.", {"platform": [f"Must be one of: {', '.join(OAUTH_PLATFORMS)}."]}
+            f"Unknown platform '{str(value)[:40]}'.",
+            {"platform": [f"Must be one of: {', '.join(OAUTH_PLATFORMS)}."]},
         )
     return platform
 
 
 def oauth_begin(
-    *, organization, actor_user, credential_id: str, platform: str, redirect_uri: str, brand=None, family: str = "v1",
-    credential_expires_at: float | None = None, page_id: str = "",
+    *,
+    organization,
+    actor_user,
+    credential_id: str,
+    platform: str,
+    redirect_uri: str,
+    brand=None,
+    family: str = "v1",
+    credential_expires_at: float | None = None,
+    page_id: str = "",
 ) -> tuple[str, str]:
     """Record a connect attempt and return ``(auth_url, state)``.
 
@@ -223,8 +253,10 @@ def oauth_begin(
     platform = resolve_platform(platform)
     page_id = (page_id or "").strip()
     if page_id and (platform != "facebook" or not page_id.isdigit() or len(page_id) > 40):
-        raise ValidationFailed("pageId names a Facebook Page (its numeric id) and only for platform facebook.",
-                               {"pageId": ["Only for facebook, a numeric Page id."]})
+        raise ValidationFailed(
+            "pageId names a Facebook Page (its numeric id) and only for platform facebook.",
+            {"pageId": ["Only for facebook, a numeric Page id."]},
+        )
     validate_redirect_uri(redirect_uri, organization=organization)
     if brand is not None and brand.organization_id != organization.pk:
         raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]})
@@ -238,7 +270,9 @@ def oauth_begin(
         user=user,
         credential_id=credential_id or "",
         credential_expires_at=(
-            datetime.datetime.fromtimestamp(credential_expires_at, tz=datetime.UTC) if credential_expires_at else None
+            datetime.datetime.fromtimestamp(credential_expires_at, tz=datetime.UTC)
+            if credential_expires_at
+            else None
         ),
         platform=platform,
         state=state,
@@ -257,7 +291,9 @@ def oauth_begin(
 
 def state_for_consent(*, platform: str, state: str) -> OAuthState | None:
     """The pending sandbox attempt a consent page may show (None: nothing to consent to)."""
-    row = OAuthState.objects.select_related("organization").filter(state=state or "", platform=platform).first()
+    row = (
+        OAuthState.objects.select_related("organization").filter(state=state or "", platform=platform).first()
+    )
     if row is None or not row.sandbox or row.used_at is not None or row.expires_at <= timezone.now():
         return None
     return row
@@ -268,12 +304,16 @@ def state_for_consent(*, platform: str, state: str) -> OAuthState | None:
 
 def _with_params(url: str, params: dict) -> str:
     parts = urlsplit(url)
-    query = parse_qsl(parts.query, keep_blank_values=True) + [(k, v) for k, v in params.items() if v is not None]
+    query = parse_qsl(parts.query, keep_blank_values=True) + [
+        (k, v) for k, v in params.items() if v is not None
+    ]
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 def _error_redirect(row: OAuthState, error: str, description: str) -> tuple[None, str]:
-    return None, _with_params(row.redirect_uri, {"error": error, "error_description": description[:300], "state": row.state})
+    return None, _with_params(
+        row.redirect_uri, {"error": error, "error_description": description[:300], "state": row.state}
+    )
 
 
 def _credential_problem(row: OAuthState, now) -> tuple[str, str] | None:
@@ -287,22 +327,42 @@ def _credential_problem(row: OAuthState, now) -> tuple[str, str] | None:
         key_id = ids.parse(rest)
         key = ApiKey.objects.filter(pk=key_id).first() if key_id else None
         if key is None or key.organization_id != row.organization_id:
-            return "credential_invalid", "The API key that started this connection no longer exists; start again."
+            return (
+                "credential_invalid",
+                "The API key that started this connection no longer exists; start again.",
+            )
         if key.revoked_at is not None:
-            return "credential_revoked", "The API key that started this connection was revoked; start again with a valid key."
+            return (
+                "credential_revoked",
+                "The API key that started this connection was revoked; start again with a valid key.",
+            )
         if ROLE_RANK[Role(key.role)] < ROLE_RANK[Role.ADMIN] or (key.scopes and "profiles" not in key.scopes):
-            return "credential_not_allowed", "The API key that started this connection may no longer connect profiles."
+            return (
+                "credential_not_allowed",
+                "The API key that started this connection may no longer connect profiles.",
+            )
         return None
     if kind == "jwt":
         org_hex = rest.partition(":")[0]
         if org_hex != row.organization_id.hex:
-            return "credential_invalid", "The token that started this connection belongs to another organization."
+            return (
+                "credential_invalid",
+                "The token that started this connection belongs to another organization.",
+            )
         if row.credential_expires_at is not None and row.credential_expires_at <= now:
-            return "credential_expired", "The token that started this connection expired; start again with a fresh one."
+            return (
+                "credential_expired",
+                "The token that started this connection expired; start again with a fresh one.",
+            )
         if row.user_id is not None:
-            membership = Membership.objects.filter(organization_id=row.organization_id, user_id=row.user_id).first()
+            membership = Membership.objects.filter(
+                organization_id=row.organization_id, user_id=row.user_id
+            ).first()
             if membership is None or ROLE_RANK[Role(membership.role)] < ROLE_RANK[Role.ADMIN]:
-                return "credential_not_allowed", "The user who started this connection may no longer connect profiles."
+                return (
+                    "credential_not_allowed",
+                    "The user who started this connection may no longer connect profiles.",
+                )
         return None
     return "credential_invalid", "This connect attempt was not started by an API credential."
 
@@ -317,26 +377,37 @@ def oauth_complete(
     with, the redirect URI is no longer allowed, or the credential that began the attempt
     is no longer valid for its organization.
     """
-    row = OAuthState.objects.select_related("organization", "brand").filter(state=state or "").first() if state else None
+    row = (
+        OAuthState.objects.select_related("organization", "brand").filter(state=state or "").first()
+        if state
+        else None
+    )
     if row is None:
         raise UnknownState("Unknown or missing state.")
     family = row.family
     if row.platform != platform:
-        raise CallbackRefused(400, "invalid_state", "This connection link was issued for another platform.", family)
+        raise CallbackRefused(
+            400, "invalid_state", "This connection link was issued for another platform.", family
+        )
     now = timezone.now()
     if row.used_at is not None:
         raise CallbackRefused(
-            409, "state_already_used", "This connect attempt was already completed; start a new one.", family)
+            409, "state_already_used", "This connect attempt was already completed; start a new one.", family
+        )
     if _redirect_refusal(row.redirect_uri, row.organization):
         raise CallbackRefused(
-            400, "redirect_not_allowed",
-            "The application's return address is no longer allowed for this organization; start again.", family)
+            400,
+            "redirect_not_allowed",
+            "The application's return address is no longer allowed for this organization; start again.",
+            family,
+        )
     if row.expires_at <= now:
         return _error_redirect(row, "expired_state", "This connect attempt expired; start a new one.")
     # Single use: only the request whose UPDATE changed the row proceeds.
     if not OAuthState.objects.filter(pk=row.pk, used_at__isnull=True, expires_at__gt=now).update(used_at=now):
         raise CallbackRefused(
-            409, "state_already_used", "This connect attempt was already completed; start a new one.", family)
+            409, "state_already_used", "This connect attempt was already completed; start a new one.", family
+        )
     problem = _credential_problem(row, now)
     if problem:
         logger.warning("OAuth callback for %s refused: %s (%s)", platform, problem[0], row.pk)
@@ -362,20 +433,31 @@ def oauth_complete(
         return _error_redirect(row, "account_unavailable", "The platform did not identify the account.")
 
     profile = profile_connect(
-        organization=row.organization, platform=platform, account=account, tokens=tokens,
-        brand=row.brand, sandbox=row.sandbox,
+        organization=row.organization,
+        platform=platform,
+        account=account,
+        tokens=tokens,
+        brand=row.brand,
+        sandbox=row.sandbox,
     )
     OAuthState.objects.filter(pk=row.pk).update(profile=profile)
     profile_id = ids.render(profile.pk, "profile") if row.family == "v1" else str(profile.pk)
-    return profile, _with_params(row.redirect_uri, {"profileId": profile_id, "state": row.state,
-                                                    "notice": connect_notice(profile)})
+    return profile, _with_params(
+        row.redirect_uri, {"profileId": profile_id, "state": row.state, "notice": connect_notice(profile)}
+    )
 
 
 def connect_notice(profile: SocialProfile) -> str | None:
     """What the user should know right after connecting (a ``notice`` on the redirect)."""
-    if profile.platform == "tiktok" and not profile.sandbox and not getattr(settings, "TIKTOK_APP_AUDITED", False):
-        return ("TikTok has not audited this app yet: it can post only privately (SELF_ONLY), "
-                "so set this profile's defaultVisibility to private.")
+    if (
+        profile.platform == "tiktok"
+        and not profile.sandbox
+        and not getattr(settings, "TIKTOK_APP_AUDITED", False)
+    ):
+        return (
+            "TikTok has not audited this app yet: it can post only privately (SELF_ONLY), "
+            "so set this profile's defaultVisibility to private."
+        )
     return None
 
 
@@ -435,8 +517,11 @@ def profile_connect(
         organization=organization,
         type="profile.connected",
         data={
-            "profileId": str(profile.pk), "platform": platform, "username": profile.username,
-            "sandbox": sandbox, "reconnected": not created,
+            "profileId": str(profile.pk),
+            "platform": platform,
+            "username": profile.username,
+            "sandbox": sandbox,
+            "reconnected": not created,
         },
     )
     return profile
@@ -446,7 +531,9 @@ def _store_tokens(profile: SocialProfile, tokens: TokenSet, *, now, default_scop
     profile.access_token_enc = crypto.encrypt(tokens.access_token)
     if tokens.refresh_token:  # never blank a stored refresh token
         profile.refresh_token_enc = crypto.encrypt(tokens.refresh_token)
-    profile.token_expires_at = now + datetime.timedelta(seconds=tokens.expires_in) if tokens.expires_in else None
+    profile.token_expires_at = (
+        now + datetime.timedelta(seconds=tokens.expires_in) if tokens.expires_in else None
+    )
     profile.token_scopes = (tokens.scope or " ".join(default_scopes))[:1000]
     profile.token_status = "valid"
 
@@ -460,7 +547,9 @@ def _refresh_revoked(exc: SocialAuthBaseException, platform: str) -> bool:
         return True
     # X answers a dead refresh token with invalid_request rather than invalid_grant.
     return (
-        platform == "x" and isinstance(exc, AuthConfigurationError) and exc.provider_code == "invalid_request"
+        platform == "x"
+        and isinstance(exc, AuthConfigurationError)
+        and exc.provider_code == "invalid_request"
         and (exc.status_code or 400) < 500
     )
 
@@ -469,20 +558,30 @@ def profile_mark_token(profile: SocialProfile, status: str, reason: str) -> Soci
     """The profile's token is `expired` or `revoked`: recorded once (a conditional update, so
     two workers noticing together emit one `profile.token_expired`)."""
     with transaction.atomic():
-        changed = SocialProfile.objects.filter(pk=profile.pk).exclude(token_status=status).update(
-            token_status=status, updated_at=timezone.now())
+        changed = (
+            SocialProfile.objects.filter(pk=profile.pk)
+            .exclude(token_status=status)
+            .update(token_status=status, updated_at=timezone.now())
+        )
         profile.token_status = status
         if changed:
             event_record(
                 organization=profile.organization_id,
                 type="profile.token_expired",
-                data={"profileId": str(profile.pk), "platform": profile.platform, "status": status, "reason": reason[:500]},
+                data={
+                    "profileId": str(profile.pk),
+                    "platform": profile.platform,
+                    "status": status,
+                    "reason": reason[:500],
+                },
             )
     return profile
 
 
 @transaction.atomic
-def profile_refresh_token(*, profile: SocialProfile, unless_valid_until=None, unless_access_changed_from: str = "") -> SocialProfile:
+def profile_refresh_token(
+    *, profile: SocialProfile, unless_valid_until=None, unless_access_changed_from: str = ""
+) -> SocialProfile:
     """Refresh the profile's token before it expires.
 
     Instagram and Threads refresh the long-lived access token itself; the other platforms
@@ -497,12 +596,16 @@ def profile_refresh_token(*, profile: SocialProfile, unless_valid_until=None, un
     profile = SocialProfile.objects.select_for_update().get(pk=profile.pk)
     now = timezone.now()
     # Another worker may have refreshed while this one waited for the row: nothing more to do.
-    if unless_valid_until is not None and profile.token_status == "valid" and (
-        profile.token_expires_at is None or profile.token_expires_at > unless_valid_until
+    if (
+        unless_valid_until is not None
+        and profile.token_status == "valid"
+        and (profile.token_expires_at is None or profile.token_expires_at > unless_valid_until)
     ):
         return profile
-    if unless_access_changed_from and profile.token_status == "valid" and (
-        crypto.decrypt(profile.access_token_enc) != unless_access_changed_from
+    if (
+        unless_access_changed_from
+        and profile.token_status == "valid"
+        and (crypto.decrypt(profile.access_token_enc) != unless_access_changed_from)
     ):
         return profile
     if profile.sandbox:
@@ -521,13 +624,17 @@ def profile_refresh_token(*, profile: SocialProfile, unless_valid_until=None, un
     expired = profile.token_expires_at is not None and profile.token_expires_at <= now
     if not can_refresh or (backend.refreshes_access_token and expired):
         if expired:
-            return profile_mark_token(profile, "expired", "The token expired and cannot be refreshed; reconnect the profile.")
+            return profile_mark_token(
+                profile, "expired", "The token expired and cannot be refreshed; reconnect the profile."
+            )
         return profile
     try:
         tokens = backend.refresh(access_token=access, refresh_token=refresh)
     except SocialAuthBaseException as exc:
         if _refresh_revoked(exc, profile.platform):
-            return profile_mark_token(profile, "revoked", exc.detail or "The platform refused the refresh; reconnect the profile.")
+            return profile_mark_token(
+                profile, "revoked", exc.detail or "The platform refused the refresh; reconnect the profile."
+            )
         raise TokenRefreshFailed(f"{profile.platform}: {exc.code} ({exc.status_code})") from None
     if not tokens.scope:
         tokens.scope = profile.token_scopes
@@ -545,7 +652,9 @@ def profiles_due_for_refresh(*, now=None):
 
     now = now or timezone.now()
     # A self-refreshing token lives 60 days, so "at least 24 h old" is "expires within 59 days".
-    self_refresh_until = min(now + datetime.timedelta(days=7), now + LONG_LIVED_TTL - datetime.timedelta(hours=24))
+    self_refresh_until = min(
+        now + datetime.timedelta(days=7), now + LONG_LIVED_TTL - datetime.timedelta(hours=24)
+    )
     ahead = now + datetime.timedelta(seconds=settings.TOKEN_REFRESH_AHEAD_SECONDS)
     return (
         SocialProfile.objects.filter(connected=True, token_expires_at__isnull=False)
@@ -572,7 +681,8 @@ def tokens_refresh_due(*, limit: int = 500) -> int:
         with transaction.atomic():
             profile = (
                 SocialProfile.objects.select_for_update(skip_locked=True)
-                .filter(pk=pk, token_status__in=("valid", "expired")).first()
+                .filter(pk=pk, token_status__in=("valid", "expired"))
+                .first()
             )
             if profile is None:
                 continue

@@ -37,7 +37,17 @@ if TYPE_CHECKING:
     from apps.publishing.platforms.base import AccountInfo
 
 #: platforms whose connect flow is built, in display order
-OAUTH_PLATFORMS = ("instagram", "facebook", "tiktok", "youtube", "linkedin", "x", "threads", "pinterest", "bluesky")
+OAUTH_PLATFORMS = (
+    "instagram",
+    "facebook",
+    "tiktok",
+    "youtube",
+    "linkedin",
+    "x",
+    "threads",
+    "pinterest",
+    "bluesky",
+)
 #: platforms that only have the sandbox flow (Bluesky needs PAR + DPoP, which social-core cannot do)
 SANDBOX_ONLY = frozenset({"bluesky"})
 
@@ -48,7 +58,10 @@ def _overrides(platform: str) -> dict[str, str]:
 
 def credentials(platform: str) -> tuple[str, str]:
     prefix = platform.upper()
-    return (getattr(settings, f"{prefix}_CLIENT_ID", "") or "", getattr(settings, f"{prefix}_CLIENT_SECRET", "") or "")
+    return (
+        getattr(settings, f"{prefix}_CLIENT_ID", "") or "",
+        getattr(settings, f"{prefix}_CLIENT_SECRET", "") or "",
+    )
 
 
 def is_real(platform: str) -> bool:
@@ -72,7 +85,9 @@ def api_base_url(platform: str) -> str | None:
 def platform_client(platform: str, *, access_token: str, account_id: str = ""):
     from apps.publishing.platforms.registry import get_client_class
 
-    return get_client_class(platform)(access_token=access_token, account_id=account_id, base_url=api_base_url(platform))
+    return get_client_class(platform)(
+        access_token=access_token, account_id=account_id, base_url=api_base_url(platform)
+    )
 
 
 # --- strategy: settings from Django settings, no session, no user storage ---------------
@@ -231,7 +246,9 @@ class ServiceBackend:
 
     def read_account(self, tokens: TokenSet) -> AccountInfo:
         """The connected account, read with the platform client (raises ``PlatformError``)."""
-        client = platform_client(self.platform, access_token=tokens.access_token, account_id=self.account_id_for(tokens))
+        client = platform_client(
+            self.platform, access_token=tokens.access_token, account_id=self.account_id_for(tokens)
+        )
         return client.fetch_account()
 
     def refresh_token_auth(self):
@@ -272,12 +289,21 @@ class GraphErrors:
         error = data.get("error") if isinstance(data, dict) else None
         if isinstance(error, dict) and error.get("code") in self.TOKEN_ERROR_CODES:
             return AuthCredentialError(
-                self, error.get("message") or "", code=_credential_code(stage), source="provider_response",
-                provider_code=error["code"], context={"error_subcode": error.get("error_subcode")}, **fields,
+                self,
+                error.get("message") or "",
+                code=_credential_code(stage),
+                source="provider_response",
+                provider_code=error["code"],
+                context={"error_subcode": error.get("error_subcode")},
+                **fields,
             )
         if isinstance(data, dict) and error is None and data.get("error_type") and data.get("error_message"):
             return AuthProviderError(
-                self, str(data["error_message"]), code="http_error", provider_code=str(data["error_type"]), **fields
+                self,
+                str(data["error_message"]),
+                code="http_error",
+                provider_code=str(data["error_type"]),
+                **fields,
             )
         return super().get_provider_error(data, **fields)
 
@@ -311,19 +337,27 @@ class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
     def after_exchange(self, tokens: TokenSet) -> TokenSet:
         long_lived = self.token_set(self.refresh_token(tokens.access_token))
         base = api_base_url(self.platform) or "https://graph.facebook.com/v25.0"
-        pages = self.get_json(
-            f"{base.rstrip('/')}/me/accounts",
-            params={"fields": "id,name,access_token", "access_token": long_lived.access_token},
-            stage="token_exchange",
-        ).get("data") or []
+        pages = (
+            self.get_json(
+                f"{base.rstrip('/')}/me/accounts",
+                params={"fields": "id,name,access_token", "access_token": long_lived.access_token},
+                stage="token_exchange",
+            ).get("data")
+            or []
+        )
         if not pages:
-            raise AuthResponseError(self, "No Facebook Page is managed by this account.", stage="token_exchange")
+            raise AuthResponseError(
+                self, "No Facebook Page is managed by this account.", stage="token_exchange"
+            )
         wanted = getattr(self, "wanted_page", "")
         page = next((p for p in pages if str(p.get("id")) == wanted), None) if wanted else pages[0]
         if page is None:
-            raise AuthResponseError(self, f"The Facebook Page {wanted} is not among the Pages this account manages "
-                                          f"(it manages {', '.join(str(p.get('id')) for p in pages)}).",
-                                    stage="token_exchange")
+            raise AuthResponseError(
+                self,
+                f"The Facebook Page {wanted} is not among the Pages this account manages "
+                f"(it manages {', '.join(str(p.get('id')) for p in pages)}).",
+                stage="token_exchange",
+            )
         return TokenSet(
             access_token=str(page.get("access_token") or ""),
             scope=self.granted_permissions(base, long_lived.access_token) or tokens.scope,
@@ -332,15 +366,22 @@ class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
             pages=[{"id": str(p.get("id") or ""), "name": str(p.get("name") or "")} for p in pages],
         )
 
-
     def granted_permissions(self, base: str, user_token: str) -> str:
         """What the user granted, from ``GET /me/permissions`` (Facebook's code exchange does not
         say, and the login dialog lets the user untick permissions): the ``granted`` ones."""
-        rows = self.get_json(
-            f"{base.rstrip('/')}/me/permissions", params={"access_token": user_token}, stage="token_exchange",
-        ).get("data") or []
-        return ",".join(str(r.get("permission")) for r in rows
-                        if isinstance(r, dict) and r.get("status") == "granted" and r.get("permission"))
+        rows = (
+            self.get_json(
+                f"{base.rstrip('/')}/me/permissions",
+                params={"access_token": user_token},
+                stage="token_exchange",
+            ).get("data")
+            or []
+        )
+        return ",".join(
+            str(r.get("permission"))
+            for r in rows
+            if isinstance(r, dict) and r.get("status") == "granted" and r.get("permission")
+        )
 
 
 class InstagramBackend(ServiceBackend, GraphErrors, InstagramOAuth2):
@@ -374,7 +415,11 @@ class InstagramBackend(ServiceBackend, GraphErrors, InstagramOAuth2):
         url = _overrides(self.platform).get("exchange") or self.EXCHANGE_URL
         response = self.get_json(
             url,
-            params={"grant_type": self.exchange_grant, "client_secret": secret, "access_token": tokens.access_token},
+            params={
+                "grant_type": self.exchange_grant,
+                "client_secret": secret,
+                "access_token": tokens.access_token,
+            },
             stage="token_exchange",
         )
         self._process_error(response, stage="token_exchange")
@@ -421,12 +466,30 @@ class LinkedInBackend(ServiceBackend, LinkedinOAuth2):
     #: the member's follower count needs this Community Management API permission
     FOLLOWERS_SCOPE = "r_member_profileAnalytics"
 
-    def request_access_token(self, url, method="POST", headers=None, data=None, json=None, auth=None,
-                             params=None, *, stage="token_exchange"):
+    def request_access_token(
+        self,
+        url,
+        method="POST",
+        headers=None,
+        data=None,
+        json=None,
+        auth=None,
+        params=None,
+        *,
+        stage="token_exchange",
+    ):
         # LinkedIn documents the parameters in the form body. social-core's LinkedinOAuth2 also
         # copies them into the query string, which puts the client secret (and the code) in a URL.
         return BaseOAuth2.request_access_token(
-            self, url, method=method, headers=headers, data=data, json=json, auth=auth, params=params, stage=stage
+            self,
+            url,
+            method=method,
+            headers=headers,
+            data=data,
+            json=json,
+            auth=auth,
+            params=params,
+            stage=stage,
         )
 
     def read_account(self, tokens: TokenSet) -> AccountInfo:
@@ -441,8 +504,11 @@ class LinkedInBackend(ServiceBackend, LinkedinOAuth2):
         # Without r_member_profileAnalytics, /rest/memberFollowersCount answers 403 ACCESS_DENIED:
         # connect the member without a follower count instead of failing the connection.
         return AccountInfo(
-            external_id=client.account_id, username=str(info.get("email") or ""),
-            display_name=str(info.get("name") or ""), picture_url=str(info.get("picture") or ""), followers=0,
+            external_id=client.account_id,
+            username=str(info.get("email") or ""),
+            display_name=str(info.get("name") or ""),
+            picture_url=str(info.get("picture") or ""),
+            followers=0,
         )
 
 
@@ -462,18 +528,32 @@ class PinterestBackend(ServiceBackend, PinterestOAuth2):
         # Pinterest errors are {"code": <int>, "message": ...}, not OAuth's {"error": ...}: without
         # this a revoked refresh token looked like a transient HTTP error, deferred forever.
         fields = {"stage": stage, "status_code": status_code, "retry_after": retry_after}
-        if isinstance(data, dict) and "error" not in data and isinstance(data.get("code"), int) and data.get("message"):
+        if (
+            isinstance(data, dict)
+            and "error" not in data
+            and isinstance(data.get("code"), int)
+            and data.get("message")
+        ):
             if data["code"] == self.INVALID_GRANT:
                 code = "reauthentication_required" if stage == "refresh" else "authorization_code_rejected"
                 return AuthCredentialError(
-                    self, str(data["message"]), code=code, source="provider_response", provider_code=data["code"],
+                    self,
+                    str(data["message"]),
+                    code=code,
+                    source="provider_response",
+                    provider_code=data["code"],
                     **fields,
                 )
             kind = (
-                "rate_limited" if status_code == 429
-                else "unavailable" if status_code is not None and status_code >= 500 else "http_error"
+                "rate_limited"
+                if status_code == 429
+                else "unavailable"
+                if status_code is not None and status_code >= 500
+                else "http_error"
             )
-            return AuthProviderError(self, str(data["message"]), code=kind, provider_code=data["code"], **fields)
+            return AuthProviderError(
+                self, str(data["message"]), code=kind, provider_code=data["code"], **fields
+            )
         return super().get_provider_error(data, **fields)
 
 
@@ -492,7 +572,13 @@ class TikTokBackend(ServiceBackend, BaseOAuth2):
     REDIRECT_STATE = False
     STATE_PARAMETER = True
     SCOPE_SEPARATOR = ","
-    DEFAULT_SCOPE = ["user.info.basic", "user.info.profile", "user.info.stats", "video.publish", "video.upload"]
+    DEFAULT_SCOPE = [
+        "user.info.basic",
+        "user.info.profile",
+        "user.info.stats",
+        "video.publish",
+        "video.upload",
+    ]
 
     def auth_params(self, state=None):
         params = super().auth_params(state)
@@ -506,7 +592,12 @@ class TikTokBackend(ServiceBackend, BaseOAuth2):
 
     def refresh_token_params(self, token: str, *args, **kwargs) -> dict[str, str]:
         key, secret = self.get_key_and_secret()
-        return {"client_key": key, "client_secret": secret, "grant_type": "refresh_token", "refresh_token": token}
+        return {
+            "client_key": key,
+            "client_secret": secret,
+            "grant_type": "refresh_token",
+            "refresh_token": token,
+        }
 
 
 class ThreadsBackend(ServiceBackend, GraphErrors, BaseOAuth2):
@@ -586,8 +677,17 @@ def features_allowed(platform: str, granted: str) -> list[dict[str, Any]]:
         missing = [str(s) for s in feature.get("scopes") or [] if str(s) not in have]
         note = feature.get("note") or None
         if platform == "tiktok" and name == "publish" and not getattr(settings, "TIKTOK_APP_AUDITED", False):
-            note = ("This TikTok app is not audited yet: TikTok lets it post only privately (SELF_ONLY), "
-                    "for at most 5 users a day; set defaultVisibility to private until TikTok audits it.")
-        out.append({"feature": name, "allowed": not missing, "missingScopes": missing,
-                    "restricted": bool(feature.get("restricted")), "note": note})
+            note = (
+                "This TikTok app is not audited yet: TikTok lets it post only privately (SELF_ONLY), "
+                "for at most 5 users a day; set defaultVisibility to private until TikTok audits it."
+            )
+        out.append(
+            {
+                "feature": name,
+                "allowed": not missing,
+                "missingScopes": missing,
+                "restricted": bool(feature.get("restricted")),
+                "note": note,
+            }
+        )
     return out

@@ -98,5 +98,5 @@ def _sandbox_link(platform: str, url: str, refuse) -> PostLink:
     base = f"{settings.PUBLIC_BASE_URL}/sandbox/{platform}/"
     if not url.startswith(base):
         raise refuse(f"a sandbox post's link starts with {base}.")
-    segments = url[len(base):].split("?", maxsplit=1)[0].strip("/").split("/")
+    segments = url[len(base) :].split("?", maxsplit=1)[0].strip("/").split("/")
     return PostLink(url=url, external_id=segments[1] if len(segments) == 2 else "")

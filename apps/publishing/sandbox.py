@@ -73,8 +73,11 @@ def exchange(*, platform: str, state: str, code: str) -> tuple[TokenSet, Account
 
 def new_tokens(platform: str) -> TokenSet:
     if _refreshes_itself(platform):
-        return TokenSet(access_token=f"sbx_at_{secrets.token_urlsafe(24)}", expires_in=LONG_LIVED_TTL_SECONDS,
-                        scope=",".join(scopes(platform)))
+        return TokenSet(
+            access_token=f"sbx_at_{secrets.token_urlsafe(24)}",
+            expires_in=LONG_LIVED_TTL_SECONDS,
+            scope=",".join(scopes(platform)),
+        )
     return TokenSet(
         access_token=f"sbx_at_{secrets.token_urlsafe(24)}",
         refresh_token=f"sbx_rt_{secrets.token_urlsafe(24)}",

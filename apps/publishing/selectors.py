@@ -18,7 +18,9 @@ def brand_for_connect(*, organization, brand_id: str | None) -> Brand | None:
     return brand
 
 
-def profiles_for_publishing(*, organization, content, raw_ids, cross_post: bool = False, kind: str = "profile") -> list:
+def profiles_for_publishing(
+    *, organization, content, raw_ids, cross_post: bool = False, kind: str = "profile"
+) -> list:
     """The profiles named by id (each must be this organization's, else a 400 naming it),
     or with crossPost and no ids, every connected profile of the content's brand on its platforms."""
     from apps.profiles.models import SocialProfile
@@ -29,7 +31,9 @@ def profiles_for_publishing(*, organization, content, raw_ids, cross_post: bool 
             found = list(qs.filter(brand=content.brand, platform__in=content.platforms, connected=True))
             if found:
                 return found
-        raise ValidationFailed("Give the profiles to publish to.", {"profiles": ["At least one profile id is required."]})
+        raise ValidationFailed(
+            "Give the profiles to publish to.", {"profiles": ["At least one profile id is required."]}
+        )
     pks = [ids.parse(raw, kind) for raw in raw_ids]
     found = {p.pk: p for p in qs.filter(pk__in=[pk for pk in pks if pk])}
     unknown = [str(raw) for raw, pk in zip(raw_ids, pks, strict=True) if pk not in found]

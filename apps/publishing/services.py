@@ -62,7 +62,9 @@ def client_for(profile: SocialProfile):
         return SandboxClient(profile=profile)
     from .crypto import decrypt
 
-    return platform_client(profile.platform, access_token=decrypt(profile.access_token_enc), account_id=profile.external_id)
+    return platform_client(
+        profile.platform, access_token=decrypt(profile.access_token_enc), account_id=profile.external_id
+    )
 
 
 def post_request_for(publication: Publication, context: dict | None = None) -> PostRequest:
@@ -86,17 +88,30 @@ def post_request_for(publication: Publication, context: dict | None = None) -> P
             with f.open("rb") as fh:
                 return fh.read()
 
-        media.append(MediaItem(
-            kind=asset.media_type, url=absolute_url(None, asset.file), content_type=asset.content_type,
-            width=asset.width or 0, height=asset.height or 0, seconds=asset.duration, alt_text=variant.alt_text,
-            loader=loader, thumbnail_url=absolute_url(None, asset.thumbnail) or "",
-            generated=asset.kind == "generated",
-        ))
+        media.append(
+            MediaItem(
+                kind=asset.media_type,
+                url=absolute_url(None, asset.file),
+                content_type=asset.content_type,
+                width=asset.width or 0,
+                height=asset.height or 0,
+                seconds=asset.duration,
+                alt_text=variant.alt_text,
+                loader=loader,
+                thumbnail_url=absolute_url(None, asset.thumbnail) or "",
+                generated=asset.kind == "generated",
+            )
+        )
     first_comment = publication.options.get("firstComment") or variant.first_comment
     return PostRequest(
-        caption=compose_caption(variant.caption, variant.hashtags), media=media, post_type=content.post_type,
-        title=variant.title, first_comment=first_comment, sounds=list(variant.sounds),
-        privacy=publication.profile.settings.get("defaultVisibility", "public"), reference=str(publication.pk),
+        caption=compose_caption(variant.caption, variant.hashtags),
+        media=media,
+        post_type=content.post_type,
+        title=variant.title,
+        first_comment=first_comment,
+        sounds=list(variant.sounds),
+        privacy=publication.profile.settings.get("defaultVisibility", "public"),
+        reference=str(publication.pk),
         options=dict(publication.options),
     )
 
@@ -113,12 +128,19 @@ def _check_publishable(content: Content) -> None:
 
 def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
     if not profiles:
-        raise ValidationFailed("Give at least one profile.", {"profiles": ["At least one profile is required."]})
+        raise ValidationFailed(
+            "Give at least one profile.", {"profiles": ["At least one profile is required."]}
+        )
     wrong = [p for p in profiles if p.platform not in content.platforms]
     if wrong:
         raise ValidationFailed(
             "A profile's platform is not among the platforms this content was generated for.",
-            {"profiles": [f"{p.username} is on {p.platform}; content platforms: {', '.join(content.platforms)}." for p in wrong]},
+            {
+                "profiles": [
+                    f"{p.username} is on {p.platform}; content platforms: {', '.join(content.platforms)}."
+                    for p in wrong
+                ]
+            },
         )
     disconnected = [p for p in profiles if not p.connected or p.token_status != "valid"]
     if disconnected:
@@ -130,7 +152,9 @@ def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
 
 def parse_when(raw, tz_name: str | None) -> datetime.datetime:
     """ISO 8601; a time without offset is read in `tz_name` (the request's or profile's zone)."""
-    invalid = ValidationFailed("scheduledFor must be an ISO 8601 timestamp.", {"scheduledFor": ["Invalid timestamp."]})
+    invalid = ValidationFailed(
+        "scheduledFor must be an ISO 8601 timestamp.", {"scheduledFor": ["Invalid timestamp."]}
+    )
     if isinstance(raw, datetime.datetime):
         value = raw
     else:
@@ -150,8 +174,9 @@ def parse_when(raw, tz_name: str | None) -> datetime.datetime:
 
 
 @transaction.atomic
-def publications_schedule(*, content: Content, profiles: list[SocialProfile], scheduled_for, options: dict | None = None,
-                          actor=None) -> Content:
+def publications_schedule(
+    *, content: Content, profiles: list[SocialProfile], scheduled_for, options: dict | None = None, actor=None
+) -> Content:
     options = dict(options or {})
     tz_name = options.get("timezone")
     if tz_name:
@@ -166,24 +191,48 @@ def publications_schedule(*, content: Content, profiles: list[SocialProfile], sc
         _upsert(content, profile, when, options)
     if content.status != states.SCHEDULED and content.status != states.PUBLISHING:
         transition(content, "schedule", event=None)
-    content.scheduled_for = Publication.objects.filter(content=content, status=Publication.SCHEDULED).aggregate(m=Min("scheduled_for"))["m"] or when
+    content.scheduled_for = (
+        Publication.objects.filter(content=content, status=Publication.SCHEDULED).aggregate(
+            m=Min("scheduled_for")
+        )["m"]
+        or when
+    )
     content.save(update_fields=["scheduled_for", "updated_at"])
-    event_record(organization=content.organization_id, type="content.scheduled",
-                 data={"contentId": str(content.pk), "status": content.status, "scheduledFor": when.isoformat(),
-                       "profileIds": [str(p.pk) for p in profiles]})
+    event_record(
+        organization=content.organization_id,
+        type="content.scheduled",
+        data={
+            "contentId": str(content.pk),
+            "status": content.status,
+            "scheduledFor": when.isoformat(),
+            "profileIds": [str(p.pk) for p in profiles],
+        },
+    )
     return content
 
 
 def _upsert(content: Content, profile: SocialProfile, when, options: dict) -> Publication:
     pub = Publication.objects.select_for_update().filter(content=content, profile=profile).first()
     if pub is None:
-        return Publication.objects.create(organization_id=content.organization_id, content=content, profile=profile,
-                                          scheduled_for=when, due_at=when, options=options)
-    if pub.status in (Publication.PUBLISHED, Publication.PUBLISHING, Publication.QUEUED, Publication.PROCESSING,
-                      Publication.UNKNOWN):
+        return Publication.objects.create(
+            organization_id=content.organization_id,
+            content=content,
+            profile=profile,
+            scheduled_for=when,
+            due_at=when,
+            options=options,
+        )
+    if pub.status in (
+        Publication.PUBLISHED,
+        Publication.PUBLISHING,
+        Publication.QUEUED,
+        Publication.PROCESSING,
+        Publication.UNKNOWN,
+    ):
         raise InvalidTransition(
             f"Publication pub_{pub.pk.hex} is already {pub.status} on {profile.username}.",
-            {"profileId": str(profile.pk), "publicationId": f"pub_{pub.pk.hex}", "status": pub.status})
+            {"profileId": str(profile.pk), "publicationId": f"pub_{pub.pk.hex}", "status": pub.status},
+        )
     pub.status, pub.scheduled_for, pub.due_at, pub.options = Publication.SCHEDULED, when, when, options
     pub.attempts, pub.last_error, pub.error_code = 0, "", ""
     pub.save()
@@ -195,7 +244,9 @@ def publication_cancel(*, publication: Publication) -> None:
     """Cancel one scheduled publication; content with nothing left scheduled goes back to approved."""
     pub = Publication.objects.select_for_update().get(pk=publication.pk)
     if pub.status != Publication.SCHEDULED:
-        raise InvalidTransition(f"Only a scheduled post can be cancelled; this one is {pub.status}.", {"status": pub.status})
+        raise InvalidTransition(
+            f"Only a scheduled post can be cancelled; this one is {pub.status}.", {"status": pub.status}
+        )
     pub.status = Publication.CANCELLED
     pub.save(update_fields=["status", "updated_at"])
     content = Content.objects.select_for_update().get(pk=pub.content_id)
@@ -217,14 +268,20 @@ def publication_retry(*, publication: Publication) -> Publication:
     `scheduled`; content back in review or approved is checked as for any schedule."""
     pub = Publication.objects.select_for_update(of=("self",)).select_related("profile").get(pk=publication.pk)
     if pub.status != Publication.FAILED:
-        raise InvalidTransition(f"Only a failed publication can be retried; this one is {pub.status}.", {"status": pub.status})
+        raise InvalidTransition(
+            f"Only a failed publication can be retried; this one is {pub.status}.", {"status": pub.status}
+        )
     content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=pub.content_id)
     _check_profiles(content, [pub.profile])
     if content.status == states.FAILED:
         if content.requires_approval and content.approved_at is None:  # its text changed since approval
             raise InvalidTransition(
                 "This brand requires approval: the content changed after it was approved; approve it again first.",
-                {"status": content.status, "allowedActions": content.allowed_actions, "requiresApproval": True},
+                {
+                    "status": content.status,
+                    "allowedActions": content.allowed_actions,
+                    "requiresApproval": True,
+                },
             )
         transition(content, "retry_publish", event="content.scheduled")
     elif content.status in (states.REVIEW, states.APPROVED):
@@ -244,8 +301,9 @@ def publication_retry(*, publication: Publication) -> Publication:
     return pub
 
 
-def publications_publish_now(*, content: Content, profiles: list[SocialProfile], options: dict | None = None,
-                             actor=None) -> tuple[Content, list[Publication]]:
+def publications_publish_now(
+    *, content: Content, profiles: list[SocialProfile], options: dict | None = None, actor=None
+) -> tuple[Content, list[Publication]]:
     """Publish at once, in the request: a platform refusal is reported to the caller."""
     now = timezone.now()
     with transaction.atomic():
@@ -266,9 +324,19 @@ def publications_publish_now(*, content: Content, profiles: list[SocialProfile],
     content.refresh_from_db()
     if failed and len(failed) == len(pubs):
         raise PlatformFailure(
-            "The platform refused the post: " + "; ".join(f"{p.profile.username}: {p.last_error}" for p in failed),
-            {"publications": [{"profileId": str(p.profile_id), "platform": p.profile.platform, "error": p.last_error,
-                               "code": p.error_code} for p in failed]},
+            "The platform refused the post: "
+            + "; ".join(f"{p.profile.username}: {p.last_error}" for p in failed),
+            {
+                "publications": [
+                    {
+                        "profileId": str(p.profile_id),
+                        "platform": p.profile.platform,
+                        "error": p.last_error,
+                        "code": p.error_code,
+                    }
+                    for p in failed
+                ]
+            },
         )
     return content, pubs
 
@@ -288,7 +356,9 @@ def dispatch_due(*, now=None, limit: int | None = None) -> int:
         return 0
     with transaction.atomic():
         ids = list(
-            Publication.objects.select_for_update(skip_locked=True).due(now).order_by("due_at")
+            Publication.objects.select_for_update(skip_locked=True)
+            .due(now)
+            .order_by("due_at")
             .values_list("pk", flat=True)[:limit]
         )
         if not ids:
@@ -305,7 +375,7 @@ def _enqueue(ids) -> None:
     publish_publications = task_named("apps.publishing.tasks.publish_publications")
     size = max(1, settings.PUBLISH_TASK_CHUNK)
     for start in range(0, len(ids), size):
-        publish_publications.delay([str(pk) for pk in ids[start:start + size]])
+        publish_publications.delay([str(pk) for pk in ids[start : start + size]])
 
 
 def sweep(*, now=None) -> int:
@@ -314,14 +384,22 @@ def sweep(*, now=None) -> int:
     now = now or timezone.now()
     stuck_queued = now - datetime.timedelta(seconds=settings.PUBLISH_QUEUED_STUCK_SECONDS)
     with transaction.atomic():
-        queued = list(Publication.objects.select_for_update(skip_locked=True)
-                      .filter(status=Publication.QUEUED, queued_at__lt=stuck_queued).values_list("pk", flat=True)[:500])
-        expired = list(Publication.objects.select_for_update(skip_locked=True)
-                       .filter(status=Publication.PUBLISHING, lease_until__lt=now).values_list("pk", flat=True)[:500])
+        queued = list(
+            Publication.objects.select_for_update(skip_locked=True)
+            .filter(status=Publication.QUEUED, queued_at__lt=stuck_queued)
+            .values_list("pk", flat=True)[:500]
+        )
+        expired = list(
+            Publication.objects.select_for_update(skip_locked=True)
+            .filter(status=Publication.PUBLISHING, lease_until__lt=now)
+            .values_list("pk", flat=True)[:500]
+        )
         ids = queued + expired
         if not ids:
             return 0
-        Publication.objects.filter(pk__in=ids).update(status=Publication.QUEUED, queued_at=now, lease_until=None)
+        Publication.objects.filter(pk__in=ids).update(
+            status=Publication.QUEUED, queued_at=now, lease_until=None
+        )
         transaction.on_commit(lambda: _enqueue(ids))
     return len(ids)
 
@@ -366,9 +444,12 @@ def publications_run(publication_ids) -> list[Publication]:
 def _lease_renewer(claim):
     """The chunk's rows still publishing keep their lease while it runs (a dead worker's
     rows expire within PUBLISH_LEASE_SECONDS and the sweep reconciles them)."""
+
     def renew():
         Publication.objects.filter(claim=claim, status=Publication.PUBLISHING).update(
-            lease_until=timezone.now() + datetime.timedelta(seconds=settings.PUBLISH_LEASE_SECONDS))
+            lease_until=timezone.now() + datetime.timedelta(seconds=settings.PUBLISH_LEASE_SECONDS)
+        )
+
     return renew
 
 
@@ -411,12 +492,18 @@ def _claim_many(publication_ids) -> list[tuple[Publication, bool]]:
         # locking a publication before its content here deadlocked against them (issue 9).
         # The joined profile and brand rows stay unlocked: that would serialize every worker
         # publishing for the same brand.
-        list(Content.objects.select_for_update()
-             .filter(pk__in=Publication.objects.filter(pk__in=list(publication_ids)).values("content_id"))
-             .order_by("pk").values_list("pk", flat=True))
-        pubs = list(Publication.objects.select_for_update(of=("self",))
-                    .select_related("profile", "content", "content__brand")
-                    .filter(pk__in=list(publication_ids), status=Publication.QUEUED).order_by("content_id", "pk"))
+        list(
+            Content.objects.select_for_update()
+            .filter(pk__in=Publication.objects.filter(pk__in=list(publication_ids)).values("content_id"))
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        pubs = list(
+            Publication.objects.select_for_update(of=("self",))
+            .select_related("profile", "content", "content__brand")
+            .filter(pk__in=list(publication_ids), status=Publication.QUEUED)
+            .order_by("content_id", "pk")
+        )
         if not pubs:
             return []
         pubs = _within_caps(pubs, now)
@@ -425,17 +512,33 @@ def _claim_many(publication_ids) -> list[tuple[Publication, bool]]:
         reconcile = {pub.pk: pub.outcome_unknown for pub in pubs}
         # the last row of a chunk starts at most PUBLISH_CHUNK_SECONDS after the claim, and one
         # call (uploads, processing polls) must end within PUBLISH_LEASE_SECONDS
-        lease = now + datetime.timedelta(seconds=settings.PUBLISH_CHUNK_SECONDS + settings.PUBLISH_LEASE_SECONDS)
+        lease = now + datetime.timedelta(
+            seconds=settings.PUBLISH_CHUNK_SECONDS + settings.PUBLISH_LEASE_SECONDS
+        )
         claim = uuid.uuid4()
         # From this commit on each outcome counts as unknown until its result is recorded.
         Publication.objects.filter(pk__in=[p.pk for p in pubs]).update(
-            status=Publication.PUBLISHING, lease_until=lease, attempts=F("attempts") + 1, outcome_unknown=True,
-            claim=claim, updated_at=now)
+            status=Publication.PUBLISHING,
+            lease_until=lease,
+            attempts=F("attempts") + 1,
+            outcome_unknown=True,
+            claim=claim,
+            updated_at=now,
+        )
         started = set()
         for pub in pubs:
-            pub.status, pub.lease_until, pub.attempts, pub.outcome_unknown = Publication.PUBLISHING, lease, pub.attempts + 1, True
+            pub.status, pub.lease_until, pub.attempts, pub.outcome_unknown = (
+                Publication.PUBLISHING,
+                lease,
+                pub.attempts + 1,
+                True,
+            )
             pub.claim = claim
-            if pub.content_id not in started and pub.content.status in (states.REVIEW, states.APPROVED, states.SCHEDULED):
+            if pub.content_id not in started and pub.content.status in (
+                states.REVIEW,
+                states.APPROVED,
+                states.SCHEDULED,
+            ):
                 transition(pub.content, "publish", event="content.publishing")
             started.add(pub.content_id)
     order = {str(pk): i for i, pk in enumerate(publication_ids)}
@@ -448,8 +551,14 @@ def _within_caps(pubs: list[Publication], now) -> list[Publication]:
     platform one row at a time): a platform at its cap gets its rows back to `scheduled`
     for a moment."""
     platforms = {p.platform for p in pubs}
-    busy = dict(Publication.objects.filter(status=Publication.PUBLISHING, platform__in=platforms, lease_until__gte=now)
-                .values_list("platform").annotate(n=Count("claim", distinct=True)).order_by())
+    busy = dict(
+        Publication.objects.filter(
+            status=Publication.PUBLISHING, platform__in=platforms, lease_until__gte=now
+        )
+        .values_list("platform")
+        .annotate(n=Count("claim", distinct=True))
+        .order_by()
+    )
     keep, later = [], []
     for pub in pubs:
         cap = settings.PUBLISH_CONCURRENCY.get(pub.platform, settings.PUBLISH_CONCURRENCY_DEFAULT)
@@ -458,8 +567,9 @@ def _within_caps(pubs: list[Publication], now) -> list[Publication]:
         else:
             keep.append(pub)
     if later:
-        Publication.objects.filter(pk__in=later).update(status=Publication.SCHEDULED, due_at=now + datetime.timedelta(seconds=2),
-                                                        updated_at=now)
+        Publication.objects.filter(pk__in=later).update(
+            status=Publication.SCHEDULED, due_at=now + datetime.timedelta(seconds=2), updated_at=now
+        )
     return keep
 
 
@@ -470,9 +580,16 @@ def _hand_back(rest: list[tuple[Publication, bool]]) -> None:
         for unknown in (True, False):
             ids = [pub.pk for pub, was_unknown in rest if was_unknown is unknown]
             if ids:
-                Publication.objects.filter(pk__in=ids, status=Publication.PUBLISHING, claim=rest[0][0].claim).update(
-                    status=Publication.QUEUED, queued_at=now, lease_until=None, outcome_unknown=unknown,
-                    attempts=F("attempts") - 1, updated_at=now)
+                Publication.objects.filter(
+                    pk__in=ids, status=Publication.PUBLISHING, claim=rest[0][0].claim
+                ).update(
+                    status=Publication.QUEUED,
+                    queued_at=now,
+                    lease_until=None,
+                    outcome_unknown=unknown,
+                    attempts=F("attempts") - 1,
+                    updated_at=now,
+                )
         ids = [pub.pk for pub, _ in rest]
         transaction.on_commit(lambda: _enqueue(ids))
 
@@ -496,12 +613,16 @@ def _unknown(pub: Publication, error: PlatformError) -> _Attempt:
     once when the profile's grant cannot read its posts back, the publication is `unknown`
     for a person to confirm in the admin (never failed while it may exist, never re-posted)."""
     if not can_reconcile(pub.profile):
-        error.message = (f"{error.message} (the post may exist and this profile's grant cannot read its posts "
-                         f"to check: confirm it in the admin)")
+        error.message = (
+            f"{error.message} (the post may exist and this profile's grant cannot read its posts "
+            f"to check: confirm it in the admin)"
+        )
         return _Attempt(pub, "unknown", error=error)
     if pub.attempts < MAX_ATTEMPTS:
         return _Attempt(pub, "retry", error=error, keep_unknown=True)
-    error.message = f"{error.message} (outcome still unknown after {pub.attempts} attempts: check the platform)"
+    error.message = (
+        f"{error.message} (outcome still unknown after {pub.attempts} attempts: check the platform)"
+    )
     return _Attempt(pub, "unknown", error=error)
 
 
@@ -510,10 +631,17 @@ def can_reconcile(profile: SocialProfile) -> bool:
     (platforms.yaml `features.<platform>.reconciliation`; LinkedIn's is a partner permission)."""
     from .oauth_backends import feature_scopes, features_allowed, is_real
 
-    if profile.sandbox or not is_real(profile.platform) or "reconciliation" not in feature_scopes(profile.platform):
+    if (
+        profile.sandbox
+        or not is_real(profile.platform)
+        or "reconciliation" not in feature_scopes(profile.platform)
+    ):
         return True
-    return any(f["allowed"] for f in features_allowed(profile.platform, profile.token_scopes or "")
-               if f["feature"] == "reconciliation")
+    return any(
+        f["allowed"]
+        for f in features_allowed(profile.platform, profile.token_scopes or "")
+        if f["feature"] == "reconciliation"
+    )
 
 
 def _token_refresh(profile: SocialProfile, **guard) -> bool:
@@ -527,7 +655,13 @@ def _token_refresh(profile: SocialProfile, **guard) -> bool:
     except TokenRefreshFailed as exc:
         logger.warning("Token refresh for profile %s failed: %s", profile.pk, exc)
         return False
-    for field in ("access_token_enc", "refresh_token_enc", "token_expires_at", "token_scopes", "token_status"):
+    for field in (
+        "access_token_enc",
+        "refresh_token_enc",
+        "token_expires_at",
+        "token_scopes",
+        "token_status",
+    ):
         setattr(profile, field, getattr(fresh, field))
     return profile.token_status == "valid"
 
@@ -542,7 +676,9 @@ def token_fresh_for_use(profile: SocialProfile) -> SocialProfile:
     return profile
 
 
-def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None, *, refreshed: bool = False) -> _Attempt:
+def _attempt(
+    pub: Publication, must_reconcile: bool, context: dict | None = None, *, refreshed: bool = False
+) -> _Attempt:
     """The platform calls for one claimed publication; its only own write is a token refresh.
 
     A 401 is answered by one refresh and one more try; the profile is marked expired or
@@ -566,7 +702,9 @@ def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None
         if quota is not None and quota.remaining <= 0:
             raise PlatformError(
                 f"{pub.profile.platform} publishing limit reached ({quota.used}/{quota.limit} in 24 h).",
-                code="publish_limit", retryable=True, retry_after=3600,
+                code="publish_limit",
+                retryable=True,
+                retry_after=3600,
             )
         client.validate(req)
         result = client.publish(req)  # the irreversible call (outcome_unknown was committed by the claim)
@@ -585,7 +723,9 @@ def _attempt(pub: Publication, must_reconcile: bool, context: dict | None = None
                 if _token_refresh(pub.profile, unless_access_changed_from=stale):
                     return _attempt(pub, must_reconcile, context, refreshed=True)
                 if pub.profile.token_status != "valid":
-                    exc.message = f"{exc.message} (the platform refused to refresh the token: reconnect the profile)"
+                    exc.message = (
+                        f"{exc.message} (the platform refused to refresh the token: reconnect the profile)"
+                    )
                     return _Attempt(pub, "failed", error=exc)
                 exc.retryable = True  # the refresh could not be tried (network, 5xx): later
         if exc.retryable and pub.attempts < MAX_ATTEMPTS:
@@ -605,14 +745,20 @@ def _record(attempts: list[_Attempt], *, from_status: str = Publication.PUBLISHI
         relax_commit()
         finished = sorted({a.pub.content_id for a in attempts if a.outcome not in ("retry", "processing")})
         if finished:  # the global lock order: contents (by pk) before their publications
-            list(Content.objects.select_for_update().filter(pk__in=finished).order_by("pk").values_list("pk", flat=True))
+            list(
+                Content.objects.select_for_update()
+                .filter(pk__in=finished)
+                .order_by("pk")
+                .values_list("pk", flat=True)
+            )
         for a in attempts:
             pub = a.pub
             updates = _updates_for(a, now)
             # only while this chunk still holds it: past the lease, the sweep may have given
             # the row to another worker, whose own record counts
-            recorded = Publication.objects.filter(
-                pk=pub.pk, status=from_status, claim=pub.claim).update(**updates, updated_at=now)
+            recorded = Publication.objects.filter(pk=pub.pk, status=from_status, claim=pub.claim).update(
+                **updates, updated_at=now
+            )
             for field, value in updates.items():
                 setattr(pub, field, value)
             pub.updated_at = now
@@ -627,9 +773,17 @@ def _record(attempts: list[_Attempt], *, from_status: str = Publication.PUBLISHI
 def _updates_for(a: _Attempt, now) -> dict:
     pub = a.pub
     if a.outcome == "published":
-        return {"status": Publication.PUBLISHED, "external_id": a.result.external_id, "url": a.result.url,
-                "published_at": now, "outcome_unknown": False, "lease_until": None, "last_error": "",
-                "error_code": "", "first_comment_error": _first_comment_error(a.result)}
+        return {
+            "status": Publication.PUBLISHED,
+            "external_id": a.result.external_id,
+            "url": a.result.url,
+            "published_at": now,
+            "outcome_unknown": False,
+            "lease_until": None,
+            "last_error": "",
+            "error_code": "",
+            "first_comment_error": _first_comment_error(a.result),
+        }
     if a.outcome == "processing":
         # The platform answered: the post exists (or will), so it is never posted again.
         state = dict(a.result.state)
@@ -638,24 +792,43 @@ def _updates_for(a: _Attempt, now) -> dict:
         state["polls"] = polls
         delays = settings.PUBLISH_PROCESSING_POLL_DELAYS
         delay = max(float(delays[min(polls, len(delays) - 1)]), float(a.retry_after or 0))
-        return {"status": Publication.PROCESSING, "platform_state": state, "outcome_unknown": False,
-                "lease_until": None, "due_at": now + datetime.timedelta(seconds=delay),
-                "last_error": a.error.message[:2000] if a.error else "",
-                "error_code": str(a.error.code or "")[:100] if a.error else ""}
+        return {
+            "status": Publication.PROCESSING,
+            "platform_state": state,
+            "outcome_unknown": False,
+            "lease_until": None,
+            "due_at": now + datetime.timedelta(seconds=delay),
+            "last_error": a.error.message[:2000] if a.error else "",
+            "error_code": str(a.error.code or "")[:100] if a.error else "",
+        }
     if a.outcome == "unknown":
         # outcome_unknown stays set: whoever resolves it knows the post may exist
-        return {"status": Publication.UNKNOWN, "last_error": a.error.message[:2000],
-                "error_code": str(a.error.code or "outcome_unknown")[:100], "lease_until": None}
+        return {
+            "status": Publication.UNKNOWN,
+            "last_error": a.error.message[:2000],
+            "error_code": str(a.error.code or "outcome_unknown")[:100],
+            "lease_until": None,
+        }
     if a.outcome == "retry":
         backoff = min(3600, 15 * 2 ** max(0, pub.attempts - 1))
         delay = max(backoff, int(a.error.retry_after or 0))
-        updates = {"status": Publication.SCHEDULED, "due_at": now + datetime.timedelta(seconds=delay),
-                   "lease_until": None, "last_error": a.error.message[:2000], "error_code": str(a.error.code or "")[:100]}
+        updates = {
+            "status": Publication.SCHEDULED,
+            "due_at": now + datetime.timedelta(seconds=delay),
+            "lease_until": None,
+            "last_error": a.error.message[:2000],
+            "error_code": str(a.error.code or "")[:100],
+        }
         if not a.keep_unknown:
             updates["outcome_unknown"] = False  # the platform answered: nothing was posted
         return updates
-    return {"status": Publication.FAILED, "last_error": a.error.message[:2000],
-            "error_code": str(a.error.code or "")[:100], "outcome_unknown": False, "lease_until": None}
+    return {
+        "status": Publication.FAILED,
+        "last_error": a.error.message[:2000],
+        "error_code": str(a.error.code or "")[:100],
+        "outcome_unknown": False,
+        "lease_until": None,
+    }
 
 
 # --- posts the platform is still processing (TikTok moderation) ------------------------------
@@ -681,7 +854,8 @@ def processing_poll_due(*, now=None, limit: int = 50) -> int:
             Publication.objects.select_for_update(skip_locked=True)
             .filter(status=Publication.PROCESSING, due_at__lte=now)
             .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-            .order_by("due_at").values_list("pk", flat=True)[:limit]
+            .order_by("due_at")
+            .values_list("pk", flat=True)[:limit]
         )
         if not ids:
             return 0
@@ -710,7 +884,9 @@ def _processing_check(pub: Publication, *, refreshed: bool = False) -> _Attempt:
         return _still_processing(pub, state, error=exc)
     except Exception as exc:  # our own surprise must not strand the row
         logger.exception("Processing check of publication %s failed unexpectedly", pub.pk)
-        return _still_processing(pub, state, error=PlatformError(f"Unexpected error: {exc.__class__.__name__}: {exc}"[:500]))
+        return _still_processing(
+            pub, state, error=PlatformError(f"Unexpected error: {exc.__class__.__name__}: {exc}"[:500])
+        )
     if result.pending:
         return _still_processing(pub, {**state, **result.state})
     return _Attempt(pub, "published", result=result)
@@ -719,21 +895,30 @@ def _processing_check(pub: Publication, *, refreshed: bool = False) -> _Attempt:
 def _still_processing(pub: Publication, state: dict, *, error: PlatformError | None = None) -> _Attempt:
     since = parse_datetime(str(state.get("since") or "")) or pub.updated_at
     if (timezone.now() - since).total_seconds() < settings.PUBLISH_PROCESSING_MAX_SECONDS:
-        return _Attempt(pub, "processing", result=PublishResult("", "", pending=True, state=state), error=error,
-                        retry_after=(error.retry_after or 0) if error else 0)
+        return _Attempt(
+            pub,
+            "processing",
+            result=PublishResult("", "", pending=True, state=state),
+            error=error,
+            retry_after=(error.retry_after or 0) if error else 0,
+        )
     waited = int(settings.PUBLISH_PROCESSING_MAX_SECONDS // 3600)
     if state.get("status") == "PUBLISH_COMPLETE":
         # The platform published it; moderation never gave the public id. Keep the handle we have.
         result = PublishResult(external_id=str(state.get("publish_id") or ""), url="")
         attempt = _Attempt(pub, "published", result=result)
         return attempt
-    message = (f"The platform accepted the post but had not finished it after {waited} h "
-               f"(last status {state.get('status') or 'unknown'}): confirm it in the admin.")
+    message = (
+        f"The platform accepted the post but had not finished it after {waited} h "
+        f"(last status {state.get('status') or 'unknown'}): confirm it in the admin."
+    )
     return _Attempt(pub, "unknown", error=OutcomeUnknown(message))
 
 
 @transaction.atomic
-def publication_resolve(*, publication: Publication, posted: bool, url: str = "", external_id: str = "") -> Publication:
+def publication_resolve(
+    *, publication: Publication, posted: bool, url: str = "", external_id: str = ""
+) -> Publication:
     """A person's answer for an `unknown` publication: it went out, or it did not (back on
     schedule, due now, without reconciling).
 
@@ -746,20 +931,39 @@ def publication_resolve(*, publication: Publication, posted: bool, url: str = ""
     Content.objects.select_for_update().filter(pk=publication.content_id).values_list("pk", flat=True).first()
     pub = Publication.objects.select_for_update(of=("self",)).select_related("profile").get(pk=publication.pk)
     if pub.status != Publication.UNKNOWN:
-        raise InvalidTransition(f"Only a publication whose outcome is unknown can be confirmed; this one is {pub.status}.",
-                                {"status": pub.status})
+        raise InvalidTransition(
+            f"Only a publication whose outcome is unknown can be confirmed; this one is {pub.status}.",
+            {"status": pub.status},
+        )
     now = timezone.now()
     if posted:
-        link = post_link_parse(platform=pub.profile.platform, url=url, account=pub.profile.external_id,
-                               sandbox=pub.profile.sandbox)
+        link = post_link_parse(
+            platform=pub.profile.platform,
+            url=url,
+            account=pub.profile.external_id,
+            sandbox=pub.profile.sandbox,
+        )
         pub.status, pub.published_at, pub.url = Publication.PUBLISHED, now, link.url
         pub.external_id = external_id or link.external_id or pub.external_id
         pub.last_error, pub.error_code = "", ""
     else:
         pub.status, pub.due_at, pub.attempts = Publication.SCHEDULED, now, 0
     pub.outcome_unknown, pub.lease_until = False, None
-    pub.save(update_fields=["status", "published_at", "url", "external_id", "last_error", "error_code", "due_at",
-                            "attempts", "outcome_unknown", "lease_until", "updated_at"])
+    pub.save(
+        update_fields=[
+            "status",
+            "published_at",
+            "url",
+            "external_id",
+            "last_error",
+            "error_code",
+            "due_at",
+            "attempts",
+            "outcome_unknown",
+            "lease_until",
+            "updated_at",
+        ]
+    )
     if posted:
         _publication_updated(pub)
         _sync_contents([pub.content_id])
@@ -779,23 +983,34 @@ def _publication_updated(pub: Publication) -> None:
     transaction: its status, post id and URL, and why a first comment is missing."""
     from apps.events.services import event_record
 
-    event_record(organization=pub.organization_id, type="publication.updated", data={
-        "publicationId": str(pub.pk),
-        "contentId": str(pub.content_id),
-        "profileId": str(pub.profile_id),
-        "platform": pub.platform or pub.profile.platform,
-        "status": pub.status,
-        "externalId": pub.external_id or None,
-        "url": pub.url or None,
-        "lastError": pub.last_error or None,
-        "firstCommentError": pub.first_comment_error or None,
-    })
+    event_record(
+        organization=pub.organization_id,
+        type="publication.updated",
+        data={
+            "publicationId": str(pub.pk),
+            "contentId": str(pub.content_id),
+            "profileId": str(pub.profile_id),
+            "platform": pub.platform or pub.profile.platform,
+            "status": pub.status,
+            "externalId": pub.external_id or None,
+            "url": pub.url or None,
+            "lastError": pub.last_error or None,
+            "firstCommentError": pub.first_comment_error or None,
+        },
+    )
     if pub.status == Publication.FAILED:
-        event_record(organization=pub.organization_id, type="publication.failed", data={
-            "publicationId": str(pub.pk), "contentId": str(pub.content_id), "profileId": str(pub.profile_id),
-            "platform": pub.platform or pub.profile.platform, "error": pub.last_error or None,
-            "errorCode": pub.error_code or None,
-        })
+        event_record(
+            organization=pub.organization_id,
+            type="publication.failed",
+            data={
+                "publicationId": str(pub.pk),
+                "contentId": str(pub.content_id),
+                "profileId": str(pub.profile_id),
+                "platform": pub.platform or pub.profile.platform,
+                "error": pub.last_error or None,
+                "errorCode": pub.error_code or None,
+            },
+        )
 
 
 def _sync_contents(content_ids) -> None:
@@ -804,7 +1019,8 @@ def _sync_contents(content_ids) -> None:
     contents = list(Content.objects.select_for_update().filter(pk__in=content_ids).order_by("pk"))
     statuses: dict = {}
     for content_id, status, published_at, last_error in (
-        Publication.objects.filter(content_id__in=content_ids).exclude(status=Publication.CANCELLED)
+        Publication.objects.filter(content_id__in=content_ids)
+        .exclude(status=Publication.CANCELLED)
         .values_list("content_id", "status", "published_at", "last_error")
     ):
         statuses.setdefault(content_id, []).append((status, published_at, last_error))
@@ -847,18 +1063,23 @@ def fallback_slots(profiles) -> dict:
     return provider(without)
 
 
-def next_free_slot(*, profile: SocialProfile, after=None, taken: set | None = None,
-                   fallback: tuple | None = None) -> datetime.datetime:
+def next_free_slot(
+    *, profile: SocialProfile, after=None, taken: set | None = None, fallback: tuple | None = None
+) -> datetime.datetime:
     """The profile's next free slot: its posting times, else the weekly best times."""
     weekly = None
     if not profile.posting_times:
         fallback = fallback if fallback is not None else fallback_slots([profile]).get(profile.pk)
         weekly = fallback[1] if fallback else None
         if not weekly:
-            raise RuleViolation("This profile has no posting times: set settings.postingTimes first.",
-                                {"postingTimes": ["Empty."]})
+            raise RuleViolation(
+                "This profile has no posting times: set settings.postingTimes first.",
+                {"postingTimes": ["Empty."]},
+            )
     if taken is None:
-        taken = set(Publication.objects.filter(profile=profile).upcoming().values_list("scheduled_for", flat=True))
+        taken = set(
+            Publication.objects.filter(profile=profile).upcoming().values_list("scheduled_for", flat=True)
+        )
     start = after or timezone.now()
     for days in (7, 31, 92):
         for slot in schedule_slots(profile=profile, days=days, start=start, weekly=weekly):
@@ -876,15 +1097,22 @@ def next_free_slots(*, profiles) -> dict[str, tuple[datetime.datetime | None, st
     fallback = fallback_slots(profiles)
     with_slots = [p.pk for p in profiles if p.posting_times or p.pk in fallback]
     if with_slots:
-        for profile_id, when in (Publication.objects.filter(profile_id__in=with_slots).upcoming()
-                                 .values_list("profile_id", "scheduled_for")):
+        for profile_id, when in (
+            Publication.objects.filter(profile_id__in=with_slots)
+            .upcoming()
+            .values_list("profile_id", "scheduled_for")
+        ):
             taken[profile_id].add(when)
     slots = {}
     for profile in profiles:
         source = "postingTimes" if profile.posting_times else (fallback.get(profile.pk) or (None,))[0]
         try:
-            slots[str(profile.pk)] = (next_free_slot(profile=profile, taken=taken[profile.pk],
-                                                     fallback=fallback.get(profile.pk, ())), source)
+            slots[str(profile.pk)] = (
+                next_free_slot(
+                    profile=profile, taken=taken[profile.pk], fallback=fallback.get(profile.pk, ())
+                ),
+                source,
+            )
         except RuleViolation:  # no posting times nor fallback, or all taken for three months
             slots[str(profile.pk)] = (None, None)
     return slots
@@ -903,7 +1131,11 @@ def auto_schedule_approved(*, content: Content) -> None:
     unscheduled, when the profile has neither."""
     profile = content.profile
     if profile is None:
-        profile = SocialProfile.objects.filter(brand=content.brand, platform__in=content.platforms, connected=True).order_by("created_at").first()
+        profile = (
+            SocialProfile.objects.filter(brand=content.brand, platform__in=content.platforms, connected=True)
+            .order_by("created_at")
+            .first()
+        )
     if profile is None:
         return
     if not profile.posting_times and not fallback_slots([profile]).get(profile.pk, (None, []))[1]:
@@ -914,8 +1146,9 @@ def auto_schedule_approved(*, content: Content) -> None:
 # --- what a platform reports later (TikTok's post.publish.* webhooks) ----------------------------------
 
 
-def publication_platform_report(*, platform: str, account_id: str, publish_id: str, post_id: str = "",
-                                failed_reason: str = "") -> Publication | None:
+def publication_platform_report(
+    *, platform: str, account_id: str, publish_id: str, post_id: str = "", failed_reason: str = ""
+) -> Publication | None:
     """A platform tells, after moderation, how a post it accepted ended: its public post id
     (the id metrics need) or why it failed. Finds the publication by the id the platform
     gave at publish time: one still `processing` (its `publish_id` in `platform_state`) or
@@ -926,23 +1159,42 @@ def publication_platform_report(*, platform: str, account_id: str, publish_id: s
     if not ids_:
         return None
     with transaction.atomic():
-        processing = Publication.objects.filter(
-            platform=platform, profile__external_id=account_id, status=Publication.PROCESSING,
-            platform_state__publish_id=publish_id).values_list("pk", "content_id").first() if publish_id else None
+        processing = (
+            Publication.objects.filter(
+                platform=platform,
+                profile__external_id=account_id,
+                status=Publication.PROCESSING,
+                platform_state__publish_id=publish_id,
+            )
+            .values_list("pk", "content_id")
+            .first()
+            if publish_id
+            else None
+        )
         if processing is not None:
             # the global lock order: the content before its publication
             Content.objects.select_for_update().filter(pk=processing[1]).values_list("pk", flat=True).first()
-            pub = (Publication.objects.select_for_update(of=("self",)).select_related("profile")
-                   .filter(pk=processing[0], status=Publication.PROCESSING).first())
+            pub = (
+                Publication.objects.select_for_update(of=("self",))
+                .select_related("profile")
+                .filter(pk=processing[0], status=Publication.PROCESSING)
+                .first()
+            )
             if pub is not None:
                 return _processing_report(pub, post_id=post_id, failed_reason=failed_reason)
             return None
-        published = Publication.objects.filter(platform=platform, profile__external_id=account_id,
-                                               external_id__in=ids_, status=Publication.PUBLISHED)
+        published = Publication.objects.filter(
+            platform=platform,
+            profile__external_id=account_id,
+            external_id__in=ids_,
+            status=Publication.PUBLISHED,
+        )
         content_id = published.values_list("content_id", flat=True).first()
         if content_id is None:
             return None
-        Content.objects.select_for_update().filter(pk=content_id).values_list("pk", flat=True).first()  # lock order
+        Content.objects.select_for_update().filter(pk=content_id).values_list(
+            "pk", flat=True
+        ).first()  # lock order
         pub = published.select_for_update(of=("self",)).select_related("profile").first()
         if pub is None:
             return None
@@ -976,12 +1228,28 @@ def _processing_report(pub: Publication, *, post_id: str, failed_reason: str) ->
         state = pub.platform_state or {}
         username = state.get("username") or pub.profile.username
         pub.status, pub.external_id, pub.published_at, pub.last_error, pub.error_code = (
-            Publication.PUBLISHED, post_id, now, "", "")
+            Publication.PUBLISHED,
+            post_id,
+            now,
+            "",
+            "",
+        )
         if username:
             pub.url = f"https://www.tiktok.com/@{username}/{state.get('kind') or 'video'}/{post_id}"
     pub.lease_until, pub.outcome_unknown = None, False
-    pub.save(update_fields=["status", "external_id", "url", "published_at", "last_error", "error_code",
-                            "lease_until", "outcome_unknown", "updated_at"])
+    pub.save(
+        update_fields=[
+            "status",
+            "external_id",
+            "url",
+            "published_at",
+            "last_error",
+            "error_code",
+            "lease_until",
+            "outcome_unknown",
+            "updated_at",
+        ]
+    )
     _publication_updated(pub)
     _sync_contents([pub.content_id])
     return pub

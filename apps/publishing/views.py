@@ -55,8 +55,14 @@ def oauth_callback(request, platform: str):
             error_description=params.get("error_description", ""),
         )
     except oauth.UnknownState:
-        return _refusal(request, oauth.CallbackRefused(
-            400, "unknown_state", "This connection link is unknown. Start connecting the profile again from the application."))
+        return _refusal(
+            request,
+            oauth.CallbackRefused(
+                400,
+                "unknown_state",
+                "This connection link is unknown. Start connecting the profile again from the application.",
+            ),
+        )
     except oauth.CallbackRefused as exc:
         return _refusal(request, exc)
     return _no_store(HttpResponseRedirect(redirect_url))
@@ -74,8 +80,14 @@ def _refusal(request, exc: oauth.CallbackRefused) -> HttpResponse:
     if exc.family == "api":
         body = {"error": exc.message, "details": {"code": exc.code}}
     else:
-        body = {"error": {"code": _V1_CODES.get(exc.status, "VALIDATION_ERROR"), "message": exc.message,
-                          "details": {"reason": exc.code}}, "requestId": current_request_id()}
+        body = {
+            "error": {
+                "code": _V1_CODES.get(exc.status, "VALIDATION_ERROR"),
+                "message": exc.message,
+                "details": {"reason": exc.code},
+            },
+            "requestId": current_request_id(),
+        }
     return _no_store(JsonResponse(body, status=exc.status))
 
 
@@ -110,7 +122,11 @@ def sandbox_authorize(request, platform: str):
 
     callback = callback_url(platform)
     if request.POST.get("action") != "authorize":
-        query = {"error": "access_denied", "error_description": "The user denied the authorization.", "state": row.state}
+        query = {
+            "error": "access_denied",
+            "error_description": "The user denied the authorization.",
+            "state": row.state,
+        }
         return _no_store(HttpResponseRedirect(f"{callback}?{urlencode(query)}"))
     username = (request.POST.get("username") or "").strip()
     if not sandbox.USERNAME.match(username):

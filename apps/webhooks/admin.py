@@ -9,10 +9,24 @@ from .models import InboundWebhook, WebhookAttempt, WebhookDelivery, WebhookEndp
 
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
-    list_display = ["url", "organization", "active", "deliveries", "failing_since", "disabled_reason", "disabled_at"]
+    list_display = [
+        "url",
+        "organization",
+        "active",
+        "deliveries",
+        "failing_since",
+        "disabled_reason",
+        "disabled_at",
+    ]
     list_filter = ["active", "organization"]
-    readonly_fields = ["secret", "previous_secret", "previous_secret_expires_at", "disabled_at", "failing_since",
-                       "deliveries"]
+    readonly_fields = [
+        "secret",
+        "previous_secret",
+        "previous_secret_expires_at",
+        "disabled_at",
+        "failing_since",
+        "deliveries",
+    ]
     search_fields = ["url"]
 
     def get_queryset(self, request):
@@ -25,8 +39,9 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
         count = getattr(endpoint, "delivery_count", None)
         if count is None:
             count = endpoint.deliveries.count()
-        return format_html('<a href="{}" class="pf-deliveries">{} deliver{}</a>', url, count,
-                           "y" if count == 1 else "ies")
+        return format_html(
+            '<a href="{}" class="pf-deliveries">{} deliver{}</a>', url, count, "y" if count == 1 else "ies"
+        )
 
 
 class AttemptInline(admin.TabularInline):
@@ -41,12 +56,31 @@ class AttemptInline(admin.TabularInline):
 
 @admin.register(WebhookDelivery)
 class WebhookDeliveryAdmin(admin.ModelAdmin):
-    list_display = ["event_type", "message_id", "endpoint", "status", "attempt_count", "last_status_code",
-                    "next_attempt_at", "created_at"]
+    list_display = [
+        "event_type",
+        "message_id",
+        "endpoint",
+        "status",
+        "attempt_count",
+        "last_status_code",
+        "next_attempt_at",
+        "created_at",
+    ]
     list_filter = ["status", "event_type", "organization"]
     search_fields = ["message_id", "endpoint__url"]
-    readonly_fields = ["organization", "endpoint", "event", "message_id", "event_type", "payload", "status",
-                       "attempt_count", "next_attempt_at", "leased_until", "last_status_code"]
+    readonly_fields = [
+        "organization",
+        "endpoint",
+        "event",
+        "message_id",
+        "event_type",
+        "payload",
+        "status",
+        "attempt_count",
+        "next_attempt_at",
+        "leased_until",
+        "last_status_code",
+    ]
     inlines = [AttemptInline]
     actions = ["redeliver"]
 
@@ -61,8 +95,9 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
                 skipped += 1
         self.message_user(request, f"{done} delivery(ies) queued again.", messages.SUCCESS)
         if skipped:
-            self.message_user(request, f"{skipped} skipped: their webhook is disabled (enable it first).",
-                              messages.WARNING)
+            self.message_user(
+                request, f"{skipped} skipped: their webhook is disabled (enable it first).", messages.WARNING
+            )
 
 
 @admin.register(InboundWebhook)

@@ -16,4 +16,8 @@ class WebhooksConfig(AppConfig):
                 deliveries_kick(delivery_ids=delivery_ids)
 
         # each claimed event gets its deliveries in the claim's transaction; they are sent after the fan-out
-        subscribe(Subscriber("webhooks", claimed=lambda events: deliveries_create_for_events(events=events), sent=kick))
+        subscribe(
+            Subscriber(
+                "webhooks", claimed=lambda events: deliveries_create_for_events(events=events), sent=kick
+            )
+        )

@@ -31,17 +31,23 @@ from .models import InboundWebhook
 logger = logging.getLogger(__name__)
 
 
-def inbound_webhook_record(*, provider: str, event_id: str, subject: str, payload: dict,
-                           processed: bool = False) -> bool:
+def inbound_webhook_record(
+    *, provider: str, event_id: str, subject: str, payload: dict, processed: bool = False
+) -> bool:
     """Keep a verified delivery; False when this provider event was already recorded (a replay).
     `processed`: its effect is applied in the request itself (Replicate, Meta's callbacks)."""
     from django.utils import timezone
 
     try:
         with transaction.atomic():
-            InboundWebhook.objects.create(provider=provider, event_id=event_id, subject=subject, payload=payload,
-                                          processed_at=timezone.now() if processed else None,
-                                          outcome="in the request" if processed else "")
+            InboundWebhook.objects.create(
+                provider=provider,
+                event_id=event_id,
+                subject=subject,
+                payload=payload,
+                processed_at=timezone.now() if processed else None,
+                outcome="in the request" if processed else "",
+            )
     except IntegrityError:
         return False
     return True
@@ -64,12 +70,15 @@ def replicate_webhook(request: HttpRequest) -> JsonResponse:
     try:
         payload = verify_replicate_webhook(headers, request.body, settings.REPLICATE_WEBHOOK_SECRET)
     except WebhookVerificationError as exc:
-        status = 400 if isinstance(exc, WebhookBodyError) else 401  # a signed body that is not JSON is malformed
+        status = (
+            400 if isinstance(exc, WebhookBodyError) else 401
+        )  # a signed body that is not JSON is malformed
         logger.warning("replicate webhook %s refused: %s", webhook_id, exc)
         return _error(status, str(exc))
     prediction_id = str(payload.get("id") or "")
-    if not inbound_webhook_record(provider="replicate", event_id=webhook_id, subject=prediction_id, payload=payload,
-                                  processed=True):
+    if not inbound_webhook_record(
+        provider="replicate", event_id=webhook_id, subject=prediction_id, payload=payload, processed=True
+    ):
         return JsonResponse({"status": "duplicate"})
     from apps.content.predictions import prediction_receive
 
@@ -178,13 +187,18 @@ def _meta_signed(request: HttpRequest, *, deletion: bool) -> JsonResponse:
     kind = "deletion" if deletion else "deauthorize"
     code = hashlib.sha256(f"{kind}:{user_id}:{payload.get('issued_at')}".encode()).hexdigest()[:20]
     with transaction.atomic():
-        fresh = inbound_webhook_record(provider="meta", event_id=f"{kind}:{code}", subject=kind,
-                                       payload={"user_id": user_id, "issued_at": payload.get("issued_at")},
-                                       processed=True)
+        fresh = inbound_webhook_record(
+            provider="meta",
+            event_id=f"{kind}:{code}",
+            subject=kind,
+            payload={"user_id": user_id, "issued_at": payload.get("issued_at")},
+            processed=True,
+        )
         revoked = meta_profiles_revoke(user_id=user_id) if fresh else None
         if fresh:
             InboundWebhook.objects.filter(provider="meta", event_id=f"{kind}:{code}").update(
-                payload={"user_id": user_id, "issued_at": payload.get("issued_at"), "profiles": revoked})
+                payload={"user_id": user_id, "issued_at": payload.get("issued_at"), "profiles": revoked}
+            )
     if not deletion:
         return JsonResponse({"status": "accepted" if fresh else "duplicate"})
     base = settings.PUBLIC_BASE_URL.rstrip("/")
@@ -202,4 +216,5 @@ def meta_deletion_status(request: HttpRequest, code: str):
     return HttpResponse(
         f"<h1>Data deletion request {escape(code)}</h1><p>Received {escape(record.received_at.isoformat())}. "
         f"Completed: {profiles} connected profile(s) were disconnected and their access and refresh tokens "
-        "deleted. Published posts stay on the platform; delete them there.</p>")
+        "deleted. Published posts stay on the platform; delete them there.</p>"
+    )

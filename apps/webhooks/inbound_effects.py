@@ -23,6 +23,7 @@ logger = logging.getLogger(__name__)
 
 # --- identity providers: Clerk (Svix) and WorkOS ---------------------------------------------
 
+
 def _clerk_email(data: dict) -> str:
     primary = data.get("primary_email_address_id")
     emails = data.get("email_addresses") or []
@@ -35,23 +36,34 @@ def _clerk(payload: dict) -> str:
 
     kind, data = str(payload.get("type") or ""), payload.get("data") or {}
     if kind in ("user.created", "user.updated"):
-        accounts.user_sync_from_identity_event(subject=str(data["id"]), email=_clerk_email(data),
-                                               first_name=str(data.get("first_name") or ""),
-                                               last_name=str(data.get("last_name") or ""))
+        accounts.user_sync_from_identity_event(
+            subject=str(data["id"]),
+            email=_clerk_email(data),
+            first_name=str(data.get("first_name") or ""),
+            last_name=str(data.get("last_name") or ""),
+        )
     elif kind == "user.deleted":
         accounts.user_delete_from_identity(subject=str(data["id"]))
     elif kind in ("organization.created", "organization.updated"):
-        accounts.organization_sync_from_identity(external_id=str(data["id"]), name=str(data.get("name") or ""))
+        accounts.organization_sync_from_identity(
+            external_id=str(data["id"]), name=str(data.get("name") or "")
+        )
     elif kind == "organization.deleted":
         accounts.organization_delete_from_identity(external_id=str(data["id"]))
     elif kind in ("organizationMembership.created", "organizationMembership.updated"):
         org, member = data.get("organization") or {}, data.get("public_user_data") or {}
-        accounts.membership_sync_from_identity(org_external_id=str(org["id"]), org_name=str(org.get("name") or ""),
-                                               subject=str(member["user_id"]), role=str(data.get("role") or ""),
-                                               email=str(member.get("identifier") or ""))
+        accounts.membership_sync_from_identity(
+            org_external_id=str(org["id"]),
+            org_name=str(org.get("name") or ""),
+            subject=str(member["user_id"]),
+            role=str(data.get("role") or ""),
+            email=str(member.get("identifier") or ""),
+        )
     elif kind == "organizationMembership.deleted":
-        accounts.membership_delete_from_identity(org_external_id=str((data.get("organization") or {})["id"]),
-                                                 subject=str((data.get("public_user_data") or {})["user_id"]))
+        accounts.membership_delete_from_identity(
+            org_external_id=str((data.get("organization") or {})["id"]),
+            subject=str((data.get("public_user_data") or {})["user_id"]),
+        )
     else:
         return "ignored"
     return "applied"
@@ -67,25 +79,35 @@ def _workos(payload: dict) -> str:
 
     kind, data = str(payload.get("event") or ""), payload.get("data") or {}
     if kind in ("user.created", "user.updated"):
-        accounts.user_sync_from_identity_event(subject=str(data["id"]), email=str(data.get("email") or ""),
-                                               first_name=str(data.get("first_name") or ""),
-                                               last_name=str(data.get("last_name") or ""))
+        accounts.user_sync_from_identity_event(
+            subject=str(data["id"]),
+            email=str(data.get("email") or ""),
+            first_name=str(data.get("first_name") or ""),
+            last_name=str(data.get("last_name") or ""),
+        )
     elif kind == "user.deleted":
         accounts.user_delete_from_identity(subject=str(data["id"]))
     elif kind in ("organization.created", "organization.updated"):
-        accounts.organization_sync_from_identity(external_id=str(data["id"]), name=str(data.get("name") or ""))
+        accounts.organization_sync_from_identity(
+            external_id=str(data["id"]), name=str(data.get("name") or "")
+        )
     elif kind == "organization.deleted":
         accounts.organization_delete_from_identity(external_id=str(data["id"]))
     elif kind in ("organization_membership.created", "organization_membership.updated"):
         if data.get("status") == "inactive":  # deactivated in WorkOS: no access here
-            accounts.membership_delete_from_identity(org_external_id=str(data["organization_id"]),
-                                                     subject=str(data["user_id"]))
+            accounts.membership_delete_from_identity(
+                org_external_id=str(data["organization_id"]), subject=str(data["user_id"])
+            )
         else:
-            accounts.membership_sync_from_identity(org_external_id=str(data["organization_id"]),
-                                                   subject=str(data["user_id"]), role=_workos_role(data))
+            accounts.membership_sync_from_identity(
+                org_external_id=str(data["organization_id"]),
+                subject=str(data["user_id"]),
+                role=_workos_role(data),
+            )
     elif kind == "organization_membership.deleted":
-        accounts.membership_delete_from_identity(org_external_id=str(data["organization_id"]),
-                                                 subject=str(data["user_id"]))
+        accounts.membership_delete_from_identity(
+            org_external_id=str(data["organization_id"]), subject=str(data["user_id"])
+        )
     else:
         return "ignored"
     return "applied"
@@ -107,8 +129,11 @@ def _subscription_plan(sub: dict) -> str:
         return named
     for item in (sub.get("items") or {}).get("data") or []:
         price = item.get("price") or item.get("plan") or {}
-        for candidate in (str((price.get("metadata") or {}).get("plan") or ""), str(price.get("lookup_key") or ""),
-                          str(settings.STRIPE_PRICE_PLANS.get(str(price.get("id") or ""), ""))):
+        for candidate in (
+            str((price.get("metadata") or {}).get("plan") or ""),
+            str(price.get("lookup_key") or ""),
+            str(settings.STRIPE_PRICE_PLANS.get(str(price.get("id") or ""), "")),
+        ):
             if candidate in plans:
                 return candidate
     return ""
@@ -134,33 +159,48 @@ def _billing(payload: dict) -> str:
     from apps.accounts.services import organization_plan_set
 
     kind = str(payload.get("type") or "")
-    if kind not in ("customer.subscription.created", "customer.subscription.updated",
-                    "customer.subscription.deleted"):
+    if kind not in (
+        "customer.subscription.created",
+        "customer.subscription.updated",
+        "customer.subscription.deleted",
+    ):
         return "ignored"
     sub = (payload.get("data") or {}).get("object") or {}
     org = _billing_organization(sub)
     if org is None:
-        logger.warning("billing event %s: no organization for subscription %s", payload.get("id"), sub.get("id"))
+        logger.warning(
+            "billing event %s: no organization for subscription %s", payload.get("id"), sub.get("id")
+        )
         return "no organization"
     status = str(sub.get("status") or ("canceled" if kind.endswith("deleted") else ""))
     plan = _subscription_plan(sub) if kind != "customer.subscription.deleted" and status in _PAYING else ""
     if not plan:
         if status in _PAYING and kind != "customer.subscription.deleted":
-            logger.warning("billing event %s: subscription %s names no known plan", payload.get("id"), sub.get("id"))
+            logger.warning(
+                "billing event %s: subscription %s names no known plan", payload.get("id"), sub.get("id")
+            )
             return "unknown plan"
         plan = settings.PLAN_AFTER_CANCEL
     created = payload.get("created")
-    changed_at = (datetime.datetime.fromtimestamp(int(created), tz=datetime.UTC)
-                  if isinstance(created, (int, float)) else timezone.now())
+    changed_at = (
+        datetime.datetime.fromtimestamp(int(created), tz=datetime.UTC)
+        if isinstance(created, (int, float))
+        else timezone.now()
+    )
     customer = sub.get("customer")
     applied = organization_plan_set(
-        organization=org, plan=plan, status=status, changed_at=changed_at,
+        organization=org,
+        plan=plan,
+        status=status,
+        changed_at=changed_at,
         customer_id=str(customer.get("id") if isinstance(customer, dict) else customer or ""),
-        subscription_id=str(sub.get("id") or ""))
+        subscription_id=str(sub.get("id") or ""),
+    )
     return f"plan {plan}" if applied else "older than the applied change"
 
 
 # --- TikTok --------------------------------------------------------------------------------------
+
 
 def _tiktok(payload: dict) -> str:
     from apps.publishing.services import publication_platform_report
@@ -178,11 +218,16 @@ def _tiktok(payload: dict) -> str:
         content = content if isinstance(content, dict) else {}
         publish_id, post_id = str(content.get("publish_id") or ""), str(content.get("post_id") or "")
         if event in ("post.publish.complete", "post.publish.publicly_available"):
-            pub = publication_platform_report(platform="tiktok", account_id=account, publish_id=publish_id,
-                                              post_id=post_id)
+            pub = publication_platform_report(
+                platform="tiktok", account_id=account, publish_id=publish_id, post_id=post_id
+            )
         elif event == "post.publish.failed":
-            pub = publication_platform_report(platform="tiktok", account_id=account, publish_id=publish_id,
-                                              failed_reason=str(content.get("reason") or "unknown reason"))
+            pub = publication_platform_report(
+                platform="tiktok",
+                account_id=account,
+                publish_id=publish_id,
+                failed_reason=str(content.get("reason") or "unknown reason"),
+            )
         else:
             return "ignored"
         return f"publication {pub.pk}" if pub else "no matching publication"
@@ -214,8 +259,12 @@ def _meta_posts(payload: dict) -> list[tuple[str, str]]:
                 media = str((value.get("media") or {}).get("id") or "")
                 if media:
                     found.append(("instagram", media))
-            elif kind == "page" and field == "feed" and value.get("item") in _FB_FEED_ITEMS \
-                    and value.get("verb") in ("add", "edited"):
+            elif (
+                kind == "page"
+                and field == "feed"
+                and value.get("item") in _FB_FEED_ITEMS
+                and value.get("verb") in ("add", "edited")
+            ):
                 post = str(value.get("post_id") or "")
                 if post:
                     found.append(("facebook", post))
@@ -241,8 +290,12 @@ def _meta(payload: dict) -> str:
     match = Q()
     for platform, post_id in posts:
         match |= Q(platform=platform, external_id=post_id)
-    ids = [str(pk) for pk in Publication.objects.filter(match, status=Publication.PUBLISHED)
-           .values_list("pk", flat=True).distinct()]
+    ids = [
+        str(pk)
+        for pk in Publication.objects.filter(match, status=Publication.PUBLISHED)
+        .values_list("pk", flat=True)
+        .distinct()
+    ]
     if not ids:
         return "no matching publication"
     refresh = task_named("apps.analytics.tasks.refresh_publications")
@@ -257,8 +310,11 @@ def inbound_process(*, provider: str, event_id: str) -> str | None:
     """Apply one recorded webhook's effect once. Returns what happened (None: nothing to do)."""
     handler = HANDLERS.get(provider)
     with transaction.atomic():
-        record = (InboundWebhook.objects.select_for_update(skip_locked=True)
-                  .filter(provider=provider, event_id=event_id, processed_at__isnull=True).first())
+        record = (
+            InboundWebhook.objects.select_for_update(skip_locked=True)
+            .filter(provider=provider, event_id=event_id, processed_at__isnull=True)
+            .first()
+        )
         if record is None:
             return None
         try:
@@ -277,8 +333,11 @@ def inbound_process(*, provider: str, event_id: str) -> str | None:
 def inbound_sweep(*, older_than_seconds: float = 30.0, limit: int = 200) -> int:
     """Process recorded webhooks whose task was lost (the broker was down after the commit)."""
     cutoff = timezone.now() - datetime.timedelta(seconds=older_than_seconds)
-    pending = list(InboundWebhook.objects.filter(processed_at__isnull=True, received_at__lte=cutoff)
-                   .values_list("provider", "event_id")[:limit])
+    pending = list(
+        InboundWebhook.objects.filter(processed_at__isnull=True, received_at__lte=cutoff).values_list(
+            "provider", "event_id"
+        )[:limit]
+    )
     done = 0
     for provider, event_id in pending:
         try:

@@ -79,7 +79,9 @@ class WebhookDelivery(TimeStampedModel):
 
     organization = models.ForeignKey("accounts.Organization", on_delete=models.CASCADE, related_name="+")
     endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
-    event = models.ForeignKey("events.Event", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    event = models.ForeignKey(
+        "events.Event", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     #: the `evt_...` id in the body and in `webhook-id`: the same across attempts and redeliveries
     message_id = models.CharField(max_length=64)
     event_type = models.CharField(max_length=64, db_index=True)

@@ -86,10 +86,16 @@ def _hex(key: bytes, message: bytes) -> str:
 
 
 def verify_clerk(request, secret: str):
-    msg_id, ts, sigs = _header(request, "svix-id"), _header(request, "svix-timestamp"), _header(request, "svix-signature")
+    msg_id, ts, sigs = (
+        _header(request, "svix-id"),
+        _header(request, "svix-timestamp"),
+        _header(request, "svix-signature"),
+    )
     _fresh("clerk", ts)
     key = base64.b64decode(secret.removeprefix("whsec_"))
-    expected = base64.b64encode(hmac.new(key, f"{msg_id}.{ts}.".encode() + request.body, hashlib.sha256).digest()).decode()
+    expected = base64.b64encode(
+        hmac.new(key, f"{msg_id}.{ts}.".encode() + request.body, hashlib.sha256).digest()
+    ).decode()
     _match(expected, [s.partition(",")[2] for s in sigs.split() if s.startswith("v1,")])
     return msg_id, _json(request.body)
 
@@ -155,5 +161,10 @@ def verify_tiktok(request, secret: str):
     return hashlib.sha256(request.body).hexdigest(), _json(request.body)
 
 
-VERIFIERS = {"clerk": verify_clerk, "workos": verify_workos, "billing": verify_billing, "meta": verify_meta,
-             "tiktok": verify_tiktok}
+VERIFIERS = {
+    "clerk": verify_clerk,
+    "workos": verify_workos,
+    "billing": verify_billing,
+    "meta": verify_meta,
+    "tiktok": verify_tiktok,
+}

@@ -16,8 +16,16 @@ from __future__ import annotations
 from apps.core import ids
 
 #: event data keys holding ids, and their kinds (rendered `cnt_...` etc. as Family A does)
-ID_KEYS = {"contentId": "content", "profileId": "profile", "publicationId": "publication", "batchId": "batch",
-           "brandId": "brand", "webhookId": "webhook", "mediaId": "media", "scheduleId": "schedule"}
+ID_KEYS = {
+    "contentId": "content",
+    "profileId": "profile",
+    "publicationId": "publication",
+    "batchId": "batch",
+    "brandId": "brand",
+    "webhookId": "webhook",
+    "mediaId": "media",
+    "scheduleId": "schedule",
+}
 PROFILE_EVENTS = ("profile.connected", "profile.token_expired")
 
 
@@ -44,9 +52,14 @@ def render_events(events) -> dict:
     from apps.profiles.models import SocialProfile
     from apps.profiles.v1.serializers import present as present_profile
 
-    content_ids = {_pk(e, "contentId", "content") for e in events
-                   if e.type.startswith("content.") and e.type != "content.deleted"} - {None}
-    publication_ids = {_pk(e, "publicationId", "publication") for e in events if e.type.startswith("publication.")} - {None}
+    content_ids = {
+        _pk(e, "contentId", "content")
+        for e in events
+        if e.type.startswith("content.") and e.type != "content.deleted"
+    } - {None}
+    publication_ids = {
+        _pk(e, "publicationId", "publication") for e in events if e.type.startswith("publication.")
+    } - {None}
     profile_ids = {_pk(e, "profileId", "profile") for e in events if e.type in PROFILE_EVENTS} - {None}
 
     contents, publications, profiles = {}, {}, {}
@@ -56,14 +69,18 @@ def render_events(events) -> dict:
             contents.update({c.pk: c for c in content_get(organization=org_id).filter(pk__in=content_ids)})
     if publication_ids:
         model = Content._meta.get_field("publications").related_model
-        publications = {p.pk: p for p in model.objects.filter(pk__in=publication_ids).select_related("profile")}
+        publications = {
+            p.pk: p for p in model.objects.filter(pk__in=publication_ids).select_related("profile")
+        }
     if profile_ids:
         profiles = {p.pk: p for p in SocialProfile.objects.filter(pk__in=profile_ids)}
 
     rendered = {}
     for event in events:
         base = _ids_a(event.data)
-        content = contents.get(_pk(event, "contentId", "content")) if event.type.startswith("content.") else None
+        content = (
+            contents.get(_pk(event, "contentId", "content")) if event.type.startswith("content.") else None
+        )
         publication = publications.get(_pk(event, "publicationId", "publication"))
         profile = profiles.get(_pk(event, "profileId", "profile")) if event.type in PROFILE_EVENTS else None
         if content is not None and content.organization_id == event.organization_id:

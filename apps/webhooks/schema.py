@@ -11,17 +11,28 @@ def webhook_schema(family: str):
     return extend_schema_view(
         list=extend_schema(responses=s.WebhookOutput(many=True), operation_id=f"{family}_webhooks_list"),
         retrieve=extend_schema(responses=s.WebhookOutput, operation_id=f"{family}_webhooks_retrieve"),
-        create=extend_schema(request=s.WebhookInput, responses={201: s.WebhookOutput}, operation_id=f"{family}_webhooks_create"),
-        update=extend_schema(request=s.WebhookUpdateInput, responses=s.WebhookOutput, operation_id=f"{family}_webhooks_update"),
+        create=extend_schema(
+            request=s.WebhookInput, responses={201: s.WebhookOutput}, operation_id=f"{family}_webhooks_create"
+        ),
+        update=extend_schema(
+            request=s.WebhookUpdateInput, responses=s.WebhookOutput, operation_id=f"{family}_webhooks_update"
+        ),
         destroy=extend_schema(responses={204: None}, operation_id=f"{family}_webhooks_destroy"),
     )
 
 
 def delivery_schema(family: str):
-    filters = [OpenApiParameter("status", str, enum=["pending", "succeeded", "failed"]),
-               OpenApiParameter("eventType", str)]
+    filters = [
+        OpenApiParameter("status", str, enum=["pending", "succeeded", "failed"]),
+        OpenApiParameter("eventType", str),
+    ]
     return extend_schema_view(
-        list=extend_schema(parameters=filters, responses=s.DeliveryOutput(many=True),
-                           operation_id=f"{family}_webhook_deliveries_list"),
-        retrieve=extend_schema(responses=s.DeliveryOutput, operation_id=f"{family}_webhook_deliveries_retrieve"),
+        list=extend_schema(
+            parameters=filters,
+            responses=s.DeliveryOutput(many=True),
+            operation_id=f"{family}_webhook_deliveries_list",
+        ),
+        retrieve=extend_schema(
+            responses=s.DeliveryOutput, operation_id=f"{family}_webhook_deliveries_retrieve"
+        ),
     )

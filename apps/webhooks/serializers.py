@@ -22,8 +22,13 @@ class WebhookInput(StrictSerializer):
     secret = serializers.CharField(required=False, allow_blank=True, max_length=200)
     active = serializers.BooleanField(required=False)
     #: the service also checks that the host resolves to public addresses only (apps.webhooks.ssrf)
-    openapi_fields = {"url": {"format": "uri", "pattern": "^https://",
-                              "description": "An https URL whose host resolves to public addresses only"}}
+    openapi_fields = {
+        "url": {
+            "format": "uri",
+            "pattern": "^https://",
+            "description": "An https URL whose host resolves to public addresses only",
+        }
+    }
 
 
 class WebhookUpdateInput(WebhookInput):
@@ -78,8 +83,13 @@ def present_webhook(endpoint, family: str, *, secret: bool = False) -> dict:
 
 
 def present_attempt(attempt) -> dict:
-    return {"startedAt": iso(attempt.started_at), "statusCode": attempt.status_code, "latencyMs": attempt.latency_ms,
-            "responseBody": attempt.response_body, "error": attempt.error or None}
+    return {
+        "startedAt": iso(attempt.started_at),
+        "statusCode": attempt.status_code,
+        "latencyMs": attempt.latency_ms,
+        "responseBody": attempt.response_body,
+        "error": attempt.error or None,
+    }
 
 
 def present_delivery(delivery, family: str, *, attempts: bool = False) -> dict:

@@ -41,10 +41,24 @@ from .models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndp
 logger = logging.getLogger(__name__)
 
 EVENT_TYPES = (
-    "content.created", "content.generated", "content.failed", "content.approved", "content.rejected",
-    "content.scheduled", "content.publishing", "content.published", "content.updated", "content.deleted",
-    "profile.connected", "profile.disconnected", "profile.token_expired", "batch.progress", "batch.completed",
-    "publication.failed", "webhook.test", "webhook.disabled",
+    "content.created",
+    "content.generated",
+    "content.failed",
+    "content.approved",
+    "content.rejected",
+    "content.scheduled",
+    "content.publishing",
+    "content.published",
+    "content.updated",
+    "content.deleted",
+    "profile.connected",
+    "profile.disconnected",
+    "profile.token_expired",
+    "batch.progress",
+    "batch.completed",
+    "publication.failed",
+    "webhook.test",
+    "webhook.disabled",
 )
 #: delays before retries 1..7 (seconds); an attempt after the last one fails the delivery
 RETRY_SCHEDULE = (5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600)
@@ -62,6 +76,7 @@ def clock() -> datetime.datetime:
 
 # --- secrets and signatures --------------------------------------------------------------
 
+
 def secret_make() -> str:
     return "whsec_" + base64.b64encode(pysecrets.token_bytes(32)).decode()
 
@@ -71,8 +86,10 @@ def secret_key(secret: str) -> bytes:
 
 
 def secret_validate(secret: str) -> str:
-    error = ValidationFailed("secret must be whsec_ followed by base64 of 24 to 64 bytes.",
-                             {"secret": ["Expected whsec_<base64 of 24-64 random bytes>."]})
+    error = ValidationFailed(
+        "secret must be whsec_ followed by base64 of 24 to 64 bytes.",
+        {"secret": ["Expected whsec_<base64 of 24-64 random bytes>."]},
+    )
     if not isinstance(secret, str) or not secret.startswith("whsec_"):
         raise error
     try:
@@ -91,12 +108,17 @@ def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
 
 def signing_secrets(endpoint: WebhookEndpoint, now: datetime.datetime) -> list[str]:
     found = [endpoint.secret]
-    if endpoint.previous_secret and endpoint.previous_secret_expires_at and endpoint.previous_secret_expires_at > now:
+    if (
+        endpoint.previous_secret
+        and endpoint.previous_secret_expires_at
+        and endpoint.previous_secret_expires_at > now
+    ):
         found.append(endpoint.previous_secret)
     return found
 
 
 # --- registrations -------------------------------------------------------------------------
+
 
 def _events_validate(events) -> list[str]:
     if not isinstance(events, list) or not events:
@@ -110,12 +132,16 @@ def _events_validate(events) -> list[str]:
     return list(dict.fromkeys(events))
 
 
-def webhook_create(*, organization, url: str, events: list[str], secret: str | None = None,
-                   active: bool = True) -> WebhookEndpoint:
+def webhook_create(
+    *, organization, url: str, events: list[str], secret: str | None = None, active: bool = True
+) -> WebhookEndpoint:
     ssrf.url_check(url)
     return WebhookEndpoint.objects.create(
-        organization=organization, url=url, events=_events_validate(events),
-        secret=secret_validate(secret) if secret else secret_make(), active=active,
+        organization=organization,
+        url=url,
+        events=_events_validate(events),
+        secret=secret_validate(secret) if secret else secret_make(),
+        active=active,
     )
 
 
@@ -165,21 +191,32 @@ def endpoint_disable(*, endpoint_id, reason: str) -> bool:
         endpoint.disabled_at = clock()
         endpoint.disabled_reason = reason[:300]
         endpoint.save(update_fields=["active", "disabled_at", "disabled_reason", "updated_at"])
-        event_record(organization=endpoint.organization_id, type="webhook.disabled",
-                     data={"webhookId": ids.render(endpoint.pk, "webhook"), "url": endpoint.url, "reason": reason})
+        event_record(
+            organization=endpoint.organization_id,
+            type="webhook.disabled",
+            data={"webhookId": ids.render(endpoint.pk, "webhook"), "url": endpoint.url, "reason": reason},
+        )
     logger.warning("webhook %s disabled: %s", endpoint_id, reason)
     return True
 
 
 # --- deliveries ----------------------------------------------------------------------------
 
+
 def _iso(moment: datetime.datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-def _envelope(*, message_id: str, type: str, timestamp: datetime.datetime, organization_id, data: dict) -> dict:
-    return {"id": message_id, "type": type, "timestamp": _iso(timestamp),
-            "organizationId": ids.render(organization_id, "organization"), "data": data}
+def _envelope(
+    *, message_id: str, type: str, timestamp: datetime.datetime, organization_id, data: dict
+) -> dict:
+    return {
+        "id": message_id,
+        "type": type,
+        "timestamp": _iso(timestamp),
+        "organizationId": ids.render(organization_id, "organization"),
+        "data": data,
+    }
 
 
 def deliveries_create_for_events(*, events) -> list:
@@ -192,8 +229,11 @@ def deliveries_create_for_events(*, events) -> list:
     endpoints = list(WebhookEndpoint.objects.filter(organization_id__in=org_ids, active=True))
     if not endpoints:
         return []
-    wanted = [e for e in events if any(ep.organization_id == e.organization_id and ep.subscribed(e.type)
-                                       for ep in endpoints)]
+    wanted = [
+        e
+        for e in events
+        if any(ep.organization_id == e.organization_id and ep.subscribed(e.type) for ep in endpoints)
+    ]
     if not wanted:
         return []
     from .render import render_events
@@ -202,21 +242,35 @@ def deliveries_create_for_events(*, events) -> list:
     now = clock()
     # an endpoint that is failing is backing off: its new deliveries wait with its others (the
     # first due afterwards probes it) instead of each costing an attempt against it
-    backing_off = {ep.pk: now + datetime.timedelta(seconds=endpoint_back_off_seconds(now - ep.failing_since, None))
-                   for ep in endpoints if ep.failing_since is not None}
+    backing_off = {
+        ep.pk: now + datetime.timedelta(seconds=endpoint_back_off_seconds(now - ep.failing_since, None))
+        for ep in endpoints
+        if ep.failing_since is not None
+    }
     rows = []
     for event in wanted:
         message_id = ids.render(event.pk, "event")
-        payload = _envelope(message_id=message_id, type=event.type, timestamp=event.created_at,
-                            organization_id=event.organization_id, data=data[event.pk])
+        payload = _envelope(
+            message_id=message_id,
+            type=event.type,
+            timestamp=event.created_at,
+            organization_id=event.organization_id,
+            data=data[event.pk],
+        )
         for endpoint in endpoints:
             if endpoint.organization_id == event.organization_id and endpoint.subscribed(event.type):
-                rows.append(WebhookDelivery(
-                    organization_id=event.organization_id, endpoint=endpoint, event=event, message_id=message_id,
-                    event_type=event.type, payload=payload,
-                    # due at once, in the order the events were recorded (a drain sends them so)
-                    next_attempt_at=backing_off.get(endpoint.pk) or min(event.created_at, now),
-                ))
+                rows.append(
+                    WebhookDelivery(
+                        organization_id=event.organization_id,
+                        endpoint=endpoint,
+                        event=event,
+                        message_id=message_id,
+                        event_type=event.type,
+                        payload=payload,
+                        # due at once, in the order the events were recorded (a drain sends them so)
+                        next_attempt_at=backing_off.get(endpoint.pk) or min(event.created_at, now),
+                    )
+                )
     created = WebhookDelivery.objects.bulk_create(rows, ignore_conflicts=True)
     return [d.pk for d in created]
 
@@ -225,11 +279,22 @@ def webhook_test(*, endpoint: WebhookEndpoint) -> WebhookDelivery:
     """A `webhook.test` delivery to this endpoint only (sent even if it is not subscribed to it)."""
     message_id = ids.render(uuid.uuid4(), "event")
     now = clock()
-    data = {"webhookId": ids.render(endpoint.pk, "webhook"), "message": "This is a test event from Postforge."}
+    data = {
+        "webhookId": ids.render(endpoint.pk, "webhook"),
+        "message": "This is a test event from Postforge.",
+    }
     delivery = WebhookDelivery.objects.create(
-        organization_id=endpoint.organization_id, endpoint=endpoint, message_id=message_id, event_type="webhook.test",
-        payload=_envelope(message_id=message_id, type="webhook.test", timestamp=now,
-                          organization_id=endpoint.organization_id, data=data),
+        organization_id=endpoint.organization_id,
+        endpoint=endpoint,
+        message_id=message_id,
+        event_type="webhook.test",
+        payload=_envelope(
+            message_id=message_id,
+            type="webhook.test",
+            timestamp=now,
+            organization_id=endpoint.organization_id,
+            data=data,
+        ),
         next_attempt_at=now,
     )
     transaction.on_commit(lambda: delivery_kick(delivery_id=delivery.pk))
@@ -241,10 +306,13 @@ def delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
     if not delivery.endpoint.active:
         from apps.core.errors import InvalidTransition
 
-        raise InvalidTransition("The webhook is disabled; enable it before redelivering.",
-                                {"webhook": [delivery.endpoint.disabled_reason or "disabled"]})
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(status=DeliveryStatus.PENDING, next_attempt_at=clock(),
-                                                          leased_until=None, updated_at=timezone.now())
+        raise InvalidTransition(
+            "The webhook is disabled; enable it before redelivering.",
+            {"webhook": [delivery.endpoint.disabled_reason or "disabled"]},
+        )
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status=DeliveryStatus.PENDING, next_attempt_at=clock(), leased_until=None, updated_at=timezone.now()
+    )
     transaction.on_commit(lambda: delivery_kick(delivery_id=delivery.pk))
     delivery.refresh_from_db()
     return delivery
@@ -261,8 +329,9 @@ def deliveries_kick(*, delivery_ids=None, endpoint_id=None, limit: int = 1) -> N
     if delivery_ids is not None:
         counts: dict = {}
         # only deliveries due now: a failing endpoint's new ones wait for its back-off (the sweep)
-        for endpoint_pk in (WebhookDelivery.objects.filter(pk__in=list(delivery_ids), next_attempt_at__lte=clock())
-                            .values_list("endpoint_id", flat=True)):
+        for endpoint_pk in WebhookDelivery.objects.filter(
+            pk__in=list(delivery_ids), next_attempt_at__lte=clock()
+        ).values_list("endpoint_id", flat=True):
             counts[endpoint_pk] = counts.get(endpoint_pk, 0) + 1
         bound = max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
         kicks = [endpoint_pk for endpoint_pk, n in counts.items() for _ in range(min(n, bound))]
@@ -286,9 +355,9 @@ def delivery_kick(*, delivery_id) -> None:
 
 def _due(now=None):
     now = now or clock()
-    return (WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now,
-                                           endpoint__active=True)
-            .filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now)))
+    return WebhookDelivery.objects.filter(
+        status=DeliveryStatus.PENDING, next_attempt_at__lte=now, endpoint__active=True
+    ).filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
 
 
 def _lease_seconds() -> float:
@@ -331,9 +400,9 @@ def delivery_claim(*, delivery_id=None, endpoint_id=None) -> WebhookDelivery | N
         endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=endpoint_id, active=True).first()
         if endpoint is None:
             return None
-        in_flight = WebhookDelivery.objects.filter(endpoint_id=endpoint.pk, status=DeliveryStatus.PENDING,
-                                                   leased_until__gte=now).aggregate(n=models.Count("pk"),
-                                                                                    oldest=models.Min("leased_until"))
+        in_flight = WebhookDelivery.objects.filter(
+            endpoint_id=endpoint.pk, status=DeliveryStatus.PENDING, leased_until__gte=now
+        ).aggregate(n=models.Count("pk"), oldest=models.Min("leased_until"))
         if in_flight["n"] >= endpoint_bound(endpoint, now, oldest_lease=in_flight["oldest"]):
             return None
         due = _due(now).filter(endpoint_id=endpoint.pk)
@@ -380,9 +449,16 @@ class Sender:
         if pool is None:
             timeout = urllib3.Timeout(total=settings.WEBHOOK_TIMEOUT_SECONDS)
             if scheme == "https":
-                pool = urllib3.HTTPSConnectionPool(address, port, timeout=timeout, retries=False, maxsize=1,
-                                                   server_hostname=host, assert_hostname=host,
-                                                   cert_reqs="CERT_REQUIRED")
+                pool = urllib3.HTTPSConnectionPool(
+                    address,
+                    port,
+                    timeout=timeout,
+                    retries=False,
+                    maxsize=1,
+                    server_hostname=host,
+                    assert_hostname=host,
+                    cert_reqs="CERT_REQUIRED",
+                )
             else:
                 pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False, maxsize=1)
             self._pools[key] = pool
@@ -400,8 +476,16 @@ class Sender:
         key, pool = self._pool(scheme, host, port, address)
         keep = False
         try:
-            response = pool.urlopen("POST", path, body=body, headers={**headers, "Host": host_header},
-                                    redirect=False, retries=False, preload_content=False, assert_same_host=False)
+            response = pool.urlopen(
+                "POST",
+                path,
+                body=body,
+                headers={**headers, "Host": host_header},
+                redirect=False,
+                retries=False,
+                preload_content=False,
+                assert_same_host=False,
+            )
             prefix = b""
             try:
                 prefix = response.read(RESPONSE_LOG_BYTES, decode_content=False) or b""
@@ -410,9 +494,13 @@ class Sender:
             except Exception:
                 pass
             response.release_conn()
-            return _Outcome(status_code=response.status, body=prefix.decode("utf-8", "replace"),
-                            retry_after=_retry_after(response.headers.get("Retry-After"))
-                            if response.status in (429, 503) else None)
+            return _Outcome(
+                status_code=response.status,
+                body=prefix.decode("utf-8", "replace"),
+                retry_after=_retry_after(response.headers.get("Retry-After"))
+                if response.status in (429, 503)
+                else None,
+            )
         except urllib3.exceptions.TimeoutError:
             return _Outcome(error=f"timed out after {settings.WEBHOOK_TIMEOUT_SECONDS:g} s")
         except Exception as exc:  # connection refused, TLS, protocol: all a failed attempt
@@ -490,15 +578,24 @@ def _send(delivery, sender: Sender, *, claim_next: bool):
     started = clock()
     timestamp = int(started.timestamp())
     body = json.dumps(delivery.payload, separators=(",", ":"), ensure_ascii=False).encode()
-    signature = " ".join(sign(s, delivery.message_id, timestamp, body) for s in signing_secrets(endpoint, started))
-    headers = {"webhook-id": delivery.message_id, "webhook-timestamp": str(timestamp),
-               "webhook-signature": signature, "content-type": "application/json", "user-agent": USER_AGENT}
+    signature = " ".join(
+        sign(s, delivery.message_id, timestamp, body) for s in signing_secrets(endpoint, started)
+    )
+    headers = {
+        "webhook-id": delivery.message_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": signature,
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+    }
     t0 = time.monotonic()
     outcome = sender.post(endpoint.url, body, headers)
     latency_ms = int((time.monotonic() - t0) * 1000)
     ok = outcome.status_code is not None and 200 <= outcome.status_code < 300
     if outcome.status_code is not None and not ok and not outcome.error:
-        outcome.error = "redirect not followed" if 300 <= outcome.status_code < 400 else f"HTTP {outcome.status_code}"
+        outcome.error = (
+            "redirect not followed" if 300 <= outcome.status_code < 400 else f"HTTP {outcome.status_code}"
+        )
     return _record(delivery, endpoint, started, latency_ms, outcome, ok, claim_next=claim_next)
 
 
@@ -517,10 +614,14 @@ def _endpoint_back_off(endpoint_id, delivery_id, now, failing_since, retry_after
     due afterwards probes the endpoint. An HTTP error answer (4xx/5xx) defers nothing: it may
     be this message alone."""
     until = now + datetime.timedelta(seconds=endpoint_back_off_seconds(now - failing_since, retry_after))
-    return (WebhookDelivery.objects.filter(endpoint_id=endpoint_id, status=DeliveryStatus.PENDING,
-                                           next_attempt_at__lt=until)
-            .filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now)).exclude(pk=delivery_id)
-            .update(next_attempt_at=until))
+    return (
+        WebhookDelivery.objects.filter(
+            endpoint_id=endpoint_id, status=DeliveryStatus.PENDING, next_attempt_at__lt=until
+        )
+        .filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
+        .exclude(pk=delivery_id)
+        .update(next_attempt_at=until)
+    )
 
 
 def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next: bool = False):
@@ -535,23 +636,37 @@ def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next:
         # receivers dedupe on webhook-id): it need not wait for the WAL flush
         relax_commit()
         attempt = WebhookAttempt.objects.create(
-            delivery_id=delivery.pk, started_at=started, status_code=outcome.status_code, latency_ms=latency_ms,
-            response_body=outcome.body[:RESPONSE_LOG_BYTES], error=outcome.error[:500],
+            delivery_id=delivery.pk,
+            started_at=started,
+            status_code=outcome.status_code,
+            latency_ms=latency_ms,
+            response_body=outcome.body[:RESPONSE_LOG_BYTES],
+            error=outcome.error[:500],
         )
         count = delivery.attempt_count + 1
-        fields = {"attempt_count": count, "leased_until": None, "last_status_code": outcome.status_code,
-                  "updated_at": timezone.now()}
+        fields = {
+            "attempt_count": count,
+            "leased_until": None,
+            "last_status_code": outcome.status_code,
+            "updated_at": timezone.now(),
+        }
         if ok:
             fields.update(status=DeliveryStatus.SUCCEEDED, next_attempt_at=None)
             probed = endpoint_bound(endpoint, now) == 1  # this answer lifts the bound
-            if (endpoint.failing_since is not None or probed or endpoint.answered_at is None
-                    or now - endpoint.answered_at > ANSWERED_REFRESH):
+            if (
+                endpoint.failing_since is not None
+                or probed
+                or endpoint.answered_at is None
+                or now - endpoint.answered_at > ANSWERED_REFRESH
+            ):
                 WebhookEndpoint.objects.filter(pk=endpoint.pk).update(failing_since=None, answered_at=now)
                 endpoint.failing_since, endpoint.answered_at = None, now
         else:
             failing_since = endpoint.failing_since or started
             if endpoint.failing_since is None:
-                WebhookEndpoint.objects.filter(pk=endpoint.pk, failing_since__isnull=True).update(failing_since=started)
+                WebhookEndpoint.objects.filter(pk=endpoint.pk, failing_since__isnull=True).update(
+                    failing_since=started
+                )
             delay = _next_delay(count, outcome.retry_after)
             if outcome.status_code == 410:
                 disable_reason = "The endpoint answered 410 Gone."
@@ -566,8 +681,14 @@ def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next:
         # guarded by our lease: a sweep that re-leased an expired claim owns the row now
         WebhookDelivery.objects.filter(pk=delivery.pk, leased_until=delivery.leased_until).update(**fields)
         if ok and claim_next:
-            following = (_due(now).filter(endpoint_id=endpoint.pk).order_by("next_attempt_at")
-                         .select_related("endpoint").select_for_update(skip_locked=True, of=("self",)).first())
+            following = (
+                _due(now)
+                .filter(endpoint_id=endpoint.pk)
+                .order_by("next_attempt_at")
+                .select_related("endpoint")
+                .select_for_update(skip_locked=True, of=("self",))
+                .first()
+            )
             if following is not None:
                 following.leased_until = now + datetime.timedelta(seconds=_lease_seconds())
                 WebhookDelivery.objects.filter(pk=following.pk).update(leased_until=following.leased_until)
@@ -586,10 +707,18 @@ def deliveries_sweep(*, limit: int = 500, grace_seconds: float = 2.0) -> int:
     them. Returns the number of tasks sent."""
     now = clock()
     cutoff = now - datetime.timedelta(seconds=grace_seconds)
-    rows = (_due(now).filter(next_attempt_at__lte=cutoff).order_by("endpoint_id")
-            .values_list("endpoint_id", "endpoint__failing_since").distinct()[:limit])
-    in_flight = dict(WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, leased_until__gte=now)
-                     .values_list("endpoint_id").annotate(n=models.Count("pk")))
+    rows = (
+        _due(now)
+        .filter(next_attempt_at__lte=cutoff)
+        .order_by("endpoint_id")
+        .values_list("endpoint_id", "endpoint__failing_since")
+        .distinct()[:limit]
+    )
+    in_flight = dict(
+        WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, leased_until__gte=now)
+        .values_list("endpoint_id")
+        .annotate(n=models.Count("pk"))
+    )
     sent = 0
     for endpoint_id, failing_since in rows:
         bound = 1 if failing_since else max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
@@ -603,8 +732,9 @@ def deliveries_sweep(*, limit: int = 500, grace_seconds: float = 2.0) -> int:
 def logs_prune(*, days: int | None = None) -> int:
     """Delete finished deliveries (and their attempts) older than WEBHOOK_LOG_DAYS; return how many."""
     cutoff = clock() - datetime.timedelta(days=days if days is not None else settings.WEBHOOK_LOG_DAYS)
-    deleted, _ = (WebhookDelivery.objects.filter(created_at__lt=cutoff)
-                  .exclude(status=DeliveryStatus.PENDING).delete())
+    deleted, _ = (
+        WebhookDelivery.objects.filter(created_at__lt=cutoff).exclude(status=DeliveryStatus.PENDING).delete()
+    )
     return deleted
 
 
@@ -615,6 +745,9 @@ def inbound_prune(*, days: int | None = None) -> int:
     from .models import InboundWebhook
 
     cutoff = clock() - datetime.timedelta(days=days if days is not None else settings.WEBHOOK_LOG_DAYS)
-    deleted, _ = (InboundWebhook.objects.filter(received_at__lt=cutoff, processed_at__isnull=False)
-                  .exclude(provider="meta", event_id__startswith="deletion:").delete())
+    deleted, _ = (
+        InboundWebhook.objects.filter(received_at__lt=cutoff, processed_at__isnull=False)
+        .exclude(provider="meta", event_id__startswith="deletion:")
+        .delete()
+    )
     return deleted

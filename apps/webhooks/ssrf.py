@@ -25,8 +25,12 @@ from django.conf import settings
 from apps.core.errors import ValidationFailed
 
 _NUMERIC_HOST = re.compile(r"^(0x[0-9a-f]+|\d+)(\.(0x[0-9a-f]+|\d+)){0,3}$", re.IGNORECASE)
-_METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("100.100.100.200"),
-             ipaddress.ip_address("fd00:ec2::254"), ipaddress.ip_address("168.63.129.16")}
+_METADATA = {
+    ipaddress.ip_address("169.254.169.254"),
+    ipaddress.ip_address("100.100.100.200"),
+    ipaddress.ip_address("fd00:ec2::254"),
+    ipaddress.ip_address("168.63.129.16"),
+}
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
@@ -35,7 +39,9 @@ class UnsafeURL(ValidationFailed):
 
 
 def _allowed_networks():
-    return [ipaddress.ip_network(c.strip(), strict=False) for c in settings.WEBHOOK_ALLOWED_CIDRS if c.strip()]
+    return [
+        ipaddress.ip_network(c.strip(), strict=False) for c in settings.WEBHOOK_ALLOWED_CIDRS if c.strip()
+    ]
 
 
 def _exempt(ip) -> bool:
@@ -108,8 +114,10 @@ def parse_url(url: str) -> tuple[str, str, int]:
         try:
             canonical = ipaddress.IPv4Address(host)
         except ValueError:
-            raise UnsafeURL("url host is a numeric address form that is not allowed.",
-                            {"url": [f"{host} is not a dotted-quad address."]}) from None
+            raise UnsafeURL(
+                "url host is a numeric address form that is not allowed.",
+                {"url": [f"{host} is not a dotted-quad address."]},
+            ) from None
         host = str(canonical)
     return scheme, host, port or (443 if scheme == "https" else 80)
 
@@ -123,7 +131,9 @@ def resolve_checked(url: str) -> tuple[str, str, int, str]:
         addresses = [str(literal)]
     except ValueError:
         if host.lower() == "localhost" or host.lower().endswith(".localhost"):
-            raise UnsafeURL("url may not point at localhost.", {"url": ["localhost is not allowed."]}) from None
+            raise UnsafeURL(
+                "url may not point at localhost.", {"url": ["localhost is not allowed."]}
+            ) from None
         try:
             addresses = resolve(host, port)
         except (OSError, UnicodeError):

@@ -33,8 +33,14 @@ def prune_logs() -> int:
 
 
 #: worth another try: the database, Redis, the broker or a platform unreachable for a moment
-TRANSIENT = (OperationalError, InterfaceError, redis.ConnectionError, redis.TimeoutError, kombu.exceptions.OperationalError,
-             requests.RequestException)
+TRANSIENT = (
+    OperationalError,
+    InterfaceError,
+    redis.ConnectionError,
+    redis.TimeoutError,
+    kombu.exceptions.OperationalError,
+    requests.RequestException,
+)
 
 
 class InboundTask(DefaultTask):

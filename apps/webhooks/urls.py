@@ -12,5 +12,7 @@ def routes(webhooks, deliveries) -> list:
         path(f"webhooks/{ID}/rotate-secret", webhooks.as_view({"post": "rotate_secret"})),
         path("webhooks/<str:webhook_pk>/deliveries", deliveries.as_view({"get": "list"})),
         path(f"webhooks/<str:webhook_pk>/deliveries/{ID}", deliveries.as_view({"get": "retrieve"})),
-        path(f"webhooks/<str:webhook_pk>/deliveries/{ID}/redeliver", deliveries.as_view({"post": "redeliver"})),
+        path(
+            f"webhooks/<str:webhook_pk>/deliveries/{ID}/redeliver", deliveries.as_view({"post": "redeliver"})
+        ),
     ]

@@ -33,7 +33,9 @@ class WebhookViews:
         return self.respond(s.present_webhook(self._webhook(pk), self.family))
 
     def create(self, request):
-        endpoint = services.webhook_create(organization=self.actor.organization, **self._fields(s.WebhookInput))
+        endpoint = services.webhook_create(
+            organization=self.actor.organization, **self._fields(s.WebhookInput)
+        )
         return self.respond(s.present_webhook(endpoint, self.family, secret=True), status=201)
 
     def update(self, request, pk=None):
@@ -62,16 +64,23 @@ class DeliveryViews:
     default_sort = ("created_at", "desc")
 
     def _endpoint(self, webhook_pk):
-        return self.lookup(selectors.webhook_list(organization=self.actor.organization), webhook_pk, "webhook")
+        return self.lookup(
+            selectors.webhook_list(organization=self.actor.organization), webhook_pk, "webhook"
+        )
 
     def list(self, request, webhook_pk=None):
         status = request.query_params.get("status") or None
         if status and status not in DeliveryStatus.values:
-            raise ValidationFailed(f"status must be one of {', '.join(DeliveryStatus.values)}.",
-                                   {"status": ["Unknown status."]})
-        qs = selectors.delivery_list(endpoint=self._endpoint(webhook_pk), status=status,
-                                     event_type=request.query_params.get("eventType")
-                                     or request.query_params.get("event_type") or None)
+            raise ValidationFailed(
+                f"status must be one of {', '.join(DeliveryStatus.values)}.", {"status": ["Unknown status."]}
+            )
+        qs = selectors.delivery_list(
+            endpoint=self._endpoint(webhook_pk),
+            status=status,
+            event_type=request.query_params.get("eventType")
+            or request.query_params.get("event_type")
+            or None,
+        )
         return self.respond_list(qs, lambda d: s.present_delivery(d, self.family))
 
     def _delivery(self, webhook_pk, pk):

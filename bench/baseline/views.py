@@ -22,17 +22,30 @@ def lean_brands(request):
     qs = Brand.objects.filter(organization_id=key["organization_id"])
     total = qs.count()
     rows = qs.order_by("-created_at", "-pk").values(
-        "id", "name", "description", "voice", "tone", "primary_color", "secondary_color", "hashtags", "fonts",
-        "is_default", "created_at", "updated_at",
+        "id",
+        "name",
+        "description",
+        "voice",
+        "tone",
+        "primary_color",
+        "secondary_color",
+        "hashtags",
+        "fonts",
+        "is_default",
+        "created_at",
+        "updated_at",
     )[:limit]
     data = [
         {
             "id": f"brd_{r['id'].hex}",
             "name": r["name"],
             "description": r["description"],
-            "guidelines": {"voice": r["voice"], "tone": r["tone"],
-                           "colors": {"primary": r["primary_color"] or None, "secondary": r["secondary_color"] or None},
-                           "hashtags": r["hashtags"]},
+            "guidelines": {
+                "voice": r["voice"],
+                "tone": r["tone"],
+                "colors": {"primary": r["primary_color"] or None, "secondary": r["secondary_color"] or None},
+                "hashtags": r["hashtags"],
+            },
             "assets": {"logo": None, "fonts": r["fonts"]},
             "isDefault": r["is_default"],
             "createdAt": r["created_at"],
@@ -40,7 +53,10 @@ def lean_brands(request):
         }
         for r in rows
     ]
-    body = {"data": data, "pagination": {"page": 1, "limit": limit, "total": total, "pages": math.ceil(total / limit)}}
+    body = {
+        "data": data,
+        "pagination": {"page": 1, "limit": limit, "total": total, "pages": math.ceil(total / limit)},
+    }
     return HttpResponse(orjson.dumps(body, option=orjson.OPT_UTC_Z), content_type="application/json")
 
 
@@ -65,41 +81,100 @@ def lean_content(request):
     page = int(request.GET.get("page", 1))
     qs = Content.objects.filter(organization_id=key["organization_id"])
     total = qs.count()
-    rows = list(qs.order_by("-created_at", "-pk").values(
-        "id", "status", "platforms", "created_at", "scheduled_for", "published_at", "brand_id", "prompt",
-        "post_type", "media_type", "dimensions", "progress", "status_reason",
-    )[(page - 1) * limit: page * limit])
+    rows = list(
+        qs.order_by("-created_at", "-pk").values(
+            "id",
+            "status",
+            "platforms",
+            "created_at",
+            "scheduled_for",
+            "published_at",
+            "brand_id",
+            "prompt",
+            "post_type",
+            "media_type",
+            "dimensions",
+            "progress",
+            "status_reason",
+        )[(page - 1) * limit : page * limit]
+    )
     ids_ = [r["id"] for r in rows]
     variants: dict = {}
     for v in Variant.objects.filter(content_id__in=ids_).values(
-            "content_id", "platform", "caption", "hashtags", "first_comment", "alt_text", "title", "sounds", "adaptations"):
+        "content_id",
+        "platform",
+        "caption",
+        "hashtags",
+        "first_comment",
+        "alt_text",
+        "title",
+        "sounds",
+        "adaptations",
+    ):
         variants.setdefault(v["content_id"], {})[v["platform"]] = {
-            "caption": v["caption"], "hashtags": v["hashtags"], "firstComment": v["first_comment"],
-            "altText": v["alt_text"], "title": v["title"], "sounds": v["sounds"], "adaptations": v["adaptations"]}
+            "caption": v["caption"],
+            "hashtags": v["hashtags"],
+            "firstComment": v["first_comment"],
+            "altText": v["alt_text"],
+            "title": v["title"],
+            "sounds": v["sounds"],
+            "adaptations": v["adaptations"],
+        }
     media: dict = {}
-    for m in MediaAsset.objects.filter(content_id__in=ids_, kind__in=SHOWN_MEDIA).order_by("position", "created_at").values(
-            "content_id", "id", "media_type", "file", "thumbnail", "width", "height", "duration"):
-        media.setdefault(m["content_id"], []).append({
-            "id": f"med_{m['id'].hex}", "type": m["media_type"], "url": m["file"], "thumbnailUrl": m["thumbnail"],
-            "dimensions": {"width": m["width"], "height": m["height"]}, "duration": m["duration"]})
+    for m in (
+        MediaAsset.objects.filter(content_id__in=ids_, kind__in=SHOWN_MEDIA)
+        .order_by("position", "created_at")
+        .values("content_id", "id", "media_type", "file", "thumbnail", "width", "height", "duration")
+    ):
+        media.setdefault(m["content_id"], []).append(
+            {
+                "id": f"med_{m['id'].hex}",
+                "type": m["media_type"],
+                "url": m["file"],
+                "thumbnailUrl": m["thumbnail"],
+                "dimensions": {"width": m["width"], "height": m["height"]},
+                "duration": m["duration"],
+            }
+        )
     publications: dict = {}
     for p in Publication.objects.filter(content_id__in=ids_).values(
-            "content_id", "id", "platform", "status", "scheduled_for", "published_at", "url", "last_error"):
-        publications.setdefault(p["content_id"], []).append({
-            "id": f"pub_{p['id'].hex}", "platform": p["platform"], "status": p["status"],
-            "scheduledFor": p["scheduled_for"], "publishedAt": p["published_at"], "url": p["url"],
-            "error": p["last_error"] or None})
+        "content_id", "id", "platform", "status", "scheduled_for", "published_at", "url", "last_error"
+    ):
+        publications.setdefault(p["content_id"], []).append(
+            {
+                "id": f"pub_{p['id'].hex}",
+                "platform": p["platform"],
+                "status": p["status"],
+                "scheduledFor": p["scheduled_for"],
+                "publishedAt": p["published_at"],
+                "url": p["url"],
+                "error": p["last_error"] or None,
+            }
+        )
     data = [
         {
-            "id": f"cnt_{r['id'].hex}", "status": states.word_a(r["status"]), "platforms": r["platforms"],
-            "createdAt": r["created_at"], "scheduledFor": r["scheduled_for"], "publishedAt": r["published_at"],
-            "content": variants.get(r["id"], {}), "media": media.get(r["id"], []),
-            "brandId": f"brd_{r['brand_id'].hex}", "prompt": r["prompt"], "postType": r["post_type"],
-            "mediaType": r["media_type"], "dimensions": r["dimensions"], "progress": r["progress"],
-            "statusReason": r["status_reason"] or None, "publications": publications.get(r["id"], []),
+            "id": f"cnt_{r['id'].hex}",
+            "status": states.word_a(r["status"]),
+            "platforms": r["platforms"],
+            "createdAt": r["created_at"],
+            "scheduledFor": r["scheduled_for"],
+            "publishedAt": r["published_at"],
+            "content": variants.get(r["id"], {}),
+            "media": media.get(r["id"], []),
+            "brandId": f"brd_{r['brand_id'].hex}",
+            "prompt": r["prompt"],
+            "postType": r["post_type"],
+            "mediaType": r["media_type"],
+            "dimensions": r["dimensions"],
+            "progress": r["progress"],
+            "statusReason": r["status_reason"] or None,
+            "publications": publications.get(r["id"], []),
             "allowedActions": states.allowed_actions(r["status"], require_approval=False),
         }
         for r in rows
     ]
-    body = {"data": data, "pagination": {"page": page, "limit": limit, "total": total, "pages": math.ceil(total / limit)}}
+    body = {
+        "data": data,
+        "pagination": {"page": page, "limit": limit, "total": total, "pages": math.ceil(total / limit)},
+    }
     return HttpResponse(orjson.dumps(body, option=orjson.OPT_UTC_Z), content_type="application/json")

@@ -29,7 +29,9 @@ def test_staff_issue_an_api_key_that_is_shown_once_and_works(admin_page, live_se
     assert ApiKey.objects.get(organization=org).hashed == ApiKey.hash_secret(secret)
     import requests
 
-    response = requests.get(f"{live_server.url}/v1/brands", headers={"Authorization": f"Bearer {secret}"}, timeout=10)
+    response = requests.get(
+        f"{live_server.url}/v1/brands", headers={"Authorization": f"Bearer {secret}"}, timeout=10
+    )
     assert response.status_code == 200
     assert response.json()["data"][0]["name"] == "Initech"
 
@@ -38,7 +40,9 @@ def test_the_admin_index_shows_whether_workers_are_alive(admin_page, live_server
     from apps.core import workers
 
     admin_page.goto(f"{live_server.url}/admin/")
-    assert "No worker is alive" in admin_page.inner_text("#worker-status") or "alive:" in admin_page.inner_text("#worker-status")
+    assert "No worker is alive" in admin_page.inner_text(
+        "#worker-status"
+    ) or "alive:" in admin_page.inner_text("#worker-status")
     workers.beat_once("w-admin@host", ["generation", "publishing"])
     try:
         admin_page.goto(f"{live_server.url}/admin/")

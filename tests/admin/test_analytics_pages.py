@@ -30,13 +30,28 @@ DAY = datetime.timedelta(days=1)
 
 def _published(org, profile, days_ago: float):
     when = timezone.now() - days_ago * DAY
-    content = make_content(org, brand=profile.brand, status="published", image=False, platforms=(profile.platform,))
-    post = SandboxPost.objects.create(organization=org, profile=profile, platform=profile.platform,
-                                      reference=str(content.pk), external_id=f"sbx-{content.pk.hex[:16]}")
+    content = make_content(
+        org, brand=profile.brand, status="published", image=False, platforms=(profile.platform,)
+    )
+    post = SandboxPost.objects.create(
+        organization=org,
+        profile=profile,
+        platform=profile.platform,
+        reference=str(content.pk),
+        external_id=f"sbx-{content.pk.hex[:16]}",
+    )
     SandboxPost.objects.filter(pk=post.pk).update(created_at=when)
-    return Publication.objects.create(organization=org, content=content, profile=profile, platform=profile.platform,
-                                      scheduled_for=when, due_at=when, status="published", published_at=when,
-                                      external_id=post.external_id)
+    return Publication.objects.create(
+        organization=org,
+        content=content,
+        profile=profile,
+        platform=profile.platform,
+        scheduled_for=when,
+        due_at=when,
+        status="published",
+        published_at=when,
+        external_id=post.external_id,
+    )
 
 
 @pytest.fixture
@@ -45,10 +60,24 @@ def acme():
     collection; three follower snapshots per profile; three failures."""
     org = organization_get_or_create(name="Acme")
     brand = Brand.objects.get(organization=org, is_default=True)
-    ig = SocialProfile.objects.create(organization=org, brand=brand, platform="instagram", external_id="sb-ig",
-                                      username="acme.coffee", sandbox=True, follower_count=4000)
-    x = SocialProfile.objects.create(organization=org, brand=brand, platform="x", external_id="sb-x",
-                                     username="acmecoffee", sandbox=True, follower_count=1500)
+    ig = SocialProfile.objects.create(
+        organization=org,
+        brand=brand,
+        platform="instagram",
+        external_id="sb-ig",
+        username="acme.coffee",
+        sandbox=True,
+        follower_count=4000,
+    )
+    x = SocialProfile.objects.create(
+        organization=org,
+        brand=brand,
+        platform="x",
+        external_id="sb-x",
+        username="acmecoffee",
+        sandbox=True,
+        follower_count=1500,
+    )
     for days_ago in (1.2, 3, 5, 9, 15, 26):
         _published(org, ig, days_ago)
     for days_ago in (2, 5, 12, 20):
@@ -60,12 +89,16 @@ def acme():
         SocialProfile.objects.filter(pk=x.pk).update(follower_count=1500 + bump // 5)
         assert collect_followers() == 2
         ProfileSnapshot.objects.filter(organization=org, taken_at__gt=timezone.now() - DAY / 2).update(
-            taken_at=timezone.now() - days_ago * DAY - datetime.timedelta(minutes=5))
+            taken_at=timezone.now() - days_ago * DAY - datetime.timedelta(minutes=5)
+        )
     # failures: the same publishing error twice, one failed generation
     for _ in range(2):
         pub = _published(org, ig, 0.5)
-        Publication.objects.filter(pk=pub.pk).update(status="failed", error_code="media_refused",
-                                                     last_error="Sandbox: this post was refused (media not accepted).")
+        Publication.objects.filter(pk=pub.pk).update(
+            status="failed",
+            error_code="media_refused",
+            last_error="Sandbox: this post was refused (media not accepted).",
+        )
     failed = make_content(org, brand=brand, status="failed", image=False)
     Content.objects.filter(pk=failed.pk).update(status_reason="The image provider timed out three times.")
     other = organization_get_or_create(name="Globex")
@@ -98,11 +131,15 @@ def test_the_analytics_page_charts_the_sandboxs_metrics_from_the_api_selectors(a
     # reach and engagement per platform equal the stored latest snapshots (reach, else impressions, else views)
     snaps = PostSnapshot.objects.filter(organization=org, latest=True)
     for i, platform in enumerate(("instagram", "x")):
-        reach = snaps.filter(platform=platform).aggregate(
-            v=Sum(Coalesce("reach", "impressions", "views")))["v"]
+        reach = snaps.filter(platform=platform).aggregate(v=Sum(Coalesce("reach", "impressions", "views")))[
+            "v"
+        ]
         assert reach > 0 and sum(_values(admin_page, "chart-reach", i)) == reach
         engagement = snaps.filter(platform=platform).aggregate(
-            v=Sum(Coalesce("likes", 0) + Coalesce("comments", 0) + Coalesce("shares", 0) + Coalesce("saves", 0)))["v"]
+            v=Sum(
+                Coalesce("likes", 0) + Coalesce("comments", 0) + Coalesce("shares", 0) + Coalesce("saves", 0)
+            )
+        )["v"]
         assert engagement > 0 and sum(_values(admin_page, "chart-engagement", i)) == engagement
     # the cards: ten posts, two failures, the rate's denominator said
     assert admin_page.inner_text("[data-figure=posts] .pf-figure") == "10"
@@ -158,8 +195,12 @@ def test_the_failures_page_groups_by_cause_and_links_the_objects(admin_page, liv
 def test_the_failures_page_lists_unknown_outcomes_and_links_the_publication(admin_page, live_server, acme):
     org = acme["org"]
     pub = _published(org, acme["x"], 0.2)
-    Publication.objects.filter(pk=pub.pk).update(status="unknown", outcome_unknown=True, published_at=None,
-                                                 last_error="No answer after the create call.")
+    Publication.objects.filter(pk=pub.pk).update(
+        status="unknown",
+        outcome_unknown=True,
+        published_at=None,
+        last_error="No answer after the create call.",
+    )
     admin_page.goto(f"{live_server.url}/admin/analytics/failures/?org={org.pk}&kind=publishing_unknown")
     row = admin_page.locator("#pf-failures tr[data-kind=publishing_unknown]")
     assert row.count() == 1 and admin_page.locator("#pf-failures tbody tr").count() == 1
@@ -197,26 +238,37 @@ def many_profiles():
     org = organization_get_or_create(name="Initech")
     brand = Brand.objects.get(organization=org, is_default=True)
     for i in range(1, 12):
-        profile = ProfileFactory(organization=org, brand=brand, platform="x", username=f"initech{i:02d}",
-                                 sandbox=True)
-        ProfileSnapshot.objects.create(organization=org, profile=profile, followers=100 * i,
-                                       taken_at=timezone.now() - datetime.timedelta(hours=i))
+        profile = ProfileFactory(
+            organization=org, brand=brand, platform="x", username=f"initech{i:02d}", sandbox=True
+        )
+        ProfileSnapshot.objects.create(
+            organization=org,
+            profile=profile,
+            followers=100 * i,
+            taken_at=timezone.now() - datetime.timedelta(hours=i),
+        )
     return org
 
 
-def test_the_followers_chart_draws_the_8_largest_profiles_and_all_on_request(admin_page, live_server, many_profiles):
+def test_the_followers_chart_draws_the_8_largest_profiles_and_all_on_request(
+    admin_page, live_server, many_profiles
+):
     admin_page.goto(f"{live_server.url}/admin/analytics/?org={many_profiles.pk}")
     # no posts yet: the charts say so (the posts chart once failed on its whole-number axis)
     assert "No published posts in this period" in admin_page.inner_text("#chart-posts")
     assert admin_page.locator("#chart-posts svg .axis text").count() == 0  # and draw no axis of their own
     # the largest eight: 400 to 1100 followers, listed by platform and name
     assert _legend(admin_page, "chart-followers") == [f"x @initech{i:02d}" for i in range(4, 12)]
-    assert [_values(admin_page, "chart-followers", s) for s in range(8)] == [[100.0 * i] for i in range(4, 12)]
+    assert [_values(admin_page, "chart-followers", s) for s in range(8)] == [
+        [100.0 * i] for i in range(4, 12)
+    ]
     assert admin_page.inner_text("#pf-followers-count").startswith("The 8 largest of 11 profiles")
     admin_page.click("#pf-followers-count a")
     admin_page.wait_for_url("**followers=all**")
     assert _legend(admin_page, "chart-followers") == [f"x @initech{i:02d}" for i in range(1, 12)]
-    assert [_values(admin_page, "chart-followers", s) for s in range(11)] == [[100.0 * i] for i in range(1, 12)]
+    assert [_values(admin_page, "chart-followers", s) for s in range(11)] == [
+        [100.0 * i] for i in range(1, 12)
+    ]
     assert admin_page.inner_text("#pf-followers-count").startswith("All 11 profiles")
     # another period keeps every line
     admin_page.select_option("#pf-period select[name=days]", "90")
@@ -243,7 +295,11 @@ def test_the_organization_selector_finds_organizations_by_name(admin_page, live_
     admin_page.fill("#pf-orgq", "acme")
     admin_page.click("#pf-filters input[type=submit]")
     admin_page.wait_for_url("**orgq=acme**")
-    assert admin_page.locator("#pf-org option").all_text_contents() == ["Acme", "Acme Europe", "Umbrella Acme"]
+    assert admin_page.locator("#pf-org option").all_text_contents() == [
+        "Acme",
+        "Acme Europe",
+        "Umbrella Acme",
+    ]
     assert "(3 matches)" in admin_page.inner_text("#pf-filters")
     admin_page.select_option("#pf-org", label="Umbrella Acme")
     admin_page.click("#pf-filters input[type=submit]")
@@ -257,4 +313,6 @@ def test_the_organization_selector_finds_organizations_by_name(admin_page, live_
     admin_page.wait_for_url("**orgq=hoo**")
     assert admin_page.locator("#pf-org option:checked").inner_text() == "Hooli"
     admin_page.goto(f"{live_server.url}/admin/analytics/failures/?orgq=nothing-like-it")
-    assert admin_page.locator("#pf-org option").all_text_contents() == ["no organization matches “nothing-like-it”"]
+    assert admin_page.locator("#pf-org option").all_text_contents() == [
+        "no organization matches “nothing-like-it”"
+    ]

@@ -21,8 +21,6 @@ from tests.content.factories import make_content
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-
-
 @pytest.fixture(autouse=True)
 def in_memory_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}

@@ -37,7 +37,9 @@ def brand(org):
 
 @pytest.fixture
 def profile(org, brand):
-    return ProfileFactory(organization=org, brand=brand, platform="instagram", sandbox=True, username="acme_ig")
+    return ProfileFactory(
+        organization=org, brand=brand, platform="instagram", sandbox=True, username="acme_ig"
+    )
 
 
 def page_of(live_server, content) -> str:
@@ -51,7 +53,8 @@ def messages_text(page) -> str:
 
 def image_loaded(page, selector: str) -> None:
     page.wait_for_function(
-        "sel => { const i = document.querySelector(sel); return !!i && i.complete && i.naturalWidth > 0; }", arg=selector,
+        "sel => { const i = document.querySelector(sel); return !!i && i.complete && i.naturalWidth > 0; }",
+        arg=selector,
     )
 
 
@@ -181,8 +184,14 @@ def test_staff_schedule_one_item_and_publish_another_now(admin_page, live_server
 
 
 def test_a_failed_publication_is_retried_from_the_publications_list(admin_page, live_server, org, brand):
-    flaky = ProfileFactory(organization=org, brand=brand, platform="instagram", sandbox=True, username="flaky_ig",
-                           settings={"timezone": "UTC", "sandbox": {"fail": "permanent", "times": 1}})
+    flaky = ProfileFactory(
+        organization=org,
+        brand=brand,
+        platform="instagram",
+        sandbox=True,
+        username="flaky_ig",
+        settings={"timezone": "UTC", "sandbox": {"fail": "permanent", "times": 1}},
+    )
     content = make_content(org, profile=flaky)
     with pytest.raises(PlatformFailure):
         publishing.publications_publish_now(content=content, profiles=[flaky])
@@ -232,14 +241,26 @@ def test_a_service_refusal_is_an_error_message_not_a_500(admin_page, live_server
     assert stale.status == "approved"
 
 
-def test_video_content_is_previewed_with_a_player_and_a_generating_item_with_a_progress_bar(admin_page, live_server, org, brand):
+def test_video_content_is_previewed_with_a_player_and_a_generating_item_with_a_progress_bar(
+    admin_page, live_server, org, brand
+):
     from apps.media.services import media_create_from_bytes
     from tests.conftest import png_bytes
 
     video = make_content(org, brand=brand, platforms=("tiktok",), image=False)
     Content.objects.filter(pk=video.pk).update(media_type="video", post_type="short", dimensions="9:16")
-    media_create_from_bytes(organization=org, data=b"\x00\x00\x00\x18ftypmp42", content_type="video/mp4", kind=Kind.GENERATED,
-                            brand=brand, width=1080, height=1920, duration=6.0, thumbnail=png_bytes((90, 160)), content=video)
+    media_create_from_bytes(
+        organization=org,
+        data=b"\x00\x00\x00\x18ftypmp42",
+        content_type="video/mp4",
+        kind=Kind.GENERATED,
+        brand=brand,
+        width=1080,
+        height=1920,
+        duration=6.0,
+        thumbnail=png_bytes((90, 160)),
+        content=video,
+    )
     admin_page.goto(f"{live_server.url}/admin/content/reviewitem/")
     image_loaded(admin_page, "#result_list img.pf-thumb")  # the video's thumbnail in the queue
     admin_page.goto(page_of(live_server, video))

@@ -57,8 +57,12 @@ def test_the_console_says_postforge(admin_page):
     assert "Django administration" not in admin_page.content()
 
 
-def test_each_variant_shows_its_length_in_the_platforms_unit_red_past_the_limit(admin_page, live_server, org, brand):
-    content = make_content(org, brand=brand, platforms=("x", "bluesky", "threads"), caption="Short and sweet.")
+def test_each_variant_shows_its_length_in_the_platforms_unit_red_past_the_limit(
+    admin_page, live_server, org, brand
+):
+    content = make_content(
+        org, brand=brand, platforms=("x", "bluesky", "threads"), caption="Short and sweet."
+    )
     # X weighs CJK as 2: 150 ideographs are 300 weighted characters (309 with the hashtag), over 280
     Variant.objects.filter(content=content, platform="x").update(caption="咖" * 150)
     # Bluesky counts graphemes: 100 family emoji (7 code points each) are 100 graphemes
@@ -71,19 +75,27 @@ def test_each_variant_shows_its_length_in_the_platforms_unit_red_past_the_limit(
     assert "pf-over" in x.get_attribute("class")
     assert x.evaluate("e => getComputedStyle(e).color") == "rgb(186, 33, 33)"  # red
     text = "👨‍👩‍👧" * 100 + "\n\n#coffee"
-    assert sky.inner_text().startswith(f"{100 + 2 + 7} / 300 "), sky.inner_text()  # graphemes: emoji, two newlines, #coffee
+    assert sky.inner_text().startswith(f"{100 + 2 + 7} / 300 "), (
+        sky.inner_text()
+    )  # graphemes: emoji, two newlines, #coffee
     assert "pf-over" not in sky.get_attribute("class") and len(text) > 300  # code points would be over
     assert threads.inner_text().startswith(f"{len('Short and sweet.') + 2 + 7} / 500 "), threads.inner_text()
     assert threads.evaluate("e => getComputedStyle(e).color") != "rgb(186, 33, 33)"
 
 
-def test_a_reviewer_acts_on_content_but_never_sees_keys_organizations_or_members(reviewer_page, live_server, org, brand):
+def test_a_reviewer_acts_on_content_but_never_sees_keys_organizations_or_members(
+    reviewer_page, live_server, org, brand
+):
     page = reviewer_page
     index = page.locator("#content-main").inner_text()
     assert "Content" in index
     for hidden in ("API keys", "Api keys", "Organizations", "Memberships", "Webhook"):
         assert hidden not in index, hidden
-    for url in ("/admin/accounts/apikey/", "/admin/accounts/organization/", "/admin/webhooks/webhookendpoint/"):
+    for url in (
+        "/admin/accounts/apikey/",
+        "/admin/accounts/organization/",
+        "/admin/webhooks/webhookendpoint/",
+    ):
         response = page.goto(f"{live_server.url}{url}")
         assert response.status == 403, url
     content = make_content(org, brand=brand, status="review", caption="Autumn roast, ready for review")

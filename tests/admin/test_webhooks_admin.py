@@ -30,16 +30,37 @@ def _failed_delivery(endpoint) -> WebhookDelivery:
     """A delivery that failed twice and ran out of retries (written directly: nothing sent)."""
     message_id = "evt_" + "a" * 32
     delivery = WebhookDelivery.objects.create(
-        organization_id=endpoint.organization_id, endpoint=endpoint, message_id=message_id, event_type="webhook.test",
-        payload={"id": message_id, "type": "webhook.test", "timestamp": "2026-11-25T12:00:00Z",
-                 "organizationId": "org_x", "data": {}})
+        organization_id=endpoint.organization_id,
+        endpoint=endpoint,
+        message_id=message_id,
+        event_type="webhook.test",
+        payload={
+            "id": message_id,
+            "type": "webhook.test",
+            "timestamp": "2026-11-25T12:00:00Z",
+            "organizationId": "org_x",
+            "data": {},
+        },
+    )
     started = timezone.now() - datetime.timedelta(minutes=10)
-    WebhookAttempt.objects.create(delivery=delivery, started_at=started, status_code=500, latency_ms=42,
-                                  response_body="upstream exploded", error="HTTP 500")
-    WebhookAttempt.objects.create(delivery=delivery, started_at=started + datetime.timedelta(seconds=5),
-                                  status_code=None, latency_ms=15000, error="timed out after 15 s")
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(status="failed", attempt_count=2, next_attempt_at=None,
-                                                          last_status_code=500)
+    WebhookAttempt.objects.create(
+        delivery=delivery,
+        started_at=started,
+        status_code=500,
+        latency_ms=42,
+        response_body="upstream exploded",
+        error="HTTP 500",
+    )
+    WebhookAttempt.objects.create(
+        delivery=delivery,
+        started_at=started + datetime.timedelta(seconds=5),
+        status_code=None,
+        latency_ms=15000,
+        error="timed out after 15 s",
+    )
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status="failed", attempt_count=2, next_attempt_at=None, last_status_code=500
+    )
     return delivery
 
 
@@ -48,12 +69,21 @@ def test_endpoints_deliveries_attempts_redeliver_and_inbound(admin_page, live_se
     org = organization_get_or_create(name="Hooked Co")
     live = services.webhook_create(organization=org, url=receiver.url, events=["*"])
     dead = services.webhook_create(organization=org, url=receiver.url.replace("/hook", "/gone"), events=["*"])
-    WebhookEndpoint.objects.filter(pk=dead.pk).update(active=False, disabled_at=timezone.now(),
-                                                      disabled_reason="The endpoint answered 410 Gone.")
+    WebhookEndpoint.objects.filter(pk=dead.pk).update(
+        active=False, disabled_at=timezone.now(), disabled_reason="The endpoint answered 410 Gone."
+    )
     delivery = _failed_delivery(live)
-    InboundWebhook.objects.create(provider="clerk", event_id="msg_1", subject="user.created", payload={},
-                                  processed_at=timezone.now(), outcome="applied")
-    InboundWebhook.objects.create(provider="tiktok", event_id="tt_1", subject="post.publish.failed", payload={})
+    InboundWebhook.objects.create(
+        provider="clerk",
+        event_id="msg_1",
+        subject="user.created",
+        payload={},
+        processed_at=timezone.now(),
+        outcome="applied",
+    )
+    InboundWebhook.objects.create(
+        provider="tiktok", event_id="tt_1", subject="post.publish.failed", payload={}
+    )
 
     # endpoints: per organization, with their state and why one is disabled
     page.goto(f"{live_server.url}/admin/webhooks/webhookendpoint/?organization__id__exact={org.pk}")
@@ -99,7 +129,9 @@ def test_organizations_show_the_plan_billing_set(admin_page, live_server):
     org = organization_get_or_create(name="Billed Co")
     from apps.accounts.models import Organization
 
-    Organization.objects.filter(pk=org.pk).update(plan="pro", billing_status="active", billing_customer_id="cus_42")
+    Organization.objects.filter(pk=org.pk).update(
+        plan="pro", billing_status="active", billing_customer_id="cus_42"
+    )
     admin_page.goto(f"{live_server.url}/admin/accounts/organization/?plan=pro")
     row = admin_page.locator("#result_list tbody tr")
     expect(row).to_have_count(1)

@@ -17,14 +17,31 @@ def at(*args) -> datetime.datetime:
 
 
 def publish(org, profile, when, **snapshot):
-    content = make_content(org, brand=profile.brand, status="published", image=False, platforms=(profile.platform,))
-    pub = Publication.objects.create(organization=org, content=content, profile=profile, platform=profile.platform,
-                                     scheduled_for=when, due_at=when, status="published", published_at=when,
-                                     external_id=f"ext-{content.pk}")
+    content = make_content(
+        org, brand=profile.brand, status="published", image=False, platforms=(profile.platform,)
+    )
+    pub = Publication.objects.create(
+        organization=org,
+        content=content,
+        profile=profile,
+        platform=profile.platform,
+        scheduled_for=when,
+        due_at=when,
+        status="published",
+        published_at=when,
+        external_id=f"ext-{content.pk}",
+    )
     if snapshot:
-        PostSnapshot.objects.create(organization=org, publication=pub, content=content, profile=profile,
-                                    platform=profile.platform, published_at=when, taken_at=when + datetime.timedelta(hours=5),
-                                    **snapshot)
+        PostSnapshot.objects.create(
+            organization=org,
+            publication=pub,
+            content=content,
+            profile=profile,
+            platform=profile.platform,
+            published_at=when,
+            taken_at=when + datetime.timedelta(hours=5),
+            **snapshot,
+        )
     return pub
 
 
@@ -41,14 +58,32 @@ def build(org, other_org):
     brand = BrandFactory(organization=org)
     ig = ProfileFactory(organization=org, brand=brand, platform="instagram", follower_count=1000)
     x = ProfileFactory(organization=org, brand=brand, platform="x", follower_count=500)
-    a = publish(org, ig, at(2026, 3, 28, 23, 30), views=300, reach=200, likes=10, comments=5, shares=3, saves=2)
-    b = publish(org, ig, at(2026, 3, 29, 12, 0), views=400, likes=30, comments=10,
-                unavailable={"reach": "not reported by the platform"})
+    a = publish(
+        org, ig, at(2026, 3, 28, 23, 30), views=300, reach=200, likes=10, comments=5, shares=3, saves=2
+    )
+    b = publish(
+        org,
+        ig,
+        at(2026, 3, 29, 12, 0),
+        views=400,
+        likes=30,
+        comments=10,
+        unavailable={"reach": "not reported by the platform"},
+    )
     c = publish(org, x, at(2026, 3, 30, 22, 30), impressions=1000, likes=40, replies=5, reposts=5)
     PostSnapshot.objects.filter(publication=c).update(latest=True)
-    PostSnapshot.objects.create(organization=org, publication=c, content=c.content, profile=x, platform="x",
-                                published_at=c.published_at, taken_at=c.published_at + datetime.timedelta(hours=1),
-                                impressions=90, likes=1, latest=False)
+    PostSnapshot.objects.create(
+        organization=org,
+        publication=c,
+        content=c.content,
+        profile=x,
+        platform="x",
+        published_at=c.published_at,
+        taken_at=c.published_at + datetime.timedelta(hours=1),
+        impressions=90,
+        likes=1,
+        latest=False,
+    )
     d = publish(org, x, at(2026, 4, 1, 8, 0))
     other = ProfileFactory(organization=other_org, platform="instagram")
     e = publish(other_org, other, at(2026, 3, 29, 9, 0), reach=999, likes=999)

@@ -21,28 +21,56 @@ D = datetime.timedelta(days=1)
 
 def sandbox_post(org, profile, age):
     now = timezone.now()
-    content = make_content(org, brand=profile.brand, status="published", image=False, platforms=(profile.platform,))
-    post = SandboxPost.objects.create(organization=org, profile=profile, platform=profile.platform,
-                                      reference=str(content.pk)[:64], external_id=f"sbx-{content.pk}")
+    content = make_content(
+        org, brand=profile.brand, status="published", image=False, platforms=(profile.platform,)
+    )
+    post = SandboxPost.objects.create(
+        organization=org,
+        profile=profile,
+        platform=profile.platform,
+        reference=str(content.pk)[:64],
+        external_id=f"sbx-{content.pk}",
+    )
     SandboxPost.objects.filter(pk=post.pk).update(created_at=now - age)
-    return Publication.objects.create(organization=org, content=content, profile=profile, platform=profile.platform,
-                                      scheduled_for=now - age, due_at=now - age, status="published",
-                                      published_at=now - age, external_id=post.external_id)
+    return Publication.objects.create(
+        organization=org,
+        content=content,
+        profile=profile,
+        platform=profile.platform,
+        scheduled_for=now - age,
+        due_at=now - age,
+        status="published",
+        published_at=now - age,
+        external_id=post.external_id,
+    )
 
 
 def snapshot(pub, taken_ago):
     PostSnapshot.objects.filter(publication=pub).update(latest=False)
-    PostSnapshot.objects.create(organization=pub.organization, publication=pub, content=pub.content,
-                                profile=pub.profile, platform=pub.platform, published_at=pub.published_at,
-                                taken_at=timezone.now() - taken_ago, likes=1)
+    PostSnapshot.objects.create(
+        organization=pub.organization,
+        publication=pub,
+        content=pub.content,
+        profile=pub.profile,
+        platform=pub.platform,
+        published_at=pub.published_at,
+        taken_at=timezone.now() - taken_ago,
+        likes=1,
+    )
 
 
-@pytest.mark.parametrize(("age", "taken_ago", "due"), [
-    (2 * H, None, True),
-    (5 * H, 2 * H, True), (5 * H, 30 * datetime.timedelta(minutes=1), False),   # hourly under 48 h
-    (10 * D, 25 * H, True), (10 * D, 12 * H, False),                          # daily to 30 days
-    (40 * D, 8 * D, True), (40 * D, 3 * D, False),                            # weekly after
-])
+@pytest.mark.parametrize(
+    ("age", "taken_ago", "due"),
+    [
+        (2 * H, None, True),
+        (5 * H, 2 * H, True),
+        (5 * H, 30 * datetime.timedelta(minutes=1), False),  # hourly under 48 h
+        (10 * D, 25 * H, True),
+        (10 * D, 12 * H, False),  # daily to 30 days
+        (40 * D, 8 * D, True),
+        (40 * D, 3 * D, False),  # weekly after
+    ],
+)
 def test_what_is_due_follows_the_age_of_the_post(owner, age, taken_ago, due):
     profile = ProfileFactory(organization=owner.org, sandbox=True)
     pub = sandbox_post(owner.org, profile, age)
@@ -100,7 +128,9 @@ def test_an_expired_claim_is_taken_over_and_its_old_holder_cannot_store(owner):
     pub = sandbox_post(owner.org, profile, 2 * H)
     [(old_token, _)] = services.claim_due_publications()
     # the holder was killed: its lease runs out and the next sweep claims the publication again
-    PullClaim.objects.filter(token=old_token).update(leased_until=timezone.now() - datetime.timedelta(seconds=1))
+    PullClaim.objects.filter(token=old_token).update(
+        leased_until=timezone.now() - datetime.timedelta(seconds=1)
+    )
     [(new_token, ids)] = services.claim_due_publications()
     assert ids == [pub.pk] and new_token != old_token
     with pytest.raises(services.LeaseLost):
@@ -115,8 +145,9 @@ def test_a_claim_on_what_is_no_longer_due_is_released(owner):
     profile = ProfileFactory(organization=owner.org, sandbox=True)
     pub = sandbox_post(owner.org, profile, 2 * H)
     real_due = services.due_publications
-    services.due_publications = lambda *a, **k: (real_due(*a, **k) if k.get("include_claimed") else
-                                                  _stale_due(real_due, pub, *a, **k))
+    services.due_publications = lambda *a, **k: (
+        real_due(*a, **k) if k.get("include_claimed") else _stale_due(real_due, pub, *a, **k)
+    )
     try:
         assert services.claim_due_publications() == []
     finally:

@@ -85,22 +85,44 @@ def _published_posts(org, linkedin: ThrottlingLinkedIn):
     brand = brand_ensure_default(organization=org)
     now = timezone.now()
     sandbox = [
-        SocialProfile.objects.create(organization=org, brand=brand, platform="instagram", external_id=f"sb-{i}",
-                                     username=f"slow{i}", sandbox=True, connected_at=now, follower_count=1000 + i,
-                                     settings={"sandbox": {"metricsDelay": 0.5}})
+        SocialProfile.objects.create(
+            organization=org,
+            brand=brand,
+            platform="instagram",
+            external_id=f"sb-{i}",
+            username=f"slow{i}",
+            sandbox=True,
+            connected_at=now,
+            follower_count=1000 + i,
+            settings={"sandbox": {"metricsDelay": 0.5}},
+        )
         for i in range(N_SANDBOX_PROFILES)
     ]
     members = [
-        SocialProfile.objects.create(organization=org, brand=brand, platform="linkedin",
-                                     external_id=f"urn:li:person:{linkedin.person_id}{i}", username=f"member{i}",
-                                     sandbox=False, connected_at=now, access_token_enc=encrypt(TOKEN))
+        SocialProfile.objects.create(
+            organization=org,
+            brand=brand,
+            platform="linkedin",
+            external_id=f"urn:li:person:{linkedin.person_id}{i}",
+            username=f"member{i}",
+            sandbox=False,
+            connected_at=now,
+            access_token_enc=encrypt(TOKEN),
+        )
         for i in range(N_LINKEDIN_PROFILES)
     ]
-    contents = Content.objects.bulk_create([
-        Content(organization=org, brand=brand, platforms=["instagram" if i < N_SANDBOX_POSTS else "linkedin"],
-                prompt=f"post {i}", status="published")
-        for i in range(N_POSTS)
-    ])
+    contents = Content.objects.bulk_create(
+        [
+            Content(
+                organization=org,
+                brand=brand,
+                platforms=["instagram" if i < N_SANDBOX_POSTS else "linkedin"],
+                prompt=f"post {i}",
+                status="published",
+            )
+            for i in range(N_POSTS)
+        ]
+    )
     published = now - datetime.timedelta(hours=2)
 
     def publication(i, content):
@@ -109,15 +131,32 @@ def _published_posts(org, linkedin: ThrottlingLinkedIn):
         else:
             profile, external_id = members[i % N_LINKEDIN_PROFILES], f"urn:li:share:{7000000000 + i}"
             linkedin.set_metrics(external_id, views=1000 + i, likes=i, comments=3, shares=1)
-        return Publication(organization=org, content=content, profile=profile, platform=profile.platform,
-                           scheduled_for=published, due_at=published, status="published", published_at=published,
-                           external_id=external_id)
+        return Publication(
+            organization=org,
+            content=content,
+            profile=profile,
+            platform=profile.platform,
+            scheduled_for=published,
+            due_at=published,
+            status="published",
+            published_at=published,
+            external_id=external_id,
+        )
 
     pubs = Publication.objects.bulk_create([publication(i, c) for i, c in enumerate(contents)])
-    SandboxPost.objects.bulk_create([
-        SandboxPost(organization=org, profile=p.profile, platform="instagram", reference=str(p.pk),
-                    external_id=p.external_id) for p in pubs if p.platform == "instagram"
-    ])
+    SandboxPost.objects.bulk_create(
+        [
+            SandboxPost(
+                organization=org,
+                profile=p.profile,
+                platform="instagram",
+                reference=str(p.pk),
+                external_id=p.external_id,
+            )
+            for p in pubs
+            if p.platform == "instagram"
+        ]
+    )
     SandboxPost.objects.filter(organization=org).update(created_at=published)
     return sandbox + members, pubs
 
@@ -126,13 +165,23 @@ def test_every_post_gets_one_snapshot_despite_killed_workers_and_a_redis_restart
     org = organization_get_or_create(name=f"Analytics chaos {random.randint(0, 1 << 30)}")
     linkedin = ThrottlingLinkedIn()
     profiles, pubs = _published_posts(org, linkedin)
-    cluster = Cluster(workers=WORKERS, concurrency=CONCURRENCY, beats=1, queues="analytics", env={
-        "ANALYTICS_SWEEP_INTERVAL": "2", "ANALYTICS_FOLLOWERS_INTERVAL": "2", "ANALYTICS_LEASE_SECONDS": "6",
-        "ANALYTICS_CHUNK_SIZE": "5", "WORKER_HEARTBEAT_SECONDS": "2",
-        # the real LinkedIn client, against the fake
-        "LINKEDIN_CLIENT_ID": "fake-client", "LINKEDIN_CLIENT_SECRET": "fake-secret",
-        "OAUTH_ENDPOINT_OVERRIDES": json.dumps({"linkedin": {"api": linkedin.base_url}}),
-    }).start()
+    cluster = Cluster(
+        workers=WORKERS,
+        concurrency=CONCURRENCY,
+        beats=1,
+        queues="analytics",
+        env={
+            "ANALYTICS_SWEEP_INTERVAL": "2",
+            "ANALYTICS_FOLLOWERS_INTERVAL": "2",
+            "ANALYTICS_LEASE_SECONDS": "6",
+            "ANALYTICS_CHUNK_SIZE": "5",
+            "WORKER_HEARTBEAT_SECONDS": "2",
+            # the real LinkedIn client, against the fake
+            "LINKEDIN_CLIENT_ID": "fake-client",
+            "LINKEDIN_CLIENT_SECRET": "fake-secret",
+            "OAUTH_ENDPOINT_OVERRIDES": json.dumps({"linkedin": {"api": linkedin.base_url}}),
+        },
+    ).start()
     snaps = PostSnapshot.objects.filter(organization=org)
     follower_snaps = ProfileSnapshot.objects.filter(organization=org)
     ids = [p.pk for p in pubs] + [p.pk for p in profiles]
@@ -142,11 +191,16 @@ def test_every_post_gets_one_snapshot_despite_killed_workers_and_a_redis_restart
         redis_done = False
         while time.monotonic() < started + 240:
             posts_done = snaps.values("publication").distinct().count()
-            if (posts_done == N_POSTS and follower_snaps.values("profile").distinct().count() == N_PROFILES
-                    and redis_done):
+            if (
+                posts_done == N_POSTS
+                and follower_snaps.values("profile").distinct().count() == N_PROFILES
+                and redis_done
+            ):
                 break
             # a killed or lost chunk shows as a claim past its lease until a sweep takes it over
-            expired_seen += PullClaim.objects.filter(subject_id__in=ids, leased_until__lt=timezone.now()).count()
+            expired_seen += PullClaim.objects.filter(
+                subject_id__in=ids, leased_until__lt=timezone.now()
+            ).count()
             if time.monotonic() - started > 3 and random.random() < 0.3 and cluster.kills < 6:
                 cluster.kill_random_worker()
             throttle_over = linkedin.throttle_until is not None and time.time() > linkedin.throttle_until
@@ -162,7 +216,9 @@ def test_every_post_gets_one_snapshot_despite_killed_workers_and_a_redis_restart
         linkedin.close()
     assert cluster.kills >= 3 and cluster.redis_restarts == 1
     per_post = dict(snaps.values_list("publication").annotate(n=Count("id")).order_by())
-    assert len(per_post) == N_POSTS, f"{N_POSTS - len(per_post)} posts without a snapshot after {elapsed:.0f} s"
+    assert len(per_post) == N_POSTS, (
+        f"{N_POSTS - len(per_post)} posts without a snapshot after {elapsed:.0f} s"
+    )
     assert set(per_post.values()) == {1}, {k: n for k, n in per_post.items() if n > 1}  # never stored twice
     assert snaps.filter(latest=True).count() == N_POSTS
     assert not snaps.filter(views__isnull=True).exists()  # real figures from the sandbox, not gaps
@@ -180,6 +236,8 @@ def test_every_post_gets_one_snapshot_despite_killed_workers_and_a_redis_restart
     per_profile = dict(follower_snaps.values_list("profile").annotate(n=Count("id")).order_by())
     assert len(per_profile) == N_PROFILES and set(per_profile.values()) == {1}, per_profile
     assert expired_seen > 0  # the recovery path (an expired claim taken over) was exercised
-    print(f"\n{N_POSTS} posts and {N_PROFILES} profiles collected in {elapsed:.0f} s, "
-          f"{cluster.kills} workers killed, Redis restarted once, expired claims seen {expired_seen}, "
-          f"LinkedIn 429s {len(throttled)} of {len(linkedin.reads)} metrics reads")
+    print(
+        f"\n{N_POSTS} posts and {N_PROFILES} profiles collected in {elapsed:.0f} s, "
+        f"{cluster.kills} workers killed, Redis restarted once, expired claims seen {expired_seen}, "
+        f"LinkedIn 429s {len(throttled)} of {len(linkedin.reads)} metrics reads"
+    )

@@ -34,10 +34,17 @@ def rows(body, *keys):
 
 def test_totals_and_daily_buckets_in_utc(owner, posts):
     body = get(owner.client(), "groupBy=day")
-    assert body["metrics"] == {"totalPosts": 4, "totalReach": 1600, "totalEngagement": 110,
-                               "avgEngagementRate": pytest.approx(8.3333, abs=1e-4)}
+    assert body["metrics"] == {
+        "totalPosts": 4,
+        "totalReach": 1600,
+        "totalEngagement": 110,
+        "avgEngagementRate": pytest.approx(8.3333, abs=1e-4),
+    }
     assert rows(body, "posts", "reach", "engagement") == [
-        ("2026-03-28", 1, 200, 20), ("2026-03-29", 1, 400, 40), ("2026-03-30", 1, 1000, 50), ("2026-04-01", 1, 0, 0),
+        ("2026-03-28", 1, 200, 20),
+        ("2026-03-29", 1, 400, 40),
+        ("2026-03-30", 1, 1000, 50),
+        ("2026-04-01", 1, 0, 0),
     ]
     basis = body["engagementRateBasis"]
     assert basis["denominator"] == "mixed"
@@ -47,15 +54,23 @@ def test_totals_and_daily_buckets_in_utc(owner, posts):
 def test_days_follow_the_time_zone_across_the_dst_change(owner, posts):
     body = get(owner.client(), "groupBy=day&timezone=Europe/Paris")
     assert rows(body, "posts", "reach", "engagement") == [
-        ("2026-03-29", 2, 600, 60), ("2026-03-31", 1, 1000, 50), ("2026-04-01", 1, 0, 0),
+        ("2026-03-29", 2, 600, 60),
+        ("2026-03-31", 1, 1000, 50),
+        ("2026-04-01", 1, 0, 0),
     ]
 
 
 def test_weeks_start_on_monday_and_months_split_at_the_local_boundary(owner, posts):
     weeks = get(owner.client(), "groupBy=week")
-    assert rows(weeks, "posts", "reach", "engagement") == [("2026-03-23", 2, 600, 60), ("2026-03-30", 2, 1000, 50)]
+    assert rows(weeks, "posts", "reach", "engagement") == [
+        ("2026-03-23", 2, 600, 60),
+        ("2026-03-30", 2, 1000, 50),
+    ]
     months = get(owner.client(), "groupBy=month&timezone=Europe/Paris")
-    assert rows(months, "posts", "reach", "engagement") == [("2026-03-01", 3, 1600, 110), ("2026-04-01", 1, 0, 0)]
+    assert rows(months, "posts", "reach", "engagement") == [
+        ("2026-03-01", 3, 1600, 110),
+        ("2026-04-01", 1, 0, 0),
+    ]
     # C (Paris 00:30 on Tuesday 31 March) stays in the week of Monday 30 March in Paris too
     paris_weeks = get(owner.client(), "groupBy=week&timezone=Europe/Paris")
     assert rows(paris_weeks, "posts") == [("2026-03-23", 2), ("2026-03-30", 2)]
@@ -63,7 +78,12 @@ def test_weeks_start_on_monday_and_months_split_at_the_local_boundary(owner, pos
 
 def test_a_metric_is_carried_and_a_post_without_snapshot_is_null_not_zero(owner, posts):
     body = get(owner.client(), "groupBy=day&metric=likes")
-    assert rows(body, "likes") == [("2026-03-28", 10), ("2026-03-29", 30), ("2026-03-30", 40), ("2026-04-01", None)]
+    assert rows(body, "likes") == [
+        ("2026-03-28", 10),
+        ("2026-03-29", 30),
+        ("2026-03-30", 40),
+        ("2026-04-01", None),
+    ]
 
 
 def test_filters_by_platform_and_content(owner, posts):
@@ -71,17 +91,25 @@ def test_filters_by_platform_and_content(owner, posts):
     assert body["metrics"]["totalPosts"] == 2 and body["metrics"]["totalEngagement"] == 50
     cid = ids.render(posts["A"].content_id, "content")
     body = get(owner.client(), f"groupBy=month&contentId={cid}")
-    assert body["metrics"] == {"totalPosts": 1, "totalReach": 200, "totalEngagement": 20, "avgEngagementRate": 10.0}
+    assert body["metrics"] == {
+        "totalPosts": 1,
+        "totalReach": 200,
+        "totalEngagement": 20,
+        "avgEngagementRate": 10.0,
+    }
     assert body["engagementRateBasis"]["denominator"] == "reach"
 
 
-@pytest.mark.parametrize(("query", "field", "listed"), [
-    ("groupBy=year", "groupBy", "day, week, month"),
-    ("metric=virality", "metric", "views"),
-    ("startDate=yesterday", "startDate", "ISO 8601"),
-    ("startDate=2026-04-02&endDate=2026-04-01", "endDate", "after"),
-    ("timezone=Mars/Olympus", "timezone", "IANA"),
-])
+@pytest.mark.parametrize(
+    ("query", "field", "listed"),
+    [
+        ("groupBy=year", "groupBy", "day, week, month"),
+        ("metric=virality", "metric", "views"),
+        ("startDate=yesterday", "startDate", "ISO 8601"),
+        ("startDate=2026-04-02&endDate=2026-04-01", "endDate", "after"),
+        ("timezone=Mars/Olympus", "timezone", "IANA"),
+    ],
+)
 def test_bad_parameters_are_a_400_listing_the_valid_values(owner, query, field, listed):
     response = owner.client().get(f"/v1/analytics/content?{query}")
     assert response.status_code == 400, response.content
@@ -110,8 +138,14 @@ def test_content_carries_its_latest_analytics(owner, posts):
     body = owner.client().get(f"/v1/content/{ids.render(posts['A'].content_id, 'content')}").json()
     analytics = body["analytics"]
     assert {k: analytics[k] for k in ("views", "likes", "comments", "shares")} == {
-        "views": 300, "likes": 10, "comments": 5, "shares": 3}
+        "views": 300,
+        "likes": 10,
+        "comments": 5,
+        "shares": 3,
+    }
     assert analytics["metricsUpdatedAt"] == "2026-03-29T04:30:00Z"
     assert analytics["engagementRate"] == 10.0 and analytics["engagementRateBasis"] == "reach"
-    fresh = owner.client().get(f"/v1/content/{ids.render(posts['D'].content_id, 'content')}").json()["analytics"]
+    fresh = (
+        owner.client().get(f"/v1/content/{ids.render(posts['D'].content_id, 'content')}").json()["analytics"]
+    )
     assert fresh["views"] == 0 and fresh["metricsUpdatedAt"] is None

@@ -33,7 +33,9 @@ def test_content_metrics_sorted_by_engagement_and_paginated(owner, posts):
     assert_conforms("api", "/analytics/content", "get", 200, body)
     rest = client.get(f"/api/analytics/content?{PERIOD}&sort=engagement:desc&limit=2&page=2").json()["data"]
     assert [r["engagement"] for r in rest] == [20, 0]
-    assert rest[1]["views"] is None and rest[1]["engagementRate"] is None  # no snapshot: no figures, not zeros
+    assert (
+        rest[1]["views"] is None and rest[1]["engagementRate"] is None
+    )  # no snapshot: no figures, not zeros
     assert_conforms("api", "/analytics/content", "get", 200, {"data": rest, "pagination": body["pagination"]})
     only_x = client.get(f"/api/analytics/content?{PERIOD}&platform=x").json()["data"]
     assert sorted(r["engagement"] for r in only_x) == [0, 50]
@@ -86,7 +88,10 @@ def test_export_streams_every_post_with_every_stored_metric(owner, posts, path):
     # the schema declares both bodies as they are streamed, CSV columns in the JSON rows' order
     family = path.split("/")[1]
     assert_conforms(family, "/analytics/export", "get", 200, body)
-    assert list(rows[0]) == declared(family, "/analytics/export", "get", 200)["properties"]["data"]["items"]["required"]
+    assert (
+        list(rows[0])
+        == declared(family, "/analytics/export", "get", 200)["properties"]["data"]["items"]["required"]
+    )
     assert media_types(family, "/analytics/export", "get", 200) == ["text/csv", "application/json"]
     assert response["Content-Type"].split(";")[0] == "text/csv"
     bad = client.get(f"{path}?format=xml")
@@ -111,8 +116,12 @@ def test_best_times_from_history_or_the_platform_default_said_so(owner):
 
 def test_monitoring_feed_groups_failures_by_cause(owner, outsider, posts):
     for pub in (posts["B"], posts["C"], posts["D"]):
-        Publication.objects.filter(pk=pub.pk).update(status="failed", error_code="rate_limited", last_error="Too many calls")
-    Publication.objects.filter(pk=posts["E"].pk).update(status="failed", error_code="secret", last_error="other org")
+        Publication.objects.filter(pk=pub.pk).update(
+            status="failed", error_code="rate_limited", last_error="Too many calls"
+        )
+    Publication.objects.filter(pk=posts["E"].pk).update(
+        status="failed", error_code="secret", last_error="other org"
+    )
     ig = posts["ig"]
     ig.token_status = "revoked"
     ig.save(update_fields=["token_status"])
@@ -120,8 +129,10 @@ def test_monitoring_feed_groups_failures_by_cause(owner, outsider, posts):
     groups = client.get("/api/monitoring/errors").json()["data"]["errors"]
     publishing = [g for g in groups if g["kind"] == "publishing"]
     assert sorted((g["platform"], g["count"]) for g in publishing) == [("instagram", 1), ("x", 2)]
-    assert all(g["object"]["url"].startswith("/api/content/cnt_") or g["object"]["url"].startswith("/api/content/")
-               for g in publishing)
+    assert all(
+        g["object"]["url"].startswith("/api/content/cnt_") or g["object"]["url"].startswith("/api/content/")
+        for g in publishing
+    )
     assert "other org" not in json.dumps(groups)
     token = [g for g in groups if g["kind"] == "token_refresh"]
     assert token and token[0]["object"]["id"] == ids.render(ig.pk, "profile")
@@ -130,24 +141,30 @@ def test_monitoring_feed_groups_failures_by_cause(owner, outsider, posts):
     assert client.get("/api/monitoring/errors?kind=nope").status_code in (400, 422)
 
 
-
-
 def test_unknown_outcomes_are_their_own_kind_in_the_selector(owner, outsider, posts):
     from apps.analytics import monitoring
 
     for pub in (posts["C"], posts["D"]):
-        Publication.objects.filter(pk=pub.pk).update(status="unknown", outcome_unknown=True, error_code="timeout",
-                                                     last_error="No answer (the post may exist)")
+        Publication.objects.filter(pk=pub.pk).update(
+            status="unknown",
+            outcome_unknown=True,
+            error_code="timeout",
+            last_error="No answer (the post may exist)",
+        )
     Publication.objects.filter(pk=posts["A"].pk).update(status="unknown", outcome_unknown=True)
     Publication.objects.filter(pk=posts["E"].pk).update(status="unknown", outcome_unknown=True)  # another org
     Publication.objects.filter(pk=posts["B"].pk).update(status="failed", error_code="rate_limited")
     groups = monitoring.errors(owner.org, kind="publishing_unknown")
-    assert sorted((g["platform"], g["count"], g["cause"]) for g in groups) == [("instagram", 1, "outcome_unknown"),
-                                                                                ("x", 2, "outcome_unknown")]
+    assert sorted((g["platform"], g["count"], g["cause"]) for g in groups) == [
+        ("instagram", 1, "outcome_unknown"),
+        ("x", 2, "outcome_unknown"),
+    ]
     by_platform = {g["platform"]: g for g in groups}
     assert by_platform["instagram"]["object"] == {
-        "type": "publication", "id": ids.render(posts["A"].pk, "publication"),
-        "url": f"/api/content/{ids.render(posts['A'].content_id, 'content')}"}
+        "type": "publication",
+        "id": ids.render(posts["A"].pk, "publication"),
+        "url": f"/api/content/{ids.render(posts['A'].content_id, 'content')}",
+    }
     x_example = by_platform["x"]["object"]
     assert x_example["type"] == "publication"
     example = {ids.render(posts[k].pk, "publication"): posts[k] for k in ("C", "D")}[x_example["id"]]
@@ -156,7 +173,9 @@ def test_unknown_outcomes_are_their_own_kind_in_the_selector(owner, outsider, po
     # not mixed into the failures, and filtered like them
     assert [g["cause"] for g in monitoring.errors(owner.org, kind="publishing")] == ["rate_limited"]
     assert [g["count"] for g in monitoring.errors(owner.org, kind="publishing_unknown", platform="x")] == [2]
-    assert [g["count"] for g in monitoring.errors(owner.org, kind="publishing_unknown", profile_id=posts["ig"].pk)] == [1]
+    assert [
+        g["count"] for g in monitoring.errors(owner.org, kind="publishing_unknown", profile_id=posts["ig"].pk)
+    ] == [1]
     assert {g["kind"] for g in monitoring.errors(owner.org)} == {"publishing", "publishing_unknown"}
     assert [g["count"] for g in monitoring.errors(outsider.org, kind="publishing_unknown")] == [1]
 
@@ -168,20 +187,29 @@ def test_unknown_outcomes_are_in_the_feed_endpoint_for_their_organization_only(o
     body = client.get("/api/monitoring/errors").json()
     [group] = [g for g in body["data"]["errors"] if g["kind"] == "publishing_unknown"]
     pid, cid = ids.render(posts["C"].pk, "publication"), ids.render(posts["C"].content_id, "content")
-    assert group == {"kind": "publishing_unknown", "platform": "x", "cause": "outcome_unknown",
-                     "message": "1 publication on x may have been posted and could not be checked: look on the "
-                                "platform and confirm each in the admin.",
-                     "count": 1, "lastAt": group["lastAt"],
-                     "object": {"type": "publication", "id": pid, "url": f"/api/content/{cid}"}}
+    assert group == {
+        "kind": "publishing_unknown",
+        "platform": "x",
+        "cause": "outcome_unknown",
+        "message": "1 publication on x may have been posted and could not be checked: look on the "
+        "platform and confirm each in the admin.",
+        "count": 1,
+        "lastAt": group["lastAt"],
+        "object": {"type": "publication", "id": pid, "url": f"/api/content/{cid}"},
+    }
     assert_conforms("api", "/monitoring/errors", "get", 200, body)
     # the URL reads the content, and the publication is among its publications
     content = client.get(group["object"]["url"])
     assert content.status_code == 200
     assert [p["status"] for p in content.json()["data"]["publications"]] == ["unknown"]
-    only = client.get("/api/monitoring/errors?kind=publishing_unknown&platform=instagram").json()["data"]["errors"]
+    only = client.get("/api/monitoring/errors?kind=publishing_unknown&platform=instagram").json()["data"][
+        "errors"
+    ]
     assert only == []
     # the outsider sees its own unknown publication, never Acme's
-    theirs = outsider.token_client().get("/api/monitoring/errors?kind=publishing_unknown").json()["data"]["errors"]
+    theirs = (
+        outsider.token_client().get("/api/monitoring/errors?kind=publishing_unknown").json()["data"]["errors"]
+    )
     assert [g["object"]["id"] for g in theirs] == [ids.render(posts["E"].pk, "publication")]
     acme_profile = ids.render(posts["x"].pk, "profile")
     assert outsider.token_client().get(f"/api/monitoring/errors?profileId={acme_profile}").status_code == 404
@@ -190,12 +218,21 @@ def test_unknown_outcomes_are_in_the_feed_endpoint_for_their_organization_only(o
 def test_failed_webhook_deliveries_are_in_the_feed(owner, outsider):
     from apps.webhooks.models import WebhookDelivery, WebhookEndpoint
 
-    endpoint = WebhookEndpoint.objects.create(organization=owner.org, url="https://hooks.example.com/pf",
-                                              events=["*"], secret="whsec_x")
+    endpoint = WebhookEndpoint.objects.create(
+        organization=owner.org, url="https://hooks.example.com/pf", events=["*"], secret="whsec_x"
+    )
     for n in range(3):
-        WebhookDelivery.objects.create(organization=owner.org, endpoint=endpoint, message_id=f"evt_{n}",
-                                       event_type="content.published", status="failed", last_status_code=503)
+        WebhookDelivery.objects.create(
+            organization=owner.org,
+            endpoint=endpoint,
+            message_id=f"evt_{n}",
+            event_type="content.published",
+            status="failed",
+            last_status_code=503,
+        )
     groups = owner.token_client().get("/api/monitoring/errors?kind=webhook_delivery").json()["data"]["errors"]
     assert len(groups) == 1 and groups[0]["count"] == 3 and groups[0]["cause"] == "http_503"
-    assert groups[0]["object"]["url"].startswith(f"/api/webhooks/{ids.render(endpoint.pk, 'webhook')}/deliveries/dlv_")
+    assert groups[0]["object"]["url"].startswith(
+        f"/api/webhooks/{ids.render(endpoint.pk, 'webhook')}/deliveries/dlv_"
+    )
     assert outsider.token_client().get("/api/monitoring/errors").json()["data"]["errors"] == []

@@ -12,7 +12,9 @@ pytestmark = pytest.mark.django_db
 
 
 def snap(profile, when, followers):
-    ProfileSnapshot.objects.create(organization=profile.organization, profile=profile, taken_at=when, followers=followers)
+    ProfileSnapshot.objects.create(
+        organization=profile.organization, profile=profile, taken_at=when, followers=followers
+    )
 
 
 def test_growth_from_the_snapshot_before_the_period_to_the_last_in_it(owner, outsider):
@@ -22,9 +24,16 @@ def test_growth_from_the_snapshot_before_the_period_to_the_last_in_it(owner, out
     snap(ig, at(2026, 3, 20), 1100)
     snap(ig, at(2026, 4, 10), 1210)
     snap(ig, at(2026, 5, 10), 5000)  # after the period: ignored
-    body = owner.client().get(f"/v1/analytics/profiles/{ids.render(ig.pk, 'profile')}"
-                              "?startDate=2026-03-15&endDate=2026-04-30").json()
-    assert body["profile"] == {"id": ids.render(ig.pk, "profile"), "platform": "instagram", "username": ig.username}
+    body = (
+        owner.client()
+        .get(f"/v1/analytics/profiles/{ids.render(ig.pk, 'profile')}?startDate=2026-03-15&endDate=2026-04-30")
+        .json()
+    )
+    assert body["profile"] == {
+        "id": ids.render(ig.pk, "profile"),
+        "platform": "instagram",
+        "username": ig.username,
+    }
     m = body["metrics"]
     assert m["followers"] == 1210
     assert m["followersGrowth"] == 21.0  # 1000 -> 1210
@@ -47,11 +56,14 @@ def test_growth_is_null_without_an_earlier_snapshot(owner, outsider):
     assert body["metrics"]["avgEngagement"] == 50.0 and len(body["topContent"]) == 1
 
 
-@pytest.mark.parametrize("query", [
-    "startDate=0108-08-21T09:03:03.9-18:41",  # an offset ISO 8601 allows and PostgreSQL does not (was a 500)
-    "startDate=0001-01-01T00:00:00%2B05:00&endDate=9999-12-31",  # bounds beyond Python's first and last instant
-    "endDate=0001-01-02",  # its default start would be before the first instant
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "startDate=0108-08-21T09:03:03.9-18:41",  # an offset ISO 8601 allows and PostgreSQL does not (was a 500)
+        "startDate=0001-01-01T00:00:00%2B05:00&endDate=9999-12-31",  # bounds beyond Python's first and last instant
+        "endDate=0001-01-02",  # its default start would be before the first instant
+    ],
+)
 def test_any_valid_date_or_date_time_bound_is_answered_not_a_500(owner, outsider, query):
     posts = build(owner.org, outsider.org)
     response = owner.client().get(f"/v1/analytics/profiles/{ids.render(posts['ig'].pk, 'profile')}?{query}")

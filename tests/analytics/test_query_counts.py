@@ -25,12 +25,18 @@ def _grow(org, brand, n: int) -> None:
     """n more measured posts on n new profiles, a failed publication, a publication whose outcome
     is unknown and a failed generation each."""
     for i in range(n):
-        profile = ProfileFactory(organization=org, brand=brand, platform=("instagram", "x", "linkedin")[i % 3],
-                                 follower_count=100 + i, token_status="expired" if i % 5 == 0 else "active")
+        profile = ProfileFactory(
+            organization=org,
+            brand=brand,
+            platform=("instagram", "x", "linkedin")[i % 3],
+            follower_count=100 + i,
+            token_status="expired" if i % 5 == 0 else "active",
+        )
         publish(org, profile, at(2026, 3, 2 + i % 27, 9, 0), views=100 + i, reach=50 + i, likes=i, comments=1)
         failed = publish(org, profile, at(2026, 3, 3, 10, 0))
-        Publication.objects.filter(pk=failed.pk).update(status="failed", error_code=f"code_{i % 4}",
-                                                        last_error=f"Refused ({i % 4}).")
+        Publication.objects.filter(pk=failed.pk).update(
+            status="failed", error_code=f"code_{i % 4}", last_error=f"Refused ({i % 4})."
+        )
         unknown = publish(org, profile, at(2026, 3, 4, 10, 0))
         Publication.objects.filter(pk=unknown.pk).update(status="unknown", outcome_unknown=True)
         make_content(org, brand=brand, status="failed", image=False)
@@ -38,25 +44,31 @@ def _grow(org, brand, n: int) -> None:
 
 # (path, family, queries): a B token is 3 of them, an A key 1
 PINNED = [
-    ("/api/analytics/profiles?profileId={ig}&period=730d", "B", 5),   # + the profile, one aggregate
-    ("/api/analytics/overview?period=730d", "B", 7),                  # + content by status, publications by
-                                                                      #   status, both periods' totals, top posts
+    ("/api/analytics/profiles?profileId={ig}&period=730d", "B", 5),  # + the profile, one aggregate
+    ("/api/analytics/overview?period=730d", "B", 7),  # + content by status, publications by
+    #   status, both periods' totals, top posts
     (f"/api/analytics/content?{PERIOD}&sort=engagement:desc&limit=100", "B", 5),  # + count, one page
-    (f"/api/analytics/export?format=csv&{PERIOD}", "B", 4),            # + one server-side cursor
+    (f"/api/analytics/export?format=csv&{PERIOD}", "B", 4),  # + one server-side cursor
     (f"/api/analytics/export?format=json&{PERIOD}", "B", 4),
-    ("/api/analytics/best-times?profileId={ig}", "B", 5),              # + the profile, one GROUP BY
-    ("/api/monitoring/errors", "B", 8),                                # + one GROUP BY per kind (five kinds)
+    ("/api/analytics/best-times?profileId={ig}", "B", 5),  # + the profile, one GROUP BY
+    ("/api/monitoring/errors", "B", 8),  # + one GROUP BY per kind (five kinds)
     ("/api/monitoring/errors?kind=publishing_unknown", "B", 4),
     ("/api/monitoring/errors?kind=publishing&platform=instagram", "B", 4),
-    (f"/v1/analytics/content?{PERIOD}&groupBy=week&timezone=Europe/Paris&metric=views", "A", 2),  # + one GROUP BY
-    ("/v1/analytics/profiles/{ig}", "A", 4),                         # + the profile, followers, posts
+    (
+        f"/v1/analytics/content?{PERIOD}&groupBy=week&timezone=Europe/Paris&metric=views",
+        "A",
+        2,
+    ),  # + one GROUP BY
+    ("/v1/analytics/profiles/{ig}", "A", 4),  # + the profile, followers, posts
 ]
 
 
-@pytest.mark.parametrize(("path", "family", "pinned"), PINNED, ids=[p[0].split("?")[0] + f"[{i}]" for i, p in
-                                                                  enumerate(PINNED)])
-def test_analytics_reads_cost_a_pinned_number_of_queries_whatever_the_rows(path, family, pinned, owner, outsider,
-                                                                           django_assert_num_queries):
+@pytest.mark.parametrize(
+    ("path", "family", "pinned"), PINNED, ids=[p[0].split("?")[0] + f"[{i}]" for i, p in enumerate(PINNED)]
+)
+def test_analytics_reads_cost_a_pinned_number_of_queries_whatever_the_rows(
+    path, family, pinned, owner, outsider, django_assert_num_queries
+):
     posts = build(owner.org, outsider.org)
     path = path.format(ig=ids.render(posts["ig"].pk, "profile"))
     client = owner.token_client() if family == "B" else owner.client()
@@ -77,7 +89,10 @@ def test_the_aggregate_endpoints_read_publications_once(owner, outsider):
     posts = build(owner.org, outsider.org)
     client = owner.token_client()
     pid = ids.render(posts["ig"].pk, "profile")
-    for path in (f"/api/analytics/profiles?profileId={pid}&period=730d", f"/api/analytics/best-times?profileId={pid}"):
+    for path in (
+        f"/api/analytics/profiles?profileId={pid}&period=730d",
+        f"/api/analytics/best-times?profileId={pid}",
+    ):
         client.get(path)
         with CaptureQueriesContext(connection) as captured:
             assert client.get(path).status_code == 200

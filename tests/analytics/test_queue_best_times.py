@@ -40,18 +40,34 @@ def iso(dt: datetime.datetime) -> str:
 @pytest.fixture
 def profiles(owner):
     brand = Brand.objects.get(organization=owner.org, is_default=True)
-    measured = ProfileFactory(organization=owner.org, brand=brand, platform="instagram", sandbox=True,
-                              settings={"timezone": "Europe/Paris"})
+    measured = ProfileFactory(
+        organization=owner.org,
+        brand=brand,
+        platform="instagram",
+        sandbox=True,
+        settings={"timezone": "Europe/Paris"},
+    )
     # twelve measured posts: Tuesdays at 18:00 in Paris draw ten times the engagement of Fridays at 08:00
     tuesday_18 = datetime.datetime(2026, 6, 2, 18, 0, tzinfo=PARIS)
     for week in range(6):
         publish(owner.org, measured, tuesday_18 - datetime.timedelta(weeks=week + 1), reach=500, likes=100)
-        publish(owner.org, measured, tuesday_18 - datetime.timedelta(weeks=week + 1, days=-3, hours=10),
-                reach=500, likes=10)
-    fresh = ProfileFactory(organization=owner.org, brand=brand, platform="linkedin", sandbox=True,
-                           settings={"timezone": "UTC"})
-    timed = ProfileFactory(organization=owner.org, brand=brand, platform="x", sandbox=True,
-                           settings={"timezone": "UTC", "postingTimes": ["10:00"]})
+        publish(
+            owner.org,
+            measured,
+            tuesday_18 - datetime.timedelta(weeks=week + 1, days=-3, hours=10),
+            reach=500,
+            likes=10,
+        )
+    fresh = ProfileFactory(
+        organization=owner.org, brand=brand, platform="linkedin", sandbox=True, settings={"timezone": "UTC"}
+    )
+    timed = ProfileFactory(
+        organization=owner.org,
+        brand=brand,
+        platform="x",
+        sandbox=True,
+        settings={"timezone": "UTC", "postingTimes": ["10:00"]},
+    )
     return brand, measured, fresh, timed
 
 
@@ -59,7 +75,11 @@ def test_profiles_without_posting_times_get_their_best_hour_or_the_platform_defa
     _, measured, fresh, timed = profiles
     data = owner.token_client().get("/api/posts/queue").json()["data"]
     slots, sources = data["nextSlots"], data["nextSlotSources"]
-    assert sources == {str(measured.pk): "history", str(fresh.pk): "platform-default", str(timed.pk): "postingTimes"}
+    assert sources == {
+        str(measured.pk): "history",
+        str(fresh.pk): "platform-default",
+        str(timed.pk): "postingTimes",
+    }
     # its two measured hours, Tuesday 18:00 and Friday 08:00 in Paris: whichever comes first
     assert slots[str(measured.pk)] == iso(min(next_weekly(2, 18, PARIS), next_weekly(5, 8, PARIS)))
     default = min(next_weekly(d, h, zoneinfo.ZoneInfo("UTC")) for d, h in PLATFORM_DEFAULTS["linkedin"])
@@ -69,12 +89,14 @@ def test_profiles_without_posting_times_get_their_best_hour_or_the_platform_defa
 
 def test_queueing_content_on_a_profile_without_posting_times_takes_its_best_slot(owner, profiles):
     brand, measured, _, _ = profiles
-    content = Content.objects.create(organization=owner.org, brand=brand, platforms=["instagram"], prompt="Launch",
-                                     status=states.REVIEW)
+    content = Content.objects.create(
+        organization=owner.org, brand=brand, platforms=["instagram"], prompt="Launch", status=states.REVIEW
+    )
     Variant.objects.create(content=content, platform="instagram", caption="Launch day", hashtags=["#launch"])
     client = owner.token_client()
-    response = client.post("/api/posts/queue", {"contentId": str(content.pk), "profileId": str(measured.pk)},
-                           format="json")
+    response = client.post(
+        "/api/posts/queue", {"contentId": str(content.pk), "profileId": str(measured.pk)}, format="json"
+    )
     assert response.status_code == 201, response.json()
     tuesday, friday = next_weekly(2, 18, PARIS), next_weekly(5, 8, PARIS)
     assert Publication.objects.get(content=content).scheduled_for == min(tuesday, friday)
@@ -84,8 +106,14 @@ def test_queueing_content_on_a_profile_without_posting_times_takes_its_best_slot
 
 
 def approve_on(owner, brand, profile) -> Content:
-    content = Content.objects.create(organization=owner.org, brand=brand, profile=profile, platforms=[profile.platform],
-                                     prompt="Auto", status=states.REVIEW)
+    content = Content.objects.create(
+        organization=owner.org,
+        brand=brand,
+        profile=profile,
+        platforms=[profile.platform],
+        prompt="Auto",
+        status=states.REVIEW,
+    )
     Variant.objects.create(content=content, platform=profile.platform, caption="Auto", hashtags=[])
     return content_services.content_approve(content=content)
 
@@ -97,7 +125,9 @@ def test_an_auto_publishing_brand_schedules_approved_content_at_the_best_times(o
     first, second = approve_on(owner, brand, measured), approve_on(owner, brand, measured)
     tuesday, friday = next_weekly(2, 18, PARIS), next_weekly(5, 8, PARIS)
     # its own history: Tuesday 18:00 and Friday 08:00 in Paris, the earlier first, then the other
-    assert [Publication.objects.get(content=c).scheduled_for for c in (first, second)] == sorted([tuesday, friday])
+    assert [Publication.objects.get(content=c).scheduled_for for c in (first, second)] == sorted(
+        [tuesday, friday]
+    )
     # no history on LinkedIn: the platform's default hours, in the profile's time zone (UTC)
     third = approve_on(owner, brand, fresh)
     third.refresh_from_db()

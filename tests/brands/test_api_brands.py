@@ -181,7 +181,9 @@ def test_a_date_only_date_to_includes_the_whole_day(b, owner):
     # Django's parse_datetime("2024-02-10") already returns midnight, so the
     # end-of-day branch is never reached and the last day is cut off.
     brand = BrandFactory(organization=owner.org, name="Noon")
-    Brand.objects.filter(pk=brand.pk).update(created_at=datetime.datetime(2024, 2, 10, 12, tzinfo=datetime.UTC))
+    Brand.objects.filter(pk=brand.pk).update(
+        created_at=datetime.datetime(2024, 2, 10, 12, tzinfo=datetime.UTC)
+    )
     body = b.get("/api/brands?date_from=2024-02-10&date_to=2024-02-10").json()
     assert [x["name"] for x in body["data"]] == ["Noon"]
 
@@ -215,7 +217,9 @@ def test_an_unknown_field_is_reported_together_with_other_field_errors(b):
     # to_internal_value: today `validate()` only runs once every declared field is valid.
     response = b.post("/api/brands", {**BRAND, "primaryColor": "red", "colour": 1}, format="json")
     assert response.status_code == 400
-    assert response.json() == validation_error(primaryColor=["Must be a hex colour #RRGGBB."], colour=["Unknown field."])
+    assert response.json() == validation_error(
+        primaryColor=["Must be a hex colour #RRGGBB."], colour=["Unknown field."]
+    )
 
 
 def test_it_requires_a_name(b):
@@ -251,7 +255,9 @@ def test_renaming_a_slug_onto_another_brand_is_a_conflict(b, owner):
 
 def test_it_updates_a_brand(b, owner):
     brand = BrandFactory(organization=owner.org)
-    response = b.put(f"/api/brands/{brand.pk}", {"description": "new", "secondaryColor": "#000000"}, format="json")
+    response = b.put(
+        f"/api/brands/{brand.pk}", {"description": "new", "secondaryColor": "#000000"}, format="json"
+    )
     assert response.status_code == 200
     brand.refresh_from_db()
     assert brand.description == "new"
@@ -275,7 +281,9 @@ def test_it_deletes_a_brand_and_moves_its_profiles_to_the_default_brand(b, owner
     assert profile.brand.is_default
     content.refresh_from_db()
     assert content.brand.is_default
-    assert MediaAsset.objects.filter(pk__in=media, brand=content.brand).count() == len(media)  # its media stayed
+    assert MediaAsset.objects.filter(pk__in=media, brand=content.brand).count() == len(
+        media
+    )  # its media stayed
 
 
 def test_the_default_brand_cannot_be_deleted(b, owner):
@@ -292,14 +300,21 @@ def test_an_editor_cannot_delete_a_brand(editor):
     brand = BrandFactory(organization=editor.org)
     response = editor.client().delete(f"/api/brands/{brand.pk}")
     assert response.status_code == 403
-    assert response.json()["details"] == {"code": "AUTHORIZATION_ERROR", "requiredRole": "admin", "role": "editor"}
+    assert response.json()["details"] == {
+        "code": "AUTHORIZATION_ERROR",
+        "requiredRole": "admin",
+        "role": "editor",
+    }
 
 
 def test_a_malformed_id_is_a_404(b):
     for bad in ("nope", "brd_xyz", "prf_" + "0" * 32):
         response = b.get(f"/api/brands/{bad}")
         assert response.status_code == 404, bad
-        assert response.json() == {"error": "Resource not found.", "details": {"code": "NOT_FOUND", "id": bad}}
+        assert response.json() == {
+            "error": "Resource not found.",
+            "details": {"code": "NOT_FOUND", "id": bad},
+        }
 
 
 # --- generation settings ------------------------------------------------------------
@@ -328,7 +343,9 @@ def test_it_updates_generation_settings_and_keeps_what_was_not_sent(b, owner):
     expected = {**DEFAULT_SETTINGS, **first, "hashtags": ["#coffee", "#Roast"]}
     assert response.json() == {"data": expected}
     second = b.put(f"/api/brands/{brand.pk}/settings", {"guidelines": {"do": ["be brief"]}}, format="json")
-    assert second.json() == {"data": {**expected, "guidelines": {"do": ["be brief"], "dont": ["discount talk"]}}}
+    assert second.json() == {
+        "data": {**expected, "guidelines": {"do": ["be brief"], "dont": ["discount talk"]}}
+    }
     assert b.get(f"/api/brands/{brand.pk}/settings").json() == second.json()
     brand.refresh_from_db()
     assert brand.require_approval is True
@@ -349,7 +366,9 @@ def test_temperature_outside_zero_and_one_is_refused(b, owner, temperature):
     assert response.status_code == 400
     assert list(response.json()["details"]) == ["code", "temperature"]
     if temperature == 1.5:
-        assert response.json() == validation_error(temperature=["Ensure this value is less than or equal to 1."])
+        assert response.json() == validation_error(
+            temperature=["Ensure this value is less than or equal to 1."]
+        )
     brand.refresh_from_db()
     assert brand.generation_settings == {}
 
@@ -387,12 +406,17 @@ def test_a_brand_without_a_logo_answers_404_for_it(b, owner):
     brand = BrandFactory(organization=owner.org)
     response = b.get(f"/api/brands/{brand.pk}/logo")
     assert response.status_code == 404
-    assert response.json() == {"error": "This brand has no logo.", "details": {"code": "NOT_FOUND", "brandId": str(brand.pk)}}
+    assert response.json() == {
+        "error": "This brand has no logo.",
+        "details": {"code": "NOT_FOUND", "brandId": str(brand.pk)},
+    }
 
 
 def test_it_uploads_shows_and_removes_a_logo(b, owner):
     brand = BrandFactory(organization=owner.org)
-    response = b.post(f"/api/brands/{brand.pk}/logo", {"file": png_file("logo.png", (120, 80))}, format="multipart")
+    response = b.post(
+        f"/api/brands/{brand.pk}/logo", {"file": png_file("logo.png", (120, 80))}, format="multipart"
+    )
     assert response.status_code == 201, response.json()
     asset = MediaAsset.objects.get(brand=brand, kind=Kind.LOGO)
     logo = {
@@ -451,7 +475,9 @@ def test_assigning_an_unknown_profile_to_a_brand_changes_nothing(b, owner, outsi
     brand = BrandFactory(organization=owner.org)
     mine = ProfileFactory(organization=owner.org)
     theirs = ProfileFactory(organization=outsider.org)
-    response = b.post(f"/api/brands/{brand.pk}/profiles", {"profileIds": [str(mine.pk), str(theirs.pk)]}, format="json")
+    response = b.post(
+        f"/api/brands/{brand.pk}/profiles", {"profileIds": [str(mine.pk), str(theirs.pk)]}, format="json"
+    )
     assert response.status_code == 404
     mine.refresh_from_db()
     theirs.refresh_from_db()
@@ -475,9 +501,13 @@ def test_brand_profiles_can_be_searched_and_sorted(b, owner):
 
 def test_it_uploads_lists_and_deletes_reference_images(b, owner, django_capture_on_commit_callbacks):
     brand = BrandFactory(organization=owner.org)
-    first = b.post(f"/api/brands/{brand.pk}/reference-images", {"file": png_file("look-1.png")}, format="multipart")
+    first = b.post(
+        f"/api/brands/{brand.pk}/reference-images", {"file": png_file("look-1.png")}, format="multipart"
+    )
     assert first.status_code == 201
-    second = b.post(f"/api/brands/{brand.pk}/reference-images", {"file": png_file("look-2.png")}, format="multipart")
+    second = b.post(
+        f"/api/brands/{brand.pk}/reference-images", {"file": png_file("look-2.png")}, format="multipart"
+    )
     assert first.json()["data"]["kind"] == "reference"
     assert first.json()["data"]["brandId"] == str(brand.pk)
     listed = b.get(f"/api/brands/{brand.pk}/reference-images?sort=createdAt:asc").json()
@@ -499,8 +529,16 @@ def test_it_uploads_lists_and_deletes_reference_images(b, owner, django_capture_
 
 def test_reference_images_of_a_brand_can_be_searched_and_sorted(b, owner):
     brand = BrandFactory(organization=owner.org)
-    b.post(f"/api/brands/{brand.pk}/reference-images", {"file": png_file("autumn.png", (10, 10))}, format="multipart")
-    b.post(f"/api/brands/{brand.pk}/reference-images", {"file": png_file("spring.png", (300, 300))}, format="multipart")
+    b.post(
+        f"/api/brands/{brand.pk}/reference-images",
+        {"file": png_file("autumn.png", (10, 10))},
+        format="multipart",
+    )
+    b.post(
+        f"/api/brands/{brand.pk}/reference-images",
+        {"file": png_file("spring.png", (300, 300))},
+        format="multipart",
+    )
     response = b.get(f"/api/brands/{brand.pk}/reference-images?q=spring")
     assert response.status_code == 200
     assert [x["filename"] for x in response.json()["data"]] == ["spring.png"]
@@ -513,7 +551,9 @@ def test_reference_images_of_a_brand_can_be_searched_and_sorted(b, owner):
 def test_a_reference_image_of_another_brand_cannot_be_deleted_through_this_one(b, owner):
     brand = BrandFactory(organization=owner.org)
     other = BrandFactory(organization=owner.org)
-    image = b.post(f"/api/brands/{other.pk}/reference-images", {"file": png_file()}, format="multipart").json()["data"]
+    image = b.post(
+        f"/api/brands/{other.pk}/reference-images", {"file": png_file()}, format="multipart"
+    ).json()["data"]
     response = b.delete(f"/api/brands/{brand.pk}/reference-images/{image['id']}")
     assert response.status_code == 404
     assert MediaAsset.objects.filter(pk=image["id"]).exists()

@@ -15,15 +15,23 @@ pytestmark = pytest.mark.django_db
 
 
 def _asset(brand, *, content=None, kind=Kind.GENERATED) -> MediaAsset:
-    return MediaAsset.objects.create(organization=brand.organization, brand=brand, content=content, kind=kind,
-                                     file="media/test.png", content_type="image/png")
+    return MediaAsset.objects.create(
+        organization=brand.organization,
+        brand=brand,
+        content=content,
+        kind=kind,
+        file="media/test.png",
+        content_type="image/png",
+    )
 
 
 def test_deleting_a_brand_moves_its_profiles_content_and_content_media_to_the_default(owner):
     default = brand_ensure_default(organization=owner.org)
     brand = BrandFactory(organization=owner.org, name="Side line")
     profile = ProfileFactory(organization=owner.org, brand=brand)
-    content = Content.objects.create(organization=owner.org, brand=brand, platforms=["x"], prompt="p", status="review")
+    content = Content.objects.create(
+        organization=owner.org, brand=brand, platforms=["x"], prompt="p", status="review"
+    )
     shown = _asset(brand, content=content)
     logo = _asset(brand, kind=Kind.LOGO)
 

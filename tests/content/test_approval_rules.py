@@ -41,7 +41,12 @@ def relaxed_brand(owner):
 
 
 def updated_events(content) -> list[dict]:
-    return [e.data for e in Event.objects.filter(type="content.updated", data__contentId=str(content.pk)).order_by("created_at")]
+    return [
+        e.data
+        for e in Event.objects.filter(type="content.updated", data__contentId=str(content.pk)).order_by(
+            "created_at"
+        )
+    ]
 
 
 # --- allowedActions ------------------------------------------------------------------------------
@@ -58,7 +63,8 @@ def test_the_status_machine_drops_schedule_and_publish_from_review_when_approval
 
 
 def test_both_families_show_review_content_of_a_brand_requiring_approval_without_schedule_or_publish(
-        api, owner, strict_brand, relaxed_brand):
+    api, owner, strict_brand, relaxed_brand
+):
     strict = make_content(owner.org, brand=strict_brand)
     relaxed = make_content(owner.org, brand=relaxed_brand)
 
@@ -78,7 +84,10 @@ def test_what_allowed_actions_promise_is_what_scheduling_does(api, owner, strict
     """The advertised actions and the publishing service agree: refused until approved."""
     profile = ProfileFactory(organization=owner.org, brand=strict_brand, platform="instagram", sandbox=True)
     content = make_content(owner.org, brand=strict_brand, profile=profile)
-    body = {"scheduledFor": (timezone.now() + datetime.timedelta(hours=2)).isoformat(), "profiles": [f"prf_{profile.pk.hex}"]}
+    body = {
+        "scheduledFor": (timezone.now() + datetime.timedelta(hours=2)).isoformat(),
+        "profiles": [f"prf_{profile.pk.hex}"],
+    }
 
     refused = api.post(f"/v1/content/{cid(content)}/schedule", body, format="json")
     assert refused.status_code == 409
@@ -98,8 +107,12 @@ def test_the_status_machine_itself_refuses_to_schedule_unapproved_content_and_sa
     for action in ("schedule", "publish"):
         with pytest.raises(InvalidTransition) as caught:
             services.transition(Content.objects.select_for_update().get(pk=content.pk), action)
-        assert caught.value.details == {"status": "review", "action": action, "allowedActions": REVIEW_WITHOUT_PUBLISHING,
-                                        "requiresApproval": True}
+        assert caught.value.details == {
+            "status": "review",
+            "action": action,
+            "allowedActions": REVIEW_WITHOUT_PUBLISHING,
+            "requiresApproval": True,
+        }
     content.refresh_from_db()
     assert content.status == states.REVIEW
 
@@ -115,10 +128,16 @@ def _approved(api, owner, brand, platforms=("instagram",)) -> Content:
     return content
 
 
-def test_family_a_editing_approved_text_sends_it_back_to_review_when_the_brand_requires_approval(api, owner, strict_brand):
+def test_family_a_editing_approved_text_sends_it_back_to_review_when_the_brand_requires_approval(
+    api, owner, strict_brand
+):
     content = _approved(api, owner, strict_brand)
 
-    response = api.put(f"/v1/content/{cid(content)}", {"content": {"instagram": {"caption": "A new roast story"}}}, format="json")
+    response = api.put(
+        f"/v1/content/{cid(content)}",
+        {"content": {"instagram": {"caption": "A new roast story"}}},
+        format="json",
+    )
 
     assert response.status_code == 200
     body = response.json()
@@ -127,8 +146,13 @@ def test_family_a_editing_approved_text_sends_it_back_to_review_when_the_brand_r
     assert body["allowedActions"] == REVIEW_WITHOUT_PUBLISHING
     content.refresh_from_db()
     assert (content.status, content.approved_at, content.approved_by) == (states.REVIEW, None, "")
-    assert updated_events(content)[-1] == {"contentId": str(content.pk), "status": "review", "platforms": ["instagram"],
-                                           "previousStatus": "approved", "approvalWithdrawn": True}
+    assert updated_events(content)[-1] == {
+        "contentId": str(content.pk),
+        "status": "review",
+        "platforms": ["instagram"],
+        "previousStatus": "approved",
+        "approvalWithdrawn": True,
+    }
     # approving the new text works as the first time
     again = api.post(f"/v1/content/{cid(content)}/approve")
     assert again.json()["status"] == "approved"
@@ -137,8 +161,11 @@ def test_family_a_editing_approved_text_sends_it_back_to_review_when_the_brand_r
 def test_family_b_editing_approved_text_withdraws_the_approval(api, owner, strict_brand):
     content = _approved(api, owner, strict_brand)
 
-    response = api.put(f"/api/content/{content.pk}", {"content": {"instagram": {"hashtags": ["roast", "autumn"]}}},
-                       format="json")
+    response = api.put(
+        f"/api/content/{content.pk}",
+        {"content": {"instagram": {"hashtags": ["roast", "autumn"]}}},
+        format="json",
+    )
 
     assert response.status_code == 200
     data = response.json()["data"]
@@ -149,26 +176,45 @@ def test_family_b_editing_approved_text_withdraws_the_approval(api, owner, stric
     assert updated_events(content)[-1]["approvalWithdrawn"] is True
 
 
-def test_family_a_put_with_status_draft_keeps_its_draft_meaning_and_clears_the_approval(api, owner, strict_brand):
+def test_family_a_put_with_status_draft_keeps_its_draft_meaning_and_clears_the_approval(
+    api, owner, strict_brand
+):
     content = _approved(api, owner, strict_brand)
 
-    response = api.put(f"/v1/content/{cid(content)}", {"content": {"instagram": {"caption": "Back to the drawing board"}},
-                                                      "status": "draft"}, format="json")
+    response = api.put(
+        f"/v1/content/{cid(content)}",
+        {"content": {"instagram": {"caption": "Back to the drawing board"}}, "status": "draft"},
+        format="json",
+    )
 
     assert response.status_code == 200
     assert response.json()["status"] == "draft"
     content.refresh_from_db()
     assert (content.status, content.approved_at, content.approved_by) == (states.DRAFT, None, "")
     event = updated_events(content)[-1]
-    assert (event["status"], event["previousStatus"], event["approvalWithdrawn"]) == ("draft", "approved", True)
+    assert (event["status"], event["previousStatus"], event["approvalWithdrawn"]) == (
+        "draft",
+        "approved",
+        True,
+    )
 
 
 def test_the_batch_update_path_withdraws_the_approval_too(api, owner, strict_brand):
     content = _approved(api, owner, strict_brand)
 
-    response = api.post("/v1/content/batch", {"operations": [
-        {"method": "update", "id": cid(content), "data": {"content": {"instagram": {"caption": "Batch-edited"}}}}]},
-        format="json")
+    response = api.post(
+        "/v1/content/batch",
+        {
+            "operations": [
+                {
+                    "method": "update",
+                    "id": cid(content),
+                    "data": {"content": {"instagram": {"caption": "Batch-edited"}}},
+                }
+            ]
+        },
+        format="json",
+    )
 
     assert response.json()["results"][0]["status"] == "ok"
     content.refresh_from_db()
@@ -179,8 +225,11 @@ def test_resending_the_same_text_changes_nothing_and_keeps_the_approval(api, own
     content = _approved(api, owner, strict_brand)
     approved_at = content.approved_at
 
-    response = api.put(f"/v1/content/{cid(content)}", {"content": {"instagram": {"caption": "Fresh autumn roast, out today."}}},
-                       format="json")
+    response = api.put(
+        f"/v1/content/{cid(content)}",
+        {"content": {"instagram": {"caption": "Fresh autumn roast, out today."}}},
+        format="json",
+    )
 
     assert response.json()["status"] == "approved"
     content.refresh_from_db()
@@ -192,8 +241,14 @@ def test_without_require_approval_an_edit_keeps_the_status_and_the_approval(api,
     content = _approved(api, owner, relaxed_brand)
     approved_at = content.approved_at
 
-    a = api.put(f"/v1/content/{cid(content)}", {"content": {"instagram": {"caption": "Edited, still approved"}}}, format="json")
-    b = api.put(f"/api/content/{content.pk}", {"content": {"instagram": {"caption": "Edited again"}}}, format="json")
+    a = api.put(
+        f"/v1/content/{cid(content)}",
+        {"content": {"instagram": {"caption": "Edited, still approved"}}},
+        format="json",
+    )
+    b = api.put(
+        f"/api/content/{content.pk}", {"content": {"instagram": {"caption": "Edited again"}}}, format="json"
+    )
 
     assert (a.json()["status"], b.json()["data"]["status"]) == ("approved", "approved")
     assert b.json()["data"]["allowedActions"] == ["edit", "schedule", "publish"]
@@ -205,8 +260,11 @@ def test_without_require_approval_an_edit_keeps_the_status_and_the_approval(api,
 def test_editing_review_text_of_a_strict_brand_stays_in_review(api, owner, strict_brand):
     content = make_content(owner.org, brand=strict_brand)
 
-    response = api.put(f"/v1/content/{cid(content)}", {"content": {"instagram": {"caption": "Polished before approval"}}},
-                       format="json")
+    response = api.put(
+        f"/v1/content/{cid(content)}",
+        {"content": {"instagram": {"caption": "Polished before approval"}}},
+        format="json",
+    )
 
     assert response.json()["status"] == "generated"
     assert "approvalWithdrawn" not in updated_events(content)[-1]
@@ -215,7 +273,9 @@ def test_editing_review_text_of_a_strict_brand_stays_in_review(api, owner, stric
 # --- scheduled content ---------------------------------------------------------------------------
 
 
-def test_scheduled_text_of_a_brand_requiring_approval_cannot_change_until_unscheduled(api, owner, strict_brand):
+def test_scheduled_text_of_a_brand_requiring_approval_cannot_change_until_unscheduled(
+    api, owner, strict_brand
+):
     content = make_content(owner.org, brand=strict_brand, status=states.SCHEDULED)
     edit = {"content": {"instagram": {"caption": "Sneaky late change"}}}
 
@@ -225,8 +285,12 @@ def test_scheduled_text_of_a_brand_requiring_approval_cannot_change_until_unsche
     assert (a.status_code, b.status_code) == (409, 422)
     assert a.json()["error"]["code"] == "CONFLICT"
     assert "unschedule" in a.json()["error"]["message"]
-    assert a.json()["error"]["details"] == {"status": "scheduled", "action": "edit", "requiresApproval": True,
-                                            "allowedActions": ["schedule", "unschedule", "publish"]}
+    assert a.json()["error"]["details"] == {
+        "status": "scheduled",
+        "action": "edit",
+        "requiresApproval": True,
+        "allowedActions": ["schedule", "unschedule", "publish"],
+    }
     assert b.json()["details"]["requiresApproval"] is True
     content.refresh_from_db()
     assert content.status == states.SCHEDULED
@@ -237,21 +301,36 @@ def test_scheduled_text_of_a_brand_requiring_approval_cannot_change_until_unsche
     assert (tagged.status_code, tagged.json()["data"]["status"]) == (200, "scheduled")
 
 
-def test_scheduled_text_of_a_brand_without_approval_can_be_edited_and_stays_scheduled(api, owner, relaxed_brand):
+def test_scheduled_text_of_a_brand_without_approval_can_be_edited_and_stays_scheduled(
+    api, owner, relaxed_brand
+):
     content = make_content(owner.org, brand=relaxed_brand, status=states.SCHEDULED)
 
-    response = api.put(f"/v1/content/{cid(content)}", {"content": {"instagram": {"caption": "Last-minute fix"}}}, format="json")
+    response = api.put(
+        f"/v1/content/{cid(content)}",
+        {"content": {"instagram": {"caption": "Last-minute fix"}}},
+        format="json",
+    )
 
     assert response.status_code == 200
-    assert (response.json()["status"], response.json()["content"]["instagram"]["caption"]) == ("scheduled", "Last-minute fix")
+    assert (response.json()["status"], response.json()["content"]["instagram"]["caption"]) == (
+        "scheduled",
+        "Last-minute fix",
+    )
 
 
-def test_the_staff_console_offers_schedule_and_publish_only_where_allowed(admin_client, owner, strict_brand, relaxed_brand):
+def test_the_staff_console_offers_schedule_and_publish_only_where_allowed(
+    admin_client, owner, strict_brand, relaxed_brand
+):
     strict = make_content(owner.org, brand=strict_brand)
     relaxed = make_content(owner.org, brand=relaxed_brand)
 
     strict_page = admin_client.get(f"/admin/content/content/{strict.pk}/change/").content.decode()
     relaxed_page = admin_client.get(f"/admin/content/content/{relaxed.pk}/change/").content.decode()
 
-    assert 'id="pf-approve"' in strict_page and 'id="pf-schedule"' not in strict_page and 'id="pf-publish"' not in strict_page
+    assert (
+        'id="pf-approve"' in strict_page
+        and 'id="pf-schedule"' not in strict_page
+        and 'id="pf-publish"' not in strict_page
+    )
     assert 'id="pf-schedule"' in relaxed_page and 'id="pf-publish"' in relaxed_page

@@ -16,8 +16,14 @@ pytestmark = pytest.mark.django_db
 def _schedules(api, owner, n: int) -> list[str]:
     profile = ProfileFactory(organization=owner.org, platform="instagram")
     tomorrow = (timezone.localdate() + datetime.timedelta(days=1)).isoformat()
-    return [api.post("/api/content/schedules", {"socialProfileId": str(profile.pk), "scheduledDate": tomorrow,
-                                                "task": f"Post {i}"}, format="json").json()["data"]["id"] for i in range(n)]
+    return [
+        api.post(
+            "/api/content/schedules",
+            {"socialProfileId": str(profile.pk), "scheduledDate": tomorrow, "task": f"Post {i}"},
+            format="json",
+        ).json()["data"]["id"]
+        for i in range(n)
+    ]
 
 
 def test_a_batch_is_charged_one_generation_per_item(api, owner, settings):

@@ -12,7 +12,9 @@ from tests.factories import ProfileFactory
 pytestmark = pytest.mark.django_db
 
 PLATFORMS = ", ".join(platform_rules.SUPPORTED_PLATFORMS)
-STATUS_A = ("draft, pending, generating, generated, approved, rejected, scheduled, publishing, published, failed")
+STATUS_A = (
+    "draft, pending, generating, generated, approved, rejected, scheduled, publishing, published, failed"
+)
 
 
 def refused_a(response) -> dict:
@@ -45,41 +47,92 @@ def test_family_a_lists_content_by_status_platform_profile_and_dates(api, owner)
     assert ids("/v1/content?startDate=&status=") == [f"cnt_{b.pk.hex}", f"cnt_{a.pk.hex}"]  # empty: no filter
 
 
-@pytest.mark.parametrize(("query", "error"), [
-    ("status=reviewing", {"code": "VALIDATION_ERROR", "message": "Unknown status: reviewing.",
-                          "details": {"status": [f"Allowed: {STATUS_A}."]}}),
-    ("platform=myspace", {"code": "VALIDATION_ERROR", "message": "Unknown platform 'myspace'.", "details": {"platform": [
-        f"Must be one of {PLATFORMS}."]}}),
-    ("profileId=nope", {"code": "VALIDATION_ERROR", "message": "Invalid profileId.",
-                        "details": {"profileId": ["Not a profile id."]}}),
-    ("startDate=yesterday", {"code": "VALIDATION_ERROR", "message": "'startDate' must be an ISO 8601 date or timestamp.",
-                             "details": {"startDate": ["Invalid date."]}}),
-    ("endDate=2024-13-01", {"code": "VALIDATION_ERROR", "message": "'endDate' must be an ISO 8601 date or timestamp.",
-                            "details": {"endDate": ["Invalid date."]}}),
-])
+@pytest.mark.parametrize(
+    ("query", "error"),
+    [
+        (
+            "status=reviewing",
+            {
+                "code": "VALIDATION_ERROR",
+                "message": "Unknown status: reviewing.",
+                "details": {"status": [f"Allowed: {STATUS_A}."]},
+            },
+        ),
+        (
+            "platform=myspace",
+            {
+                "code": "VALIDATION_ERROR",
+                "message": "Unknown platform 'myspace'.",
+                "details": {"platform": [f"Must be one of {PLATFORMS}."]},
+            },
+        ),
+        (
+            "profileId=nope",
+            {
+                "code": "VALIDATION_ERROR",
+                "message": "Invalid profileId.",
+                "details": {"profileId": ["Not a profile id."]},
+            },
+        ),
+        (
+            "startDate=yesterday",
+            {
+                "code": "VALIDATION_ERROR",
+                "message": "'startDate' must be an ISO 8601 date or timestamp.",
+                "details": {"startDate": ["Invalid date."]},
+            },
+        ),
+        (
+            "endDate=2024-13-01",
+            {
+                "code": "VALIDATION_ERROR",
+                "message": "'endDate' must be an ISO 8601 date or timestamp.",
+                "details": {"endDate": ["Invalid date."]},
+            },
+        ),
+    ],
+)
 def test_family_a_refuses_a_bad_filter_value_naming_it(api, query, error):
     assert refused_a(api.get(f"/v1/content?{query}")) == error
 
 
 def test_family_b_refuses_a_bad_filter_value_naming_it(api, owner, outsider):
     theirs = ProfileFactory(organization=outsider.org, platform="x")
-    bodies = {query: refused_b(api.get(f"/api/content?{query}")) for query in (
-        "status=generated", "platform=myspace", f"profileId={theirs.pk}", "tagId=nope", "campaignId=nope",
-        "date_from=yesterday")}
+    bodies = {
+        query: refused_b(api.get(f"/api/content?{query}"))
+        for query in (
+            "status=generated",
+            "platform=myspace",
+            f"profileId={theirs.pk}",
+            "tagId=nope",
+            "campaignId=nope",
+            "date_from=yesterday",
+        )
+    }
     assert {q: (b["error"], b["details"]) for q, b in bodies.items()} == {
-        "status=generated": ("Unknown status: generated.", {"status": [
-            "Allowed: draft, pending, generating, reviewing, approved, rejected, scheduled, publishing, published, "
-            "failed."]}),
-        "platform=myspace": ("Unknown platform 'myspace'.", {"platform": [
-            f"Must be one of {PLATFORMS}."]}),
+        "status=generated": (
+            "Unknown status: generated.",
+            {
+                "status": [
+                    "Allowed: draft, pending, generating, reviewing, approved, rejected, scheduled, publishing, published, "
+                    "failed."
+                ]
+            },
+        ),
+        "platform=myspace": ("Unknown platform 'myspace'.", {"platform": [f"Must be one of {PLATFORMS}."]}),
         f"profileId={theirs.pk}": ("Unknown profileId.", {"profileId": ["Not found."]}),
         "tagId=nope": ("Unknown tagId.", {"tagId": ["Not found."]}),
         "campaignId=nope": ("Unknown campaignId.", {"campaignId": ["Not found."]}),
-        "date_from=yesterday": ("'date_from' must be an ISO 8601 date or timestamp.", {"date_from": ["Invalid date."]}),
+        "date_from=yesterday": (
+            "'date_from' must be an ISO 8601 date or timestamp.",
+            {"date_from": ["Invalid date."]},
+        ),
     }
     schedules = refused_b(api.get("/api/content/schedules?status=bogus"))
     assert (schedules["error"], schedules["details"]) == (
-        "Unknown status 'bogus'.", {"status": ["Allowed: planned, generating, generated, failed."]})
+        "Unknown status 'bogus'.",
+        {"status": ["Allowed: planned, generating, generated, failed."]},
+    )
     posts = refused_b(api.get("/api/posts/scheduled?profileId=not-a-uuid"))
     assert (posts["error"], posts["details"]) == ("Invalid profileId.", {"profileId": ["Not an id."]})
 
@@ -102,11 +155,24 @@ def test_a_list_item_is_the_content_as_its_own_page_shows_it(api, owner):
     review.tags.add(tag)
     scheduled = make_content(owner.org, status="scheduled", platforms=("tiktok",), image=False)
     when = timezone.now() + datetime.timedelta(days=1)
-    Publication.objects.create(organization=owner.org, content=scheduled, profile=profile, platform="instagram",
-                               scheduled_for=when, due_at=when)
+    Publication.objects.create(
+        organization=owner.org,
+        content=scheduled,
+        profile=profile,
+        platform="instagram",
+        scheduled_for=when,
+        due_at=when,
+    )
     other = ProfileFactory(organization=owner.org, brand=strict, platform="x")
-    Publication.objects.create(organization=owner.org, content=scheduled, profile=other, platform="x",
-                               scheduled_for=when + datetime.timedelta(hours=1), due_at=when, last_error="rate limited")
+    Publication.objects.create(
+        organization=owner.org,
+        content=scheduled,
+        profile=other,
+        platform="x",
+        scheduled_for=when + datetime.timedelta(hours=1),
+        due_at=when,
+        last_error="rate limited",
+    )
     make_content(owner.org, status="failed", image=False)
     listed_a = api.get("/v1/content").json()["data"]
     listed_b = api.get("/api/content").json()["data"]

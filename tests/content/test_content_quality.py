@@ -62,8 +62,14 @@ FORMATS = formats()
 def generate(prompt, platform, post_type="feed", media_type="image", **kw):
     request = TextRequest(prompt=prompt, platform=platform, post_type=post_type, media_type=media_type, **kw)
     text = make_text(request)
-    draft = Draft(caption=text.caption, hashtags=list(text.hashtags), first_comment=text.first_comment,
-                  alt_text=text.alt_text, title=text.title, sounds=list(text.sounds))
+    draft = Draft(
+        caption=text.caption,
+        hashtags=list(text.hashtags),
+        first_comment=text.first_comment,
+        alt_text=text.alt_text,
+        title=text.title,
+        sounds=list(text.sounds),
+    )
     styled, notes = style_for_platform(platform, draft, post_type=post_type)
     variant = adapt(platform, styled, post_type=post_type, media_type=media_type)
     variant.adaptations = [*notes, *variant.adaptations]
@@ -104,8 +110,12 @@ def test_reported_prompt_gives_a_real_caption_and_topic_hashtags_on_every_platfo
 
 
 def test_reported_prompt_keeps_names_and_reads_differently_per_platform():
-    variants = {p: generate(REPORTED, p, media_type="video" if p == "youtube" else "image",
-                            hashtag_count=30, length="long")[1] for p in ("x", "linkedin", "instagram", "bluesky")}
+    variants = {
+        p: generate(
+            REPORTED, p, media_type="video" if p == "youtube" else "image", hashtag_count=30, length="long"
+        )[1]
+        for p in ("x", "linkedin", "instagram", "bluesky")
+    }
     x = variants["x"]
     assert len(x.hashtags) <= 2
     assert len(sentences(x.caption.replace(URL, ""))) == 1
@@ -150,16 +160,45 @@ def test_hashtags_give_way_before_the_caption():
     assert v.caption == long_sentence.strip()
     assert v.hashtags == []
     assert "#coffee" in v.first_comment  # moved to the self-reply, where Bluesky has one
-    v = adapt("bluesky", Draft(caption=long_sentence.strip(), hashtags=["#coffee", "#Lisbon"], first_comment="x" * 299))
+    v = adapt(
+        "bluesky",
+        Draft(caption=long_sentence.strip(), hashtags=["#coffee", "#Lisbon"], first_comment="x" * 299),
+    )
     assert v.caption == long_sentence.strip() and v.hashtags == []
     assert any("dropped so that the caption keeps its first sentence" in a for a in v.adaptations)
 
 
 # --- properties -----------------------------------------------------------------------------
 
-WORDS = ["coffee", "roastery", "Lisbon", "AeroPress", "bakery", "sourdough", "marathon", "Berlin", "garden",
-         "workshop", "yoga", "studio", "ceramics", "launch", "small", "batches", "fresh", "festival", "Tokyo",
-         "café", "Straße", "ação", "été", "NASA", "design", "sustainable", "bikes"]
+WORDS = [
+    "coffee",
+    "roastery",
+    "Lisbon",
+    "AeroPress",
+    "bakery",
+    "sourdough",
+    "marathon",
+    "Berlin",
+    "garden",
+    "workshop",
+    "yoga",
+    "studio",
+    "ceramics",
+    "launch",
+    "small",
+    "batches",
+    "fresh",
+    "festival",
+    "Tokyo",
+    "café",
+    "Straße",
+    "ação",
+    "été",
+    "NASA",
+    "design",
+    "sustainable",
+    "bikes",
+]
 prompts = st.builds(
     lambda ws, url, punct: " ".join(ws) + punct + (f" More at {url}" if url else ""),
     st.lists(st.sampled_from(WORDS + ["the", "and", "with", "our", "new", "a"]), min_size=1, max_size=60),
@@ -178,11 +217,22 @@ prompts = st.builds(
     emojis=st.booleans(),
     brand_tags=st.lists(st.sampled_from(["#BeanThere", "#beanthere", "#coffee", "#LisbonEats"]), max_size=3),
 )
-def test_every_platform_and_post_type_keeps_the_rules(prompt, fmt, language, length, count, emojis, brand_tags):
+def test_every_platform_and_post_type_keeps_the_rules(
+    prompt, fmt, language, length, count, emojis, brand_tags
+):
     platform, post_type, media_type = fmt
     assume(extract_keywords(prompt, language)[0])  # a prompt without a subject is a clear error
-    text, v = generate(prompt, platform, post_type, media_type, language=language, length=length,
-                       hashtag_count=count, include_emojis=emojis, brand=BrandVoice(hashtags=tuple(brand_tags)))
+    text, v = generate(
+        prompt,
+        platform,
+        post_type,
+        media_type,
+        language=language,
+        length=length,
+        hashtag_count=count,
+        include_emojis=emojis,
+        brand=BrandVoice(hashtags=tuple(brand_tags)),
+    )
     rules = get_rules(platform)
     f = get_format(platform, post_type, media_type)
     # limits in the platform's own counting unit, and no validation problem
@@ -228,20 +278,42 @@ def texts(prompt, *, language="en", **kw):
     for tone in TONES:
         for length in ("short", "medium", "long"):
             for seed in SEEDS:
-                yield make_text(TextRequest(prompt=prompt, platform="instagram", tone=tone, length=length,
-                                            seed=seed, language=language, creativity=10, **kw))
+                yield make_text(
+                    TextRequest(
+                        prompt=prompt,
+                        platform="instagram",
+                        tone=tone,
+                        length=length,
+                        seed=seed,
+                        language=language,
+                        creativity=10,
+                        **kw,
+                    )
+                )
 
 
-@pytest.mark.parametrize(("prompt", "phrase", "article"), [
-    ("Behind the scenes at the Kyoto ceramics workshop where every teacup is thrown by hand.",
-     "Kyoto ceramics workshop", "the"),
-    ("Celebrate the Riverside Community Garden and its volunteers.", "Riverside Community Garden", "the"),
-    ("Write a friendly post announcing our new single-origin Ethiopian Yirgacheffe.",
-     "single-origin Ethiopian Yirgacheffe", "our"),
-    ("A lighthouse keeper's morning on the Cornish coast", "lighthouse keeper's morning", "a"),
-    ("Introducing the Trailhead 2 hiking boots, waterproof and made from recycled materials.",
-     "Trailhead 2 hiking boots", "the"),  # a model number stays with its name
-])
+@pytest.mark.parametrize(
+    ("prompt", "phrase", "article"),
+    [
+        (
+            "Behind the scenes at the Kyoto ceramics workshop where every teacup is thrown by hand.",
+            "Kyoto ceramics workshop",
+            "the",
+        ),
+        ("Celebrate the Riverside Community Garden and its volunteers.", "Riverside Community Garden", "the"),
+        (
+            "Write a friendly post announcing our new single-origin Ethiopian Yirgacheffe.",
+            "single-origin Ethiopian Yirgacheffe",
+            "our",
+        ),
+        ("A lighthouse keeper's morning on the Cornish coast", "lighthouse keeper's morning", "a"),
+        (
+            "Introducing the Trailhead 2 hiking boots, waterproof and made from recycled materials.",
+            "Trailhead 2 hiking boots",
+            "the",
+        ),  # a model number stays with its name
+    ],
+)
 def test_english_copy_keeps_the_article_the_prompt_gave_its_subject(prompt, phrase, article):
     """Never "Say hello to Kyoto ceramics workshop!" or "Which part of senior backend engineer"."""
     seen = 0
@@ -258,12 +330,16 @@ def test_english_copy_keeps_the_article_the_prompt_gave_its_subject(prompt, phra
 
 def test_english_copy_agrees_with_a_plural_or_mass_subject():
     """Templates never put a verb after the subject ('Ceramic planters just hits different')."""
-    for prompt, subject in (("Twenty handmade ceramic planters for small balconies.", "ceramic planters"),
-                            ("Three tips for better sourdough at home.", "better sourdough")):
+    for prompt, subject in (
+        ("Twenty handmade ceramic planters for small balconies.", "ceramic planters"),
+        ("Three tips for better sourdough at home.", "better sourdough"),
+    ):
         for text in texts(prompt):
             for part in (text.caption, text.first_comment, text.title):
                 subject_first = r"(?:^|[.!?:]\s+)(?:\w+\s+)?" + re.escape(subject)
-                assert not re.search(subject_first + r"\s+(?:is|hits|steals|means|matters|has)\b", part, re.I), part
+                assert not re.search(
+                    subject_first + r"\s+(?:is|hits|steals|means|matters|has)\b", part, re.I
+                ), part
 
 
 def test_intent_hooks_read_as_a_person_would_write_them():
@@ -284,10 +360,24 @@ def test_intent_hooks_read_as_a_person_would_write_them():
 def _fixed_fragments(language):
     """The fixed words of every template of a language (placeholders cut out), 16+ characters."""
     L = COPY[language]
-    templates = [*[t for ts in L["hooks"].values() for t in ts], *L["bodies"], *[t for ts in L["cta"].values() for t in ts],
-                 *L["comments"], *L["titles"], L["question"], *L["alt"].values(), L["themes"], L["brand"]]
+    templates = [
+        *[t for ts in L["hooks"].values() for t in ts],
+        *L["bodies"],
+        *[t for ts in L["cta"].values() for t in ts],
+        *L["comments"],
+        *L["titles"],
+        L["question"],
+        *L["alt"].values(),
+        L["themes"],
+        L["brand"],
+    ]
     for intent in L.get("intents", {}).values():
-        templates += [*intent["hooks"], *intent.get("cta", []), *intent.get("comments", []), *intent.get("titles", [])]
+        templates += [
+            *intent["hooks"],
+            *intent.get("cta", []),
+            *intent.get("comments", []),
+            *intent.get("titles", []),
+        ]
     fragments = set()
     for t in templates:
         for piece in re.split(r"\{[^}]+\}", t):
@@ -312,7 +402,9 @@ def test_no_filler_from_another_language_and_no_keyword_slotted_into_filler(lang
     instead of filler with a keyword slotted in ('Hinter Yoga-Studio steht ein Team, das bietet liebt')."""
     prompt = FOREIGN_PROMPTS[language]
     foreign = {lang: _fixed_fragments(lang) for lang in LANGUAGES if lang != language}
-    own_bodies = [piece.strip(" :,.!?") for b in COPY[language]["bodies"] for piece in re.split(r"\{[^}]+\}", b)]
+    own_bodies = [
+        piece.strip(" :,.!?") for b in COPY[language]["bodies"] for piece in re.split(r"\{[^}]+\}", b)
+    ]
     own_bodies = [b for b in own_bodies if len(b) >= 12 and b not in prompt]
     for text in texts(prompt, language=language):
         for lang, fragments in foreign.items():
@@ -326,16 +418,37 @@ def test_no_filler_from_another_language_and_no_keyword_slotted_into_filler(lang
         assert "{k2}" not in template and "{k3}" not in template  # filler never takes a keyword
 
 
-ODD_TAGS = {"#starter", "#thrown", "#hand", "#montag", "#saturday", "#thursday", "#spring", "#tenyears", "#bright",
-            "#floral", "#temporada", "#abmontag", "#weekend", "#new", "#small", "#read", "#best", "#tips"}
+ODD_TAGS = {
+    "#starter",
+    "#thrown",
+    "#hand",
+    "#montag",
+    "#saturday",
+    "#thursday",
+    "#spring",
+    "#tenyears",
+    "#bright",
+    "#floral",
+    "#temporada",
+    "#abmontag",
+    "#weekend",
+    "#new",
+    "#small",
+    "#read",
+    "#best",
+    "#tips",
+}
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=[s.prompt[:30] for s in SAMPLES])
 def test_sample_hashtags_are_topics_a_person_would_use(sample):
     brand_tags = {t.casefold() for t in sample.brand.hashtags}
     words_in_order = [w.casefold() for w in re.findall(r"\w+", sample.prompt)]
-    phrases = {"".join(words_in_order[i:j]) for i in range(len(words_in_order))
-               for j in range(i + 1, min(i + 5, len(words_in_order)) + 1)}
+    phrases = {
+        "".join(words_in_order[i:j])
+        for i in range(len(words_in_order))
+        for j in range(i + 1, min(i + 5, len(words_in_order)) + 1)
+    }
     for platform in sorted(SUPPORTED_PLATFORMS):
         variant, _, _ = render_variant(sample, platform)
         tags = all_tags(variant)
@@ -350,12 +463,16 @@ def test_sample_hashtags_are_topics_a_person_would_use(sample):
             assert tag[1:].casefold() not in weak, tag
 
 
-@given(day=st.sampled_from(["Saturday", "Monday", "July", "weekend", "tonight"]),
-       extra=st.sampled_from(["thrown by hand", "feed your starter", "bright and floral", "ten years"]),
-       subject=st.sampled_from(["the Lisbon roastery", "our pottery class", "handmade teacups"]))
+@given(
+    day=st.sampled_from(["Saturday", "Monday", "July", "weekend", "tonight"]),
+    extra=st.sampled_from(["thrown by hand", "feed your starter", "bright and floral", "ten years"]),
+    subject=st.sampled_from(["the Lisbon roastery", "our pottery class", "handmade teacups"]),
+)
 @settings(max_examples=40, deadline=None)
 def test_days_idioms_participles_and_adjectives_never_become_hashtags(day, extra, subject):
-    text = make_text(TextRequest(prompt=f"Join {subject} on {day}: {extra}.", platform="instagram", hashtag_count=10))
+    text = make_text(
+        TextRequest(prompt=f"Join {subject} on {day}: {extra}.", platform="instagram", hashtag_count=10)
+    )
     low = {t.casefold() for t in text.hashtags}
     assert f"#{day.casefold()}" not in low
     for word in re.findall(r"\w+", extra):
@@ -372,8 +489,14 @@ def test_pinterest_descriptions_lead_with_keywords_and_titles_are_searchable(sam
     assert not PIN_BAIT.search(description), description
     assert variant.first_comment == ""  # never folded into the description as a question
     lead = sentences(variant.caption)[0]
-    keywords = {w.casefold() for w in re.findall(r"[\w-]{4,}", sample.prompt)} - STOPWORDS["en"] - {"write", "friendly", "post"}
-    assert len({w.casefold() for w in re.findall(r"[\w-]{4,}", lead)} & keywords) >= 3, lead  # keyword-rich lead
+    keywords = (
+        {w.casefold() for w in re.findall(r"[\w-]{4,}", sample.prompt)}
+        - STOPWORDS["en"]
+        - {"write", "friendly", "post"}
+    )
+    assert len({w.casefold() for w in re.findall(r"[\w-]{4,}", lead)} & keywords) >= 3, (
+        lead
+    )  # keyword-rich lead
     title_words = {w.casefold() for w in re.findall(r"[\w-]{4,}", variant.title)} - STOPWORDS["en"]
     assert len(title_words & keywords) >= 2, variant.title
     assert not re.search(r"what you need to know|all about|up close", variant.title, re.IGNORECASE)
@@ -394,16 +517,22 @@ def test_youtube_shorts_carry_the_shorts_tag_first_and_other_formats_do_not():
 def test_x_keeps_the_sentence_that_says_the_most():
     """One short idea, and the one with the facts: not 'Honestly? Nothing beats ceramic planters.'"""
     for tone in TONES:
-        _, x = generate("Spring sale: 20% off all ceramic planters at our Portland studio this weekend only.", "x",
-                        tone=tone)
+        _, x = generate(
+            "Spring sale: 20% off all ceramic planters at our Portland studio this weekend only.",
+            "x",
+            tone=tone,
+        )
         assert "20% off" in x.caption and "Portland" in x.caption, x.caption
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_instagram_habits_stay_on_instagram_and_tiktok(language):
     """'Double tap if you agree!' and 'link in bio' read wrong on LinkedIn, X or Facebook."""
-    habits = re.compile(r"double[- ]?tap|doble toque|doppeltippen|toque duas vezes|link in (?:our |the )?bio|"
-                        r"enlace de nuestra bio|lien dans notre bio|link in unserer bio|link na nossa bio", re.IGNORECASE)
+    habits = re.compile(
+        r"double[- ]?tap|doble toque|doppeltippen|toque duas vezes|link in (?:our |the )?bio|"
+        r"enlace de nuestra bio|lien dans notre bio|link in unserer bio|link na nossa bio",
+        re.IGNORECASE,
+    )
     prompt = FOREIGN_PROMPTS[language]
     seen = 0
     for tone in ("playful", "professional"):
@@ -425,10 +554,17 @@ def test_provider_engines_are_asked_for_a_searchable_pin():
 
     _, user = build_text_prompt(TextRequest(prompt="Handmade teacups from Kyoto", platform="pinterest"))
     assert "search" in user and "without asking for comments" in user and "100 characters" in user
-    provider_like = Draft(caption="Meet our new teacups! 😍\n\nHandmade teacups from our Kyoto workshop, glazed in celadon "
-                                  "green.\n\nTell us in the comments which one you love!", hashtags=["#KyotoCeramics"],
-                          first_comment="Which colour would you pick?", title="Cute!")
+    provider_like = Draft(
+        caption="Meet our new teacups! 😍\n\nHandmade teacups from our Kyoto workshop, glazed in celadon "
+        "green.\n\nTell us in the comments which one you love!",
+        hashtags=["#KyotoCeramics"],
+        first_comment="Which colour would you pick?",
+        title="Cute!",
+    )
     styled, notes = style_for_platform("pinterest", provider_like)
-    assert styled.caption.startswith("Handmade teacups from our Kyoto workshop") and "comments" not in styled.caption
+    assert (
+        styled.caption.startswith("Handmade teacups from our Kyoto workshop")
+        and "comments" not in styled.caption
+    )
     assert styled.title == "Handmade teacups from our Kyoto workshop" and styled.first_comment == ""
     assert notes

@@ -30,14 +30,26 @@ N_IMAGES, N_VIDEOS = 42, 8
 
 def _pending_generations(org):
     brand = brand_ensure_default(organization=org)
-    contents = Content.objects.bulk_create([
-        Content(organization=org, brand=brand, platforms=["x"], prompt=f"Faulty generation {i}", status="pending",
-                media_type="video" if i < N_VIDEOS else "image", post_type="feed",
-                dimensions="16:9" if i < N_VIDEOS else "1:1", seed=i)
-        for i in range(N_IMAGES + N_VIDEOS)
-    ])
+    contents = Content.objects.bulk_create(
+        [
+            Content(
+                organization=org,
+                brand=brand,
+                platforms=["x"],
+                prompt=f"Faulty generation {i}",
+                status="pending",
+                media_type="video" if i < N_VIDEOS else "image",
+                post_type="feed",
+                dimensions="16:9" if i < N_VIDEOS else "1:1",
+                seed=i,
+            )
+            for i in range(N_IMAGES + N_VIDEOS)
+        ]
+    )
     # as if their tasks were lost: only the sweep can start them
-    Content.objects.filter(pk__in=[c.pk for c in contents]).update(updated_at=timezone.now() - datetime.timedelta(hours=1))
+    Content.objects.filter(pk__in=[c.pk for c in contents]).update(
+        updated_at=timezone.now() - datetime.timedelta(hours=1)
+    )
     return contents
 
 
@@ -45,11 +57,20 @@ def test_every_generation_ends_review_or_failed_despite_killed_workers_and_a_red
     org = organization_get_or_create(name=f"Generation chaos {random.randint(0, 1 << 30)}")
     contents = _pending_generations(org)
     total = len(contents)
-    cluster = Cluster(workers=2, concurrency=2, beats=1, env={
-        "GENERATION_LEASE_SECONDS": "6", "GENERATION_HEARTBEAT_SECONDS": "2", "GENERATION_SWEEP_INTERVAL": "2",
-        "GENERATION_QUEUED_STUCK_SECONDS": "10", "GENERATION_MAX_ATTEMPTS": "4", "GENERATION_ENGINE": "local",
-        "WORKER_HEARTBEAT_SECONDS": "2",
-    }).start()
+    cluster = Cluster(
+        workers=2,
+        concurrency=2,
+        beats=1,
+        env={
+            "GENERATION_LEASE_SECONDS": "6",
+            "GENERATION_HEARTBEAT_SECONDS": "2",
+            "GENERATION_SWEEP_INTERVAL": "2",
+            "GENERATION_QUEUED_STUCK_SECONDS": "10",
+            "GENERATION_MAX_ATTEMPTS": "4",
+            "GENERATION_ENGINE": "local",
+            "WORKER_HEARTBEAT_SECONDS": "2",
+        },
+    ).start()
     qs = Content.objects.filter(organization=org)
     try:
         started = time.monotonic()
@@ -79,8 +100,13 @@ def test_every_generation_ends_review_or_failed_despite_killed_workers_and_a_red
     # no engine run after the content finished: its last claim came before generated_at
     reviewed = qs.filter(status="review")
     assert reviewed.count() >= total * 0.8, statuses
-    assert not reviewed.filter(Q(generated_at__isnull=True) | Q(generation_started_at__gt=F("generated_at"))).exists()
-    media = dict(reviewed.annotate(n=Count("media_assets", filter=Q(media_assets__kind=Kind.GENERATED)))
-                 .values_list("pk", "n"))
+    assert not reviewed.filter(
+        Q(generated_at__isnull=True) | Q(generation_started_at__gt=F("generated_at"))
+    ).exists()
+    media = dict(
+        reviewed.annotate(n=Count("media_assets", filter=Q(media_assets__kind=Kind.GENERATED))).values_list(
+            "pk", "n"
+        )
+    )
     assert set(media.values()) == {1}, media  # one run's media each, nothing from a second run
     print(f"\n{total} generations in {elapsed:.0f} s, {cluster.kills} workers killed, statuses {statuses}")

@@ -18,15 +18,18 @@ def _stranded(org, *, attempts: int, lease_ago: float = 5) -> Content:
     """As a SIGKILLed worker leaves it: generating, lease expired, nothing running."""
     content = make_content(org, status=states.GENERATING, image=False)
     Content.objects.filter(pk=content.pk).update(
-        generation_attempts=attempts, generation_lease_until=timezone.now() - datetime.timedelta(seconds=lease_ago))
+        generation_attempts=attempts,
+        generation_lease_until=timezone.now() - datetime.timedelta(seconds=lease_ago),
+    )
     return content
 
 
 def test_the_sweep_requeues_a_generation_whose_worker_died_and_it_finishes(owner):
     content = _stranded(owner.org, attempts=1)
     running = make_content(owner.org, status=states.GENERATING, image=False)
-    Content.objects.filter(pk=running.pk).update(generation_attempts=1,
-                                                 generation_lease_until=timezone.now() + datetime.timedelta(seconds=60))
+    Content.objects.filter(pk=running.pk).update(
+        generation_attempts=1, generation_lease_until=timezone.now() + datetime.timedelta(seconds=60)
+    )
     assert pipeline.sweep() == {"requeued": 1}  # eager Celery: the generation runs again here
     content.refresh_from_db()
     assert content.status == states.REVIEW and content.generation_lease_until is None
@@ -46,8 +49,9 @@ def test_after_max_attempts_the_generation_fails_with_a_reason(owner, settings):
 
 def test_a_duplicate_task_does_not_run_a_generation_another_worker_holds(owner):
     content = make_content(owner.org, status=states.GENERATING, image=False)
-    Content.objects.filter(pk=content.pk).update(generation_attempts=1,
-                                                 generation_lease_until=timezone.now() + datetime.timedelta(seconds=60))
+    Content.objects.filter(pk=content.pk).update(
+        generation_attempts=1, generation_lease_until=timezone.now() + datetime.timedelta(seconds=60)
+    )
     assert pipeline.run(content.pk) is None
     content.refresh_from_db()
     assert content.status == states.GENERATING and content.generation_attempts == 1
@@ -65,7 +69,9 @@ def test_the_heartbeat_renews_the_lease_while_the_engine_runs(owner, settings, m
 
         deadline = time.monotonic() + 1.5
         while time.monotonic() < deadline:  # the engine takes longer than the lease
-            leases.append(Content.objects.filter(pk=content.pk).values_list("generation_lease_until", flat=True).get())
+            leases.append(
+                Content.objects.filter(pk=content.pk).values_list("generation_lease_until", flat=True).get()
+            )
             time.sleep(0.1)
         return real_text(self, request)
 

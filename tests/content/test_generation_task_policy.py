@@ -35,7 +35,8 @@ def openai(settings):
 def _generate(owner, *, enqueue: bool = True, retries: int = 0) -> Content:
     brand = Brand.objects.get(organization=owner.org, is_default=True)
     content = content_request_generation(  # enqueued: the eager task runs on commit, here
-        organization=owner.org, enqueue=enqueue,
+        organization=owner.org,
+        enqueue=enqueue,
         inp=GenerationInput(prompt="espresso tonic on a sunny terrace", platforms=["instagram"], brand=brand),
     )
     if not enqueue:

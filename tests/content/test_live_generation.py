@@ -69,7 +69,9 @@ async def _receive_until(ws, done, timeout: float) -> list[dict]:
     return messages
 
 
-async def _follow(base: str, key: str, subscribe: dict | None, done, *, timeout: float = 90.0, **worker) -> list[dict]:
+async def _follow(
+    base: str, key: str, subscribe: dict | None, done, *, timeout: float = 90.0, **worker
+) -> list[dict]:
     """Connect, subscribe, then start the worker and collect messages until done."""
     url = base.replace("http", "ws") + f"/ws/events/?token={key}"
     async with websockets.connect(url) as ws:
@@ -85,8 +87,12 @@ async def _follow(base: str, key: str, subscribe: dict | None, done, *, timeout:
 def _generate(org, brand, **extra) -> Content:
     return services.content_request_generation(
         organization=org,
-        inp=services.GenerationInput(prompt="fresh croissants on a marble counter", platforms=["instagram", "linkedin"],
-                                     brand=brand, **extra),
+        inp=services.GenerationInput(
+            prompt="fresh croissants on a marble counter",
+            platforms=["instagram", "linkedin"],
+            brand=brand,
+            **extra,
+        ),
     )
 
 
@@ -96,8 +102,15 @@ def test_a_subscriber_follows_a_generation_on_a_real_worker_from_progress_to_rev
     assert Content.objects.get(pk=content.pk).status == "pending"
 
     with asgi_server() as base:
-        messages = asyncio.run(_follow(base, key, {"contentId": ids.render(content.pk, "content")},
-                                       lambda m: m["type"] in OUTCOMES, concurrency=2))
+        messages = asyncio.run(
+            _follow(
+                base,
+                key,
+                {"contentId": ids.render(content.pk, "content")},
+                lambda m: m["type"] in OUTCOMES,
+                concurrency=2,
+            )
+        )
 
     types = [m["type"] for m in messages]
     assert types[-1] == "content.generated", types
@@ -129,12 +142,25 @@ def test_a_provider_refusal_ends_failed_and_the_subscriber_gets_the_reason(broke
         # The worker generates with the Replicate adapter against the fake provider, which
         # fails every prediction with a safety refusal (not retryable: fails at once).
         replicate.fail_predictions_with = "NSFW content detected in the output"
-        engine = {"GENERATION_ENGINE": "replicate", "REPLICATE_API_TOKEN": replicate.token,
-                  "REPLICATE_BASE_URL": replicate.url, "REPLICATE_TEXT_MODEL": "meta/llama-test",
-                  "REPLICATE_IMAGE_MODEL": "bfl/flux-test", "REPLICATE_VIDEO_MODEL": "wan/video-test"}
+        engine = {
+            "GENERATION_ENGINE": "replicate",
+            "REPLICATE_API_TOKEN": replicate.token,
+            "REPLICATE_BASE_URL": replicate.url,
+            "REPLICATE_TEXT_MODEL": "meta/llama-test",
+            "REPLICATE_IMAGE_MODEL": "bfl/flux-test",
+            "REPLICATE_VIDEO_MODEL": "wan/video-test",
+        }
         with asgi_server() as base:
-            messages = asyncio.run(_follow(base, key, {"contentId": str(content.pk)},
-                                           lambda m: m["type"] in OUTCOMES, concurrency=1, **engine))
+            messages = asyncio.run(
+                _follow(
+                    base,
+                    key,
+                    {"contentId": str(content.pk)},
+                    lambda m: m["type"] in OUTCOMES,
+                    concurrency=1,
+                    **engine,
+                )
+            )
         assert replicate.requests_to("/predictions", method="POST")  # the provider was really asked
 
     failed = messages[-1]
@@ -142,10 +168,13 @@ def test_a_provider_refusal_ends_failed_and_the_subscriber_gets_the_reason(broke
     content.refresh_from_db()
     assert content.status == "failed"
     assert content.status_reason == (
-        "Generation failed: replicate: refused by content policy: NSFW content detected in the output")
+        "Generation failed: replicate: refused by content policy: NSFW content detected in the output"
+    )
     assert failed["data"]["reason"] == content.status_reason
     assert failed["data"]["previousStatus"] == "generating"
-    assert [m["data"]["stage"] for m in messages if m["type"] == "content.generation.progress"] == ["settings"]
+    assert [m["data"]["stage"] for m in messages if m["type"] == "content.generation.progress"] == [
+        "settings"
+    ]
     assert not content.variants.exists()
     assert not MediaAsset.objects.filter(content=content).exists()
 
@@ -154,23 +183,43 @@ def test_a_batch_of_four_runs_on_two_worker_processes_and_completes_once(broker,
     org, brand, key = tenant
     profile = ProfileFactory(organization=org, brand=brand, platform="instagram")
     schedules = [
-        services.schedule_plan(organization=org, profile=profile, scheduled_date=timezone.localdate(),
-                               task=f"{topic} for our autumn menu", generation_mode="prompt_based", platform=None,
-                               post_type="feed", media_type="image", dimensions=None)
+        services.schedule_plan(
+            organization=org,
+            profile=profile,
+            scheduled_date=timezone.localdate(),
+            task=f"{topic} for our autumn menu",
+            generation_mode="prompt_based",
+            platform=None,
+            post_type="feed",
+            media_type="image",
+            dimensions=None,
+        )
         for topic in ("pumpkin soup", "apple tart", "chestnut latte", "mushroom risotto")
     ]
     batch = services.batch_start(organization=org, schedules=schedules)
 
     with asgi_server() as base:
-        messages = asyncio.run(_follow(base, key, {"batchId": ids.render(batch.pk, "batch")},
-                                       lambda m: m["type"] == "batch.completed", concurrency=2))
+        messages = asyncio.run(
+            _follow(
+                base,
+                key,
+                {"batchId": ids.render(batch.pk, "batch")},
+                lambda m: m["type"] == "batch.completed",
+                concurrency=2,
+            )
+        )
 
     progress = [m["data"] for m in messages if m["type"] == "batch.progress"]
     assert progress, [m["type"] for m in messages]
     assert all(p["batchId"] == str(batch.pk) and p["total"] == 4 for p in progress)
     completed = messages[-1]["data"]
     assert completed["status"] == "completed"
-    assert (completed["completed"], completed["failed"], completed["total"], completed["progress"]) == (4, 0, 4, 100)
+    assert (completed["completed"], completed["failed"], completed["total"], completed["progress"]) == (
+        4,
+        0,
+        4,
+        100,
+    )
     assert sorted(i["status"] for i in completed["items"]) == ["review"] * 4
     # per-item progress of the batch's contents reaches batch subscribers too
     item_ids = {str(c) for c in Content.objects.filter(batch=batch).values_list("pk", flat=True)}
@@ -181,9 +230,9 @@ def test_a_batch_of_four_runs_on_two_worker_processes_and_completes_once(broker,
     assert batch.status == Batch.COMPLETED and batch.finished_at is not None
     assert Event.objects.filter(type="batch.completed", data__batchId=str(batch.pk)).count() == 1
     assert set(Content.objects.filter(batch=batch).values_list("status", flat=True)) == {"review"}
-    assert set(ContentSchedule.objects.filter(pk__in=[s.pk for s in schedules]).values_list("status", flat=True)) == {
-        ContentSchedule.GENERATED
-    }
+    assert set(
+        ContentSchedule.objects.filter(pk__in=[s.pk for s in schedules]).values_list("status", flat=True)
+    ) == {ContentSchedule.GENERATED}
 
 
 def test_an_event_left_in_the_outbox_reaches_the_websocket_through_the_sweep(broker, tenant):

@@ -395,7 +395,9 @@ def test_captions_mention_the_subject_of_the_prompt():
     text = caption()
     assert "espresso" in text.lower()
     hashtags = ENGINE.text(TextRequest(prompt=PROMPT, platform="instagram", hashtag_count=10)).hashtags
-    assert any("espresso" in h.lower() for h in hashtags)  # issue 8: a topic phrase, e.g. #OrganicEspressoBlend
+    assert any(
+        "espresso" in h.lower() for h in hashtags
+    )  # issue 8: a topic phrase, e.g. #OrganicEspressoBlend
     assert not {"#of", "#our", "#with", "#at", "#the"} & {h.lower() for h in hashtags}
 
 

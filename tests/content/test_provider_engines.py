@@ -173,7 +173,13 @@ def test_openai_text_asks_for_a_json_object_in_the_brand_voice_and_parses_it(ope
     assert body["messages"][0]["role"] == "system"
     assert system.startswith("You speak for a small roastery in Porto.")
     assert "warm, witty, coffee-nerdy" in system and "mention competitors" in system
-    assert "instagram" in user and "'pt'" in user and "at most 4" in user and "Instagram: warm" in user and "#BeanThere" in user
+    assert (
+        "instagram" in user
+        and "'pt'" in user
+        and "at most 4" in user
+        and "Instagram: warm" in user
+        and "#BeanThere" in user
+    )
     assert "our new Ethiopian single origin" in user
     assert result.caption.startswith("Fresh ideas about our new Ethiopian single origin")
     assert result.hashtags == ["#coffee", "#morning", "#local", "#brew"]  # normalised, deduplicated, capped

@@ -60,7 +60,9 @@ def _headers(webhook_id: str, timestamp: int, signature: str) -> dict:
     return {"webhook-id": webhook_id, "webhook-timestamp": str(timestamp), "webhook-signature": signature}
 
 
-def _signed(secret: str, payload: dict | bytes, *, webhook_id: str = "msg_test1", timestamp: int | None = None):
+def _signed(
+    secret: str, payload: dict | bytes, *, webhook_id: str = "msg_test1", timestamp: int | None = None
+):
     body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     ts = int(time.time()) if timestamp is None else timestamp
     return body, _headers(webhook_id, ts, sign_replicate_webhook(secret, webhook_id, ts, body))
@@ -87,7 +89,9 @@ def _generate(owner, **extra) -> Content:
     brand = Brand.objects.get(organization=owner.org, is_default=True)
     return content_request_generation(
         organization=owner.org,
-        inp=GenerationInput(prompt="espresso tonic on a sunny terrace", platforms=["instagram"], brand=brand, **extra),
+        inp=GenerationInput(
+            prompt="espresso tonic on a sunny terrace", platforms=["instagram"], brand=brand, **extra
+        ),
     )
 
 
@@ -97,12 +101,17 @@ def test_a_generation_submitted_as_predictions_is_finished_by_its_webhooks(clien
     content.refresh_from_db()
     assert content.status == "generating"
     creates = replicate.requests_to("/predictions", method="POST")
-    assert [c.path for c in creates] == ["/v1/models/meta/llama-test/predictions", "/v1/models/bfl/flux-test/predictions"]
+    assert [c.path for c in creates] == [
+        "/v1/models/meta/llama-test/predictions",
+        "/v1/models/bfl/flux-test/predictions",
+    ]
     assert all(c.json["webhook"] == replicate.receiver.url + "/hooks/replicate" for c in creates)
     assert all(c.json["webhook_events_filter"] == ["completed"] for c in creates)
     assert not replicate.requests_to("/v1/predictions/", method="GET")  # no polling
     assert sorted(Prediction.objects.filter(content=content).values_list("kind", "status")) == [
-        ("image", "submitted"), ("text", "submitted")]
+        ("image", "submitted"),
+        ("text", "submitted"),
+    ]
 
     first, second = _deliveries(replicate, 2)
     response = _forward(client, first)
@@ -161,19 +170,36 @@ def test_a_failed_prediction_fails_the_content_with_the_providers_reason(client,
     assert not MediaAsset.objects.filter(content=content).exists()
 
 
-def test_a_webhook_that_arrives_before_its_prediction_is_recorded_still_completes_it(client, owner, replicate):
-    payload = {"id": "early0001", "status": "succeeded", "output": [json.dumps(
-        {"caption": "Sunny terrace, cold espresso tonic.", "hashtags": ["#espresso"], "first_comment": "",
-         "alt_text": "A glass of espresso tonic", "title": "", "sounds": []})]}
+def test_a_webhook_that_arrives_before_its_prediction_is_recorded_still_completes_it(
+    client, owner, replicate
+):
+    payload = {
+        "id": "early0001",
+        "status": "succeeded",
+        "output": [
+            json.dumps(
+                {
+                    "caption": "Sunny terrace, cold espresso tonic.",
+                    "hashtags": ["#espresso"],
+                    "first_comment": "",
+                    "alt_text": "A glass of espresso tonic",
+                    "title": "",
+                    "sounds": [],
+                }
+            )
+        ],
+    }
     body, headers = _signed(replicate.webhook_secret, payload)
     early = _post(client, body, headers)
     assert early.status_code == 200 and early.json()["completing"] is False  # unknown yet: kept
 
     brand = Brand.objects.get(organization=owner.org, is_default=True)
     content = content_request_generation(
-        organization=owner.org, enqueue=False,
-        inp=GenerationInput(prompt="espresso tonic", platforms=["instagram"], brand=brand,
-                            media_request={"generate": False}),
+        organization=owner.org,
+        enqueue=False,
+        inp=GenerationInput(
+            prompt="espresso tonic", platforms=["instagram"], brand=brand, media_request={"generate": False}
+        ),
     )
     pipeline.claim(content.pk)
     # what predictions_submit does right after the provider returned the id
@@ -187,8 +213,14 @@ def test_a_webhook_that_arrives_before_its_prediction_is_recorded_still_complete
 
 @pytest.mark.parametrize(
     "case, status",
-    [("tampered body", 401), ("wrong secret", 401), ("stale timestamp", 401), ("missing signature", 400),
-     ("signed but not json", 400), ("no secret configured", 401)],
+    [
+        ("tampered body", 401),
+        ("wrong secret", 401),
+        ("stale timestamp", 401),
+        ("missing signature", 400),
+        ("signed but not json", 400),
+        ("no secret configured", 401),
+    ],
 )
 def test_a_delivery_that_fails_verification_is_refused_and_not_kept(client, settings, case, status):
     settings.REPLICATE_WEBHOOK_SECRET = secret = "whsec_" + "c2VjcmV0LWtleS1mb3ItdGVzdHM="
@@ -222,7 +254,9 @@ def test_only_post_is_allowed(client):
 
 
 def _age(content: Content, seconds: float) -> None:
-    Prediction.objects.filter(content=content).update(created_at=timezone.now() - datetime.timedelta(seconds=seconds))
+    Prediction.objects.filter(content=content).update(
+        created_at=timezone.now() - datetime.timedelta(seconds=seconds)
+    )
 
 
 NOTHING_ASKED = {"asked": 0, "completing": 0, "running": 0, "unavailable": 0, "failed": 0}
@@ -241,7 +275,9 @@ def test_a_prediction_whose_webhook_never_comes_is_completed_by_the_poll(client,
 
     assert counts == {**NOTHING_ASKED, "asked": 2, "completing": 2}
     gets = replicate.requests_to("/v1/predictions/", method="GET")
-    assert {g.path for g in gets} == {f"/v1/predictions/{i}" for i in ids}  # Replicate's own endpoint, by the SDK
+    assert {g.path for g in gets} == {
+        f"/v1/predictions/{i}" for i in ids
+    }  # Replicate's own endpoint, by the SDK
     assert all(g.headers["authorization"] == f"Bearer {replicate.token}" for g in gets)
     content.refresh_from_db()
     assert content.status == "review" and content.progress == 100
@@ -277,18 +313,25 @@ def test_the_beat_task_fails_the_content_with_the_providers_reason(owner, replic
     failed = Event.objects.get(type="content.failed", data__contentId=str(content.pk))
     assert failed.data["reason"] == content.status_reason
     assert not MediaAsset.objects.filter(content=content).exists()
-    assert predictions_poll_stale(older_than_seconds=0) == NOTHING_ASKED  # failed content is not asked about again
+    assert (
+        predictions_poll_stale(older_than_seconds=0) == NOTHING_ASKED
+    )  # failed content is not asked about again
 
 
 def _generating_with_an_unhooked_prediction(owner) -> tuple[Content, str]:
     """Content generating with one text prediction created at the fake without a webhook."""
     brand = Brand.objects.get(organization=owner.org, is_default=True)
     content = content_request_generation(
-        organization=owner.org, enqueue=False,
-        inp=GenerationInput(prompt="espresso tonic", platforms=["instagram"], brand=brand, media_request={"generate": False}),
+        organization=owner.org,
+        enqueue=False,
+        inp=GenerationInput(
+            prompt="espresso tonic", platforms=["instagram"], brand=brand, media_request={"generate": False}
+        ),
     )
     pipeline.claim(content.pk)
-    created = get_engine().client.predictions.create(model="meta/llama-test", input={"prompt": "espresso tonic"})
+    created = get_engine().client.predictions.create(
+        model="meta/llama-test", input={"prompt": "espresso tonic"}
+    )
     Prediction.objects.create(content=content, provider="replicate", external_id=created.id, kind="text")
     _age(content, 120)
     return content, created.id
@@ -297,12 +340,20 @@ def _generating_with_an_unhooked_prediction(owner) -> tuple[Content, str]:
 def test_a_prediction_still_running_is_asked_again_at_the_next_poll(owner, replicate):
     content, _ = _generating_with_an_unhooked_prediction(owner)
 
-    assert predictions_poll_stale() == {**NOTHING_ASKED, "asked": 1, "running": 1}  # the fake: starting -> processing
+    assert predictions_poll_stale() == {
+        **NOTHING_ASKED,
+        "asked": 1,
+        "running": 1,
+    }  # the fake: starting -> processing
     content.refresh_from_db()
     assert content.status == "generating"
     assert Prediction.objects.get(content=content).status == "submitted"
 
-    assert predictions_poll_stale() == {**NOTHING_ASKED, "asked": 1, "completing": 1}  # processing -> succeeded
+    assert predictions_poll_stale() == {
+        **NOTHING_ASKED,
+        "asked": 1,
+        "completing": 1,
+    }  # processing -> succeeded
     content.refresh_from_db()
     assert content.status == "review"
     assert content.variants.get().caption.startswith("Fresh ideas about espresso tonic")
@@ -316,15 +367,22 @@ def test_a_provider_error_waits_for_the_next_poll_and_an_unknown_prediction_fail
     content.refresh_from_db()
     assert content.status == "generating"
 
-    replicate.fail(404, "The requested resource could not be found.", path_contains=f"/v1/predictions/{external_id}")
+    replicate.fail(
+        404, "The requested resource could not be found.", path_contains=f"/v1/predictions/{external_id}"
+    )
     assert predictions_poll_stale() == {**NOTHING_ASKED, "asked": 1, "failed": 1}
     content.refresh_from_db()
     assert content.status == "failed"
-    assert content.status_reason == "Generation failed: replicate: 404 The requested resource could not be found."
+    assert (
+        content.status_reason
+        == "Generation failed: replicate: 404 The requested resource could not be found."
+    )
 
 
 def test_the_poll_runs_every_30_seconds_from_beat(settings):
     entry = settings.CELERY_BEAT_SCHEDULE["poll-stale-predictions"]
     assert entry["task"] == poll_stale_predictions.name == "apps.content.tasks.poll_stale_predictions"
     assert entry["schedule"] == 30.0
-    assert entry["kwargs"] == {"older_than_seconds": float(os.environ.get("PREDICTION_POLL_AFTER_SECONDS", 60))}
+    assert entry["kwargs"] == {
+        "older_than_seconds": float(os.environ.get("PREDICTION_POLL_AFTER_SECONDS", 60))
+    }

@@ -79,7 +79,17 @@ def test_the_allowed_actions_of_each_status_are_as_drawn():
 
 def test_the_status_words_of_the_two_families():
     assert [states.word_a(s) for s in states.STATUSES] == [
-        "draft", "pending", "generating", "generated", "approved", "rejected", "scheduled", "publishing", "published", "failed"]
+        "draft",
+        "pending",
+        "generating",
+        "generated",
+        "approved",
+        "rejected",
+        "scheduled",
+        "publishing",
+        "published",
+        "failed",
+    ]
     assert states.word_b(states.REVIEW) == "reviewing"
 
 
@@ -89,19 +99,30 @@ def test_approving_outside_review_is_a_409_in_family_a_and_a_422_in_family_b(sta
     a = owner.client().post(f"/v1/content/cnt_{content.pk.hex}/approve")
     assert a.status_code == 409
     assert a.json()["error"]["code"] == "CONFLICT"
-    assert a.json()["error"]["details"] == {"status": status, "action": "approve", "allowedActions": states.allowed_actions(status)}
+    assert a.json()["error"]["details"] == {
+        "status": status,
+        "action": "approve",
+        "allowedActions": states.allowed_actions(status),
+    }
     b = owner.client().post(f"/api/content/{content.pk}/approve")
     assert b.status_code == 422
-    assert b.json()["details"] == {"code": "CONFLICT", "status": status, "action": "approve",
-                                   "allowedActions": states.allowed_actions(status)}
+    assert b.json()["details"] == {
+        "code": "CONFLICT",
+        "status": status,
+        "action": "approve",
+        "allowedActions": states.allowed_actions(status),
+    }
 
 
-@pytest.mark.parametrize(("status", "path", "body"), [
-    (states.APPROVED, "reject", {"reason": "x"}),
-    (states.PUBLISHING, "regenerate", None),
-    (states.APPROVED, "edit-image", {"prompt": "brighter"}),
-    (states.SCHEDULED, "edit-image/undo", None),
-])
+@pytest.mark.parametrize(
+    ("status", "path", "body"),
+    [
+        (states.APPROVED, "reject", {"reason": "x"}),
+        (states.PUBLISHING, "regenerate", None),
+        (states.APPROVED, "edit-image", {"prompt": "brighter"}),
+        (states.SCHEDULED, "edit-image/undo", None),
+    ],
+)
 def test_other_illegal_actions_over_http(status, path, body, owner):
     content = make_content(owner.org, status=status)
     a = owner.client().post(f"/v1/content/cnt_{content.pk.hex}/{path}", body, format="json")
@@ -116,6 +137,8 @@ def test_editing_text_of_content_being_published_is_a_conflict(owner):
     with pytest.raises(InvalidTransition) as caught:
         services.content_update(content=content, variants={"instagram": {"caption": "New"}})
     assert caught.value.details["action"] == "edit"
-    response = owner.client().put(f"/v1/content/cnt_{content.pk.hex}", {"content": {"instagram": {"caption": "New"}}}, format="json")
+    response = owner.client().put(
+        f"/v1/content/cnt_{content.pk.hex}", {"content": {"instagram": {"caption": "New"}}}, format="json"
+    )
     assert response.status_code == 409
     assert response.json()["error"]["details"]["status"] == "publishing"

@@ -39,15 +39,39 @@ def test_it_answers_get_with_the_whole_content_item(api, owner):
         "platforms": ["instagram", "tiktok"],
         "createdAt": iso(content.created_at),
         "content": {
-            "instagram": {"caption": "Fresh autumn roast, out today.", "hashtags": ["#coffee"], "firstComment": "",
-                          "altText": "", "adaptations": []},
-            "tiktok": {"caption": "Fresh autumn roast, out today.", "hashtags": ["#coffee"], "title": "", "sounds": [],
-                       "adaptations": []},
+            "instagram": {
+                "caption": "Fresh autumn roast, out today.",
+                "hashtags": ["#coffee"],
+                "firstComment": "",
+                "altText": "",
+                "adaptations": [],
+            },
+            "tiktok": {
+                "caption": "Fresh autumn roast, out today.",
+                "hashtags": ["#coffee"],
+                "title": "",
+                "sounds": [],
+                "adaptations": [],
+            },
         },
-        "media": [{"id": f"med_{asset.pk.hex}", "type": "image", "url": f"{base}/file.png",
-                   "thumbnailUrl": f"{base}/thumb-thumb.jpg", "dimensions": {"width": 40, "height": 50}}],
-        "analytics": {"views": 0, "likes": 0, "comments": 0, "shares": 0, "metricsUpdatedAt": None,
-                      "engagementRate": None, "engagementRateBasis": None},
+        "media": [
+            {
+                "id": f"med_{asset.pk.hex}",
+                "type": "image",
+                "url": f"{base}/file.png",
+                "thumbnailUrl": f"{base}/thumb-thumb.jpg",
+                "dimensions": {"width": 40, "height": 50},
+            }
+        ],
+        "analytics": {
+            "views": 0,
+            "likes": 0,
+            "comments": 0,
+            "shares": 0,
+            "metricsUpdatedAt": None,
+            "engagementRate": None,
+            "engagementRateBasis": None,
+        },
         "brandId": f"brd_{content.brand_id.hex}",
         "prompt": "Autumn roast launch",
         "postType": "feed",
@@ -59,14 +83,26 @@ def test_it_answers_get_with_the_whole_content_item(api, owner):
     }
 
 
-def test_it_generates_captions_for_several_platforms_and_a_real_image(api, owner, django_capture_on_commit_callbacks):
+def test_it_generates_captions_for_several_platforms_and_a_real_image(
+    api, owner, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        response = api.post("/v1/content/generate", {
-            "prompt": "Launch of our autumn single-origin roast",
-            "platforms": ["instagram", "x", "linkedin"],
-            "settings": {"tone": "professional", "length": "short", "hashtagCount": 3, "language": "en", "creativity": 7},
-            "media": {"generate": True, "style": "illustration", "count": 2},
-        }, format="json")
+        response = api.post(
+            "/v1/content/generate",
+            {
+                "prompt": "Launch of our autumn single-origin roast",
+                "platforms": ["instagram", "x", "linkedin"],
+                "settings": {
+                    "tone": "professional",
+                    "length": "short",
+                    "hashtagCount": 3,
+                    "language": "en",
+                    "creativity": 7,
+                },
+                "media": {"generate": True, "style": "illustration", "count": 2},
+            },
+            format="json",
+        )
     assert response.status_code == 202
     created = response.json()
     assert created["status"] == "pending"
@@ -89,16 +125,27 @@ def test_it_generates_captions_for_several_platforms_and_a_real_image(api, owner
         with stored_file(record["id"]).file.open("rb") as fh, Image.open(io.BytesIO(fh.read())) as img:
             assert img.size == (width, height)
     content = Content.objects.get(pk=created["id"][4:])
-    assert content.settings == {"tone": "professional", "length": "short", "hashtag_count": 3, "language": "en", "creativity": 7}
+    assert content.settings == {
+        "tone": "professional",
+        "length": "short",
+        "hashtag_count": 3,
+        "language": "en",
+        "creativity": 7,
+    }
     assert content.media_request["style"] == "illustration"
 
 
 def test_it_generates_a_5_to_8_second_video(api, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        response = api.post("/v1/content/generate", {
-            "prompt": "Pouring latte art in slow motion", "platforms": ["tiktok"],
-            "media": {"type": "video", "postType": "short", "dimensions": "9:16"},
-        }, format="json")
+        response = api.post(
+            "/v1/content/generate",
+            {
+                "prompt": "Pouring latte art in slow motion",
+                "platforms": ["tiktok"],
+                "media": {"type": "video", "postType": "short", "dimensions": "9:16"},
+            },
+            format="json",
+        )
     assert response.status_code == 202
     body = api.get(f"/v1/content/{response.json()['id']}").json()
     assert body["status"] == "generated"
@@ -109,7 +156,10 @@ def test_it_generates_a_5_to_8_second_video(api, django_capture_on_commit_callba
         container = av.open(io.BytesIO(fh.read()))
         stream = container.streams.video[0]
         seconds = float(container.duration / av.time_base)
-        assert (stream.codec_context.width, stream.codec_context.height) == (video["dimensions"]["width"], video["dimensions"]["height"])
+        assert (stream.codec_context.width, stream.codec_context.height) == (
+            video["dimensions"]["width"],
+            video["dimensions"]["height"],
+        )
         container.close()
     assert 5 <= seconds <= 8.1
     assert "sounds" in body["content"]["tiktok"]
@@ -118,27 +168,44 @@ def test_it_generates_a_5_to_8_second_video(api, django_capture_on_commit_callba
 def test_it_applies_the_brand_given_in_the_settings(api, owner, django_capture_on_commit_callbacks):
     brand = BrandFactory(organization=owner.org, hashtags=["#roastery"])
     with django_capture_on_commit_callbacks(execute=True):
-        response = api.post("/v1/content/generate", {"prompt": "New espresso blend", "platforms": ["instagram"],
-                                                     "settings": {"brandId": f"brd_{brand.pk.hex}", "language": "es"}}, format="json")
+        response = api.post(
+            "/v1/content/generate",
+            {
+                "prompt": "New espresso blend",
+                "platforms": ["instagram"],
+                "settings": {"brandId": f"brd_{brand.pk.hex}", "language": "es"},
+            },
+            format="json",
+        )
     body = api.get(f"/v1/content/{response.json()['id']}").json()
     assert body["brandId"] == f"brd_{brand.pk.hex}"
     assert body["status"] == "generated"
 
 
-@pytest.mark.parametrize(("payload", "field"), [
-    ({"platforms": ["x"]}, "prompt"),
-    ({"prompt": "x"}, "platforms"),
-    ({"prompt": "x", "platforms": ["myspace"]}, "platforms"),
-    ({"prompt": "x", "platforms": ["x"], "settings": {"creativity": 11}}, "settings"),
-    ({"prompt": "x", "platforms": ["x"], "settings": {"hashtagCount": 31}}, "settings"),
-    ({"prompt": "x", "platforms": ["x"], "settings": {"language": "eng"}}, "settings"),
-    ({"prompt": "x", "platforms": ["x"], "settings": {"language": "ja"}}, "settings"),
-    ({"prompt": "x", "platforms": ["x"], "settings": {"length": "epic"}}, "settings"),
-    ({"prompt": "x", "platforms": ["x"], "settings": {"brandId": "brd_00000000000000000000000000000000"}}, "settings"),
-    ({"prompt": "x", "platforms": ["x"], "media": {"count": 5}}, "media"),
-    ({"prompt": "x", "platforms": ["x"], "media": {"style": "cubist"}}, "media"),
-    ({"prompt": "x", "platforms": ["x"], "colour": "red"}, "colour"),
-])
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"platforms": ["x"]}, "prompt"),
+        ({"prompt": "x"}, "platforms"),
+        ({"prompt": "x", "platforms": ["myspace"]}, "platforms"),
+        ({"prompt": "x", "platforms": ["x"], "settings": {"creativity": 11}}, "settings"),
+        ({"prompt": "x", "platforms": ["x"], "settings": {"hashtagCount": 31}}, "settings"),
+        ({"prompt": "x", "platforms": ["x"], "settings": {"language": "eng"}}, "settings"),
+        ({"prompt": "x", "platforms": ["x"], "settings": {"language": "ja"}}, "settings"),
+        ({"prompt": "x", "platforms": ["x"], "settings": {"length": "epic"}}, "settings"),
+        (
+            {
+                "prompt": "x",
+                "platforms": ["x"],
+                "settings": {"brandId": "brd_00000000000000000000000000000000"},
+            },
+            "settings",
+        ),
+        ({"prompt": "x", "platforms": ["x"], "media": {"count": 5}}, "media"),
+        ({"prompt": "x", "platforms": ["x"], "media": {"style": "cubist"}}, "media"),
+        ({"prompt": "x", "platforms": ["x"], "colour": "red"}, "colour"),
+    ],
+)
 def test_it_refuses_invalid_generation_requests(api, payload, field):
     response = api.post("/v1/content/generate", payload, format="json")
     assert response.status_code == 400, response.content
@@ -148,21 +215,31 @@ def test_it_refuses_invalid_generation_requests(api, payload, field):
 
 
 def test_it_refuses_carousel_media_with_a_clear_message(api):
-    response = api.post("/v1/content/generate", {"prompt": "x", "platforms": ["instagram"], "media": {"type": "carousel"}}, format="json")
+    response = api.post(
+        "/v1/content/generate",
+        {"prompt": "x", "platforms": ["instagram"], "media": {"type": "carousel"}},
+        format="json",
+    )
     assert response.status_code == 400
     assert "Carousel media is not implemented" in response.json()["error"]["details"]["media"][0]
 
 
 @pytest.mark.parametrize("wait", ["0", "61", "-1", "soon"])
 def test_it_refuses_a_wait_out_of_range(api, wait):
-    response = api.post(f"/v1/content/generate?wait={wait}", {"prompt": "x", "platforms": ["x"]}, format="json")
+    response = api.post(
+        f"/v1/content/generate?wait={wait}", {"prompt": "x", "platforms": ["x"]}, format="json"
+    )
     assert response.status_code == 400
     assert "wait" in response.json()["error"]["details"]
 
 
 @pytest.mark.django_db(transaction=True)
 def test_wait_returns_the_generated_content_with_200(owner):
-    response = owner.client().post("/v1/content/generate?wait=30", {"prompt": "Cold brew season", "platforms": ["x", "threads"]}, format="json")
+    response = owner.client().post(
+        "/v1/content/generate?wait=30",
+        {"prompt": "Cold brew season", "platforms": ["x", "threads"]},
+        format="json",
+    )
     assert response.status_code == 200
     assert response.json()["status"] == "generated"
     assert set(response.json()["content"]) == {"x", "threads"}
@@ -170,14 +247,19 @@ def test_wait_returns_the_generated_content_with_200(owner):
 
 def test_wait_gives_up_after_the_time_and_answers_202(api):
     # the worker never runs here (nothing commits inside the test transaction)
-    response = api.post("/v1/content/generate?wait=0.3", {"prompt": "Cold brew season", "platforms": ["x"]}, format="json")
+    response = api.post(
+        "/v1/content/generate?wait=0.3", {"prompt": "Cold brew season", "platforms": ["x"]}, format="json"
+    )
     assert response.status_code == 202
     assert response.json()["status"] == "pending"
 
 
 def test_generate_counts_against_the_generation_rate_limit(api, settings):
     settings.RATE_LIMIT_GENERATION = 2
-    codes = [api.post("/v1/content/generate", {"prompt": "x", "platforms": ["x"]}, format="json").status_code for _ in range(3)]
+    codes = [
+        api.post("/v1/content/generate", {"prompt": "x", "platforms": ["x"]}, format="json").status_code
+        for _ in range(3)
+    ]
     assert codes == [202, 202, 429]
 
 
@@ -189,7 +271,9 @@ def test_it_lists_content_with_filters_sorting_and_field_selection(api, owner):
     a = make_content(owner.org, status="review", platforms=("instagram",))
     b = make_content(owner.org, status="draft", platforms=("x", "threads"), profile=profile)
     c = make_content(owner.org, status="failed", platforms=("linkedin",))
-    make_content(make_content.__globals__["BrandFactory"]().organization, status="review")  # another organization
+    make_content(
+        make_content.__globals__["BrandFactory"]().organization, status="review"
+    )  # another organization
 
     body = api.get("/v1/content").json()
     assert [x["id"] for x in body["data"]] == [cid(c), cid(b), cid(a)]
@@ -199,9 +283,17 @@ def test_it_lists_content_with_filters_sorting_and_field_selection(api, owner):
     assert [x["id"] for x in api.get("/v1/content?status=generated").json()["data"]] == [cid(a)]
     assert [x["id"] for x in api.get("/v1/content?status=generated,draft").json()["data"]] == [cid(b), cid(a)]
     assert [x["id"] for x in api.get("/v1/content?platform=x").json()["data"]] == [cid(b)]
-    assert [x["id"] for x in api.get(f"/v1/content?profileId=prf_{profile.pk.hex}").json()["data"]] == [cid(b)]
-    assert [x["id"] for x in api.get("/v1/content?sortBy=status&sortOrder=asc").json()["data"]] == [cid(b), cid(c), cid(a)]
-    assert api.get("/v1/content?fields=id,status&limit=1").json()["data"] == [{"id": cid(c), "status": "failed"}]
+    assert [x["id"] for x in api.get(f"/v1/content?profileId=prf_{profile.pk.hex}").json()["data"]] == [
+        cid(b)
+    ]
+    assert [x["id"] for x in api.get("/v1/content?sortBy=status&sortOrder=asc").json()["data"]] == [
+        cid(b),
+        cid(c),
+        cid(a),
+    ]
+    assert api.get("/v1/content?fields=id,status&limit=1").json()["data"] == [
+        {"id": cid(c), "status": "failed"}
+    ]
     assert api.get("/v1/content?startDate=2000-01-01&endDate=2000-01-02").json()["data"] == []
     assert len(api.get(f"/v1/content?startDate={a.created_at.date().isoformat()}").json()["data"]) == 3
     page = api.get("/v1/content?cursor=&limit=2").json()
@@ -210,10 +302,18 @@ def test_it_lists_content_with_filters_sorting_and_field_selection(api, owner):
     assert [x["id"] for x in rest["data"]] == [cid(a)]
 
 
-@pytest.mark.parametrize(("query", "field"), [
-    ("status=reviewing", "status"), ("status=", None), ("platform=myspace", "platform"), ("sortBy=prompt", "sortBy"),
-    ("startDate=yesterday", "startDate"), ("fields=id,secret", "fields"), ("limit=101", "limit"),
-])
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("status=reviewing", "status"),
+        ("status=", None),
+        ("platform=myspace", "platform"),
+        ("sortBy=prompt", "sortBy"),
+        ("startDate=yesterday", "startDate"),
+        ("fields=id,secret", "fields"),
+        ("limit=101", "limit"),
+    ],
+)
 def test_it_refuses_invalid_list_parameters(api, query, field):
     response = api.get(f"/v1/content?{query}")
     if field is None:
@@ -225,8 +325,12 @@ def test_it_refuses_invalid_list_parameters(api, query, field):
 
 def test_an_unknown_status_names_the_allowed_ones(api):
     details = api.get("/v1/content?status=generated,bogus").json()["error"]["details"]
-    assert details == {"status": ["Allowed: draft, pending, generating, generated, approved, rejected, scheduled, "
-                                  "publishing, published, failed."]}
+    assert details == {
+        "status": [
+            "Allowed: draft, pending, generating, generated, approved, rejected, scheduled, "
+            "publishing, published, failed."
+        ]
+    }
 
 
 # --- update, delete, actions ------------------------------------------------------------------------
@@ -234,8 +338,11 @@ def test_an_unknown_status_names_the_allowed_ones(api):
 
 def test_it_updates_a_caption_and_goes_back_to_draft(api, owner):
     content = make_content(owner.org, platforms=("instagram", "x"))
-    response = api.put(f"/v1/content/{cid(content)}", {"content": {"x": {"caption": "Short and sweet", "hashtags": ["roast"]}},
-                                                      "status": "draft"}, format="json")
+    response = api.put(
+        f"/v1/content/{cid(content)}",
+        {"content": {"x": {"caption": "Short and sweet", "hashtags": ["roast"]}}, "status": "draft"},
+        format="json",
+    )
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "draft"
@@ -246,7 +353,9 @@ def test_it_updates_a_caption_and_goes_back_to_draft(api, owner):
 
 def test_a_caption_over_the_platform_limit_is_a_400_naming_the_limit(api, owner):
     content = make_content(owner.org, platforms=("x",))
-    response = api.put(f"/v1/content/{cid(content)}", {"content": {"x": {"caption": "word " * 80}}}, format="json")
+    response = api.put(
+        f"/v1/content/{cid(content)}", {"content": {"x": {"caption": "word " * 80}}}, format="json"
+    )
     assert response.status_code == 400
     message = response.json()["error"]["details"]["content"]["x"]["caption"]
     assert "the limit on X is 280" in message
@@ -254,10 +363,16 @@ def test_a_caption_over_the_platform_limit_is_a_400_naming_the_limit(api, owner)
     assert content.variants.get().caption == "Fresh autumn roast, out today."
 
 
-@pytest.mark.parametrize(("payload", "field"), [
-    ({}, "content"), ({"status": "approved"}, "status"), ({"content": {"myspace": {"caption": "x"}}}, "content"),
-    ({"content": {"tiktok": {"caption": "x"}}}, "content"), ({"content": {"x": {"colour": "red"}}}, "content"),
-])
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({}, "content"),
+        ({"status": "approved"}, "status"),
+        ({"content": {"myspace": {"caption": "x"}}}, "content"),
+        ({"content": {"tiktok": {"caption": "x"}}}, "content"),
+        ({"content": {"x": {"colour": "red"}}}, "content"),
+    ],
+)
 def test_it_refuses_invalid_updates(api, owner, payload, field):
     content = make_content(owner.org, platforms=("x",))
     response = api.put(f"/v1/content/{cid(content)}", payload, format="json")
@@ -298,7 +413,9 @@ def test_regenerate_answers_202_and_generates_again(api, owner, django_capture_o
 def test_edit_image_changes_the_pixels_keeps_a_backup_and_undo_restores_it(api, owner):
     content = make_content(owner.org)
     original = MediaAsset.objects.get(content=content)
-    response = api.post(f"/v1/content/{cid(content)}/edit-image", {"prompt": "black and white"}, format="json")
+    response = api.post(
+        f"/v1/content/{cid(content)}/edit-image", {"prompt": "black and white"}, format="json"
+    )
     assert response.status_code == 200
     [edited] = response.json()["media"]
     assert edited["id"] != f"med_{original.pk.hex}"
@@ -323,12 +440,22 @@ def test_edit_image_changes_the_pixels_keeps_a_backup_and_undo_restores_it(api, 
 def test_batch_runs_each_operation_on_its_own(api, owner, outsider):
     keep, drop = make_content(owner.org, platforms=("x",)), make_content(owner.org)
     theirs = make_content(outsider.org)
-    response = api.post("/v1/content/batch", {"operations": [
-        {"method": "update", "id": cid(keep), "data": {"content": {"x": {"caption": "Updated in bulk"}}}},
-        {"method": "delete", "id": cid(drop)},
-        {"method": "delete", "id": cid(theirs)},
-        {"method": "update", "id": cid(keep), "data": {"content": {"x": {"caption": "word " * 80}}}},
-    ]}, format="json")
+    response = api.post(
+        "/v1/content/batch",
+        {
+            "operations": [
+                {
+                    "method": "update",
+                    "id": cid(keep),
+                    "data": {"content": {"x": {"caption": "Updated in bulk"}}},
+                },
+                {"method": "delete", "id": cid(drop)},
+                {"method": "delete", "id": cid(theirs)},
+                {"method": "update", "id": cid(keep), "data": {"content": {"x": {"caption": "word " * 80}}}},
+            ]
+        },
+        format="json",
+    )
     assert response.status_code == 200
     results = response.json()["results"]
     assert [r["status"] for r in results] == ["ok", "ok", "error", "error"]
@@ -345,11 +472,17 @@ def test_batch_refuses_an_operation_outside_the_schema_before_running_any(api, o
     """A method other than update/delete, or a `data` PUT would refuse, is what the schema
     rules out: a 400 naming the operation's index, and nothing runs."""
     keep = make_content(owner.org, platforms=("x",))
-    response = api.post("/v1/content/batch", {"operations": [
-        {"method": "delete", "id": cid(keep)},
-        {"method": "archive", "id": cid(keep)},
-        {"method": "update", "id": cid(keep), "data": {"status": "published"}},
-    ]}, format="json")
+    response = api.post(
+        "/v1/content/batch",
+        {
+            "operations": [
+                {"method": "delete", "id": cid(keep)},
+                {"method": "archive", "id": cid(keep)},
+                {"method": "update", "id": cid(keep), "data": {"status": "published"}},
+            ]
+        },
+        format="json",
+    )
     assert response.status_code == 400, response.content
     details = response.json()["error"]["details"]["operations"]
     assert set(details) == {"1", "2"} and "method" in details["1"] and "status" in details["2"]["data"]

@@ -125,16 +125,28 @@ class _JWKS:
 
     @staticmethod
     def _jwk(kid, key):
-        algo = jwt.algorithms.RSAAlgorithm if isinstance(key, rsa.RSAPrivateKey) else jwt.algorithms.ECAlgorithm
+        algo = (
+            jwt.algorithms.RSAAlgorithm if isinstance(key, rsa.RSAPrivateKey) else jwt.algorithms.ECAlgorithm
+        )
         data = json.loads(algo.to_jwk(key.public_key()))
-        data.update({"kid": kid, "use": "sig", "alg": "RS256" if algo is jwt.algorithms.RSAAlgorithm else "ES256"})
+        data.update(
+            {"kid": kid, "use": "sig", "alg": "RS256" if algo is jwt.algorithms.RSAAlgorithm else "ES256"}
+        )
         return data
 
     def token(self, kid, *, org="org_ext_1", role="org:admin", sub="user_9", aud="postforge", exp=300):
         key = self.keys[kid]
         alg = "RS256" if isinstance(key, rsa.RSAPrivateKey) else "ES256"
-        claims = {"iss": "https://idp.test", "aud": aud, "sub": sub, "exp": int(time.time()) + exp,
-                  "iat": int(time.time()), "org_id": org, "org_role": role, "org_name": "Initech"}
+        claims = {
+            "iss": "https://idp.test",
+            "aud": aud,
+            "sub": sub,
+            "exp": int(time.time()) + exp,
+            "iat": int(time.time()),
+            "org_id": org,
+            "org_role": role,
+            "org_name": "Initech",
+        }
         return jwt.encode(claims, key, algorithm=alg, headers={"kid": kid})
 
 
@@ -172,9 +184,18 @@ def test_an_oidc_token_signed_rs256_or_es256_maps_to_its_organization_and_role(i
 
 def test_an_oidc_token_for_another_audience_or_forged_is_refused(idp):
     assert _get(idp.token("rsa-1", aud="someone-else")).status_code == 401
-    forged = jwt.encode({"iss": "https://idp.test", "aud": "postforge", "sub": "x", "exp": int(time.time()) + 60,
-                         "org_id": "o"}, rsa.generate_private_key(public_exponent=65537, key_size=2048),
-                        algorithm="RS256", headers={"kid": "rsa-1"})
+    forged = jwt.encode(
+        {
+            "iss": "https://idp.test",
+            "aud": "postforge",
+            "sub": "x",
+            "exp": int(time.time()) + 60,
+            "org_id": "o",
+        },
+        rsa.generate_private_key(public_exponent=65537, key_size=2048),
+        algorithm="RS256",
+        headers={"kid": "rsa-1"},
+    )
     assert _get(forged).status_code == 401
 
 
@@ -213,7 +234,11 @@ def test_a_token_issued_for_longer_than_the_maximum_age_is_refused(idp, settings
 def test_a_development_token_longer_than_the_maximum_age_is_refused(owner, settings):
     settings.OIDC_MAX_TOKEN_AGE = 3600
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {auth.dev_token_issue(organization=owner.org, role='admin', subject='x', ttl=7200)}")
+    client.credentials(
+        HTTP_AUTHORIZATION=f"Bearer {auth.dev_token_issue(organization=owner.org, role='admin', subject='x', ttl=7200)}"
+    )
     assert client.get("/api/brands").status_code == 401
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {auth.dev_token_issue(organization=owner.org, role='admin', subject='x', ttl=1800)}")
+    client.credentials(
+        HTTP_AUTHORIZATION=f"Bearer {auth.dev_token_issue(organization=owner.org, role='admin', subject='x', ttl=1800)}"
+    )
     assert client.get("/api/brands").status_code == 200

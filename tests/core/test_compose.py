@@ -22,8 +22,14 @@ def _docker_compose_config(**env: str) -> subprocess.CompletedProcess:
 
     binary = Path(compose.__file__).parent / "docker-compose"
     clean = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "TOKEN_ENCRYPTION_KEYS")}
-    return subprocess.run([str(binary), "-f", str(DOCKER / "compose.yaml"), "config", "--quiet"],
-                          env={**clean, **env}, capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [str(binary), "-f", str(DOCKER / "compose.yaml"), "config", "--quiet"],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_docker_compose_validates_the_file():

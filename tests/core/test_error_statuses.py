@@ -25,21 +25,24 @@ def test_no_domain_error_names_an_http_status():
         assert not hasattr(cls, "family_b_status"), cls
 
 
-@pytest.mark.parametrize(("error", "a", "b"), [
-    (errors.ValidationFailed(), 400, 400),
-    (errors.RuleViolation(), 400, 422),
-    (errors.NotFound(), 404, 404),
-    (errors.Conflict(), 409, 409),
-    (errors.InvalidTransition(), 409, 422),
-    (errors.KeyReusedWithAnotherBody(), 409, 422),
-    (errors.PermissionDenied(), 403, 403),
-    (PlanLimitExceeded(), 403, 403),  # another app's subclass takes its parent's statuses
-    (UnsafeURL(), 400, 400),
-    (errors.AuthenticationFailed(), 401, 401),
-    (errors.RateLimited(), 429, 429),
-    (errors.PayloadTooLarge(), 413, 413),
-    (errors.PlatformFailure(), 502, 502),
-    (errors.ApplicationError(), 500, 500),
-])
+@pytest.mark.parametrize(
+    ("error", "a", "b"),
+    [
+        (errors.ValidationFailed(), 400, 400),
+        (errors.RuleViolation(), 400, 422),
+        (errors.NotFound(), 404, 404),
+        (errors.Conflict(), 409, 409),
+        (errors.InvalidTransition(), 409, 422),
+        (errors.KeyReusedWithAnotherBody(), 409, 422),
+        (errors.PermissionDenied(), 403, 403),
+        (PlanLimitExceeded(), 403, 403),  # another app's subclass takes its parent's statuses
+        (UnsafeURL(), 400, 400),
+        (errors.AuthenticationFailed(), 401, 401),
+        (errors.RateLimited(), 429, 429),
+        (errors.PayloadTooLarge(), 413, 413),
+        (errors.PlatformFailure(), 502, 502),
+        (errors.ApplicationError(), 500, 500),
+    ],
+)
 def test_each_family_maps_the_error_class_to_its_status(error, a, b):
     assert statuses_of(error) == (a, b)

@@ -62,8 +62,13 @@ def test_make_test_without_chromium_and_not_root_stops_with_one_line_saying_what
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    run = subprocess.run(["make", "-s", "chromium", "CHROMIUM=no-such-chromium", "UID_NOW=1000"], cwd=root,
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        ["make", "-s", "chromium", "CHROMIUM=no-such-chromium", "UID_NOW=1000"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode != 0
     lines = run.stderr.strip().splitlines()
     assert lines[0].startswith("make test needs Chromium") and "apt-get install chromium" in lines[0]

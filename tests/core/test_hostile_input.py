@@ -47,15 +47,19 @@ def assert_family(response, family: str, status: int = 400):
     return body
 
 
-@pytest.mark.parametrize("raw", [
-    deep(50_000),
-    '{"name": "b", "metadata": ' + deep_object(900) + "}",
-    SURROGATE_VALUE, SURROGATE_KEY,
-    '{"name": "b", "settings": {"x": "\\ud800"}}',
-    '{"name": "b", "metadata": {"n": 1e400}}',
-    '{"name": "b", "metadata": {"n": -Infinity}}',
-    '{"name": "b", "metadata": {"n": NaN}}',
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        deep(50_000),
+        '{"name": "b", "metadata": ' + deep_object(900) + "}",
+        SURROGATE_VALUE,
+        SURROGATE_KEY,
+        '{"name": "b", "settings": {"x": "\\ud800"}}',
+        '{"name": "b", "metadata": {"n": 1e400}}',
+        '{"name": "b", "metadata": {"n": -Infinity}}',
+        '{"name": "b", "metadata": {"n": NaN}}',
+    ],
+)
 def test_hostile_bodies_are_400_in_both_families(owner, raw):
     v1 = owner.client().generic("POST", "/v1/brands", raw, content_type="application/json")
     assert_family(v1, "v1")
@@ -65,8 +69,12 @@ def test_hostile_bodies_are_400_in_both_families(owner, raw):
 
 def test_free_form_fields_are_capped_in_size_and_depth(owner):
     client = owner.client()
-    too_deep = client.generic("POST", "/api/brands", '{"name": "b", "metadata": ' + deep_object(11) + "}",
-                              content_type="application/json")
+    too_deep = client.generic(
+        "POST",
+        "/api/brands",
+        '{"name": "b", "metadata": ' + deep_object(11) + "}",
+        content_type="application/json",
+    )
     assert "metadata" in assert_family(too_deep, "api")["details"]
     too_big = client.post("/api/brands", {"name": "b", "metadata": {"blob": "x" * 70_000}}, format="json")
     assert "metadata" in assert_family(too_big, "api")["details"]
@@ -104,10 +112,18 @@ def test_a_real_cursor_still_pages(owner):
 
 def test_a_batch_with_a_lone_surrogate_changes_nothing_and_answers_json(owner):
     first, second = make_content(owner.org), make_content(owner.org)
-    raw = json.dumps({"operations": [
-        {"method": "delete", "id": f"cnt_{first.pk.hex}"},
-        {"method": "update", "id": f"cnt_{second.pk.hex}", "data": {"content": {"instagram": {"caption": "CAPTION"}}}},
-    ]}).replace("CAPTION", "\\ud800")
+    raw = json.dumps(
+        {
+            "operations": [
+                {"method": "delete", "id": f"cnt_{first.pk.hex}"},
+                {
+                    "method": "update",
+                    "id": f"cnt_{second.pk.hex}",
+                    "data": {"content": {"instagram": {"caption": "CAPTION"}}},
+                },
+            ]
+        }
+    ).replace("CAPTION", "\\ud800")
     response = owner.client().generic("POST", "/v1/content/batch", raw, content_type="application/json")
     assert_family(response, "v1")
     assert Content.objects.filter(pk__in=[first.pk, second.pk]).count() == 2  # the delete did not run
@@ -129,9 +145,17 @@ HOSTILE_VALUES = {
 }
 WHOLE_BODIES = [deep(50_000), deep_object(5_000), '"\\ud800"', "1e400"]
 QUERY_SHAPES = [
-    {"q": "a\x00b"}, {"search": "\x00"}, {"cursor": _cursor("not a date")}, {"cursor": _cursor(7)},
-    {"cursor": _cursor(True)}, {"cursor": _cursor({"x": 1})}, {"cursor": _cursor("99999-12-31T00:00:00Z")},
-    {"cursor": "%%%"}, {"limit": "1e400"}, {"page": "\x00"}, {"date_from": "99999-01-01"},
+    {"q": "a\x00b"},
+    {"search": "\x00"},
+    {"cursor": _cursor("not a date")},
+    {"cursor": _cursor(7)},
+    {"cursor": _cursor(True)},
+    {"cursor": _cursor({"x": 1})},
+    {"cursor": _cursor("99999-12-31T00:00:00Z")},
+    {"cursor": "%%%"},
+    {"limit": "1e400"},
+    {"page": "\x00"},
+    {"date_from": "99999-01-01"},
 ]
 
 
@@ -149,7 +173,12 @@ def _schema_operations(client):
                 if method == "get" and path.rstrip("/").endswith("}"):
                     continue  # a detail read, not a list
                 props = []
-                body = (op.get("requestBody") or {}).get("content", {}).get("application/json", {}).get("schema", {})
+                body = (
+                    (op.get("requestBody") or {})
+                    .get("content", {})
+                    .get("application/json", {})
+                    .get("schema", {})
+                )
                 ref = body.get("$ref")
                 if ref:
                     body = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
@@ -158,7 +187,13 @@ def _schema_operations(client):
     return ops
 
 
-KIND_BY_SEGMENT = {"content": "content", "brands": "brand", "profiles": "profile", "media": "media", "tags": "tag"}
+KIND_BY_SEGMENT = {
+    "content": "content",
+    "brands": "brand",
+    "profiles": "profile",
+    "media": "media",
+    "tags": "tag",
+}
 
 
 def _fill(path: str, objects: dict) -> str:
@@ -177,8 +212,12 @@ def test_hostile_shapes_never_reach_a_500_on_any_write_or_list_operation(owner, 
     brand = Brand.objects.get(organization=owner.org, is_default=True)
     profile = ProfileFactory(organization=owner.org, brand=brand, sandbox=True)
     content = make_content(owner.org, status="review", profile=profile)
-    objects = {"brand": brand.pk, "profile": profile.pk, "content": content.pk,
-               "media": content.media_assets.first().pk}
+    objects = {
+        "brand": brand.pk,
+        "profile": profile.pk,
+        "content": content.pk,
+        "media": content.media_assets.first().pk,
+    }
     client = owner.client()
     ops = _schema_operations(client)
     writes = [op for op in ops if op[1] != "GET"]
@@ -191,12 +230,22 @@ def test_hostile_shapes_never_reach_a_500_on_any_write_or_list_operation(owner, 
         if response.status_code >= 400 and response.status_code != 405:
             assert response["Content-Type"].startswith("application/json"), what
             body = response.json()
-            assert ("error" in body) and (isinstance(body["error"], dict) if family == "v1" else isinstance(body["error"], str)), what
+            assert ("error" in body) and (
+                isinstance(body["error"], dict) if family == "v1" else isinstance(body["error"], str)
+            ), what
 
-    @hsettings(max_examples=250, deadline=None, database=None,
-               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-    @given(op=st.sampled_from(writes), shape=st.sampled_from(sorted(HOSTILE_VALUES)), whole=st.sampled_from([None, *WHOLE_BODIES]),
-           pick=st.integers(min_value=0, max_value=50))
+    @hsettings(
+        max_examples=250,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(
+        op=st.sampled_from(writes),
+        shape=st.sampled_from(sorted(HOSTILE_VALUES)),
+        whole=st.sampled_from([None, *WHOLE_BODIES]),
+        pick=st.integers(min_value=0, max_value=50),
+    )
     def writes_hold(op, shape, whole, pick):
         family, method, path, props = op
         field = props[pick % len(props)]
@@ -206,8 +255,12 @@ def test_hostile_shapes_never_reach_a_500_on_any_write_or_list_operation(owner, 
         seen.append(response.status_code)
         check(response, family, (method, url, field, shape, (whole or "")[:20]))
 
-    @hsettings(max_examples=120, deadline=None, database=None,
-               suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @hsettings(
+        max_examples=120,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
     @given(op=st.sampled_from(lists), query=st.sampled_from(QUERY_SHAPES))
     def lists_hold(op, query):
         family, _, path, _ = op

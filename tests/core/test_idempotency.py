@@ -31,7 +31,9 @@ def test_the_same_key_with_another_body_is_409_in_a_and_422_in_b(api, owner):
 
 def test_keys_belong_to_one_credential(api, editor):
     api.post("/v1/brands", {"name": "Mine"}, format="json", HTTP_IDEMPOTENCY_KEY="shared")
-    response = editor.client().post("/v1/brands", {"name": "Theirs"}, format="json", HTTP_IDEMPOTENCY_KEY="shared")
+    response = editor.client().post(
+        "/v1/brands", {"name": "Theirs"}, format="json", HTTP_IDEMPOTENCY_KEY="shared"
+    )
     assert response.status_code == 201
     assert response.json()["name"] == "Theirs"
 
@@ -54,7 +56,10 @@ def _as_if_the_first_request_died(key: str, *, lease_seconds_ago: float):
     from apps.core.models import IdempotencyRecord
 
     IdempotencyRecord.objects.filter(key=key).update(
-        status_code=None, body=None, lease_until=timezone.now() - datetime.timedelta(seconds=lease_seconds_ago))
+        status_code=None,
+        body=None,
+        lease_until=timezone.now() - datetime.timedelta(seconds=lease_seconds_ago),
+    )
 
 
 def test_a_key_whose_request_died_runs_again_after_its_lease(api, owner):
@@ -119,8 +124,12 @@ def test_multipart_fields_and_file_contents_are_part_of_the_request(owner):
 
 
 def _generate_v1(api, key, **extra):
-    return api.post("/v1/content/generate", {"prompt": "Autumn roast launch", "platforms": ["instagram"], **extra},
-                    format="json", HTTP_IDEMPOTENCY_KEY=key)
+    return api.post(
+        "/v1/content/generate",
+        {"prompt": "Autumn roast launch", "platforms": ["instagram"], **extra},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=key,
+    )
 
 
 def test_a_retry_after_the_lease_answers_with_the_content_the_first_request_created(api, owner):
@@ -131,7 +140,12 @@ def test_a_retry_after_the_lease_answers_with_the_content_the_first_request_crea
     first = _generate_v1(api, "gen-1")
     assert first.status_code == 202, first.content
     record = IdempotencyRecord.objects.get(key="gen-1")
-    assert record.effect == {"kind": "content", "ids": [str(Content.objects.get().pk)], "status": 202, "many": False}
+    assert record.effect == {
+        "kind": "content",
+        "ids": [str(Content.objects.get().pk)],
+        "status": 202,
+        "many": False,
+    }
 
     _as_if_the_first_request_died("gen-1", lease_seconds_ago=-30)  # its lease still runs: 409
     assert _generate_v1(api, "gen-1").status_code == 409
@@ -143,7 +157,11 @@ def test_a_retry_after_the_lease_answers_with_the_content_the_first_request_crea
     assert Event.objects.filter(type="content.created").count() == 1
     # that answer is now the key's: replayed as such
     again = _generate_v1(api, "gen-1")
-    assert again.status_code == 202 and again.json()["id"] == first.json()["id"] and again["Idempotent-Replayed"] == "true"
+    assert (
+        again.status_code == 202
+        and again.json()["id"] == first.json()["id"]
+        and again["Idempotent-Replayed"] == "true"
+    )
 
 
 def test_a_5xx_after_the_content_was_created_is_answered_with_it_at_once(owner, monkeypatch):
@@ -169,20 +187,27 @@ def test_a_5xx_after_the_content_was_created_is_answered_with_it_at_once(owner, 
     assert record.status_code is None and record.effect["ids"] == [str(Content.objects.get().pk)]
 
     monkeypatch.setattr(content_s, "present", real_present)
-    retry = b.post("/api/content", body, format="json", HTTP_IDEMPOTENCY_KEY="die-after")  # no lease to wait for
+    retry = b.post(
+        "/api/content", body, format="json", HTTP_IDEMPOTENCY_KEY="die-after"
+    )  # no lease to wait for
     assert retry.status_code == 201 and retry["Idempotent-Replayed"] == "true"
     assert retry.json()["data"]["id"] == str(Content.objects.get().pk)
     assert Content.objects.count() == 1
 
 
-def test_a_500_in_rendering_is_the_family_s_json_and_never_leaves_the_key_in_progress(api, owner, monkeypatch):
+def test_a_500_in_rendering_is_the_family_s_json_and_never_leaves_the_key_in_progress(
+    api, owner, monkeypatch
+):
     from apps.brands.v1 import serializers as brand_s
     from apps.core.models import IdempotencyRecord
 
     real_present = brand_s.present
     # beyond orjson (a 70-bit integer) and then DRF's strict encoder (NaN): the render raises
-    monkeypatch.setattr(brand_s, "present",
-                        lambda brand, request: {**real_present(brand, request), "n": 2**70, "x": float("nan")})
+    monkeypatch.setattr(
+        brand_s,
+        "present",
+        lambda brand, request: {**real_present(brand, request), "n": 2**70, "x": float("nan")},
+    )
     response = api.post("/v1/brands", {"name": "Unrenderable"}, format="json", HTTP_IDEMPOTENCY_KEY="render")
     assert response.status_code == 500
     assert response["Content-Type"].startswith("application/json")
@@ -227,9 +252,18 @@ def test_a_retry_of_a_batch_answers_with_the_batch_the_first_request_started(own
 
     b = owner.token_client()
     tomorrow = (timezone.localdate() + datetime.timedelta(days=1)).isoformat()
-    ids = [b.post("/api/content/schedules", {"socialProfileId": str(ProfileFactory(organization=owner.org, platform=p).pk),
-                                             "scheduledDate": tomorrow, "task": f"Post {p}"}, format="json").json()["data"]["id"]
-           for p in ("instagram", "x")]
+    ids = [
+        b.post(
+            "/api/content/schedules",
+            {
+                "socialProfileId": str(ProfileFactory(organization=owner.org, platform=p).pk),
+                "scheduledDate": tomorrow,
+                "task": f"Post {p}",
+            },
+            format="json",
+        ).json()["data"]["id"]
+        for p in ("instagram", "x")
+    ]
     first = b.post("/api/batch/generate", {"scheduleIds": ids}, format="json", HTTP_IDEMPOTENCY_KEY="batch-1")
     assert first.status_code == 202, first.content
     _as_if_the_first_request_died("batch-1", lease_seconds_ago=1)

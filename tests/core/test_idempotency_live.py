@@ -32,9 +32,27 @@ LEASE, WAIT = 8, 3  # the key's lease: LEASE + WAIT seconds from the first reque
 @contextmanager
 def server():
     port = free_port()
-    env = process_env(IDEMPOTENCY_LEASE_SECONDS=LEASE, CELERY_BROKER_URL="memory://")  # no worker: stays pending
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
-                             "--port", str(port), "--log-level", "warning", "--lifespan", "off"], cwd=ROOT, env=env)
+    env = process_env(
+        IDEMPOTENCY_LEASE_SECONDS=LEASE, CELERY_BROKER_URL="memory://"
+    )  # no worker: stays pending
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--lifespan",
+            "off",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

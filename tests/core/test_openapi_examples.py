@@ -65,7 +65,9 @@ def shape(value):
         return {k: shape(v) for k, v in value.items()}
     if isinstance(value, list):
         return [shape(value[0])] if value else []
-    return "number" if isinstance(value, int | float) and not isinstance(value, bool) else type(value).__name__
+    return (
+        "number" if isinstance(value, int | float) and not isinstance(value, bool) else type(value).__name__
+    )
 
 
 def _session(owner) -> dict:
@@ -81,27 +83,63 @@ def _session(owner) -> dict:
         return response.json()
 
     a = owner.client()
-    body = {"name": "Sunrise Coffee", "description": "Small-batch roasters",
-            "guidelines": {"voice": "warm, witty", "tone": ["friendly"], "colors": {"primary": "#AA3300"},
-                           "hashtags": ["coffee"]}}
+    body = {
+        "name": "Sunrise Coffee",
+        "description": "Small-batch roasters",
+        "guidelines": {
+            "voice": "warm, witty",
+            "tone": ["friendly"],
+            "colors": {"primary": "#AA3300"},
+            "hashtags": ["coffee"],
+        },
+    }
     brand = keep("v1", "v1_brands_create", "201", a.post("/v1/brands", body, format="json"), body)
-    ProfileFactory(organization=owner.org, brand_id=ids.parse(brand["id"], "brand"), platform="instagram",
-                   username="sunrise_coffee", sandbox=True)
+    ProfileFactory(
+        organization=owner.org,
+        brand_id=ids.parse(brand["id"], "brand"),
+        platform="instagram",
+        username="sunrise_coffee",
+        sandbox=True,
+    )
     keep("v1", "v1_profiles_list", "200", a.get("/v1/profiles"))
-    body = {"prompt": "Our new Ethiopian single origin, bright and floral", "platforms": ["instagram", "x"],
-            "settings": {"tone": "friendly", "includeHashtags": True, "hashtagCount": 3}}
-    content = keep("v1", "v1_content_generate", "200", a.post("/v1/content/generate?wait=30", body, format="json"), body)
+    body = {
+        "prompt": "Our new Ethiopian single origin, bright and floral",
+        "platforms": ["instagram", "x"],
+        "settings": {"tone": "friendly", "includeHashtags": True, "hashtagCount": 3},
+    }
+    content = keep(
+        "v1", "v1_content_generate", "200", a.post("/v1/content/generate?wait=30", body, format="json"), body
+    )
     body = {"content": {"instagram": {"caption": "Bright, floral, ours."}}}
     keep("v1", "v1_content_update", "200", a.put(f"/v1/content/{content['id']}", body, format="json"), body)
 
     b = owner.token_client()
-    body = {"name": "Harbour Bakery", "description": "Sourdough by the sea", "settings": {"openingHour": "07:00"}}
+    body = {
+        "name": "Harbour Bakery",
+        "description": "Sourdough by the sea",
+        "settings": {"openingHour": "07:00"},
+    }
     bbrand = keep("api", "api_brands_create", "201", b.post("/api/brands", body, format="json"), body)["data"]
-    body = {"brand_voice": "cosy", "hashtags": ["bread"], "guidelines": {"do": ["say good morning"], "dont": ["shout"]},
-            "require_approval": True}
-    keep("api", "api_brands_settings_put", "200", b.put(f"/api/brands/{bbrand['id']}/settings", body, format="json"), body)
-    profile = ProfileFactory(organization=owner.org, brand_id=bbrand["id"], platform="instagram",
-                             username="harbour_bakery", sandbox=True)
+    body = {
+        "brand_voice": "cosy",
+        "hashtags": ["bread"],
+        "guidelines": {"do": ["say good morning"], "dont": ["shout"]},
+        "require_approval": True,
+    }
+    keep(
+        "api",
+        "api_brands_settings_put",
+        "200",
+        b.put(f"/api/brands/{bbrand['id']}/settings", body, format="json"),
+        body,
+    )
+    profile = ProfileFactory(
+        organization=owner.org,
+        brand_id=bbrand["id"],
+        platform="instagram",
+        username="harbour_bakery",
+        sandbox=True,
+    )
     keep("api", "api_profiles_list", "200", b.get("/api/profiles?brandId=" + bbrand["id"]))
     body = {"socialProfileId": str(profile.pk), "prompt": "Sourdough fresh at 7"}
     keep("api", "api_content_create", "201", b.post("/api/content", body, format="json"), body)
@@ -121,7 +159,8 @@ def test_the_examples_are_real_answers_of_the_first_session(owner, settings):
         assert set(stored[family]) == set(operations), family
         for op, example in operations.items():
             assert shape(stored[family][op]) == shape(example), (
-                f"{op}: the stored example no longer has the server's shape; record them again (see the docstring)")
+                f"{op}: the stored example no longer has the server's shape; record them again (see the docstring)"
+            )
 
 
 def test_every_published_example_validates_against_its_schema(client):
@@ -134,6 +173,8 @@ def test_every_published_example_validates_against_its_schema(client):
                 bodies += [r.get("content", {}).get("application/json", {}) for r in op["responses"].values()]
                 for body in bodies:
                     if "example" in body:
-                        OAS30Validator({**body["schema"], "components": spec["components"]}).validate(body["example"])
+                        OAS30Validator({**body["schema"], "components": spec["components"]}).validate(
+                            body["example"]
+                        )
                         found += 1
     assert found >= 14  # 8 operations: 6 requests and 8 answers, and more as they are recorded

@@ -10,7 +10,10 @@ SCHEMAS = {"v1": "/v1/schema/", "api": "/api/schema/"}
 
 @pytest.fixture
 def schemas(client):
-    return {f: client.get(url, HTTP_ACCEPT="application/vnd.oai.openapi+json").json() for f, url in SCHEMAS.items()}
+    return {
+        f: client.get(url, HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+        for f, url in SCHEMAS.items()
+    }
 
 
 def test_the_schemas_validate_and_declare_what_a_generator_needs(schemas):
@@ -28,7 +31,11 @@ def test_the_schemas_validate_and_declare_what_a_generator_needs(schemas):
                 if body:
                     assert "415" in op["responses"], (path, method)
                     # JSON only, except uploads, which are multipart with a `file`
-                    assert list(body) in (["application/json"], ["multipart/form-data"]), (path, method, list(body))
+                    assert list(body) in (["application/json"], ["multipart/form-data"]), (
+                        path,
+                        method,
+                        list(body),
+                    )
                     if "multipart/form-data" in body:
                         assert "file" in body["multipart/form-data"]["schema"]["properties"], (path, method)
                 if family == "api":
@@ -49,10 +56,14 @@ def test_family_a_response_objects_require_only_their_id(schemas):
 
 
 def test_wait_declares_the_bounds_the_server_enforces(schemas, owner):
-    (wait,) = [p for p in schemas["v1"]["paths"]["/content/generate"]["post"]["parameters"] if p["name"] == "wait"]
+    (wait,) = [
+        p for p in schemas["v1"]["paths"]["/content/generate"]["post"]["parameters"] if p["name"] == "wait"
+    ]
     assert wait["schema"] == {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 60}
     for bad in ("0", "61"):
-        response = owner.client().post(f"/v1/content/generate?wait={bad}", {"prompt": "x", "platforms": ["x"]}, format="json")
+        response = owner.client().post(
+            f"/v1/content/generate?wait={bad}", {"prompt": "x", "platforms": ["x"]}, format="json"
+        )
         assert response.status_code == 400 and "wait" in response.json()["error"]["details"], response.content
 
 
@@ -99,8 +110,11 @@ def test_every_declared_sort_and_platform_value_is_accepted_and_others_refused(s
             response = clients[family].get(f"/{family}{path}", {name: "bogus"})
             assert response.status_code in (400, 422), (family, path, name, response.content[:300])
     assert checked > 150
-    (platform,) = [p for p in schemas["api"]["paths"]["/oauth/{platform}/authorize"]["post"]["parameters"]
-                   if p["name"] == "platform"]
+    (platform,) = [
+        p
+        for p in schemas["api"]["paths"]["/oauth/{platform}/authorize"]["post"]["parameters"]
+        if p["name"] == "platform"
+    ]
     assert platform["in"] == "path" and "instagram" in platform["schema"]["enum"]
 
 
@@ -124,7 +138,9 @@ def test_lists_the_service_needs_non_empty_say_min_items(schemas, owner):
     events = components["WebhookInputRequest"]["properties"]["events"]
     names = components[events["items"]["$ref"].rsplit("/", 1)[1]]["enum"]
     assert events["minItems"] == 1 and "content.published" in names and "*" in names
-    platforms = components["GenerateInputRequest"]["properties"]["platforms"]["items"]["$ref"].rsplit("/", 1)[1]
+    platforms = components["GenerateInputRequest"]["properties"]["platforms"]["items"]["$ref"].rsplit("/", 1)[
+        1
+    ]
     assert "instagram" in components[platforms]["enum"]
     client = owner.client()
     response = client.post("/v1/webhooks", {"url": "https://example.com/hook", "events": []}, format="json")
@@ -146,8 +162,12 @@ def test_objects_that_have_a_shape_declare_it_and_real_answers_match(owner, sett
     cid = ids.render(content.pk, "content")
 
     shape = declared("v1", "/content/{id}", "get", 200)["components"]["schemas"]
-    assert shape["ContentOutput"]["properties"]["content"]["additionalProperties"] == {"$ref": "#/components/schemas/PlatformContentOutput"}
-    assert shape["ContentOutput"]["properties"]["analytics"] == {"$ref": "#/components/schemas/ContentAnalyticsOutput"}
+    assert shape["ContentOutput"]["properties"]["content"]["additionalProperties"] == {
+        "$ref": "#/components/schemas/PlatformContentOutput"
+    }
+    assert shape["ContentOutput"]["properties"]["analytics"] == {
+        "$ref": "#/components/schemas/ContentAnalyticsOutput"
+    }
     body = a.get(f"/v1/content/{cid}").json()
     assert set(body["content"]) == {"instagram", "x"} and "engagementRate" in body["analytics"]
     assert_conforms("v1", "/content/{id}", "get", 200, body)
@@ -155,15 +175,23 @@ def test_objects_that_have_a_shape_declare_it_and_real_answers_match(owner, sett
 
     operation = shape["BatchInputRequest"]["properties"]["operations"]["items"]["$ref"].rsplit("/", 1)[1]
     assert set(shape[operation]["properties"]) == {"method", "id", "data"}
-    batch = a.post("/v1/content/batch", {"operations": [
-        {"method": "update", "id": cid, "data": {"content": {"x": {"caption": "Short."}}}},
-        {"method": "delete", "id": "cnt_00000000000000000000000000000000"},
-    ]}, format="json")
+    batch = a.post(
+        "/v1/content/batch",
+        {
+            "operations": [
+                {"method": "update", "id": cid, "data": {"content": {"x": {"caption": "Short."}}}},
+                {"method": "delete", "id": "cnt_00000000000000000000000000000000"},
+            ]
+        },
+        format="json",
+    )
     assert batch.status_code == 200, batch.content
     assert [r["status"] for r in batch.json()["results"]] == ["ok", "error"]
     assert_conforms("v1", "/content/batch", "post", 200, batch.json())
 
-    assert_conforms("api", "/brands/{id}/settings", "get", 200, b.get(f"/api/brands/{profile.brand_id}/settings").json())
+    assert_conforms(
+        "api", "/brands/{id}/settings", "get", 200, b.get(f"/api/brands/{profile.brand_id}/settings").json()
+    )
     effective = b.get(f"/api/profiles/{profile.pk}/effective-settings").json()
     assert_conforms("api", "/profiles/{id}/effective-settings", "get", 200, effective)
     assert effective["data"]["settings"]["temperature"] == 0.7
@@ -189,7 +217,11 @@ def test_family_a_fields_names_what_the_server_accepts(schemas, owner, settings)
             continue
         names = param["description"].split(": ", 1)[1].split(", ")
         everything = ",".join(names)
-        assert re.fullmatch(pattern, everything) and re.fullmatch(pattern, "") and not re.fullmatch(pattern, "id,bogus")
+        assert (
+            re.fullmatch(pattern, everything)
+            and re.fullmatch(pattern, "")
+            and not re.fullmatch(pattern, "id,bogus")
+        )
         assert client.get(f"/v1{path}", {"fields": everything}).status_code == 200, path
         assert client.get(f"/v1{path}", {"fields": "id,bogus"}).status_code == 400, path
         checked += 1

@@ -24,12 +24,15 @@ from apps.publishing.v1.posting import ContentPublishingViewSet
 from apps.publishing.v1.views import ProfileConnectViewSet
 
 
-@pytest.mark.parametrize(("policy", "views"), [
-    (content_permissions.CONTENT, [ContentA, ContentB, TagViewSet, BatchViewSet]),
-    (brand_permissions.BRANDS, [BrandsA, BrandsB, BrandAssetViewSet]),
-    (profile_permissions.PROFILES, [ProfilesA, ProfilesB, ProfileConnectViewSet, OAuthViewSet]),
-    (publishing_permissions.POSTING, [ContentPublishingViewSet, PostsViewSet]),
-])
+@pytest.mark.parametrize(
+    ("policy", "views"),
+    [
+        (content_permissions.CONTENT, [ContentA, ContentB, TagViewSet, BatchViewSet]),
+        (brand_permissions.BRANDS, [BrandsA, BrandsB, BrandAssetViewSet]),
+        (profile_permissions.PROFILES, [ProfilesA, ProfilesB, ProfileConnectViewSet, OAuthViewSet]),
+        (publishing_permissions.POSTING, [ContentPublishingViewSet, PostsViewSet]),
+    ],
+)
 def test_both_families_name_the_same_policy_object(policy, views):
     assert all(view.policy is policy for view in views)
 
@@ -44,7 +47,11 @@ def test_policy_roles_and_scopes_per_action():
     assert content.scope_for(reading=False) == "content:write"
     # a family's own name for the same action maps to the same role
     profiles = profile_permissions.PROFILES
-    assert profiles.role_for("connect", reading=False) == profiles.role_for("authorize", reading=False) == "admin"
+    assert (
+        profiles.role_for("connect", reading=False)
+        == profiles.role_for("authorize", reading=False)
+        == "admin"
+    )
     assert profiles.scope_for(reading=True) == profiles.scope_for(reading=False) == "profiles"
     assert Policy().role_for(None, reading=False) == "editor"
 
@@ -54,7 +61,9 @@ def test_staff_console_asks_the_content_policy(django_user_model, db):
 
     user = django_user_model.objects.create_user("staff-policy", is_staff=True)
     assert not content_permissions.staff_may_act(user)
-    user.user_permissions.add(Permission.objects.get(codename="change_content", content_type__app_label="content"))
+    user.user_permissions.add(
+        Permission.objects.get(codename="change_content", content_type__app_label="content")
+    )
     user = django_user_model.objects.get(pk=user.pk)  # fresh permission cache
     assert content_permissions.staff_may_act(user)
     user.is_staff = False

@@ -70,8 +70,11 @@ def test_several_server_processes_sharing_redis_accept_exactly_the_limit():
     org = organization_get_or_create(name="Limits")
     secret = api_key_create(organization=org, role="admin").secret
     with asgi_server(workers=3, RATE_LIMIT_DEFAULT=40) as base:
+
         def call(_):
-            return requests.get(f"{base}/v1/brands", headers={"Authorization": f"Bearer {secret}"}, timeout=30).status_code
+            return requests.get(
+                f"{base}/v1/brands", headers={"Authorization": f"Bearer {secret}"}, timeout=30
+            ).status_code
 
         with ThreadPoolExecutor(max_workers=16) as pool:
             codes = list(pool.map(call, range(100)))

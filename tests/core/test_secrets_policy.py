@@ -29,7 +29,9 @@ def _env(**extra) -> dict:
 
 
 def _run(args, env):
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def _security_lines(output: str) -> list[str]:
@@ -45,13 +47,19 @@ def test_check_deploy_is_clean_in_the_compose_layout_with_real_secrets():
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("secret_key", [None, "change-me", "postforge-insecure-development-key-change-me-in-production"])
+@pytest.mark.parametrize(
+    "secret_key", [None, "change-me", "postforge-insecure-development-key-change-me-in-production"]
+)
 def test_a_public_secret_key_or_missing_token_keys_fail_the_deploy_check_and_the_server(secret_key):
     env = _env(**({"SECRET_KEY": secret_key} if secret_key else {}))
     run = _run(["manage.py", "check", "--deploy"], env)
     assert run.returncode != 0
     assert "postforge.E001" in run.stderr and "postforge.E002" in run.stderr
-    good = {**env, "SECRET_KEY": secrets.token_urlsafe(50), "TOKEN_ENCRYPTION_KEYS": Fernet.generate_key().decode()}
+    good = {
+        **env,
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "TOKEN_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
+    }
     for entry in ("config.wsgi", "config.asgi"):  # gunicorn and uvicorn import these
         served = _run(["-c", f"import {entry}"], env)
         assert served.returncode != 0 and "refuses to start" in served.stderr, entry

@@ -22,10 +22,28 @@ pytestmark = pytest.mark.services
 
 
 def _env(var_dir: Path, **extra) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "PUBLIC_BASE_URL", "MEDIA_ROOT",
-                        "STATIC_ROOT", "DEV_TOKEN_KEY_PATH", "DJANGO_ALLOW_ASYNC_UNSAFE")}
-    env.update({"POSTFORGE_VAR_DIR": str(var_dir), "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "config.settings"})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in (
+            "DATABASE_URL",
+            "REDIS_URL",
+            "CELERY_BROKER_URL",
+            "PUBLIC_BASE_URL",
+            "MEDIA_ROOT",
+            "STATIC_ROOT",
+            "DEV_TOKEN_KEY_PATH",
+            "DJANGO_ALLOW_ASYNC_UNSAFE",
+        )
+    }
+    env.update(
+        {
+            "POSTFORGE_VAR_DIR": str(var_dir),
+            "PYTHONPATH": str(ROOT),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+        }
+    )
     env.update(extra)
     return env
 
@@ -39,7 +57,7 @@ def _descendants(pid: int) -> set[int]:
                 stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            fields = stat[stat.rindex(")") + 2:].split()
+            fields = stat[stat.rindex(")") + 2 :].split()
             if fields[0] != "Z":
                 parents[int(entry.name)] = int(fields[1])
     found, frontier = set(), {pid}
@@ -73,16 +91,23 @@ class Serve:
         manage = [sys.executable, str(ROOT / "manage.py")]
         subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=self.env, check=True, cwd=ROOT)
         subprocess.run([*manage, "collectstatic", "--noinput", "-v0"], env=self.env, check=True, cwd=ROOT)
-        seeded = subprocess.run([*manage, "seed_demo"], env=self.env, check=True, cwd=ROOT, capture_output=True, text=True)
+        seeded = subprocess.run(
+            [*manage, "seed_demo"], env=self.env, check=True, cwd=ROOT, capture_output=True, text=True
+        )
         self.key = seeded.stdout.strip().splitlines()[-1]
         self.login = re.search(r"staff login (\S+) / (\S+)", seeded.stderr)
         return self
 
     def start(self, *args) -> Serve:
         self.out = open(self.var_dir / "serve.out", "w+")
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(self.port), *args],
-                                     env=self.env, cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(self.port), *args],
+            env=self.env,
+            cwd=ROOT,
+            stdout=self.out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 60
         while "Postforge is up" not in self.output():
             assert self.proc.poll() is None, f"serve exited: {self.output()}"
@@ -117,7 +142,8 @@ class Serve:
 def serve(tmp_path_factory):
     s = Serve(tmp_path_factory.mktemp("serve-var"), free_port()).prepare()
     (s.var_dir / "banner.txt").write_text(  # as `make run` writes it
-        f"Admin login: {s.login.group(1)} / {s.login.group(2)}\nAPI key:     {s.key}\n")
+        f"Admin login: {s.login.group(1)} / {s.login.group(2)}\nAPI key:     {s.key}\n"
+    )
     s.start("--banner-file", str(s.var_dir / "banner.txt"))
     yield s
     s.stop()
@@ -152,32 +178,53 @@ def test_one_banner_when_up_and_worker_logs_in_var_log(serve):
     out = serve.output()
     assert out.count("Postforge is up on") == 1
     assert f"http://localhost:{serve.port}/admin/" in out
-    assert f"API key:     {serve.key}" in out and f"Admin login: {serve.login.group(1)} / {serve.login.group(2)}" in out
+    assert (
+        f"API key:     {serve.key}" in out
+        and f"Admin login: {serve.login.group(1)} / {serve.login.group(2)}" in out
+    )
     assert "celery@" not in out and "No hostname was supplied" not in out  # no Celery banners here
-    requests.post(f"{serve.base}/v1/content/generate", headers={"Authorization": f"Bearer {serve.key}"},
-                  json={"prompt": "A quiet harbour", "platforms": ["x"]}, timeout=30)  # enqueues on the broker
+    requests.post(
+        f"{serve.base}/v1/content/generate",
+        headers={"Authorization": f"Bearer {serve.key}"},
+        json={"prompt": "A quiet harbour", "platforms": ["x"]},
+        timeout=30,
+    )  # enqueues on the broker
     assert "No hostname was supplied" not in serve.output()
     logs = serve.var_dir / "log"
     deadline = time.monotonic() + 30
-    while not ((logs / "worker.log").exists() and "ready" in (logs / "worker.log").read_text()
-               and (logs / "beat.log").exists()):
+    while not (
+        (logs / "worker.log").exists()
+        and "ready" in (logs / "worker.log").read_text()
+        and (logs / "beat.log").exists()
+    ):
         assert time.monotonic() < deadline, f"no worker/beat logs in var/log: {list(logs.iterdir())}"
         time.sleep(0.2)
 
 
 def test_urls_handed_out_use_the_port_served_on(serve):
     headers = {"Authorization": f"Bearer {serve.key}"}
-    connect = requests.post(f"{serve.base}/v1/profiles/connect", headers=headers, timeout=10,
-                            json={"platform": "x", "redirectUri": "https://app.example.com/connected"})
+    connect = requests.post(
+        f"{serve.base}/v1/profiles/connect",
+        headers=headers,
+        timeout=10,
+        json={"platform": "x", "redirectUri": "https://app.example.com/connected"},
+    )
     assert connect.status_code == 200, connect.text
     assert connect.json()["authUrl"].startswith(f"http://localhost:{serve.port}/"), connect.json()["authUrl"]
 
 
-@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["SIGTERM", "SIGINT", "SIGKILL"])
+@pytest.mark.parametrize(
+    "how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=["SIGTERM", "SIGINT", "SIGKILL"]
+)
 def test_stopping_serve_leaves_no_worker_or_beat(tmp_path, how):
     s = Serve(tmp_path, free_port())
     s.env = _env(tmp_path)
-    subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput", "-v0"], env=s.env, check=True, cwd=ROOT)
+    subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput", "-v0"],
+        env=s.env,
+        check=True,
+        cwd=ROOT,
+    )
     s.start()
     children = _descendants(s.proc.pid)
     try:
@@ -204,8 +251,12 @@ def test_websocket_receives_generation_progress_from_the_worker_serve_started(se
     headers = {"Authorization": f"Bearer {serve.key}"}
     with connect(f"ws://127.0.0.1:{serve.port}/ws/events/?token={serve.key}", open_timeout=10) as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "connection.ready"
-        created = requests.post(f"{serve.base}/v1/content/generate", headers=headers, timeout=30,
-                                json={"prompt": "Fresh sourdough at the corner bakery", "platforms": ["instagram", "x"]})
+        created = requests.post(
+            f"{serve.base}/v1/content/generate",
+            headers=headers,
+            timeout=30,
+            json={"prompt": "Fresh sourdough at the corner bakery", "platforms": ["instagram", "x"]},
+        )
         posted_at = time.monotonic()
         assert created.status_code in (200, 201, 202), created.text
         content_id = created.json()["id"].removeprefix("cnt_")
@@ -217,8 +268,12 @@ def test_websocket_receives_generation_progress_from_the_worker_serve_started(se
             if message["type"] in ("content.generated", "content.failed"):
                 break
     types = [m["type"] for _, m in seen]
-    progress = [m["data"]["progress"] for _, m in seen
-                if m["type"] == "content.generation.progress" and m["data"]["contentId"].replace("-", "") == content_id]
+    progress = [
+        m["data"]["progress"]
+        for _, m in seen
+        if m["type"] == "content.generation.progress"
+        and m["data"]["contentId"].replace("-", "") == content_id
+    ]
     assert progress, f"no generation progress reached the websocket: {types}"
     assert progress == sorted(progress) and progress[-1] == 100 and len(set(progress)) >= 3, progress
     assert types[-1] == "content.generated", types
@@ -228,7 +283,9 @@ def test_websocket_receives_generation_progress_from_the_worker_serve_started(se
         sent = datetime.datetime.fromisoformat(message["sentAt"].replace("Z", "+00:00"))
         return (datetime.datetime.now(datetime.UTC) - sent).total_seconds()
 
-    assert all(lag(m) < 1.0 + (time.monotonic() - t) for t, m in seen), "a message took over a second to arrive"
+    assert all(lag(m) < 1.0 + (time.monotonic() - t) for t, m in seen), (
+        "a message took over a second to arrive"
+    )
     created_at = [t for t, m in seen if m["type"] == "content.created"]
     assert created_at and created_at[0] - posted_at < 1.0, f"content.created not within a second: {types}"
 
@@ -245,7 +302,9 @@ def chromium():
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
         with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=CHROMIUM_ARGS)
+            b = p.chromium.launch(
+                executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=CHROMIUM_ARGS
+            )
             yield b
             b.close()
     finally:
@@ -260,7 +319,10 @@ def test_in_chromium_swagger_renders_operations_and_the_admin_is_styled(serve, c
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     outside = []  # fetched from elsewhere (a request the page policy blocks never finishes)
-    page.on("requestfinished", lambda r: outside.append(r.url) if not r.url.startswith((serve.base, "blob:", "data:")) else None)
+    page.on(
+        "requestfinished",
+        lambda r: outside.append(r.url) if not r.url.startswith((serve.base, "blob:", "data:")) else None,
+    )
     for family in ("v1", "api"):
         page.goto(f"{serve.base}/{family}/docs/")
         page.wait_for_selector(".opblock-summary", timeout=30000)  # operations rendered by Swagger UI
@@ -275,7 +337,10 @@ def test_in_chromium_swagger_renders_operations_and_the_admin_is_styled(serve, c
     page.click("input[type=submit]")
     page.wait_for_selector("#site-name")
     # the admin's stylesheet applied: the header has its coloured background
-    assert page.locator("#header").evaluate("e => getComputedStyle(e).backgroundColor") not in ("rgba(0, 0, 0, 0)", "")
+    assert page.locator("#header").evaluate("e => getComputedStyle(e).backgroundColor") not in (
+        "rgba(0, 0, 0, 0)",
+        "",
+    )
     assert "No worker is alive" not in page.locator("#worker-status").inner_text()  # serve runs one
     assert "O auth" not in page.locator("#content-main").inner_text()  # models named as people write them
     page.screenshot(path=str(shots / "admin.png"))
@@ -322,17 +387,27 @@ def test_in_chromium_the_admin_content_page_shows_live_progress_from_serves_own_
     page.wait_for_selector("#site-name")
 
     # A 6 s H.264 video takes the worker a few seconds on the CPU: time for the page to subscribe.
-    created = requests.post(f"{serve.base}/v1/content/generate", headers={"Authorization": f"Bearer {serve.key}"},
-                            json={"prompt": "A lighthouse keeper's morning on the Cornish coast", "platforms": ["tiktok"],
-                                  "media": {"type": "video", "postType": "short"}}, timeout=30)
+    created = requests.post(
+        f"{serve.base}/v1/content/generate",
+        headers={"Authorization": f"Bearer {serve.key}"},
+        json={
+            "prompt": "A lighthouse keeper's morning on the Cornish coast",
+            "platforms": ["tiktok"],
+            "media": {"type": "video", "postType": "short"},
+        },
+        timeout=30,
+    )
     assert created.status_code in (200, 201, 202), created.text
     content_id = created.json()["id"].removeprefix("cnt_")
     page.goto(f"{serve.base}/admin/content/content/{content_id}/change/")
     rendered = int(page.locator("#pf-progress").get_attribute("value"))
     assert rendered < 100, "the page was rendered after generation ended: nothing left to watch"
     # the websocket handler writes "NN% (stage)": a figure the server did not render
-    page.wait_for_function("() => /\\(\\w+\\)/.test(document.getElementById('pf-progress-label')?.textContent || '')"
-                           " || !document.getElementById('pf-live')", timeout=60000)
+    page.wait_for_function(
+        "() => /\\(\\w+\\)/.test(document.getElementById('pf-progress-label')?.textContent || '')"
+        " || !document.getElementById('pf-live')",
+        timeout=60000,
+    )
     try:  # mid-generation unless it just ended
         page.screenshot(path=str(shots / "admin-live-progress.png"))
     except PlaywrightError:  # the page was reloading itself into review at that moment: take the next frame
@@ -344,7 +419,9 @@ def test_in_chromium_the_admin_content_page_shows_live_progress_from_serves_own_
     assert page.locator("#pf-live").count() == 0
     assert page.locator("#pf-status").inner_text().strip().lower() == "review"  # waiting for a reviewer
     page.wait_for_selector("#pf-media video")
-    assert page.locator("[data-platform=tiktok] h3").inner_text().startswith("TikTok")  # the platform's own name
+    assert (
+        page.locator("[data-platform=tiktok] h3").inner_text().startswith("TikTok")
+    )  # the platform's own name
     page.screenshot(path=str(shots / "admin-generated.png"))
     seen = page.evaluate("() => JSON.parse(sessionStorage.getItem('pf-progress-seen') || '[]')")
     live = [int(s["value"]) for s in seen if not s.get("rendered")]

@@ -58,14 +58,29 @@ print(org.pk)
 @pytest.fixture(scope="module")
 def serve(tmp_path_factory):
     """serve with its beat sweeping for metrics every 10 s (the default is 10 minutes)."""
-    s = Serve(tmp_path_factory.mktemp("serve-analytics"), free_port(),
-              ANALYTICS_SWEEP_INTERVAL="10", ANALYTICS_FOLLOWERS_INTERVAL="10").prepare()
+    s = Serve(
+        tmp_path_factory.mktemp("serve-analytics"),
+        free_port(),
+        ANALYTICS_SWEEP_INTERVAL="10",
+        ANALYTICS_FOLLOWERS_INTERVAL="10",
+    ).prepare()
     import subprocess
     import sys
 
-    seeded = subprocess.run([sys.executable, str(ROOT / "manage.py"), "shell", "-c",
-                             SEED.format(ig_days=INSTAGRAM_DAYS, x_days=X_DAYS)],
-                            env=s.env, cwd=ROOT, check=True, capture_output=True, text=True)
+    seeded = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "shell",
+            "-c",
+            SEED.format(ig_days=INSTAGRAM_DAYS, x_days=X_DAYS),
+        ],
+        env=s.env,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     s.org_pk = seeded.stdout.strip().splitlines()[-1]
     s.start()
     yield s
@@ -76,15 +91,20 @@ def _measured(serve) -> tuple[int, int]:
     """(posts with a snapshot, profiles with a follower snapshot) in serve's own database."""
     with sqlite3.connect(serve.var_dir / "postforge.sqlite3", timeout=10) as db:
         posts = db.execute("select count(distinct publication_id) from analytics_postsnapshot").fetchone()[0]
-        profiles = db.execute("select count(distinct profile_id) from analytics_profilesnapshot "
-                              "where followers is not null").fetchone()[0]
+        profiles = db.execute(
+            "select count(distinct profile_id) from analytics_profilesnapshot where followers is not null"
+        ).fetchone()[0]
     return posts, profiles
 
 
 def _api_totals(serve, platform: str) -> dict:
     start = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=29)).date().isoformat()
-    body = requests.get(f"{serve.base}/v1/analytics/content", params={"groupBy": "day", "platform": platform,
-                        "startDate": start}, headers={"Authorization": f"Bearer {serve.key}"}, timeout=30)
+    body = requests.get(
+        f"{serve.base}/v1/analytics/content",
+        params={"groupBy": "day", "platform": platform, "startDate": start},
+        headers={"Authorization": f"Bearer {serve.key}"},
+        timeout=30,
+    )
     assert body.status_code == 200, body.text
     return body.json()["metrics"]
 
@@ -112,7 +132,8 @@ def test_in_chromium_the_analytics_pages_under_serve_chart_what_serves_worker_me
     while _measured(serve) != (len(INSTAGRAM_DAYS) + len(X_DAYS), 2):
         assert time.monotonic() < deadline, (
             f"not measured by serve's worker: {_measured(serve)}\n"
-            + (serve.var_dir / "log" / "worker.log").read_text()[-5000:])
+            + (serve.var_dir / "log" / "worker.log").read_text()[-5000:]
+        )
         time.sleep(1)
     api = {p: _api_totals(serve, p) for p in ("instagram", "x")}
     assert api["instagram"]["totalPosts"] == len(INSTAGRAM_DAYS) and api["x"]["totalPosts"] == len(X_DAYS)
@@ -130,8 +151,9 @@ def test_in_chromium_the_analytics_pages_under_serve_chart_what_serves_worker_me
         with sync_playwright() as p:
             import shutil
 
-            browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
-                                        args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(
+                executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=CHROMIUM_ARGS
+            )
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
             responses = []
             page.on("response", lambda r: responses.append((r.url, r.status, r.request.resource_type)))
@@ -150,17 +172,26 @@ def test_in_chromium_the_analytics_pages_under_serve_chart_what_serves_worker_me
             assert all(u.startswith(f"{serve.base}/static/") and s == 200 for u, s in assets), assets
             assert all(u.startswith(serve.base) for u, _, _ in responses), responses
             # and applied: the admin header's colour, the cards' borders from the page's style block
-            assert page.locator("#header").evaluate("e => getComputedStyle(e).backgroundColor") not in ("rgba(0, 0, 0, 0)", "")
-            assert page.locator(".pf-card").first.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"
+            assert page.locator("#header").evaluate("e => getComputedStyle(e).backgroundColor") not in (
+                "rgba(0, 0, 0, 0)",
+                "",
+            )
+            assert (
+                page.locator(".pf-card").first.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"
+            )
 
             # the charts as drawn: one series per platform, bars as tall as the API's figures
-            for chart, figure in (("chart-posts", "totalPosts"), ("chart-reach", "totalReach"),
-                                  ("chart-engagement", "totalEngagement")):
+            for chart, figure in (
+                ("chart-posts", "totalPosts"),
+                ("chart-reach", "totalReach"),
+                ("chart-engagement", "totalEngagement"),
+            ):
                 drawn = page.evaluate(DRAWN, chart)
                 assert drawn["width"] > 600 and drawn["height"] > 150, drawn
                 assert drawn["legend"] == ["instagram", "x"], drawn["legend"]
-                for series, platform, days in zip(drawn["series"], ("instagram", "x"), (INSTAGRAM_DAYS, X_DAYS),
-                                                  strict=True):
+                for series, platform, days in zip(
+                    drawn["series"], ("instagram", "x"), (INSTAGRAM_DAYS, X_DAYS), strict=True
+                ):
                     assert len(series["values"]) == 31  # a bucket per day of the 30-day window
                     assert sum(series["values"]) == api[platform][figure], (chart, platform, series["values"])
                     # one visible bar per day with a post (every post has likes, so reach and engagement > 0)

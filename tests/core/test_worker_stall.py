@@ -66,14 +66,25 @@ def test_a_worker_whose_consumer_stops_taking_messages_exits_and_its_replacement
     org = organization_get_or_create(name="Stalled worker")
     with Receiver() as receiver:
         endpoint = services.webhook_create(organization=org, url=receiver.url, events=["content.published"])
-        cluster = Cluster(workers=1, concurrency=1, beats=1, queues="default,webhooks", env={
-            "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8",
-            "WORKER_STALL_SECONDS": "4", "WORKER_HEARTBEAT_SECONDS": "1", "WORKER_STALL_EXIT_GRACE_SECONDS": "5",
-            "LOG_LEVEL": "WARNING",
-        }).start()
+        cluster = Cluster(
+            workers=1,
+            concurrency=1,
+            beats=1,
+            queues="default,webhooks",
+            env={
+                "WEBHOOK_ALLOW_HTTP": "true",
+                "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8",
+                "WORKER_STALL_SECONDS": "4",
+                "WORKER_HEARTBEAT_SECONDS": "1",
+                "WORKER_STALL_EXIT_GRACE_SECONDS": "5",
+                "LOG_LEVEL": "WARNING",
+            },
+        ).start()
         try:
             node = cluster.node_names[0]
-            control = Celery(broker=cluster.env["REDIS_URL"]).control  # remote control, on the cluster's broker
+            control = Celery(
+                broker=cluster.env["REDIS_URL"]
+            ).control  # remote control, on the cluster's broker
             replies = []
             deadline = time.monotonic() + 60
             while not replies and time.monotonic() < deadline:  # the worker is still starting
@@ -85,9 +96,13 @@ def test_a_worker_whose_consumer_stops_taking_messages_exits_and_its_replacement
                 assert answer and "no longer consuming" in str(answer)
             # work arrives while it takes nothing: the beat's sweeps queue up, and a delivery is due
             WebhookDelivery.objects.create(
-                organization_id=org.pk, endpoint=endpoint, message_id="evt_stalled0000000000000000000000000",
-                event_type="webhook.test", payload={"type": "webhook.test"},
-                next_attempt_at=timezone.now() - datetime.timedelta(seconds=5))
+                organization_id=org.pk,
+                endpoint=endpoint,
+                message_id="evt_stalled0000000000000000000000000",
+                event_type="webhook.test",
+                payload={"type": "webhook.test"},
+                next_attempt_at=timezone.now() - datetime.timedelta(seconds=5),
+            )
             deadline = time.monotonic() + 90
             while time.monotonic() < deadline and not receiver.requests:
                 time.sleep(0.2)

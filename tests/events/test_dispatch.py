@@ -16,8 +16,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _record(org, n: int) -> list[Event]:
     with transaction.atomic():
-        return [services.event_record(organization=org, type="profile.connected", data={"profileId": f"p{i}"})
-                for i in range(n)]
+        return [
+            services.event_record(organization=org, type="profile.connected", data={"profileId": f"p{i}"})
+            for i in range(n)
+        ]
 
 
 def test_events_committed_inside_a_deferred_block_are_sent_when_it_ends(monkeypatch):
@@ -57,8 +59,12 @@ def test_the_process_sender_loop_reaches_a_redis_group(settings):
         return channel
 
     channel = async_to_sync(join)()
-    realtime.group_send_many([("org.sendertest", {"type": "event.message", "payload": {"n": i}}) for i in range(3)])
-    realtime.group_send_many([("org.sendertest", {"type": "event.message", "payload": {"n": 3}})])  # same loop again
+    realtime.group_send_many(
+        [("org.sendertest", {"type": "event.message", "payload": {"n": i}}) for i in range(3)]
+    )
+    realtime.group_send_many(
+        [("org.sendertest", {"type": "event.message", "payload": {"n": 3}})]
+    )  # same loop again
 
     async def drain():
         return [(await layer.receive(channel))["payload"]["n"] for _ in range(4)]

@@ -46,8 +46,10 @@ def test_an_event_reaches_the_organizations_websocket_through_redis():
 
     async def scenario(base):
         ws_url = base.replace("http", "ws") + "/ws/events/"
-        async with websockets.connect(f"{ws_url}?token={key}") as mine, \
-                websockets.connect(ws_url, subprotocols=["bearer", other_key]) as theirs:
+        async with (
+            websockets.connect(f"{ws_url}?token={key}") as mine,
+            websockets.connect(ws_url, subprotocols=["bearer", other_key]) as theirs,
+        ):
             ready = await _receive_type(mine, "connection.ready")
             assert ready["data"]["organizationId"] == str(org.pk)
             await _receive_type(theirs, "connection.ready")

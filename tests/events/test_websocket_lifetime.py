@@ -34,6 +34,7 @@ async def _receive_type(ws, wanted: str, timeout: float = 10.0) -> dict:
 
 async def _closed_within(ws, seconds: float) -> int:
     """Wait for the server to close the socket; its close code."""
+
     async def drain():
         try:
             while True:
@@ -60,9 +61,11 @@ def test_revoking_a_key_closes_its_open_sockets_within_a_second_through_redis():
 
     async def scenario(base):
         ws_url = base.replace("http", "ws") + "/ws/events/"
-        async with websockets.connect(f"{ws_url}?token={issued.secret}") as plain, \
-                websockets.connect(f"{ws_url}?token={issued.secret}") as subscribed, \
-                websockets.connect(f"{ws_url}?token={other}") as bystander:
+        async with (
+            websockets.connect(f"{ws_url}?token={issued.secret}") as plain,
+            websockets.connect(f"{ws_url}?token={issued.secret}") as subscribed,
+            websockets.connect(f"{ws_url}?token={other}") as bystander,
+        ):
             for ws in (plain, subscribed, bystander):
                 await _receive_type(ws, "connection.ready")
             # a subscription leaves the organization's stream but not the credential's group
@@ -100,11 +103,15 @@ def test_a_jwt_socket_closes_itself_at_the_tokens_expiry():
         exp = jwt.decode(token, options={"verify_signature": False})["exp"]
         long_token = dev_token_issue(organization=org, role="viewer", subject="long-lived", ttl=3600)
         ws_url = base.replace("http", "ws") + "/ws/events/"
-        async with websockets.connect(f"{ws_url}?token={token}", open_timeout=60) as short, \
-                websockets.connect(f"{ws_url}?token={long_token}", open_timeout=60) as long:
+        async with (
+            websockets.connect(f"{ws_url}?token={token}", open_timeout=60) as short,
+            websockets.connect(f"{ws_url}?token={long_token}", open_timeout=60) as long,
+        ):
             await _receive_type(short, "connection.ready", timeout=60)
             await _receive_type(long, "connection.ready", timeout=60)
-            notice = await _receive_type(short, "credential.expired", timeout=max(0.0, exp - time.time()) + 60)
+            notice = await _receive_type(
+                short, "credential.expired", timeout=max(0.0, exp - time.time()) + 60
+            )
             # the server sleeps until `exp` (its event loop's timer may wake a hair early)
             assert time.time() >= exp - 0.25, (time.time(), exp)
             assert "expired" in notice["data"]["message"]
@@ -154,8 +161,13 @@ def test_bad_frames_answer_an_error_and_keep_the_socket():
         ws_url = base.replace("http", "ws") + "/ws/events/"
         async with websockets.connect(f"{ws_url}?token={key}", max_size=None) as ws:
             await _receive_type(ws, "connection.ready")
-            for frame in (b"\x00\x01\xff binary", "not json {", "[1, 2]", "[" * 100_000 + "]" * 100_000,
-                          json.dumps({"action": "subscribe", "contentId": {"x": 1}})):
+            for frame in (
+                b"\x00\x01\xff binary",
+                "not json {",
+                "[1, 2]",
+                "[" * 100_000 + "]" * 100_000,
+                json.dumps({"action": "subscribe", "contentId": {"x": 1}}),
+            ):
                 await ws.send(frame)
                 error = await _receive_type(ws, "error")
                 assert error["data"]["message"]

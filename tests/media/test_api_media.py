@@ -63,8 +63,14 @@ def b(owner):
 
 def make_asset(org, *, kind=Kind.UPLOAD, size=(16, 16), filename="a.png", brand=None) -> MediaAsset:
     return media_create_from_bytes(
-        organization=org, data=png_bytes(size), content_type="image/png", kind=kind, width=size[0],
-        height=size[1], filename=filename, brand=brand,
+        organization=org,
+        data=png_bytes(size),
+        content_type="image/png",
+        kind=kind,
+        width=size[0],
+        height=size[1],
+        filename=filename,
+        brand=brand,
     )
 
 
@@ -72,7 +78,9 @@ def make_asset(org, *, kind=Kind.UPLOAD, size=(16, 16), filename="a.png", brand=
 
 
 def test_it_uploads_a_png_and_returns_the_whole_record(b, owner):
-    response = b.post("/api/media/upload", {"file": upload("My Photo.png", png_bytes((320, 200)))}, format="multipart")
+    response = b.post(
+        "/api/media/upload", {"file": upload("My Photo.png", png_bytes((320, 200)))}, format="multipart"
+    )
     assert response.status_code == 201, response.json()
     asset = MediaAsset.objects.get(organization=owner.org)
     assert response.json() == {"data": media_body(asset)}
@@ -86,7 +94,9 @@ def test_it_uploads_a_png_and_returns_the_whole_record(b, owner):
 def test_it_strips_exif_from_a_jpeg(b, owner):
     data = jpeg_with_exif()
     assert CAMERA.encode() in data
-    response = b.post("/api/media/upload", {"file": upload("cam.jpg", data, "image/jpeg")}, format="multipart")
+    response = b.post(
+        "/api/media/upload", {"file": upload("cam.jpg", data, "image/jpeg")}, format="multipart"
+    )
     assert response.status_code == 201, response.json()
     body = response.json()["data"]
     assert (body["contentType"], body["width"], body["height"]) == ("image/jpeg", 80, 60)
@@ -99,13 +109,19 @@ def test_it_strips_exif_from_a_jpeg(b, owner):
 
 
 def test_the_type_is_read_from_the_bytes_not_the_name(b):
-    response = b.post("/api/media/upload", {"file": upload("photo.gif", jpeg_with_exif(), "image/gif")}, format="multipart")
+    response = b.post(
+        "/api/media/upload", {"file": upload("photo.gif", jpeg_with_exif(), "image/gif")}, format="multipart"
+    )
     assert response.status_code == 201
     assert response.json()["data"]["contentType"] == "image/jpeg"
 
 
 def test_a_file_of_the_wrong_type_is_refused(b, owner):
-    response = b.post("/api/media/upload", {"file": upload("notes.png", b"just some text, honest", "image/png")}, format="multipart")
+    response = b.post(
+        "/api/media/upload",
+        {"file": upload("notes.png", b"just some text, honest", "image/png")},
+        format="multipart",
+    )
     assert response.status_code == 400
     body = response.json()
     assert body["details"]["code"] == "VALIDATION_ERROR"
@@ -125,16 +141,24 @@ def test_a_missing_file_is_refused(b):
 
 def test_an_oversize_image_is_a_413(b, owner, settings):
     settings.UPLOAD_MAX_IMAGE_BYTES = 200
-    response = b.post("/api/media/upload", {"file": upload("big.png", png_bytes((400, 400), (1, 2, 3)))}, format="multipart")
+    response = b.post(
+        "/api/media/upload", {"file": upload("big.png", png_bytes((400, 400), (1, 2, 3)))}, format="multipart"
+    )
     assert response.status_code == 413
     assert response.json() == {
         "error": "The image is larger than the limit of 200 bytes.",
-        "details": {"code": "VALIDATION_ERROR", "file": ["The image is larger than the limit of 200 bytes."], "reason": "too_large"},
+        "details": {
+            "code": "VALIDATION_ERROR",
+            "file": ["The image is larger than the limit of 200 bytes."],
+            "reason": "too_large",
+        },
     }
     assert not MediaAsset.objects.filter(organization=owner.org).exists()
 
 
-@pytest.mark.parametrize(("field", "value"), [("kind", "logo"), ("kind", "generated"), ("brandId", "brd_nope")])
+@pytest.mark.parametrize(
+    ("field", "value"), [("kind", "logo"), ("kind", "generated"), ("brandId", "brd_nope")]
+)
 def test_upload_refuses_a_bad_kind_or_brand(b, field, value):
     response = b.post("/api/media/upload", {"file": upload(), field: value}, format="multipart")
     assert response.status_code == 400
@@ -166,7 +190,9 @@ def test_it_filters_media_by_kind_type_brand_search_and_date(b, owner):
     brand = BrandFactory(organization=owner.org)
     a = make_asset(owner.org, filename="summer-sale.png")
     r = make_asset(owner.org, filename="moodboard.png", kind=Kind.REFERENCE, brand=brand)
-    MediaAsset.objects.filter(pk=a.pk).update(created_at=datetime.datetime(2024, 6, 1, 12, tzinfo=datetime.UTC))
+    MediaAsset.objects.filter(pk=a.pk).update(
+        created_at=datetime.datetime(2024, 6, 1, 12, tzinfo=datetime.UTC)
+    )
 
     def got(query):
         return [x["id"] for x in b.get(f"/api/media?{query}").json()["data"]]
@@ -183,8 +209,15 @@ def test_it_filters_media_by_kind_type_brand_search_and_date(b, owner):
 
 @pytest.mark.parametrize(
     ("query", "field"),
-    [("kind=sticker", "kind"), ("type=audio", "type"), ("brandId=nope", "brandId"), ("limit=0", "limit"),
-     ("limit=101", "limit"), ("sort=filename:asc", "sort"), ("date_to=soon", "date_to")],
+    [
+        ("kind=sticker", "kind"),
+        ("type=audio", "type"),
+        ("brandId=nope", "brandId"),
+        ("limit=0", "limit"),
+        ("limit=101", "limit"),
+        ("sort=filename:asc", "sort"),
+        ("date_to=soon", "date_to"),
+    ],
 )
 def test_it_refuses_bad_list_parameters(b, query, field):
     response = b.get(f"/api/media?{query}")
@@ -195,7 +228,10 @@ def test_it_refuses_bad_list_parameters(b, query, field):
 def test_it_sorts_media_by_size(b, owner):
     small = make_asset(owner.org, size=(4, 4))
     big = make_asset(owner.org, size=(300, 300))
-    assert [x["id"] for x in b.get("/api/media?sort=size:desc").json()["data"]] == [str(big.pk), str(small.pk)]
+    assert [x["id"] for x in b.get("/api/media?sort=size:desc").json()["data"]] == [
+        str(big.pk),
+        str(small.pk),
+    ]
     assert [x["id"] for x in b.get("/api/media?sort=size:asc").json()["data"]] == [str(small.pk), str(big.pk)]
 
 
@@ -242,7 +278,11 @@ def test_a_reference_image_without_a_brand_goes_to_the_default_brand(b, owner):
 
 def test_reference_images_carry_the_brand_they_were_uploaded_for(b, owner):
     brand = BrandFactory(organization=owner.org)
-    response = b.post("/api/media/reference-images", {"file": upload(), "brandId": f"brd_{brand.pk.hex}"}, format="multipart")
+    response = b.post(
+        "/api/media/reference-images",
+        {"file": upload(), "brandId": f"brd_{brand.pk.hex}"},
+        format="multipart",
+    )
     assert response.status_code == 201
     assert response.json()["data"]["brandId"] == str(brand.pk)
     make_asset(owner.org, filename="plain.png")
@@ -254,10 +294,17 @@ def test_reference_images_carry_the_brand_they_were_uploaded_for(b, owner):
 
 def test_a_reference_image_must_be_an_image_of_a_known_brand(b, outsider):
     theirs = Brand.objects.get(organization=outsider.org, is_default=True)
-    response = b.post("/api/media/reference-images", {"file": upload(), "brandId": str(theirs.pk)}, format="multipart")
+    response = b.post(
+        "/api/media/reference-images", {"file": upload(), "brandId": str(theirs.pk)}, format="multipart"
+    )
     assert response.status_code == 400
-    assert response.json() == {"error": "Unknown brand.", "details": {"code": "VALIDATION_ERROR", "brandId": ["Not found."]}}
-    bad = b.post("/api/media/reference-images", {"file": upload("x.png", b"GIF89a-but-not-really")}, format="multipart")
+    assert response.json() == {
+        "error": "Unknown brand.",
+        "details": {"code": "VALIDATION_ERROR", "brandId": ["Not found."]},
+    }
+    bad = b.post(
+        "/api/media/reference-images", {"file": upload("x.png", b"GIF89a-but-not-really")}, format="multipart"
+    )
     assert bad.status_code == 400
     assert bad.json()["details"]["code"] == "VALIDATION_ERROR"
 
@@ -274,7 +321,11 @@ def test_thumbnails_list_the_thumbnail_of_each_asked_media(b, owner, outsider):
     assert response.status_code == 200
     assert response.json() == {
         "data": [
-            {"id": str(a.pk), "thumbnailUrl": f"{settings.PUBLIC_BASE_URL}{a.thumbnail.url}", "url": f"{settings.PUBLIC_BASE_URL}{a.file.url}"}
+            {
+                "id": str(a.pk),
+                "thumbnailUrl": f"{settings.PUBLIC_BASE_URL}{a.thumbnail.url}",
+                "url": f"{settings.PUBLIC_BASE_URL}{a.file.url}",
+            }
             for a in (one, two)
         ],
         "pagination": {"limit": 20, "offset": 0, "total": 2, "hasNext": False, "hasPrev": False},
@@ -295,8 +346,15 @@ def test_thumbnails_refuse_a_malformed_id_list(b):
 def test_absolute_media_urls_come_from_public_base_url_not_the_host_header(b, owner, settings):
     settings.PUBLIC_BASE_URL = "https://posts.example.com"
     settings.ALLOWED_HOSTS = ["*"]  # even a server that answers every Host never echoes it
-    asset = media_create_from_bytes(organization=owner.org, data=png_bytes((8, 8)), content_type="image/png",
-                                    kind=Kind.UPLOAD, width=8, height=8, filename="host.png")
+    asset = media_create_from_bytes(
+        organization=owner.org,
+        data=png_bytes((8, 8)),
+        content_type="image/png",
+        kind=Kind.UPLOAD,
+        width=8,
+        height=8,
+        filename="host.png",
+    )
     response = b.get(f"/api/media/{asset.pk}", HTTP_HOST="evil.example.net")
     assert response.status_code == 200
     assert response.json()["data"]["url"] == f"https://posts.example.com{asset.file.url}"
@@ -310,8 +368,16 @@ def test_allowed_hosts_default_to_the_public_host_outside_development():
     from tests.live import ROOT, process_env
 
     code = "from django.conf import settings; print(sorted(settings.ALLOWED_HOSTS))"
-    env = process_env(PUBLIC_BASE_URL="https://posts.example.com", DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false")
+    env = process_env(
+        PUBLIC_BASE_URL="https://posts.example.com", DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false"
+    )
     env.pop("ALLOWED_HOSTS", None)
-    run = subprocess.run([sys.executable, "-c", f"import django; django.setup(); {code}"], cwd=ROOT, env=env,
-                         capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert run.stdout.strip() == "['127.0.0.1', '[::1]', 'localhost', 'posts.example.com']"

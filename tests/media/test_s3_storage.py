@@ -21,8 +21,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(scope="module")
 def s3_endpoint():
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60  # moto imports a lot: slow on a busy machine
     while True:
@@ -43,8 +46,13 @@ def s3_endpoint():
 def s3(settings, s3_endpoint, monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
-    client = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1",
-                          aws_access_key_id="test", aws_secret_access_key="test")
+    client = boto3.client(
+        "s3",
+        endpoint_url=s3_endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
     bucket = f"postforge-{uuid.uuid4().hex[:12]}"
     client.create_bucket(Bucket=bucket)
     settings.STORAGES = {
@@ -52,8 +60,13 @@ def s3(settings, s3_endpoint, monkeypatch):
         "default": {
             "BACKEND": "storages.backends.s3.S3Storage",
             "OPTIONS": {
-                "bucket_name": bucket, "endpoint_url": s3_endpoint, "region_name": "us-east-1",
-                "access_key": "test", "secret_key": "test", "querystring_auth": False, "file_overwrite": False,
+                "bucket_name": bucket,
+                "endpoint_url": s3_endpoint,
+                "region_name": "us-east-1",
+                "access_key": "test",
+                "secret_key": "test",
+                "querystring_auth": False,
+                "file_overwrite": False,
                 "default_acl": "public-read",
             },
         },

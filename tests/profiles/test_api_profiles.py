@@ -57,7 +57,9 @@ def brand(owner):
 @pytest.fixture
 def profiles(owner, brand):
     return [
-        ProfileFactory(organization=owner.org, brand=brand, username="carol", platform="x", display_name="Coffee Carol"),
+        ProfileFactory(
+            organization=owner.org, brand=brand, username="carol", platform="x", display_name="Coffee Carol"
+        ),
         ProfileFactory(organization=owner.org, username="alice", platform="instagram", connected=False),
         ProfileFactory(organization=owner.org, brand=brand, username="bob", platform="linkedin"),
     ]
@@ -114,7 +116,9 @@ def test_it_filters_by_platform_brand_connection_and_search(b, profiles, brand):
 
 
 def test_it_filters_by_date(b, profiles):
-    SocialProfile.objects.filter(pk=profiles[0].pk).update(created_at=datetime.datetime(2023, 5, 1, 8, tzinfo=datetime.UTC))
+    SocialProfile.objects.filter(pk=profiles[0].pk).update(
+        created_at=datetime.datetime(2023, 5, 1, 8, tzinfo=datetime.UTC)
+    )
     body = b.get("/api/profiles?date_to=2023-05-01T09:00:00Z").json()
     assert [x["username"] for x in body["data"]] == ["carol"]
     body = b.get("/api/profiles?date_from=2023-05-02&sort=username:asc").json()
@@ -135,7 +139,11 @@ def test_it_gets_a_profile(b, profiles):
 def test_an_admin_deletes_a_profile_and_an_editor_cannot(b, editor, profiles):
     response = editor.client().delete(f"/api/profiles/{profiles[0].pk}")
     assert response.status_code == 403
-    assert response.json()["details"] == {"code": "AUTHORIZATION_ERROR", "requiredRole": "admin", "role": "editor"}
+    assert response.json()["details"] == {
+        "code": "AUTHORIZATION_ERROR",
+        "requiredRole": "admin",
+        "role": "editor",
+    }
     assert b.delete(f"/api/profiles/{profiles[0].pk}").status_code == 204
     assert b.get(f"/api/profiles/{profiles[0].pk}").status_code == 404
 
@@ -165,7 +173,10 @@ def test_it_updates_settings_generation_settings_and_brand(b, owner, profiles):
     assert profile.brand_id == other.pk
     assert profile.settings["timezone"] == "Asia/Tokyo"
     assert response.json() == {
-        "data": {**api_body(profile), "generationSettings": {"temperature": 0.3, "guidelines": {"do": ["short"]}}}
+        "data": {
+            **api_body(profile),
+            "generationSettings": {"temperature": 0.3, "guidelines": {"do": ["short"]}},
+        }
     }
 
 
@@ -173,13 +184,20 @@ def test_a_brand_of_another_organization_cannot_be_given_to_a_profile(b, outside
     theirs = Brand.objects.get(organization=outsider.org, is_default=True)
     response = b.put(f"/api/profiles/{profiles[0].pk}/settings", {"brandId": str(theirs.pk)}, format="json")
     assert response.status_code == 400
-    assert response.json() == {"error": "Unknown brand.", "details": {"code": "VALIDATION_ERROR", "brandId": ["Not found."]}}
+    assert response.json() == {
+        "error": "Unknown brand.",
+        "details": {"code": "VALIDATION_ERROR", "brandId": ["Not found."]},
+    }
 
 
 def test_profile_generation_settings_are_validated_like_the_brand(b, profiles):
     # Fails until apps/profiles/api/serializers.py validates generationSettings (same rules
     # as brand settings): today any dict is stored, including temperature 1.5.
-    response = b.put(f"/api/profiles/{profiles[0].pk}/settings", {"generationSettings": {"temperature": 1.5}}, format="json")
+    response = b.put(
+        f"/api/profiles/{profiles[0].pk}/settings",
+        {"generationSettings": {"temperature": 1.5}},
+        format="json",
+    )
     assert response.status_code == 400
     assert response.json() == validation_error(
         generationSettings={"temperature": ["Ensure this value is less than or equal to 1."]}
@@ -215,7 +233,9 @@ def test_profile_generation_settings_are_also_taken_flat_like_the_brand_settings
 
 def test_effective_settings_show_each_value_with_its_source(b, brand, profiles):
     profile = profiles[0]
-    brand_settings_update(brand=brand, settings={"temperature": 0.2, "audience": "baristas", "themes": ["origin"]})
+    brand_settings_update(
+        brand=brand, settings={"temperature": 0.2, "audience": "baristas", "themes": ["origin"]}
+    )
     b.put(f"/api/profiles/{profile.pk}/settings", {"generationSettings": {"temperature": 0.9}}, format="json")
     response = b.get(f"/api/profiles/{profile.pk}/effective-settings")
     assert response.status_code == 200
@@ -243,7 +263,9 @@ def test_effective_settings_show_each_value_with_its_source(b, brand, profiles):
 
 def test_post_settings_win_over_profile_brand_and_system(brand, profiles):
     profile = profiles[0]
-    brand = brand_settings_update(brand=brand, settings={"temperature": 0.2, "language": "fr", "hashtag_count": 3})
+    brand = brand_settings_update(
+        brand=brand, settings={"temperature": 0.2, "language": "fr", "hashtag_count": 3}
+    )
     profile.generation_settings = {"temperature": 0.5, "language": "de"}
     values, sources = effective_settings(brand=brand, profile=profile, post={"temperature": 0.1})
     assert (values["temperature"], sources["temperature"]) == (0.1, "post")
@@ -265,13 +287,19 @@ def test_a_profile_s_auto_hashtags_override_the_brand_hashtags(b, brand, profile
 
 def test_schedule_slots_are_the_posting_times_in_the_profile_zone_converted_to_utc(b, owner):
     # Asia/Kolkata has no daylight saving time: 09:00 and 18:30 local are always 03:30Z and 13:00Z.
-    profile = ProfileFactory(organization=owner.org, settings={"timezone": "Asia/Kolkata", "postingTimes": ["09:00", "18:30"]})
+    profile = ProfileFactory(
+        organization=owner.org, settings={"timezone": "Asia/Kolkata", "postingTimes": ["09:00", "18:30"]}
+    )
     before = datetime.datetime.now(datetime.UTC)
     response = b.get(f"/api/profiles/{profile.pk}/schedule-slots?days=3")
     assert response.status_code == 200
     body = response.json()["data"]
     upcoming = body.pop("upcoming")
-    assert body == {"profileId": str(profile.pk), "timezone": "Asia/Kolkata", "postingTimes": ["09:00", "18:30"]}
+    assert body == {
+        "profileId": str(profile.pk),
+        "timezone": "Asia/Kolkata",
+        "postingTimes": ["09:00", "18:30"],
+    }
     assert len(upcoming) == 6
     assert upcoming == sorted(upcoming)
     assert {u[10:] for u in upcoming} == {"T03:30:00Z", "T13:00:00Z"}
@@ -281,7 +309,9 @@ def test_schedule_slots_are_the_posting_times_in_the_profile_zone_converted_to_u
 
 def test_schedule_slots_follow_daylight_saving_time(owner):
     # Paris moves to summer time on 2025-03-30: 09:00 local is 08:00Z before and 07:00Z after.
-    profile = ProfileFactory(organization=owner.org, settings={"timezone": "Europe/Paris", "postingTimes": ["09:00"]})
+    profile = ProfileFactory(
+        organization=owner.org, settings={"timezone": "Europe/Paris", "postingTimes": ["09:00"]}
+    )
     start = datetime.datetime(2025, 3, 28, 12, tzinfo=datetime.UTC)
     slots = schedule_slots(profile=profile, days=3, start=start)
     assert [iso(s) for s in slots] == ["2025-03-29T08:00:00Z", "2025-03-30T07:00:00Z", "2025-03-31T07:00:00Z"]
@@ -308,7 +338,10 @@ def test_it_replaces_the_posting_times_and_time_zone(b, owner):
     [
         ({"postingTimes": ["9:00"]}, {"postingTimes": ["Invalid: 9:00."]}),
         ({"postingTimes": ["12:60", "10:00"]}, {"postingTimes": ["Invalid: 12:60."]}),
-        ({"postingTimes": ["10:00"], "timezone": "Mars/Olympus"}, {"timezone": ["Must be an IANA time zone, e.g. Europe/Paris."]}),
+        (
+            {"postingTimes": ["10:00"], "timezone": "Mars/Olympus"},
+            {"timezone": ["Must be an IANA time zone, e.g. Europe/Paris."]},
+        ),
         ({"timezone": "UTC"}, {"postingTimes": ["This field is required."]}),
     ],
 )
@@ -326,7 +359,10 @@ def test_bad_posting_times_and_unknown_time_zones_are_refused(b, owner, payload,
 def test_days_out_of_range_is_refused(b, profiles, days):
     response = b.get(f"/api/profiles/{profiles[0].pk}/schedule-slots?days={days}")
     assert response.status_code == 400
-    assert response.json() == {"error": "days must be between 1 and 31.", "details": {"code": "VALIDATION_ERROR", "days": ["Must be 1-31."]}}
+    assert response.json() == {
+        "error": "days must be between 1 and 31.",
+        "details": {"code": "VALIDATION_ERROR", "days": ["Must be 1-31."]},
+    }
 
 
 # --- bulk ---------------------------------------------------------------------------------------
@@ -375,13 +411,31 @@ def test_bulk_applies_each_item_on_its_own(b, outsider, profiles):
     [
         ({}, {"updates": ["This field is required."]}),
         ({"updates": [{"displayName": "x"}]}, {"updates": {"0": {"id": ["This field is required."]}}}),
-        ({"updates": [{"id": "x", "generationSettings": {"creativity": 11}}]},
-         {"updates": {"0": {"generationSettings": {"creativity": ["Ensure this value is less than or equal to 10."]}}}}),
+        (
+            {"updates": [{"id": "x", "generationSettings": {"creativity": 11}}]},
+            {
+                "updates": {
+                    "0": {
+                        "generationSettings": {
+                            "creativity": ["Ensure this value is less than or equal to 10."]
+                        }
+                    }
+                }
+            },
+        ),
         # `settings` is held to the single update's serializer: unknown keys and bad values are refused
-        ({"updates": [{"id": "x", "settings": {"colour": "red"}}]},
-         {"updates": {"0": {"settings": {"colour": ["Unknown field."]}}}}),
-        ({"updates": [{"id": "x", "settings": {"postingTimes": "08:00"}}]},
-         {"updates": {"0": {"settings": {"postingTimes": ['Expected a list of items but got type "str".']}}}}),
+        (
+            {"updates": [{"id": "x", "settings": {"colour": "red"}}]},
+            {"updates": {"0": {"settings": {"colour": ["Unknown field."]}}}},
+        ),
+        (
+            {"updates": [{"id": "x", "settings": {"postingTimes": "08:00"}}]},
+            {
+                "updates": {
+                    "0": {"settings": {"postingTimes": ['Expected a list of items but got type "str".']}}
+                }
+            },
+        ),
     ],
 )
 def test_bulk_refuses_a_malformed_request(b, payload, details):

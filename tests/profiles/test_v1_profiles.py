@@ -98,10 +98,16 @@ def test_it_filters_by_platform_and_accepts_an_alias(api, profiles):
 
 def test_fields_selects_the_named_fields(api, profiles):
     body = api.get("/v1/profiles?fields=id,username&sortBy=username&sortOrder=asc").json()
-    assert body["data"] == [{"id": f"prf_{p.pk.hex}", "username": p.username} for p in sorted(profiles, key=lambda p: p.username)]
+    assert body["data"] == [
+        {"id": f"prf_{p.pk.hex}", "username": p.username} for p in sorted(profiles, key=lambda p: p.username)
+    ]
     one = api.get(f"/v1/profiles/prf_{profiles[0].pk.hex}?fields=platform,settings").json()
     # the id always comes back (the schema requires it of every object)
-    assert one == {"id": f"prf_{profiles[0].pk.hex}", "platform": "x", "settings": v1_body(profiles[0])["settings"]}
+    assert one == {
+        "id": f"prf_{profiles[0].pk.hex}",
+        "platform": "x",
+        "settings": v1_body(profiles[0])["settings"],
+    }
 
 
 def test_fields_refuses_an_unknown_field(api, profiles):
@@ -131,7 +137,11 @@ def test_it_updates_display_name_and_settings(api, profiles):
     profile = profiles[0]
     payload = {
         "displayName": "Carol C.",
-        "settings": {"autoHashtags": ["coffee", "#Roast"], "postingTimes": ["18:00", "09:30"], "timezone": "America/New_York"},
+        "settings": {
+            "autoHashtags": ["coffee", "#Roast"],
+            "postingTimes": ["18:00", "09:30"],
+            "timezone": "America/New_York",
+        },
     }
     response = api.put(f"/v1/profiles/prf_{profile.pk.hex}/settings", payload, format="json")
     assert response.status_code == 200

@@ -351,7 +351,7 @@ class FakePlatform(ABC):
 
     def presented_token(self, req: FakeRequest) -> str:
         header = req.header("authorization")
-        return header[len("Bearer "):] if header.startswith("Bearer ") else ""
+        return header[len("Bearer ") :] if header.startswith("Bearer ") else ""
 
     def authorized(self, req: FakeRequest) -> bool:
         token = self.presented_token(req)
@@ -449,7 +449,9 @@ class GraphFake(FakePlatform):
         if refused is not None:
             return refused
         if self.usage_percent() >= 100:
-            return self.error_reply("rate_limit", retry_after=int(self.usage_calls[0] + 3600 - self.clock()) + 1)
+            return self.error_reply(
+                "rate_limit", retry_after=int(self.usage_calls[0] + 3600 - self.clock()) + 1
+            )
         self.usage_calls.append(self.clock())
         return None
 
@@ -458,12 +460,23 @@ class GraphFake(FakePlatform):
         if isinstance(reply, Reply):
             pct = self.usage_percent()
             if self.usage_header == "X-App-Usage":
-                usage: Any = {"call_count": pct, "total_cputime": max(pct - 5, 0), "total_time": max(pct - 3, 0)}
+                usage: Any = {
+                    "call_count": pct,
+                    "total_cputime": max(pct - 5, 0),
+                    "total_time": max(pct - 3, 0),
+                }
             else:
-                usage = {self.account.external_id or "1": [{
-                    "type": self.usage_type, "call_count": pct, "total_cputime": max(pct - 5, 0),
-                    "total_time": max(pct - 3, 0), "estimated_time_to_regain_access": 0,
-                }]}
+                usage = {
+                    self.account.external_id or "1": [
+                        {
+                            "type": self.usage_type,
+                            "call_count": pct,
+                            "total_cputime": max(pct - 5, 0),
+                            "total_time": max(pct - 3, 0),
+                            "estimated_time_to_regain_access": 0,
+                        }
+                    ]
+                }
             reply.headers = {self.usage_header: json.dumps(usage), **reply.headers}
         return reply
 
@@ -525,10 +538,18 @@ class GraphFake(FakePlatform):
             return graph(400, options.get("message", self.permanent_error_message), "OAuthException", 100)
         if kind == "scope_missing":
             if self.platform == "facebook":  # Pages answer a missing permission with (#200)
-                return graph(403, f"(#200) Requires {options.get('scope')} permission to manage the object",
-                             "OAuthException", 200)
-            return graph(403, f"(#10) Application does not have permission for this action: {options.get('scope')}",
-                         "OAuthException", 10)
+                return graph(
+                    403,
+                    f"(#200) Requires {options.get('scope')} permission to manage the object",
+                    "OAuthException",
+                    200,
+                )
+            return graph(
+                403,
+                f"(#10) Application does not have permission for this action: {options.get('scope')}",
+                "OAuthException",
+                10,
+            )
         return graph(
             404 if kind == "not_found" else 400,
             options.get("message", "Unsupported request"),
@@ -543,8 +564,17 @@ class GraphFake(FakePlatform):
         refused = [i for i, n in enumerate(names) if n in getattr(self, "refused_metrics", ())]
         if refused:  # Graph fails the whole request for one retired metric
             i = refused[0]
-            return Reply(400, {"error": {"message": f"(#100) metric[{i}] must be one of the following values: "
-                                         + ", ".join(sorted(mapping)), "type": "OAuthException", "code": 100}})
+            return Reply(
+                400,
+                {
+                    "error": {
+                        "message": f"(#100) metric[{i}] must be one of the following values: "
+                        + ", ".join(sorted(mapping)),
+                        "type": "OAuthException",
+                        "code": 100,
+                    }
+                },
+            )
         m = self.metrics.get(post_id, {"views": 0, "likes": 0, "comments": 0, "shares": 0})
         data = [
             {
@@ -1182,7 +1212,9 @@ class TikTokFake(FakePlatform):
             )
         if kind in {"scope_not_authorized", "scope_missing"}:
             return self.err(
-                401, "scope_not_authorized", "The user did not authorize the scope required for completing this request."
+                401,
+                "scope_not_authorized",
+                "The user did not authorize the scope required for completing this request.",
             )
         if kind == "bad_request":
             return self.err(
@@ -1460,7 +1492,10 @@ class YouTubeFake(FakePlatform):
             return self.google(503, "backendError", "Backend Error", "UNAVAILABLE")
         if kind == "scope_missing":
             return self.google(
-                403, "insufficientPermissions", "Request had insufficient authentication scopes.", "PERMISSION_DENIED"
+                403,
+                "insufficientPermissions",
+                "Request had insufficient authentication scopes.",
+                "PERMISSION_DENIED",
             )
         if kind in {"token_expired", "token_invalid"}:
             return self.google(
@@ -1748,8 +1783,10 @@ class LinkedInFake(FakePlatform):
             return self.li(426, "Requested version is not active", "NONEXISTENT_VERSION")
         if kind == "scope_missing":
             return self.li(
-                403, "Not enough permissions to access: partnerApiPostsExternal.FINDER-author.20240101",
-                "ACCESS_DENIED", 100,
+                403,
+                "Not enough permissions to access: partnerApiPostsExternal.FINDER-author.20240101",
+                "ACCESS_DENIED",
+                100,
             )
         return self.li(
             404 if kind == "not_found" else 400,
@@ -1768,7 +1805,11 @@ class LinkedInFake(FakePlatform):
         reply = super().dispatch(req)
         # LinkedIn announces a version's sunset with Deprecation/Sunset headers on its answers
         if isinstance(reply, Reply) and req.header("linkedin-version") in self.deprecated_versions:
-            reply.headers = {**reply.headers, "Deprecation": "version", "Sunset": "Sun, 01 Nov 2027 00:00:00 GMT"}
+            reply.headers = {
+                **reply.headers,
+                "Deprecation": "version",
+                "Sunset": "Sun, 01 Nov 2027 00:00:00 GMT",
+            }
         return reply
 
     def images_action(self, req: FakeRequest) -> Reply:
@@ -2321,8 +2362,12 @@ class PinterestFake(FakePlatform):
         if kind == "scope_missing":
             # Pinterest answers a call outside the token's scopes with a 401 too, code 3 (the
             # answer quoted in pinterest/api-quickstart#97); an expired token is code 2.
-            return self.pin_error(401, 3, "Your token does not have sufficient permissions to perform this operation. "
-                                          "Please ensure your token is authorized with the correct set of scopes.")
+            return self.pin_error(
+                401,
+                3,
+                "Your token does not have sufficient permissions to perform this operation. "
+                "Please ensure your token is authorized with the correct set of scopes.",
+            )
         if kind == "bad_request":
             return self.pin_error(403, 29, options.get("message", self.permanent_error_message))
         return self.pin_error(

@@ -31,9 +31,17 @@ def free_port() -> int:
 
 
 class Cluster:
-    def __init__(self, *, workers: int = 2, concurrency: int = 2, beats: int = 1, env: dict | None = None,
-                 var_dir: str | None = None, queues: str = "default,publishing,generation",
-                 worker_queues: list[str] | None = None):
+    def __init__(
+        self,
+        *,
+        workers: int = 2,
+        concurrency: int = 2,
+        beats: int = 1,
+        env: dict | None = None,
+        var_dir: str | None = None,
+        queues: str = "default,publishing,generation",
+        worker_queues: list[str] | None = None,
+    ):
         self.redis_port = free_port()
         self.redis: subprocess.Popen | None = None
         self.workers: list[subprocess.Popen] = []
@@ -46,22 +54,24 @@ class Cluster:
         self.var_dir.mkdir(parents=True, exist_ok=True)
         db = connection.settings_dict
         self.env = dict(os.environ)
-        self.env.update({
-            "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-            "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
-            "PYTHONPATH": str(ROOT),
-            "POSTFORGE_VAR_DIR": str(self.var_dir),
-            "PUBLISH_DISPATCH_INTERVAL": "0.5",
-            "PUBLISH_SWEEP_INTERVAL": "2",
-            "PUBLISH_LEASE_SECONDS": "8",
-            "PUBLISH_HEARTBEAT_SECONDS": "2",
-            "PUBLISH_QUEUED_STUCK_SECONDS": "6",
-            "LOG_LEVEL": "WARNING",
-            "CONN_MAX_AGE": "60",  # as docker/compose.yaml runs workers: one connection per process
-            # a consumer stuck after the Redis restart (Celery's known bug) is replaced within the test
-            "WORKER_STALL_SECONDS": "15",
-            "WORKER_HEARTBEAT_SECONDS": "2",
-        })
+        self.env.update(
+            {
+                "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+                "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
+                "PYTHONPATH": str(ROOT),
+                "POSTFORGE_VAR_DIR": str(self.var_dir),
+                "PUBLISH_DISPATCH_INTERVAL": "0.5",
+                "PUBLISH_SWEEP_INTERVAL": "2",
+                "PUBLISH_LEASE_SECONDS": "8",
+                "PUBLISH_HEARTBEAT_SECONDS": "2",
+                "PUBLISH_QUEUED_STUCK_SECONDS": "6",
+                "LOG_LEVEL": "WARNING",
+                "CONN_MAX_AGE": "60",  # as docker/compose.yaml runs workers: one connection per process
+                # a consumer stuck after the Redis restart (Celery's known bug) is replaced within the test
+                "WORKER_STALL_SECONDS": "15",
+                "WORKER_HEARTBEAT_SECONDS": "2",
+            }
+        )
         self.env.update(env or {})
         self.kills = 0
         self.redis_restarts = 0
@@ -77,8 +87,19 @@ class Cluster:
     # --- processes ------------------------------------------------------------------
     def start_redis(self) -> None:
         self.redis = subprocess.Popen(
-            ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                "redis-server",
+                "--port",
+                str(self.redis_port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         import redis
 
@@ -103,8 +124,13 @@ class Cluster:
         log = open(self.var_dir / f"{name}.log", "wb")  # noqa: SIM115 (the child holds it)
         self.logs.append(self.var_dir / f"{name}.log")
         try:
-            return subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", *args], cwd=ROOT, env=self.env,
-                                    stdout=log, stderr=subprocess.STDOUT)
+            return subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "config", *args],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         finally:
             log.close()
 
@@ -124,9 +150,23 @@ class Cluster:
             n = len(self.workers)
             node = f"w{n}-{random.randint(0, 1 << 30)}@{os.uname().nodename}"
             queues = self.worker_queues[n % len(self.worker_queues)] if self.worker_queues else self.queues
-            proc = self._celery("worker", "-l", "warning", "-Q", queues, "--concurrency", str(self.concurrency),
-                                "--without-mingle", "--without-gossip", "--without-heartbeat", "-P", "prefork",
-                                "-n", node, name=f"worker-{n}")
+            proc = self._celery(
+                "worker",
+                "-l",
+                "warning",
+                "-Q",
+                queues,
+                "--concurrency",
+                str(self.concurrency),
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+                "-P",
+                "prefork",
+                "-n",
+                node,
+                name=f"worker-{n}",
+            )
             self.workers.append(proc)
             self.node_names.append(node)
             return proc
@@ -191,7 +231,9 @@ class Cluster:
 
     @staticmethod
     def _pids(worker: subprocess.Popen) -> list[int]:
-        children = subprocess.run(["pgrep", "-P", str(worker.pid)], capture_output=True, text=True).stdout.split()
+        children = subprocess.run(
+            ["pgrep", "-P", str(worker.pid)], capture_output=True, text=True
+        ).stdout.split()
         return [worker.pid, *map(int, children)]
 
     def _kill(self, victim: subprocess.Popen) -> None:
@@ -242,23 +284,46 @@ def make_due_publications(*, n: int, spread_seconds: float, start_in: float = 3.
     org = organization_get_or_create(name=f"Chaos {random.randint(0, 1 << 30)}")
     brand = brand_ensure_default(organization=org)
     profs = [
-        SocialProfile.objects.create(organization=org, brand=brand, platform="instagram", external_id=f"sb-{i}",
-                                     username=f"sandbox{i}", sandbox=True, connected_at=timezone.now())
+        SocialProfile.objects.create(
+            organization=org,
+            brand=brand,
+            platform="instagram",
+            external_id=f"sb-{i}",
+            username=f"sandbox{i}",
+            sandbox=True,
+            connected_at=timezone.now(),
+        )
         for i in range(profiles)
     ]
     base = timezone.now() + datetime.timedelta(seconds=start_in)
-    contents = Content.objects.bulk_create([
-        Content(organization=org, brand=brand, platforms=["instagram"], prompt=f"post {i}", status="scheduled")
-        for i in range(n)
-    ])
-    Variant.objects.bulk_create([Variant(content=c, platform="instagram", caption=f"Post number {i}", hashtags=["#chaos"])
-                                 for i, c in enumerate(contents)])
-    Publication.objects.bulk_create([
-        Publication(organization=org, content=c, profile=profs[i % profiles], platform="instagram",
-                    scheduled_for=base + datetime.timedelta(seconds=spread_seconds * i / max(1, n)),
-                    due_at=base + datetime.timedelta(seconds=spread_seconds * i / max(1, n)))
-        for i, c in enumerate(contents)
-    ], batch_size=1000)
+    contents = Content.objects.bulk_create(
+        [
+            Content(
+                organization=org, brand=brand, platforms=["instagram"], prompt=f"post {i}", status="scheduled"
+            )
+            for i in range(n)
+        ]
+    )
+    Variant.objects.bulk_create(
+        [
+            Variant(content=c, platform="instagram", caption=f"Post number {i}", hashtags=["#chaos"])
+            for i, c in enumerate(contents)
+        ]
+    )
+    Publication.objects.bulk_create(
+        [
+            Publication(
+                organization=org,
+                content=c,
+                profile=profs[i % profiles],
+                platform="instagram",
+                scheduled_for=base + datetime.timedelta(seconds=spread_seconds * i / max(1, n)),
+                due_at=base + datetime.timedelta(seconds=spread_seconds * i / max(1, n)),
+            )
+            for i, c in enumerate(contents)
+        ],
+        batch_size=1000,
+    )
     return org
 
 
@@ -268,7 +333,12 @@ def wait_until_terminal(org, *, timeout: float, on_tick=None) -> dict:
     from apps.publishing.models import Publication
 
     def counts() -> dict:
-        found = dict(Publication.objects.filter(organization=org).values_list("status").annotate(n=Count("id")).order_by())
+        found = dict(
+            Publication.objects.filter(organization=org)
+            .values_list("status")
+            .annotate(n=Count("id"))
+            .order_by()
+        )
         return {s: found.get(s, 0) for s in Publication.STATUSES}
 
     deadline = time.monotonic() + timeout
@@ -297,6 +367,12 @@ def audit(org) -> dict:
     published_without_post = [k for k, p in pubs.items() if p.status == "published" and k not in posted]
     failed_without_reason = [k for k, p in pubs.items() if p.status == "failed" and not p.last_error]
     lateness = sorted((p["created_at"] - pubs[p["reference"]].scheduled_for).total_seconds() for p in posts)
-    return {"publications": len(pubs), "posts": len(posts), "duplicates": duplicates, "early": early,
-            "published_without_post": published_without_post, "failed_without_reason": failed_without_reason,
-            "lateness": lateness}
+    return {
+        "publications": len(pubs),
+        "posts": len(posts),
+        "duplicates": duplicates,
+        "early": early,
+        "published_without_post": published_without_post,
+        "failed_without_reason": failed_without_reason,
+        "lateness": lateness,
+    }

@@ -118,52 +118,101 @@ APPS: dict[str, App] = {
     "x": App("/i/oauth2/authorize", "/2/oauth2/token", pkce="required"),
     "tiktok": App("/v2/auth/authorize/", "/v2/oauth/token/", ",", client_param="client_key"),
     "instagram": App(
-        "/oauth/authorize", "/oauth/access_token", ",",
-        approved=frozenset({
-            "instagram_business_basic", "instagram_business_content_publish", "instagram_business_manage_comments",
-            "instagram_business_manage_insights", "instagram_business_manage_messages",
-        }),
+        "/oauth/authorize",
+        "/oauth/access_token",
+        ",",
+        approved=frozenset(
+            {
+                "instagram_business_basic",
+                "instagram_business_content_publish",
+                "instagram_business_manage_comments",
+                "instagram_business_manage_insights",
+                "instagram_business_manage_messages",
+            }
+        ),
         required=frozenset({"instagram_business_basic"}),
-        exchange="/access_token", refresh="/refresh_access_token", api_prefix=GRAPH,
+        exchange="/access_token",
+        refresh="/refresh_access_token",
+        api_prefix=GRAPH,
     ),
     "threads": App(
-        "/oauth/authorize", "/oauth/access_token", ",",
-        approved=frozenset({
-            "threads_basic", "threads_content_publish", "threads_manage_insights", "threads_manage_replies",
-            "threads_read_replies",
-        }),
+        "/oauth/authorize",
+        "/oauth/access_token",
+        ",",
+        approved=frozenset(
+            {
+                "threads_basic",
+                "threads_content_publish",
+                "threads_manage_insights",
+                "threads_manage_replies",
+                "threads_read_replies",
+            }
+        ),
         required=frozenset({"threads_basic"}),
-        exchange="/access_token", refresh="/refresh_access_token", api_prefix=THREADS_GRAPH,
+        exchange="/access_token",
+        refresh="/refresh_access_token",
+        api_prefix=THREADS_GRAPH,
     ),
     "facebook": App(
-        f"{GRAPH}/dialog/oauth", f"{GRAPH}/oauth/access_token", ",",
-        approved=frozenset({
-            "public_profile", "email", "pages_show_list", "pages_manage_posts", "pages_read_engagement",
-            "business_management", "pages_manage_engagement", "read_insights", "publish_video",
-        }),
-        response_type_required=False, api_prefix=GRAPH,
+        f"{GRAPH}/dialog/oauth",
+        f"{GRAPH}/oauth/access_token",
+        ",",
+        approved=frozenset(
+            {
+                "public_profile",
+                "email",
+                "pages_show_list",
+                "pages_manage_posts",
+                "pages_read_engagement",
+                "business_management",
+                "pages_manage_engagement",
+                "read_insights",
+                "publish_video",
+            }
+        ),
+        response_type_required=False,
+        api_prefix=GRAPH,
     ),
     "youtube": App(
-        "/o/oauth2/v2/auth", "/token", " ",
-        approved=frozenset({
-            "openid", "email", "profile",
-            "https://www.googleapis.com/auth/youtube", "https://www.googleapis.com/auth/youtube.upload",
-            "https://www.googleapis.com/auth/youtube.readonly", "https://www.googleapis.com/auth/youtube.force-ssl",
-            "https://www.googleapis.com/auth/yt-analytics.readonly",
-        }),
+        "/o/oauth2/v2/auth",
+        "/token",
+        " ",
+        approved=frozenset(
+            {
+                "openid",
+                "email",
+                "profile",
+                "https://www.googleapis.com/auth/youtube",
+                "https://www.googleapis.com/auth/youtube.upload",
+                "https://www.googleapis.com/auth/youtube.readonly",
+                "https://www.googleapis.com/auth/youtube.force-ssl",
+                "https://www.googleapis.com/auth/yt-analytics.readonly",
+            }
+        ),
         pkce="optional",
     ),
     "linkedin": App(
-        "/oauth/v2/authorization", "/oauth/v2/accessToken", " ",
+        "/oauth/v2/authorization",
+        "/oauth/v2/accessToken",
+        " ",
         # "Sign In with LinkedIn using OpenID Connect" + "Share on LinkedIn"; no Community
         # Management API, so no r_member_profileAnalytics unless a test approves it.
         approved=frozenset({"openid", "profile", "email", "w_member_social"}),
     ),
     "pinterest": App(
-        "/oauth/", "/v5/oauth/token", ",",
-        approved=frozenset({
-            "boards:read", "boards:write", "pins:read", "pins:write", "user_accounts:read", "ads:read",
-        }),
+        "/oauth/",
+        "/v5/oauth/token",
+        ",",
+        approved=frozenset(
+            {
+                "boards:read",
+                "boards:write",
+                "pins:read",
+                "pins:write",
+                "user_accounts:read",
+                "ads:read",
+            }
+        ),
     ),
 }
 
@@ -193,8 +242,9 @@ def _scopes(value: str) -> frozenset[str]:
     return frozenset(s for s in re.split(r"[,\s]+", value or "") if s)
 
 
-def graph_error(status: int, message: str, code: int, subcode: int | None = None,
-                type_: str = "OAuthException") -> tuple[int, Any]:
+def graph_error(
+    status: int, message: str, code: int, subcode: int | None = None, type_: str = "OAuthException"
+) -> tuple[int, Any]:
     error: dict[str, Any] = {"message": message, "type": type_, "code": code, "fbtrace_id": "AbCdEfGh123"}
     if subcode:
         error["error_subcode"] = subcode
@@ -286,8 +336,11 @@ class FakeProvider:
     def overrides(self) -> dict[str, str]:
         """``OAUTH_ENDPOINT_OVERRIDES[<platform>]`` pointing the backend and client here."""
         app = self.app
-        urls = {"authorize": self.base_url + app.authorize, "token": self.base_url + app.token,
-                "api": self.base_url + app.api_prefix}
+        urls = {
+            "authorize": self.base_url + app.authorize,
+            "token": self.base_url + app.token,
+            "api": self.base_url + app.api_prefix,
+        }
         if app.exchange:
             urls["exchange"] = self.base_url + app.exchange
         if app.refresh:
@@ -348,10 +401,14 @@ class FakeProvider:
             unapproved = requested - app.approved
             if unapproved:
                 if self.platform == "linkedin":  # LinkedIn redirects with the error
-                    return {"error": "unauthorized_scope_error",
-                            "error_description": f'Scope "{sorted(unapproved)[0]}" is not authorized for your application',
-                            "state": query["state"]}
-                raise AssertionError(f"{self.platform} shows an error page: invalid scopes {sorted(unapproved)}")
+                    return {
+                        "error": "unauthorized_scope_error",
+                        "error_description": f'Scope "{sorted(unapproved)[0]}" is not authorized for your application',
+                        "state": query["state"],
+                    }
+                raise AssertionError(
+                    f"{self.platform} shows an error page: invalid scopes {sorted(unapproved)}"
+                )
             missing = app.required - requested
             assert not missing, f"{self.platform} refuses a login without {sorted(missing)}"
         if app.pkce == "required":
@@ -365,10 +422,13 @@ class FakeProvider:
         self.asked_scopes = frozenset(requested)
         code = self._new("code")
         self.grants[code] = Grant(
-            code=code, redirect_uri=redirect,
+            code=code,
+            redirect_uri=redirect,
             scope=query.get("scope", "") if grant is None else app.scope_separator.join(sorted(granted)),
-            challenge=query.get("code_challenge", ""), method=query.get("code_challenge_method", ""),
-            client_id=query.get(app.client_param, ""), offline=query.get("access_type") == "offline",
+            challenge=query.get("code_challenge", ""),
+            method=query.get("code_challenge_method", ""),
+            client_id=query.get(app.client_param, ""),
+            offline=query.get("access_type") == "offline",
         )
         callback = {"code": code, "state": query["state"]}
         if self.platform == "facebook" and query.get("return_scopes") == "true":
@@ -422,12 +482,19 @@ class FakeProvider:
                 return 404, {"title": "Not Found"}
             expected = "Basic " + base64.b64encode(f"{CLIENT_ID}:{CLIENT_SECRET}".encode()).decode()
             if authorization != expected:
-                return 401, {"error": "unauthorized_client", "error_description": "Missing valid authorization header"}
+                return 401, {
+                    "error": "unauthorized_client",
+                    "error_description": "Missing valid authorization header",
+                }
             return self._x_token(form)
         if path != "/v2/oauth/token/":
             return 404, {"error": {"code": "not_found", "message": "", "log_id": "x"}}
         if form.get("client_key") != CLIENT_ID or form.get("client_secret") != CLIENT_SECRET:
-            return 401, {"error": "invalid_client", "error_description": "Client key or secret is incorrect.", "log_id": "1"}
+            return 401, {
+                "error": "invalid_client",
+                "error_description": "Client key or secret is incorrect.",
+                "log_id": "1",
+            }
         return self._tiktok_token(form)
 
     def _issue(self, scope: str, *, with_refresh: bool = True) -> dict[str, Any]:
@@ -450,7 +517,10 @@ class FakeProvider:
             verifier = form.get("code_verifier", "")
             digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
             if not verifier or digest != grant.challenge:
-                return 400, {"error": "invalid_request", "error_description": "Value passed for the code_verifier was invalid."}
+                return 400, {
+                    "error": "invalid_request",
+                    "error_description": "Value passed for the code_verifier was invalid.",
+                }
             grant.used = True
             return 200, {"token_type": "bearer", "expires_in": 7200, **self._issue(grant.scope)}
         if form.get("grant_type") == "refresh_token":
@@ -458,21 +528,38 @@ class FakeProvider:
             if old not in self.refresh_tokens:
                 return 400, invalid
             self.refresh_tokens.discard(old)  # X refresh tokens are single use
-            return 200, {"token_type": "bearer", "expires_in": 7200, **self._issue("tweet.read users.read offline.access")}
+            return 200, {
+                "token_type": "bearer",
+                "expires_in": 7200,
+                **self._issue("tweet.read users.read offline.access"),
+            }
         return 400, {"error": "unsupported_grant_type", "error_description": "grant_type not supported"}
 
     def _tiktok_token(self, form: dict[str, str]) -> tuple[int, Any]:
-        extra = {"open_id": self.account["open_id"], "token_type": "Bearer", "expires_in": 86400, "refresh_expires_in": 31536000}
+        extra = {
+            "open_id": self.account["open_id"],
+            "token_type": "Bearer",
+            "expires_in": 86400,
+            "refresh_expires_in": 31536000,
+        }
         if form.get("grant_type") == "authorization_code":
             grant = self.grants.get(form.get("code", ""))
             if grant is None or grant.used or form.get("redirect_uri") != grant.redirect_uri:
-                return 400, {"error": "invalid_grant", "error_description": "Authorization code is expired.", "log_id": "2"}
+                return 400, {
+                    "error": "invalid_grant",
+                    "error_description": "Authorization code is expired.",
+                    "log_id": "2",
+                }
             grant.used = True
             return 200, {**extra, **self._issue(grant.scope)}
         if form.get("grant_type") == "refresh_token":
             old = form.get("refresh_token", "")
             if old not in self.refresh_tokens:
-                return 400, {"error": "invalid_grant", "error_description": "Refresh token is invalid or expired.", "log_id": "3"}
+                return 400, {
+                    "error": "invalid_grant",
+                    "error_description": "Refresh token is invalid or expired.",
+                    "log_id": "3",
+                }
             self.refresh_tokens.discard(old)  # rotation: the old refresh token stops working
             scope = self.refresh_scopes.get(old, "user.info.basic,video.publish")  # the grant's own scope
             body = self._issue(scope, with_refresh=not self.refresh_omits_new_token)
@@ -483,12 +570,26 @@ class FakeProvider:
         token = authorization.removeprefix("Bearer ").strip()
         if self.platform == "x" and path == "/2/users/me":
             if token not in self.access_tokens:
-                return 401, {"title": "Unauthorized", "type": "about:blank", "status": 401, "detail": "Unauthorized"}
+                return 401, {
+                    "title": "Unauthorized",
+                    "type": "about:blank",
+                    "status": 401,
+                    "detail": "Unauthorized",
+                }
             return 200, {"data": self.account}
         if self.platform == "tiktok" and path == "/v2/user/info/":
             if token not in self.access_tokens:
-                return 401, {"error": {"code": "access_token_invalid", "message": "The access token is invalid.", "log_id": "5"}}
-            return 200, {"data": {"user": self.account}, "error": {"code": "ok", "message": "", "log_id": "6"}}
+                return 401, {
+                    "error": {
+                        "code": "access_token_invalid",
+                        "message": "The access token is invalid.",
+                        "log_id": "5",
+                    }
+                }
+            return 200, {
+                "data": {"user": self.account},
+                "error": {"code": "ok", "message": "", "log_id": "6"},
+            }
         return 404, {"error": "not found"}
 
     # -- Meta: Graph object reads shared by Instagram, Threads and Facebook ----------------
@@ -515,7 +616,9 @@ class FakeProvider:
         long-lived token refreshes itself (no client secret, no refresh token)."""
         return self._meta_long_lived(req, grant_type, from_kind="long", with_secret=False)
 
-    def _meta_long_lived(self, req: FakeRequest, grant_type: str, *, from_kind: str, with_secret: bool) -> tuple[int, Any]:
+    def _meta_long_lived(
+        self, req: FakeRequest, grant_type: str, *, from_kind: str, with_secret: bool
+    ) -> tuple[int, Any]:
         self.token_requests.append(req.params)
         params = req.params
         if req.method != "GET":
@@ -545,8 +648,13 @@ class FakeProvider:
                 return GRAPH_INVALID_TOKEN
             a = self.account
             if match.group(1) not in ("me", a["id"], a["user_id"]):
-                return graph_error(400, f"Unsupported get request. Object with ID '{match.group(1)}' does not exist.",
-                                   100, 33, "IGApiException")
+                return graph_error(
+                    400,
+                    f"Unsupported get request. Object with ID '{match.group(1)}' does not exist.",
+                    100,
+                    33,
+                    "IGApiException",
+                )
             return 200, self.graph_fields(req, a)
         return graph_error(404, "Unknown path components", 2500)
 
@@ -569,7 +677,15 @@ class FakeProvider:
         scopes = _scopes(grant.scope)
         token = self._mint("short", scopes)
         # Business Login's documented response: wrapped in "data", permissions as a string.
-        return 200, {"data": [{"access_token": token, "user_id": self.account["id"], "permissions": ",".join(sorted(scopes))}]}
+        return 200, {
+            "data": [
+                {
+                    "access_token": token,
+                    "user_id": self.account["id"],
+                    "permissions": ",".join(sorted(scopes)),
+                }
+            ]
+        }
 
     # -- Threads --------------------------------------------------------------------------
     def _threads(self, req: FakeRequest) -> tuple[int, Any]:
@@ -588,19 +704,37 @@ class FakeProvider:
             target = (insights or obj).group(1)
             a = self.account
             if target not in ("me", a["id"]):
-                return graph_error(400, f"Unsupported get request. Object with ID '{target}' does not exist.",
-                                   100, 33, "THApiException")
+                return graph_error(
+                    400,
+                    f"Unsupported get request. Object with ID '{target}' does not exist.",
+                    100,
+                    33,
+                    "THApiException",
+                )
             if obj:
                 return 200, self.graph_fields(req, {k: v for k, v in a.items() if k != "followers_count"})
             if "threads_manage_insights" not in info.scopes:
-                return graph_error(403, "(#10) Application does not have permission for this action", 10,
-                                   type_="THApiException")
+                return graph_error(
+                    403,
+                    "(#10) Application does not have permission for this action",
+                    10,
+                    type_="THApiException",
+                )
             metrics = req.params.get("metric", "").split(",")
-            data = [
-                {"name": "followers_count", "period": "day", "title": "followers_count",
-                 "description": "The number of followers on Threads.",
-                 "total_value": {"value": a["followers_count"]}, "id": f"{a['id']}/insights/followers_count/day"}
-            ] if "followers_count" in metrics else []
+            data = (
+                [
+                    {
+                        "name": "followers_count",
+                        "period": "day",
+                        "title": "followers_count",
+                        "description": "The number of followers on Threads.",
+                        "total_value": {"value": a["followers_count"]},
+                        "id": f"{a['id']}/insights/followers_count/day",
+                    }
+                ]
+                if "followers_count" in metrics
+                else []
+            )
             return 200, {"data": data}
         return graph_error(404, "Unknown path components", 2500)
 
@@ -615,8 +749,13 @@ class FakeProvider:
             return graph_error(400, "Unsupported grant type", 100)
         grant = self._take_grant(form)
         if grant is None:
-            return graph_error(400, "Error validating verification code. Please make sure your redirect_uri is "
-                                    "identical to the one you used in the OAuth dialog request", 100, 36008)
+            return graph_error(
+                400,
+                "Error validating verification code. Please make sure your redirect_uri is "
+                "identical to the one you used in the OAuth dialog request",
+                100,
+                36008,
+            )
         token = self._mint("short", _scopes(grant.scope))
         return 200, {"access_token": token, "user_id": int(self.account["id"])}
 
@@ -633,22 +772,32 @@ class FakeProvider:
             pages = []
             for page in self.account["pages"]:
                 token = self._mint("page", info.scopes)  # from a long-lived user token: never expires
-                pages.append({
-                    "access_token": token, "category": page["category"],
-                    "category_list": [{"id": "2200", "name": page["category"]}],
-                    "name": page["name"], "id": page["id"],
-                    "tasks": ["ANALYZE", "ADVERTISE", "MODERATE", "CREATE_CONTENT", "MANAGE"],
-                })
-            return 200, {"data": [self.graph_fields(req, p) for p in pages] if req.params.get("fields") else pages,
-                         "paging": {"cursors": {"before": "QVFIUmFk", "after": "QVFIUmZA"}}}
+                pages.append(
+                    {
+                        "access_token": token,
+                        "category": page["category"],
+                        "category_list": [{"id": "2200", "name": page["category"]}],
+                        "name": page["name"],
+                        "id": page["id"],
+                        "tasks": ["ANALYZE", "ADVERTISE", "MODERATE", "CREATE_CONTENT", "MANAGE"],
+                    }
+                )
+            return 200, {
+                "data": [self.graph_fields(req, p) for p in pages] if req.params.get("fields") else pages,
+                "paging": {"cursors": {"before": "QVFIUmFk", "after": "QVFIUmZA"}},
+            }
         if req.path == f"{GRAPH}/me/permissions" and req.method == "GET":
             # https://developers.facebook.com/docs/graph-api/reference/user/permissions/
             info = self._live(self._graph_token(req), "user")
             if info is None:
                 return GRAPH_INVALID_TOKEN
             asked = self.asked_scopes or info.scopes
-            return 200, {"data": [{"permission": p, "status": "granted" if p in info.scopes else "declined"}
-                                  for p in sorted(asked | info.scopes)]}
+            return 200, {
+                "data": [
+                    {"permission": p, "status": "granted" if p in info.scopes else "declined"}
+                    for p in sorted(asked | info.scopes)
+                ]
+            }
         match = re.fullmatch(rf"{GRAPH}/(\w+)", req.path)
         if match and req.method == "GET":
             token = self._graph_token(req)
@@ -659,12 +808,26 @@ class FakeProvider:
                 return 200, self.graph_fields(req, self.account["user"])
             for page in self.account["pages"]:
                 if match.group(1) in (page["id"], "me") and info.kind == "page":
-                    shown = {**page, "picture": {"data": {"url": page["picture_url"], "height": 50, "width": 50,
-                                                          "is_silhouette": False}}}
+                    shown = {
+                        **page,
+                        "picture": {
+                            "data": {
+                                "url": page["picture_url"],
+                                "height": 50,
+                                "width": 50,
+                                "is_silhouette": False,
+                            }
+                        },
+                    }
                     return 200, self.graph_fields(req, shown)
-            return graph_error(400, f"Unsupported get request. Object with ID '{match.group(1)}' does not exist, "
-                                    "cannot be loaded due to missing permissions, or does not support this operation.",
-                               100, 33, "GraphMethodException")
+            return graph_error(
+                400,
+                f"Unsupported get request. Object with ID '{match.group(1)}' does not exist, "
+                "cannot be loaded due to missing permissions, or does not support this operation.",
+                100,
+                33,
+                "GraphMethodException",
+            )
         return graph_error(404, "Unknown path components", 2500)
 
     def _facebook_token(self, req: FakeRequest) -> tuple[int, Any]:
@@ -696,27 +859,67 @@ class FakeProvider:
         if req.path == "/youtube/v3/channels" and req.method == "GET":
             info = self._live(req.bearer, "access")
             if info is None:
-                message = "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie " \
-                          "or other valid authentication credential."
-                return 401, {"error": {"code": 401, "message": message, "errors": [
-                    {"message": message, "domain": "global", "reason": "authError", "location": "Authorization",
-                     "locationType": "header"}], "status": "UNAUTHENTICATED"}}
-            readable = {"https://www.googleapis.com/auth/youtube", "https://www.googleapis.com/auth/youtube.readonly",
-                        "https://www.googleapis.com/auth/youtube.force-ssl"}
+                message = (
+                    "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie "
+                    "or other valid authentication credential."
+                )
+                return 401, {
+                    "error": {
+                        "code": 401,
+                        "message": message,
+                        "errors": [
+                            {
+                                "message": message,
+                                "domain": "global",
+                                "reason": "authError",
+                                "location": "Authorization",
+                                "locationType": "header",
+                            }
+                        ],
+                        "status": "UNAUTHENTICATED",
+                    }
+                }
+            readable = {
+                "https://www.googleapis.com/auth/youtube",
+                "https://www.googleapis.com/auth/youtube.readonly",
+                "https://www.googleapis.com/auth/youtube.force-ssl",
+            }
             if not info.scopes & readable:
                 message = "Request had insufficient authentication scopes."
-                return 403, {"error": {"code": 403, "message": message, "errors": [
-                    {"message": message, "domain": "global", "reason": "insufficientPermissions"}],
-                    "status": "PERMISSION_DENIED"}}
+                return 403, {
+                    "error": {
+                        "code": 403,
+                        "message": message,
+                        "errors": [
+                            {"message": message, "domain": "global", "reason": "insufficientPermissions"}
+                        ],
+                        "status": "PERMISSION_DENIED",
+                    }
+                }
             if req.query.get("mine") != "true":
                 message = "No filter selected. Expected one of: forHandle, forUsername, id, idParam, managedByMe, mine"
-                return 400, {"error": {"code": 400, "message": message, "errors": [
-                    {"message": message, "domain": "youtube.parameter", "reason": "missingRequiredParameter"}]}}
+                return 400, {
+                    "error": {
+                        "code": 400,
+                        "message": message,
+                        "errors": [
+                            {
+                                "message": message,
+                                "domain": "youtube.parameter",
+                                "reason": "missingRequiredParameter",
+                            }
+                        ],
+                    }
+                }
             parts = set(req.query.get("part", "").split(","))
             channel = {"kind": "youtube#channel", "etag": "etag-1", "id": self.account["id"]}
             channel.update({p: self.account[p] for p in parts if p in self.account})
-            return 200, {"kind": "youtube#channelListResponse", "etag": "etag-0",
-                         "pageInfo": {"totalResults": 1, "resultsPerPage": 5}, "items": [channel]}
+            return 200, {
+                "kind": "youtube#channelListResponse",
+                "etag": "etag-0",
+                "pageInfo": {"totalResults": 1, "resultsPerPage": 5},
+                "items": [channel],
+            }
         return 404, {"error": {"code": 404, "message": "Not Found", "status": "NOT_FOUND"}}
 
     def _google_token(self, req: FakeRequest) -> tuple[int, Any]:
@@ -733,26 +936,40 @@ class FakeProvider:
                 return 400, {"error": "redirect_uri_mismatch", "error_description": "Bad Request"}
             if grant is not None and grant.challenge:
                 verifier = form.get("code_verifier", "")
-                digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+                digest = (
+                    base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+                )
                 if digest != grant.challenge:
                     return 400, {"error": "invalid_grant", "error_description": "Invalid code verifier."}
             grant = self._take_grant(form)
             if grant is None:
                 return 400, {"error": "invalid_grant", "error_description": "Bad Request"}
             scopes = _scopes(grant.scope)
-            body = {"access_token": self._mint("access", scopes), **expires, "scope": " ".join(sorted(scopes))}
+            body = {
+                "access_token": self._mint("access", scopes),
+                **expires,
+                "scope": " ".join(sorted(scopes)),
+            }
             if grant.offline:
                 body["refresh_token"] = self._mint("refresh", scopes)
             return 200, body
         if form.get("grant_type") == "refresh_token":
             info = self._live(form.get("refresh_token", ""), "refresh")
             if info is None:
-                return 400, {"error": "invalid_grant", "error_description": "Token has been expired or revoked."}
+                return 400, {
+                    "error": "invalid_grant",
+                    "error_description": "Token has been expired or revoked.",
+                }
             # Google keeps the refresh token: the answer carries none.
-            return 200, {"access_token": self._mint("access", info.scopes), **expires,
-                         "scope": " ".join(sorted(info.scopes))}
-        return 400, {"error": "unsupported_grant_type", "error_description": "Invalid grant_type: "
-                     + form.get("grant_type", "")}
+            return 200, {
+                "access_token": self._mint("access", info.scopes),
+                **expires,
+                "scope": " ".join(sorted(info.scopes)),
+            }
+        return 400, {
+            "error": "unsupported_grant_type",
+            "error_description": "Invalid grant_type: " + form.get("grant_type", ""),
+        }
 
     # -- LinkedIn -------------------------------------------------------------------------------
     def _linkedin(self, req: FakeRequest) -> tuple[int, Any]:
@@ -761,31 +978,54 @@ class FakeProvider:
         info = self._live(req.bearer, "access")
         if req.method == "GET" and req.path in ("/v2/userinfo", "/rest/memberFollowersCount"):
             if info is None:
-                return 401, {"status": 401, "serviceErrorCode": 65600, "code": "INVALID_ACCESS_TOKEN",
-                             "message": "Invalid access token"}
+                return 401, {
+                    "status": 401,
+                    "serviceErrorCode": 65600,
+                    "code": "INVALID_ACCESS_TOKEN",
+                    "message": "Invalid access token",
+                }
             a = self.account
             if req.path == "/v2/userinfo":
                 if "openid" not in info.scopes:
-                    return 403, {"status": 403, "serviceErrorCode": 100, "code": "ACCESS_DENIED",
-                                 "message": "Not enough permissions to access: userinfo.GET.NO_VERSION"}
+                    return 403, {
+                        "status": 403,
+                        "serviceErrorCode": 100,
+                        "code": "ACCESS_DENIED",
+                        "message": "Not enough permissions to access: userinfo.GET.NO_VERSION",
+                    }
                 claims: dict[str, Any] = {"sub": a["sub"]}
                 if "profile" in info.scopes:
-                    claims.update({k: a[k] for k in ("name", "given_name", "family_name", "picture", "locale")})
+                    claims.update(
+                        {k: a[k] for k in ("name", "given_name", "family_name", "picture", "locale")}
+                    )
                 if "email" in info.scopes:
                     claims.update({"email": a["email"], "email_verified": True})
                 return 200, claims
             if not req.header("linkedin-version"):
-                return 400, {"status": 400, "code": "VERSION_MISSING",
-                             "message": "A version must be present. Please specify a version by adding the "
-                                        "LinkedIn-Version header."}
+                return 400, {
+                    "status": 400,
+                    "code": "VERSION_MISSING",
+                    "message": "A version must be present. Please specify a version by adding the "
+                    "LinkedIn-Version header.",
+                }
             if req.query.get("q") != "me":
                 return 400, {"status": 400, "code": "ILLEGAL_ARGUMENT", "message": "Invalid finder"}
             if "r_member_profileAnalytics" not in info.scopes:
-                return 403, {"status": 403, "serviceErrorCode": 100, "code": "ACCESS_DENIED",
-                             "message": "Not enough permissions to access: memberFollowersCount.GET.20261000"}
-            return 200, {"elements": [{"memberFollowersCount": a["followers"]}],
-                         "paging": {"count": 10, "start": 0, "links": []}}
-        return 404, {"status": 404, "code": "RESOURCE_NOT_FOUND", "message": f"No virtual resource found: {req.path}"}
+                return 403, {
+                    "status": 403,
+                    "serviceErrorCode": 100,
+                    "code": "ACCESS_DENIED",
+                    "message": "Not enough permissions to access: memberFollowersCount.GET.20261000",
+                }
+            return 200, {
+                "elements": [{"memberFollowersCount": a["followers"]}],
+                "paging": {"count": 10, "start": 0, "links": []},
+            }
+        return 404, {
+            "status": 404,
+            "code": "RESOURCE_NOT_FOUND",
+            "message": f"No virtual resource found: {req.path}",
+        }
 
     def _linkedin_token(self, req: FakeRequest) -> tuple[int, Any]:
         form = req.form  # documented: parameters in the x-www-form-urlencoded body
@@ -797,12 +1037,20 @@ class FakeProvider:
         if form.get("grant_type") == "authorization_code":
             grant = self._take_grant(form)
             if grant is None:
-                return 400, {"error": "invalid_request", "error_description": (
-                    "Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization "
-                    "code. Or authorization code expired. Or external member binding exists")}
+                return 400, {
+                    "error": "invalid_request",
+                    "error_description": (
+                        "Unable to retrieve access token: appid/redirect uri/code verifier does not match authorization "
+                        "code. Or authorization code expired. Or external member binding exists"
+                    ),
+                }
             scopes = _scopes(grant.scope)
-            body: dict[str, Any] = {"access_token": self._mint("access", scopes), "expires_in": 5183999,
-                                    "scope": ",".join(sorted(scopes)), "token_type": "Bearer"}
+            body: dict[str, Any] = {
+                "access_token": self._mint("access", scopes),
+                "expires_in": 5183999,
+                "scope": ",".join(sorted(scopes)),
+                "token_type": "Bearer",
+            }
             if "openid" in scopes:
                 body["id_token"] = "eyJ6aXAiOiJERUYiLCJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJmYWtlIn0.c2lnbmF0dXJl"
             if self.refresh_tokens_enabled:
@@ -813,12 +1061,19 @@ class FakeProvider:
             old = form.get("refresh_token", "")
             info = self._live(old, "refresh")
             if info is None:
-                return 400, {"error": "invalid_grant", "error_description": (
-                    "The provided authorization grant or refresh token is invalid, expired or revoked.")}
+                return 400, {
+                    "error": "invalid_grant",
+                    "error_description": (
+                        "The provided authorization grant or refresh token is invalid, expired or revoked."
+                    ),
+                }
             # The refresh token keeps its original lifetime: the same one comes back, older.
             info.refresh_ttl -= 86400
-            body = {"access_token": self._mint("access", info.scopes), "expires_in": 5183999,
-                    "scope": ",".join(sorted(info.scopes))}
+            body = {
+                "access_token": self._mint("access", info.scopes),
+                "expires_in": 5183999,
+                "scope": ",".join(sorted(info.scopes)),
+            }
             if not self.refresh_omits_new_token:
                 body.update({"refresh_token": old, "refresh_token_expires_in": info.refresh_ttl})
             return 200, body
@@ -851,16 +1106,25 @@ class FakeProvider:
             if grant is None:
                 return invalid
             scopes = _scopes(grant.scope)
-            return 200, {"access_token": self._mint("access", scopes), "refresh_token": self._mint("refresh", scopes),
-                         "response_type": "authorization_code", **expiry, "scope": ",".join(sorted(scopes))}
+            return 200, {
+                "access_token": self._mint("access", scopes),
+                "refresh_token": self._mint("refresh", scopes),
+                "response_type": "authorization_code",
+                **expiry,
+                "scope": ",".join(sorted(scopes)),
+            }
         if form.get("grant_type") == "refresh_token":
             old = form.get("refresh_token", "")
             info = self._live(old, "refresh")
             if info is None:
                 return invalid
             # Continuous refresh: a new refresh token every time; the old one is spent.
-            body = {"access_token": self._mint("access", info.scopes), "response_type": "refresh_token", **expiry,
-                    "scope": ",".join(sorted(info.scopes))}
+            body = {
+                "access_token": self._mint("access", info.scopes),
+                "response_type": "refresh_token",
+                **expiry,
+                "scope": ",".join(sorted(info.scopes)),
+            }
             if not self.refresh_omits_new_token:
                 self.refresh_tokens.discard(old)
                 body["refresh_token"] = self._mint("refresh", info.scopes)
@@ -869,56 +1133,101 @@ class FakeProvider:
 
 
 X_ACCOUNT = {
-    "id": "2244994945", "name": "Acme Dev", "username": "acmedev",
+    "id": "2244994945",
+    "name": "Acme Dev",
+    "username": "acmedev",
     "profile_image_url": "https://pbs.twimg.com/profile_images/1/acme_normal.jpg",
     "public_metrics": {"followers_count": 4321},
 }
 TIKTOK_ACCOUNT = {
-    "open_id": "723f24d7-e717-40f8-a2b6-cb8464cd23b4", "union_id": "u-1", "username": "acme.tok",
-    "display_name": "Acme on TikTok", "avatar_url": "https://p16.tiktokcdn.com/acme.jpeg", "follower_count": 987,
+    "open_id": "723f24d7-e717-40f8-a2b6-cb8464cd23b4",
+    "union_id": "u-1",
+    "username": "acme.tok",
+    "display_name": "Acme on TikTok",
+    "avatar_url": "https://p16.tiktokcdn.com/acme.jpeg",
+    "follower_count": 987,
 }
 INSTAGRAM_ACCOUNT = {
     # "id": the app-scoped user ID the code exchange returns; "user_id": the professional
     # account ID (IG_ID) the publishing endpoints take.
-    "id": "7654321098765432", "user_id": "17841405793187218", "username": "acme.gram", "name": "Acme on Instagram",
-    "account_type": "BUSINESS", "profile_picture_url": "https://scontent.cdninstagram.com/v/t51/acme.jpg",
-    "followers_count": 5120, "follows_count": 80, "media_count": 42,
+    "id": "7654321098765432",
+    "user_id": "17841405793187218",
+    "username": "acme.gram",
+    "name": "Acme on Instagram",
+    "account_type": "BUSINESS",
+    "profile_picture_url": "https://scontent.cdninstagram.com/v/t51/acme.jpg",
+    "followers_count": 5120,
+    "follows_count": 80,
+    "media_count": 42,
 }
 THREADS_ACCOUNT = {
-    "id": "25812345678901234", "username": "acme.threads", "name": "Acme on Threads",
+    "id": "25812345678901234",
+    "username": "acme.threads",
+    "name": "Acme on Threads",
     "threads_profile_picture_url": "https://scontent.cdninstagram.com/v/t51/acme-threads.jpg",
-    "threads_biography": "Bread, daily.", "followers_count": 2750,
+    "threads_biography": "Bread, daily.",
+    "followers_count": 2750,
 }
 FACEBOOK_ACCOUNT = {
     "user": {"id": "10223344556677889", "name": "Ada Acme"},
-    "pages": [{
-        "id": "112233445566778", "name": "Acme Bakery", "username": "acmebakery", "category": "Bakery",
-        "picture_url": "https://scontent.xx.fbcdn.net/v/acme-bakery.jpg", "followers_count": 8800,
-    }],
+    "pages": [
+        {
+            "id": "112233445566778",
+            "name": "Acme Bakery",
+            "username": "acmebakery",
+            "category": "Bakery",
+            "picture_url": "https://scontent.xx.fbcdn.net/v/acme-bakery.jpg",
+            "followers_count": 8800,
+        }
+    ],
 }
 YOUTUBE_ACCOUNT = {
     "id": "UCuAXFkgsw1L7xaCfnd5JJOw",
     "snippet": {
-        "title": "Acme Studio", "description": "", "customUrl": "@acmestudio",
+        "title": "Acme Studio",
+        "description": "",
+        "customUrl": "@acmestudio",
         "thumbnails": {"default": {"url": "https://yt3.ggpht.com/acme=s88-c-k", "width": 88, "height": 88}},
     },
-    "statistics": {"viewCount": "120000", "subscriberCount": "15300", "hiddenSubscriberCount": False,
-                   "videoCount": "12"},
+    "statistics": {
+        "viewCount": "120000",
+        "subscriberCount": "15300",
+        "hiddenSubscriberCount": False,
+        "videoCount": "12",
+    },
     "contentDetails": {"relatedPlaylists": {"likes": "", "uploads": "UUuAXFkgsw1L7xaCfnd5JJOw"}},
 }
 LINKEDIN_ACCOUNT = {
-    "sub": "782bbtaQ", "name": "Ada Lovelace", "given_name": "Ada", "family_name": "Lovelace",
-    "picture": "https://media.licdn.com/dms/image/ada.jpg", "locale": {"country": "US", "language": "en"},
-    "email": "ada@acme.example", "followers": 640,
+    "sub": "782bbtaQ",
+    "name": "Ada Lovelace",
+    "given_name": "Ada",
+    "family_name": "Lovelace",
+    "picture": "https://media.licdn.com/dms/image/ada.jpg",
+    "locale": {"country": "US", "language": "en"},
+    "email": "ada@acme.example",
+    "followers": 640,
 }
 PINTEREST_ACCOUNT = {
-    "account_type": "BUSINESS", "id": "549755885175", "username": "acmepins", "business_name": "Acme Pins",
-    "profile_image": "https://i.pinimg.com/600x600_R/acme.jpg", "website_url": "https://acme.example",
-    "about": "Pins from Acme.", "board_count": 4, "pin_count": 120, "follower_count": 3100, "following_count": 12,
+    "account_type": "BUSINESS",
+    "id": "549755885175",
+    "username": "acmepins",
+    "business_name": "Acme Pins",
+    "profile_image": "https://i.pinimg.com/600x600_R/acme.jpg",
+    "website_url": "https://acme.example",
+    "about": "Pins from Acme.",
+    "board_count": 4,
+    "pin_count": 120,
+    "follower_count": 3100,
+    "following_count": 12,
     "monthly_views": 45000,
 }
 ACCOUNTS = {
-    "x": X_ACCOUNT, "tiktok": TIKTOK_ACCOUNT, "instagram": INSTAGRAM_ACCOUNT, "threads": THREADS_ACCOUNT,
-    "facebook": FACEBOOK_ACCOUNT, "youtube": YOUTUBE_ACCOUNT, "linkedin": LINKEDIN_ACCOUNT,
+    "x": X_ACCOUNT,
+    "tiktok": TIKTOK_ACCOUNT,
+    "instagram": INSTAGRAM_ACCOUNT,
+    "threads": THREADS_ACCOUNT,
+    "facebook": FACEBOOK_ACCOUNT,
+    "youtube": YOUTUBE_ACCOUNT,
+    "linkedin": LINKEDIN_ACCOUNT,
     "pinterest": PINTEREST_ACCOUNT,
 }

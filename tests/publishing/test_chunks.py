@@ -50,7 +50,9 @@ def test_due_publications_go_out_in_chunks_each_once(settings, scheduled, sent):
     assert sorted(p.status for p in pubs) == ["published"] * 7
     assert all(SandboxPost.objects.filter(reference=str(p.pk)).count() == 1 for p in pubs)
     # each publication's events were recorded and fanned out by the task itself
-    published = Event.objects.filter(type="content.published", data__contentId__in=[str(c.pk) for c in scheduled])
+    published = Event.objects.filter(
+        type="content.published", data__contentId__in=[str(c.pk) for c in scheduled]
+    )
     assert published.count() == 7
     assert not published.filter(dispatched_at__isnull=True).exists()
 
@@ -73,7 +75,9 @@ def test_a_chunk_that_runs_long_hands_the_rest_back(settings, scheduled, sent):
 def test_a_row_that_another_worker_took_is_skipped_in_a_chunk(settings, scheduled):
     settings.PUBLISH_TASK_CHUNK = 10
     pubs = list(Publication.objects.filter(content__in=scheduled).order_by("created_at"))
-    Publication.objects.filter(pk__in=[p.pk for p in pubs]).update(status=Publication.QUEUED, queued_at=timezone.now())
+    Publication.objects.filter(pk__in=[p.pk for p in pubs]).update(
+        status=Publication.QUEUED, queued_at=timezone.now()
+    )
     Publication.objects.filter(pk=pubs[0].pk).update(status=Publication.PUBLISHING)  # someone else holds it
     services.publications_run([str(p.pk) for p in pubs])
     statuses = dict(Publication.objects.filter(pk__in=[p.pk for p in pubs]).values_list("pk", "status"))
@@ -89,8 +93,11 @@ def test_the_concurrency_cap_counts_chunks_and_holds_a_platform_at_its_cap(setti
     settings.PUBLISH_CONCURRENCY = {**settings.PUBLISH_CONCURRENCY, "instagram": 1}
     pubs = list(Publication.objects.filter(content__in=scheduled).order_by("created_at"))
     busy = pubs[0]  # another worker's chunk is mid-call on instagram
-    Publication.objects.filter(pk=busy.pk).update(status=Publication.PUBLISHING, claim=uuid.uuid4(),
-                                                  lease_until=timezone.now() + datetime.timedelta(minutes=5))
+    Publication.objects.filter(pk=busy.pk).update(
+        status=Publication.PUBLISHING,
+        claim=uuid.uuid4(),
+        lease_until=timezone.now() + datetime.timedelta(minutes=5),
+    )
     now = later(31)
     assert services.dispatch_due(now=now) == 6
     waiting = Publication.objects.filter(pk__in=[p.pk for p in pubs[1:]])
@@ -106,8 +113,13 @@ def test_the_concurrency_cap_counts_chunks_and_holds_a_platform_at_its_cap(setti
 
 def test_a_full_daily_quota_is_reported_before_trying_and_retried_later(owner):
     brand = Brand.objects.get(organization=owner.org, is_default=True)
-    profile = ProfileFactory(organization=owner.org, brand=brand, platform="instagram", sandbox=True,
-                             settings={"sandbox": {"dailyLimit": 1}})
+    profile = ProfileFactory(
+        organization=owner.org,
+        brand=brand,
+        platform="instagram",
+        sandbox=True,
+        settings={"sandbox": {"dailyLimit": 1}},
+    )
     first, second = generated(owner, brand), generated(owner, brand)
     for content in (first, second):
         services.publications_schedule(content=content, profiles=[profile], scheduled_for=later())
@@ -121,7 +133,9 @@ def test_a_full_daily_quota_is_reported_before_trying_and_retried_later(owner):
     assert SandboxPost.objects.filter(profile=profile).count() == 1  # nothing was sent for the second
 
 
-def test_an_unexpected_error_is_retried_as_unknown_then_left_for_a_person_after_max_attempts(settings, scheduled, monkeypatch):
+def test_an_unexpected_error_is_retried_as_unknown_then_left_for_a_person_after_max_attempts(
+    settings, scheduled, monkeypatch
+):
     from apps.publishing import services as publishing
 
     def broken(profile):
@@ -132,8 +146,12 @@ def test_an_unexpected_error_is_retried_as_unknown_then_left_for_a_person_after_
     Publication.objects.filter(pk=pub.pk).update(status=Publication.QUEUED)
     services.publications_run([str(pub.pk)])
     pub.refresh_from_db()
-    assert pub.status == "scheduled" and pub.outcome_unknown and "token key was rotated away" in pub.last_error
-    Publication.objects.filter(pk=pub.pk).update(status=Publication.QUEUED, attempts=services.MAX_ATTEMPTS - 1)
+    assert (
+        pub.status == "scheduled" and pub.outcome_unknown and "token key was rotated away" in pub.last_error
+    )
+    Publication.objects.filter(pk=pub.pk).update(
+        status=Publication.QUEUED, attempts=services.MAX_ATTEMPTS - 1
+    )
     services.publications_run([str(pub.pk)])
     pub.refresh_from_db()
     # never failed while the post may exist: a person confirms it in the admin
@@ -142,7 +160,9 @@ def test_an_unexpected_error_is_retried_as_unknown_then_left_for_a_person_after_
     assert pub.content.status == "publishing"
 
 
-def test_a_chunk_whose_lease_was_taken_back_does_not_record_over_the_new_holder(settings, scheduled, monkeypatch):
+def test_a_chunk_whose_lease_was_taken_back_does_not_record_over_the_new_holder(
+    settings, scheduled, monkeypatch
+):
     import uuid
 
     from apps.publishing import services as publishing

@@ -27,8 +27,9 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 def _setup(owner):
     brand = Brand.objects.get(organization=owner.org, is_default=True)
     profile = ProfileFactory(organization=owner.org, brand=brand, platform="instagram", sandbox=True)
-    content = Content.objects.create(organization=owner.org, brand=brand, platforms=["instagram"], prompt="Launch",
-                                     status=states.REVIEW)
+    content = Content.objects.create(
+        organization=owner.org, brand=brand, platforms=["instagram"], prompt="Launch", status=states.REVIEW
+    )
     Variant.objects.create(content=content, platform="instagram", caption="Launch day", hashtags=["#launch"])
     return profile, content
 
@@ -90,11 +91,15 @@ def test_concurrent_schedule_and_publish_now_never_500(owner, n):
         return i % 2, response.status_code, response.json()
 
     results = _all_at_once(n, call)
-    assert all(code in (200, 202, 409) for _, code, _ in results), [r for r in results if r[1] not in (200, 202, 409)]
+    assert all(code in (200, 202, 409) for _, code, _ in results), [
+        r for r in results if r[1] not in (200, 202, 409)
+    ]
     assert sum(1 for kind, code, _ in results if kind == 0 and code == 202) <= 1
     for _, code, b in results:
         if code == 409:
             assert b["error"]["message"]
     assert Publication.objects.filter(content=content).count() == 1
     pub = Publication.objects.get(content=content)
-    assert SandboxPost.objects.filter(reference=str(pub.pk)).count() == (1 if pub.status == Publication.PUBLISHED else 0)
+    assert SandboxPost.objects.filter(reference=str(pub.pk)).count() == (
+        1 if pub.status == Publication.PUBLISHED else 0
+    )

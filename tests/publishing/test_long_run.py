@@ -49,7 +49,8 @@ def clone(content: Content) -> Content:
 
 
 def test_three_profiles_publish_hourly_for_72_hours_without_expiring_or_posting_twice(
-        owner, settings, monkeypatch):
+    owner, settings, monkeypatch
+):
     settings.PUBLIC_BASE_URL = "https://postforge.test"  # Instagram and TikTok pull media from https URLs
     settings.TOKEN_REFRESH_AHEAD_SECONDS = 1800
     settings.TOKEN_REFRESH_BEFORE_USE_SECONDS = 600
@@ -60,21 +61,28 @@ def test_three_profiles_publish_hourly_for_72_hours_without_expiring_or_posting_
     for platform in PLATFORMS:  # one generated post per platform, copied for every hour
         originals[platform] = content_services.content_request_generation(
             organization=owner.org,
-            inp=content_services.GenerationInput(prompt="Autumn latte launch", platforms=[platform], brand=brand,
-                                                 media_type="video" if platform == "youtube" else "image"),
+            inp=content_services.GenerationInput(
+                prompt="Autumn latte launch",
+                platforms=[platform],
+                brand=brand,
+                media_type="video" if platform == "youtube" else "image",
+            ),
         )
         originals[platform].refresh_from_db()
         assert originals[platform].status == "review", originals[platform].status_reason
     with time_machine.travel(start, tick=False) as traveller:
         try:
             for platform in PLATFORMS:
-                provider = FakeProvider(platform, copy.deepcopy(ACCOUNTS[platform]),
-                                        redirect_uri=callback_url(platform))
+                provider = FakeProvider(
+                    platform, copy.deepcopy(ACCOUNTS[platform]), redirect_uri=callback_url(platform)
+                )
                 providers[platform] = provider
                 setattr(settings, f"{platform.upper()}_CLIENT_ID", CLIENT_ID)
                 setattr(settings, f"{platform.upper()}_CLIENT_SECRET", CLIENT_SECRET)
-                settings.OAUTH_ENDPOINT_OVERRIDES = {**settings.OAUTH_ENDPOINT_OVERRIDES,
-                                                     platform: provider.overrides()}
+                settings.OAUTH_ENDPOINT_OVERRIDES = {
+                    **settings.OAUTH_ENDPOINT_OVERRIDES,
+                    platform: provider.overrides(),
+                }
                 profile = provider_connect(owner, provider)
                 fake = FAKES[platform]()
                 fake.token_source = provider  # only the tokens the platform issued, alive
@@ -83,25 +91,33 @@ def test_three_profiles_publish_hourly_for_72_hours_without_expiring_or_posting_
                 fakes[platform] = fake
                 # from now on the platform's API is the publishing fake; tokens still come from
                 # the OAuth fake's token and refresh endpoints
-                settings.OAUTH_ENDPOINT_OVERRIDES = {**settings.OAUTH_ENDPOINT_OVERRIDES,
-                                                     platform: {**provider.overrides(), "api": fake.base_url}}
+                settings.OAUTH_ENDPOINT_OVERRIDES = {
+                    **settings.OAUTH_ENDPOINT_OVERRIDES,
+                    platform: {**provider.overrides(), "api": fake.base_url},
+                }
                 profiles[platform] = profile
-            assert {p: profiles[p].token_expires_at - timezone.now() for p in PLATFORMS}["youtube"] \
-                == datetime.timedelta(seconds=3599)
+            assert {p: profiles[p].token_expires_at - timezone.now() for p in PLATFORMS}[
+                "youtube"
+            ] == datetime.timedelta(seconds=3599)
 
             pubs: list[Publication] = []
             for hour in range(HOURS):
                 for platform in PLATFORMS:
                     content = clone(originals[platform])
-                    services.publications_schedule(content=content, profiles=[profiles[platform]],
-                                                   scheduled_for=timezone.now() + datetime.timedelta(minutes=5))
+                    services.publications_schedule(
+                        content=content,
+                        profiles=[profiles[platform]],
+                        scheduled_for=timezone.now() + datetime.timedelta(minutes=5),
+                    )
                     pubs.append(Publication.objects.get(content=content))
                 for _ in range(6):  # the beat: token refresh every 10 minutes, due posts, status reads
                     traveller.shift(datetime.timedelta(minutes=10))
                     oauth.tokens_refresh_due()
                     services.dispatch_due()
                     services.processing_poll_due()
-                    bad = SocialProfile.objects.exclude(token_status="valid").values_list("platform", "token_status")
+                    bad = SocialProfile.objects.exclude(token_status="valid").values_list(
+                        "platform", "token_status"
+                    )
                     assert not bad, f"hour {hour}: {list(bad)}"
 
             statuses = {}
@@ -114,9 +130,16 @@ def test_three_profiles_publish_hourly_for_72_hours_without_expiring_or_posting_
             assert not Event.objects.filter(type="profile.token_expired").exists()
             # the tokens really did turn over: Google's hour-long token about once an hour,
             # TikTok's day-long one (rotating its refresh token) about once a day
-            refreshes = {p: len([r for r in providers[p].token_requests
-                                 if r.get("grant_type") in ("refresh_token", "ig_refresh_token")])
-                         for p in PLATFORMS}
+            refreshes = {
+                p: len(
+                    [
+                        r
+                        for r in providers[p].token_requests
+                        if r.get("grant_type") in ("refresh_token", "ig_refresh_token")
+                    ]
+                )
+                for p in PLATFORMS
+            }
             assert refreshes["youtube"] >= HOURS and 2 <= refreshes["tiktok"] <= 4
         finally:
             for server in [*providers.values(), *fakes.values()]:

@@ -48,7 +48,9 @@ def connect(persona, platform: str, *, family: str = "v1", redirect: str = REDIR
         )
         assert response.status_code == 200, response.content
         return response.json()
-    response = persona.token_client().post(f"/api/oauth/{platform}/authorize", {"redirectUri": redirect, **extra}, format="json")
+    response = persona.token_client().post(
+        f"/api/oauth/{platform}/authorize", {"redirectUri": redirect, **extra}, format="json"
+    )
     assert response.status_code == 200, response.content
     return response.json()["data"]
 
@@ -62,7 +64,8 @@ def sandbox_consent(auth_url: str, *, username: str = "acme_social", action: str
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
     state = query_of(auth_url)["state"]
     decision = browser.post(
-        path_of(auth_url), {"csrfmiddlewaretoken": token, "state": state, "username": username, "action": action}
+        path_of(auth_url),
+        {"csrfmiddlewaretoken": token, "state": state, "username": username, "action": action},
     )
     assert decision.status_code == 302
     callback = browser.get(path_of(decision["Location"]))
@@ -107,7 +110,10 @@ def profile_from(location: str) -> SocialProfile:
 def test_a_profile_connects_through_the_sandbox_consent_page(owner, settings):
     body = connect(owner, "instagram")
     assert set(body) == {"authUrl", "state"}
-    assert body["authUrl"] == f"{settings.OAUTH_CALLBACK_BASE_URL}/oauth/sandbox/instagram/authorize?state={body['state']}"
+    assert (
+        body["authUrl"]
+        == f"{settings.OAUTH_CALLBACK_BASE_URL}/oauth/sandbox/instagram/authorize?state={body['state']}"
+    )
 
     browser = Client(enforce_csrf_checks=True)
     page = browser.get(path_of(body["authUrl"]))
@@ -120,15 +126,24 @@ def test_a_profile_connects_through_the_sandbox_consent_page(owner, settings):
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
 
     # Without the CSRF token the form is refused.
-    forged = browser.post(path_of(body["authUrl"]), {"state": body["state"], "username": "x", "action": "authorize"})
+    forged = browser.post(
+        path_of(body["authUrl"]), {"state": body["state"], "username": "x", "action": "authorize"}
+    )
     assert forged.status_code == 403
 
     decision = browser.post(
         path_of(body["authUrl"]),
-        {"csrfmiddlewaretoken": token, "state": body["state"], "username": "acme_insta", "action": "authorize"},
+        {
+            "csrfmiddlewaretoken": token,
+            "state": body["state"],
+            "username": "acme_insta",
+            "action": "authorize",
+        },
     )
     assert decision.status_code == 302
-    assert decision["Location"].startswith(f"{settings.OAUTH_CALLBACK_BASE_URL}/oauth/instagram/callback?code=")
+    assert decision["Location"].startswith(
+        f"{settings.OAUTH_CALLBACK_BASE_URL}/oauth/instagram/callback?code="
+    )
     assert query_of(decision["Location"])["state"] == body["state"]
 
     callback = browser.get(path_of(decision["Location"]))
@@ -158,8 +173,11 @@ def test_a_profile_connects_through_the_sandbox_consent_page(owner, settings):
     assert profile.brand.is_default
     event = Event.objects.get(type="profile.connected")
     assert event.data == {
-        "profileId": str(profile.pk), "platform": "instagram", "username": "acme_insta",
-        "sandbox": True, "reconnected": False,
+        "profileId": str(profile.pk),
+        "platform": "instagram",
+        "username": "acme_insta",
+        "sandbox": True,
+        "reconnected": False,
     }
 
 
@@ -170,8 +188,11 @@ def test_reconnecting_the_same_account_updates_the_profile_instead_of_duplicatin
     # Begun in Family B: the profile id comes back as a UUID.
     assert query_of(location)["profileId"] == str(first.pk)
     assert SocialProfile.objects.filter(organization=owner.org, platform="tiktok").count() == 1
-    assert [e.data["reconnected"] for e in Event.objects.filter(type="profile.connected").order_by("created_at")] == [
-        False, True,
+    assert [
+        e.data["reconnected"] for e in Event.objects.filter(type="profile.connected").order_by("created_at")
+    ] == [
+        False,
+        True,
     ]
     other = profile_from(sandbox_consent(connect(owner, "tiktok")["authUrl"], username="someone_else"))
     assert other.pk != first.pk
@@ -199,10 +220,16 @@ def test_a_used_state_is_refused_and_so_is_its_consent_page(owner):
     again = Client().get("/oauth/linkedin/callback", {"code": "whatever", "state": body["state"]})
     assert again.status_code == 409 and b"already completed" in again.content
     assert "Location" not in again
-    as_json = Client().get("/oauth/linkedin/callback", {"code": "whatever", "state": body["state"]},
-                           HTTP_ACCEPT="application/json")
+    as_json = Client().get(
+        "/oauth/linkedin/callback",
+        {"code": "whatever", "state": body["state"]},
+        HTTP_ACCEPT="application/json",
+    )
     assert as_json.status_code == 409
-    assert as_json.json()["error"]["code"] == "CONFLICT" and as_json.json()["error"]["details"]["reason"] == "state_already_used"
+    assert (
+        as_json.json()["error"]["code"] == "CONFLICT"
+        and as_json.json()["error"]["details"]["reason"] == "state_already_used"
+    )
     assert SocialProfile.objects.count() == 1
 
 
@@ -212,13 +239,18 @@ def test_an_expired_state_is_refused_with_a_redirect_carrying_the_error(owner):
     page = browser.get(path_of(body["authUrl"]))
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
     decision = browser.post(
-        path_of(body["authUrl"]), {"csrfmiddlewaretoken": token, "state": body["state"], "username": "a", "action": "authorize"}
+        path_of(body["authUrl"]),
+        {"csrfmiddlewaretoken": token, "state": body["state"], "username": "a", "action": "authorize"},
     )
-    OAuthState.objects.filter(state=body["state"]).update(expires_at=timezone.now() - datetime.timedelta(seconds=1))
+    OAuthState.objects.filter(state=body["state"]).update(
+        expires_at=timezone.now() - datetime.timedelta(seconds=1)
+    )
     callback = browser.get(path_of(decision["Location"]))
     assert callback.status_code == 302
     params = query_of(callback["Location"])
-    assert params["error"] == "expired_state" and callback["Location"].startswith("https://app.example.com/connected")
+    assert params["error"] == "expired_state" and callback["Location"].startswith(
+        "https://app.example.com/connected"
+    )
     assert not SocialProfile.objects.exists()
 
 
@@ -261,10 +293,18 @@ def test_x_connects_with_pkce_and_stores_its_tokens_encrypted(owner, x_provider)
     assert params["client_id"] == CLIENT_ID and params["state"] == body["state"]
     assert params["response_type"] == "code"
     assert params["redirect_uri"].endswith("/oauth/x/callback")
-    assert set(params["scope"].split(" ")) >= {"tweet.read", "tweet.write", "users.read", "media.write", "offline.access"}
+    assert set(params["scope"].split(" ")) >= {
+        "tweet.read",
+        "tweet.write",
+        "users.read",
+        "media.write",
+        "offline.access",
+    }
     stored = OAuthState.objects.get(state=body["state"])
     assert stored.sandbox is False and len(stored.code_verifier) >= 43
-    expected = base64.urlsafe_b64encode(hashlib.sha256(stored.code_verifier.encode()).digest()).decode().rstrip("=")
+    expected = (
+        base64.urlsafe_b64encode(hashlib.sha256(stored.code_verifier.encode()).digest()).decode().rstrip("=")
+    )
     assert params["code_challenge"] == expected and params["code_challenge_method"] == "S256"
 
     callback = Client().get("/oauth/x/callback", x_provider.consent(body["authUrl"]))
@@ -276,12 +316,16 @@ def test_x_connects_with_pkce_and_stores_its_tokens_encrypted(owner, x_provider)
 
     # The token request carried the verifier (the fake checked it against the challenge).
     exchange = x_provider.token_requests[-1]
-    assert exchange["grant_type"] == "authorization_code" and exchange["code_verifier"] == stored.code_verifier
+    assert (
+        exchange["grant_type"] == "authorization_code" and exchange["code_verifier"] == stored.code_verifier
+    )
     assert "client_secret" not in exchange  # X authenticates the client with HTTP Basic
 
     access, refresh = crypto.decrypt(profile.access_token_enc), crypto.decrypt(profile.refresh_token_enc)
     assert access in x_provider.access_tokens and refresh in x_provider.refresh_tokens
-    raw = SocialProfile.objects.filter(pk=profile.pk).values_list("access_token_enc", "refresh_token_enc").get()
+    raw = (
+        SocialProfile.objects.filter(pk=profile.pk).values_list("access_token_enc", "refresh_token_enc").get()
+    )
     assert access not in raw[0] and refresh not in raw[1]
     assert raw[0].startswith("gAAAAA")  # a Fernet token
     assert profile.token_expires_at > timezone.now() + datetime.timedelta(minutes=110)
@@ -316,7 +360,9 @@ def test_x_refresh_rotates_and_a_revoked_grant_marks_the_profile(owner, x_provid
     assert Event.objects.filter(type="profile.token_expired").count() == 1
 
 
-def test_tiktok_connects_with_client_key_and_its_rotating_refresh_token_is_always_saved(owner, tiktok_provider):
+def test_tiktok_connects_with_client_key_and_its_rotating_refresh_token_is_always_saved(
+    owner, tiktok_provider
+):
     body, location = provider_connect(owner, tiktok_provider)
     params = query_of(body["authUrl"])
     assert params["client_key"] == CLIENT_ID and "client_id" not in params
@@ -324,7 +370,9 @@ def test_tiktok_connects_with_client_key_and_its_rotating_refresh_token_is_alway
     assert "code_challenge" not in params  # TikTok web apps do not use PKCE
     profile = profile_from(location)
     assert (profile.external_id, profile.username, profile.follower_count) == (
-        TIKTOK_ACCOUNT["open_id"], "acme.tok", 987,
+        TIKTOK_ACCOUNT["open_id"],
+        "acme.tok",
+        987,
     )
     first_refresh = crypto.decrypt(profile.refresh_token_enc)
 
@@ -358,12 +406,24 @@ def test_the_beat_task_refreshes_only_tokens_that_are_due(owner, tiktok_provider
     now = timezone.now()
     SocialProfile.objects.filter(pk=due.pk).update(token_expires_at=now + datetime.timedelta(minutes=20))
     # not due: expires after TOKEN_REFRESH_AHEAD_SECONDS (30 min)
-    later = ProfileFactory(organization=owner.org, platform="linkedin", sandbox=True,
-                           token_expires_at=now + datetime.timedelta(days=3))
-    insta_due = ProfileFactory(organization=owner.org, platform="instagram", sandbox=True,
-                               token_expires_at=now + datetime.timedelta(days=5))
-    insta_fresh = ProfileFactory(organization=owner.org, platform="instagram", sandbox=True,
-                                 token_expires_at=now + datetime.timedelta(days=30))
+    later = ProfileFactory(
+        organization=owner.org,
+        platform="linkedin",
+        sandbox=True,
+        token_expires_at=now + datetime.timedelta(days=3),
+    )
+    insta_due = ProfileFactory(
+        organization=owner.org,
+        platform="instagram",
+        sandbox=True,
+        token_expires_at=now + datetime.timedelta(days=5),
+    )
+    insta_fresh = ProfileFactory(
+        organization=owner.org,
+        platform="instagram",
+        sandbox=True,
+        token_expires_at=now + datetime.timedelta(days=30),
+    )
     before = crypto.decrypt(SocialProfile.objects.get(pk=due.pk).refresh_token_enc)
     stale = connect(owner, "x")["state"]
     OAuthState.objects.filter(state=stale).update(expires_at=now - datetime.timedelta(days=2))
@@ -435,13 +495,17 @@ def test_connect_refuses_bad_input_with_a_validation_error(owner, payload, field
 
 
 def test_family_b_refuses_an_unknown_platform_in_the_path(owner):
-    response = owner.token_client().post("/api/oauth/myspace/authorize", {"redirectUri": REDIRECT}, format="json")
+    response = owner.token_client().post(
+        "/api/oauth/myspace/authorize", {"redirectUri": REDIRECT}, format="json"
+    )
     assert response.status_code == 400
     assert "platform" in response.json()["details"]
 
 
 def test_a_viewer_cannot_connect_a_profile(viewer):
-    response = viewer.client().post("/v1/profiles/connect", {"platform": "x", "redirectUri": REDIRECT}, format="json")
+    response = viewer.client().post(
+        "/v1/profiles/connect", {"platform": "x", "redirectUri": REDIRECT}, format="json"
+    )
     assert response.status_code == 403 and response.json()["error"]["code"] == "AUTHORIZATION_ERROR"
 
 
@@ -449,7 +513,9 @@ def test_another_organization_s_brand_is_refused(owner, outsider):
     theirs = BrandFactory(organization=outsider.org)
     for brand_id in (f"brd_{theirs.pk.hex}", str(theirs.pk), "not-an-id"):
         response = owner.client().post(
-            "/v1/profiles/connect", {"platform": "x", "redirectUri": REDIRECT, "brandId": brand_id}, format="json"
+            "/v1/profiles/connect",
+            {"platform": "x", "redirectUri": REDIRECT, "brandId": brand_id},
+            format="json",
         )
         assert response.status_code == 400 and "brandId" in response.json()["error"]["details"]
     assert not OAuthState.objects.exists()

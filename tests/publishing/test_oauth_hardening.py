@@ -37,7 +37,9 @@ pytestmark = pytest.mark.django_db
 
 
 def v1_connect(persona, redirect: str, platform: str = "x"):
-    return persona.client().post("/v1/profiles/connect", {"platform": platform, "redirectUri": redirect}, format="json")
+    return persona.client().post(
+        "/v1/profiles/connect", {"platform": platform, "redirectUri": redirect}, format="json"
+    )
 
 
 def api_connect(client, redirect: str, platform: str = "x"):
@@ -69,7 +71,10 @@ REFUSED = [
     ("http://app.example.com/connected", "https"),  # allowed origin, but not over TLS
     ("https://evil.example.net/steal", "not an allowed redirect origin"),
     ("https://app.example.com.evil.net/connected", "not an allowed redirect origin"),
-    ("https://app.example.com:8443/connected", "not an allowed redirect origin"),  # another origin: another port
+    (
+        "https://app.example.com:8443/connected",
+        "not an allowed redirect origin",
+    ),  # another origin: another port
     ("https://user:pw@app.example.com/connected", "credentials"),
     ("https://app.example.com/connected#token", "fragment"),
     ("http://localhost:3000/callback", "https"),  # loopback http: development only
@@ -80,7 +85,9 @@ REFUSED = [
 
 
 @pytest.mark.parametrize("redirect, reason", REFUSED)
-def test_connect_refuses_a_redirect_uri_that_is_not_https_on_an_allowed_origin(owner, settings, redirect, reason):
+def test_connect_refuses_a_redirect_uri_that_is_not_https_on_an_allowed_origin(
+    owner, settings, redirect, reason
+):
     assert settings.OAUTH_ALLOWED_REDIRECT_ORIGINS == ["https://app.example.com"]  # the test run's deployment
     a = v1_connect(owner, redirect)
     assert a.status_code == 400, a.content
@@ -97,7 +104,11 @@ def test_connect_refuses_a_redirect_uri_that_is_not_https_on_an_allowed_origin(o
 
 def test_loopback_http_is_accepted_only_in_development(owner, settings):
     settings.DEVELOPMENT = True
-    for redirect in ("http://localhost:3000/callback", "http://127.0.0.1:5173/cb?x=1", "http://[::1]:8080/cb"):
+    for redirect in (
+        "http://localhost:3000/callback",
+        "http://127.0.0.1:5173/cb?x=1",
+        "http://[::1]:8080/cb",
+    ):
         response = v1_connect(owner, redirect)
         assert response.status_code == 200, (redirect, response.content)
     # development does not open other hosts or plain http elsewhere
@@ -116,52 +127,79 @@ def test_an_organization_manages_its_own_redirect_origins_in_both_families(owner
     studio = "https://studio.example.org/oauth/done"
     assert v1_connect(owner, studio).status_code == 400
 
-    added = owner.client().post("/v1/oauth/redirect-origins", {"origin": "HTTPS://Studio.Example.org:443/"}, format="json")
+    added = owner.client().post(
+        "/v1/oauth/redirect-origins", {"origin": "HTTPS://Studio.Example.org:443/"}, format="json"
+    )
     assert added.status_code == 201, added.content
     body = added.json()
-    assert body["origin"] == "https://studio.example.org" and body["id"].startswith("rdo_") and body["createdAt"]
-    again = owner.client().post("/v1/oauth/redirect-origins", {"origin": "https://studio.example.org"}, format="json")
+    assert (
+        body["origin"] == "https://studio.example.org" and body["id"].startswith("rdo_") and body["createdAt"]
+    )
+    again = owner.client().post(
+        "/v1/oauth/redirect-origins", {"origin": "https://studio.example.org"}, format="json"
+    )
     assert again.status_code == 201 and again.json()["id"] == body["id"]  # adding it twice keeps one
     assert v1_connect(owner, studio).status_code == 200
     assert api_connect(owner.token_client(), studio).status_code == 200
 
     # one organization's origin is not another's
     refused = v1_connect(outsider, studio)
-    assert refused.status_code == 400 and "not an allowed redirect origin" in refused.json()["error"]["message"]
+    assert (
+        refused.status_code == 400 and "not an allowed redirect origin" in refused.json()["error"]["message"]
+    )
 
     listed = owner.token_client().get("/api/oauth/redirect-origins")
     assert listed.status_code == 200
     assert [row["origin"] for row in listed.json()["data"]] == ["https://studio.example.org"]
     assert listed.json()["pagination"]["total"] == 1
-    assert listed.json()["data"][0]["id"].replace("-", "") == body["id"].removeprefix("rdo_")  # a UUID in Family B
+    assert listed.json()["data"][0]["id"].replace("-", "") == body["id"].removeprefix(
+        "rdo_"
+    )  # a UUID in Family B
     assert outsider.client().get("/v1/oauth/redirect-origins").json()["data"] == []
 
     # admin-only writes; an editor reads
-    denied = editor.client().post("/v1/oauth/redirect-origins", {"origin": "https://x.example.org"}, format="json")
+    denied = editor.client().post(
+        "/v1/oauth/redirect-origins", {"origin": "https://x.example.org"}, format="json"
+    )
     assert denied.status_code == 403 and denied.json()["error"]["code"] == "AUTHORIZATION_ERROR"
     assert editor.client().get("/v1/oauth/redirect-origins").status_code == 200
 
     idn = owner.client().post("/v1/oauth/redirect-origins", {"origin": "https://пример.рф"}, format="json")
-    assert idn.status_code == 201 and idn.json()["origin"] == "https://xn--e1afmkfd.xn--p1ai"  # as browsers send it
-    for bad in ("http://studio.example.org", "https://studio.example.org/path", "ftp://x.example.org", "studio.example.org",
-                "https://u:p@x.example.org", "https://stu dio.example.org", "https://-x.example.org"):
+    assert (
+        idn.status_code == 201 and idn.json()["origin"] == "https://xn--e1afmkfd.xn--p1ai"
+    )  # as browsers send it
+    for bad in (
+        "http://studio.example.org",
+        "https://studio.example.org/path",
+        "ftp://x.example.org",
+        "studio.example.org",
+        "https://u:p@x.example.org",
+        "https://stu dio.example.org",
+        "https://-x.example.org",
+    ):
         response = owner.token_client().post("/api/oauth/redirect-origins", {"origin": bad}, format="json")
         assert response.status_code == 400 and "origin" in response.json()["details"], bad
 
     # another organization cannot delete it (404), its owner can
     assert outsider.client().delete(f"/v1/oauth/redirect-origins/{body['id']}").status_code == 404
     assert owner.client().delete(f"/v1/oauth/redirect-origins/{body['id']}").status_code == 204
-    assert list(OAuthRedirectOrigin.objects.values_list("origin", flat=True)) == ["https://xn--e1afmkfd.xn--p1ai"]
+    assert list(OAuthRedirectOrigin.objects.values_list("origin", flat=True)) == [
+        "https://xn--e1afmkfd.xn--p1ai"
+    ]
     assert v1_connect(owner, studio).status_code == 400
 
 
 def test_the_admin_adds_an_origin_normalized(owner, admin_client):
-    page = admin_client.post("/admin/publishing/oauthredirectorigin/add/",
-                             {"organization": str(owner.org.pk), "origin": "https://Desk.Example.com:443"})
+    page = admin_client.post(
+        "/admin/publishing/oauthredirectorigin/add/",
+        {"organization": str(owner.org.pk), "origin": "https://Desk.Example.com:443"},
+    )
     assert page.status_code == 302, page.content[:500]
     assert OAuthRedirectOrigin.objects.get(organization=owner.org).origin == "https://desk.example.com"
-    refused = admin_client.post("/admin/publishing/oauthredirectorigin/add/",
-                                {"organization": str(owner.org.pk), "origin": "http://desk.example.com"})
+    refused = admin_client.post(
+        "/admin/publishing/oauthredirectorigin/add/",
+        {"organization": str(owner.org.pk), "origin": "http://desk.example.com"},
+    )
     assert refused.status_code == 200 and b"https" in refused.content
     assert OAuthRedirectOrigin.objects.count() == 1
 
@@ -172,8 +210,10 @@ def test_the_callback_does_not_redirect_to_an_origin_removed_meanwhile(owner):
     browser = Client()
     html = browser.get(path_of(body["authUrl"])).content.decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
-    decision = browser.post(path_of(body["authUrl"]), {"csrfmiddlewaretoken": token, "state": body["state"],
-                                                       "username": "acme", "action": "authorize"})
+    decision = browser.post(
+        path_of(body["authUrl"]),
+        {"csrfmiddlewaretoken": token, "state": body["state"], "username": "acme", "action": "authorize"},
+    )
     row.delete()
     callback = browser.get(path_of(decision["Location"]))
     assert callback.status_code == 400 and "Location" not in callback
@@ -187,8 +227,12 @@ def test_the_callback_does_not_redirect_to_an_origin_removed_meanwhile(owner):
 def test_a_flow_begun_with_a_key_revoked_meanwhile_does_not_complete(owner, x_fake):
     issued = api_key_create(organization=owner.org, role="admin")
     client = Client()
-    body = client.post("/v1/profiles/connect", {"platform": "x", "redirectUri": REDIRECT},
-                       content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {issued.secret}").json()
+    body = client.post(
+        "/v1/profiles/connect",
+        {"platform": "x", "redirectUri": REDIRECT},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {issued.secret}",
+    ).json()
     params = x_fake.consent(body["authUrl"])
     api_key_revoke(api_key=issued.api_key)
 
@@ -205,14 +249,18 @@ def test_a_flow_begun_with_a_key_revoked_meanwhile_does_not_complete(owner, x_fa
 def test_a_revoked_key_is_refused_in_the_family_format_on_request(owner):
     issued = api_key_create(organization=owner.org, role="admin")
     client = Client(HTTP_AUTHORIZATION=f"Bearer {issued.secret}")
-    body = client.post("/v1/profiles/connect", {"platform": "linkedin", "redirectUri": REDIRECT},
-                       content_type="application/json").json()
+    body = client.post(
+        "/v1/profiles/connect",
+        {"platform": "linkedin", "redirectUri": REDIRECT},
+        content_type="application/json",
+    ).json()
     from apps.publishing import sandbox
 
     code = sandbox.issue_code(platform="linkedin", state=body["state"], username="acme")
     api_key_revoke(api_key=issued.api_key)
-    refused = Client().get("/oauth/linkedin/callback", {"code": code, "state": body["state"]},
-                           HTTP_ACCEPT="application/json")
+    refused = Client().get(
+        "/oauth/linkedin/callback", {"code": code, "state": body["state"]}, HTTP_ACCEPT="application/json"
+    )
     assert refused.status_code == 403
     error = refused.json()["error"]
     assert error["code"] == "AUTHORIZATION_ERROR" and error["details"]["reason"] == "credential_revoked"
@@ -224,7 +272,9 @@ def test_a_flow_begun_with_a_jwt_that_expired_meanwhile_does_not_complete(owner)
     token = dev_token_issue(organization=owner.org, role="admin", subject="short-admin", ttl=3)
     exp = jwt.decode(token, options={"verify_signature": False})["exp"]
     client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
-    begun = client.post("/api/oauth/threads/authorize", {"redirectUri": REDIRECT}, content_type="application/json")
+    begun = client.post(
+        "/api/oauth/threads/authorize", {"redirectUri": REDIRECT}, content_type="application/json"
+    )
     assert begun.status_code == 200, begun.content
     state = begun.json()["data"]["state"]
     assert OAuthState.objects.get(state=state).credential_expires_at.timestamp() == exp
@@ -232,7 +282,9 @@ def test_a_flow_begun_with_a_jwt_that_expired_meanwhile_does_not_complete(owner)
 
     code = sandbox.issue_code(platform="threads", state=state, username="acme")
     time.sleep(max(0.0, exp - time.time()) + 0.2)
-    refused = Client().get("/oauth/threads/callback", {"code": code, "state": state}, HTTP_ACCEPT="application/json")
+    refused = Client().get(
+        "/oauth/threads/callback", {"code": code, "state": state}, HTTP_ACCEPT="application/json"
+    )
     assert refused.status_code == 403
     assert refused.json() == {
         "error": "The token that started this connection expired; start again with a fresh one.",
@@ -244,9 +296,12 @@ def test_a_flow_begun_with_a_jwt_that_expired_meanwhile_does_not_complete(owner)
 def test_a_jwt_user_demoted_meanwhile_cannot_finish(owner):
     token = dev_token_issue(organization=owner.org, role="admin", subject="soon-editor", ttl=600)
     begun = Client(HTTP_AUTHORIZATION=f"Bearer {token}").post(
-        "/api/oauth/pinterest/authorize", {"redirectUri": REDIRECT}, content_type="application/json")
+        "/api/oauth/pinterest/authorize", {"redirectUri": REDIRECT}, content_type="application/json"
+    )
     assert begun.status_code == 200, begun.content
-    Membership.objects.filter(organization=owner.org, user__username__contains="soon-editor").update(role="editor")
+    Membership.objects.filter(organization=owner.org, user__username__contains="soon-editor").update(
+        role="editor"
+    )
     assert Membership.objects.filter(organization=owner.org, role="editor").exists()
     from apps.publishing import sandbox
 
@@ -316,4 +371,7 @@ def test_youtube_connects_with_pkce_and_a_wrong_verifier_is_refused(owner, youtu
     body = connect(owner, "youtube")
     done = Client().get("/oauth/youtube/callback", youtube.consent(body["authUrl"]))
     assert done.status_code == 302 and query_of(done["Location"])["profileId"].startswith("prf_")
-    assert youtube.token_requests[-1]["code_verifier"] == OAuthState.objects.get(state=body["state"]).code_verifier
+    assert (
+        youtube.token_requests[-1]["code_verifier"]
+        == OAuthState.objects.get(state=body["state"]).code_verifier
+    )

@@ -60,31 +60,84 @@ class Expected:
 
 EXPECTED = {
     "instagram": Expected(
-        "17841405793187218", "acme.gram", "Acme on Instagram", ACCOUNTS["instagram"]["profile_picture_url"], 5120,
-        "long", 60 * DAY, "none", "ig_refresh_token", "ig_exchange_token", "instagram_business_content_publish",
+        "17841405793187218",
+        "acme.gram",
+        "Acme on Instagram",
+        ACCOUNTS["instagram"]["profile_picture_url"],
+        5120,
+        "long",
+        60 * DAY,
+        "none",
+        "ig_refresh_token",
+        "ig_exchange_token",
+        "instagram_business_content_publish",
     ),
     "facebook": Expected(
-        "112233445566778", "acmebakery", "Acme Bakery", ACCOUNTS["facebook"]["pages"][0]["picture_url"], 8800,
-        "page", None, "none", "", "fb_exchange_token", "pages_manage_posts",
+        "112233445566778",
+        "acmebakery",
+        "Acme Bakery",
+        ACCOUNTS["facebook"]["pages"][0]["picture_url"],
+        8800,
+        "page",
+        None,
+        "none",
+        "",
+        "fb_exchange_token",
+        "pages_manage_posts",
     ),
     "threads": Expected(
-        "25812345678901234", "acme.threads", "Acme on Threads", ACCOUNTS["threads"]["threads_profile_picture_url"],
-        2750, "long", 60 * DAY, "none", "th_refresh_token", "th_exchange_token", "threads_content_publish",
+        "25812345678901234",
+        "acme.threads",
+        "Acme on Threads",
+        ACCOUNTS["threads"]["threads_profile_picture_url"],
+        2750,
+        "long",
+        60 * DAY,
+        "none",
+        "th_refresh_token",
+        "th_exchange_token",
+        "threads_content_publish",
     ),
     "youtube": Expected(
-        "UCuAXFkgsw1L7xaCfnd5JJOw", "@acmestudio", "Acme Studio", "https://yt3.ggpht.com/acme=s88-c-k", 15300,
-        "access", datetime.timedelta(seconds=3599), "kept", "refresh_token", "",
+        "UCuAXFkgsw1L7xaCfnd5JJOw",
+        "@acmestudio",
+        "Acme Studio",
+        "https://yt3.ggpht.com/acme=s88-c-k",
+        15300,
+        "access",
+        datetime.timedelta(seconds=3599),
+        "kept",
+        "refresh_token",
+        "",
         "https://www.googleapis.com/auth/youtube.upload",
     ),
     # A member app without the Community Management API cannot read its follower count
     # (r_member_profileAnalytics): the profile connects with 0 followers.
     "linkedin": Expected(
-        "urn:li:person:782bbtaQ", "ada@acme.example", "Ada Lovelace", ACCOUNTS["linkedin"]["picture"], 0,
-        "access", 60 * DAY, "kept", "refresh_token", "", "w_member_social",
+        "urn:li:person:782bbtaQ",
+        "ada@acme.example",
+        "Ada Lovelace",
+        ACCOUNTS["linkedin"]["picture"],
+        0,
+        "access",
+        60 * DAY,
+        "kept",
+        "refresh_token",
+        "",
+        "w_member_social",
     ),
     "pinterest": Expected(
-        "549755885175", "acmepins", "Acme Pins", ACCOUNTS["pinterest"]["profile_image"], 3100,
-        "access", 30 * DAY, "rotating", "refresh_token", "", "pins:write",
+        "549755885175",
+        "acmepins",
+        "Acme Pins",
+        ACCOUNTS["pinterest"]["profile_image"],
+        3100,
+        "access",
+        30 * DAY,
+        "rotating",
+        "refresh_token",
+        "",
+        "pins:write",
     ),
 }
 
@@ -111,7 +164,9 @@ def connect(persona, platform: str, *, family: str = "v1") -> dict:
         )
         assert response.status_code == 200, response.content
         return response.json()
-    response = persona.token_client().post(f"/api/oauth/{platform}/authorize", {"redirectUri": REDIRECT}, format="json")
+    response = persona.token_client().post(
+        f"/api/oauth/{platform}/authorize", {"redirectUri": REDIRECT}, format="json"
+    )
     assert response.status_code == 200, response.content
     return response.json()["data"]
 
@@ -179,7 +234,10 @@ def test_connect_creates_the_profile_from_the_platform_account_with_encrypted_to
     profile = profile_from(location)
     assert query_of(location)["state"] == body["state"]
     assert (profile.platform, profile.external_id, profile.username, profile.display_name) == (
-        platform, expected.external_id, expected.username, expected.display_name,
+        platform,
+        expected.external_id,
+        expected.username,
+        expected.display_name,
     )
     assert profile.picture_url == expected.picture_url and profile.follower_count == expected.followers
     assert profile.connected and not profile.sandbox and profile.token_status == "valid"
@@ -225,8 +283,11 @@ def test_connect_creates_the_profile_from_the_platform_account_with_encrypted_to
 
 @pytest.mark.parametrize(
     "provider, unticked",
-    [("instagram", "instagram_business_content_publish"), ("youtube", "https://www.googleapis.com/auth/youtube.upload"),
-     ("facebook", "pages_manage_engagement")],
+    [
+        ("instagram", "instagram_business_content_publish"),
+        ("youtube", "https://www.googleapis.com/auth/youtube.upload"),
+        ("facebook", "pages_manage_engagement"),
+    ],
     indirect=["provider"],
 )
 def test_the_stored_scopes_are_what_the_user_granted(owner, provider, unticked):
@@ -239,9 +300,11 @@ def test_the_stored_scopes_are_what_the_user_granted(owner, provider, unticked):
 
 @pytest.mark.parametrize(
     "provider, feature, scope",
-    [("instagram", "first_comment", "instagram_business_manage_comments"),
-     ("youtube", "first_comment", "https://www.googleapis.com/auth/youtube.force-ssl"),
-     ("facebook", "first_comment", "pages_manage_engagement")],
+    [
+        ("instagram", "first_comment", "instagram_business_manage_comments"),
+        ("youtube", "first_comment", "https://www.googleapis.com/auth/youtube.force-ssl"),
+        ("facebook", "first_comment", "pages_manage_engagement"),
+    ],
     indirect=["provider"],
 )
 def test_each_feature_asks_for_its_permission_and_the_profile_shows_what_its_grant_allows(
@@ -250,8 +313,12 @@ def test_each_feature_asks_for_its_permission_and_the_profile_shows_what_its_gra
     body = connect(owner, provider.platform)
     asked = set(re.split(r"[,\s]+", query_of(body["authUrl"])["scope"]))
     assert scope in asked
-    profile = profile_from(callback(
-        provider.platform, provider.consent(body["authUrl"], grant=frozenset(scopes_for(provider.platform)) - {scope})))
+    profile = profile_from(
+        callback(
+            provider.platform,
+            provider.consent(body["authUrl"], grant=frozenset(scopes_for(provider.platform)) - {scope}),
+        )
+    )
     shown = owner.token_client().get(f"/api/profiles/{profile.pk}").json()["data"]["features"]
     by_name = {f["feature"]: f for f in shown}
     assert by_name[feature]["allowed"] is False and by_name[feature]["missingScopes"] == [scope]
@@ -277,8 +344,11 @@ def test_reconnecting_updates_the_same_profile(owner, provider):
     assert second.display_name == "Acme, renamed"
     new_access = crypto.decrypt(second.access_token_enc)
     assert new_access != old_access and new_access in provider.access_tokens
-    assert list(Event.objects.filter(type="profile.connected").order_by("created_at")
-                .values_list("data__reconnected", flat=True)) == [False, True]
+    assert list(
+        Event.objects.filter(type="profile.connected")
+        .order_by("created_at")
+        .values_list("data__reconnected", flat=True)
+    ) == [False, True]
 
 
 def test_a_wrong_client_secret_fails_the_connect_with_an_error_redirect(owner, provider, settings):
@@ -309,7 +379,10 @@ def test_a_code_is_single_use_and_bound_to_its_attempt(owner, provider):
 def test_the_beat_refreshes_the_token_and_never_blanks_the_refresh_token(owner, provider):
     expected = EXPECTED[provider.platform]
     profile = provider_connect(owner, provider)
-    before_access, before_refresh = crypto.decrypt(profile.access_token_enc), crypto.decrypt(profile.refresh_token_enc)
+    before_access, before_refresh = (
+        crypto.decrypt(profile.access_token_enc),
+        crypto.decrypt(profile.refresh_token_enc),
+    )
     make_due(profile)
 
     assert refresh_expiring_tokens.delay().get() == 1
@@ -396,10 +469,13 @@ def test_the_beat_refreshes_a_google_token_ahead_of_its_hour_and_a_publish_refre
 def test_a_profile_marked_expired_with_a_refresh_token_is_brought_back_by_the_beat(owner, provider):
     profile = provider_connect(owner, provider)
     SocialProfile.objects.filter(pk=profile.pk).update(
-        token_status="expired", token_expires_at=timezone.now() - datetime.timedelta(hours=2))
+        token_status="expired", token_expires_at=timezone.now() - datetime.timedelta(hours=2)
+    )
     assert refresh_expiring_tokens.delay().get() == 1
     profile.refresh_from_db()
-    assert profile.token_status == "valid" and crypto.decrypt(profile.access_token_enc) in provider.access_tokens
+    assert (
+        profile.token_status == "valid" and crypto.decrypt(profile.access_token_enc) in provider.access_tokens
+    )
 
 
 @pytest.mark.parametrize("provider", ["facebook"], indirect=True)
@@ -450,42 +526,60 @@ def test_linkedin_without_programmatic_refresh_is_marked_expired_when_the_token_
 
 @pytest.mark.parametrize("provider", ["facebook"], indirect=True)
 def test_a_facebook_account_with_several_pages_connects_the_page_the_user_chooses(owner, provider):
-    provider.account["pages"].append({
-        "id": "998877665544332", "name": "Acme Coffee", "username": "acmecoffee", "category": "Cafe",
-        "picture_url": "https://scontent.xx.fbcdn.net/v/acme-coffee.jpg", "followers_count": 1200,
-    })
+    provider.account["pages"].append(
+        {
+            "id": "998877665544332",
+            "name": "Acme Coffee",
+            "username": "acmecoffee",
+            "category": "Cafe",
+            "picture_url": "https://scontent.xx.fbcdn.net/v/acme-coffee.jpg",
+            "followers_count": 1200,
+        }
+    )
     # without a choice: the first Page, and the profile lists every Page the account manages
     first = provider_connect(owner, provider)
     assert first.external_id == "112233445566778"
     shown = owner.token_client().get(f"/api/profiles/{first.pk}").json()["data"]
-    assert shown["pages"] == [{"id": "112233445566778", "name": "Acme Bakery"},
-                              {"id": "998877665544332", "name": "Acme Coffee"}]
+    assert shown["pages"] == [
+        {"id": "112233445566778", "name": "Acme Bakery"},
+        {"id": "998877665544332", "name": "Acme Coffee"},
+    ]
     v1 = owner.client().get(f"/v1/profiles/{ids.render(first.pk, 'profile')}").json()
     assert v1["pages"] == shown["pages"]
 
     # connect again choosing the second Page (Family B): its own profile, with its own Page token
-    answer = owner.token_client().post("/api/oauth/facebook/authorize",
-                                       {"redirectUri": REDIRECT, "pageId": "998877665544332"}, format="json")
+    answer = owner.token_client().post(
+        "/api/oauth/facebook/authorize", {"redirectUri": REDIRECT, "pageId": "998877665544332"}, format="json"
+    )
     assert answer.status_code == 200, answer.content
     second = profile_from(callback("facebook", provider.consent(answer.json()["data"]["authUrl"])))
-    assert second.pk != first.pk and second.external_id == "998877665544332" and second.username == "acmecoffee"
+    assert (
+        second.pk != first.pk and second.external_id == "998877665544332" and second.username == "acmecoffee"
+    )
     assert provider.kind_of(crypto.decrypt(second.access_token_enc)) == "page"
     assert SocialProfile.objects.filter(platform="facebook").count() == 2
 
     # a Page the account does not manage: an error redirect, no profile
-    answer = owner.client().post("/v1/profiles/connect", {"platform": "facebook", "redirectUri": REDIRECT,
-                                                          "pageId": "111"}, format="json")
+    answer = owner.client().post(
+        "/v1/profiles/connect",
+        {"platform": "facebook", "redirectUri": REDIRECT, "pageId": "111"},
+        format="json",
+    )
     params = query_of(callback("facebook", provider.consent(answer.json()["authUrl"])))
     assert params["error"] == "token_exchange_failed" and "111" in params["error_description"]
     assert SocialProfile.objects.filter(platform="facebook").count() == 2
 
 
 def test_page_id_is_refused_for_other_platforms(owner):
-    answer = owner.client().post("/v1/profiles/connect", {"platform": "x", "redirectUri": REDIRECT, "pageId": "123"},
-                                 format="json")
+    answer = owner.client().post(
+        "/v1/profiles/connect", {"platform": "x", "redirectUri": REDIRECT, "pageId": "123"}, format="json"
+    )
     assert answer.status_code == 400 and "pageId" in answer.json()["error"]["details"]
-    answer = owner.client().post("/v1/profiles/connect", {"platform": "facebook", "redirectUri": REDIRECT,
-                                                          "pageId": "../me"}, format="json")
+    answer = owner.client().post(
+        "/v1/profiles/connect",
+        {"platform": "facebook", "redirectUri": REDIRECT, "pageId": "../me"},
+        format="json",
+    )
     assert answer.status_code == 400
 
 

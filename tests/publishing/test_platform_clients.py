@@ -226,12 +226,23 @@ def test_tiktok_posts_a_video_in_sequential_chunks_after_reading_creator_info(ti
 
 
 def test_tiktok_photo_posts_carry_no_video_only_fields(tiktok_fake):
-    options = {"disable_duet": True, "disable_stitch": True, "video_cover_timestamp_ms": 1000, "is_aigc": True,
-               "disable_comment": True}
-    make_client(tiktok_fake).publish(PostRequest(caption="Two kites", title="Kites", media=[image("a")], options=options))
+    options = {
+        "disable_duet": True,
+        "disable_stitch": True,
+        "video_cover_timestamp_ms": 1000,
+        "is_aigc": True,
+        "disable_comment": True,
+    }
+    make_client(tiktok_fake).publish(
+        PostRequest(caption="Two kites", title="Kites", media=[image("a")], options=options)
+    )
     [init] = tiktok_fake.calls("content_init")
-    assert init.json["post_info"] == {"privacy_level": "PUBLIC_TO_EVERYONE", "disable_comment": True,
-                                      "title": "Kites", "description": "Two kites"}
+    assert init.json["post_info"] == {
+        "privacy_level": "PUBLIC_TO_EVERYONE",
+        "disable_comment": True,
+        "title": "Kites",
+        "description": "Two kites",
+    }
 
 
 def test_tiktok_posts_photos_from_urls_with_title_and_description(tiktok_fake):
@@ -273,7 +284,9 @@ def test_tiktok_reports_an_accepted_post_as_pending_when_its_status_cannot_be_re
     result = make_client(tiktok_fake).publish(main_request("tiktok"))
 
     # The upload completed, so the post exists: an error here would make the caller post twice.
-    assert result.pending and result.external_id == "" and "Something went wrong" in result.raw["status_error"]
+    assert (
+        result.pending and result.external_id == "" and "Something went wrong" in result.raw["status_error"]
+    )
     assert result.state["publish_id"] == result.raw["publish_id"] == tiktok_fake.posts[0]["publish_id"]
 
 

@@ -34,8 +34,13 @@ def test_a_public_tiktok_post_stays_pending_until_moderation_gives_its_id(tiktok
 
     [post] = tiktok_fake.posts
     assert result.pending and result.external_id == "" and result.url == ""
-    assert result.state == {"publish_id": post["publish_id"], "kind": "video", "username": "postforge_test",
-                            "public": True, "status": "PUBLISH_COMPLETE"}
+    assert result.state == {
+        "publish_id": post["publish_id"],
+        "kind": "video",
+        "username": "postforge_test",
+        "public": True,
+        "status": "PUBLISH_COMPLETE",
+    }
     again = client.check_pending(result.state)
     assert again.pending  # still in moderation: no id yet
     clock.advance(3600)
@@ -46,8 +51,12 @@ def test_a_public_tiktok_post_stays_pending_until_moderation_gives_its_id(tiktok
 
 
 def test_a_private_tiktok_post_is_done_at_publish_complete_with_its_publish_id(tiktok_fake):
-    result = make_client(tiktok_fake).publish(PostRequest(caption="Only me", media=[video()], privacy="private"))
-    assert not result.pending and result.external_id == tiktok_fake.posts[0]["publish_id"] and result.url == ""
+    result = make_client(tiktok_fake).publish(
+        PostRequest(caption="Only me", media=[video()], privacy="private")
+    )
+    assert (
+        not result.pending and result.external_id == tiktok_fake.posts[0]["publish_id"] and result.url == ""
+    )
 
 
 def test_a_failed_tiktok_post_reported_by_a_later_read_is_a_permanent_failure(tiktok_fake):
@@ -210,17 +219,33 @@ def test_a_meta_throttle_is_retryable_after_the_regain_time_it_gives(instagram_f
 
 
 def test_usage_headers_read_as_meta_documents_them():
-    assert usage_hold_off({"X-App-Usage": json.dumps({"call_count": 10, "total_cputime": 3, "total_time": 4})}) == 0
-    assert usage_hold_off({"X-App-Usage": json.dumps({"call_count": 80, "total_cputime": 3, "total_time": 4})}) == 60
-    buc = {"17841400000000001": [{"type": "instagram", "call_count": 100, "total_cputime": 20, "total_time": 30,
-                                  "estimated_time_to_regain_access": 12}]}
+    assert (
+        usage_hold_off({"X-App-Usage": json.dumps({"call_count": 10, "total_cputime": 3, "total_time": 4})})
+        == 0
+    )
+    assert (
+        usage_hold_off({"X-App-Usage": json.dumps({"call_count": 80, "total_cputime": 3, "total_time": 4})})
+        == 60
+    )
+    buc = {
+        "17841400000000001": [
+            {
+                "type": "instagram",
+                "call_count": 100,
+                "total_cputime": 20,
+                "total_time": 30,
+                "estimated_time_to_regain_access": 12,
+            }
+        ]
+    }
     assert usage_hold_off({"X-Business-Use-Case-Usage": json.dumps(buc)}) == 720
     assert usage_hold_off({"X-App-Usage": "not json"}) == 0
 
 
 def test_instagram_refuses_a_first_comment_without_its_permission_and_the_post_stays(instagram_fake):
-    token = instagram_fake.issue("ig-no-comments", scopes={"instagram_business_basic",
-                                                           "instagram_business_content_publish"})
+    token = instagram_fake.issue(
+        "ig-no-comments", scopes={"instagram_business_basic", "instagram_business_content_publish"}
+    )
     result = client_for(instagram_fake, access_token=token).publish(main_request("instagram"))
     assert result.external_id == instagram_fake.posts[0]["id"]
     assert "(#10)" in result.raw["first_comment"]["error"]
@@ -245,8 +270,11 @@ def test_x_waits_as_long_as_check_after_secs_says(x_fake):
 
 def test_youtube_refuses_a_first_comment_without_force_ssl_and_the_video_stays(youtube_fake, clock):
     youtube_fake.clock = clock
-    token = youtube_fake.issue("ya29.upload-only", scopes={"https://www.googleapis.com/auth/youtube.upload"},
-                               lifetime=youtube_fake.token_lifetime)
+    token = youtube_fake.issue(
+        "ya29.upload-only",
+        scopes={"https://www.googleapis.com/auth/youtube.upload"},
+        lifetime=youtube_fake.token_lifetime,
+    )
     client = client_for(youtube_fake, access_token=token)
     client.chunk_size = 256 * 1024
     result = client.publish(main_request("youtube"))
@@ -265,11 +293,18 @@ def test_images_keep_working_for_photo_only_flows(tiktok_fake):
 # ---- YouTube: containsSyntheticMedia from how the video was made -----------------------------
 
 
-@pytest.mark.parametrize(("generated", "option", "label"), [
-    (True, None, True), (False, None, False), (True, False, False), (False, True, True),
-])
+@pytest.mark.parametrize(
+    ("generated", "option", "label"),
+    [
+        (True, None, True),
+        (False, None, False),
+        (True, False, False),
+        (False, True, True),
+    ],
+)
 def test_youtube_labels_synthetic_media_from_how_it_was_made_unless_the_client_says(
-        youtube_fake, generated, option, label):
+    youtube_fake, generated, option, label
+):
     clip = video()
     clip.generated = generated
     options = {} if option is None else {"containsSyntheticMedia": option}
@@ -294,8 +329,9 @@ def test_a_tiktok_profile_says_its_app_posts_only_privately_until_audited(settin
 
 
 def test_facebook_refuses_a_first_comment_without_pages_manage_engagement_and_the_post_stays(facebook_fake):
-    token = facebook_fake.issue("page-no-engagement", scopes={"pages_show_list", "pages_manage_posts",
-                                                               "pages_read_engagement"})
+    token = facebook_fake.issue(
+        "page-no-engagement", scopes={"pages_show_list", "pages_manage_posts", "pages_read_engagement"}
+    )
     result = client_for(facebook_fake, access_token=token).publish(main_request("facebook"))
     assert result.external_id == facebook_fake.posts[0]["id"]
     assert "(#200) Requires pages_manage_engagement" in result.raw["first_comment"]["error"]
@@ -368,8 +404,10 @@ def test_x_refuses_a_media_upload_without_media_write_as_a_scope_error(x_fake):
     assert error.raw == {"title": "Forbidden", "detail": "Forbidden", "type": "about:blank", "status": 403}
     assert error.status_code == 403 and error.scope_missing
     assert not error.token_expired and not error.retryable
-    assert error.message == ("Forbidden (about:blank: the profile's grant lacks a permission this feature needs; "
-                             "reconnect the profile and grant it)")
+    assert error.message == (
+        "Forbidden (about:blank: the profile's grant lacks a permission this feature needs; "
+        "reconnect the profile and grant it)"
+    )
     assert not x_fake.posts and not x_fake.calls("append")  # refused at the first upload call
     assert client.fetch_account().username == "postforge_test"  # the rest of the grant still works
 
@@ -382,7 +420,11 @@ def test_x_needs_every_scope_an_endpoint_lists(x_fake):
     assert not x_fake.posts
     # with the full grant the same post goes out
     full = x_fake.issue("x-full", scopes=X_PUBLISH)
-    assert client_for(x_fake, access_token=full).publish(PostRequest(caption="Text only", reference="pub_1")).external_id
+    assert (
+        client_for(x_fake, access_token=full)
+        .publish(PostRequest(caption="Text only", reference="pub_1"))
+        .external_id
+    )
 
 
 def test_an_x_refusal_that_says_why_is_not_a_scope_error(x_fake):
@@ -399,9 +441,12 @@ def test_pinterest_refuses_a_pin_without_pins_write_as_a_scope_error_not_an_expi
     with pytest.raises(PlatformError) as caught:
         client.publish(main_request("pinterest"))
     error = caught.value
-    assert error.raw == {"code": 3, "message": "Your token does not have sufficient permissions to perform this "
-                                               "operation. Please ensure your token is authorized with the correct "
-                                               "set of scopes."}
+    assert error.raw == {
+        "code": 3,
+        "message": "Your token does not have sufficient permissions to perform this "
+        "operation. Please ensure your token is authorized with the correct "
+        "set of scopes.",
+    }
     assert error.status_code == 401 and error.code == 3 and error.scope_missing
     assert not error.token_expired and not error.retryable
     assert "reconnect the profile and grant it" in error.message

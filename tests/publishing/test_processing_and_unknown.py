@@ -36,11 +36,21 @@ def real_profile(settings, owner, brand, fake, *, scopes: str):
     platform = fake.platform
     setattr(settings, f"{platform.upper()}_CLIENT_ID", "fake-client-id")
     setattr(settings, f"{platform.upper()}_CLIENT_SECRET", "fake-client-secret")
-    settings.OAUTH_ENDPOINT_OVERRIDES = {**settings.OAUTH_ENDPOINT_OVERRIDES, platform: {"api": fake.base_url}}
+    settings.OAUTH_ENDPOINT_OVERRIDES = {
+        **settings.OAUTH_ENDPOINT_OVERRIDES,
+        platform: {"api": fake.base_url},
+    }
     token = fake.issue(f"{platform}-access-1", scopes=scopes.replace(",", " ").split())
     return ProfileFactory(
-        organization=owner.org, brand=brand, platform=platform, sandbox=False, external_id=fake.account.external_id,
-        username=fake.account.username, access_token_enc=encrypt(token), token_scopes=scopes, token_status="valid",
+        organization=owner.org,
+        brand=brand,
+        platform=platform,
+        sandbox=False,
+        external_id=fake.account.external_id,
+        username=fake.account.username,
+        access_token_enc=encrypt(token),
+        token_scopes=scopes,
+        token_status="valid",
         token_expires_at=timezone.now() + datetime.timedelta(days=30),
     )
 
@@ -84,7 +94,10 @@ def test_a_tiktok_post_waits_in_processing_for_its_id_and_is_never_posted_twice(
 
     [post] = fake.posts
     assert pub.status == "processing" and not pub.outcome_unknown and pub.external_id == ""
-    assert pub.platform_state["publish_id"] == post["publish_id"] and pub.platform_state["status"] == "PUBLISH_COMPLETE"
+    assert (
+        pub.platform_state["publish_id"] == post["publish_id"]
+        and pub.platform_state["status"] == "PUBLISH_COMPLETE"
+    )
     assert pub.due_at > timezone.now() + datetime.timedelta(seconds=15)  # the first slow read
     pub.content.refresh_from_db()
     assert pub.content.status == "publishing"
@@ -104,13 +117,19 @@ def test_a_tiktok_post_waits_in_processing_for_its_id_and_is_never_posted_twice(
     assert poll_now(pub) == 1
     pub.refresh_from_db()
     assert pub.status == "published" and pub.external_id == post["id"]
-    assert pub.url == f"https://www.tiktok.com/@{fake.account.username}/{pub.platform_state['kind']}/{post['id']}"
+    assert (
+        pub.url
+        == f"https://www.tiktok.com/@{fake.account.username}/{pub.platform_state['kind']}/{post['id']}"
+    )
     pub.content.refresh_from_db()
     assert pub.content.status == "published"
     assert len(fake.posts) == 1 and len(fake.calls("content_init")) == 1  # a photo post, sent once
-    assert [e.data["status"] for e in Event.objects.filter(type="publication.updated",
-                                                           data__publicationId=str(pub.pk)).order_by("created_at")] \
-        == ["processing", "published"]
+    assert [
+        e.data["status"]
+        for e in Event.objects.filter(type="publication.updated", data__publicationId=str(pub.pk)).order_by(
+            "created_at"
+        )
+    ] == ["processing", "published"]
 
 
 def test_a_leased_processing_row_is_read_by_one_poller_only(owner, brand, tiktok):
@@ -145,9 +164,11 @@ def test_a_rate_limited_status_read_waits_as_told_and_a_failed_post_fails(owner,
     assert len(fake.posts) == 1
 
 
-def test_after_the_processing_window_a_completed_post_is_published_without_its_id(owner, brand, tiktok, settings):
+def test_after_the_processing_window_a_completed_post_is_published_without_its_id(
+    owner, brand, tiktok, settings
+):
     fake, profile = tiktok
-    fake.moderation_seconds = 10 ** 9  # moderation never ends
+    fake.moderation_seconds = 10**9  # moderation never ends
     pub = run_due(scheduled(owner, brand, profile, "tiktok"))
     settings.PUBLISH_PROCESSING_MAX_SECONDS = 0
     poll_now(pub)
@@ -162,8 +183,11 @@ def test_the_tiktok_webhook_completes_a_processing_post_with_its_id(owner, brand
     assert pub.due_at > timezone.now()
 
     def event(name, **content):
-        return {"event": name, "user_openid": profile.external_id,
-                "content": json.dumps({"publish_id": publish_id, **content})}
+        return {
+            "event": name,
+            "user_openid": profile.external_id,
+            "content": json.dumps({"publish_id": publish_id, **content}),
+        }
 
     _tiktok(event("post.publish.complete"))  # no id yet: the poller reads it at once
     pub.refresh_from_db()
@@ -175,8 +199,12 @@ def test_the_tiktok_webhook_completes_a_processing_post_with_its_id(owner, brand
     pub.content.refresh_from_db()
     assert pub.content.status == "published"
     _tiktok(event("post.publish.publicly_available", post_id="7311111111111111111"))  # replayed: no change
-    assert Event.objects.filter(type="publication.updated", data__publicationId=str(pub.pk),
-                                data__status="published").count() == 1
+    assert (
+        Event.objects.filter(
+            type="publication.updated", data__publicationId=str(pub.pk), data__status="published"
+        ).count()
+        == 1
+    )
     assert services.processing_poll_due(now=timezone.now() + datetime.timedelta(days=1)) == 0
 
 
@@ -190,7 +218,9 @@ def linkedin(settings, owner, brand, make_fake):
     return fake, profile
 
 
-def test_a_lost_linkedin_answer_without_the_read_permission_is_unknown_not_failed_nor_reposted(owner, brand, linkedin):
+def test_a_lost_linkedin_answer_without_the_read_permission_is_unknown_not_failed_nor_reposted(
+    owner, brand, linkedin
+):
     fake, profile = linkedin
     pub = scheduled(owner, brand, profile, "linkedin")
     fake.drop_after_create()
@@ -203,15 +233,24 @@ def test_a_lost_linkedin_answer_without_the_read_permission_is_unknown_not_faile
     assert services.sweep(now=timezone.now() + datetime.timedelta(days=1)) == 0
     pub.content.refresh_from_db()
     assert pub.content.status == "publishing"
-    assert Event.objects.get(type="publication.updated", data__publicationId=str(pub.pk)).data["status"] == "unknown"
+    assert (
+        Event.objects.get(type="publication.updated", data__publicationId=str(pub.pk)).data["status"]
+        == "unknown"
+    )
 
     # a person looks at the LinkedIn profile and confirms it went out, with the post's link
     urn = fake.posts[0]["id"]
-    services.publication_resolve(publication=pub, posted=True, url=f"https://www.linkedin.com/feed/update/{urn}/")
+    services.publication_resolve(
+        publication=pub, posted=True, url=f"https://www.linkedin.com/feed/update/{urn}/"
+    )
     pub.refresh_from_db()
-    assert pub.status == "published" and pub.external_id == urn and not pub.outcome_unknown  # read from the link
+    assert (
+        pub.status == "published" and pub.external_id == urn and not pub.outcome_unknown
+    )  # read from the link
     assert pub.url == f"https://www.linkedin.com/feed/update/{urn}/"
-    updated = Event.objects.filter(type="publication.updated", data__publicationId=str(pub.pk)).order_by("-created_at")
+    updated = Event.objects.filter(type="publication.updated", data__publicationId=str(pub.pk)).order_by(
+        "-created_at"
+    )
     assert updated[0].data["status"] == "published" and updated[0].data["url"] == pub.url
     pub.content.refresh_from_db()
     assert pub.content.status == "published"
@@ -223,15 +262,24 @@ def test_a_lost_linkedin_answer_without_the_read_permission_is_unknown_not_faile
 def test_a_found_post_needs_the_platforms_link_and_a_wrong_one_changes_nothing(owner, brand, linkedin):
     fake, profile = linkedin
     pub = scheduled(owner, brand, profile, "linkedin")
-    Publication.objects.filter(pk=pub.pk).update(status="unknown", outcome_unknown=True, last_error="No answer.")
-    for url, reason in (("", "the post's link is required."),
-                        ("http://www.linkedin.com/feed/update/urn:li:share:1/", "it must start with https://."),
-                        ("https://x.com/acme/status/1", "the host must be linkedin.com (got x.com).")):
+    Publication.objects.filter(pk=pub.pk).update(
+        status="unknown", outcome_unknown=True, last_error="No answer."
+    )
+    for url, reason in (
+        ("", "the post's link is required."),
+        ("http://www.linkedin.com/feed/update/urn:li:share:1/", "it must start with https://."),
+        ("https://x.com/acme/status/1", "the host must be linkedin.com (got x.com)."),
+    ):
         with pytest.raises(ValidationFailed) as refused:
             services.publication_resolve(publication=pub, posted=True, url=url)
         assert refused.value.details == {"url": [reason]}
         pub.refresh_from_db()
-        assert pub.status == "unknown" and pub.outcome_unknown and pub.url == "" and pub.last_error == "No answer."
+        assert (
+            pub.status == "unknown"
+            and pub.outcome_unknown
+            and pub.url == ""
+            and pub.last_error == "No answer."
+        )
     # a LinkedIn link without the post's URN: the link is stored, no id is made up
     activity = "https://www.linkedin.com/posts/acme_autumn-activity-7012345678901234567-abcd"
     services.publication_resolve(publication=pub, posted=True, url=activity)
@@ -260,9 +308,13 @@ def test_a_linkedin_answer_without_x_restli_id_is_unknown(owner, brand, linkedin
     assert pub.status == "unknown" and "x-restli-id" in pub.last_error and len(fake.posts) == 1
 
 
-def test_with_the_partner_permission_a_lost_answer_is_reconciled_from_the_posts(owner, brand, settings, make_fake):
+def test_with_the_partner_permission_a_lost_answer_is_reconciled_from_the_posts(
+    owner, brand, settings, make_fake
+):
     fake = make_fake("linkedin")
-    profile = real_profile(settings, owner, brand, fake, scopes="openid profile email w_member_social r_member_social")
+    profile = real_profile(
+        settings, owner, brand, fake, scopes="openid profile email w_member_social r_member_social"
+    )
     pub = scheduled(owner, brand, profile, "linkedin")
     fake.drop_after_create()
     pub = run_due(pub)
@@ -287,18 +339,27 @@ def test_staff_confirm_an_unknown_publication_from_the_admin(owner, brand, linke
     assert listing.status_code == 200 and str(pub.content.prompt[:20]) in listing.content.decode()
     chosen = {"action": "confirm_posted", "_selected_action": [str(pub.pk)]}
     asked = client.post("/admin/publishing/publication/", chosen)
-    assert asked.status_code == 200 and f'name="pub-{pub.pk}-url"' in asked.content.decode()  # the link is asked for
+    assert (
+        asked.status_code == 200 and f'name="pub-{pub.pk}-url"' in asked.content.decode()
+    )  # the link is asked for
     pub.refresh_from_db()
     assert pub.status == "unknown"
-    wrong = client.post("/admin/publishing/publication/", {**chosen, "pf_confirm": "1",
-                                                           f"pub-{pub.pk}-url": "https://example.com/post/1"})
-    assert wrong.status_code == 200 and "the host must be linkedin.com (got example.com)." in wrong.content.decode()
+    wrong = client.post(
+        "/admin/publishing/publication/",
+        {**chosen, "pf_confirm": "1", f"pub-{pub.pk}-url": "https://example.com/post/1"},
+    )
+    assert (
+        wrong.status_code == 200
+        and "the host must be linkedin.com (got example.com)." in wrong.content.decode()
+    )
     pub.refresh_from_db()
     assert pub.status == "unknown"
     urn = fake.posts[0]["id"]
-    answer = client.post("/admin/publishing/publication/", {**chosen, "pf_confirm": "1",
-                                                            f"pub-{pub.pk}-url": f"https://www.linkedin.com/feed/update/{urn}/"},
-                         follow=True)
+    answer = client.post(
+        "/admin/publishing/publication/",
+        {**chosen, "pf_confirm": "1", f"pub-{pub.pk}-url": f"https://www.linkedin.com/feed/update/{urn}/"},
+        follow=True,
+    )
     assert answer.status_code == 200 and "1 publication(s) marked published" in answer.content.decode()
     pub.refresh_from_db()
     assert pub.status == "published" and not pub.outcome_unknown and pub.external_id == urn

@@ -78,28 +78,63 @@ def _processing_posts(org, fake: HoldingTikTok) -> list[Publication]:
     profiles = []
     for i in range(N_PROFILES):
         token = fake.issue(f"tiktok-access-{org.pk.hex[:6]}-{i}", scopes=SCOPES)
-        profiles.append(SocialProfile.objects.create(
-            organization=org, brand=brand, platform="tiktok", external_id=f"-000Zq{i:04d}", username=f"creator{i}",
-            sandbox=False, connected_at=now, access_token_enc=encrypt(token), token_scopes=",".join(SCOPES),
-            token_status="valid", token_expires_at=now + datetime.timedelta(hours=20)))
-    contents = Content.objects.bulk_create([
-        Content(organization=org, brand=brand, platforms=["tiktok"], prompt=f"clip {i}", status="publishing")
-        for i in range(N_POSTS)
-    ])
+        profiles.append(
+            SocialProfile.objects.create(
+                organization=org,
+                brand=brand,
+                platform="tiktok",
+                external_id=f"-000Zq{i:04d}",
+                username=f"creator{i}",
+                sandbox=False,
+                connected_at=now,
+                access_token_enc=encrypt(token),
+                token_scopes=",".join(SCOPES),
+                token_status="valid",
+                token_expires_at=now + datetime.timedelta(hours=20),
+            )
+        )
+    contents = Content.objects.bulk_create(
+        [
+            Content(
+                organization=org, brand=brand, platforms=["tiktok"], prompt=f"clip {i}", status="publishing"
+            )
+            for i in range(N_POSTS)
+        ]
+    )
     pubs = []
     for i, content in enumerate(contents):
         publish_id = f"v_pub_url~v2.{7000000000000000000 + i}"
         fake.publishes[publish_id] = {
-            "id": publish_id, "post_info": {"privacy_level": "PUBLIC_TO_EVERYONE"},
-            "source_info": {"source": "PULL_FROM_URL"}, "polls_left": 2,
-            "failure": "video_pull_failed" if i % 6 == 5 else None, "post_id": str(7300000000000000000 + i),
+            "id": publish_id,
+            "post_info": {"privacy_level": "PUBLIC_TO_EVERYONE"},
+            "source_info": {"source": "PULL_FROM_URL"},
+            "polls_left": 2,
+            "failure": "video_pull_failed" if i % 6 == 5 else None,
+            "post_id": str(7300000000000000000 + i),
         }
         profile = profiles[i % N_PROFILES]
-        pubs.append(Publication(
-            organization=org, content=content, profile=profile, platform="tiktok", scheduled_for=now, due_at=now,
-            status="processing", attempts=1, published_at=None,
-            platform_state={"publish_id": publish_id, "kind": "video", "username": profile.username, "public": True,
-                            "status": "PROCESSING_DOWNLOAD", "since": now.isoformat(), "polls": 0}))
+        pubs.append(
+            Publication(
+                organization=org,
+                content=content,
+                profile=profile,
+                platform="tiktok",
+                scheduled_for=now,
+                due_at=now,
+                status="processing",
+                attempts=1,
+                published_at=None,
+                platform_state={
+                    "publish_id": publish_id,
+                    "kind": "video",
+                    "username": profile.username,
+                    "public": True,
+                    "status": "PROCESSING_DOWNLOAD",
+                    "since": now.isoformat(),
+                    "polls": 0,
+                },
+            )
+        )
     return Publication.objects.bulk_create(pubs)
 
 
@@ -107,12 +142,20 @@ def test_every_processing_post_reaches_its_final_state_once_despite_kills_mid_po
     org = organization_get_or_create(name=f"Processing chaos {random.randint(0, 1 << 30)}")
     fake = HoldingTikTok()
     pubs = _processing_posts(org, fake)
-    cluster = Cluster(workers=2, concurrency=2, beats=1, queues="publishing", env={
-        "PUBLISH_PROCESSING_POLL_INTERVAL": "0.5", "PUBLISH_PROCESSING_POLL_DELAYS": "1",
-        "PUBLISH_LEASE_SECONDS": str(LEASE_SECONDS),
-        "TIKTOK_CLIENT_ID": "fake-client", "TIKTOK_CLIENT_SECRET": "fake-secret",
-        "OAUTH_ENDPOINT_OVERRIDES": json.dumps({"tiktok": {"api": fake.base_url}}),
-    }).start()
+    cluster = Cluster(
+        workers=2,
+        concurrency=2,
+        beats=1,
+        queues="publishing",
+        env={
+            "PUBLISH_PROCESSING_POLL_INTERVAL": "0.5",
+            "PUBLISH_PROCESSING_POLL_DELAYS": "1",
+            "PUBLISH_LEASE_SECONDS": str(LEASE_SECONDS),
+            "TIKTOK_CLIENT_ID": "fake-client",
+            "TIKTOK_CLIENT_SECRET": "fake-secret",
+            "OAUTH_ENDPOINT_OVERRIDES": json.dumps({"tiktok": {"api": fake.base_url}}),
+        },
+    ).start()
     rows = Publication.objects.filter(organization=org)
     stale_leases_seen: set = set()
     try:
@@ -123,8 +166,9 @@ def test_every_processing_post_reaches_its_final_state_once_despite_kills_mid_po
             if final == N_POSTS and cluster.kills == KILLS and cluster.redis_restarts:
                 break
             # a killed poller's rows stay claimed until their lease runs out, then are polled again
-            stale_leases_seen |= set(rows.filter(status="processing", lease_until__lt=timezone.now())
-                                     .values_list("pk", flat=True))
+            stale_leases_seen |= set(
+                rows.filter(status="processing", lease_until__lt=timezone.now()).values_list("pk", flat=True)
+            )
             if cluster.kills < KILLS and time.monotonic() - last_kill > 3 and final < N_POSTS:
                 # hold the next status read, and kill the worker whose poller is waiting for it
                 fake.arm()
@@ -148,8 +192,12 @@ def test_every_processing_post_reaches_its_final_state_once_despite_kills_mid_po
     failing = {p.pk for i, p in enumerate(pubs) if i % 6 == 5}
     assert statuses == {"published": N_POSTS - len(failing), "failed": len(failing)}, statuses
     # exactly once: one status change per post, recorded by the poller that held its claim
-    changes = dict(Event.objects.filter(organization=org, type="publication.updated")
-                   .values_list("data__publicationId").annotate(n=Count("id")).order_by())
+    changes = dict(
+        Event.objects.filter(organization=org, type="publication.updated")
+        .values_list("data__publicationId")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
     assert changes == {str(p.pk): 1 for p in pubs}, {k: n for k, n in changes.items() if n != 1}
     for i, pub in enumerate(pubs):
         pub.refresh_from_db()
@@ -158,14 +206,26 @@ def test_every_processing_post_reaches_its_final_state_once_despite_kills_mid_po
             continue
         post_id = str(7300000000000000000 + i)
         assert (pub.status, pub.external_id, pub.url) == (
-            "published", post_id, f"https://www.tiktok.com/@{pub.profile.username}/video/{post_id}")
-        assert pub.lease_until is None and pub.platform_state["publish_id"] == f"v_pub_url~v2.{7000000000000000000 + i}"
-    content_status = dict(Content.objects.filter(organization=org).values_list("status").annotate(n=Count("id")).order_by())
+            "published",
+            post_id,
+            f"https://www.tiktok.com/@{pub.profile.username}/video/{post_id}",
+        )
+        assert (
+            pub.lease_until is None
+            and pub.platform_state["publish_id"] == f"v_pub_url~v2.{7000000000000000000 + i}"
+        )
+    content_status = dict(
+        Content.objects.filter(organization=org).values_list("status").annotate(n=Count("id")).order_by()
+    )
     assert content_status == {"published": N_POSTS - len(failing), "failed": len(failing)}
     assert stale_leases_seen  # a killed poll's claim outlived it, and was taken over after its lease
     reads = len(fake.calls("status_fetch"))
     assert reads >= 3 * N_POSTS  # two "still processing" answers and the final one, per post
-    assert not [r for r in fake.requests if r.route != "status_fetch"]  # nothing but status reads: never re-posted
+    assert not [
+        r for r in fake.requests if r.route != "status_fetch"
+    ]  # nothing but status reads: never re-posted
     first_read = (fake.first_read_at or 0) - started_wall
-    print(f"\n{N_POSTS} processing posts final in {elapsed:.0f} s (first status read after {first_read:.0f} s), {cluster.kills} kills mid-read, Redis restarted "
-          f"once, {reads} status reads ({reads - 3 * N_POSTS} repeated), {len(stale_leases_seen)} posts polled again after a killed poll's lease")
+    print(
+        f"\n{N_POSTS} processing posts final in {elapsed:.0f} s (first status read after {first_read:.0f} s), {cluster.kills} kills mid-read, Redis restarted "
+        f"once, {reads} status reads ({reads - 3 * N_POSTS} repeated), {len(stale_leases_seen)} posts polled again after a killed poll's lease"
+    )

@@ -19,8 +19,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def failed(owner):
     brand = Brand.objects.get(organization=owner.org, is_default=True)
-    profile = ProfileFactory(organization=owner.org, brand=brand, platform="instagram", sandbox=True,
-                             settings={"sandbox": {"fail": "permanent", "times": 1}})
+    profile = ProfileFactory(
+        organization=owner.org,
+        brand=brand,
+        platform="instagram",
+        sandbox=True,
+        settings={"sandbox": {"fail": "permanent", "times": 1}},
+    )
     content = make_content(owner.org, profile=profile)
     with pytest.raises(PlatformFailure):
         services.publications_publish_now(content=content, profiles=[profile])
@@ -67,7 +72,9 @@ def test_a_strict_brand_s_failed_content_without_a_standing_approval_is_not_retr
     brand = failed.content.brand
     brand.generation_settings = {**brand.generation_settings, "require_approval": True}
     brand.save()
-    Content.objects.filter(pk=failed.content_id).update(approved_at=None)  # as an edit after approval leaves it
+    Content.objects.filter(pk=failed.content_id).update(
+        approved_at=None
+    )  # as an edit after approval leaves it
     with pytest.raises(InvalidTransition) as err:
         services.publication_retry(publication=failed)
     assert err.value.details["requiresApproval"] is True

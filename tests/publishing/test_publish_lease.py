@@ -25,8 +25,9 @@ def test_a_slow_publication_keeps_its_lease_and_the_sweep_leaves_it_alone(owner,
     settings.PUBLISH_CHUNK_SECONDS = 0
     brand = Brand.objects.get(organization=owner.org, is_default=True)
     profile = ProfileFactory(organization=owner.org, brand=brand, platform="instagram", sandbox=True)
-    content = Content.objects.create(organization=owner.org, brand=brand, platforms=["instagram"], prompt="Slow",
-                                     status=states.REVIEW)
+    content = Content.objects.create(
+        organization=owner.org, brand=brand, platforms=["instagram"], prompt="Slow", status=states.REVIEW
+    )
     Variant.objects.create(content=content, platform="instagram", caption="Slow upload", hashtags=[])
     leases, swept = [], []
     real_publish = SandboxClient.publish
@@ -34,7 +35,9 @@ def test_a_slow_publication_keeps_its_lease_and_the_sweep_leaves_it_alone(owner,
     def slow_publish(self, req):
         deadline = time.monotonic() + 2.5  # 2.5 lease lengths
         while time.monotonic() < deadline:
-            leases.append(Publication.objects.filter(content=content).values_list("lease_until", flat=True).get())
+            leases.append(
+                Publication.objects.filter(content=content).values_list("lease_until", flat=True).get()
+            )
             swept.append(services.sweep())
             time.sleep(0.1)
         return real_publish(self, req)
@@ -48,4 +51,7 @@ def test_a_slow_publication_keeps_its_lease_and_the_sweep_leaves_it_alone(owner,
 
 
 def test_without_a_heartbeat_the_lease_is_short(settings):
-    assert settings.PUBLISH_LEASE_SECONDS <= 60 and settings.PUBLISH_HEARTBEAT_SECONDS < settings.PUBLISH_LEASE_SECONDS
+    assert (
+        settings.PUBLISH_LEASE_SECONDS <= 60
+        and settings.PUBLISH_HEARTBEAT_SECONDS < settings.PUBLISH_LEASE_SECONDS
+    )

@@ -19,16 +19,28 @@ pytestmark = pytest.mark.django_db
 
 def _scheduled(org, brand, n):
     for i in range(n):
-        profile = ProfileFactory(organization=org, brand=brand, platform="instagram",
-                                 settings={"postingTimes": ["09:00", "17:30"], "timezone": "Europe/Paris"})
+        profile = ProfileFactory(
+            organization=org,
+            brand=brand,
+            platform="instagram",
+            settings={"postingTimes": ["09:00", "17:30"], "timezone": "Europe/Paris"},
+        )
         content = make_content(org, brand=brand, status="scheduled", image=False)
         when = timezone.now() + datetime.timedelta(days=1, minutes=i)
-        Publication.objects.create(organization=org, content=content, profile=profile, platform="instagram",
-                                   scheduled_for=when, due_at=when)
+        Publication.objects.create(
+            organization=org,
+            content=content,
+            profile=profile,
+            platform="instagram",
+            scheduled_for=when,
+            due_at=when,
+        )
 
 
 @pytest.mark.parametrize(("path", "pinned"), [("/api/posts/scheduled?limit=100", 5), ("/api/posts/queue", 6)])
-def test_publishing_lists_cost_the_same_for_3_and_30_profiles(path, pinned, owner, django_assert_max_num_queries):
+def test_publishing_lists_cost_the_same_for_3_and_30_profiles(
+    path, pinned, owner, django_assert_max_num_queries
+):
     brand = BrandFactory(organization=owner.org)
     client = owner.token_client()
     assert client.get(path).status_code == 200  # warm up

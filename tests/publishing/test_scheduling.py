@@ -33,7 +33,9 @@ def profile(owner, brand):
 def generated(owner, brand, platforms=("instagram",)) -> Content:
     content = content_services.content_request_generation(
         organization=owner.org,
-        inp=content_services.GenerationInput(prompt="Autumn latte launch", platforms=list(platforms), brand=brand),
+        inp=content_services.GenerationInput(
+            prompt="Autumn latte launch", platforms=list(platforms), brand=brand
+        ),
     )
     content.refresh_from_db()
     assert content.status == "review"
@@ -76,9 +78,13 @@ def test_a_brand_that_requires_approval_refuses_unapproved_content(owner, brand,
 def test_times_zones_and_platforms_are_validated(owner, brand, profile):
     content = generated(owner, brand)
     with pytest.raises(ValidationFailed):
-        services.publications_schedule(content=content, profiles=[profile], scheduled_for=timezone.now() - datetime.timedelta(minutes=1))
+        services.publications_schedule(
+            content=content, profiles=[profile], scheduled_for=timezone.now() - datetime.timedelta(minutes=1)
+        )
     with pytest.raises(ValidationFailed):
-        services.publications_schedule(content=content, profiles=[profile], scheduled_for=later(), options={"timezone": "Mars/Olympus"})
+        services.publications_schedule(
+            content=content, profiles=[profile], scheduled_for=later(), options={"timezone": "Mars/Olympus"}
+        )
     tiktok = ProfileFactory(organization=owner.org, brand=brand, platform="tiktok", sandbox=True)
     with pytest.raises(ValidationFailed) as err:
         services.publications_schedule(content=content, profiles=[tiktok], scheduled_for=later())
@@ -88,8 +94,12 @@ def test_times_zones_and_platforms_are_validated(owner, brand, profile):
 def test_a_local_time_is_read_in_the_given_time_zone(owner, brand, profile):
     content = generated(owner, brand)
     tomorrow = (timezone.now() + datetime.timedelta(days=1)).date().isoformat()
-    services.publications_schedule(content=content, profiles=[profile], scheduled_for=f"{tomorrow}T09:00:00",
-                                   options={"timezone": "America/New_York"})
+    services.publications_schedule(
+        content=content,
+        profiles=[profile],
+        scheduled_for=f"{tomorrow}T09:00:00",
+        options={"timezone": "America/New_York"},
+    )
     pub = Publication.objects.get(content=content)
     assert pub.scheduled_for.hour in (13, 14)  # 09:00 in New York is 13:00 or 14:00 UTC
 
@@ -143,8 +153,9 @@ def test_a_worker_that_died_mid_call_is_reconciled_by_the_sweep(owner, brand, pr
     # the worker claimed the row, posted, and died before recording the result
     client = services.client_for(profile)
     client.publish(services.post_request_for(pub))
-    Publication.objects.filter(pk=pub.pk).update(status="publishing", outcome_unknown=True,
-                                                 lease_until=timezone.now() - datetime.timedelta(seconds=1))
+    Publication.objects.filter(pk=pub.pk).update(
+        status="publishing", outcome_unknown=True, lease_until=timezone.now() - datetime.timedelta(seconds=1)
+    )
     assert services.sweep() == 1
     pub.refresh_from_db()
     assert pub.status == "published"
@@ -229,7 +240,9 @@ def test_auto_publish_schedules_approved_content_into_the_next_slot(owner, brand
     profile.save()
     content = content_services.content_request_generation(
         organization=owner.org,
-        inp=content_services.GenerationInput(prompt="Auto", platforms=["instagram"], brand=brand, profile=profile),
+        inp=content_services.GenerationInput(
+            prompt="Auto", platforms=["instagram"], brand=brand, profile=profile
+        ),
     )
     content.refresh_from_db()
     content_services.content_approve(content=content)

@@ -22,8 +22,9 @@ def _published_under_publish_id(owner, brand, profile):  # noqa: F811
     pub = run_due(scheduled(owner, brand, profile, "tiktok"))
     assert pub.status == "processing"
     publish_id = pub.platform_state["publish_id"]
-    Publication.objects.filter(pk=pub.pk).update(status="published", external_id=publish_id,
-                                                 published_at=timezone.now())
+    Publication.objects.filter(pk=pub.pk).update(
+        status="published", external_id=publish_id, published_at=timezone.now()
+    )
     pub.refresh_from_db()
     return pub, publish_id
 
@@ -48,7 +49,9 @@ def test_the_pull_resolves_the_publish_id_to_the_video_id_then_reads_the_metrics
     pub.refresh_from_db()
     assert pub.external_id == post["id"] and post["id"] in pub.url  # recorded by the publishing service
     assert (second.views, second.likes, second.comments, second.shares) == (1200, 90, 7, 3)
-    assert second.engagement == 100 and second.rate_basis == "views" and second.rate == pytest.approx(100 / 12)
+    assert (
+        second.engagement == 100 and second.rate_basis == "views" and second.rate == pytest.approx(100 / 12)
+    )
     assert "views" not in second.unavailable
     assert PostSnapshot.objects.filter(publication=pub, latest=True).get().pk == second.pk
 

@@ -32,8 +32,15 @@ class Receiver:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
                 with receiver.got:
-                    receiver.requests.append({"at": time.time(), "path": self.path, "peer": self.client_address, "headers": {k.lower(): v for k, v in self.headers.items()},
-                                              "body": body})
+                    receiver.requests.append(
+                        {
+                            "at": time.time(),
+                            "path": self.path,
+                            "peer": self.client_address,
+                            "headers": {k.lower(): v for k, v in self.headers.items()},
+                            "body": body,
+                        }
+                    )
                     receiver.got.notify_all()
                 if receiver.delay:
                     receiver.release.wait(receiver.delay)

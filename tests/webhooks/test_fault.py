@@ -28,14 +28,18 @@ def _state(endpoint, events) -> str:
     """Where the undelivered ones are stuck (for the failure message)."""
     from django.db.models import Count
 
-    deliveries = dict(WebhookDelivery.objects.filter(endpoint=endpoint).values_list("status")
-                      .annotate(n=Count("pk")))
-    leased = WebhookDelivery.objects.filter(endpoint=endpoint, leased_until__isnull=False,
-                                            status="pending").count()
+    deliveries = dict(
+        WebhookDelivery.objects.filter(endpoint=endpoint).values_list("status").annotate(n=Count("pk"))
+    )
+    leased = WebhookDelivery.objects.filter(
+        endpoint=endpoint, leased_until__isnull=False, status="pending"
+    ).count()
     undispatched = Event.objects.filter(pk__in=[e.pk for e in events], dispatched_at__isnull=True).count()
     endpoint.refresh_from_db()
-    return (f"deliveries by status {deliveries}, pending with a lease {leased}, events not dispatched "
-            f"{undispatched}, endpoint failing_since={endpoint.failing_since} active={endpoint.active}")
+    return (
+        f"deliveries by status {deliveries}, pending with a lease {leased}, events not dispatched "
+        f"{undispatched}, endpoint failing_since={endpoint.failing_since} active={endpoint.active}"
+    )
 
 
 def test_every_event_is_delivered_despite_a_killed_worker_and_a_redis_restart(settings):
@@ -45,15 +49,24 @@ def test_every_event_is_delivered_despite_a_killed_worker_and_a_redis_restart(se
     with Receiver() as receiver:
         receiver.delay = 0.15  # every answer takes a while: deliveries are in flight when the worker dies
         endpoint = services.webhook_create(organization=org, url=receiver.url, events=["content.published"])
-        cluster = Cluster(workers=2, concurrency=2, beats=1, queues="default,webhooks", env={
-            "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8",
-            "WEBHOOK_TIMEOUT_SECONDS": "3", "WEBHOOK_LEASE_SECONDS": "5",
-        }).start()
+        cluster = Cluster(
+            workers=2,
+            concurrency=2,
+            beats=1,
+            queues="default,webhooks",
+            env={
+                "WEBHOOK_ALLOW_HTTP": "true",
+                "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8",
+                "WEBHOOK_TIMEOUT_SECONDS": "3",
+                "WEBHOOK_LEASE_SECONDS": "5",
+            },
+        ).start()
         try:
             # committed outbox rows whose committing process never dispatched them (it died):
             # the beat's outbox sweep must find them
             events = Event.objects.bulk_create(
-                [Event(organization=org, type="content.published", data={"n": i}) for i in range(N)])
+                [Event(organization=org, type="content.published", data={"n": i}) for i in range(N)]
+            )
             expected = {ids.render(e.pk, "event") for e in events}
             deadline = time.monotonic() + 240
             killed = restarted = False
@@ -74,8 +87,9 @@ def test_every_event_is_delivered_despite_a_killed_worker_and_a_redis_restart(se
         requests = list(receiver.requests)
     got = {r["headers"]["webhook-id"] for r in requests}
     assert killed and restarted and cluster.kills == 1 and cluster.redis_restarts == 1
-    assert expected - got == set(), (f"{len(expected - got)} event(s) never delivered; {_state(endpoint, events)}\n"
-                                     f"{cluster.log_tails()}")
+    assert expected - got == set(), (
+        f"{len(expected - got)} event(s) never delivered; {_state(endpoint, events)}\n{cluster.log_tails()}"
+    )
     assert WebhookDelivery.objects.filter(endpoint=endpoint).count() == N
     assert WebhookDelivery.objects.filter(endpoint=endpoint, status="succeeded").count() == N
     for request in requests:  # every copy, duplicates too, is signed and carries its event's id

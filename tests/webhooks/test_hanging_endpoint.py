@@ -75,14 +75,24 @@ def test_a_hanging_endpoint_holds_one_worker_slot_and_the_healthy_one_gets_every
         stuck = services.webhook_create(organization=org, url=hanging.url, events=["content.published"])
         fine = services.webhook_create(organization=org, url=healthy.url, events=["content.published"])
         # 2 workers x 2 slots: before the bound, the first wave of a burst took all 4
-        cluster = Cluster(workers=2, concurrency=2, beats=1, queues="default,webhooks", env={
-            "WEBHOOK_ALLOW_HTTP": "true", "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8",
-            "WEBHOOK_TIMEOUT_SECONDS": "4", "WEBHOOK_LEASE_SECONDS": "6", "WEBHOOK_ENDPOINT_CONCURRENCY": "4",
-        }).start()
+        cluster = Cluster(
+            workers=2,
+            concurrency=2,
+            beats=1,
+            queues="default,webhooks",
+            env={
+                "WEBHOOK_ALLOW_HTTP": "true",
+                "WEBHOOK_ALLOWED_CIDRS": "127.0.0.0/8",
+                "WEBHOOK_TIMEOUT_SECONDS": "4",
+                "WEBHOOK_LEASE_SECONDS": "6",
+                "WEBHOOK_ENDPOINT_CONCURRENCY": "4",
+            },
+        ).start()
         try:
             # a burst committed at once: the beat's outbox pass fans it out to both endpoints
-            Event.objects.bulk_create([Event(organization=org, type="content.published", data={"n": i})
-                                       for i in range(N)])
+            Event.objects.bulk_create(
+                [Event(organization=org, type="content.published", data={"n": i}) for i in range(N)]
+            )
             deadline = time.monotonic() + 90
             while time.monotonic() < deadline:
                 timed_out = WebhookAttempt.objects.filter(delivery__endpoint=stuck).count()
@@ -100,7 +110,9 @@ def test_a_hanging_endpoint_holds_one_worker_slot_and_the_healthy_one_gets_every
     assert WebhookDelivery.objects.filter(endpoint=fine, status="succeeded").count() == N
 
 
-def test_an_endpoint_not_yet_answering_gets_one_attempt_in_flight_until_it_answers(loopback, monkeypatch, settings):
+def test_an_endpoint_not_yet_answering_gets_one_attempt_in_flight_until_it_answers(
+    loopback, monkeypatch, settings
+):
     """The bound in the claim itself: a fresh endpoint is probed by one attempt; once it has
     answered 2xx, it gets WEBHOOK_ENDPOINT_CONCURRENCY, and drains are kicked to use it."""
     settings.WEBHOOK_ENDPOINT_CONCURRENCY = 4
@@ -109,8 +121,14 @@ def test_an_endpoint_not_yet_answering_gets_one_attempt_in_flight_until_it_answe
     org = organization_get_or_create(name="Probe first")
     endpoint = services.webhook_create(organization=org, url="http://127.0.0.1:9/hook", events=["*"])
     for n in range(3):  # due deliveries, written directly (no task sends them here)
-        WebhookDelivery.objects.create(organization_id=org.pk, endpoint=endpoint, message_id=f"evt_{n:032d}",
-                                       event_type="webhook.test", payload={}, next_attempt_at=services.clock())
+        WebhookDelivery.objects.create(
+            organization_id=org.pk,
+            endpoint=endpoint,
+            message_id=f"evt_{n:032d}",
+            event_type="webhook.test",
+            payload={},
+            next_attempt_at=services.clock(),
+        )
     first = services.delivery_claim(endpoint_id=endpoint.pk)
     assert first is not None
     assert services.delivery_claim(endpoint_id=endpoint.pk) is None  # unproven: one in flight
@@ -119,8 +137,6 @@ def test_an_endpoint_not_yet_answering_gets_one_attempt_in_flight_until_it_answe
     second = services.delivery_claim(endpoint_id=endpoint.pk)
     third = services.delivery_claim(endpoint_id=endpoint.pk)
     assert second is not None and third is not None  # it answered: the healthy bound applies
-
-
 
 
 def test_an_answering_endpoint_with_an_attempt_waiting_too_long_gets_no_second_one(loopback, settings):
@@ -132,23 +148,34 @@ def test_an_answering_endpoint_with_an_attempt_waiting_too_long_gets_no_second_o
     endpoint.answered_at = now
     lease = datetime.timedelta(seconds=services._lease_seconds())
     assert services.endpoint_bound(endpoint, now) == 4
-    assert services.endpoint_bound(endpoint, now, oldest_lease=now + lease - datetime.timedelta(seconds=1)) == 4
-    assert services.endpoint_bound(endpoint, now, oldest_lease=now + lease - datetime.timedelta(seconds=6)) == 1
+    assert (
+        services.endpoint_bound(endpoint, now, oldest_lease=now + lease - datetime.timedelta(seconds=1)) == 4
+    )
+    assert (
+        services.endpoint_bound(endpoint, now, oldest_lease=now + lease - datetime.timedelta(seconds=6)) == 1
+    )
     endpoint.answered_at = now - datetime.timedelta(minutes=11)  # idle: probed again
     assert services.endpoint_bound(endpoint, now) == 1
 
 
 def test_a_failing_endpoints_new_deliveries_wait_for_its_back_off_instead_of_each_costing_an_attempt(
-        loopback, monkeypatch):
+    loopback, monkeypatch
+):
     from apps.events.services import event_record, events_dispatch
 
     org = organization_get_or_create(name="Dead beside")
-    dead = services.webhook_create(organization=org, url="http://127.0.0.1:9/dead", events=["content.published"])
-    alive = services.webhook_create(organization=org, url="http://127.0.0.1:9/alive", events=["content.published"])
+    dead = services.webhook_create(
+        organization=org, url="http://127.0.0.1:9/dead", events=["content.published"]
+    )
+    alive = services.webhook_create(
+        organization=org, url="http://127.0.0.1:9/alive", events=["content.published"]
+    )
     failing_since = services.clock() - datetime.timedelta(minutes=10)
     dead.__class__.objects.filter(pk=dead.pk).update(failing_since=failing_since)
     kicked = []
-    monkeypatch.setattr(services, "task_named", lambda name: type("T", (), {"delay": staticmethod(kicked.append)}))
+    monkeypatch.setattr(
+        services, "task_named", lambda name: type("T", (), {"delay": staticmethod(kicked.append)})
+    )
     before = services.clock()
     events = [event_record(organization=org, type="content.published", data={"n": n}) for n in range(3)]
     events_dispatch(event_ids=[e.pk for e in events])  # (already done after each commit, eagerly here)

@@ -45,7 +45,9 @@ def signed(provider: str, body: bytes, *, ts: int | None = None) -> dict:
     ts = int(time.time()) if ts is None else ts
     if provider == "clerk":
         msg_id = "msg_" + hashlib.sha1(body).hexdigest()[:20]
-        sig = SvixWebhook(CLERK).sign(msg_id, datetime.datetime.fromtimestamp(ts, tz=datetime.UTC), body.decode())
+        sig = SvixWebhook(CLERK).sign(
+            msg_id, datetime.datetime.fromtimestamp(ts, tz=datetime.UTC), body.decode()
+        )
         return {"HTTP_SVIX_ID": msg_id, "HTTP_SVIX_TIMESTAMP": str(ts), "HTTP_SVIX_SIGNATURE": sig}
     if provider == "billing":
         sig = stripe.WebhookSignature._compute_signature(f"{ts}.{body.decode()}", STRIPE)
@@ -65,8 +67,13 @@ BODIES = {
     "billing": {"id": "evt_stripe_1", "type": "customer.subscription.updated", "data": {"object": {}}},
     "workos": {"id": "event_01", "event": "user.created", "data": {}},
     "meta": {"object": "instagram", "entry": [{"id": "1", "time": 1}]},
-    "tiktok": {"client_key": "k", "event": "post.publish.complete", "create_time": 1, "user_openid": "u1",
-               "content": "{\"publish_id\": \"p1\"}"},
+    "tiktok": {
+        "client_key": "k",
+        "event": "post.publish.complete",
+        "create_time": 1,
+        "user_openid": "u1",
+        "content": '{"publish_id": "p1"}',
+    },
 }
 PROVIDERS = list(BODIES)
 STALE = {"meta": False}  # Meta's X-Hub-Signature-256 carries no timestamp
@@ -86,7 +93,10 @@ def test_valid_tampered_stale_missing_and_replayed(provider):
     assert post(client, provider, tampered, headers).status_code == 401
     assert post(client, provider, body, {}).status_code == 400
     if STALE.get(provider, True):
-        assert post(client, provider, body, signed(provider, body, ts=int(time.time()) - 3600)).status_code == 401
+        assert (
+            post(client, provider, body, signed(provider, body, ts=int(time.time()) - 3600)).status_code
+            == 401
+        )
     assert not InboundWebhook.objects.filter(provider=provider).exists()
     first = post(client, provider, body, headers)
     assert first.status_code == 200 and first.json()["status"] == "accepted"
@@ -127,27 +137,51 @@ def test_unknown_provider_404_and_unconfigured_503(settings):
 @pytest.mark.django_db
 def test_meta_get_verification():
     c = Client()
-    ok = c.get("/webhook/meta", {"hub.mode": "subscribe", "hub.verify_token": "verify-me", "hub.challenge": "42"})
+    ok = c.get(
+        "/webhook/meta", {"hub.mode": "subscribe", "hub.verify_token": "verify-me", "hub.challenge": "42"}
+    )
     assert ok.status_code == 200 and ok.content == b"42"
-    assert c.get("/webhook/meta", {"hub.mode": "subscribe", "hub.verify_token": "nope", "hub.challenge": "42"}).status_code == 403
+    assert (
+        c.get(
+            "/webhook/meta", {"hub.mode": "subscribe", "hub.verify_token": "nope", "hub.challenge": "42"}
+        ).status_code
+        == 403
+    )
 
 
 def _signed_request(payload: dict, secret: str = META) -> str:
     enc = base64.urlsafe_b64encode(json.dumps(payload).encode()).decode().rstrip("=")
-    sig = base64.urlsafe_b64encode(hmac.new(secret.encode(), enc.encode(), hashlib.sha256).digest()).decode().rstrip("=")
+    sig = (
+        base64.urlsafe_b64encode(hmac.new(secret.encode(), enc.encode(), hashlib.sha256).digest())
+        .decode()
+        .rstrip("=")
+    )
     return f"{sig}.{enc}"
 
 
 @pytest.mark.django_db
 def test_meta_data_deletion_disconnects_and_answers_a_status_page(owner):
-    profile = ProfileFactory(organization=owner.org, platform="instagram", external_id="1789",
-                             access_token_enc="tok", refresh_token_enc="ref")
+    profile = ProfileFactory(
+        organization=owner.org,
+        platform="instagram",
+        external_id="1789",
+        access_token_enc="tok",
+        refresh_token_enc="ref",
+    )
     c = Client()
-    bad = c.post("/webhook/meta/data-deletion", {"signed_request": _signed_request({"algorithm": "HMAC-SHA256",
-                                                                                   "user_id": "1789"}, "wrong")})
+    bad = c.post(
+        "/webhook/meta/data-deletion",
+        {"signed_request": _signed_request({"algorithm": "HMAC-SHA256", "user_id": "1789"}, "wrong")},
+    )
     assert bad.status_code == 401
-    r = c.post("/webhook/meta/data-deletion", {"signed_request": _signed_request(
-        {"algorithm": "HMAC-SHA256", "user_id": "1789", "issued_at": 1700000000})})
+    r = c.post(
+        "/webhook/meta/data-deletion",
+        {
+            "signed_request": _signed_request(
+                {"algorithm": "HMAC-SHA256", "user_id": "1789", "issued_at": 1700000000}
+            )
+        },
+    )
     assert r.status_code == 200
     body = r.json()
     assert set(body) == {"url", "confirmation_code"}
@@ -155,16 +189,31 @@ def test_meta_data_deletion_disconnects_and_answers_a_status_page(owner):
     assert not profile.connected and profile.access_token_enc == "" and profile.refresh_token_enc == ""
     page = c.get("/webhook/meta/deletion/" + body["confirmation_code"])
     assert page.status_code == 200 and b"1 connected profile" in page.content
-    deauth = c.post("/webhook/meta/deauthorize", {"signed_request": _signed_request(
-        {"algorithm": "HMAC-SHA256", "user_id": "1789", "issued_at": 1700000001})})
+    deauth = c.post(
+        "/webhook/meta/deauthorize",
+        {
+            "signed_request": _signed_request(
+                {"algorithm": "HMAC-SHA256", "user_id": "1789", "issued_at": 1700000001}
+            )
+        },
+    )
     assert deauth.status_code == 200 and deauth.json()["status"] == "accepted"
 
 
 @pytest.mark.django_db
 def test_tiktok_authorization_removed_disconnects_the_profile(owner, django_capture_on_commit_callbacks):
-    profile = ProfileFactory(organization=owner.org, platform="tiktok", external_id="open-1", access_token_enc="tok")
-    body = json.dumps({"client_key": "k", "event": "authorization.removed", "create_time": 1,
-                       "user_openid": "open-1", "content": "{}"}).encode()
+    profile = ProfileFactory(
+        organization=owner.org, platform="tiktok", external_id="open-1", access_token_enc="tok"
+    )
+    body = json.dumps(
+        {
+            "client_key": "k",
+            "event": "authorization.removed",
+            "create_time": 1,
+            "user_openid": "open-1",
+            "content": "{}",
+        }
+    ).encode()
     with django_capture_on_commit_callbacks(execute=True):  # its effect runs in a task after the commit
         assert post(Client(), "tiktok", body, signed("tiktok", body)).status_code == 200
     profile.refresh_from_db()

@@ -55,11 +55,15 @@ def send(provider: str, payload: dict, client: Client | None = None):
     ts = int(time.time())
     if provider == "clerk":
         msg_id = "msg_" + uuid.uuid4().hex
-        sig = SvixWebhook(CLERK).sign(msg_id, datetime.datetime.fromtimestamp(ts, tz=datetime.UTC), body.decode())
+        sig = SvixWebhook(CLERK).sign(
+            msg_id, datetime.datetime.fromtimestamp(ts, tz=datetime.UTC), body.decode()
+        )
         headers = {"HTTP_SVIX_ID": msg_id, "HTTP_SVIX_TIMESTAMP": str(ts), "HTTP_SVIX_SIGNATURE": sig}
     elif provider == "billing":
         header = stripe.WebhookSignature.generate_signature_header(body.decode(), STRIPE)
-        assert stripe.Webhook.construct_event(body.decode(), header, STRIPE).type == payload["type"]  # Stripe's own check
+        assert (
+            stripe.Webhook.construct_event(body.decode(), header, STRIPE).type == payload["type"]
+        )  # Stripe's own check
         headers = {"HTTP_STRIPE_SIGNATURE": header}
     elif provider == "workos":
         ms = ts * 1000
@@ -73,10 +77,14 @@ def send(provider: str, payload: dict, client: Client | None = None):
         mac = hmac.new(TIKTOK.encode(), f"{ts}.".encode() + body, hashlib.sha256).hexdigest()
         headers = {"HTTP_TIKTOK_SIGNATURE": f"t={ts},s={mac}"}
     elif provider == "meta":  # X-Hub-Signature-256: hex HMAC-SHA256 of the raw body with the app secret
-        headers = {"HTTP_X_HUB_SIGNATURE_256": "sha256=" + hmac.new(META.encode(), body, hashlib.sha256).hexdigest()}
+        headers = {
+            "HTTP_X_HUB_SIGNATURE_256": "sha256=" + hmac.new(META.encode(), body, hashlib.sha256).hexdigest()
+        }
     else:
         raise AssertionError(provider)
-    return (client or Client()).post(f"/webhook/{provider}", data=body, content_type="application/json", **headers)
+    return (client or Client()).post(
+        f"/webhook/{provider}", data=body, content_type="application/json", **headers
+    )
 
 
 def deliver(capture, provider: str, payload: dict) -> InboundWebhook:
@@ -90,26 +98,53 @@ def deliver(capture, provider: str, payload: dict) -> InboundWebhook:
 
 # --- Clerk ---------------------------------------------------------------------------------------
 
+
 def clerk_membership(kind: str, role: str, org_id="org_2clerk", user_id="user_2alice") -> dict:
-    return {"type": f"organizationMembership.{kind}", "object": "event", "data": {
-        "id": "orgmem_1", "role": role, "organization": {"id": org_id, "name": "Clerk Co", "slug": "clerk-co"},
-        "public_user_data": {"user_id": user_id, "identifier": "alice@example.com"}}}
+    return {
+        "type": f"organizationMembership.{kind}",
+        "object": "event",
+        "data": {
+            "id": "orgmem_1",
+            "role": role,
+            "organization": {"id": org_id, "name": "Clerk Co", "slug": "clerk-co"},
+            "public_user_data": {"user_id": user_id, "identifier": "alice@example.com"},
+        },
+    }
 
 
 @pytest.mark.django_db
-def test_clerk_events_create_update_and_delete_organizations_users_and_memberships(django_capture_on_commit_callbacks):
+def test_clerk_events_create_update_and_delete_organizations_users_and_memberships(
+    django_capture_on_commit_callbacks,
+):
     capture = django_capture_on_commit_callbacks
-    record = deliver(capture, "clerk", {"type": "organization.created", "data": {"id": "org_2clerk", "name": "Clerk Co"}})
+    record = deliver(
+        capture, "clerk", {"type": "organization.created", "data": {"id": "org_2clerk", "name": "Clerk Co"}}
+    )
     assert record.processed_at is not None and record.outcome == "applied"
     org = Organization.objects.get(external_id="org_2clerk")
     from apps.brands.models import Brand
 
-    assert org.name == "Clerk Co" and Brand.objects.filter(organization=org).exists()  # with its default brand
+    assert (
+        org.name == "Clerk Co" and Brand.objects.filter(organization=org).exists()
+    )  # with its default brand
 
-    deliver(capture, "clerk", {"type": "user.created", "data": {
-        "id": "user_2alice", "first_name": "Alice", "last_name": "A", "primary_email_address_id": "idn_2",
-        "email_addresses": [{"id": "idn_1", "email_address": "old@example.com"},
-                            {"id": "idn_2", "email_address": "alice@example.com"}]}})
+    deliver(
+        capture,
+        "clerk",
+        {
+            "type": "user.created",
+            "data": {
+                "id": "user_2alice",
+                "first_name": "Alice",
+                "last_name": "A",
+                "primary_email_address_id": "idn_2",
+                "email_addresses": [
+                    {"id": "idn_1", "email_address": "old@example.com"},
+                    {"id": "idn_2", "email_address": "alice@example.com"},
+                ],
+            },
+        },
+    )
     alice = User.objects.get(username="idp:user_2alice")
     assert (alice.email, alice.first_name) == ("alice@example.com", "Alice")
 
@@ -120,7 +155,11 @@ def test_clerk_events_create_update_and_delete_organizations_users_and_membershi
     deliver(capture, "clerk", clerk_membership("updated", "org:editor"))
     assert Membership.objects.get(organization=org, user=alice).role == "editor"
 
-    deliver(capture, "clerk", {"type": "organization.updated", "data": {"id": "org_2clerk", "name": "Clerk Company"}})
+    deliver(
+        capture,
+        "clerk",
+        {"type": "organization.updated", "data": {"id": "org_2clerk", "name": "Clerk Company"}},
+    )
     org.refresh_from_db()
     assert org.name == "Clerk Company"
 
@@ -134,15 +173,27 @@ def test_clerk_events_create_update_and_delete_organizations_users_and_membershi
 
 
 @pytest.mark.django_db
-def test_a_membership_before_its_organization_creates_both_and_unknown_types_are_ignored(django_capture_on_commit_callbacks):
+def test_a_membership_before_its_organization_creates_both_and_unknown_types_are_ignored(
+    django_capture_on_commit_callbacks,
+):
     capture = django_capture_on_commit_callbacks
-    deliver(capture, "clerk", clerk_membership("created", "org:admin", org_id="org_early", user_id="user_early"))
-    membership = Membership.objects.select_related("organization", "user").get(organization__external_id="org_early")
-    assert (membership.organization.name, membership.user.username, membership.role) == ("Clerk Co", "idp:user_early", "admin")
+    deliver(
+        capture, "clerk", clerk_membership("created", "org:admin", org_id="org_early", user_id="user_early")
+    )
+    membership = Membership.objects.select_related("organization", "user").get(
+        organization__external_id="org_early"
+    )
+    assert (membership.organization.name, membership.user.username, membership.role) == (
+        "Clerk Co",
+        "idp:user_early",
+        "admin",
+    )
     assert membership.user.email == "alice@example.com"
     record = deliver(capture, "clerk", {"type": "session.created", "data": {"id": "sess_1"}})
     assert record.outcome == "ignored"
-    broken = deliver(capture, "clerk", {"type": "organizationMembership.created", "data": {"role": "org:admin"}})
+    broken = deliver(
+        capture, "clerk", {"type": "organizationMembership.created", "data": {"role": "org:admin"}}
+    )
     assert broken.processed_at is not None and broken.outcome.startswith("malformed payload")
 
 
@@ -152,20 +203,50 @@ WHEN = "2026-11-25T12:00:00.000Z"
 
 
 def workos_user(user_id="user_01B", email="bob@example.com", **extra) -> dict:
-    return {"object": "user", "id": user_id, "email": email, "email_verified": True, "first_name": "Bob",
-            "last_name": "B", "profile_picture_url": None, "last_sign_in_at": None, "external_id": None,
-            "metadata": {}, "created_at": WHEN, "updated_at": WHEN, **extra}
+    return {
+        "object": "user",
+        "id": user_id,
+        "email": email,
+        "email_verified": True,
+        "first_name": "Bob",
+        "last_name": "B",
+        "profile_picture_url": None,
+        "last_sign_in_at": None,
+        "external_id": None,
+        "metadata": {},
+        "created_at": WHEN,
+        "updated_at": WHEN,
+        **extra,
+    }
 
 
 def workos_org(org_id="org_01W", name="WorkOS Co") -> dict:
-    return {"object": "organization", "id": org_id, "name": name, "domains": [], "metadata": {}, "external_id": None,
-            "allow_profiles_outside_organization": False, "created_at": WHEN, "updated_at": WHEN}
+    return {
+        "object": "organization",
+        "id": org_id,
+        "name": name,
+        "domains": [],
+        "metadata": {},
+        "external_id": None,
+        "allow_profiles_outside_organization": False,
+        "created_at": WHEN,
+        "updated_at": WHEN,
+    }
 
 
 def workos_membership(role="admin", status="active") -> dict:
-    return {"object": "organization_membership", "id": "om_01", "user_id": "user_01B", "organization_id": "org_01W",
-            "status": status, "role": {"slug": role}, "custom_attributes": {}, "directory_managed": False,
-            "created_at": WHEN, "updated_at": WHEN}
+    return {
+        "object": "organization_membership",
+        "id": "om_01",
+        "user_id": "user_01B",
+        "organization_id": "org_01W",
+        "status": status,
+        "role": {"slug": role},
+        "custom_attributes": {},
+        "directory_managed": False,
+        "created_at": WHEN,
+        "updated_at": WHEN,
+    }
 
 
 @pytest.mark.django_db
@@ -173,7 +254,13 @@ def test_workos_events_sync_the_same_way(django_capture_on_commit_callbacks):
     capture = django_capture_on_commit_callbacks
 
     def event(kind, data):
-        return {"object": "event", "id": f"event_{uuid.uuid4().hex}", "event": kind, "data": data, "created_at": WHEN}
+        return {
+            "object": "event",
+            "id": f"event_{uuid.uuid4().hex}",
+            "event": kind,
+            "data": data,
+            "created_at": WHEN,
+        }
 
     deliver(capture, "workos", event("organization.created", workos_org()))
     deliver(capture, "workos", event("user.created", workos_user()))
@@ -204,17 +291,37 @@ def test_workos_events_sync_the_same_way(django_capture_on_commit_callbacks):
 
 # --- billing ------------------------------------------------------------------------------------
 
-def subscription_event(kind: str, org, *, status="active", lookup_key="pro", created=None, customer="cus_123") -> dict:
-    return {"id": f"evt_{uuid.uuid4().hex[:24]}", "object": "event", "type": f"customer.subscription.{kind}",
-            "created": created or int(time.time()), "data": {"object": {
-                "id": "sub_123", "object": "subscription", "customer": customer, "status": status,
+
+def subscription_event(
+    kind: str, org, *, status="active", lookup_key="pro", created=None, customer="cus_123"
+) -> dict:
+    return {
+        "id": f"evt_{uuid.uuid4().hex[:24]}",
+        "object": "event",
+        "type": f"customer.subscription.{kind}",
+        "created": created or int(time.time()),
+        "data": {
+            "object": {
+                "id": "sub_123",
+                "object": "subscription",
+                "customer": customer,
+                "status": status,
                 "metadata": {"organizationId": f"org_{org.pk.hex}"} if org is not None else {},
-                "items": {"object": "list", "data": [{"id": "si_1", "price": {
-                    "id": "price_abc", "lookup_key": lookup_key, "metadata": {}}}]}}}}
+                "items": {
+                    "object": "list",
+                    "data": [
+                        {"id": "si_1", "price": {"id": "price_abc", "lookup_key": lookup_key, "metadata": {}}}
+                    ],
+                },
+            }
+        },
+    }
 
 
 @pytest.mark.django_db
-def test_subscriptions_set_the_plan_in_order_and_cancel_falls_back(owner, django_capture_on_commit_callbacks, settings):
+def test_subscriptions_set_the_plan_in_order_and_cancel_falls_back(
+    owner, django_capture_on_commit_callbacks, settings
+):
     capture = django_capture_on_commit_callbacks
     org = owner.org
     now = int(time.time())
@@ -222,7 +329,11 @@ def test_subscriptions_set_the_plan_in_order_and_cancel_falls_back(owner, django
     assert record.outcome == "plan pro"
     org.refresh_from_db()
     assert (org.plan, org.billing_status, org.billing_customer_id, org.billing_subscription_id) == (
-        "pro", "active", "cus_123", "sub_123")
+        "pro",
+        "active",
+        "cus_123",
+        "sub_123",
+    )
 
     # a later event names the customer only (no metadata): found through the customer id
     settings.STRIPE_PRICE_PLANS = {"price_abc": "business"}
@@ -240,15 +351,26 @@ def test_subscriptions_set_the_plan_in_order_and_cancel_falls_back(owner, django
 
 
 @pytest.mark.django_db
-def test_plan_limits_refuse_with_a_clear_403_or_429_naming_the_limit(owner, settings, django_capture_on_commit_callbacks):
+def test_plan_limits_refuse_with_a_clear_403_or_429_naming_the_limit(
+    owner, settings, django_capture_on_commit_callbacks
+):
     from apps.content.models import Content, GenerationMode
 
     settings.PLANS = {"tiny": {"generationsPerMonth": 2, "profiles": 1, "requestsPerMinute": 6}}
-    deliver(django_capture_on_commit_callbacks, "billing", subscription_event("created", owner.org, lookup_key="tiny"))
+    deliver(
+        django_capture_on_commit_callbacks,
+        "billing",
+        subscription_event("created", owner.org, lookup_key="tiny"),
+    )
     profile = ProfileFactory(organization=owner.org, platform="instagram")
     for _ in range(2):
-        Content.objects.create(organization=owner.org, brand=profile.brand, platforms=["instagram"], prompt="x",
-                               generation_mode=GenerationMode.PROMPT)
+        Content.objects.create(
+            organization=owner.org,
+            brand=profile.brand,
+            platforms=["instagram"],
+            prompt="x",
+            generation_mode=GenerationMode.PROMPT,
+        )
     Content.objects.filter(organization=owner.org).update(created_at=timezone.now())
     body = {"prompt": "One more", "platforms": ["instagram"]}
     refused = owner.client().post("/v1/content/generate", body, format="json")
@@ -256,8 +378,16 @@ def test_plan_limits_refuse_with_a_clear_403_or_429_naming_the_limit(owner, sett
     error = refused.json()["error"]
     assert error["code"] == "AUTHORIZATION_ERROR" and "tiny plan allows 2" in error["message"]
     assert error["details"] == {"limit": "generationsPerMonth", "plan": "tiny", "allowed": 2, "used": 2}
-    b = owner.client().post("/api/content", {"socialProfileId": str(profile.pk), "platform": "instagram",
-                                             "prompt": "One more", "generationMode": "prompt_based"}, format="json")
+    b = owner.client().post(
+        "/api/content",
+        {
+            "socialProfileId": str(profile.pk),
+            "platform": "instagram",
+            "prompt": "One more",
+            "generationMode": "prompt_based",
+        },
+        format="json",
+    )
     assert b.status_code == 403 and b.json()["details"]["limit"] == "generationsPerMonth"
     assert Content.objects.filter(organization=owner.org).count() == 2
 
@@ -269,8 +399,14 @@ def test_plan_limits_refuse_with_a_clear_403_or_429_naming_the_limit(owner, sett
 
     owner.org.refresh_from_db()  # the billing task changed it
     with pytest.raises(PlanLimitExceeded) as exc:
-        profile_connect(organization=owner.org, platform="x", account=AccountInfo(external_id="x-1", username="x1", display_name="", picture_url="", followers=0),
-                        tokens=TokenSet(access_token="t"))
+        profile_connect(
+            organization=owner.org,
+            platform="x",
+            account=AccountInfo(
+                external_id="x-1", username="x1", display_name="", picture_url="", followers=0
+            ),
+            tokens=TokenSet(access_token="t"),
+        )
     assert exc.value.details["limit"] == "profiles"
 
     # requests per minute of the plan, in place of the global figure
@@ -283,29 +419,61 @@ def test_plan_limits_refuse_with_a_clear_403_or_429_naming_the_limit(owner, sett
 
 # --- TikTok -------------------------------------------------------------------------------------
 
+
 def tiktok_event(event: str, content: dict, openid="open-77") -> dict:
-    return {"client_key": "k", "event": event, "create_time": int(time.time()), "user_openid": openid,
-            "content": json.dumps(content)}
+    return {
+        "client_key": "k",
+        "event": event,
+        "create_time": int(time.time()),
+        "user_openid": openid,
+        "content": json.dumps(content),
+    }
 
 
 @pytest.fixture
 def pending_tiktok(owner):
     """A TikTok post accepted but still in moderation: the publisher kept its publish_id."""
-    profile = ProfileFactory(organization=owner.org, platform="tiktok", external_id="open-77", username="roastery")
-    content = make_content(owner.org, brand=profile.brand, status="published", image=False, platforms=("tiktok",))
+    profile = ProfileFactory(
+        organization=owner.org, platform="tiktok", external_id="open-77", username="roastery"
+    )
+    content = make_content(
+        owner.org, brand=profile.brand, status="published", image=False, platforms=("tiktok",)
+    )
     now = timezone.now()
-    return Publication.objects.create(organization=owner.org, content=content, profile=profile, platform="tiktok",
-                                      scheduled_for=now, due_at=now, status="published", published_at=now,
-                                      external_id="v_pub_file~v2-1.123")
+    return Publication.objects.create(
+        organization=owner.org,
+        content=content,
+        profile=profile,
+        platform="tiktok",
+        scheduled_for=now,
+        due_at=now,
+        status="published",
+        published_at=now,
+        external_id="v_pub_file~v2-1.123",
+    )
 
 
 @pytest.mark.django_db
-def test_tiktok_publicly_available_records_the_video_id_and_url(pending_tiktok, django_capture_on_commit_callbacks):
+def test_tiktok_publicly_available_records_the_video_id_and_url(
+    pending_tiktok, django_capture_on_commit_callbacks
+):
     capture = django_capture_on_commit_callbacks
-    record = deliver(capture, "tiktok", tiktok_event("post.publish.complete", {"publish_id": "v_pub_file~v2-1.123"}))
+    record = deliver(
+        capture, "tiktok", tiktok_event("post.publish.complete", {"publish_id": "v_pub_file~v2-1.123"})
+    )
     assert record.outcome == f"publication {pending_tiktok.pk}"
-    deliver(capture, "tiktok", tiktok_event("post.publish.publicly_available", {
-        "publish_id": "v_pub_file~v2-1.123", "post_id": "7311111111111111111", "publish_type": "DIRECT_PUBLISH"}))
+    deliver(
+        capture,
+        "tiktok",
+        tiktok_event(
+            "post.publish.publicly_available",
+            {
+                "publish_id": "v_pub_file~v2-1.123",
+                "post_id": "7311111111111111111",
+                "publish_type": "DIRECT_PUBLISH",
+            },
+        ),
+    )
     pending_tiktok.refresh_from_db()
     assert pending_tiktok.external_id == "7311111111111111111"
     assert pending_tiktok.url == "https://www.tiktok.com/@roastery/video/7311111111111111111"
@@ -316,8 +484,14 @@ def test_tiktok_publicly_available_records_the_video_id_and_url(pending_tiktok, 
 
 @pytest.mark.django_db(transaction=True)
 def test_tiktok_failed_ten_times_at_once_fails_the_publication_once(pending_tiktok):
-    payload = tiktok_event("post.publish.failed", {"publish_id": "v_pub_file~v2-1.123", "reason": "spam_risk_too_many_posts",
-                                                   "publish_type": "DIRECT_PUBLISH"})
+    payload = tiktok_event(
+        "post.publish.failed",
+        {
+            "publish_id": "v_pub_file~v2-1.123",
+            "reason": "spam_risk_too_many_posts",
+            "publish_type": "DIRECT_PUBLISH",
+        },
+    )
     body = json.dumps(payload).encode()
     ts = int(time.time())
     header = f"t={ts},s={hmac.new(TIKTOK.encode(), f'{ts}.'.encode() + body, hashlib.sha256).hexdigest()}"
@@ -326,8 +500,16 @@ def test_tiktok_failed_ten_times_at_once_fails_the_publication_once(pending_tikt
         from django.db import connection
 
         try:  # the task runs eagerly after each request's commit
-            return Client().post("/webhook/tiktok", data=body, content_type="application/json",
-                                 HTTP_TIKTOK_SIGNATURE=header).json()["status"]
+            return (
+                Client()
+                .post(
+                    "/webhook/tiktok",
+                    data=body,
+                    content_type="application/json",
+                    HTTP_TIKTOK_SIGNATURE=header,
+                )
+                .json()["status"]
+            )
         finally:
             connection.close()
 
@@ -342,11 +524,22 @@ def test_tiktok_failed_ten_times_at_once_fails_the_publication_once(pending_tikt
 
 
 @pytest.mark.django_db
-def test_tiktok_failed_after_the_post_was_marked_published_fails_the_content(owner, pending_tiktok,
-                                                                            django_capture_on_commit_callbacks):
+def test_tiktok_failed_after_the_post_was_marked_published_fails_the_content(
+    owner, pending_tiktok, django_capture_on_commit_callbacks
+):
     content = pending_tiktok.content
-    record = deliver(django_capture_on_commit_callbacks, "tiktok", tiktok_event("post.publish.failed", {
-        "publish_id": "v_pub_file~v2-1.123", "reason": "picture_size_check_failed", "publish_type": "DIRECT_PUBLISH"}))
+    record = deliver(
+        django_capture_on_commit_callbacks,
+        "tiktok",
+        tiktok_event(
+            "post.publish.failed",
+            {
+                "publish_id": "v_pub_file~v2-1.123",
+                "reason": "picture_size_check_failed",
+                "publish_type": "DIRECT_PUBLISH",
+            },
+        ),
+    )
     assert record.outcome == f"publication {pending_tiktok.pk}"
     pending_tiktok.refresh_from_db()
     content.refresh_from_db()
@@ -361,47 +554,119 @@ def test_tiktok_failed_after_the_post_was_marked_published_fails_the_content(own
 
 @pytest.mark.django_db
 def test_tiktok_failed_after_published_leaves_content_published_elsewhere_published(
-        pending_tiktok, django_capture_on_commit_callbacks):
+    pending_tiktok, django_capture_on_commit_callbacks
+):
     content = pending_tiktok.content
     x = ProfileFactory(organization=content.organization, brand=content.brand, platform="x")
     now = timezone.now()
-    Publication.objects.create(organization=content.organization, content=content, profile=x, platform="x",
-                               scheduled_for=now, due_at=now, status="published", published_at=now, external_id="1")
-    deliver(django_capture_on_commit_callbacks, "tiktok", tiktok_event("post.publish.failed", {
-        "publish_id": "v_pub_file~v2-1.123", "reason": "spam_risk_user_banned_from_posting"}))
+    Publication.objects.create(
+        organization=content.organization,
+        content=content,
+        profile=x,
+        platform="x",
+        scheduled_for=now,
+        due_at=now,
+        status="published",
+        published_at=now,
+        external_id="1",
+    )
+    deliver(
+        django_capture_on_commit_callbacks,
+        "tiktok",
+        tiktok_event(
+            "post.publish.failed",
+            {"publish_id": "v_pub_file~v2-1.123", "reason": "spam_risk_user_banned_from_posting"},
+        ),
+    )
     pending_tiktok.refresh_from_db()
     content.refresh_from_db()
     assert pending_tiktok.status == "failed" and content.status == "published"
     assert not Event.objects.filter(type="content.failed").exists()
-    assert Event.objects.filter(type="publication.failed", data__publicationId=str(pending_tiktok.pk)).count() == 1
+    assert (
+        Event.objects.filter(type="publication.failed", data__publicationId=str(pending_tiktok.pk)).count()
+        == 1
+    )
 
 
 # --- Meta -----------------------------------------------------------------------------------------
+
 
 def meta_comment(platform: str, post_id: str, comment_id: str = "17865799348089039") -> dict:
     """A notification as Meta sends it (its webhook reference and examples) for a comment,
     reaction or reply on a post of an app user."""
     if platform == "instagram":
-        return {"object": "instagram", "entry": [{"id": "17841405822304914", "time": int(time.time()), "changes": [
-            {"field": "comments", "value": {"id": comment_id, "from": {"id": "232323", "username": "fan"},
-                                            "text": "Love it", "media": {"id": post_id,
-                                                                         "media_product_type": "FEED"}}}]}]}
+        return {
+            "object": "instagram",
+            "entry": [
+                {
+                    "id": "17841405822304914",
+                    "time": int(time.time()),
+                    "changes": [
+                        {
+                            "field": "comments",
+                            "value": {
+                                "id": comment_id,
+                                "from": {"id": "232323", "username": "fan"},
+                                "text": "Love it",
+                                "media": {"id": post_id, "media_product_type": "FEED"},
+                            },
+                        }
+                    ],
+                }
+            ],
+        }
     if platform == "facebook":
-        return {"object": "page", "entry": [{"id": "1234567890", "time": int(time.time()), "changes": [
-            {"field": "feed", "value": {"item": "comment", "verb": "add", "post_id": post_id,
-                                        "comment_id": f"{post_id}_{comment_id}", "message": "Nice",
-                                        "from": {"id": "55", "name": "A fan"}, "created_time": int(time.time())}}]}]}
-    return {"app_id": "123456", "topic": "moderate", "target_id": "78901", "time": int(time.time()),
-            "subscription_id": "234567", "has_uid_field": False, "values": {"field": "replies", "value": {
-                "id": comment_id, "username": "fan", "text": "Reply", "media_type": "TEXT_POST",
-                "replied_to": {"id": post_id}, "root_post": {"id": post_id, "owner_id": "78901", "username": "us"},
-                "shortcode": "Pp", "timestamp": "2026-11-25T10:33:16+0000"}}}
+        return {
+            "object": "page",
+            "entry": [
+                {
+                    "id": "1234567890",
+                    "time": int(time.time()),
+                    "changes": [
+                        {
+                            "field": "feed",
+                            "value": {
+                                "item": "comment",
+                                "verb": "add",
+                                "post_id": post_id,
+                                "comment_id": f"{post_id}_{comment_id}",
+                                "message": "Nice",
+                                "from": {"id": "55", "name": "A fan"},
+                                "created_time": int(time.time()),
+                            },
+                        }
+                    ],
+                }
+            ],
+        }
+    return {
+        "app_id": "123456",
+        "topic": "moderate",
+        "target_id": "78901",
+        "time": int(time.time()),
+        "subscription_id": "234567",
+        "has_uid_field": False,
+        "values": {
+            "field": "replies",
+            "value": {
+                "id": comment_id,
+                "username": "fan",
+                "text": "Reply",
+                "media_type": "TEXT_POST",
+                "replied_to": {"id": post_id},
+                "root_post": {"id": post_id, "owner_id": "78901", "username": "us"},
+                "shortcode": "Pp",
+                "timestamp": "2026-11-25T10:33:16+0000",
+            },
+        },
+    }
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("platform", ["instagram", "facebook", "threads"])
-def test_meta_comments_and_replies_pull_the_posts_metrics_once_per_window(owner, platform,
-                                                                          django_capture_on_commit_callbacks):
+def test_meta_comments_and_replies_pull_the_posts_metrics_once_per_window(
+    owner, platform, django_capture_on_commit_callbacks
+):
     from apps.analytics.models import PostSnapshot
     from tests.analytics.test_collection import sandbox_post
 
@@ -421,11 +686,29 @@ def test_meta_comments_and_replies_pull_the_posts_metrics_once_per_window(owner,
 
 @pytest.mark.django_db
 def test_meta_notifications_that_concern_no_post_are_recorded_and_ignored(django_capture_on_commit_callbacks):
-    mention = {"object": "instagram", "entry": [{"id": "1784", "time": int(time.time()), "changes": [
-        {"field": "mentions", "value": {"media_id": "999", "comment_id": "111"}}]}]}
+    mention = {
+        "object": "instagram",
+        "entry": [
+            {
+                "id": "1784",
+                "time": int(time.time()),
+                "changes": [{"field": "mentions", "value": {"media_id": "999", "comment_id": "111"}}],
+            }
+        ],
+    }
     assert deliver(django_capture_on_commit_callbacks, "meta", mention).outcome == "ignored"
-    removed = {"object": "page", "entry": [{"id": "1", "time": 1, "changes": [
-        {"field": "feed", "value": {"item": "comment", "verb": "remove", "post_id": "1_2"}}]}]}
+    removed = {
+        "object": "page",
+        "entry": [
+            {
+                "id": "1",
+                "time": 1,
+                "changes": [
+                    {"field": "feed", "value": {"item": "comment", "verb": "remove", "post_id": "1_2"}}
+                ],
+            }
+        ],
+    }
     assert deliver(django_capture_on_commit_callbacks, "meta", removed).outcome == "ignored"
 
 
@@ -446,8 +729,14 @@ def test_a_record_whose_task_was_lost_is_applied_by_the_sweep_once(owner):
 
 @pytest.mark.django_db
 def test_tiktok_authorization_removed_emits_profile_disconnected(owner, django_capture_on_commit_callbacks):
-    profile = ProfileFactory(organization=owner.org, platform="tiktok", external_id="open-9", access_token_enc="tok")
-    record = deliver(django_capture_on_commit_callbacks, "tiktok", tiktok_event("authorization.removed", {}, openid="open-9"))
+    profile = ProfileFactory(
+        organization=owner.org, platform="tiktok", external_id="open-9", access_token_enc="tok"
+    )
+    record = deliver(
+        django_capture_on_commit_callbacks,
+        "tiktok",
+        tiktok_event("authorization.removed", {}, openid="open-9"),
+    )
     assert record.outcome == "1 profile(s) disconnected"
     profile.refresh_from_db()
     assert not profile.connected and profile.token_status == "revoked"
@@ -464,11 +753,23 @@ def test_applied_inbound_records_are_pruned_after_the_log_days_but_meta_deletion
     from apps.webhooks.services import inbound_prune
 
     old = timezone.now() - datetime.timedelta(days=31)
-    for provider, event_id, processed in (("clerk", "msg_old", True), ("clerk", "msg_pending", False),
-                                          ("meta", "deletion:abc", True), ("tiktok", "tt_new", True)):
-        record = InboundWebhook.objects.create(provider=provider, event_id=event_id, payload={},
-                                               processed_at=timezone.now() if processed else None)
+    for provider, event_id, processed in (
+        ("clerk", "msg_old", True),
+        ("clerk", "msg_pending", False),
+        ("meta", "deletion:abc", True),
+        ("tiktok", "tt_new", True),
+    ):
+        record = InboundWebhook.objects.create(
+            provider=provider,
+            event_id=event_id,
+            payload={},
+            processed_at=timezone.now() if processed else None,
+        )
         if event_id != "tt_new":
             InboundWebhook.objects.filter(pk=record.pk).update(received_at=old)
     assert inbound_prune() == 1
-    assert set(InboundWebhook.objects.values_list("event_id", flat=True)) == {"msg_pending", "deletion:abc", "tt_new"}
+    assert set(InboundWebhook.objects.values_list("event_id", flat=True)) == {
+        "msg_pending",
+        "deletion:abc",
+        "tt_new",
+    }

@@ -33,7 +33,9 @@ def test_an_effect_that_met_an_unreachable_service_is_tried_again(monkeypatch):
 
     monkeypatch.setitem(inbound_effects.HANDLERS, "flaky", effect)
     InboundWebhook.objects.create(provider="flaky", event_id="evt_1", payload={"n": 1})
-    result = process_inbound.apply(args=["flaky", "evt_1"], throw=False)  # (throw: eager retries would raise Retry)
+    result = process_inbound.apply(
+        args=["flaky", "evt_1"], throw=False
+    )  # (throw: eager retries would raise Retry)
     assert result.successful()
     record = InboundWebhook.objects.get(provider="flaky", event_id="evt_1")
     assert (len(calls), record.outcome) == (2, "applied") and record.processed_at is not None

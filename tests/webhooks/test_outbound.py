@@ -29,6 +29,7 @@ def _attempt(delivery):
 
 # --- registration -------------------------------------------------------------------------
 
+
 def test_create_shows_secret_once_and_lists_without_it(owner, viewer, loopback):
     r = _create(owner, "http://127.0.0.1:9/hook", ["content.published", "content.failed"])
     assert r.status_code == 201, r.content
@@ -62,7 +63,9 @@ def test_unknown_event_and_bad_secret_are_400(owner, loopback):
 
 def test_update_delete_and_other_org_is_404(owner, outsider, loopback):
     wid = _create(owner, "http://127.0.0.1:9/hook").json()["id"]
-    r = owner.client().put(f"/v1/webhooks/{wid}", {"events": ["content.created"], "active": False}, format="json")
+    r = owner.client().put(
+        f"/v1/webhooks/{wid}", {"events": ["content.created"], "active": False}, format="json"
+    )
     assert r.status_code == 200 and r.json()["events"] == ["content.created"] and r.json()["active"] is False
     assert outsider.client().get(f"/v1/webhooks/{wid}").status_code == 404
     assert outsider.client().delete(f"/v1/webhooks/{wid}").status_code == 404
@@ -84,17 +87,26 @@ def test_family_b_same_service(owner, loopback):
 
 # --- deliveries and signatures ------------------------------------------------------------
 
+
 def test_event_from_outbox_is_delivered_signed(owner, receiver):
     wid = _create(owner, receiver.url, ["content.published"]).json()
     other = _create(owner, receiver.url, ["content.failed"]).json()  # not subscribed to this one
     content_id = ids.render(uuid.uuid4(), "content")
-    event = event_record(organization=owner.org, type="content.published", data={"contentId": content_id, "status": "published"})
+    event = event_record(
+        organization=owner.org,
+        type="content.published",
+        data={"contentId": content_id, "status": "published"},
+    )
     assert events_dispatch(event_ids=[event.pk]) == 1  # dispatch creates the delivery and kicks the task
     [request] = receiver.wait_for(1)
     payload = Webhook(wid["secret"]).verify(request["body"], request["headers"])
-    assert payload == {"id": ids.render(event.pk, "event"), "type": "content.published",
-                       "timestamp": payload["timestamp"], "organizationId": ids.render(owner.org.pk, "organization"),
-                       "data": {"contentId": content_id, "status": "published"}}
+    assert payload == {
+        "id": ids.render(event.pk, "event"),
+        "type": "content.published",
+        "timestamp": payload["timestamp"],
+        "organizationId": ids.render(owner.org.pk, "organization"),
+        "data": {"contentId": content_id, "status": "published"},
+    }
     assert request["headers"]["webhook-id"] == payload["id"]
     assert request["headers"]["content-type"] == "application/json"
     assert "Postforge" in request["headers"]["user-agent"]
@@ -151,6 +163,7 @@ def test_test_endpoint_deliveries_log_and_redeliver(owner, outsider, receiver):
 
 
 # --- retries, Retry-After, 410, redirects, hangs, 5 days ---------------------------------
+
 
 def _delivery(owner, receiver):
     endpoint = services.webhook_create(organization=owner.org, url=receiver.url, events=["*"])
@@ -280,7 +293,9 @@ def test_a_burst_drains_over_one_kept_connection_per_task(owner, receiver, setti
     one leased as the last is recorded."""
     settings.WEBHOOK_ENDPOINT_CONCURRENCY = 1
     endpoint = services.webhook_create(organization=owner.org, url=receiver.url, events=["content.published"])
-    events = [event_record(organization=owner.org, type="content.published", data={"n": i}) for i in range(10)]
+    events = [
+        event_record(organization=owner.org, type="content.published", data={"n": i}) for i in range(10)
+    ]
     sent = []
     from apps.webhooks import tasks
 
@@ -324,15 +339,34 @@ def test_data_is_the_resource_as_get_v1_renders_it(owner, receiver, api):
     profile = ProfileFactory(organization=owner.org, platform="instagram")
     content = make_content(owner.org, brand=profile.brand, status="published", platforms=("instagram",))
     now = timezone.now()
-    pub = Publication.objects.create(organization=owner.org, content=content, profile=profile, platform="instagram",
-                                     scheduled_for=now, due_at=now, status="published", published_at=now,
-                                     external_id="1789", url="https://www.instagram.com/p/abc/")
-    failed = Publication.objects.create(organization=owner.org, content=content, profile=ProfileFactory(
-        organization=owner.org, platform="instagram"), platform="instagram", scheduled_for=now, due_at=now,
-        status="failed", last_error="Instagram refused the image: too small", error_code="invalid_media")
+    pub = Publication.objects.create(
+        organization=owner.org,
+        content=content,
+        profile=profile,
+        platform="instagram",
+        scheduled_for=now,
+        due_at=now,
+        status="published",
+        published_at=now,
+        external_id="1789",
+        url="https://www.instagram.com/p/abc/",
+    )
+    failed = Publication.objects.create(
+        organization=owner.org,
+        content=content,
+        profile=ProfileFactory(organization=owner.org, platform="instagram"),
+        platform="instagram",
+        scheduled_for=now,
+        due_at=now,
+        status="failed",
+        last_error="Instagram refused the image: too small",
+        error_code="invalid_media",
+    )
     events = [
         event_record(organization=owner.org, type="content.published", data={"contentId": str(content.pk)}),
-        event_record(organization=owner.org, type="publication.failed", data={"publicationId": str(failed.pk)}),
+        event_record(
+            organization=owner.org, type="publication.failed", data={"publicationId": str(failed.pk)}
+        ),
         event_record(organization=owner.org, type="content.deleted", data={"contentId": str(uuid.uuid4())}),
     ]
     assert events_dispatch(event_ids=[e.pk for e in events]) == 3
@@ -342,10 +376,17 @@ def test_data_is_the_resource_as_get_v1_renders_it(owner, receiver, api):
     shown = bodies["content.published"]["data"]
     assert shown == got
     assert {p["url"] for p in shown["publications"]} == {pub.url, None}
-    assert {p["lastError"] for p in shown["publications"]} == {None, failed.last_error}  # the error per platform
+    assert {p["lastError"] for p in shown["publications"]} == {
+        None,
+        failed.last_error,
+    }  # the error per platform
     pf = bodies["publication.failed"]["data"]
     assert pf["id"] == ids.render(failed.pk, "publication") and pf["status"] == "failed"
-    assert (pf["error"], pf["errorCode"], pf["lastError"]) == (failed.last_error, "invalid_media", failed.last_error)
+    assert (pf["error"], pf["errorCode"], pf["lastError"]) == (
+        failed.last_error,
+        "invalid_media",
+        failed.last_error,
+    )
     gone = bodies["content.deleted"]["data"]
     assert gone["contentId"].startswith("cnt_")
 
@@ -366,8 +407,11 @@ def test_queries_per_delivery_in_a_drain_are_pinned(owner, receiver, django_asse
 
     with CaptureQueriesContext(connection) as ctx:
         assert services.endpoint_drain(endpoint_id=endpoint.pk) == 5
-    statements = [q["sql"] for q in ctx.captured_queries
-                  if not q["sql"].startswith(("SAVEPOINT", "RELEASE", "SET LOCAL synchronous_commit"))]
+    statements = [
+        q["sql"]
+        for q in ctx.captured_queries
+        if not q["sql"].startswith(("SAVEPOINT", "RELEASE", "SET LOCAL synchronous_commit"))
+    ]
     assert len(statements) == 4 + 5 * 4 - 1, "\n".join(statements)
     assert len({r["peer"] for r in receiver.requests}) == 1  # over one connection
 
@@ -383,8 +427,14 @@ def test_rendering_a_dispatch_costs_the_same_queries_for_2_or_6_contents(owner, 
     services.webhook_create(organization=owner.org, url="http://127.0.0.1:9/hook", events=["*"])
 
     def queries(n: int) -> int:
-        events = [event_record(organization=owner.org, type="content.published",
-                               data={"contentId": str(make_content(owner.org).pk)}) for _ in range(n)]
+        events = [
+            event_record(
+                organization=owner.org,
+                type="content.published",
+                data={"contentId": str(make_content(owner.org).pk)},
+            )
+            for _ in range(n)
+        ]
         with CaptureQueriesContext(connection) as ctx:
             created = services.deliveries_create_for_events(events=events)
         assert len(created) == n
@@ -393,13 +443,17 @@ def test_rendering_a_dispatch_costs_the_same_queries_for_2_or_6_contents(owner, 
     assert queries(2) == queries(6) == 6  # endpoints, contents, variants, media, publications, the insert
 
 
-def test_an_unreachable_endpoint_holds_its_backlog_back_instead_of_a_worker_per_delivery(owner, receiver, clock):
+def test_an_unreachable_endpoint_holds_its_backlog_back_instead_of_a_worker_per_delivery(
+    owner, receiver, clock
+):
     """A timeout, a refused connection or 429/503 is the endpoint's state, not one message's:
     its other due deliveries wait (Retry-After, else a tenth of how long it has been failing,
     5 s to 10 min) and keep their own retry counts; an HTTP error answer defers nothing."""
     from tests.publishing.harness import free_port
 
-    endpoint = services.webhook_create(organization=owner.org, url=f"http://127.0.0.1:{free_port()}/down", events=["*"])
+    endpoint = services.webhook_create(
+        organization=owner.org, url=f"http://127.0.0.1:{free_port()}/down", events=["*"]
+    )
     first, *others = [services.webhook_test(endpoint=endpoint) for _ in range(4)]
     start = clock.now
     attempt = services.delivery_attempt(delivery_id=first.pk)
@@ -410,7 +464,9 @@ def test_an_unreachable_endpoint_holds_its_backlog_back_instead_of_a_worker_per_
     assert services.deliveries_sweep() == 0  # nothing due: no worker is spent on them
     clock.advance(3600)  # failing for an hour: the next failure holds them back 6 minutes
     services.delivery_attempt(delivery_id=others[0].pk)
-    assert {d.next_attempt_at for d in waiting.exclude(pk=others[0].pk)} == {clock.now + datetime.timedelta(seconds=360)}
+    assert {d.next_attempt_at for d in waiting.exclude(pk=others[0].pk)} == {
+        clock.now + datetime.timedelta(seconds=360)
+    }
 
     # 503 with Retry-After: the endpoint says when; a 500 answer defers no other delivery
     live = services.webhook_create(organization=owner.org, url=receiver.url, events=["*"])

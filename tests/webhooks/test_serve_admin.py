@@ -31,8 +31,12 @@ def receiver():
 @pytest.fixture(scope="module")
 def serve(tmp_path_factory):
     # as a developer runs it against a receiver on this machine (README: WEBHOOK_ALLOWED_CIDRS)
-    s = Serve(tmp_path_factory.mktemp("serve-var"), free_port(),
-              WEBHOOK_ALLOW_HTTP="true", WEBHOOK_ALLOWED_CIDRS="127.0.0.0/8").prepare()
+    s = Serve(
+        tmp_path_factory.mktemp("serve-var"),
+        free_port(),
+        WEBHOOK_ALLOW_HTTP="true",
+        WEBHOOK_ALLOWED_CIDRS="127.0.0.0/8",
+    ).prepare()
     s.start()
     yield s
     s.stop()
@@ -54,8 +58,12 @@ def test_in_chromium_the_webhook_log_and_redeliver_work_under_serve(serve, chrom
     shots.mkdir(parents=True, exist_ok=True)
     api = {"Authorization": f"Bearer {serve.key}"}
     receiver.answer(429, {"Retry-After": "3600"}, b"slow down, come back in an hour")
-    created = requests.post(f"{serve.base}/v1/webhooks", headers=api, timeout=10,
-                            json={"url": receiver.url, "events": ["content.published"]})
+    created = requests.post(
+        f"{serve.base}/v1/webhooks",
+        headers=api,
+        timeout=10,
+        json={"url": receiver.url, "events": ["content.published"]},
+    )
     assert created.status_code == 201, created.text
     webhook_id = created.json()["id"]
     test = requests.post(f"{serve.base}/v1/webhooks/{webhook_id}/test", headers=api, timeout=10)
@@ -117,6 +125,7 @@ def test_in_chromium_the_webhook_log_and_redeliver_work_under_serve(serve, chrom
     page.screenshot(path=str(shots / "webhook-delivery-redelivered.png"), full_page=True)
 
     page.goto(f"{serve.base}/admin/webhooks/webhookendpoint/")
-    expect(page.locator("#result_list tbody tr").filter(has_text=receiver.url).locator(".field-failing_since")
-           ).to_have_text("-")  # healthy again
+    expect(
+        page.locator("#result_list tbody tr").filter(has_text=receiver.url).locator(".field-failing_since")
+    ).to_have_text("-")  # healthy again
     context.close()

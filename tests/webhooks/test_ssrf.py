@@ -34,8 +34,11 @@ FORMS = [
 
 @pytest.fixture
 def public_dns(monkeypatch):
-    table = {"hooks.example.com": ["93.184.216.34"], "internal.example.com": ["10.1.2.3"],
-             "mixed.example.com": ["93.184.216.34", "127.0.0.1"]}
+    table = {
+        "hooks.example.com": ["93.184.216.34"],
+        "internal.example.com": ["10.1.2.3"],
+        "mixed.example.com": ["93.184.216.34", "127.0.0.1"],
+    }
 
     def resolve(host, port):
         if host not in table:
@@ -56,33 +59,57 @@ def test_form_refused_in_both_families(owner, url, settings, public_dns):
     assert r.status_code == 400 and "url" in r.json()["details"]
 
 
-@pytest.mark.parametrize("url", ["https://internal.example.com/hook", "https://mixed.example.com/hook",
-                                 "http://hooks.example.com/hook", "https://hooks.example.com:8443/hook",
-                                 "https://nowhere.example.com/hook", "ftp://hooks.example.com/x",
-                                 "https://user:pw@hooks.example.com/hook"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://internal.example.com/hook",
+        "https://mixed.example.com/hook",
+        "http://hooks.example.com/hook",
+        "https://hooks.example.com:8443/hook",
+        "https://nowhere.example.com/hook",
+        "ftp://hooks.example.com/x",
+        "https://user:pw@hooks.example.com/hook",
+    ],
+)
 def test_names_schemes_and_ports_refused(owner, url, public_dns):
     r = owner.client().post("/v1/webhooks", {"url": url, "events": ["*"]}, format="json")
     assert r.status_code == 400, (url, r.content)
 
 
 def test_public_name_accepted(owner, public_dns):
-    r = owner.client().post("/v1/webhooks", {"url": "https://hooks.example.com/hook", "events": ["*"]}, format="json")
+    r = owner.client().post(
+        "/v1/webhooks", {"url": "https://hooks.example.com/hook", "events": ["*"]}, format="json"
+    )
     assert r.status_code == 201
 
 
 def test_allowed_cidrs_exempt_and_http_flag(owner, settings):
     settings.WEBHOOK_ALLOWED_CIDRS = ["127.0.0.0/8"]
-    assert owner.client().post("/v1/webhooks", {"url": "https://127.0.0.1:8443/h", "events": ["*"]},
-                               format="json").status_code == 201
-    assert owner.client().post("/v1/webhooks", {"url": "http://127.0.0.1:8443/h", "events": ["*"]},
-                               format="json").status_code == 400  # http still needs WEBHOOK_ALLOW_HTTP
+    assert (
+        owner.client()
+        .post("/v1/webhooks", {"url": "https://127.0.0.1:8443/h", "events": ["*"]}, format="json")
+        .status_code
+        == 201
+    )
+    assert (
+        owner.client()
+        .post("/v1/webhooks", {"url": "http://127.0.0.1:8443/h", "events": ["*"]}, format="json")
+        .status_code
+        == 400
+    )  # http still needs WEBHOOK_ALLOW_HTTP
     settings.WEBHOOK_ALLOW_HTTP = True
-    assert owner.client().post("/v1/webhooks", {"url": "http://127.0.0.1:8443/h", "events": ["*"]},
-                               format="json").status_code == 201
+    assert (
+        owner.client()
+        .post("/v1/webhooks", {"url": "http://127.0.0.1:8443/h", "events": ["*"]}, format="json")
+        .status_code
+        == 201
+    )
 
 
 def test_dns_rebinding_refused_at_connect_time(owner, public_dns, monkeypatch):
-    endpoint = services.webhook_create(organization=owner.org, url="https://hooks.example.com/hook", events=["*"])
+    endpoint = services.webhook_create(
+        organization=owner.org, url="https://hooks.example.com/hook", events=["*"]
+    )
     delivery = services.webhook_test(endpoint=endpoint)
     public_dns["hooks.example.com"] = ["127.0.0.1"]  # the name now points inside
     connected = []
@@ -94,7 +121,9 @@ def test_dns_rebinding_refused_at_connect_time(owner, public_dns, monkeypatch):
 
 
 def test_connects_to_the_checked_address(owner, public_dns, monkeypatch):
-    endpoint = services.webhook_create(organization=owner.org, url="https://hooks.example.com/hook?x=1", events=["*"])
+    endpoint = services.webhook_create(
+        organization=owner.org, url="https://hooks.example.com/hook?x=1", events=["*"]
+    )
     delivery = services.webhook_test(endpoint=endpoint)
     seen = {}
 
@@ -108,11 +137,21 @@ def test_connects_to_the_checked_address(owner, public_dns, monkeypatch):
             pass
 
     def urlopen(pool, method, path, **kwargs):
-        seen.update(host=pool.host, sni=pool.conn_kw.get("server_hostname"), path=path,
-                    header=kwargs["headers"]["Host"], redirect=kwargs["redirect"])
+        seen.update(
+            host=pool.host,
+            sni=pool.conn_kw.get("server_hostname"),
+            path=path,
+            header=kwargs["headers"]["Host"],
+            redirect=kwargs["redirect"],
+        )
         return Response()
 
     monkeypatch.setattr("urllib3.HTTPSConnectionPool.urlopen", urlopen)
     assert services.delivery_attempt(delivery_id=delivery.pk).status_code == 204
-    assert seen == {"host": "93.184.216.34", "sni": "hooks.example.com", "path": "/hook?x=1",
-                    "header": "hooks.example.com", "redirect": False}
+    assert seen == {
+        "host": "93.184.216.34",
+        "sni": "hooks.example.com",
+        "path": "/hook?x=1",
+        "header": "hooks.example.com",
+        "redirect": False,
+    }

@@ -4,35 +4,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='organization',
-            name='billing_customer_id',
+            model_name="organization",
+            name="billing_customer_id",
             field=models.CharField(blank=True, max_length=200, null=True, unique=True),
         ),
         migrations.AddField(
-            model_name='organization',
-            name='billing_status',
-            field=models.CharField(blank=True, default='', max_length=40),
+            model_name="organization",
+            name="billing_status",
+            field=models.CharField(blank=True, default="", max_length=40),
         ),
         migrations.AddField(
-            model_name='organization',
-            name='billing_subscription_id',
-            field=models.CharField(blank=True, default='', max_length=200),
+            model_name="organization",
+            name="billing_subscription_id",
+            field=models.CharField(blank=True, default="", max_length=200),
         ),
         migrations.AddField(
-            model_name='organization',
-            name='plan',
-            field=models.CharField(blank=True, default='', help_text='Empty means PLAN_DEFAULT.', max_length=40),
+            model_name="organization",
+            name="plan",
+            field=models.CharField(
+                blank=True, default="", help_text="Empty means PLAN_DEFAULT.", max_length=40
+            ),
         ),
         migrations.AddField(
-            model_name='organization',
-            name='plan_changed_at',
+            model_name="organization",
+            name="plan_changed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

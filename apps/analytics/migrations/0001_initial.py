@@ -7,66 +7,124 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('content', '0003_reviewitem'),
-        ('profiles', '0002_org_created_indexes'),
-        ('publishing', '0004_publication_claim'),
+        ("accounts", "0001_initial"),
+        ("content", "0003_reviewitem"),
+        ("profiles", "0002_org_created_indexes"),
+        ("publishing", "0004_publication_claim"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PostSnapshot',
+            name="PostSnapshot",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('platform', models.CharField(max_length=20)),
-                ('taken_at', models.DateTimeField()),
-                ('published_at', models.DateTimeField()),
-                ('views', models.BigIntegerField(null=True)),
-                ('reach', models.BigIntegerField(null=True)),
-                ('impressions', models.BigIntegerField(null=True)),
-                ('likes', models.BigIntegerField(null=True)),
-                ('comments', models.BigIntegerField(null=True)),
-                ('shares', models.BigIntegerField(null=True)),
-                ('saves', models.BigIntegerField(null=True)),
-                ('clicks', models.BigIntegerField(null=True)),
-                ('replies', models.BigIntegerField(null=True)),
-                ('reposts', models.BigIntegerField(null=True)),
-                ('quotes', models.BigIntegerField(null=True)),
-                ('watch_time', models.BigIntegerField(null=True)),
-                ('unavailable', models.JSONField(blank=True, default=dict)),
-                ('latest', models.BooleanField(default=True)),
-                ('content', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='content.content')),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
-                ('profile', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='profiles.socialprofile')),
-                ('publication', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='snapshots', to='publishing.publication')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("platform", models.CharField(max_length=20)),
+                ("taken_at", models.DateTimeField()),
+                ("published_at", models.DateTimeField()),
+                ("views", models.BigIntegerField(null=True)),
+                ("reach", models.BigIntegerField(null=True)),
+                ("impressions", models.BigIntegerField(null=True)),
+                ("likes", models.BigIntegerField(null=True)),
+                ("comments", models.BigIntegerField(null=True)),
+                ("shares", models.BigIntegerField(null=True)),
+                ("saves", models.BigIntegerField(null=True)),
+                ("clicks", models.BigIntegerField(null=True)),
+                ("replies", models.BigIntegerField(null=True)),
+                ("reposts", models.BigIntegerField(null=True)),
+                ("quotes", models.BigIntegerField(null=True)),
+                ("watch_time", models.BigIntegerField(null=True)),
+                ("unavailable", models.JSONField(blank=True, default=dict)),
+                ("latest", models.BooleanField(default=True)),
+                (
+                    "content",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="content.content"
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
+                (
+                    "profile",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="profiles.socialprofile",
+                    ),
+                ),
+                (
+                    "publication",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="snapshots",
+                        to="publishing.publication",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['publication', '-taken_at'], name='postsnap_pub_taken_idx'), models.Index(condition=models.Q(('latest', True)), fields=['organization', 'published_at'], name='postsnap_org_latest_idx')],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('latest', True)), fields=('publication',), name='postsnap_one_latest')],
+                "indexes": [
+                    models.Index(fields=["publication", "-taken_at"], name="postsnap_pub_taken_idx"),
+                    models.Index(
+                        condition=models.Q(("latest", True)),
+                        fields=["organization", "published_at"],
+                        name="postsnap_org_latest_idx",
+                    ),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("latest", True)),
+                        fields=("publication",),
+                        name="postsnap_one_latest",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ProfileSnapshot',
+            name="ProfileSnapshot",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('taken_at', models.DateTimeField()),
-                ('followers', models.BigIntegerField(null=True)),
-                ('following', models.BigIntegerField(null=True)),
-                ('posts', models.BigIntegerField(null=True)),
-                ('unavailable', models.JSONField(blank=True, default=dict)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
-                ('profile', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='snapshots', to='profiles.socialprofile')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("taken_at", models.DateTimeField()),
+                ("followers", models.BigIntegerField(null=True)),
+                ("following", models.BigIntegerField(null=True)),
+                ("posts", models.BigIntegerField(null=True)),
+                ("unavailable", models.JSONField(blank=True, default=dict)),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
+                (
+                    "profile",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="snapshots",
+                        to="profiles.socialprofile",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['profile', 'taken_at'], name='profsnap_profile_taken_idx')],
+                "indexes": [models.Index(fields=["profile", "taken_at"], name="profsnap_profile_taken_idx")],
             },
         ),
     ]

@@ -4,22 +4,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('analytics', '0001_initial'),
+        ("analytics", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PullClaim',
+            name="PullClaim",
             fields=[
-                ('subject_id', models.UUIDField(primary_key=True, serialize=False)),
-                ('kind', models.CharField(max_length=10)),
-                ('token', models.UUIDField()),
-                ('leased_until', models.DateTimeField()),
+                ("subject_id", models.UUIDField(primary_key=True, serialize=False)),
+                ("kind", models.CharField(max_length=10)),
+                ("token", models.UUIDField()),
+                ("leased_until", models.DateTimeField()),
             ],
             options={
-                'indexes': [models.Index(fields=['token'], name='pullclaim_token_idx')],
+                "indexes": [models.Index(fields=["token"], name="pullclaim_token_idx")],
             },
         ),
     ]

@@ -6,25 +6,244 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('analytics', '0002_pull_claim'),
+        ("analytics", "0002_pull_claim"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='postsnapshot',
-            name='engagement',
-            field=models.GeneratedField(db_persist=True, expression=django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.functions.comparison.Coalesce(models.F('likes'), models.Value(0)), '+', django.db.models.functions.comparison.Coalesce(models.F('comments'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('shares'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('saves'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('replies'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('reposts'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('quotes'), models.Value(0))), output_field=models.BigIntegerField()),
+            model_name="postsnapshot",
+            name="engagement",
+            field=models.GeneratedField(
+                db_persist=True,
+                expression=django.db.models.expressions.CombinedExpression(
+                    django.db.models.expressions.CombinedExpression(
+                        django.db.models.expressions.CombinedExpression(
+                            django.db.models.expressions.CombinedExpression(
+                                django.db.models.expressions.CombinedExpression(
+                                    django.db.models.expressions.CombinedExpression(
+                                        django.db.models.functions.comparison.Coalesce(
+                                            models.F("likes"), models.Value(0)
+                                        ),
+                                        "+",
+                                        django.db.models.functions.comparison.Coalesce(
+                                            models.F("comments"), models.Value(0)
+                                        ),
+                                    ),
+                                    "+",
+                                    django.db.models.functions.comparison.Coalesce(
+                                        models.F("shares"), models.Value(0)
+                                    ),
+                                ),
+                                "+",
+                                django.db.models.functions.comparison.Coalesce(
+                                    models.F("saves"), models.Value(0)
+                                ),
+                            ),
+                            "+",
+                            django.db.models.functions.comparison.Coalesce(
+                                models.F("replies"), models.Value(0)
+                            ),
+                        ),
+                        "+",
+                        django.db.models.functions.comparison.Coalesce(models.F("reposts"), models.Value(0)),
+                    ),
+                    "+",
+                    django.db.models.functions.comparison.Coalesce(models.F("quotes"), models.Value(0)),
+                ),
+                output_field=models.BigIntegerField(),
+            ),
         ),
         migrations.AddField(
-            model_name='postsnapshot',
-            name='rate',
-            field=models.GeneratedField(db_persist=True, expression=models.Case(models.When(reach__gt=0, then=django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.functions.comparison.Cast(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.functions.comparison.Coalesce(models.F('likes'), models.Value(0)), '+', django.db.models.functions.comparison.Coalesce(models.F('comments'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('shares'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('saves'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('replies'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('reposts'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('quotes'), models.Value(0))), models.FloatField()), '*', models.Value(100.0)), '/', django.db.models.functions.comparison.Cast(models.F('reach'), models.FloatField()))), models.When(impressions__gt=0, then=django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.functions.comparison.Cast(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.functions.comparison.Coalesce(models.F('likes'), models.Value(0)), '+', django.db.models.functions.comparison.Coalesce(models.F('comments'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('shares'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('saves'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('replies'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('reposts'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('quotes'), models.Value(0))), models.FloatField()), '*', models.Value(100.0)), '/', django.db.models.functions.comparison.Cast(models.F('impressions'), models.FloatField()))), models.When(then=django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.functions.comparison.Cast(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.expressions.CombinedExpression(django.db.models.functions.comparison.Coalesce(models.F('likes'), models.Value(0)), '+', django.db.models.functions.comparison.Coalesce(models.F('comments'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('shares'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('saves'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('replies'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('reposts'), models.Value(0))), '+', django.db.models.functions.comparison.Coalesce(models.F('quotes'), models.Value(0))), models.FloatField()), '*', models.Value(100.0)), '/', django.db.models.functions.comparison.Cast(models.F('views'), models.FloatField())), views__gt=0), default=models.Value(None), output_field=models.FloatField()), output_field=models.FloatField(null=True)),
+            model_name="postsnapshot",
+            name="rate",
+            field=models.GeneratedField(
+                db_persist=True,
+                expression=models.Case(
+                    models.When(
+                        reach__gt=0,
+                        then=django.db.models.expressions.CombinedExpression(
+                            django.db.models.expressions.CombinedExpression(
+                                django.db.models.functions.comparison.Cast(
+                                    django.db.models.expressions.CombinedExpression(
+                                        django.db.models.expressions.CombinedExpression(
+                                            django.db.models.expressions.CombinedExpression(
+                                                django.db.models.expressions.CombinedExpression(
+                                                    django.db.models.expressions.CombinedExpression(
+                                                        django.db.models.expressions.CombinedExpression(
+                                                            django.db.models.functions.comparison.Coalesce(
+                                                                models.F("likes"), models.Value(0)
+                                                            ),
+                                                            "+",
+                                                            django.db.models.functions.comparison.Coalesce(
+                                                                models.F("comments"), models.Value(0)
+                                                            ),
+                                                        ),
+                                                        "+",
+                                                        django.db.models.functions.comparison.Coalesce(
+                                                            models.F("shares"), models.Value(0)
+                                                        ),
+                                                    ),
+                                                    "+",
+                                                    django.db.models.functions.comparison.Coalesce(
+                                                        models.F("saves"), models.Value(0)
+                                                    ),
+                                                ),
+                                                "+",
+                                                django.db.models.functions.comparison.Coalesce(
+                                                    models.F("replies"), models.Value(0)
+                                                ),
+                                            ),
+                                            "+",
+                                            django.db.models.functions.comparison.Coalesce(
+                                                models.F("reposts"), models.Value(0)
+                                            ),
+                                        ),
+                                        "+",
+                                        django.db.models.functions.comparison.Coalesce(
+                                            models.F("quotes"), models.Value(0)
+                                        ),
+                                    ),
+                                    models.FloatField(),
+                                ),
+                                "*",
+                                models.Value(100.0),
+                            ),
+                            "/",
+                            django.db.models.functions.comparison.Cast(
+                                models.F("reach"), models.FloatField()
+                            ),
+                        ),
+                    ),
+                    models.When(
+                        impressions__gt=0,
+                        then=django.db.models.expressions.CombinedExpression(
+                            django.db.models.expressions.CombinedExpression(
+                                django.db.models.functions.comparison.Cast(
+                                    django.db.models.expressions.CombinedExpression(
+                                        django.db.models.expressions.CombinedExpression(
+                                            django.db.models.expressions.CombinedExpression(
+                                                django.db.models.expressions.CombinedExpression(
+                                                    django.db.models.expressions.CombinedExpression(
+                                                        django.db.models.expressions.CombinedExpression(
+                                                            django.db.models.functions.comparison.Coalesce(
+                                                                models.F("likes"), models.Value(0)
+                                                            ),
+                                                            "+",
+                                                            django.db.models.functions.comparison.Coalesce(
+                                                                models.F("comments"), models.Value(0)
+                                                            ),
+                                                        ),
+                                                        "+",
+                                                        django.db.models.functions.comparison.Coalesce(
+                                                            models.F("shares"), models.Value(0)
+                                                        ),
+                                                    ),
+                                                    "+",
+                                                    django.db.models.functions.comparison.Coalesce(
+                                                        models.F("saves"), models.Value(0)
+                                                    ),
+                                                ),
+                                                "+",
+                                                django.db.models.functions.comparison.Coalesce(
+                                                    models.F("replies"), models.Value(0)
+                                                ),
+                                            ),
+                                            "+",
+                                            django.db.models.functions.comparison.Coalesce(
+                                                models.F("reposts"), models.Value(0)
+                                            ),
+                                        ),
+                                        "+",
+                                        django.db.models.functions.comparison.Coalesce(
+                                            models.F("quotes"), models.Value(0)
+                                        ),
+                                    ),
+                                    models.FloatField(),
+                                ),
+                                "*",
+                                models.Value(100.0),
+                            ),
+                            "/",
+                            django.db.models.functions.comparison.Cast(
+                                models.F("impressions"), models.FloatField()
+                            ),
+                        ),
+                    ),
+                    models.When(
+                        then=django.db.models.expressions.CombinedExpression(
+                            django.db.models.expressions.CombinedExpression(
+                                django.db.models.functions.comparison.Cast(
+                                    django.db.models.expressions.CombinedExpression(
+                                        django.db.models.expressions.CombinedExpression(
+                                            django.db.models.expressions.CombinedExpression(
+                                                django.db.models.expressions.CombinedExpression(
+                                                    django.db.models.expressions.CombinedExpression(
+                                                        django.db.models.expressions.CombinedExpression(
+                                                            django.db.models.functions.comparison.Coalesce(
+                                                                models.F("likes"), models.Value(0)
+                                                            ),
+                                                            "+",
+                                                            django.db.models.functions.comparison.Coalesce(
+                                                                models.F("comments"), models.Value(0)
+                                                            ),
+                                                        ),
+                                                        "+",
+                                                        django.db.models.functions.comparison.Coalesce(
+                                                            models.F("shares"), models.Value(0)
+                                                        ),
+                                                    ),
+                                                    "+",
+                                                    django.db.models.functions.comparison.Coalesce(
+                                                        models.F("saves"), models.Value(0)
+                                                    ),
+                                                ),
+                                                "+",
+                                                django.db.models.functions.comparison.Coalesce(
+                                                    models.F("replies"), models.Value(0)
+                                                ),
+                                            ),
+                                            "+",
+                                            django.db.models.functions.comparison.Coalesce(
+                                                models.F("reposts"), models.Value(0)
+                                            ),
+                                        ),
+                                        "+",
+                                        django.db.models.functions.comparison.Coalesce(
+                                            models.F("quotes"), models.Value(0)
+                                        ),
+                                    ),
+                                    models.FloatField(),
+                                ),
+                                "*",
+                                models.Value(100.0),
+                            ),
+                            "/",
+                            django.db.models.functions.comparison.Cast(
+                                models.F("views"), models.FloatField()
+                            ),
+                        ),
+                        views__gt=0,
+                    ),
+                    default=models.Value(None),
+                    output_field=models.FloatField(),
+                ),
+                output_field=models.FloatField(null=True),
+            ),
         ),
         migrations.AddField(
-            model_name='postsnapshot',
-            name='rate_basis',
-            field=models.GeneratedField(db_persist=True, expression=models.Case(models.When(reach__gt=0, then=models.Value('reach')), models.When(impressions__gt=0, then=models.Value('impressions')), models.When(then=models.Value('views'), views__gt=0), default=models.Value(None), output_field=models.CharField(max_length=12)), output_field=models.CharField(max_length=12, null=True)),
+            model_name="postsnapshot",
+            name="rate_basis",
+            field=models.GeneratedField(
+                db_persist=True,
+                expression=models.Case(
+                    models.When(reach__gt=0, then=models.Value("reach")),
+                    models.When(impressions__gt=0, then=models.Value("impressions")),
+                    models.When(then=models.Value("views"), views__gt=0),
+                    default=models.Value(None),
+                    output_field=models.CharField(max_length=12),
+                ),
+                output_field=models.CharField(max_length=12, null=True),
+            ),
         ),
     ]

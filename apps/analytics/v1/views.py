@@ -21,11 +21,14 @@ class AnalyticsViewSet(V1ViewSet):
 
     @extend_schema(
         operation_id="v1_analytics_content",
-        parameters=[*[OpenApiParameter(n, str) for n in ("contentId", "startDate", "endDate", "timezone")],
-                    OpenApiParameter("platform", str, enum=Platform.values),
-                    OpenApiParameter("metric", str, enum=list(selectors.METRIC_PARAMS)),
-                    OpenApiParameter("groupBy", str, enum=list(selectors.GROUP_BY), default="day")],
-        responses={200: dict}, extensions={"x-postforge-fields": ["period", "metrics", "engagementRateBasis", "breakdown"]},
+        parameters=[
+            *[OpenApiParameter(n, str) for n in ("contentId", "startDate", "endDate", "timezone")],
+            OpenApiParameter("platform", str, enum=Platform.values),
+            OpenApiParameter("metric", str, enum=list(selectors.METRIC_PARAMS)),
+            OpenApiParameter("groupBy", str, enum=list(selectors.GROUP_BY), default="day"),
+        ],
+        responses={200: dict},
+        extensions={"x-postforge-fields": ["period", "metrics", "engagementRateBasis", "breakdown"]},
     )
     def content(self, request):
         params = request.query_params
@@ -43,20 +46,33 @@ class AnalyticsViewSet(V1ViewSet):
             if not Content.objects.for_organization(self.actor.organization).filter(pk=content_id).exists():
                 raise NotFound("Resource not found.", {"contentId": params["contentId"][:100]})
         data = selectors.content_analytics(
-            self.actor.organization, period, group_by=group_by, metric=metric,
-            platform=parse_platform(params), content_id=content_id,
+            self.actor.organization,
+            period,
+            group_by=group_by,
+            metric=metric,
+            platform=parse_platform(params),
+            content_id=content_id,
         )
         return self.respond(data)
 
-    @extend_schema(operation_id="v1_analytics_profile", responses={200: dict},
-                   extensions={"x-postforge-fields": ["profile", "metrics", "engagementRateBasis", "topContent"]},
-                   parameters=[OpenApiParameter("startDate", str), OpenApiParameter("endDate", str)])
+    @extend_schema(
+        operation_id="v1_analytics_profile",
+        responses={200: dict},
+        extensions={"x-postforge-fields": ["profile", "metrics", "engagementRateBasis", "topContent"]},
+        parameters=[OpenApiParameter("startDate", str), OpenApiParameter("endDate", str)],
+    )
     def profile(self, request, pk=None):
         profile = self.lookup(profile_list(organization=self.actor.organization), pk, "profile")
-        period = selectors.parse_period(request.query_params, tz=selectors.parse_tz(request.query_params.get("timezone")))
+        period = selectors.parse_period(
+            request.query_params, tz=selectors.parse_tz(request.query_params.get("timezone"))
+        )
         return self.respond(selectors.profile_analytics(profile, period))
 
-    @extend_schema(operation_id="v1_analytics_export", responses=openapi.EXPORT_RESPONSES, extensions={"x-postforge-headers": openapi.EXPORT_HEADERS},
-                   parameters=openapi.EXPORT_PARAMETERS)
+    @extend_schema(
+        operation_id="v1_analytics_export",
+        responses=openapi.EXPORT_RESPONSES,
+        extensions={"x-postforge-headers": openapi.EXPORT_HEADERS},
+        parameters=openapi.EXPORT_PARAMETERS,
+    )
     def export(self, request):
         return export_response(self.actor.organization, request.query_params)

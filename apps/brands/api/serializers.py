@@ -70,7 +70,9 @@ class GenerationSettingsInput(StrictSerializer):
     temperature = serializers.FloatField(required=False, min_value=0, max_value=1)
     themes = serializers.ListField(child=serializers.CharField(max_length=200), required=False, max_length=50)
     audience = serializers.CharField(required=False, allow_blank=True, max_length=2000)
-    hashtags = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=60)
+    hashtags = serializers.ListField(
+        child=serializers.CharField(max_length=100), required=False, max_length=60
+    )
     guidelines = GuidelinesInput(required=False)
     require_approval = serializers.BooleanField(required=False)
     auto_publish = serializers.BooleanField(required=False)
@@ -97,4 +99,6 @@ class GenerationSettingsOutput(serializers.Serializer):
 
 
 class ProfileIdsInput(StrictSerializer):
-    profileIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=100)
+    profileIds = serializers.ListField(
+        child=serializers.CharField(max_length=64), min_length=1, max_length=100
+    )

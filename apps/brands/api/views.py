@@ -70,9 +70,13 @@ class BrandViewSet(ApiViewSet):
         return self.respond(None, status=204)
 
     # --- generation settings ----------------------------------------------------------
-    @extend_schema(methods=["GET"], responses=s.GenerationSettingsOutput, operation_id="api_brands_settings_get")
     @extend_schema(
-        methods=["PUT"], request=s.GenerationSettingsInput, responses=s.GenerationSettingsOutput,
+        methods=["GET"], responses=s.GenerationSettingsOutput, operation_id="api_brands_settings_get"
+    )
+    @extend_schema(
+        methods=["PUT"],
+        request=s.GenerationSettingsInput,
+        responses=s.GenerationSettingsOutput,
         operation_id="api_brands_settings_put",
     )
     @action(detail=True, methods=["get", "put"], url_path="settings")
@@ -86,14 +90,21 @@ class BrandViewSet(ApiViewSet):
 
     # --- logo --------------------------------------------------------------------------
     @extend_schema(methods=["GET"], responses=MediaOutput, operation_id="api_brands_logo_get")
-    @extend_schema(methods=["POST"], request=_UPLOAD, responses={201: MediaOutput}, operation_id="api_brands_logo_post")
+    @extend_schema(
+        methods=["POST"], request=_UPLOAD, responses={201: MediaOutput}, operation_id="api_brands_logo_post"
+    )
     @extend_schema(methods=["DELETE"], responses={204: None}, operation_id="api_brands_logo_delete")
     @action(detail=True, methods=["get", "post", "delete"], url_path="logo", parser_classes=[MultiPartParser])
     def logo(self, request, pk=None):
         brand = self._brand(pk)
         if request.method == "POST":
             self.form_fields()
-            asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=Kind.LOGO, brand=brand)
+            asset = media_upload(
+                organization=self.actor.organization,
+                uploaded=request.FILES.get("file"),
+                kind=Kind.LOGO,
+                brand=brand,
+            )
             services.brand_update(brand=brand, logo=asset)
             return self.respond(present_media(asset, request), status=201)
         if request.method == "DELETE":
@@ -106,8 +117,15 @@ class BrandViewSet(ApiViewSet):
         return self.respond(present_media(brand.logo, request))
 
     # --- profiles ------------------------------------------------------------------------
-    @extend_schema(methods=["GET"], responses=ProfileOutput(many=True), operation_id="api_brands_profiles_list")
-    @extend_schema(methods=["POST"], request=s.ProfileIdsInput, responses=ProfileOutput(many=True), operation_id="api_brands_profiles_add")
+    @extend_schema(
+        methods=["GET"], responses=ProfileOutput(many=True), operation_id="api_brands_profiles_list"
+    )
+    @extend_schema(
+        methods=["POST"],
+        request=s.ProfileIdsInput,
+        responses=ProfileOutput(many=True),
+        operation_id="api_brands_profiles_add",
+    )
     @action(detail=True, methods=["get", "post"], url_path="profiles")
     def profiles(self, request, pk=None):
         brand = self._brand(pk)
@@ -123,13 +141,22 @@ class BrandViewSet(ApiViewSet):
 
     # --- reference images ------------------------------------------------------------
     @extend_schema(methods=["GET"], responses=MediaOutput(many=True), operation_id="api_brands_refs_list")
-    @extend_schema(methods=["POST"], request=_UPLOAD, responses={201: MediaOutput}, operation_id="api_brands_refs_create")
-    @action(detail=True, methods=["get", "post"], url_path="reference-images", parser_classes=[MultiPartParser])
+    @extend_schema(
+        methods=["POST"], request=_UPLOAD, responses={201: MediaOutput}, operation_id="api_brands_refs_create"
+    )
+    @action(
+        detail=True, methods=["get", "post"], url_path="reference-images", parser_classes=[MultiPartParser]
+    )
     def reference_images(self, request, pk=None):
         brand = self._brand(pk)
         if request.method == "POST":
             self.form_fields()
-            asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=Kind.REFERENCE, brand=brand)
+            asset = media_upload(
+                organization=self.actor.organization,
+                uploaded=request.FILES.get("file"),
+                kind=Kind.REFERENCE,
+                brand=brand,
+            )
             return self.respond(present_media(asset, request), status=201)
         qs = MediaAsset.objects.for_organization(self.actor.organization).references_for_brand(brand)
         self.sort_fields, self.filterset_class = self.media_sort_fields, filters.BrandMediaFilter

@@ -6,35 +6,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Brand',
+            name="Brand",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('name', models.CharField(max_length=200)),
-                ('slug', models.SlugField(max_length=100)),
-                ('description', models.TextField(blank=True, default='')),
-                ('voice', models.TextField(blank=True, default='')),
-                ('tone', models.JSONField(blank=True, default=list)),
-                ('primary_color', models.CharField(blank=True, default='', max_length=7)),
-                ('secondary_color', models.CharField(blank=True, default='', max_length=7)),
-                ('hashtags', models.JSONField(blank=True, default=list)),
-                ('fonts', models.JSONField(blank=True, default=list)),
-                ('generation_settings', models.JSONField(blank=True, default=dict)),
-                ('settings', models.JSONField(blank=True, default=dict)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('is_default', models.BooleanField(default=False)),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("name", models.CharField(max_length=200)),
+                ("slug", models.SlugField(max_length=100)),
+                ("description", models.TextField(blank=True, default="")),
+                ("voice", models.TextField(blank=True, default="")),
+                ("tone", models.JSONField(blank=True, default=list)),
+                ("primary_color", models.CharField(blank=True, default="", max_length=7)),
+                ("secondary_color", models.CharField(blank=True, default="", max_length=7)),
+                ("hashtags", models.JSONField(blank=True, default=list)),
+                ("fonts", models.JSONField(blank=True, default=list)),
+                ("generation_settings", models.JSONField(blank=True, default=dict)),
+                ("settings", models.JSONField(blank=True, default=dict)),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                ("is_default", models.BooleanField(default=False)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
     ]

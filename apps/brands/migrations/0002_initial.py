@@ -5,32 +5,45 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('brands', '0001_initial'),
-        ('media', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("brands", "0001_initial"),
+        ("media", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='brand',
-            name='logo',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='media.mediaasset'),
+            model_name="brand",
+            name="logo",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="media.mediaasset",
+            ),
         ),
         migrations.AddField(
-            model_name='brand',
-            name='organization',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization'),
+            model_name="brand",
+            name="organization",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="+", to="accounts.organization"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='brand',
-            constraint=models.UniqueConstraint(fields=('organization', 'slug'), name='brand_unique_slug_per_org'),
+            model_name="brand",
+            constraint=models.UniqueConstraint(
+                fields=("organization", "slug"), name="brand_unique_slug_per_org"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='brand',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_default', True)), fields=('organization',), name='brand_one_default_per_org'),
+            model_name="brand",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_default", True)),
+                fields=("organization",),
+                name="brand_one_default_per_org",
+            ),
         ),
     ]

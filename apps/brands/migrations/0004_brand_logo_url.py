@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('brands', '0003_org_created_indexes'),
+        ("brands", "0003_org_created_indexes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='brand',
-            name='logo_url',
-            field=models.URLField(blank=True, default='', max_length=2000),
+            model_name="brand",
+            name="logo_url",
+            field=models.URLField(blank=True, default="", max_length=2000),
         ),
     ]

@@ -16,7 +16,9 @@ class GuidelinesSerializer(StrictSerializer):
     voice = serializers.CharField(required=False, allow_blank=True, max_length=5000)
     tone = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=20)
     colors = ColorsSerializer(required=False)
-    hashtags = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=60)
+    hashtags = serializers.ListField(
+        child=serializers.CharField(max_length=100), required=False, max_length=60
+    )
 
 
 def logo_of(brand, request) -> str | None:

@@ -40,9 +40,14 @@ class BrandViewSet(V1ViewSet):
                 fields["logo"] = None
             elif ref:
                 fields["logo"] = self.ref(
-                    MediaAsset.objects.for_organization(self.actor.organization), ref, "asset", "assets.logo",
+                    MediaAsset.objects.for_organization(self.actor.organization),
+                    ref,
+                    "asset",
+                    "assets.logo",
                     message="assets.logo must be the assetId of an image uploaded to this brand.",
-                    details={"assets": {"logo": ["Unknown asset; upload it with POST /v1/brands/{id}/assets."]}},
+                    details={
+                        "assets": {"logo": ["Unknown asset; upload it with POST /v1/brands/{id}/assets."]}
+                    },
                 )
                 fields["logo_url"] = ""
             else:
@@ -82,7 +87,17 @@ class BrandAssetViewSet(V1ViewSet):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, "type": {"type": "string", "enum": ["asset", "logo", "reference"]}}, "required": ["file"], "additionalProperties": False}},
+        request={
+            "multipart/form-data": {
+                "type": "object",
+                "properties": {
+                    "file": {"type": "string", "format": "binary"},
+                    "type": {"type": "string", "enum": ["asset", "logo", "reference"]},
+                },
+                "required": ["file"],
+                "additionalProperties": False,
+            }
+        },
         responses={201: s.AssetOutput},
         operation_id="v1_brand_assets_create",
     )
@@ -92,7 +107,9 @@ class BrandAssetViewSet(V1ViewSet):
         kind = request.data.get("type") or Kind.ASSET
         if kind not in (Kind.ASSET, Kind.LOGO, Kind.REFERENCE):
             raise ValidationFailed("type must be asset, logo or reference.", {"type": ["Invalid choice."]})
-        asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=kind, brand=brand)
+        asset = media_upload(
+            organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=kind, brand=brand
+        )
         if kind == Kind.LOGO:
             services.brand_update(brand=brand, logo=asset)
         return self.respond(s.present_asset(asset, request), status=201)

@@ -24,7 +24,9 @@ MEDIA_CHOICES = ("image", "video", "carousel")  # carousel is refused by the ser
 
 
 class _GenerationFields(StrictSerializer):
-    generationMode = serializers.ChoiceField(choices=GenerationMode.values, required=False, default=GenerationMode.PROMPT)
+    generationMode = serializers.ChoiceField(
+        choices=GenerationMode.values, required=False, default=GenerationMode.PROMPT
+    )
     postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
     media = serializers.ChoiceField(choices=MEDIA_CHOICES, required=False, default="image")
     dimensions = serializers.ChoiceField(choices=RATIOS, required=False)
@@ -46,14 +48,19 @@ class GenerateInput(_GenerationFields):
 
 
 class MultiPlatformInput(_GenerationFields):
-    profileIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=10)
+    profileIds = serializers.ListField(
+        child=serializers.CharField(max_length=64), min_length=1, max_length=10
+    )
     prompt = serializers.CharField(max_length=5000)
 
 
 class UpdateInput(StrictSerializer):
     content = serializers.DictField(child=PlatformContentInput(), required=False)
-    status = serializers.ChoiceField(choices=("draft",), required=False,
-                                     error_messages={"invalid_choice": "Only 'draft' can be set; use the actions for other statuses."})
+    status = serializers.ChoiceField(
+        choices=("draft",),
+        required=False,
+        error_messages={"invalid_choice": "Only 'draft' can be set; use the actions for other statuses."},
+    )
     tagIds = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=50)
     campaignId = serializers.CharField(required=False, allow_null=True, max_length=64)
     openapi_rules = {"minProperties": 1, "description": "Give content, status, tagIds or campaignId."}
@@ -68,7 +75,9 @@ class ScheduleInput(StrictSerializer):
     socialProfileId = serializers.CharField(max_length=64)
     scheduledDate = serializers.DateField()
     task = serializers.CharField(max_length=5000)
-    generationMode = serializers.ChoiceField(choices=GenerationMode.values, required=False, default=GenerationMode.PROMPT)
+    generationMode = serializers.ChoiceField(
+        choices=GenerationMode.values, required=False, default=GenerationMode.PROMPT
+    )
     platform = NamedChoiceField(choices=SUPPORTED_PLATFORMS, required=False, max_length=30)
     postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
     media = serializers.ChoiceField(choices=MEDIA_CHOICES, required=False, default="image")
@@ -80,7 +89,10 @@ class IdeasInput(StrictSerializer):
     profileId = serializers.CharField(required=False, max_length=64)
     topic = serializers.CharField(required=False, allow_blank=True, max_length=500)
     count = serializers.IntegerField(required=False, min_value=1, max_value=10, default=5)
-    openapi_rules = {"not": {"required": ["brandId", "profileId"]}, "description": "Give brandId or profileId, not both."}
+    openapi_rules = {
+        "not": {"required": ["brandId", "profileId"]},
+        "description": "Give brandId or profileId, not both.",
+    }
 
     def validate(self, attrs):
         if attrs.get("brandId") and attrs.get("profileId"):
@@ -91,7 +103,9 @@ class IdeasInput(StrictSerializer):
 class OptimizeInput(StrictSerializer):
     caption = serializers.CharField(max_length=70000, trim_whitespace=False)
     platform = NamedChoiceField(choices=SUPPORTED_PLATFORMS, max_length=30)
-    hashtags = serializers.ListField(child=serializers.CharField(max_length=150), required=False, max_length=100)
+    hashtags = serializers.ListField(
+        child=serializers.CharField(max_length=150), required=False, max_length=100
+    )
     postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
     mediaType = serializers.ChoiceField(choices=("image", "video"), required=False, default="image")
 
@@ -112,7 +126,13 @@ class EventInput(StrictSerializer):
     endsOn = serializers.DateField(required=False, allow_null=True)
     color = HexColorField(required=False, allow_blank=True)
 
-    NAMES = {"name": "name", "description": "description", "startsOn": "starts_on", "endsOn": "ends_on", "color": "color"}
+    NAMES = {
+        "name": "name",
+        "description": "description",
+        "startsOn": "starts_on",
+        "endsOn": "ends_on",
+        "color": "color",
+    }
 
     @classmethod
     def to_fields(cls, data: dict) -> dict:
@@ -124,7 +144,9 @@ class EventUpdateInput(EventInput):
 
 
 class BatchGenerateInput(StrictSerializer):
-    scheduleIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=100)
+    scheduleIds = serializers.ListField(
+        child=serializers.CharField(max_length=64), min_length=1, max_length=100
+    )
 
 
 # --- representations -----------------------------------------------------------------------
@@ -278,7 +300,12 @@ class BatchOutput(serializers.Serializer):
 
 def present_batch(batch, progress: dict) -> dict:
     items = [{**i, "status": states.word_b(i["status"])} for i in progress["items"]]
-    return {**progress, "items": items, "createdAt": iso(batch.created_at), "finishedAt": iso(batch.finished_at)}
+    return {
+        **progress,
+        "items": items,
+        "createdAt": iso(batch.created_at),
+        "finishedAt": iso(batch.finished_at),
+    }
 
 
 class IdeasOutput(serializers.Serializer):

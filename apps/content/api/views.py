@@ -18,14 +18,21 @@ from ..platform_rules import SUPPORTED_PLATFORMS
 from ..services import GenerationInput
 from . import serializers as s
 
-STATUS_HELP_B = "One status or several, comma-separated: " + ", ".join(dict.fromkeys(states.word_b(x) for x in states.STATUSES))
+STATUS_HELP_B = "One status or several, comma-separated: " + ", ".join(
+    dict.fromkeys(states.word_b(x) for x in states.STATUSES)
+)
 
 
 class _ContentBase(ApiViewSet):
     policy = permissions.CONTENT
 
     def profile(self, raw, field: str):
-        return self.ref(SocialProfile.objects.for_organization(self.actor.organization).select_related("brand"), raw, "profile", field)
+        return self.ref(
+            SocialProfile.objects.for_organization(self.actor.organization).select_related("brand"),
+            raw,
+            "profile",
+            field,
+        )
 
     def generation_input(self, data: dict, *, prompt: str, profile=None, platforms=None) -> GenerationInput:
         org = self.actor.organization
@@ -34,23 +41,44 @@ class _ContentBase(ApiViewSet):
         if data.get("mediaId"):
             source = self.ref(media.filter(kind=Kind.UPLOAD), data["mediaId"], "media", "mediaId")
         elif data.get("referenceImageId"):
-            source = self.ref(media.filter(kind=Kind.REFERENCE), data["referenceImageId"], "media", "referenceImageId")
+            source = self.ref(
+                media.filter(kind=Kind.REFERENCE), data["referenceImageId"], "media", "referenceImageId"
+            )
         tags = self.refs(selectors.tag_list(organization=org), data.get("tagIds", []), "tag", "tagIds")
         return GenerationInput(
-            prompt=prompt, platforms=platforms or ([profile.platform] if profile else []),
-            brand=services.generation_brand(organization=org, profile=profile), profile=profile,
-            generation_mode=data["generationMode"], post_type=data["postType"], media_type=data["media"],
-            dimensions=data.get("dimensions"), source_media=source, tags=tags,
-            campaign=self.ref(selectors.campaign_list(organization=org), data.get("campaignId"), "campaign", "campaignId"),
+            prompt=prompt,
+            platforms=platforms or ([profile.platform] if profile else []),
+            brand=services.generation_brand(organization=org, profile=profile),
+            profile=profile,
+            generation_mode=data["generationMode"],
+            post_type=data["postType"],
+            media_type=data["media"],
+            dimensions=data.get("dimensions"),
+            source_media=source,
+            tags=tags,
+            campaign=self.ref(
+                selectors.campaign_list(organization=org), data.get("campaignId"), "campaign", "campaignId"
+            ),
         )
 
 
 class ContentViewSet(_ContentBase):
     id_kind = "content"
-    action_buckets = {"create": "generation", "generate": "generation", "regenerate": "generation",
-                      "edit_image": "generation", "multi_platform": "generation", "intelligence": "generation"}
-    sort_fields = {"createdAt": "created_at", "updatedAt": "updated_at", "scheduledFor": "scheduled_for",
-                   "publishedAt": "published_at", "status": "status"}
+    action_buckets = {
+        "create": "generation",
+        "generate": "generation",
+        "regenerate": "generation",
+        "edit_image": "generation",
+        "multi_platform": "generation",
+        "intelligence": "generation",
+    }
+    sort_fields = {
+        "createdAt": "created_at",
+        "updatedAt": "updated_at",
+        "scheduledFor": "scheduled_for",
+        "publishedAt": "published_at",
+        "status": "status",
+    }
     default_sort = ("created_at", "desc")
     filterset_class = filters.ContentFilter
 
@@ -62,11 +90,16 @@ class ContentViewSet(_ContentBase):
         return self.respond(s.present(fresh, self.request, **kwargs), status=status)
 
     @extend_schema(
-        responses=s.ContentOutput(many=True), operation_id="api_content_list",
-        parameters=[*[OpenApiParameter(n, str) for n in ("profileId", "tagId", "campaignId", "q", "date_from", "date_to",
-                                                        "sort")],
-                    OpenApiParameter("platform", str, enum=list(SUPPORTED_PLATFORMS)),
-                    OpenApiParameter("status", str, description=STATUS_HELP_B)],
+        responses=s.ContentOutput(many=True),
+        operation_id="api_content_list",
+        parameters=[
+            *[
+                OpenApiParameter(n, str)
+                for n in ("profileId", "tagId", "campaignId", "q", "date_from", "date_to", "sort")
+            ],
+            OpenApiParameter("platform", str, enum=list(SUPPORTED_PLATFORMS)),
+            OpenApiParameter("status", str, description=STATUS_HELP_B),
+        ],
     )
     def list(self, request):
         qs = selectors.content_list(organization=self.actor.organization, tags=True)
@@ -76,34 +109,59 @@ class ContentViewSet(_ContentBase):
     def create(self, request):
         data = self.validated(s.CreateInput)
         profile = self.profile(data["socialProfileId"], "socialProfileId")
-        inp = self.generation_input(data, prompt=data["prompt"], profile=profile,
-                                    platforms=[data.get("platform") or profile.platform])
-        content = self.record_effect(lambda: services.content_request_generation(
-            organization=self.actor.organization, actor=self.actor, inp=inp), kind="content", status=201)
+        inp = self.generation_input(
+            data, prompt=data["prompt"], profile=profile, platforms=[data.get("platform") or profile.platform]
+        )
+        content = self.record_effect(
+            lambda: services.content_request_generation(
+                organization=self.actor.organization, actor=self.actor, inp=inp
+            ),
+            kind="content",
+            status=201,
+        )
         # the spec shows create answering `generating`: the work has been handed to the worker
         return self.respond(s.present(self._content(content.pk), request, status="generating"), status=201)
 
-    @extend_schema(request=s.GenerateInput, responses={202: s.ContentOutput}, operation_id="api_content_generate")
+    @extend_schema(
+        request=s.GenerateInput, responses={202: s.ContentOutput}, operation_id="api_content_generate"
+    )
     @action(detail=False, methods=["post"], url_path="generate")
     def generate(self, request):
         data = self.validated(s.GenerateInput)
         profile = self.profile(data["profileId"], "profileId")
         inp = self.generation_input(data, prompt=data["task"], profile=profile)
-        content = self.record_effect(lambda: services.content_request_generation(
-            organization=self.actor.organization, actor=self.actor, inp=inp), kind="content", status=202)
+        content = self.record_effect(
+            lambda: services.content_request_generation(
+                organization=self.actor.organization, actor=self.actor, inp=inp
+            ),
+            kind="content",
+            status=202,
+        )
         return self._present(content, status=202)
 
-    @extend_schema(request=s.MultiPlatformInput, responses={202: s.ContentOutput(many=True)},
-                   operation_id="api_content_multi_platform")
+    @extend_schema(
+        request=s.MultiPlatformInput,
+        responses={202: s.ContentOutput(many=True)},
+        operation_id="api_content_multi_platform",
+    )
     @action(detail=False, methods=["post"], url_path="multi-platform")
     def multi_platform(self, request):
         """One content per profile (see `services.content_request_multi_platform`); 202 with the list."""
         data = self.validated(s.MultiPlatformInput)
         profiles = [self.profile(raw, "profileIds") for raw in data["profileIds"]]
-        inp = self.generation_input(data, prompt=data["prompt"], profile=profiles[0])  # each content takes its profile's brand
-        created = self.record_effect(lambda: services.content_request_multi_platform(
-            organization=self.actor.organization, actor=self.actor, profiles=profiles, inp=inp,
-        ), kind="content", status=202)
+        inp = self.generation_input(
+            data, prompt=data["prompt"], profile=profiles[0]
+        )  # each content takes its profile's brand
+        created = self.record_effect(
+            lambda: services.content_request_multi_platform(
+                organization=self.actor.organization,
+                actor=self.actor,
+                profiles=profiles,
+                inp=inp,
+            ),
+            kind="content",
+            status=202,
+        )
         return self._present_many([c.pk for c in created], status=202)
 
     def _present_many(self, pks: list, status: int):
@@ -127,18 +185,26 @@ class ContentViewSet(_ContentBase):
         profile = self.profile(data.get("profileId"), "profileId")
         brand = self.ref(Brand.objects.for_organization(org), data.get("brandId"), "brand", "brandId")
         brand = services.generation_brand(organization=org, brand=brand, profile=profile)
-        ideas = services.content_ideas(organization=org, brand=brand, profile=profile, topic=data.get("topic", ""),
-                                       count=data["count"])
-        return self.respond({**ideas, "brandId": str(brand.pk), "profileId": str(profile.pk) if profile else None})
+        ideas = services.content_ideas(
+            organization=org, brand=brand, profile=profile, topic=data.get("topic", ""), count=data["count"]
+        )
+        return self.respond(
+            {**ideas, "brandId": str(brand.pk), "profileId": str(profile.pk) if profile else None}
+        )
 
     @extend_schema(request=s.OptimizeInput, responses=s.OptimizeOutput, operation_id="api_content_optimize")
     @action(detail=False, methods=["post"], url_path="optimize")
     def optimize(self, request):
         data = self.validated(s.OptimizeInput)
-        return self.respond(services.caption_optimize(
-            caption=data["caption"], platform=data["platform"], hashtags=data.get("hashtags"),
-            post_type=data["postType"], media_type=data["mediaType"],
-        ))
+        return self.respond(
+            services.caption_optimize(
+                caption=data["caption"],
+                platform=data["platform"],
+                hashtags=data.get("hashtags"),
+                post_type=data["postType"],
+                media_type=data["mediaType"],
+            )
+        )
 
     @extend_schema(responses=s.ContentOutput, operation_id="api_content_retrieve")
     def retrieve(self, request, pk=None):
@@ -153,8 +219,12 @@ class ContentViewSet(_ContentBase):
         if "tagIds" in data:
             kwargs["tags"] = self.refs(selectors.tag_list(organization=org), data["tagIds"], "tag", "tagIds")
         if "campaignId" in data:
-            kwargs["campaign"] = self.ref(selectors.campaign_list(organization=org), data["campaignId"], "campaign", "campaignId")
-        content = services.content_update(content=content, variants=data.get("content"), status=data.get("status"), **kwargs)
+            kwargs["campaign"] = self.ref(
+                selectors.campaign_list(organization=org), data["campaignId"], "campaign", "campaignId"
+            )
+        content = services.content_update(
+            content=content, variants=data.get("content"), status=data.get("status"), **kwargs
+        )
         return self._present(content)
 
     @extend_schema(responses={204: None}, operation_id="api_content_destroy")
@@ -174,7 +244,9 @@ class ContentViewSet(_ContentBase):
     def reject(self, request, pk=None):
         content = self._content(pk)
         data = self.validated(s.RejectInput)
-        return self._present(services.content_reject(content=content, reason=data.get("reason", ""), actor=self.actor))
+        return self._present(
+            services.content_reject(content=content, reason=data.get("reason", ""), actor=self.actor)
+        )
 
     @extend_schema(request=None, responses={202: s.ContentOutput}, operation_id="api_content_regenerate")
     @action(detail=True, methods=["post"], url_path="regenerate")
@@ -202,21 +274,36 @@ class ScheduleViewSet(_ContentBase):
     default_sort = ("scheduled_date", "asc")
     filterset_class = filters.ScheduleFilter
 
-    @extend_schema(responses=s.ScheduleOutput(many=True), operation_id="api_content_schedules_list",
-                   parameters=[OpenApiParameter("status", str, enum=["planned", "generating", "generated", "failed"]),
-                               OpenApiParameter("profileId", str)])
+    @extend_schema(
+        responses=s.ScheduleOutput(many=True),
+        operation_id="api_content_schedules_list",
+        parameters=[
+            OpenApiParameter("status", str, enum=["planned", "generating", "generated", "failed"]),
+            OpenApiParameter("profileId", str),
+        ],
+    )
     def list(self, request):
         qs = selectors.schedule_list(organization=self.actor.organization)
         return self.respond_list(qs, s.present_schedule)
 
-    @extend_schema(request=s.ScheduleInput, responses={201: s.ScheduleOutput}, operation_id="api_content_schedules_create")
+    @extend_schema(
+        request=s.ScheduleInput,
+        responses={201: s.ScheduleOutput},
+        operation_id="api_content_schedules_create",
+    )
     def create(self, request):
         data = self.validated(s.ScheduleInput)
         profile = self.profile(data["socialProfileId"], "socialProfileId")
         schedule = services.schedule_plan(
-            organization=self.actor.organization, profile=profile, scheduled_date=data["scheduledDate"], task=data["task"],
-            generation_mode=data["generationMode"], platform=data.get("platform"), post_type=data["postType"],
-            media_type=data["media"], dimensions=data.get("dimensions"),
+            organization=self.actor.organization,
+            profile=profile,
+            scheduled_date=data["scheduledDate"],
+            task=data["task"],
+            generation_mode=data["generationMode"],
+            platform=data.get("platform"),
+            post_type=data["postType"],
+            media_type=data["media"],
+            dimensions=data.get("dimensions"),
         )
         return self.respond(s.present_schedule(schedule), status=201)
 
@@ -241,14 +328,18 @@ class TagViewSet(_ContentBase):
     @extend_schema(request=s.TagInput, responses={201: s.TagOutput}, operation_id="api_tags_create")
     def create(self, request):
         data = self.validated(s.TagInput)
-        tag = services.tag_create(organization=self.actor.organization, name=data["name"], color=data.get("color", ""))
+        tag = services.tag_create(
+            organization=self.actor.organization, name=data["name"], color=data.get("color", "")
+        )
         return self.respond(s.present_tag(tag), status=201)
 
     @extend_schema(request=s.TagUpdateInput, responses=s.TagOutput, operation_id="api_tags_update")
     def update(self, request, pk=None):
         tag = self._tag(pk)
         data = self.validated(s.TagUpdateInput)
-        return self.respond(s.present_tag(services.tag_update(tag=tag, name=data.get("name"), color=data.get("color"))))
+        return self.respond(
+            s.present_tag(services.tag_update(tag=tag, name=data.get("name"), color=data.get("color")))
+        )
 
     @extend_schema(responses={204: None}, operation_id="api_tags_destroy")
     def destroy(self, request, pk=None):
@@ -269,7 +360,9 @@ class EventViewSet(_ContentBase):
 
     @extend_schema(responses=s.EventOutput(many=True), operation_id="api_events_list")
     def list(self, request):
-        return self.respond_list(selectors.campaign_list(organization=self.actor.organization), s.present_event)
+        return self.respond_list(
+            selectors.campaign_list(organization=self.actor.organization), s.present_event
+        )
 
     @extend_schema(responses=s.EventOutput, operation_id="api_events_retrieve")
     def retrieve(self, request, pk=None):
@@ -278,14 +371,18 @@ class EventViewSet(_ContentBase):
     @extend_schema(request=s.EventInput, responses={201: s.EventOutput}, operation_id="api_events_create")
     def create(self, request):
         data = self.validated(s.EventInput)
-        campaign = services.campaign_create(organization=self.actor.organization, **s.EventInput.to_fields(data))
+        campaign = services.campaign_create(
+            organization=self.actor.organization, **s.EventInput.to_fields(data)
+        )
         return self.respond(s.present_event(campaign), status=201)
 
     @extend_schema(request=s.EventUpdateInput, responses=s.EventOutput, operation_id="api_events_update")
     def update(self, request, pk=None):
         campaign = self._event(pk)
         data = self.validated(s.EventUpdateInput)
-        return self.respond(s.present_event(services.campaign_update(campaign=campaign, **s.EventInput.to_fields(data))))
+        return self.respond(
+            s.present_event(services.campaign_update(campaign=campaign, **s.EventInput.to_fields(data)))
+        )
 
     @extend_schema(responses={204: None}, operation_id="api_events_destroy")
     def destroy(self, request, pk=None):
@@ -301,7 +398,11 @@ class BatchViewSet(_ContentBase):
 
     def _present(self, batch):
         items = getattr(batch, "items", None)
-        rows = None if items is None else [{"id": c.pk, "status": c.status, "progress": c.progress} for c in items]
+        rows = (
+            None
+            if items is None
+            else [{"id": c.pk, "status": c.status, "progress": c.progress} for c in items]
+        )
         return s.present_batch(batch, services.batch_progress(batch, rows))
 
     @extend_schema(responses=s.BatchOutput(many=True), operation_id="api_batch_list")
@@ -310,17 +411,24 @@ class BatchViewSet(_ContentBase):
 
     @extend_schema(responses=s.BatchOutput, operation_id="api_batch_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(self._present(self.lookup(selectors.batch_list(organization=self.actor.organization), pk)))
+        return self.respond(
+            self._present(self.lookup(selectors.batch_list(organization=self.actor.organization), pk))
+        )
 
-    @extend_schema(request=s.BatchGenerateInput, responses={202: s.BatchOutput}, operation_id="api_batch_generate")
+    @extend_schema(
+        request=s.BatchGenerateInput, responses={202: s.BatchOutput}, operation_id="api_batch_generate"
+    )
     @action(detail=False, methods=["post"], url_path="generate")
     def generate(self, request):
         data = self.validated(s.BatchGenerateInput)
         org = self.actor.organization
         planned = ContentSchedule.objects.for_organization(org).select_related("profile__brand")
         schedules = self.refs(planned, data["scheduleIds"], "schedule", "scheduleIds")
-        batch = self.record_effect(lambda: services.batch_start(organization=org, schedules=schedules, actor=self.actor),
-                                   kind="batch", status=202)
+        batch = self.record_effect(
+            lambda: services.batch_start(organization=org, schedules=schedules, actor=self.actor),
+            kind="batch",
+            status=202,
+        )
         return self.respond(self._present(batch), status=202)
 
     def present_effect(self, effect):

@@ -28,19 +28,48 @@ def _build(name: str) -> Engine:
     if name == "openai":
         from .openai_engine import OpenAIEngine
 
-        return OpenAIEngine(**_kwargs("OPENAI", {"api_key": "API_KEY", "base_url": "BASE_URL", "text_model": "TEXT_MODEL",
-                                                 "image_model": "IMAGE_MODEL", "video_model": "VIDEO_MODEL"}))
+        return OpenAIEngine(
+            **_kwargs(
+                "OPENAI",
+                {
+                    "api_key": "API_KEY",
+                    "base_url": "BASE_URL",
+                    "text_model": "TEXT_MODEL",
+                    "image_model": "IMAGE_MODEL",
+                    "video_model": "VIDEO_MODEL",
+                },
+            )
+        )
     if name == "gemini":
         from .gemini_engine import GeminiEngine
 
-        return GeminiEngine(**_kwargs("GEMINI", {"api_key": "API_KEY", "base_url": "BASE_URL", "text_model": "TEXT_MODEL",
-                                                 "image_model": "IMAGE_MODEL", "video_model": "VIDEO_MODEL"}))
+        return GeminiEngine(
+            **_kwargs(
+                "GEMINI",
+                {
+                    "api_key": "API_KEY",
+                    "base_url": "BASE_URL",
+                    "text_model": "TEXT_MODEL",
+                    "image_model": "IMAGE_MODEL",
+                    "video_model": "VIDEO_MODEL",
+                },
+            )
+        )
     if name == "replicate":
         from .replicate_engine import ReplicateEngine
 
-        kwargs = _kwargs("REPLICATE", {"api_token": "API_TOKEN", "base_url": "BASE_URL", "text_model": "TEXT_MODEL",
-                                       "image_model": "IMAGE_MODEL", "video_model": "VIDEO_MODEL",
-                                       "webhook_secret": "WEBHOOK_SECRET", "webhook_url": "WEBHOOK_URL"})
+        kwargs = _kwargs(
+            "REPLICATE",
+            {
+                "api_token": "API_TOKEN",
+                "base_url": "BASE_URL",
+                "text_model": "TEXT_MODEL",
+                "image_model": "IMAGE_MODEL",
+                "video_model": "VIDEO_MODEL",
+                "webhook_secret": "WEBHOOK_SECRET",
+                "webhook_url": "WEBHOOK_URL",
+            },
+        )
         return ReplicateEngine(**kwargs)
     raise EngineError(f"Unknown GENERATION_ENGINE '{name}': use local, openai, gemini or replicate.")
 

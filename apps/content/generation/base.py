@@ -153,7 +153,10 @@ class PredictionEngine(Engine, Protocol):
     """An engine that runs as a provider's predictions (completed by webhook or poll)."""
 
     def result_from_prediction(
-        self, prediction: Mapping[str, Any], kind: str, *,
+        self,
+        prediction: Mapping[str, Any],
+        kind: str,
+        *,
         request: TextRequest | ImageRequest | VideoRequest | IdeasRequest | None = None,
     ) -> TextResult | ImageResult | VideoResult | list[str]: ...
 

@@ -165,8 +165,13 @@ SOUNDS = {
 T: dict[str, dict] = json.loads((Path(__file__).parent / "data" / "copy.json").read_text("utf-8"))
 
 # the sentence that carries the prompt's link(s), per language
-LINK = {"en": "Read more: {url}", "es": "Más información: {url}", "fr": "En savoir plus : {url}",
-        "de": "Mehr dazu: {url}", "pt": "Saiba mais: {url}"}
+LINK = {
+    "en": "Read more: {url}",
+    "es": "Más información: {url}",
+    "fr": "En savoir plus : {url}",
+    "de": "Mehr dazu: {url}",
+    "pt": "Saiba mais: {url}",
+}
 
 VIDEO_PLATFORMS = {"tiktok", "youtube"}
 THREAD_PLATFORMS = {"x", "twitter", "threads", "bluesky", "mastodon"}
@@ -237,7 +242,9 @@ def _tokens(text: str) -> list[str]:
 
 _WEAK_WORDS: dict[str, set[str]] = {
     lang: {w.casefold() for w in words}
-    for lang, words in json.loads((Path(__file__).parent / "data" / "weak_words.json").read_text("utf-8")).items()
+    for lang, words in json.loads(
+        (Path(__file__).parent / "data" / "weak_words.json").read_text("utf-8")
+    ).items()
     if not lang.startswith("_")
 }
 
@@ -317,7 +324,9 @@ def prompt_facts(prompt: str, language: str) -> list[str]:
             continue
         text = _INSTRUCTION.sub("", text)
         text = _SETTINGS_TAIL.sub("", text).strip(" ,;:-")
-        if len(_tokens(text)) < 3 or re.match(r"(?i)(write|create|make|generate|draft|use|add|include|keep)\b", text):
+        if len(_tokens(text)) < 3 or re.match(
+            r"(?i)(write|create|make|generate|draft|use|add|include|keep)\b", text
+        ):
             continue
         if _tokens(text)[0].lower() in instruction_verbs:
             continue
@@ -350,9 +359,11 @@ def extract_keywords(prompt: str, language: str, dont: tuple[str, ...] = ()) -> 
 
     # English: the strongest phrase (names weigh more). Other languages: the first phrase, as
     # German capitalises every noun and the word lists are thinner there.
-    best = max(runs, key=weight) if language == "en" else next(
-        (r for r in runs if any(w.casefold() not in weak for w in r)), runs[0]
-    )[:3]
+    best = (
+        max(runs, key=weight)
+        if language == "en"
+        else next((r for r in runs if any(w.casefold() not in weak for w in r)), runs[0])[:3]
+    )
     while len(best) > 1 and best[0].casefold() in weak and len(best) > 4:
         best = best[1:]
     topic = " ".join(best[:4])
@@ -372,7 +383,7 @@ def with_determiner(prompt: str, topic: str) -> str:
     m = re.search(r"(?<![\w-])" + re.escape(topic) + r"(?![\w-])", prompt or "", re.IGNORECASE)
     if not m:
         return topic
-    after = re.match(r"\s*([\w'’-]+)", prompt[m.end():])
+    after = re.match(r"\s*([\w'’-]+)", prompt[m.end() :])
     if after and after.group(1).lower() not in STOPWORDS["en"]:
         return topic  # 'the Trailhead 2 hiking boots': the determiner belongs to a longer phrase
     before = re.findall(r"[\w'’-]+|[^\w\s]", prompt[: m.start()])
@@ -392,10 +403,12 @@ def _with_complement(prompt: str, topic: str, language: str) -> str:
     joiner = _COMPLEMENT.get(language)
     if not joiner or len(topic.split()) > 2:
         return topic
-    m = re.search(re.escape(topic) + r"\s+(?:" + joiner + r")\s+([^\W\d_][\w'’-]*)", prompt or "", re.IGNORECASE)
+    m = re.search(
+        re.escape(topic) + r"\s+(?:" + joiner + r")\s+([^\W\d_][\w'’-]*)", prompt or "", re.IGNORECASE
+    )
     if not m or m.group(1).lower() in STOPWORDS[language]:
         return topic
-    return prompt[m.start(): m.end()]
+    return prompt[m.start() : m.end()]
 
 
 def _capitalise(text: str) -> str:
@@ -480,7 +493,11 @@ def other_phrases(prompt: str, language: str, dont: tuple[str, ...], topic: str)
     out: list[str] = []
     for run in noun_phrases(prompt, language, dont):
         phrase = " ".join(run)
-        if run[-1].casefold() in weak or phrase.casefold() in topic.casefold() or re.search(r"(?:ed|ing)$", run[-1]):
+        if (
+            run[-1].casefold() in weak
+            or phrase.casefold() in topic.casefold()
+            or re.search(r"(?:ed|ing)$", run[-1])
+        ):
             continue
         if phrase.casefold() not in {o.casefold() for o in out}:
             out.append(phrase)
@@ -497,14 +514,28 @@ def hashtag_topics(prompt: str, language: str, dont: tuple[str, ...] = ()) -> li
         strong = [w for w in run if w.casefold() not in weak]
         if not strong:
             continue
-        while len(run) > 1 and run[0].casefold() in {"every", "each", "all", "any", "some", "jeder", "chaque", "cada"}:
+        while len(run) > 1 and run[0].casefold() in {
+            "every",
+            "each",
+            "all",
+            "any",
+            "some",
+            "jeder",
+            "chaque",
+            "cada",
+        }:
             run = run[1:]  # 'every teacup' -> #teacup
         if len(run) <= 3:
             if len(run) > 1 and run[-1].casefold() in weak and not run[-1][:1].isupper():
                 run = [w for w in run if w.casefold() not in weak] or run  # 'brewed best' -> #brewed
                 if len(run) == 1 and run[0].lower().endswith("ed"):
                     continue
-            if len(run) == 1 and language == "en" and not run[0][:1].isupper() and re.search(r"(?:ed|en|ing)$", run[0]):
+            if (
+                len(run) == 1
+                and language == "en"
+                and not run[0][:1].isupper()
+                and re.search(r"(?:ed|en|ing)$", run[0])
+            ):
                 continue  # 'thrown', 'brewed', 'making': a verb form is never a topic on its own
             if len(run) > 1 or len(run[0]) >= 3:
                 out.append(_hashtag(" ".join(run)))
@@ -595,8 +626,15 @@ def make_text(request: TextRequest) -> TextResult:
     facts = [f for f in prompt_facts(request.prompt, language) if not _violates(f, dont)]
     # what the post is for (hiring, a sale, an event) picks hooks, calls to action and first
     # comments a person would write for it; a hook without the subject needs the prompt's facts
-    intent = next((i for i in L.get("intents", {}).values() if re.search(i["match"], request.prompt or "", re.IGNORECASE)
-                   and (facts or not i.get("needs_facts"))), None)
+    intent = next(
+        (
+            i
+            for i in L.get("intents", {}).values()
+            if re.search(i["match"], request.prompt or "", re.IGNORECASE)
+            and (facts or not i.get("needs_facts"))
+        ),
+        None,
+    )
     copy = {key: (intent or {}).get(key) or L[key] for key in ("hooks", "cta", "comments", "titles")}
     if not intent:
         copy["hooks"], copy["cta"] = L["hooks"][tone], L["cta"][tone]

@@ -144,8 +144,10 @@ PLATFORM_STYLE = {
     "instagram": "Instagram: warm, a strong first line, short paragraphs separated by line breaks.",
     "facebook": "Facebook: friendly and conversational, two or three short paragraphs.",
     "tiktok": "TikTok: a hook alone on the first line, then one or two short lines.",
-    "pinterest": ("Pinterest: a keyword-rich description that starts with what the pin shows, in the words people "
-                  "search for, without asking for comments or likes; a title of searchable words (at most 100 characters)."),
+    "pinterest": (
+        "Pinterest: a keyword-rich description that starts with what the pin shows, in the words people "
+        "search for, without asking for comments or likes; a title of searchable words (at most 100 characters)."
+    ),
     "youtube": "YouTube: a clear title and a description whose first lines say what the video is about.",
     "threads": "Threads: conversational and short, one or two sentences, one topic tag.",
     "bluesky": "Bluesky: conversational and short, one or two sentences.",

@@ -448,17 +448,24 @@ class ReplicateEngine:
     def text(self, request: TextRequest) -> TextResult:
         system, user = build_text_prompt(request)
         data = self._text_input(system, user, creativity_temperature(request.creativity), request.seed)
-        return cast(TextResult, self.result_from_prediction(self._run(self.text_model, data), "text", request=request))
+        return cast(
+            TextResult, self.result_from_prediction(self._run(self.text_model, data), "text", request=request)
+        )
 
     def ideas(self, request: IdeasRequest) -> list[str]:
         system, user = build_ideas_prompt(request)
         data = self._text_input(system, user, 0.9, 0)
-        return cast(list[str], self.result_from_prediction(self._run(self.text_model, data), "ideas", request=request))
+        return cast(
+            list[str], self.result_from_prediction(self._run(self.text_model, data), "ideas", request=request)
+        )
 
     def image(self, request: ImageRequest) -> ImageResult:
-        return cast(ImageResult, self.result_from_prediction(
-            self._run(self.image_model, self._image_input(request)), "image", request=request
-        ))
+        return cast(
+            ImageResult,
+            self.result_from_prediction(
+                self._run(self.image_model, self._image_input(request)), "image", request=request
+            ),
+        )
 
     def edit_image(self, *, image: bytes, prompt: str, seed: int = 0) -> ImageResult:
         width, height = image_size_of(image)
@@ -467,6 +474,9 @@ class ReplicateEngine:
         return cast(ImageResult, self.result_from_prediction(prediction, "edit", request=target))
 
     def video(self, request: VideoRequest) -> VideoResult:
-        return cast(VideoResult, self.result_from_prediction(
-            self._run(self.video_model, self._video_input(request)), "video", request=request
-        ))
+        return cast(
+            VideoResult,
+            self.result_from_prediction(
+                self._run(self.video_model, self._video_input(request)), "video", request=request
+            ),
+        )

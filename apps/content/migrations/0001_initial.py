@@ -8,170 +8,349 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('brands', '0003_org_created_indexes'),
-        ('media', '0002_org_created_indexes'),
-        ('profiles', '0002_org_created_indexes'),
+        ("accounts", "0001_initial"),
+        ("brands", "0003_org_created_indexes"),
+        ("media", "0002_org_created_indexes"),
+        ("profiles", "0002_org_created_indexes"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Batch',
+            name="Batch",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('status', models.CharField(default='running', max_length=12)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("status", models.CharField(default="running", max_length=12)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Campaign',
+            name="Campaign",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('name', models.CharField(max_length=200)),
-                ('description', models.TextField(blank=True, default='')),
-                ('starts_on', models.DateField(blank=True, null=True)),
-                ('ends_on', models.DateField(blank=True, null=True)),
-                ('color', models.CharField(blank=True, default='', max_length=7)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("name", models.CharField(max_length=200)),
+                ("description", models.TextField(blank=True, default="")),
+                ("starts_on", models.DateField(blank=True, null=True)),
+                ("ends_on", models.DateField(blank=True, null=True)),
+                ("color", models.CharField(blank=True, default="", max_length=7)),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Content',
+            name="Content",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('platforms', models.JSONField(default=list)),
-                ('prompt', models.TextField()),
-                ('generation_mode', models.CharField(choices=[('prompt_based', 'Prompt-based'), ('reference_based', 'Reference-based'), ('manual_upload', 'Manual upload')], default='prompt_based', max_length=20)),
-                ('post_type', models.CharField(choices=[('feed', 'Feed'), ('story', 'Story'), ('reel', 'Reel'), ('short', 'Short')], default='feed', max_length=10)),
-                ('media_type', models.CharField(choices=[('image', 'Image'), ('video', 'Video')], default='image', max_length=10)),
-                ('dimensions', models.CharField(default='1:1', max_length=5)),
-                ('settings', models.JSONField(blank=True, default=dict)),
-                ('media_request', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(db_index=True, default='draft', max_length=12)),
-                ('status_reason', models.TextField(blank=True, default='')),
-                ('progress', models.PositiveSmallIntegerField(default=0)),
-                ('seed', models.PositiveIntegerField(default=0)),
-                ('generation_count', models.PositiveIntegerField(default=0)),
-                ('approved_at', models.DateTimeField(blank=True, null=True)),
-                ('approved_by', models.CharField(blank=True, default='', max_length=200)),
-                ('generated_at', models.DateTimeField(blank=True, null=True)),
-                ('scheduled_for', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('published_at', models.DateTimeField(blank=True, null=True)),
-                ('batch', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='contents', to='content.batch')),
-                ('brand', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='contents', to='brands.brand')),
-                ('campaign', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='contents', to='content.campaign')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
-                ('profile', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='contents', to='profiles.socialprofile')),
-                ('source_media', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='media.mediaasset')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("platforms", models.JSONField(default=list)),
+                ("prompt", models.TextField()),
+                (
+                    "generation_mode",
+                    models.CharField(
+                        choices=[
+                            ("prompt_based", "Prompt-based"),
+                            ("reference_based", "Reference-based"),
+                            ("manual_upload", "Manual upload"),
+                        ],
+                        default="prompt_based",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "post_type",
+                    models.CharField(
+                        choices=[("feed", "Feed"), ("story", "Story"), ("reel", "Reel"), ("short", "Short")],
+                        default="feed",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "media_type",
+                    models.CharField(
+                        choices=[("image", "Image"), ("video", "Video")], default="image", max_length=10
+                    ),
+                ),
+                ("dimensions", models.CharField(default="1:1", max_length=5)),
+                ("settings", models.JSONField(blank=True, default=dict)),
+                ("media_request", models.JSONField(blank=True, default=dict)),
+                ("status", models.CharField(db_index=True, default="draft", max_length=12)),
+                ("status_reason", models.TextField(blank=True, default="")),
+                ("progress", models.PositiveSmallIntegerField(default=0)),
+                ("seed", models.PositiveIntegerField(default=0)),
+                ("generation_count", models.PositiveIntegerField(default=0)),
+                ("approved_at", models.DateTimeField(blank=True, null=True)),
+                ("approved_by", models.CharField(blank=True, default="", max_length=200)),
+                ("generated_at", models.DateTimeField(blank=True, null=True)),
+                ("scheduled_for", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("published_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "batch",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="contents",
+                        to="content.batch",
+                    ),
+                ),
+                (
+                    "brand",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="contents",
+                        to="brands.brand",
+                    ),
+                ),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="contents",
+                        to="content.campaign",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
+                (
+                    "profile",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="contents",
+                        to="profiles.socialprofile",
+                    ),
+                ),
+                (
+                    "source_media",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="media.mediaasset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='ContentSchedule',
+            name="ContentSchedule",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('scheduled_date', models.DateField()),
-                ('task', models.TextField()),
-                ('generation_mode', models.CharField(choices=[('prompt_based', 'Prompt-based'), ('reference_based', 'Reference-based'), ('manual_upload', 'Manual upload')], default='prompt_based', max_length=20)),
-                ('platform', models.CharField(max_length=20)),
-                ('post_type', models.CharField(choices=[('feed', 'Feed'), ('story', 'Story'), ('reel', 'Reel'), ('short', 'Short')], default='feed', max_length=10)),
-                ('media_type', models.CharField(choices=[('image', 'Image'), ('video', 'Video')], default='image', max_length=10)),
-                ('dimensions', models.CharField(default='1:1', max_length=5)),
-                ('status', models.CharField(default='planned', max_length=12)),
-                ('content', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='planned_schedule', to='content.content')),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
-                ('profile', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='planned', to='profiles.socialprofile')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("scheduled_date", models.DateField()),
+                ("task", models.TextField()),
+                (
+                    "generation_mode",
+                    models.CharField(
+                        choices=[
+                            ("prompt_based", "Prompt-based"),
+                            ("reference_based", "Reference-based"),
+                            ("manual_upload", "Manual upload"),
+                        ],
+                        default="prompt_based",
+                        max_length=20,
+                    ),
+                ),
+                ("platform", models.CharField(max_length=20)),
+                (
+                    "post_type",
+                    models.CharField(
+                        choices=[("feed", "Feed"), ("story", "Story"), ("reel", "Reel"), ("short", "Short")],
+                        default="feed",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "media_type",
+                    models.CharField(
+                        choices=[("image", "Image"), ("video", "Video")], default="image", max_length=10
+                    ),
+                ),
+                ("dimensions", models.CharField(default="1:1", max_length=5)),
+                ("status", models.CharField(default="planned", max_length=12)),
+                (
+                    "content",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="planned_schedule",
+                        to="content.content",
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
+                (
+                    "profile",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="planned",
+                        to="profiles.socialprofile",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['scheduled_date', 'created_at'],
+                "ordering": ["scheduled_date", "created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Tag',
+            name="Tag",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('name', models.CharField(max_length=100)),
-                ('color', models.CharField(blank=True, default='', max_length=7)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("name", models.CharField(max_length=100)),
+                ("color", models.CharField(blank=True, default="", max_length=7)),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.AddField(
-            model_name='content',
-            name='tags',
-            field=models.ManyToManyField(blank=True, related_name='contents', to='content.tag'),
+            model_name="content",
+            name="tags",
+            field=models.ManyToManyField(blank=True, related_name="contents", to="content.tag"),
         ),
         migrations.CreateModel(
-            name='Variant',
+            name="Variant",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('platform', models.CharField(max_length=20)),
-                ('caption', models.TextField(blank=True, default='')),
-                ('hashtags', models.JSONField(blank=True, default=list)),
-                ('first_comment', models.TextField(blank=True, default='')),
-                ('alt_text', models.TextField(blank=True, default='')),
-                ('title', models.CharField(blank=True, default='', max_length=300)),
-                ('sounds', models.JSONField(blank=True, default=list)),
-                ('adaptations', models.JSONField(blank=True, default=list)),
-                ('ratio', models.CharField(blank=True, default='', max_length=8)),
-                ('content', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='variants', to='content.content')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("platform", models.CharField(max_length=20)),
+                ("caption", models.TextField(blank=True, default="")),
+                ("hashtags", models.JSONField(blank=True, default=list)),
+                ("first_comment", models.TextField(blank=True, default="")),
+                ("alt_text", models.TextField(blank=True, default="")),
+                ("title", models.CharField(blank=True, default="", max_length=300)),
+                ("sounds", models.JSONField(blank=True, default=list)),
+                ("adaptations", models.JSONField(blank=True, default=list)),
+                ("ratio", models.CharField(blank=True, default="", max_length=8)),
+                (
+                    "content",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="variants",
+                        to="content.content",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['platform'],
+                "ordering": ["platform"],
             },
         ),
         migrations.AddIndex(
-            model_name='campaign',
-            index=models.Index(fields=['organization', '-created_at'], name='campaign_org_created_idx'),
+            model_name="campaign",
+            index=models.Index(fields=["organization", "-created_at"], name="campaign_org_created_idx"),
         ),
         migrations.AddIndex(
-            model_name='contentschedule',
-            index=models.Index(fields=['organization', 'scheduled_date'], name='schedule_org_date_idx'),
+            model_name="contentschedule",
+            index=models.Index(fields=["organization", "scheduled_date"], name="schedule_org_date_idx"),
         ),
         migrations.AddConstraint(
-            model_name='tag',
-            constraint=models.UniqueConstraint(fields=('organization', 'name'), name='tag_unique_name_per_org'),
+            model_name="tag",
+            constraint=models.UniqueConstraint(
+                fields=("organization", "name"), name="tag_unique_name_per_org"
+            ),
         ),
         migrations.AddIndex(
-            model_name='content',
-            index=models.Index(fields=['organization', '-created_at'], name='content_org_created_idx'),
+            model_name="content",
+            index=models.Index(fields=["organization", "-created_at"], name="content_org_created_idx"),
         ),
         migrations.AddIndex(
-            model_name='content',
-            index=models.Index(fields=['organization', 'status', '-created_at'], name='content_org_status_idx'),
+            model_name="content",
+            index=models.Index(
+                fields=["organization", "status", "-created_at"], name="content_org_status_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='variant',
-            constraint=models.UniqueConstraint(fields=('content', 'platform'), name='variant_unique_platform'),
+            model_name="variant",
+            constraint=models.UniqueConstraint(
+                fields=("content", "platform"), name="variant_unique_platform"
+            ),
         ),
     ]

@@ -7,31 +7,44 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('content', '0001_initial'),
+        ("content", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Prediction',
+            name="Prediction",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('provider', models.CharField(max_length=32)),
-                ('external_id', models.CharField(max_length=200)),
-                ('kind', models.CharField(max_length=10)),
-                ('position', models.PositiveSmallIntegerField(default=0)),
-                ('status', models.CharField(default='submitted', max_length=10)),
-                ('payload', models.JSONField(blank=True, default=dict)),
-                ('output', models.JSONField(blank=True, default=dict)),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('content', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='predictions', to='content.content')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("provider", models.CharField(max_length=32)),
+                ("external_id", models.CharField(max_length=200)),
+                ("kind", models.CharField(max_length=10)),
+                ("position", models.PositiveSmallIntegerField(default=0)),
+                ("status", models.CharField(default="submitted", max_length=10)),
+                ("payload", models.JSONField(blank=True, default=dict)),
+                ("output", models.JSONField(blank=True, default=dict)),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "content",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="predictions",
+                        to="content.content",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at'],
-                'constraints': [models.UniqueConstraint(fields=('provider', 'external_id'), name='prediction_once_per_provider_id')],
+                "ordering": ["created_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("provider", "external_id"), name="prediction_once_per_provider_id"
+                    )
+                ],
             },
         ),
     ]

@@ -4,23 +4,21 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('content', '0002_prediction'),
+        ("content", "0002_prediction"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ReviewItem',
-            fields=[
-            ],
+            name="ReviewItem",
+            fields=[],
             options={
-                'verbose_name': 'review queue item',
-                'verbose_name_plural': 'review queue',
-                'proxy': True,
-                'indexes': [],
-                'constraints': [],
+                "verbose_name": "review queue item",
+                "verbose_name_plural": "review queue",
+                "proxy": True,
+                "indexes": [],
+                "constraints": [],
             },
-            bases=('content.content',),
+            bases=("content.content",),
         ),
     ]

@@ -4,30 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('content', '0003_reviewitem'),
+        ("content", "0003_reviewitem"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='content',
-            name='generation_attempts',
+            model_name="content",
+            name="generation_attempts",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='content',
-            name='generation_claim',
+            model_name="content",
+            name="generation_claim",
             field=models.UUIDField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='content',
-            name='generation_lease_until',
+            model_name="content",
+            name="generation_lease_until",
             field=models.DateTimeField(blank=True, db_index=True, null=True),
         ),
         migrations.AddField(
-            model_name='content',
-            name='generation_started_at',
+            model_name="content",
+            name="generation_started_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

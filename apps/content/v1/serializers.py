@@ -26,12 +26,22 @@ class SettingsInput(StrictSerializer):
     hashtagCount = serializers.IntegerField(required=False, min_value=0, max_value=30)
     includeEmojis = serializers.BooleanField(required=False)
     brandId = serializers.CharField(required=False, max_length=64)
-    language = serializers.RegexField(r"^[a-z]{2}$", required=False,
-                                      error_messages={"invalid": "Must be a two-letter ISO 639-1 code, e.g. en."})
+    language = serializers.RegexField(
+        r"^[a-z]{2}$",
+        required=False,
+        error_messages={"invalid": "Must be a two-letter ISO 639-1 code, e.g. en."},
+    )
 
     #: camelCase request names -> the snake_case keys of the settings merge
-    NAMES = {"creativity": "creativity", "tone": "tone", "length": "length", "includeHashtags": "include_hashtags",
-             "hashtagCount": "hashtag_count", "includeEmojis": "include_emojis", "language": "language"}
+    NAMES = {
+        "creativity": "creativity",
+        "tone": "tone",
+        "length": "length",
+        "includeHashtags": "include_hashtags",
+        "hashtagCount": "hashtag_count",
+        "includeEmojis": "include_emojis",
+        "language": "language",
+    }
 
     @classmethod
     def to_settings(cls, data: dict) -> dict:
@@ -40,7 +50,9 @@ class SettingsInput(StrictSerializer):
 
 class MediaInput(StrictSerializer):
     generate = serializers.BooleanField(required=False, default=True)
-    style = serializers.ChoiceField(choices=("photorealistic", "illustration"), required=False, default="photorealistic")
+    style = serializers.ChoiceField(
+        choices=("photorealistic", "illustration"), required=False, default="photorealistic"
+    )
     count = serializers.IntegerField(required=False, min_value=1, max_value=4, default=1)
     # carousel is accepted here so that the service can refuse it with its own clear message
     type = serializers.ChoiceField(choices=("image", "video", "carousel"), required=False, default="image")
@@ -50,14 +62,18 @@ class MediaInput(StrictSerializer):
 
 class GenerateInput(StrictSerializer):
     prompt = serializers.CharField(max_length=5000)
-    platforms = serializers.ListField(child=NamedChoiceField(choices=SUPPORTED_PLATFORMS, max_length=30), min_length=1, max_length=10)
+    platforms = serializers.ListField(
+        child=NamedChoiceField(choices=SUPPORTED_PLATFORMS, max_length=30), min_length=1, max_length=10
+    )
     settings = SettingsInput(required=False)
     media = MediaInput(required=False)
 
 
 class PlatformContentInput(StrictSerializer):
     caption = serializers.CharField(required=False, allow_blank=True, max_length=70000, trim_whitespace=False)
-    hashtags = serializers.ListField(child=serializers.CharField(max_length=150), required=False, max_length=100)
+    hashtags = serializers.ListField(
+        child=serializers.CharField(max_length=150), required=False, max_length=100
+    )
     firstComment = serializers.CharField(required=False, allow_blank=True, max_length=10000)
     altText = serializers.CharField(required=False, allow_blank=True, max_length=5000)
     title = serializers.CharField(required=False, allow_blank=True, max_length=300)
@@ -66,8 +82,11 @@ class PlatformContentInput(StrictSerializer):
 
 class UpdateInput(StrictSerializer):
     content = serializers.DictField(child=PlatformContentInput(), required=False)
-    status = serializers.ChoiceField(choices=("draft",), required=False,
-                                     error_messages={"invalid_choice": "Only 'draft' can be set; use the actions for other statuses."})
+    status = serializers.ChoiceField(
+        choices=("draft",),
+        required=False,
+        error_messages={"invalid_choice": "Only 'draft' can be set; use the actions for other statuses."},
+    )
     openapi_rules = {"minProperties": 1, "description": "Give content and/or status."}
 
     def validate(self, attrs):
@@ -133,7 +152,9 @@ class PlatformContentOutput(serializers.Serializer):
     altText = serializers.CharField(required=False)
     title = serializers.CharField(required=False)
     sounds = serializers.ListField(child=serializers.CharField(), required=False)
-    adaptations = serializers.ListField(child=serializers.CharField(), help_text="What was changed for the platform")
+    adaptations = serializers.ListField(
+        child=serializers.CharField(), help_text="What was changed for the platform"
+    )
 
 
 class ContentAnalyticsOutput(serializers.Serializer):
@@ -189,8 +210,6 @@ class BatchOutput(serializers.Serializer):
     results = BatchResult(many=True)
 
 
-
-
 def present(content, request=None, *, analytics: bool = False) -> dict:
     out = {
         "id": ids.render(content.pk, "content"),
@@ -203,20 +222,24 @@ def present(content, request=None, *, analytics: bool = False) -> dict:
     if content.published_at:
         out["publishedAt"] = iso(content.published_at)
     out["content"] = contents_by_platform(content)
-    out["media"] = [media_record(m, request, lambda pk: ids.render(pk, "media")) for m in shown_media(content)]
+    out["media"] = [
+        media_record(m, request, lambda pk: ids.render(pk, "media")) for m in shown_media(content)
+    ]
     if analytics:
         # the newest snapshot of each publication, summed; zeros and a null metricsUpdatedAt before any
         from apps.analytics.selectors import latest_for_content
 
         out["analytics"] = latest_for_content(content)
-    out.update({
-        "brandId": ids.render(content.brand_id, "brand"),
-        "prompt": content.prompt,
-        "postType": content.post_type,
-        "mediaType": content.media_type,
-        "dimensions": content.dimensions,
-        "progress": content.progress,
-    })
+    out.update(
+        {
+            "brandId": ids.render(content.brand_id, "brand"),
+            "prompt": content.prompt,
+            "postType": content.post_type,
+            "mediaType": content.media_type,
+            "dimensions": content.dimensions,
+            "progress": content.progress,
+        }
+    )
     if content.status_reason:
         out["statusReason"] = content.status_reason
     out["publications"] = [present_publication(p, family="v1") for p in publications_of(content)]

@@ -14,15 +14,27 @@ from ..services import GenerationInput
 from . import serializers as s
 
 MAX_WAIT_SECONDS = 60
-STATUS_HELP_A = "One status or several, comma-separated: " + ", ".join(dict.fromkeys(states.word_a(x) for x in states.STATUSES))
+STATUS_HELP_A = "One status or several, comma-separated: " + ", ".join(
+    dict.fromkeys(states.word_a(x) for x in states.STATUSES)
+)
 
 
 class ContentViewSet(V1ViewSet):
     output_serializer = s.ContentOutput
     id_kind = "content"
     policy = permissions.CONTENT
-    action_buckets = {"generate": "generation", "regenerate": "generation", "edit_image": "generation", "batch": "batch"}
-    sort_fields = {"createdAt": "created_at", "scheduledFor": "scheduled_for", "publishedAt": "published_at", "status": "status"}
+    action_buckets = {
+        "generate": "generation",
+        "regenerate": "generation",
+        "edit_image": "generation",
+        "batch": "batch",
+    }
+    sort_fields = {
+        "createdAt": "created_at",
+        "scheduledFor": "scheduled_for",
+        "publishedAt": "published_at",
+        "status": "status",
+    }
     default_sort = ("created_at", "desc")
     filterset_class = filters.ContentFilterA
 
@@ -44,30 +56,51 @@ class ContentViewSet(V1ViewSet):
         except ValueError:
             value = -1.0
         if not 0 < value <= MAX_WAIT_SECONDS:
-            raise ValidationFailed(f"wait must be more than 0 and at most {MAX_WAIT_SECONDS} seconds.",
-                                   {"wait": [f"Must be in (0, {MAX_WAIT_SECONDS}]."]})
+            raise ValidationFailed(
+                f"wait must be more than 0 and at most {MAX_WAIT_SECONDS} seconds.",
+                {"wait": [f"Must be in (0, {MAX_WAIT_SECONDS}]."]},
+            )
         return value
 
     @extend_schema(
-        request=s.GenerateInput, responses={202: s.ContentOutput, 200: s.ContentOutput}, operation_id="v1_content_generate",
-        parameters=[OpenApiParameter("wait", float, description="Wait up to this many seconds (max 60) for the result")],
+        request=s.GenerateInput,
+        responses={202: s.ContentOutput, 200: s.ContentOutput},
+        operation_id="v1_content_generate",
+        parameters=[
+            OpenApiParameter(
+                "wait", float, description="Wait up to this many seconds (max 60) for the result"
+            )
+        ],
     )
     def generate(self, request):
         wait = self._wait_seconds()
         data = self.validated(s.GenerateInput)
         settings_in = data.get("settings") or {}
         media = data.get("media") or {}
-        brand = self.ref(Brand.objects.for_organization(self.actor.organization), settings_in.get("brandId"), "brand",
-                         "brand", details={"settings": {"brandId": ["Not found."]}})
+        brand = self.ref(
+            Brand.objects.for_organization(self.actor.organization),
+            settings_in.get("brandId"),
+            "brand",
+            "brand",
+            details={"settings": {"brandId": ["Not found."]}},
+        )
         inp = GenerationInput(
-            prompt=data["prompt"], platforms=data["platforms"],
+            prompt=data["prompt"],
+            platforms=data["platforms"],
             brand=services.generation_brand(organization=self.actor.organization, brand=brand),
-            post_type=media.get("postType", "feed"), media_type=media.get("type", "image"),
-            dimensions=media.get("dimensions"), settings=s.SettingsInput.to_settings(settings_in),
+            post_type=media.get("postType", "feed"),
+            media_type=media.get("type", "image"),
+            dimensions=media.get("dimensions"),
+            settings=s.SettingsInput.to_settings(settings_in),
             media_request={k: media[k] for k in ("generate", "style", "count") if k in media},
         )
-        content = self.record_effect(lambda: services.content_request_generation(
-            organization=self.actor.organization, actor=self.actor, inp=inp), kind="content", status=202)
+        content = self.record_effect(
+            lambda: services.content_request_generation(
+                organization=self.actor.organization, actor=self.actor, inp=inp
+            ),
+            kind="content",
+            status=202,
+        )
         return self._generated(content, wait)
 
     def _generated(self, content, wait: float | None):
@@ -83,12 +116,18 @@ class ContentViewSet(V1ViewSet):
         return self._generated(self._content(effect.ids[0]), self._wait_seconds())
 
     @extend_schema(
-        responses=s.ContentOutput(many=True), operation_id="v1_content_list",
-        parameters=[OpenApiParameter(n, str) for n in ("profileId", "startDate", "endDate", "sortBy", "sortOrder", "cursor",
-                                                      "fields")]
-                   + [OpenApiParameter("page", int), OpenApiParameter("limit", int),
-                      OpenApiParameter("platform", str, enum=list(SUPPORTED_PLATFORMS)),
-                      OpenApiParameter("status", str, description=STATUS_HELP_A)],
+        responses=s.ContentOutput(many=True),
+        operation_id="v1_content_list",
+        parameters=[
+            OpenApiParameter(n, str)
+            for n in ("profileId", "startDate", "endDate", "sortBy", "sortOrder", "cursor", "fields")
+        ]
+        + [
+            OpenApiParameter("page", int),
+            OpenApiParameter("limit", int),
+            OpenApiParameter("platform", str, enum=list(SUPPORTED_PLATFORMS)),
+            OpenApiParameter("status", str, description=STATUS_HELP_A),
+        ],
     )
     def list(self, request):
         qs = selectors.content_list(organization=self.actor.organization)
@@ -102,7 +141,9 @@ class ContentViewSet(V1ViewSet):
     def update(self, request, pk=None):
         content = self._content(pk)
         data = self.validated(s.UpdateInput)
-        content = services.content_update(content=content, variants=data.get("content"), status=data.get("status"))
+        content = services.content_update(
+            content=content, variants=data.get("content"), status=data.get("status")
+        )
         return self._present(self._fresh(content))
 
     @extend_schema(responses={204: None}, operation_id="v1_content_destroy")
@@ -120,7 +161,9 @@ class ContentViewSet(V1ViewSet):
     @extend_schema(request=s.RejectInput, responses=s.ContentOutput, operation_id="v1_content_reject")
     def reject(self, request, pk=None):
         data = self.validated(s.RejectInput)
-        content = services.content_reject(content=self._content(pk), reason=data.get("reason", ""), actor=self.actor)
+        content = services.content_reject(
+            content=self._content(pk), reason=data.get("reason", ""), actor=self.actor
+        )
         return self._present(self._fresh(content))
 
     @extend_schema(request=None, responses={202: s.ContentOutput}, operation_id="v1_content_regenerate")
@@ -144,7 +187,9 @@ class ContentViewSet(V1ViewSet):
     def batch(self, request):
         data = self.validated(s.BatchInput)
         results = services.content_batch_apply(
-            organization=self.actor.organization, operations=data["operations"], parse_update=self._parse_update,
+            organization=self.actor.organization,
+            operations=data["operations"],
+            parse_update=self._parse_update,
             actor=self.actor,
         )
         return self.respond({"results": results})

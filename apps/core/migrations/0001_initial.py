@@ -4,27 +4,32 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='IdempotencyRecord',
+            name="IdempotencyRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('credential', models.CharField(max_length=80)),
-                ('key', models.CharField(max_length=255)),
-                ('fingerprint', models.CharField(max_length=64)),
-                ('status_code', models.PositiveSmallIntegerField(null=True)),
-                ('body', models.BinaryField(null=True)),
-                ('content_type', models.CharField(default='application/json', max_length=100)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("credential", models.CharField(max_length=80)),
+                ("key", models.CharField(max_length=255)),
+                ("fingerprint", models.CharField(max_length=64)),
+                ("status_code", models.PositiveSmallIntegerField(null=True)),
+                ("body", models.BinaryField(null=True)),
+                ("content_type", models.CharField(default="application/json", max_length=100)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('credential', 'key'), name='idempotency_unique_key')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("credential", "key"), name="idempotency_unique_key")
+                ],
             },
         ),
     ]

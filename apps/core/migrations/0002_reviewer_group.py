@@ -5,12 +5,17 @@ webhook endpoints (issue 8)."""
 from django.db import migrations
 
 REVIEWER_PERMISSIONS = [
-    ("content", "view_content"), ("content", "change_content"),
-    ("content", "view_reviewitem"), ("content", "change_reviewitem"),
-    ("content", "view_variant"), ("content", "change_variant"),
-    ("publishing", "view_publication"), ("publishing", "change_publication"),
+    ("content", "view_content"),
+    ("content", "change_content"),
+    ("content", "view_reviewitem"),
+    ("content", "change_reviewitem"),
+    ("content", "view_variant"),
+    ("content", "change_variant"),
+    ("publishing", "view_publication"),
+    ("publishing", "change_publication"),
     ("publishing", "view_sandboxpost"),
-    ("media", "view_mediaasset"), ("media", "change_mediaasset"),
+    ("media", "view_mediaasset"),
+    ("media", "change_mediaasset"),
     ("brands", "view_brand"),
     ("profiles", "view_socialprofile"),
 ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0002_reviewer_group'),
+        ("core", "0002_reviewer_group"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='idempotencyrecord',
-            name='lease_until',
+            model_name="idempotencyrecord",
+            name="lease_until",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

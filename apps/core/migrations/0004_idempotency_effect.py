@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0003_idempotency_lease'),
+        ("core", "0003_idempotency_lease"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='idempotencyrecord',
-            name='effect',
+            model_name="idempotencyrecord",
+            name="effect",
             field=models.JSONField(blank=True, null=True),
         ),
     ]

@@ -7,28 +7,37 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('type', models.CharField(db_index=True, max_length=64)),
-                ('data', models.JSONField(default=dict)),
-                ('dispatched_at', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("type", models.CharField(db_index=True, max_length=64)),
+                ("data", models.JSONField(default=dict)),
+                ("dispatched_at", models.DateTimeField(blank=True, db_index=True, null=True)),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at'],
-                'indexes': [models.Index(fields=['dispatched_at', 'created_at'], name='event_pending_idx')],
+                "ordering": ["created_at"],
+                "indexes": [models.Index(fields=["dispatched_at", "created_at"], name="event_pending_idx")],
             },
         ),
     ]

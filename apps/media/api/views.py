@@ -29,8 +29,12 @@ _UPLOAD: dict[str, Any] = {
     }
 }
 #: reference images are always kind=reference: no `kind` part (issue 10)
-_REF_UPLOAD = {"multipart/form-data": {**_UPLOAD["multipart/form-data"], "properties": {
-    k: v for k, v in _UPLOAD["multipart/form-data"]["properties"].items() if k != "kind"}}}
+_REF_UPLOAD = {
+    "multipart/form-data": {
+        **_UPLOAD["multipart/form-data"],
+        "properties": {k: v for k, v in _UPLOAD["multipart/form-data"]["properties"].items() if k != "kind"},
+    }
+}
 
 
 class MediaViewSet(ApiViewSet):
@@ -43,8 +47,13 @@ class MediaViewSet(ApiViewSet):
     parser_classes = [MultiPartParser]
 
     def _brand_param(self, raw):
-        return self.ref(Brand.objects.for_organization(self.actor.organization), raw, "brand", "brandId",
-                        message="Unknown brand.")
+        return self.ref(
+            Brand.objects.for_organization(self.actor.organization),
+            raw,
+            "brand",
+            "brandId",
+            message="Unknown brand.",
+        )
 
     def _media(self, kind=None):
         params = self.request.query_params
@@ -55,11 +64,21 @@ class MediaViewSet(ApiViewSet):
         if media_type and media_type not in ("image", "video"):
             raise ValidationFailed("Unknown type.", {"type": ["Must be image or video."]})
         brand = self._brand_param(params.get("brandId"))
-        return selectors.media_list(organization=self.actor.organization, kind=kind, brand_id=brand.pk if brand else None, media_type=media_type)
+        return selectors.media_list(
+            organization=self.actor.organization,
+            kind=kind,
+            brand_id=brand.pk if brand else None,
+            media_type=media_type,
+        )
 
     @extend_schema(
-        responses=MediaOutput(many=True), operation_id="api_media_list",
-        parameters=[OpenApiParameter("kind", str, enum=list(Kind.values)), OpenApiParameter("brandId", str), OpenApiParameter("type", str, enum=["image", "video"])],
+        responses=MediaOutput(many=True),
+        operation_id="api_media_list",
+        parameters=[
+            OpenApiParameter("kind", str, enum=list(Kind.values)),
+            OpenApiParameter("brandId", str),
+            OpenApiParameter("type", str, enum=["image", "video"]),
+        ],
     )
     def list(self, request):
         return self.respond_list(self._media(), lambda a: present_media(a, request))
@@ -81,22 +100,35 @@ class MediaViewSet(ApiViewSet):
         if kind not in (Kind.UPLOAD, Kind.REFERENCE, Kind.ASSET):
             raise ValidationFailed("kind must be upload, reference or asset.", {"kind": ["Invalid choice."]})
         brand = self._brand_param(request.data.get("brandId"))
-        asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=kind, brand=brand)
+        asset = media_upload(
+            organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=kind, brand=brand
+        )
         return self.respond(present_media(asset, request), status=201)
 
     @extend_schema(methods=["GET"], responses=MediaOutput(many=True), operation_id="api_media_refs_list")
-    @extend_schema(methods=["POST"], request=_REF_UPLOAD, responses={201: MediaOutput}, operation_id="api_media_refs_create")
+    @extend_schema(
+        methods=["POST"],
+        request=_REF_UPLOAD,
+        responses={201: MediaOutput},
+        operation_id="api_media_refs_create",
+    )
     @action(detail=False, methods=["get", "post"], url_path="reference-images")
     def reference_images(self, request):
         if request.method == "POST":
             self.form_fields("brandId")
             brand = self._brand_param(request.data.get("brandId"))
-            asset = media_upload(organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=Kind.REFERENCE, brand=brand)
+            asset = media_upload(
+                organization=self.actor.organization,
+                uploaded=request.FILES.get("file"),
+                kind=Kind.REFERENCE,
+                brand=brand,
+            )
             return self.respond(present_media(asset, request), status=201)
         return self.respond_list(self._media(kind=Kind.REFERENCE), lambda a: present_media(a, request))
 
     @extend_schema(
-        responses=ThumbnailOutput(many=True), operation_id="api_media_thumbnails",
+        responses=ThumbnailOutput(many=True),
+        operation_id="api_media_thumbnails",
         parameters=[OpenApiParameter("ids", str, description="Comma-separated media ids")],
     )
     @action(detail=False, methods=["get"], url_path="thumbnails")
@@ -109,6 +141,7 @@ class MediaViewSet(ApiViewSet):
                 raise ValidationFailed("ids must be up to 100 media ids.", {"ids": ["Invalid id list."]})
             qs = qs.filter(pk__in=wanted)
         qs = qs.exclude(thumbnail="")
+
         def present(asset):
             media = present_media(asset, request)
             return {"id": str(asset.pk), "thumbnailUrl": media["thumbnailUrl"], "url": media["url"]}

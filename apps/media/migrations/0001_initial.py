@@ -9,39 +9,77 @@ import apps.media.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('brands', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("brands", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MediaAsset',
+            name="MediaAsset",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('kind', models.CharField(choices=[('upload', 'Upload'), ('generated', 'Generated'), ('reference', 'Reference image'), ('logo', 'Logo'), ('backup', 'Backup of an edited image'), ('asset', 'Brand asset')], db_index=True, default='upload', max_length=12)),
-                ('media_type', models.CharField(default='image', max_length=8)),
-                ('file', models.FileField(max_length=500, upload_to=apps.media.models._upload_to)),
-                ('thumbnail', models.FileField(blank=True, max_length=500, upload_to=apps.media.models._thumb_to)),
-                ('content_type', models.CharField(max_length=100)),
-                ('size', models.PositiveBigIntegerField(default=0)),
-                ('width', models.PositiveIntegerField(blank=True, null=True)),
-                ('height', models.PositiveIntegerField(blank=True, null=True)),
-                ('duration', models.FloatField(blank=True, null=True)),
-                ('original_filename', models.CharField(blank=True, default='', max_length=255)),
-                ('sha256', models.CharField(blank=True, default='', max_length=64)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('brand', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='media', to='brands.brand')),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("upload", "Upload"),
+                            ("generated", "Generated"),
+                            ("reference", "Reference image"),
+                            ("logo", "Logo"),
+                            ("backup", "Backup of an edited image"),
+                            ("asset", "Brand asset"),
+                        ],
+                        db_index=True,
+                        default="upload",
+                        max_length=12,
+                    ),
+                ),
+                ("media_type", models.CharField(default="image", max_length=8)),
+                ("file", models.FileField(max_length=500, upload_to=apps.media.models._upload_to)),
+                (
+                    "thumbnail",
+                    models.FileField(blank=True, max_length=500, upload_to=apps.media.models._thumb_to),
+                ),
+                ("content_type", models.CharField(max_length=100)),
+                ("size", models.PositiveBigIntegerField(default=0)),
+                ("width", models.PositiveIntegerField(blank=True, null=True)),
+                ("height", models.PositiveIntegerField(blank=True, null=True)),
+                ("duration", models.FloatField(blank=True, null=True)),
+                ("original_filename", models.CharField(blank=True, default="", max_length=255)),
+                ("sha256", models.CharField(blank=True, default="", max_length=64)),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                (
+                    "brand",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="media",
+                        to="brands.brand",
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
-                'indexes': [models.Index(fields=['organization', 'kind', '-created_at'], name='media_org_kind_idx')],
+                "ordering": ["-created_at"],
+                "indexes": [
+                    models.Index(fields=["organization", "kind", "-created_at"], name="media_org_kind_idx")
+                ],
             },
         ),
     ]

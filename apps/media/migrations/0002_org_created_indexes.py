@@ -4,16 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('brands', '0003_org_created_indexes'),
-        ('media', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("brands", "0003_org_created_indexes"),
+        ("media", "0001_initial"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='mediaasset',
-            index=models.Index(fields=['organization', '-created_at'], name='media_org_created_idx'),
+            model_name="mediaasset",
+            index=models.Index(fields=["organization", "-created_at"], name="media_org_created_idx"),
         ),
     ]

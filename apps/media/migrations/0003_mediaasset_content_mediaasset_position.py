@@ -5,21 +5,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('content', '0001_initial'),
-        ('media', '0002_org_created_indexes'),
+        ("content", "0001_initial"),
+        ("media", "0002_org_created_indexes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='mediaasset',
-            name='content',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='media_assets', to='content.content'),
+            model_name="mediaasset",
+            name="content",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="media_assets",
+                to="content.content",
+            ),
         ),
         migrations.AddField(
-            model_name='mediaasset',
-            name='position',
+            model_name="mediaasset",
+            name="position",
             field=models.PositiveSmallIntegerField(default=0),
         ),
     ]

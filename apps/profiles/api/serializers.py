@@ -9,14 +9,20 @@ from apps.publishing.oauth_backends import features_allowed
 from ..services import HHMM
 
 #: what apps.profiles.services checks: `HH:MM` times and an IANA time zone
-SLOT_FIELDS = {"postingTimes": {"items": {"type": "string", "pattern": HHMM.pattern}},
-               "timezone": {"$ref": "#/components/schemas/Timezone"}}
+SLOT_FIELDS = {
+    "postingTimes": {"items": {"type": "string", "pattern": HHMM.pattern}},
+    "timezone": {"$ref": "#/components/schemas/Timezone"},
+}
 
 
 class ProfileSettingsFields(StrictSerializer):
-    autoHashtags = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=30)
+    autoHashtags = serializers.ListField(
+        child=serializers.CharField(max_length=100), required=False, max_length=30
+    )
     defaultVisibility = serializers.CharField(required=False, max_length=20)
-    postingTimes = serializers.ListField(child=serializers.CharField(max_length=5), required=False, max_length=48)
+    postingTimes = serializers.ListField(
+        child=serializers.CharField(max_length=5), required=False, max_length=48
+    )
     timezone = serializers.CharField(required=False, max_length=64)
     openapi_fields = SLOT_FIELDS
 
@@ -35,9 +41,11 @@ class ProfileOutput(serializers.Serializer):
     #: per feature: whether the grant allows it and the permissions it lacks
     features = serializers.ListField(child=serializers.DictField(), required=False)
     pages = serializers.ListField(
-        child=serializers.DictField(), required=False,
+        child=serializers.DictField(),
+        required=False,
         help_text="Facebook: the Pages ({id, name}) the connecting account manages; connect again with `pageId` "
-                  "to add another as its own profile")
+        "to add another as its own profile",
+    )
 
 
 def settings_of(profile) -> dict:
@@ -51,13 +59,18 @@ def settings_of(profile) -> dict:
 
 def present_detail(profile, request=None) -> dict:
     """One profile on its own: also which features its grant allows."""
-    return {**present(profile, request), "features": features_allowed(profile.platform, profile.token_scopes),
-            **pages_of(profile)}
+    return {
+        **present(profile, request),
+        "features": features_allowed(profile.platform, profile.token_scopes),
+        **pages_of(profile),
+    }
 
 
 def pages_of(profile) -> dict:
     """Facebook: ``{"pages": [...]}``, the Pages the connecting account manages (other platforms: nothing)."""
-    return {"pages": list(profile.settings.get("facebookPages") or [])} if profile.platform == "facebook" else {}
+    return (
+        {"pages": list(profile.settings.get("facebookPages") or [])} if profile.platform == "facebook" else {}
+    )
 
 
 def present(profile, request=None) -> dict:

@@ -24,9 +24,17 @@ def _effective_settings_schema() -> dict:
     properties = {}
     for key, default in SETTINGS_DEFAULTS.items():
         kind = _JSON_TYPES[type(default)]
-        properties[key] = {"type": kind, **({"items": {"type": "string"}} if kind == "array" else {}),
-                           **({"additionalProperties": True} if kind == "object" else {})}
-    return {"type": "object", "properties": properties, "required": list(SETTINGS_DEFAULTS), "additionalProperties": True}
+        properties[key] = {
+            "type": kind,
+            **({"items": {"type": "string"}} if kind == "array" else {}),
+            **({"additionalProperties": True} if kind == "object" else {}),
+        }
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(SETTINGS_DEFAULTS),
+        "additionalProperties": True,
+    }
 
 
 @extend_schema_field(_effective_settings_schema())
@@ -51,7 +59,12 @@ class SlotsOutput(drf_serializers.Serializer):
 class ProfileViewSet(ApiViewSet):
     id_kind = "profile"
     policy = permissions.PROFILES
-    sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform", "followerCount": "follower_count"}
+    sort_fields = {
+        "createdAt": "created_at",
+        "username": "username",
+        "platform": "platform",
+        "followerCount": "follower_count",
+    }
     default_sort = ("created_at", "desc")
     search_fields = ("username", "display_name")
 
@@ -61,21 +74,31 @@ class ProfileViewSet(ApiViewSet):
         if params.get("platform"):
             platform = normalize_platform(params["platform"])
             if platform is None:
-                raise ValidationFailed("Unknown platform.", {"platform": [f"Unknown platform '{params['platform']}'."]})
+                raise ValidationFailed(
+                    "Unknown platform.", {"platform": [f"Unknown platform '{params['platform']}'."]}
+                )
         if params.get("brandId"):
             brand_id = ids.parse(params["brandId"], "brand")
             if brand_id is None:
                 raise ValidationFailed("Invalid brandId.", {"brandId": ["Not an id."]})
         if params.get("connected") in ("true", "false"):
             connected = params["connected"] == "true"
-        return selectors.profile_list(organization=self.actor.organization, platform=platform, brand_id=brand_id, connected=connected)
+        return selectors.profile_list(
+            organization=self.actor.organization, platform=platform, brand_id=brand_id, connected=connected
+        )
 
     def _profile(self, pk):
         return self.lookup(self._profiles(), pk)
 
-    @extend_schema(responses=s.ProfileOutput(many=True), operation_id="api_profiles_list", parameters=[
-        OpenApiParameter("platform", str, enum=Platform.values), OpenApiParameter("brandId", OpenApiTypes.UUID),
-        OpenApiParameter("connected", str, enum=["true", "false"])])
+    @extend_schema(
+        responses=s.ProfileOutput(many=True),
+        operation_id="api_profiles_list",
+        parameters=[
+            OpenApiParameter("platform", str, enum=Platform.values),
+            OpenApiParameter("brandId", OpenApiTypes.UUID),
+            OpenApiParameter("connected", str, enum=["true", "false"]),
+        ],
+    )
     def list(self, request):
         return self.respond_list(self._profiles(), s.present)
 
@@ -89,17 +112,30 @@ class ProfileViewSet(ApiViewSet):
         return self.respond(None, status=204)
 
     @extend_schema(methods=["GET"], responses=s.ProfileOutput, operation_id="api_profiles_settings_get")
-    @extend_schema(methods=["PUT"], request=s.ProfileSettingsInput, responses=s.ProfileOutput, operation_id="api_profiles_settings_put")
+    @extend_schema(
+        methods=["PUT"],
+        request=s.ProfileSettingsInput,
+        responses=s.ProfileOutput,
+        operation_id="api_profiles_settings_put",
+    )
     @action(detail=True, methods=["get", "put"], url_path="settings")
     def profile_settings(self, request, pk=None):
         profile = self._profile(pk)
         if request.method == "PUT":
             data = self.validated(s.ProfileSettingsInput)
-            brand = self.ref(Brand.objects.for_organization(self.actor.organization), data.get("brandId"), "brand",
-                             "brandId", message="Unknown brand.")
+            brand = self.ref(
+                Brand.objects.for_organization(self.actor.organization),
+                data.get("brandId"),
+                "brand",
+                "brandId",
+                message="Unknown brand.",
+            )
             profile = services.profile_update_settings(
-                profile=profile, display_name=data.get("displayName"), settings=data.get("settings"),
-                generation_settings=data.get("generationSettings"), brand=brand,
+                profile=profile,
+                display_name=data.get("displayName"),
+                settings=data.get("settings"),
+                generation_settings=data.get("generationSettings"),
+                brand=brand,
             )
         out = s.present(profile)
         out["generationSettings"] = profile.generation_settings
@@ -110,10 +146,22 @@ class ProfileViewSet(ApiViewSet):
     def effective_settings(self, request, pk=None):
         profile = self.lookup(self._profiles().select_related("brand"), pk)
         values, sources = effective_settings(brand=profile.brand, profile=profile)
-        return self.respond({"profileId": str(profile.pk), "brandId": str(profile.brand_id), "settings": values, "sources": sources})
+        return self.respond(
+            {
+                "profileId": str(profile.pk),
+                "brandId": str(profile.brand_id),
+                "settings": values,
+                "sources": sources,
+            }
+        )
 
     @extend_schema(methods=["GET"], responses=SlotsOutput, operation_id="api_profiles_slots_get")
-    @extend_schema(methods=["PUT"], request=s.ScheduleSlotsInput, responses=SlotsOutput, operation_id="api_profiles_slots_put")
+    @extend_schema(
+        methods=["PUT"],
+        request=s.ScheduleSlotsInput,
+        responses=SlotsOutput,
+        operation_id="api_profiles_slots_put",
+    )
     @action(detail=True, methods=["get", "put"], url_path="schedule-slots")
     def schedule_slots(self, request, pk=None):
         profile = self._profile(pk)
@@ -128,8 +176,12 @@ class ProfileViewSet(ApiViewSet):
             raise ValidationFailed("days must be between 1 and 31.", {"days": ["Must be 1-31."]})
         slots = services.schedule_slots(profile=profile, days=days)
         return self.respond(
-            {"profileId": str(profile.pk), "timezone": profile.timezone_name, "postingTimes": profile.posting_times,
-             "upcoming": [iso(x) for x in slots]}
+            {
+                "profileId": str(profile.pk),
+                "timezone": profile.timezone_name,
+                "postingTimes": profile.posting_times,
+                "upcoming": [iso(x) for x in slots],
+            }
         )
 
     @extend_schema(request=s.BulkInput, responses={200: dict}, operation_id="api_profiles_bulk")

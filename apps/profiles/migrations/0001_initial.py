@@ -7,43 +7,80 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('brands', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("brands", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SocialProfile',
+            name="SocialProfile",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('platform', models.CharField(choices=[('instagram', 'Instagram'), ('facebook', 'Facebook'), ('tiktok', 'TikTok'), ('youtube', 'YouTube'), ('linkedin', 'LinkedIn'), ('x', 'X'), ('threads', 'Threads'), ('pinterest', 'Pinterest'), ('bluesky', 'Bluesky')], max_length=20)),
-                ('external_id', models.CharField(max_length=200)),
-                ('username', models.CharField(max_length=200)),
-                ('display_name', models.CharField(blank=True, default='', max_length=200)),
-                ('connected', models.BooleanField(default=True)),
-                ('connected_at', models.DateTimeField(blank=True, null=True)),
-                ('follower_count', models.PositiveIntegerField(default=0)),
-                ('picture_url', models.URLField(blank=True, default='', max_length=1000)),
-                ('settings', models.JSONField(blank=True, default=dict)),
-                ('generation_settings', models.JSONField(blank=True, default=dict)),
-                ('access_token_enc', models.TextField(blank=True, default='')),
-                ('refresh_token_enc', models.TextField(blank=True, default='')),
-                ('token_expires_at', models.DateTimeField(blank=True, null=True)),
-                ('token_scopes', models.CharField(blank=True, default='', max_length=1000)),
-                ('token_status', models.CharField(default='valid', max_length=20)),
-                ('sandbox', models.BooleanField(default=False)),
-                ('brand', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='profiles', to='brands.brand')),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "platform",
+                    models.CharField(
+                        choices=[
+                            ("instagram", "Instagram"),
+                            ("facebook", "Facebook"),
+                            ("tiktok", "TikTok"),
+                            ("youtube", "YouTube"),
+                            ("linkedin", "LinkedIn"),
+                            ("x", "X"),
+                            ("threads", "Threads"),
+                            ("pinterest", "Pinterest"),
+                            ("bluesky", "Bluesky"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("external_id", models.CharField(max_length=200)),
+                ("username", models.CharField(max_length=200)),
+                ("display_name", models.CharField(blank=True, default="", max_length=200)),
+                ("connected", models.BooleanField(default=True)),
+                ("connected_at", models.DateTimeField(blank=True, null=True)),
+                ("follower_count", models.PositiveIntegerField(default=0)),
+                ("picture_url", models.URLField(blank=True, default="", max_length=1000)),
+                ("settings", models.JSONField(blank=True, default=dict)),
+                ("generation_settings", models.JSONField(blank=True, default=dict)),
+                ("access_token_enc", models.TextField(blank=True, default="")),
+                ("refresh_token_enc", models.TextField(blank=True, default="")),
+                ("token_expires_at", models.DateTimeField(blank=True, null=True)),
+                ("token_scopes", models.CharField(blank=True, default="", max_length=1000)),
+                ("token_status", models.CharField(default="valid", max_length=20)),
+                ("sandbox", models.BooleanField(default=False)),
+                (
+                    "brand",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="profiles",
+                        to="brands.brand",
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['platform', 'username'],
-                'constraints': [models.UniqueConstraint(fields=('organization', 'platform', 'external_id'), name='profile_unique_account_per_org')],
+                "ordering": ["platform", "username"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("organization", "platform", "external_id"),
+                        name="profile_unique_account_per_org",
+                    )
+                ],
             },
         ),
     ]

@@ -4,16 +4,15 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('brands', '0003_org_created_indexes'),
-        ('profiles', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("brands", "0003_org_created_indexes"),
+        ("profiles", "0001_initial"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='socialprofile',
-            index=models.Index(fields=['organization', '-created_at'], name='profile_org_created_idx'),
+            model_name="socialprofile",
+            index=models.Index(fields=["organization", "-created_at"], name="profile_org_created_idx"),
         ),
     ]

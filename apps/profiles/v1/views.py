@@ -16,7 +16,12 @@ class ProfileViewSet(V1ViewSet):
     output_serializer = s.ProfileOutput
     id_kind = "profile"
     policy = permissions.PROFILES
-    sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform", "followerCount": "follower_count"}
+    sort_fields = {
+        "createdAt": "created_at",
+        "username": "username",
+        "platform": "platform",
+        "followerCount": "follower_count",
+    }
     default_sort = ("created_at", "desc")
 
     def _profiles(self):
@@ -25,12 +30,19 @@ class ProfileViewSet(V1ViewSet):
         if params.get("platform"):
             platform = normalize_platform(params["platform"])
             if platform is None:
-                raise ValidationFailed("Unknown platform.", {"platform": [f"Unknown platform '{params['platform']}'."]})
+                raise ValidationFailed(
+                    "Unknown platform.", {"platform": [f"Unknown platform '{params['platform']}'."]}
+                )
         return selectors.profile_list(organization=self.actor.organization, platform=platform)
 
     @extend_schema(
-        responses=s.ProfileOutput(many=True), operation_id="v1_profiles_list",
-        parameters=[OpenApiParameter("platform", str, enum=Platform.values), OpenApiParameter("page", int), OpenApiParameter("limit", int)],
+        responses=s.ProfileOutput(many=True),
+        operation_id="v1_profiles_list",
+        parameters=[
+            OpenApiParameter("platform", str, enum=Platform.values),
+            OpenApiParameter("page", int),
+            OpenApiParameter("limit", int),
+        ],
     )
     def list(self, request):
         return self.respond_list(self._profiles(), s.present)
@@ -38,15 +50,22 @@ class ProfileViewSet(V1ViewSet):
     @extend_schema(responses=s.ProfileOutput, operation_id="v1_profiles_retrieve")
     def retrieve(self, request, pk=None):
         profile = self.lookup(self._profiles(), pk)
-        return self.respond({**s.present(profile), "features": features_allowed(profile.platform, profile.token_scopes),
-                             **pages_of(profile)})
+        return self.respond(
+            {
+                **s.present(profile),
+                "features": features_allowed(profile.platform, profile.token_scopes),
+                **pages_of(profile),
+            }
+        )
 
     @extend_schema(responses={204: None}, operation_id="v1_profiles_destroy")
     def destroy(self, request, pk=None):
         services.profile_disconnect(profile=self.lookup(self._profiles(), pk))
         return self.respond(None, status=204)
 
-    @extend_schema(request=s.ProfileSettingsInput, responses=s.ProfileOutput, operation_id="v1_profiles_settings")
+    @extend_schema(
+        request=s.ProfileSettingsInput, responses=s.ProfileOutput, operation_id="v1_profiles_settings"
+    )
     def update_settings(self, request, pk=None):
         profile = self.lookup(self._profiles(), pk)
         data = self.validated(s.ProfileSettingsInput)

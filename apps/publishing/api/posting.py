@@ -22,13 +22,17 @@ from ..selectors import profiles_for_publishing
 
 class PostScheduleInput(StrictSerializer):
     contentId = serializers.CharField(max_length=64)
-    profileIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=50)
+    profileIds = serializers.ListField(
+        child=serializers.CharField(max_length=64), min_length=1, max_length=50
+    )
     scheduledFor = serializers.CharField(max_length=64)
     timezone = serializers.CharField(required=False, max_length=64)
     firstComment = serializers.CharField(required=False, allow_blank=True, max_length=2200)
     containsSyntheticMedia = serializers.BooleanField(
-        required=False, help_text="YouTube's altered or synthetic content label; default: true for generated video, "
-                                  "false for uploaded")
+        required=False,
+        help_text="YouTube's altered or synthetic content label; default: true for generated video, "
+        "false for uploaded",
+    )
 
 
 class QueueInput(StrictSerializer):
@@ -38,21 +42,30 @@ class QueueInput(StrictSerializer):
 
 class PublishInput(StrictSerializer):
     contentId = serializers.CharField(max_length=64)
-    profileIds = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=50)
+    profileIds = serializers.ListField(
+        child=serializers.CharField(max_length=64), min_length=1, max_length=50
+    )
     containsSyntheticMedia = serializers.BooleanField(
-        required=False, help_text="YouTube's altered or synthetic content label; default: true for generated video, "
-                                  "false for uploaded")
+        required=False,
+        help_text="YouTube's altered or synthetic content label; default: true for generated video, "
+        "false for uploaded",
+    )
 
 
 class QueueOutput(serializers.Serializer):
     publications = PublicationOutput(many=True)
-    nextSlots = serializers.DictField(child=serializers.DateTimeField(allow_null=True),
-                                      help_text="Each connected profile's id: its next free posting slot (null: none)")
+    nextSlots = serializers.DictField(
+        child=serializers.DateTimeField(allow_null=True),
+        help_text="Each connected profile's id: its next free posting slot (null: none)",
+    )
     nextSlotSources = serializers.DictField(
-        child=serializers.ChoiceField(choices=["postingTimes", "history", "platform-default"], allow_null=True),
+        child=serializers.ChoiceField(
+            choices=["postingTimes", "history", "platform-default"], allow_null=True
+        ),
         help_text="Where each next slot comes from: the profile's postingTimes, else the best hours of the week "
-                  "from its own posts' engagement (history) or, with fewer than 10 measured posts, the "
-                  "platform's usual best hours (platform-default); null: no slot")
+        "from its own posts' engagement (history) or, with fewer than 10 measured posts, the "
+        "platform's usual best hours (platform-default); null: no slot",
+    )
 
 
 class PostsViewSet(ApiViewSet):
@@ -63,31 +76,52 @@ class PostsViewSet(ApiViewSet):
     filterset_class = PublicationFilter
 
     def _content(self, raw):
-        return self.ref(content_selectors.content_get(organization=self.actor.organization), raw, "content", "contentId",
-                        message="Unknown content.")  # contentId is required by every input here
+        return self.ref(
+            content_selectors.content_get(organization=self.actor.organization),
+            raw,
+            "content",
+            "contentId",
+            message="Unknown content.",
+        )  # contentId is required by every input here
 
     def _publications(self):
         return Publication.objects.for_organization(self.actor.organization).select_related("profile")
 
     def _profile_publications(self):
         """The publications of `profileId`, when named (the queue, a cancel)."""
-        return PublicationProfileFilter(self.request.query_params, queryset=self._publications(), request=self.request).qs
+        return PublicationProfileFilter(
+            self.request.query_params, queryset=self._publications(), request=self.request
+        ).qs
 
     def _present(self, pub):
         return present(pub, family="api")
 
-    @extend_schema(methods=["GET"], responses=PublicationOutput(many=True), operation_id="api_posts_scheduled_list")
-    @extend_schema(methods=["POST"], request=PostScheduleInput, responses={201: content_s.ContentOutput}, operation_id="api_posts_schedule")
+    @extend_schema(
+        methods=["GET"], responses=PublicationOutput(many=True), operation_id="api_posts_scheduled_list"
+    )
+    @extend_schema(
+        methods=["POST"],
+        request=PostScheduleInput,
+        responses={201: content_s.ContentOutput},
+        operation_id="api_posts_schedule",
+    )
     @action(detail=False, methods=["get", "post"], url_path="scheduled")
     def scheduled(self, request):
         if request.method == "GET":
             return self.respond_list(self._publications().filter(status=Publication.SCHEDULED), self._present)
         data = self.validated(PostScheduleInput)
         content = self._content(data["contentId"])
-        profiles = profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=data["profileIds"])
+        profiles = profiles_for_publishing(
+            organization=self.actor.organization, content=content, raw_ids=data["profileIds"]
+        )
         options = {k: data[k] for k in ("timezone", "firstComment", "containsSyntheticMedia") if k in data}
-        services.publications_schedule(content=content, profiles=profiles, scheduled_for=data["scheduledFor"], options=options,
-                                       actor=self.actor)
+        services.publications_schedule(
+            content=content,
+            profiles=profiles,
+            scheduled_for=data["scheduledFor"],
+            options=options,
+            actor=self.actor,
+        )
         return self.respond(content_s.present(self._content(content.pk), request), status=201)
 
     @extend_schema(responses={204: None}, operation_id="api_posts_scheduled_cancel")
@@ -98,29 +132,49 @@ class PostsViewSet(ApiViewSet):
         return self.respond(None, status=204)
 
     @extend_schema(methods=["GET"], responses=QueueOutput, operation_id="api_posts_queue")
-    @extend_schema(methods=["POST"], request=QueueInput, responses={201: content_s.ContentOutput}, operation_id="api_posts_queue_add")
+    @extend_schema(
+        methods=["POST"],
+        request=QueueInput,
+        responses={201: content_s.ContentOutput},
+        operation_id="api_posts_queue_add",
+    )
     @action(detail=False, methods=["get", "post"], url_path="queue")
     def queue(self, request):
         if request.method == "POST":
             data = self.validated(QueueInput)
             content = self._content(data["contentId"])
-            [profile] = profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=[data["profileId"]])
+            [profile] = profiles_for_publishing(
+                organization=self.actor.organization, content=content, raw_ids=[data["profileId"]]
+            )
             services.queue_add(content=content, profile=profile)
             return self.respond(content_s.present(self._content(content.pk), request), status=201)
         pubs = self._profile_publications().upcoming().order_by("scheduled_for", "created_at")[:100]
         profiles = SocialProfile.objects.for_organization(self.actor.organization).filter(connected=True)
         found = services.next_free_slots(profiles=profiles)
-        next_slots = {pk: slot.isoformat().replace("+00:00", "Z") if slot else None for pk, (slot, _) in found.items()}
+        next_slots = {
+            pk: slot.isoformat().replace("+00:00", "Z") if slot else None for pk, (slot, _) in found.items()
+        }
         sources = {pk: source for pk, (_, source) in found.items()}
-        return self.respond({"publications": [self._present(p) for p in pubs], "nextSlots": next_slots,
-                             "nextSlotSources": sources})
+        return self.respond(
+            {
+                "publications": [self._present(p) for p in pubs],
+                "nextSlots": next_slots,
+                "nextSlotSources": sources,
+            }
+        )
 
-    @extend_schema(request=PublishInput, responses={202: content_s.ContentOutput}, operation_id="api_posts_publish")
+    @extend_schema(
+        request=PublishInput, responses={202: content_s.ContentOutput}, operation_id="api_posts_publish"
+    )
     @action(detail=False, methods=["post"], url_path="publish")
     def publish(self, request):
         data = self.validated(PublishInput)
         content = self._content(data["contentId"])
-        profiles = profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=data["profileIds"])
+        profiles = profiles_for_publishing(
+            organization=self.actor.organization, content=content, raw_ids=data["profileIds"]
+        )
         options = {k: data[k] for k in ("containsSyntheticMedia",) if k in data}
-        services.publications_publish_now(content=content, profiles=profiles, options=options, actor=self.actor)
+        services.publications_publish_now(
+            content=content, profiles=profiles, options=options, actor=self.actor
+        )
         return self.respond(content_s.present(self._content(content.pk), request), status=202)

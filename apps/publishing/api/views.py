@@ -22,7 +22,12 @@ from ..v1.views import REDIRECT_URI, RedirectOriginInput, RedirectOriginOutput, 
 class AuthorizeInput(StrictSerializer):
     redirectUri = serializers.CharField(max_length=2000)
     brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
-    pageId = serializers.CharField(required=False, allow_blank=True, max_length=40, help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)")
+    pageId = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=40,
+        help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)",
+    )
     openapi_fields = {"redirectUri": REDIRECT_URI}
 
 
@@ -44,14 +49,23 @@ class OAuthViewSet(ApiViewSet):
     @extend_schema(responses=PlatformOutput(many=True), operation_id="api_oauth_platforms")
     def platforms(self, request):
         rows = [
-            {**row, "scopes": scopes_for(row["platform"]) if row["mode"] == "real" else sandbox_scopes(row["platform"])}
+            {
+                **row,
+                "scopes": scopes_for(row["platform"])
+                if row["mode"] == "real"
+                else sandbox_scopes(row["platform"]),
+            }
             for row in oauth.supported_platforms()
         ]
         pagination = {"limit": len(rows), "offset": 0, "total": len(rows), "hasNext": False, "hasPrev": False}
         return Response({"data": rows, "pagination": pagination})
 
-    @extend_schema(request=AuthorizeInput, responses=AuthorizeOutput, operation_id="api_oauth_authorize",
-                   parameters=[OpenApiParameter("platform", str, OpenApiParameter.PATH, enum=Platform.values)])
+    @extend_schema(
+        request=AuthorizeInput,
+        responses=AuthorizeOutput,
+        operation_id="api_oauth_authorize",
+        parameters=[OpenApiParameter("platform", str, OpenApiParameter.PATH, enum=Platform.values)],
+    )
     def authorize(self, request, platform=None):
         data = self.validated(AuthorizeInput)
         auth_url, state = oauth.oauth_begin(
@@ -84,8 +98,11 @@ class RedirectOriginViewSet(ApiViewSet):
     def list(self, request):
         return self.respond_list(self._origins(), lambda row: present_origin(row, "api"))
 
-    @extend_schema(request=RedirectOriginInput, responses={201: RedirectOriginOutput},
-                   operation_id="api_oauth_redirect_origins_create")
+    @extend_schema(
+        request=RedirectOriginInput,
+        responses={201: RedirectOriginOutput},
+        operation_id="api_oauth_redirect_origins_create",
+    )
     def create(self, request):
         data = self.validated(RedirectOriginInput)
         row = oauth.redirect_origin_add(organization=self.actor.organization, origin=data["origin"])

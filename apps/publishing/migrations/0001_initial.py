@@ -8,39 +8,75 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('brands', '0003_org_created_indexes'),
-        ('profiles', '0002_org_created_indexes'),
+        ("accounts", "0001_initial"),
+        ("brands", "0003_org_created_indexes"),
+        ("profiles", "0002_org_created_indexes"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='OAuthState',
+            name="OAuthState",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('credential_id', models.CharField(blank=True, default='', max_length=80)),
-                ('platform', models.CharField(max_length=20)),
-                ('state', models.CharField(max_length=64, unique=True)),
-                ('redirect_uri', models.URLField(max_length=2000)),
-                ('code_verifier', models.CharField(blank=True, default='', max_length=128)),
-                ('family', models.CharField(default='v1', max_length=3)),
-                ('sandbox', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('expires_at', models.DateTimeField()),
-                ('used_at', models.DateTimeField(blank=True, null=True)),
-                ('brand', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='brands.brand')),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
-                ('profile', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='profiles.socialprofile')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("credential_id", models.CharField(blank=True, default="", max_length=80)),
+                ("platform", models.CharField(max_length=20)),
+                ("state", models.CharField(max_length=64, unique=True)),
+                ("redirect_uri", models.URLField(max_length=2000)),
+                ("code_verifier", models.CharField(blank=True, default="", max_length=128)),
+                ("family", models.CharField(default="v1", max_length=3)),
+                ("sandbox", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("expires_at", models.DateTimeField()),
+                ("used_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "brand",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="brands.brand",
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
+                (
+                    "profile",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="profiles.socialprofile",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
-                'indexes': [models.Index(fields=['expires_at'], name='oauthstate_expires_idx')],
+                "ordering": ["-created_at"],
+                "indexes": [models.Index(fields=["expires_at"], name="oauthstate_expires_idx")],
             },
         ),
     ]

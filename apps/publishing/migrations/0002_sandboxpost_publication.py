@@ -7,63 +7,120 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('content', '0001_initial'),
-        ('profiles', '0002_org_created_indexes'),
-        ('publishing', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("content", "0001_initial"),
+        ("profiles", "0002_org_created_indexes"),
+        ("publishing", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SandboxPost',
+            name="SandboxPost",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('platform', models.CharField(max_length=20)),
-                ('reference', models.CharField(db_index=True, max_length=64)),
-                ('external_id', models.CharField(max_length=64, unique=True)),
-                ('caption', models.TextField(blank=True, default='')),
-                ('title', models.CharField(blank=True, default='', max_length=300)),
-                ('first_comment', models.TextField(blank=True, default='')),
-                ('media', models.JSONField(blank=True, default=list)),
-                ('post_type', models.CharField(default='feed', max_length=10)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
-                ('profile', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sandbox_posts', to='profiles.socialprofile')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("platform", models.CharField(max_length=20)),
+                ("reference", models.CharField(db_index=True, max_length=64)),
+                ("external_id", models.CharField(max_length=64, unique=True)),
+                ("caption", models.TextField(blank=True, default="")),
+                ("title", models.CharField(blank=True, default="", max_length=300)),
+                ("first_comment", models.TextField(blank=True, default="")),
+                ("media", models.JSONField(blank=True, default=list)),
+                ("post_type", models.CharField(default="feed", max_length=10)),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
+                (
+                    "profile",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sandbox_posts",
+                        to="profiles.socialprofile",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Publication',
+            name="Publication",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('status', models.CharField(default='scheduled', max_length=12)),
-                ('scheduled_for', models.DateTimeField()),
-                ('due_at', models.DateTimeField()),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('lease_until', models.DateTimeField(blank=True, null=True)),
-                ('queued_at', models.DateTimeField(blank=True, null=True)),
-                ('outcome_unknown', models.BooleanField(default=False)),
-                ('external_id', models.CharField(blank=True, default='', max_length=300)),
-                ('url', models.URLField(blank=True, default='', max_length=2000)),
-                ('published_at', models.DateTimeField(blank=True, null=True)),
-                ('last_error', models.TextField(blank=True, default='')),
-                ('error_code', models.CharField(blank=True, default='', max_length=100)),
-                ('options', models.JSONField(blank=True, default=dict)),
-                ('content', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='publications', to='content.content')),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
-                ('profile', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='publications', to='profiles.socialprofile')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("status", models.CharField(default="scheduled", max_length=12)),
+                ("scheduled_for", models.DateTimeField()),
+                ("due_at", models.DateTimeField()),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("lease_until", models.DateTimeField(blank=True, null=True)),
+                ("queued_at", models.DateTimeField(blank=True, null=True)),
+                ("outcome_unknown", models.BooleanField(default=False)),
+                ("external_id", models.CharField(blank=True, default="", max_length=300)),
+                ("url", models.URLField(blank=True, default="", max_length=2000)),
+                ("published_at", models.DateTimeField(blank=True, null=True)),
+                ("last_error", models.TextField(blank=True, default="")),
+                ("error_code", models.CharField(blank=True, default="", max_length=100)),
+                ("options", models.JSONField(blank=True, default=dict)),
+                (
+                    "content",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="publications",
+                        to="content.content",
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
+                (
+                    "profile",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="publications",
+                        to="profiles.socialprofile",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['scheduled_for', 'created_at'],
-                'indexes': [models.Index(fields=['status', 'due_at'], name='publication_due_idx'), models.Index(fields=['organization', 'scheduled_for'], name='publication_org_sched_idx'), models.Index(fields=['profile', 'scheduled_for'], name='publication_profile_sched_idx')],
-                'constraints': [models.UniqueConstraint(fields=('content', 'profile'), name='publication_unique_content_profile'), models.CheckConstraint(condition=models.Q(('status__in', ('scheduled', 'queued', 'publishing', 'published', 'failed', 'cancelled'))), name='publication_status_valid')],
+                "ordering": ["scheduled_for", "created_at"],
+                "indexes": [
+                    models.Index(fields=["status", "due_at"], name="publication_due_idx"),
+                    models.Index(fields=["organization", "scheduled_for"], name="publication_org_sched_idx"),
+                    models.Index(fields=["profile", "scheduled_for"], name="publication_profile_sched_idx"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("content", "profile"), name="publication_unique_content_profile"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            (
+                                "status__in",
+                                ("scheduled", "queued", "publishing", "published", "failed", "cancelled"),
+                            )
+                        ),
+                        name="publication_status_valid",
+                    ),
+                ],
             },
         ),
     ]

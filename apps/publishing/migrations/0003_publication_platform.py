@@ -11,23 +11,22 @@ def copy_platform(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('content', '0003_reviewitem'),
-        ('profiles', '0002_org_created_indexes'),
-        ('publishing', '0002_sandboxpost_publication'),
+        ("accounts", "0001_initial"),
+        ("content", "0003_reviewitem"),
+        ("profiles", "0002_org_created_indexes"),
+        ("publishing", "0002_sandboxpost_publication"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='publication',
-            name='platform',
-            field=models.CharField(blank=True, default='', max_length=20),
+            model_name="publication",
+            name="platform",
+            field=models.CharField(blank=True, default="", max_length=20),
         ),
         migrations.AddIndex(
-            model_name='publication',
-            index=models.Index(fields=['status', 'platform'], name='publication_busy_idx'),
+            model_name="publication",
+            index=models.Index(fields=["status", "platform"], name="publication_busy_idx"),
         ),
         migrations.RunPython(copy_platform, migrations.RunPython.noop),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('publishing', '0003_publication_platform'),
+        ("publishing", "0003_publication_platform"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='publication',
-            name='claim',
+            model_name="publication",
+            name="claim",
             field=models.UUIDField(blank=True, null=True),
         ),
     ]

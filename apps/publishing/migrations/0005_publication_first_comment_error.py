@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('publishing', '0004_publication_claim'),
+        ("publishing", "0004_publication_claim"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='publication',
-            name='first_comment_error',
-            field=models.TextField(blank=True, default=''),
+            model_name="publication",
+            name="first_comment_error",
+            field=models.TextField(blank=True, default=""),
         ),
     ]

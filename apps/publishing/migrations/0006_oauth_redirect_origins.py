@@ -7,30 +7,41 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('publishing', '0005_publication_first_comment_error'),
+        ("accounts", "0001_initial"),
+        ("publishing", "0005_publication_first_comment_error"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='oauthstate',
-            name='credential_expires_at',
+            model_name="oauthstate",
+            name="credential_expires_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.CreateModel(
-            name='OAuthRedirectOrigin',
+            name="OAuthRedirectOrigin",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('origin', models.CharField(max_length=300)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("origin", models.CharField(max_length=300)),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['origin'],
-                'constraints': [models.UniqueConstraint(fields=('organization', 'origin'), name='oauth_origin_unique')],
+                "ordering": ["origin"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("organization", "origin"), name="oauth_origin_unique")
+                ],
             },
         ),
     ]

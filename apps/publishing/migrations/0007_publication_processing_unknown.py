@@ -4,26 +4,42 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('content', '0004_generation_lease'),
-        ('profiles', '0002_org_created_indexes'),
-        ('publishing', '0006_oauth_redirect_origins'),
+        ("accounts", "0001_initial"),
+        ("content", "0004_generation_lease"),
+        ("profiles", "0002_org_created_indexes"),
+        ("publishing", "0006_oauth_redirect_origins"),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name='publication',
-            name='publication_status_valid',
+            model_name="publication",
+            name="publication_status_valid",
         ),
         migrations.AddField(
-            model_name='publication',
-            name='platform_state',
+            model_name="publication",
+            name="platform_state",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddConstraint(
-            model_name='publication',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ('scheduled', 'queued', 'publishing', 'processing', 'published', 'failed', 'unknown', 'cancelled'))), name='publication_status_valid'),
+            model_name="publication",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "status__in",
+                        (
+                            "scheduled",
+                            "queued",
+                            "publishing",
+                            "processing",
+                            "published",
+                            "failed",
+                            "unknown",
+                            "cancelled",
+                        ),
+                    )
+                ),
+                name="publication_status_valid",
+            ),
         ),
     ]

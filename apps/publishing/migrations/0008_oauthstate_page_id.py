@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('publishing', '0007_publication_processing_unknown'),
+        ("publishing", "0007_publication_processing_unknown"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='oauthstate',
-            name='page_id',
-            field=models.CharField(blank=True, default='', max_length=40),
+            model_name="oauthstate",
+            name="page_id",
+            field=models.CharField(blank=True, default="", max_length=40),
         ),
     ]

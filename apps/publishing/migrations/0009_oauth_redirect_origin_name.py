@@ -4,14 +4,13 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('publishing', '0008_oauthstate_page_id'),
+        ("publishing", "0008_oauthstate_page_id"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='oauthredirectorigin',
-            options={'ordering': ['origin'], 'verbose_name': 'OAuth redirect origin'},
+            name="oauthredirectorigin",
+            options={"ordering": ["origin"], "verbose_name": "OAuth redirect origin"},
         ),
     ]

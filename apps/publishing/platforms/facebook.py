@@ -165,7 +165,9 @@ class FacebookClient(GraphClient):
             external_id, fields="shares,comments.limit(0).summary(true),reactions.limit(0).summary(true)"
         )
         values, refused = fetch_without_refused(
-            lambda names: self.insight_values(self.graph_get(f"{external_id}/insights", metric=",".join(names))),
+            lambda names: self.insight_values(
+                self.graph_get(f"{external_id}/insights", metric=",".join(names))
+            ),
             list(spec.metrics),
         )
         ours = {spec.metrics[k]: v for k, v in values.items() if k in spec.metrics}
@@ -174,7 +176,8 @@ class FacebookClient(GraphClient):
             likes=int(((body.get("reactions") or {}).get("summary") or {}).get("total_count") or 0),
             comments=int(((body.get("comments") or {}).get("summary") or {}).get("total_count") or 0),
             shares=int((body.get("shares") or {}).get("count") or 0),
-            reach=ours.get("reach"), clicks=ours.get("clicks"),
+            reach=ours.get("reach"),
+            clicks=ours.get("clicks"),
             unavailable={spec.metrics[k]: reason for k, reason in refused.items()},
         )
 

@@ -157,13 +157,19 @@ class InstagramClient(GraphClient):
 
         spec = for_platform("instagram")
         values, refused = fetch_without_refused(
-            lambda names: self.insight_values(self.graph_get(f"{external_id}/insights", metric=",".join(names))),
+            lambda names: self.insight_values(
+                self.graph_get(f"{external_id}/insights", metric=",".join(names))
+            ),
             list(spec.metrics),
         )
         ours = {spec.metrics[k]: v for k, v in values.items() if k in spec.metrics}
         return Metrics(
-            views=ours.get("views", 0), likes=ours.get("likes", 0), comments=ours.get("comments", 0),
-            shares=ours.get("shares", 0), reach=ours.get("reach"), saves=ours.get("saves"),
+            views=ours.get("views", 0),
+            likes=ours.get("likes", 0),
+            comments=ours.get("comments", 0),
+            shares=ours.get("shares", 0),
+            reach=ours.get("reach"),
+            saves=ours.get("saves"),
             unavailable={spec.metrics[k]: reason for k, reason in refused.items()},
         )
 

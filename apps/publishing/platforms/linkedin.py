@@ -53,6 +53,7 @@ def urn_path(urn: str) -> str:
 
 logger = logging.getLogger(__name__)
 
+
 class LinkedInClient(PlatformClient):
     platform = "linkedin"
     default_base_url = "https://api.linkedin.com"
@@ -78,9 +79,15 @@ class LinkedInClient(PlatformClient):
 
     def check_body(self, resp: requests.Response) -> None:
         """Log LinkedIn's deprecation notice for the version we send (it arrives ahead of the sunset)."""
-        notice = {k: v for k, v in resp.headers.items() if k.lower() in {"deprecation", "sunset", "x-li-deprecation"}}
+        notice = {
+            k: v
+            for k, v in resp.headers.items()
+            if k.lower() in {"deprecation", "sunset", "x-li-deprecation"}
+        }
         if notice:
-            logger.warning("LinkedIn deprecation notice for LinkedIn-Version %s: %s", self.api_version, notice)
+            logger.warning(
+                "LinkedIn deprecation notice for LinkedIn-Version %s: %s", self.api_version, notice
+            )
 
     @property
     def author(self) -> str:
@@ -155,7 +162,8 @@ class LinkedInClient(PlatformClient):
         urn = resp.headers.get("x-restli-id", "")
         if not urn:
             raise OutcomeUnknown(
-                f"LinkedIn answered {resp.status_code} to the post but sent no x-restli-id", status_code=resp.status_code
+                f"LinkedIn answered {resp.status_code} to the post but sent no x-restli-id",
+                status_code=resp.status_code,
             )
         raw: dict[str, Any] = {"urn": urn}
         if req.first_comment:

@@ -39,9 +39,15 @@ def usage_hold_off(headers: Any) -> float:
             usage = json.loads(value)
         except ValueError:
             continue
-        entries: list[Any] = [usage] if name == "X-App-Usage" else [
-            e for v in (usage.values() if isinstance(usage, dict) else []) for e in (v if isinstance(v, list) else [v])
-        ]
+        entries: list[Any] = (
+            [usage]
+            if name == "X-App-Usage"
+            else [
+                e
+                for v in (usage.values() if isinstance(usage, dict) else [])
+                for e in (v if isinstance(v, list) else [v])
+            ]
+        )
         for entry in entries:
             if not isinstance(entry, dict):
                 continue

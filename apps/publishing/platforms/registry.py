@@ -18,7 +18,16 @@ from .youtube import YouTubeClient
 
 CLIENTS: dict[str, type[PlatformClient]] = {
     cls.platform: cls
-    for cls in (FacebookClient, InstagramClient, LinkedInClient, PinterestClient, ThreadsClient, TikTokClient, XClient, YouTubeClient)
+    for cls in (
+        FacebookClient,
+        InstagramClient,
+        LinkedInClient,
+        PinterestClient,
+        ThreadsClient,
+        TikTokClient,
+        XClient,
+        YouTubeClient,
+    )
 }
 
 

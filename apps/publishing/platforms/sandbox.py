@@ -59,16 +59,28 @@ class SandboxClient(PlatformClient):
             profile.save(update_fields=["settings", "updated_at"])
         kind, retry_after = plan["fail"], float(plan.get("retryAfter", 1))
         if kind == "rate_limit":
-            raise PlatformError("Sandbox: rate limit reached, try later.", status_code=429, code="rate_limited",
-                                retryable=True, retry_after=retry_after)
+            raise PlatformError(
+                "Sandbox: rate limit reached, try later.",
+                status_code=429,
+                code="rate_limited",
+                retryable=True,
+                retry_after=retry_after,
+            )
         if kind == "server_error":
-            raise PlatformError("Sandbox: internal error.", status_code=503, code="server_error", retryable=True)
+            raise PlatformError(
+                "Sandbox: internal error.", status_code=503, code="server_error", retryable=True
+            )
         if kind == "token_expired":
-            raise PlatformError("Sandbox: the access token has expired.", status_code=401, code="token_expired",
-                                token_expired=True)
+            raise PlatformError(
+                "Sandbox: the access token has expired.",
+                status_code=401,
+                code="token_expired",
+                token_expired=True,
+            )
         if kind == "permanent":
-            raise PlatformError("Sandbox: this post was refused (media not accepted).", status_code=400,
-                                code="media_refused")
+            raise PlatformError(
+                "Sandbox: this post was refused (media not accepted).", status_code=400, code="media_refused"
+            )
 
     # --- operations ------------------------------------------------------------------------
     def publish(self, req: PostRequest) -> PublishResult:
@@ -78,17 +90,26 @@ class SandboxClient(PlatformClient):
         self.validate(req)
         external_id = uuid.uuid4().hex[:20]
         SandboxPost.objects.create(
-            organization_id=self.profile.organization_id, profile=self.profile, platform=self.profile.platform,
-            reference=req.reference, external_id=external_id, caption=req.caption, title=req.title,
-            first_comment=req.first_comment, media=[m.url for m in req.media], post_type=req.post_type,
+            organization_id=self.profile.organization_id,
+            profile=self.profile,
+            platform=self.profile.platform,
+            reference=req.reference,
+            external_id=external_id,
+            caption=req.caption,
+            title=req.title,
+            first_comment=req.first_comment,
+            media=[m.url for m in req.media],
+            post_type=req.post_type,
         )
         plan = self.profile.settings.get("sandbox") or {}
         if plan.get("fail") == "outcome_unknown_after":
             self._misbehave_after()
         raw: dict = {"sandbox": True}
         if req.first_comment and plan.get("fail") == "first_comment":
-            raw["first_comment"] = {"error": "Sandbox: the first comment was refused (permission missing).",
-                                    "step": "first_comment"}
+            raw["first_comment"] = {
+                "error": "Sandbox: the first comment was refused (permission missing).",
+                "step": "first_comment",
+            }
         return PublishResult(external_id=external_id, url=self._url(external_id), raw=raw)
 
     def _misbehave_after(self) -> None:
@@ -111,10 +132,16 @@ class SandboxClient(PlatformClient):
     def find_published(self, req: PostRequest) -> PublishResult | None:
         from apps.publishing.models import SandboxPost
 
-        post = SandboxPost.objects.filter(profile=self.profile, reference=req.reference).order_by("created_at").first()
+        post = (
+            SandboxPost.objects.filter(profile=self.profile, reference=req.reference)
+            .order_by("created_at")
+            .first()
+        )
         if post is None:
             return None
-        return PublishResult(external_id=post.external_id, url=self._url(post.external_id), raw={"reconciled": True})
+        return PublishResult(
+            external_id=post.external_id, url=self._url(post.external_id), raw={"reconciled": True}
+        )
 
     def fetch_metrics(self, external_id: str) -> Metrics:
         from apps.publishing.models import SandboxPost
@@ -139,8 +166,13 @@ class SandboxClient(PlatformClient):
 
     def fetch_account(self) -> AccountInfo:
         p = self.profile
-        return AccountInfo(external_id=p.external_id, username=p.username, display_name=p.display_name,
-                           picture_url=p.picture_url, followers=p.follower_count)
+        return AccountInfo(
+            external_id=p.external_id,
+            username=p.username,
+            display_name=p.display_name,
+            picture_url=p.picture_url,
+            followers=p.follower_count,
+        )
 
     def publish_quota(self) -> Quota | None:
         from apps.publishing.models import SandboxPost
@@ -149,17 +181,29 @@ class SandboxClient(PlatformClient):
         if not limit:
             return None
         since = timezone.now() - timezone.timedelta(hours=24)
-        return Quota(used=SandboxPost.objects.filter(profile=self.profile, created_at__gte=since).count(), limit=limit)
+        return Quota(
+            used=SandboxPost.objects.filter(profile=self.profile, created_at__gte=since).count(), limit=limit
+        )
 
     def validate(self, req: PostRequest) -> None:
         from apps.content.adaptation import validate_variant
 
         problems = validate_variant(
             self.profile.platform,
-            {"caption": req.caption, "hashtags": [], "firstComment": req.first_comment, "title": req.title,
-             "sounds": req.sounds, "altText": next((m.alt_text for m in req.media if m.alt_text), "")},
-            post_type=req.post_type, media_type=req.media[0].kind if req.media else "image",
+            {
+                "caption": req.caption,
+                "hashtags": [],
+                "firstComment": req.first_comment,
+                "title": req.title,
+                "sounds": req.sounds,
+                "altText": next((m.alt_text for m in req.media if m.alt_text), ""),
+            },
+            post_type=req.post_type,
+            media_type=req.media[0].kind if req.media else "image",
         )
         if problems:
-            raise PlatformError(f"Sandbox ({self.profile.platform}) refused the post: {problems}", status_code=400,
-                                code="invalid_post")
+            raise PlatformError(
+                f"Sandbox ({self.profile.platform}) refused the post: {problems}",
+                status_code=400,
+                code="invalid_post",
+            )

@@ -271,7 +271,10 @@ class TikTokClient(PlatformClient):
     def _pending(self, state: dict[str, Any], status: dict[str, Any]) -> PublishResult:
         state = {**state, "status": status.get("status") or state.get("status") or "PROCESSING"}
         return PublishResult(
-            external_id="", url="", pending=True, state=state,
+            external_id="",
+            url="",
+            pending=True,
+            state=state,
             raw={"publish_id": state["publish_id"], **status},
         )
 
@@ -284,7 +287,11 @@ class TikTokClient(PlatformClient):
             # the publish id is the only handle there is.
             return PublishResult(external_id=publish_id, url="", raw=raw)
         username = state.get("username", "")
-        url = f"https://www.tiktok.com/@{username}/{state.get('kind', 'video')}/{post_ids[0]}" if username else ""
+        url = (
+            f"https://www.tiktok.com/@{username}/{state.get('kind', 'video')}/{post_ids[0]}"
+            if username
+            else ""
+        )
         return PublishResult(external_id=post_ids[0], url=url, raw=raw)
 
     def _init_video(self, req: PostRequest, post_info: dict[str, Any]) -> str:
@@ -342,7 +349,11 @@ class TikTokClient(PlatformClient):
                         raise
                     raise lost from exc
                 received = status.get("uploaded_bytes")
-                if status.get("status") == "PROCESSING_UPLOAD" and received is not None and int(received) < len(blob):
+                if (
+                    status.get("status") == "PROCESSING_UPLOAD"
+                    and received is not None
+                    and int(received) < len(blob)
+                ):
                     put()
         return publish_id
 

@@ -40,8 +40,13 @@ class XClient(PlatformClient):
         # A call outside the token's scopes gets a bare 403 problem naming nothing
         # ({"title": "Forbidden", "type": "about:blank", "status": 403, "detail": "Forbidden"});
         # a refused request (duplicate content, ...) is a 403 whose detail says why.
-        return (status == 403 and isinstance(body, dict) and not body.get("errors")
-                and body.get("type") == "about:blank" and body.get("detail") == "Forbidden")
+        return (
+            status == 403
+            and isinstance(body, dict)
+            and not body.get("errors")
+            and body.get("type") == "about:blank"
+            and body.get("detail") == "Forbidden"
+        )
 
     def validate(self, req: PostRequest) -> None:
         if not req.caption and not req.media:
@@ -119,8 +124,12 @@ class XClient(PlatformClient):
             # X says when to look again: check_after_secs, before the first STATUS read and after each.
             first = float(info.get("check_after_secs") or 0)
             if first > self.poll_timeout:
-                raise PlatformError(f"x: media {media_id} asks for {first:.0f} s of processing",
-                                    code="processing_timeout", retryable=True, retry_after=first)
+                raise PlatformError(
+                    f"x: media {media_id} asks for {first:.0f} s of processing",
+                    code="processing_timeout",
+                    retryable=True,
+                    retry_after=first,
+                )
             if first:
                 self._sleep(first)
             info = self.poll(

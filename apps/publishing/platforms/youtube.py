@@ -256,8 +256,13 @@ class YouTubeClient(PlatformClient):
             "/youtube/v3/commentThreads",
             params={"part": "snippet"},
             # snippet.channelId is listed as required by commentThreads.insert
-            json={"snippet": {"channelId": self.account_id, "videoId": video_id,
-                              "topLevelComment": {"snippet": {"textOriginal": text}}}},
+            json={
+                "snippet": {
+                    "channelId": self.account_id,
+                    "videoId": video_id,
+                    "topLevelComment": {"snippet": {"textOriginal": text}},
+                }
+            },
         )
 
     # ---- reads ----------------------------------------------------------------------

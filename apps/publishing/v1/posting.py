@@ -20,23 +20,39 @@ class ScheduleOptions(StrictSerializer):
     firstComment = serializers.CharField(required=False, allow_blank=True, max_length=2200)
     timezone = serializers.CharField(required=False, max_length=64)
     containsSyntheticMedia = serializers.BooleanField(
-        required=False, help_text="YouTube's altered or synthetic content label; default: true for generated video, "
-                                  "false for uploaded")
+        required=False,
+        help_text="YouTube's altered or synthetic content label; default: true for generated video, "
+        "false for uploaded",
+    )
 
 
 #: `profiles`, unless `options.crossPost` is true (apps.publishing.selectors.profiles_for_publishing)
-PROFILES_RULE = {"anyOf": [
-    {"required": ["profiles"]},
-    {"required": ["options"], "properties": {"options": {"required": ["crossPost"], "properties": {"crossPost": {"enum": [True]}}}}},
-]}
-PROFILES_HELP = ("The profiles to post to (at least one). Leave it out only with `options.crossPost: true`, which "
-                 "posts to every connected profile of the content's brand on its platforms.")
+PROFILES_RULE = {
+    "anyOf": [
+        {"required": ["profiles"]},
+        {
+            "required": ["options"],
+            "properties": {
+                "options": {"required": ["crossPost"], "properties": {"crossPost": {"enum": [True]}}}
+            },
+        },
+    ]
+}
+PROFILES_HELP = (
+    "The profiles to post to (at least one). Leave it out only with `options.crossPost: true`, which "
+    "posts to every connected profile of the content's brand on its platforms."
+)
 
 
 class ScheduleInput(StrictSerializer):
     scheduledFor = serializers.CharField(max_length=64)
-    profiles = serializers.ListField(child=serializers.CharField(max_length=64), required=False, min_length=1, max_length=50,
-                                     help_text=PROFILES_HELP)
+    profiles = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        min_length=1,
+        max_length=50,
+        help_text=PROFILES_HELP,
+    )
     options = ScheduleOptions(required=False)
     openapi_rules = PROFILES_RULE
 
@@ -45,13 +61,20 @@ class PublishOptions(StrictSerializer):
     crossPost = serializers.BooleanField(required=False, default=False)
     notifyFollowers = serializers.BooleanField(required=False, default=True)
     containsSyntheticMedia = serializers.BooleanField(
-        required=False, help_text="YouTube's altered or synthetic content label; default: true for generated video, "
-                                  "false for uploaded")
+        required=False,
+        help_text="YouTube's altered or synthetic content label; default: true for generated video, "
+        "false for uploaded",
+    )
 
 
 class PublishInput(StrictSerializer):
-    profiles = serializers.ListField(child=serializers.CharField(max_length=64), required=False, min_length=1, max_length=50,
-                                     help_text=PROFILES_HELP)
+    profiles = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        min_length=1,
+        max_length=50,
+        help_text=PROFILES_HELP,
+    )
     options = PublishOptions(required=False)
     openapi_rules = PROFILES_RULE
 
@@ -65,22 +88,40 @@ class ContentPublishingViewSet(V1ViewSet):
 
     def _profiles(self, content, data):
         options = data.get("options") or {}
-        return profiles_for_publishing(organization=self.actor.organization, content=content, raw_ids=data.get("profiles"),
-                                       cross_post=options.get("crossPost", False), kind="profile")
+        return profiles_for_publishing(
+            organization=self.actor.organization,
+            content=content,
+            raw_ids=data.get("profiles"),
+            cross_post=options.get("crossPost", False),
+            kind="profile",
+        )
 
-    @extend_schema(request=ScheduleInput, responses=content_s.ContentOutput, operation_id="v1_content_schedule")
+    @extend_schema(
+        request=ScheduleInput, responses=content_s.ContentOutput, operation_id="v1_content_schedule"
+    )
     def schedule(self, request, pk=None):
         content = self._content(pk)
         data = self.validated(ScheduleInput)
         options = dict(data.get("options") or {})
-        services.publications_schedule(content=content, profiles=self._profiles(content, data),
-                                       scheduled_for=data["scheduledFor"], options=options, actor=self.actor)
+        services.publications_schedule(
+            content=content,
+            profiles=self._profiles(content, data),
+            scheduled_for=data["scheduledFor"],
+            options=options,
+            actor=self.actor,
+        )
         return self.respond(content_s.present(self._content(pk), request))
 
-    @extend_schema(request=PublishInput, responses={202: content_s.ContentOutput}, operation_id="v1_content_publish")
+    @extend_schema(
+        request=PublishInput, responses={202: content_s.ContentOutput}, operation_id="v1_content_publish"
+    )
     def publish(self, request, pk=None):
         content = self._content(pk)
         data = self.validated(PublishInput)
-        services.publications_publish_now(content=content, profiles=self._profiles(content, data),
-                                          options=dict(data.get("options") or {}), actor=self.actor)
+        services.publications_publish_now(
+            content=content,
+            profiles=self._profiles(content, data),
+            options=dict(data.get("options") or {}),
+            actor=self.actor,
+        )
         return self.respond(content_s.present(self._content(pk), request), status=202)

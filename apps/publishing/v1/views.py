@@ -16,19 +16,29 @@ from ..models import OAuthRedirectOrigin
 from ..selectors import brand_for_connect
 
 #: where a connect flow may send the browser back: a service checks the origin is allowed
-REDIRECT_URI = {"format": "uri", "pattern": "^https://",
-                "description": "An https URL on an allowed redirect origin (the organization's own, "
-                               "OAUTH_ALLOWED_REDIRECT_ORIGINS or PUBLIC_BASE_URL)"}
+REDIRECT_URI = {
+    "format": "uri",
+    "pattern": "^https://",
+    "description": "An https URL on an allowed redirect origin (the organization's own, "
+    "OAUTH_ALLOWED_REDIRECT_ORIGINS or PUBLIC_BASE_URL)",
+}
 #: `https://host[:port]` with nothing after it (apps.publishing.oauth.normalize_redirect_origin)
-ORIGIN = {"pattern": r"^https://(?:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?\.){0,4}[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?"
-                     r"(?::[1-9][0-9]{0,3})?$"}
+ORIGIN = {
+    "pattern": r"^https://(?:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?\.){0,4}[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?"
+    r"(?::[1-9][0-9]{0,3})?$"
+}
 
 
 class ConnectInput(StrictSerializer):
     platform = NamedChoiceField(choices=Platform.values, max_length=40)
     redirectUri = serializers.CharField(max_length=2000)
     brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
-    pageId = serializers.CharField(required=False, allow_blank=True, max_length=40, help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)")
+    pageId = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=40,
+        help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)",
+    )
     openapi_fields = {"redirectUri": REDIRECT_URI}
 
 
@@ -69,8 +79,11 @@ class RedirectOriginOutput(serializers.Serializer):
 
 
 def present_origin(row, family: str) -> dict:
-    return {"id": ids.render(row.pk, "redirect_origin") if family == "v1" else str(row.pk), "origin": row.origin,
-            "createdAt": row.created_at.isoformat().replace("+00:00", "Z")}
+    return {
+        "id": ids.render(row.pk, "redirect_origin") if family == "v1" else str(row.pk),
+        "origin": row.origin,
+        "createdAt": row.created_at.isoformat().replace("+00:00", "Z"),
+    }
 
 
 class RedirectOriginViewSet(V1ViewSet):
@@ -89,8 +102,11 @@ class RedirectOriginViewSet(V1ViewSet):
     def list(self, request):
         return self.respond_list(self._origins(), lambda row: present_origin(row, "v1"))
 
-    @extend_schema(request=RedirectOriginInput, responses={201: RedirectOriginOutput},
-                   operation_id="v1_oauth_redirect_origins_create")
+    @extend_schema(
+        request=RedirectOriginInput,
+        responses={201: RedirectOriginOutput},
+        operation_id="v1_oauth_redirect_origins_create",
+    )
     def create(self, request):
         data = self.validated(RedirectOriginInput)
         row = oauth.redirect_origin_add(organization=self.actor.organization, origin=data["origin"])

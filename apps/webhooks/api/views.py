@@ -24,7 +24,8 @@ class WebhookViewSet(WebhookViews, ApiViewSet):
 
 @delivery_schema("api")
 class DeliveryViewSet(DeliveryViews, ApiViewSet):
-    @extend_schema(request=None, responses={202: s.DeliveryOutput}, operation_id="api_webhook_deliveries_redeliver")
+    @extend_schema(
+        request=None, responses={202: s.DeliveryOutput}, operation_id="api_webhook_deliveries_redeliver"
+    )
     def redeliver(self, request, webhook_pk=None, pk=None):
         return super().redeliver(request, webhook_pk, pk)
-

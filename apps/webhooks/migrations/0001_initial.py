@@ -4,26 +4,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='InboundWebhook',
+            name="InboundWebhook",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('provider', models.CharField(max_length=32)),
-                ('event_id', models.CharField(max_length=200)),
-                ('subject', models.CharField(blank=True, db_index=True, default='', max_length=200)),
-                ('payload', models.JSONField(default=dict)),
-                ('received_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("provider", models.CharField(max_length=32)),
+                ("event_id", models.CharField(max_length=200)),
+                ("subject", models.CharField(blank=True, db_index=True, default="", max_length=200)),
+                ("payload", models.JSONField(default=dict)),
+                ("received_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['received_at'],
-                'constraints': [models.UniqueConstraint(fields=('provider', 'event_id'), name='inbound_webhook_once_per_event')],
+                "ordering": ["received_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("provider", "event_id"), name="inbound_webhook_once_per_event"
+                    )
+                ],
             },
         ),
     ]

@@ -7,86 +7,139 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0001_initial'),
-        ('events', '0001_initial'),
-        ('webhooks', '0001_initial'),
+        ("accounts", "0001_initial"),
+        ("events", "0001_initial"),
+        ("webhooks", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='WebhookDelivery',
+            name="WebhookDelivery",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('message_id', models.CharField(max_length=64)),
-                ('event_type', models.CharField(db_index=True, max_length=64)),
-                ('payload', models.JSONField(default=dict)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], default='pending', max_length=16)),
-                ('attempt_count', models.PositiveIntegerField(default=0)),
-                ('next_attempt_at', models.DateTimeField(blank=True, null=True)),
-                ('leased_until', models.DateTimeField(blank=True, null=True)),
-                ('last_status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('event', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='events.event')),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("message_id", models.CharField(max_length=64)),
+                ("event_type", models.CharField(db_index=True, max_length=64)),
+                ("payload", models.JSONField(default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("succeeded", "Succeeded"), ("failed", "Failed")],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("attempt_count", models.PositiveIntegerField(default=0)),
+                ("next_attempt_at", models.DateTimeField(blank=True, null=True)),
+                ("leased_until", models.DateTimeField(blank=True, null=True)),
+                ("last_status_code", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "event",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="events.event",
+                    ),
+                ),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='WebhookAttempt',
+            name="WebhookAttempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('started_at', models.DateTimeField()),
-                ('status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('latency_ms', models.PositiveIntegerField(default=0)),
-                ('response_body', models.TextField(blank=True, default='')),
-                ('error', models.CharField(blank=True, default='', max_length=500)),
-                ('delivery', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempts', to='webhooks.webhookdelivery')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("started_at", models.DateTimeField()),
+                ("status_code", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("latency_ms", models.PositiveIntegerField(default=0)),
+                ("response_body", models.TextField(blank=True, default="")),
+                ("error", models.CharField(blank=True, default="", max_length=500)),
+                (
+                    "delivery",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attempts",
+                        to="webhooks.webhookdelivery",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['started_at', 'id'],
+                "ordering": ["started_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='WebhookEndpoint',
+            name="WebhookEndpoint",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('url', models.URLField(max_length=2000)),
-                ('events', models.JSONField(default=list)),
-                ('secret', models.CharField(max_length=200)),
-                ('previous_secret', models.CharField(blank=True, default='', max_length=200)),
-                ('previous_secret_expires_at', models.DateTimeField(blank=True, null=True)),
-                ('active', models.BooleanField(default=True)),
-                ('disabled_at', models.DateTimeField(blank=True, null=True)),
-                ('disabled_reason', models.CharField(blank=True, default='', max_length=300)),
-                ('failing_since', models.DateTimeField(blank=True, null=True)),
-                ('organization', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='accounts.organization')),
+                (
+                    "id",
+                    models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("url", models.URLField(max_length=2000)),
+                ("events", models.JSONField(default=list)),
+                ("secret", models.CharField(max_length=200)),
+                ("previous_secret", models.CharField(blank=True, default="", max_length=200)),
+                ("previous_secret_expires_at", models.DateTimeField(blank=True, null=True)),
+                ("active", models.BooleanField(default=True)),
+                ("disabled_at", models.DateTimeField(blank=True, null=True)),
+                ("disabled_reason", models.CharField(blank=True, default="", max_length=300)),
+                ("failing_since", models.DateTimeField(blank=True, null=True)),
+                (
+                    "organization",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="accounts.organization",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.AddField(
-            model_name='webhookdelivery',
-            name='endpoint',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='webhooks.webhookendpoint'),
+            model_name="webhookdelivery",
+            name="endpoint",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="deliveries",
+                to="webhooks.webhookendpoint",
+            ),
         ),
         migrations.AddIndex(
-            model_name='webhookdelivery',
-            index=models.Index(fields=['status', 'next_attempt_at'], name='webhook_delivery_due_idx'),
+            model_name="webhookdelivery",
+            index=models.Index(fields=["status", "next_attempt_at"], name="webhook_delivery_due_idx"),
         ),
         migrations.AddIndex(
-            model_name='webhookdelivery',
-            index=models.Index(fields=['endpoint', 'status'], name='webhook_delivery_endpoint_idx'),
+            model_name="webhookdelivery",
+            index=models.Index(fields=["endpoint", "status"], name="webhook_delivery_endpoint_idx"),
         ),
         migrations.AddConstraint(
-            model_name='webhookdelivery',
-            constraint=models.UniqueConstraint(fields=('endpoint', 'event'), name='webhook_delivery_once_per_event'),
+            model_name="webhookdelivery",
+            constraint=models.UniqueConstraint(
+                fields=("endpoint", "event"), name="webhook_delivery_once_per_event"
+            ),
         ),
     ]

@@ -4,24 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('webhooks', '0002_outbound'),
+        ("webhooks", "0002_outbound"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='inboundwebhook',
-            name='outcome',
-            field=models.CharField(blank=True, default='', max_length=200),
+            model_name="inboundwebhook",
+            name="outcome",
+            field=models.CharField(blank=True, default="", max_length=200),
         ),
         migrations.AddField(
-            model_name='inboundwebhook',
-            name='processed_at',
+            model_name="inboundwebhook",
+            name="processed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddIndex(
-            model_name='inboundwebhook',
-            index=models.Index(fields=['processed_at', 'received_at'], name='inbound_unprocessed_idx'),
+            model_name="inboundwebhook",
+            index=models.Index(fields=["processed_at", "received_at"], name="inbound_unprocessed_idx"),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('webhooks', '0003_inbound_processed'),
+        ("webhooks", "0003_inbound_processed"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='webhookendpoint',
-            name='answered_at',
+            model_name="webhookendpoint",
+            name="answered_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

@@ -24,7 +24,9 @@ class WebhookViewSet(WebhookViews, V1ViewSet):
 
 @delivery_schema("v1")
 class DeliveryViewSet(DeliveryViews, V1ViewSet):
-    @extend_schema(request=None, responses={202: s.DeliveryOutput}, operation_id="v1_webhook_deliveries_redeliver")
+    @extend_schema(
+        request=None, responses={202: s.DeliveryOutput}, operation_id="v1_webhook_deliveries_redeliver"
+    )
     def redeliver(self, request, webhook_pk=None, pk=None):
         return super().redeliver(request, webhook_pk, pk)
 

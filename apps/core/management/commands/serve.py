@@ -51,12 +51,22 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-        parser.add_argument("--no-worker", action="store_true", help="Do not start the Celery worker and beat")
+        parser.add_argument(
+            "--no-worker", action="store_true", help="Do not start the Celery worker and beat"
+        )
         parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
         parser.add_argument("--banner-file", default="", help="extra lines for the banner (login, key)")
 
-    def handle(self, *args: Any, host: str, port: int, no_worker: bool, workers: int, banner_file: str,
-               **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        host: str,
+        port: int,
+        no_worker: bool,
+        workers: int,
+        banner_file: str,
+        **options: Any,
+    ) -> None:
         import uvicorn
         from django.core.exceptions import ImproperlyConfigured
 
@@ -76,8 +86,14 @@ class Command(BaseCommand):
         base = settings.PUBLIC_BASE_URL
         children = [] if no_worker else self._start_children()
 
-        config = uvicorn.Config("config.asgi:application", host=host, port=port, workers=workers,
-                                log_level="warning", lifespan="off")
+        config = uvicorn.Config(
+            "config.asgi:application",
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="warning",
+            lifespan="off",
+        )
         server = uvicorn.Server(config)
         stopping = threading.Event()
 
@@ -86,11 +102,16 @@ class Command(BaseCommand):
                 pass
             if stopping.is_set():
                 return
-            extra = Path(banner_file).read_text().strip() if banner_file and Path(banner_file).exists() else ""
+            extra = (
+                Path(banner_file).read_text().strip() if banner_file and Path(banner_file).exists() else ""
+            )
             extra = extra.replace("{base}", base)
-            lines = ["", f"  Postforge is up on {base}",
-                     f"  API docs:   {base}/v1/docs/  and  {base}/api/docs/  (ReDoc: /v1/redoc/, /api/redoc/)",
-                     f"  Admin:      {base}/admin/"]
+            lines = [
+                "",
+                f"  Postforge is up on {base}",
+                f"  API docs:   {base}/v1/docs/  and  {base}/api/docs/  (ReDoc: /v1/redoc/, /api/redoc/)",
+                f"  Admin:      {base}/admin/",
+            ]
             lines += [f"  {line}" for line in extra.splitlines() if line.strip()]
             if children:
                 lines.append(f"  Worker and beat log to {settings.VAR_DIR / 'log'}/")
@@ -107,8 +128,14 @@ class Command(BaseCommand):
                 except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after shutting down
                     pass
             else:
-                uvicorn.run("config.asgi:application", host=host, port=port, workers=workers,
-                            log_level="warning", lifespan="off")
+                uvicorn.run(
+                    "config.asgi:application",
+                    host=host,
+                    port=port,
+                    workers=workers,
+                    log_level="warning",
+                    lifespan="off",
+                )
         finally:
             stopping.set()
             self._stop(children)
@@ -119,18 +146,48 @@ class Command(BaseCommand):
         log_dir.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ)
         celery = [sys.executable, "-m", "celery", "-A", "config"]
-        worker = [*celery, "worker", "-l", "info", "-Q", QUEUES, "--concurrency", "2",
-                  "--without-mingle", "--without-gossip", "--without-heartbeat",
-                  "-n", f"postforge@{os.uname().nodename}", "-f", str(log_dir / "worker.log")]
+        worker = [
+            *celery,
+            "worker",
+            "-l",
+            "info",
+            "-Q",
+            QUEUES,
+            "--concurrency",
+            "2",
+            "--without-mingle",
+            "--without-gossip",
+            "--without-heartbeat",
+            "-n",
+            f"postforge@{os.uname().nodename}",
+            "-f",
+            str(log_dir / "worker.log"),
+        ]
         if embedded:
             worker += ["-P", "threads"]
-        beat = [*celery, "beat", "-l", "info", "-s", str(settings.VAR_DIR / "celerybeat-schedule"),
-                "-f", str(log_dir / "beat.log")]
+        beat = [
+            *celery,
+            "beat",
+            "-l",
+            "info",
+            "-s",
+            str(settings.VAR_DIR / "celerybeat-schedule"),
+            "-f",
+            str(log_dir / "beat.log"),
+        ]
         children = []
         for cmd, name in ((worker, "worker"), (beat, "beat")):
             out = open(log_dir / f"{name}.out", "ab")  # the banner and anything before logging starts
-            children.append(subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                             stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent))
+            children.append(
+                subprocess.Popen(
+                    cmd,
+                    env=env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    preexec_fn=_die_with_parent,
+                )
+            )
             out.close()
         return children
 

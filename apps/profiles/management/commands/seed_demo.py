@@ -42,13 +42,16 @@ class Command(BaseCommand):
         )
         User = get_user_model()
         user, created = User.objects.get_or_create(
-            username=admin_user, defaults={"is_staff": True, "is_superuser": True, "email": "admin@example.com"}
+            username=admin_user,
+            defaults={"is_staff": True, "is_superuser": True, "email": "admin@example.com"},
         )
         if created:
             user.set_password(admin_password)
             user.save()
         Membership.objects.get_or_create(organization=organization, user=user, defaults={"role": Role.OWNER})
         issued = api_key_create(organization=organization, role=Role.ADMIN, name="demo", created_by=user)
-        self.stderr.write(f"Demo organization '{organization.name}', brand '{brand.name}', staff login {admin_user}"
-                          + (f" / {admin_password}" if created else " (existing password)"))
+        self.stderr.write(
+            f"Demo organization '{organization.name}', brand '{brand.name}', staff login {admin_user}"
+            + (f" / {admin_password}" if created else " (existing password)")
+        )
         self.stdout.write(issued.secret)

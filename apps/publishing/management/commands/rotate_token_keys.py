@@ -23,7 +23,9 @@ class Command(BaseCommand):
         pks = list(SocialProfile.objects.order_by("pk").values_list("pk", flat=True))
         for start in range(0, len(pks), batch_size):
             with transaction.atomic():
-                rows = SocialProfile.objects.select_for_update().filter(pk__in=pks[start : start + batch_size])
+                rows = SocialProfile.objects.select_for_update().filter(
+                    pk__in=pks[start : start + batch_size]
+                )
                 for profile in rows:
                     if not (profile.access_token_enc or profile.refresh_token_enc):
                         continue
