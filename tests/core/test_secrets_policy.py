@@ -69,12 +69,15 @@ def test_a_public_secret_key_or_missing_token_keys_fail_the_deploy_check_and_the
 
 
 @pytest.mark.django_db
-def test_serve_and_celery_refuse_public_secrets_outside_development():
+def test_serve_and_celery_refuse_public_secrets_outside_development(tmp_path):
     env = _env(SECRET_KEY="change-me")
     serve = _run(["manage.py", "serve", "--no-worker", "--port", "1"], env)
     assert serve.returncode != 0 and "refuses to start" in serve.stderr and "SECRET_KEY" in serve.stderr
     assert "Postforge is up" not in serve.stdout
-    for args in (["worker", "--pool", "solo", "-l", "warning"], ["beat", "-l", "warning", "-s", "/dev/null"]):
+    for args in (
+        ["worker", "--pool", "solo", "-l", "warning"],
+        ["beat", "-l", "warning", "-s", str(tmp_path / "beat-schedule")],
+    ):
         run = _run(["-m", "celery", "-A", "config", *args], env)
         assert run.returncode == 78, (args, run.returncode, run.stderr[-2000:])
         assert f"Postforge {args[0]} refuses to start" in run.stderr and "TOKEN_ENCRYPTION_KEYS" in run.stderr

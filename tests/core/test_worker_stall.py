@@ -82,9 +82,8 @@ def test_a_worker_whose_consumer_stops_taking_messages_exits_and_its_replacement
         ).start()
         try:
             node = cluster.node_names[0]
-            control = Celery(
-                broker=cluster.env["REDIS_URL"]
-            ).control  # remote control, on the cluster's broker
+            # remote control on the cluster's broker; not the current app (the suite's stays eager)
+            control = Celery(broker=cluster.env["REDIS_URL"], set_as_current=False).control
             replies = []
             deadline = time.monotonic() + 60
             while not replies and time.monotonic() < deadline:  # the worker is still starting

@@ -174,6 +174,11 @@ def test_every_processing_post_reaches_its_final_state_once_despite_kills_mid_po
                 fake.arm()
                 waited = time.monotonic()
                 while not fake.held and time.monotonic() - waited < 20:
+                    stale_leases_seen |= set(  # keep watching while we wait for a held read
+                        rows.filter(status="processing", lease_until__lt=timezone.now()).values_list(
+                            "pk", flat=True
+                        )
+                    )
                     time.sleep(0.02)
                 if fake.held and cluster.kill_worker_calling_from(fake.held[0]):
                     last_kill = time.monotonic()
