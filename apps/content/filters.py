@@ -9,9 +9,10 @@ from django.db.models import QuerySet
 
 from apps.core.errors import ValidationFailed
 from apps.core.filters import FamilyFilterSet, ListFilterSet, query_filter
+from apps.platforms import rules as platform_rules
 from apps.profiles.models import SocialProfile
 
-from . import platform_rules, selectors, states
+from . import selectors, states
 from .models import ContentSchedule
 
 

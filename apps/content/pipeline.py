@@ -22,9 +22,10 @@ from apps.core.heartbeat import Heartbeat
 from apps.events.services import broadcast
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
+from apps.platforms import rules as platform_rules
+from apps.platforms.adaptation import Draft, adapt, style_for_platform, validate_variant
 
-from . import machine, platform_rules, services, states
-from .adaptation import Draft, adapt, style_for_platform, validate_variant
+from . import machine, services, states
 from .generation import get_engine
 from .generation.base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest, VideoResult
 from .models import Content, GenerationMode, MediaType

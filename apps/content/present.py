@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from apps.core.storage import absolute_url
-
-from . import platform_rules
+from apps.platforms import rules as platform_rules
 
 
 def platform_content(variant, *, post_type: str, media_type: str) -> dict:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .adaptation import Draft, Variant, adapt, compose_caption, style_for_platform
+from apps.platforms.adaptation import Draft, Variant, adapt, compose_caption, style_for_platform
+from apps.platforms.rules import SUPPORTED_PLATFORMS, count_text, get_format, get_rules
+
 from .generation.base import BrandVoice, TextRequest
 from .generation.local_text import make_text
-from .platform_rules import SUPPORTED_PLATFORMS, count_text, get_format, get_rules
 
 PLATFORM_ORDER = (
     "x",

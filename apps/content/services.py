@@ -22,9 +22,10 @@ from apps.core.errors import (
 from apps.core.tasking import task_named
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
+from apps.platforms import rules as platform_rules
+from apps.platforms.adaptation import validate_variant
 
-from . import platform_rules, states
-from .adaptation import validate_variant
+from . import states
 from .generation.base import generation_cost
 from .machine import event_data as _event_data
 from .machine import lock as _locked
@@ -713,7 +714,7 @@ def caption_optimize(
     media_type: str = MediaType.IMAGE,
 ) -> dict:
     """Fit a caption to one platform's rules (length, hashtags, forbidden characters) and say what changed."""
-    from .adaptation import Draft, adapt, compose_caption
+    from apps.platforms.adaptation import Draft, adapt, compose_caption
 
     try:
         name = platform_rules.normalize_platform(platform)

@@ -648,7 +648,7 @@ def backend_for(platform: str, *, redirect_uri: str | None = None) -> ServiceBac
 
 def feature_scopes(platform: str) -> dict[str, dict[str, Any]]:
     """``{feature: {"scopes": [...], "restricted": bool, "note": str}}`` from platforms.yaml."""
-    from apps.content.platform_rules import load_platforms_yaml
+    from apps.platforms.rules import load_platforms_yaml
 
     return dict(((load_platforms_yaml().get("features") or {}).get(platform)) or {})
 

@@ -34,7 +34,7 @@ class _Rule:
 
 @lru_cache(maxsize=1)
 def _rules() -> dict[str, _Rule]:
-    from apps.content.platform_rules import load_platforms_yaml
+    from apps.platforms.rules import load_platforms_yaml
 
     rules = {}
     for platform, raw in (load_platforms_yaml().get("post_urls") or {}).items():

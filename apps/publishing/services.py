@@ -69,7 +69,7 @@ def client_for(profile: SocialProfile):
 
 def post_request_for(publication: Publication, context: dict | None = None) -> PostRequest:
     """What to post; `context` holds the chunk's variants and media (read once per chunk)."""
-    from apps.content.adaptation import compose_caption
+    from apps.platforms.adaptation import compose_caption
 
     content = publication.content
     if context is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.content import platform_rules
+from apps.platforms import rules as platform_rules
 from tests.content.factories import make_content
 from tests.factories import ProfileFactory
 

@@ -13,7 +13,9 @@ import twitter_text  # twitter-text-parser: an independent twitter-text implemen
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from apps.content.adaptation import (
+from apps.content.generation.base import BrandVoice, TextRequest
+from apps.content.generation.local_text import LANGUAGES, STOPWORDS, extract_keywords, make_text
+from apps.platforms.adaptation import (
     Draft,
     adapt,
     compose_caption,
@@ -21,9 +23,7 @@ from apps.content.adaptation import (
     style_for_platform,
     validate_variant,
 )
-from apps.content.generation.base import BrandVoice, TextRequest
-from apps.content.generation.local_text import LANGUAGES, STOPWORDS, extract_keywords, make_text
-from apps.content.platform_rules import (
+from apps.platforms.rules import (
     MEDIA_TYPES,
     POST_TYPES,
     SUPPORTED_PLATFORMS,

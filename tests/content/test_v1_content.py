@@ -9,11 +9,11 @@ import pytest
 from django.conf import settings
 from PIL import Image
 
-from apps.content import platform_rules
-from apps.content.adaptation import validate_variant
 from apps.content.models import Content
 from apps.core.serializers import iso
 from apps.media.models import Kind, MediaAsset
+from apps.platforms import rules as platform_rules
+from apps.platforms.adaptation import validate_variant
 from tests.content.factories import make_content
 from tests.factories import BrandFactory, ProfileFactory
 

@@ -26,7 +26,7 @@ from social_core.backends.oauth import BaseOAuth2PKCE
 from apps.accounts.auth import dev_token_issue
 from apps.accounts.models import Membership
 from apps.accounts.services import api_key_create, api_key_revoke
-from apps.content.platform_rules import load_platforms_yaml
+from apps.platforms.rules import load_platforms_yaml
 from apps.profiles.models import SocialProfile
 from apps.publishing.models import OAuthRedirectOrigin, OAuthState
 from apps.publishing.oauth_backends import BACKENDS, SANDBOX_ONLY

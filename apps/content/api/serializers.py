@@ -7,10 +7,10 @@ from rest_framework import serializers
 from apps.content.present_publications import PublicationOutput, publications_of
 from apps.content.present_publications import present as present_publication
 from apps.core.serializers import HexColorField, NamedChoiceField, StrictSerializer, iso
+from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import states
 from ..models import RATIOS, GenerationMode, PostType
-from ..platform_rules import SUPPORTED_PLATFORMS
 from ..present import contents_by_platform, media_record, shown_media
 from ..v1.serializers import (  # noqa: F401  (the same inputs in both families)
     EditImageInput,

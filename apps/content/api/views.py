@@ -10,11 +10,11 @@ from rest_framework.decorators import action
 from apps.brands.models import Brand
 from apps.core.views import ApiViewSet
 from apps.media.models import Kind, MediaAsset
+from apps.platforms.rules import SUPPORTED_PLATFORMS
 from apps.profiles.models import SocialProfile
 
 from .. import filters, permissions, selectors, services, states
 from ..models import ContentSchedule
-from ..platform_rules import SUPPORTED_PLATFORMS
 from ..services import GenerationInput
 from . import serializers as s
 

@@ -18,7 +18,8 @@ import re
 import unicodedata
 from pathlib import Path
 
-from ..platform_rules import find_urls
+from apps.platforms.text import find_urls
+
 from .base import BrandVoice, EngineError, IdeasRequest, TextRequest, TextResult
 
 LANGUAGES = ("en", "es", "fr", "de", "pt")

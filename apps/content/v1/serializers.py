@@ -9,10 +9,10 @@ from apps.content.present_publications import PublicationOutput, publications_of
 from apps.content.present_publications import present as present_publication
 from apps.core import ids
 from apps.core.serializers import NamedChoiceField, StrictSerializer, iso
+from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import states
 from ..models import RATIOS, PostType
-from ..platform_rules import SUPPORTED_PLATFORMS
 from ..present import contents_by_platform, media_record, shown_media
 
 LENGTHS = ("short", "medium", "long")

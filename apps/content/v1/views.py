@@ -7,9 +7,9 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from apps.brands.models import Brand
 from apps.core.errors import ValidationFailed
 from apps.core.views import V1ViewSet
+from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import filters, permissions, selectors, services, states
-from ..platform_rules import SUPPORTED_PLATFORMS
 from ..services import GenerationInput
 from . import serializers as s
 

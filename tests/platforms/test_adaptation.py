@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.content.adaptation import (
+from apps.platforms.adaptation import (
     ELLIPSIS,
     Draft,
     Variant,
@@ -21,7 +21,7 @@ from apps.content.adaptation import (
     validate_variant,
     words,
 )
-from apps.content.platform_rules import (
+from apps.platforms.rules import (
     MEDIA_TYPES,
     POST_TYPES,
     SUPPORTED_PLATFORMS,

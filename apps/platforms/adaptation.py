@@ -25,15 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .platform_rules import (
-    FormatRules,
-    PlatformRules,
-    TextLimit,
-    UnsupportedFormat,
-    find_urls,
-    get_rules,
-    normalize_platform,
-)
+from .rules import FormatRules, PlatformRules, UnsupportedFormat, get_rules, normalize_platform
+from .text import TextLimit, find_urls
 
 ELLIPSIS = "…"
 CAPTION_SEPARATOR = "\n\n"  # between the caption and its hashtags / a folded first comment
@@ -724,9 +717,7 @@ _ENGAGEMENT_BAIT = re.compile(
     re.IGNORECASE,
 )
 # Tags a platform's users expect on a format (data/stock_tags.json): YouTube Shorts' #Shorts.
-_STOCK_TAGS: dict = json.loads(
-    (Path(__file__).parent / "generation" / "data" / "stock_tags.json").read_text("utf-8")
-)
+_STOCK_TAGS: dict = json.loads((Path(__file__).parent / "data" / "stock_tags.json").read_text("utf-8"))
 
 
 def _information(sentence: str) -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.content import platform_rules as pr
-from apps.content.platform_rules import (
+from apps.platforms import rules as pr
+from apps.platforms.rules import (
     ASPECT_RATIOS,
     MEDIA_TYPES,
     POST_TYPES,
@@ -13,11 +13,19 @@ from apps.content.platform_rules import (
     UnsupportedFormat,
     count_text,
     get_rules,
-    graphemes,
     normalize_platform,
     supported_ratio,
     target_size,
     video_seconds,
+)
+from apps.platforms.text import (
+    UNIT_CHARACTERS,
+    UNIT_EMOJI_BYTES,
+    UNIT_GRAPHEMES,
+    UNIT_UTF8_BYTES,
+    UNIT_UTF16,
+    UNIT_WEIGHTED,
+    graphemes,
 )
 
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"  # man woman girl boy
@@ -81,16 +89,16 @@ def test_unverified_values_are_read_from_their_value_key():
 
 def test_caption_limits_and_units_follow_each_platform():
     expected = {
-        "instagram": (2200, pr.UNIT_UTF16),
-        "facebook": (63206, pr.UNIT_CHARACTERS),
-        "tiktok": (2200, pr.UNIT_UTF16),
-        "youtube": (5000, pr.UNIT_UTF8_BYTES),
-        "linkedin": (3000, pr.UNIT_CHARACTERS),
-        "x": (280, pr.UNIT_WEIGHTED),
-        "threads": (500, pr.UNIT_EMOJI_BYTES),
-        "pinterest": (500, pr.UNIT_CHARACTERS),
-        "bluesky": (300, pr.UNIT_GRAPHEMES),
-        "mastodon": (500, pr.UNIT_CHARACTERS),
+        "instagram": (2200, UNIT_UTF16),
+        "facebook": (63206, UNIT_CHARACTERS),
+        "tiktok": (2200, UNIT_UTF16),
+        "youtube": (5000, UNIT_UTF8_BYTES),
+        "linkedin": (3000, UNIT_CHARACTERS),
+        "x": (280, UNIT_WEIGHTED),
+        "threads": (500, UNIT_EMOJI_BYTES),
+        "pinterest": (500, UNIT_CHARACTERS),
+        "bluesky": (300, UNIT_GRAPHEMES),
+        "mastodon": (500, UNIT_CHARACTERS),
     }
     for name, (limit, unit) in expected.items():
         rules = get_rules(name)
@@ -115,7 +123,7 @@ def test_titles_exist_on_youtube_pinterest_and_tiktok_photo_posts():
     assert get_rules("pinterest").title_max == 100
     assert get_rules("tiktok").title_max == 90
     assert pr.get_format("tiktok", "feed", "image").title.max == 90
-    assert pr.get_format("tiktok", "feed", "image").title.unit == pr.UNIT_UTF16
+    assert pr.get_format("tiktok", "feed", "image").title.unit == UNIT_UTF16
     assert not pr.get_format("tiktok", "feed", "video").title_supported
     assert not get_rules("x").title_supported
 
@@ -281,7 +289,7 @@ def test_youtube_descriptions_count_utf8_bytes_and_forbid_angle_brackets():
     assert count_text("youtube", "你") == 3
     assert count_text("youtube", GRIN) == 4
     assert get_rules("youtube").forbidden_chars == ("<", ">")
-    assert pr.get_format("youtube", "feed", "video").title.unit == pr.UNIT_CHARACTERS
+    assert pr.get_format("youtube", "feed", "video").title.unit == UNIT_CHARACTERS
 
 
 def test_threads_counts_an_emoji_as_its_utf8_bytes():
