@@ -7,172 +7,128 @@ and a call to action. The subject comes from the prompt: its words minus the lan
 stopwords, with the longest run of meaningful words as the main topic. Every choice is made by
 a random generator seeded from the whole request, so the same request gives the same text and
 another seed gives another text.
+
+The words and sentences are data, one file per language (``data/captions/<code>.yaml``: the
+copy, stopwords, weak words, colour names) and what the languages share
+(``data/captions/common.yaml``: tones, emojis, sounds, reference colours), loaded once.
+English puts the subject anywhere; the other languages name it headline-style ("Neu bei uns:
+Yoga-Studio"), where no article, gender or case is needed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import re
 import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from apps.platforms.text import find_urls
 
 from .base import BrandVoice, EngineError, IdeasRequest, TextRequest, TextResult
 
-LANGUAGES = ("en", "es", "fr", "de", "pt")
-TONES = ("professional", "casual", "friendly", "playful", "inspirational", "educational")
-TONE_ALIASES = {
-    "formal": "professional",
-    "corporate": "professional",
-    "expert": "professional",
-    "authoritative": "professional",
-    "relaxed": "casual",
-    "informal": "casual",
-    "laid-back": "casual",
-    "conversational": "casual",
-    "warm": "friendly",
-    "welcoming": "friendly",
-    "kind": "friendly",
-    "empathetic": "friendly",
-    "fun": "playful",
-    "witty": "playful",
-    "humorous": "playful",
-    "funny": "playful",
-    "cheeky": "playful",
-    "motivational": "inspirational",
-    "inspiring": "inspirational",
-    "uplifting": "inspirational",
-    "bold": "inspirational",
-    "informative": "educational",
-    "instructive": "educational",
-    "helpful": "educational",
-    "didactic": "educational",
-}
+CAPTIONS_DIR = Path(__file__).resolve().parent / "data" / "captions"
 LENGTHS = ("short", "medium", "long")
+#: what every language file holds (``complement``, ``determiners`` and ``determiner_skips`` are optional)
+_LANGUAGE_KEYS = ("copy", "link", "colours", "prompt_words", "stopwords", "weak_words", "quantifiers")
+_COPY_BY_TONE = ("hooks", "cta")
 
-# --------------------------------------------------------------------------- vocabulary
+RGB = tuple[int, int, int]
 
-_PROMPT_WORDS = {
-    "en": "create write generate make post posts caption captions image images photo photos picture video videos "
-    "reel reels story stories about showing show featuring feature content social media instagram tiktok "
-    "facebook linkedin youtube twitter please need want announce announcing hashtags hashtag emoji emojis tone "
-    "include add use read click visit link bio check out tell write-up words characters introducing "
-    "introduce celebrate celebrating meet discover shop behind scenes",
-    "es": "crear crea escribe escribir genera generar haz hacer publicación publicaciones post imagen imágenes foto "
-    "fotos vídeo video vídeos sobre mostrando muestra contenido redes sociales por favor",
-    "fr": "créer crée écris écrire génère générer fais faire publication publications post image images photo photos "
-    "vidéo vidéos sur montrant montre contenu réseaux sociaux s'il plaît",
-    "de": "erstelle erstellen schreibe schreiben generiere generieren mache machen beitrag beiträge post bild bilder "
-    "foto fotos video videos über zeigt zeigen inhalt soziale medien bitte",
-    "pt": "criar crie escreva escrever gere gerar faça fazer publicação publicações post imagem imagens foto fotos "
-    "vídeo vídeos sobre mostrando mostra conteúdo redes sociais por favor",
-}
 
-STOPWORDS = {
-    "en": set(
-        """a about above after again against all am an and any are aren't as at be because been before being
-        below between both but by can could did do does doing down during each few for from further had has have
-        having he her here hers herself him himself his how i if in into is it it's its itself just let's me more
-        most my myself no nor not now of off on once only or other our ours ourselves out over own same she should
-        so some such than that the their theirs them themselves then there these they this those through to too
-        under until up very was we were what when where which while who whom why will with would you your yours
-        yourself yourselves new get got via our us also really one two three""".split()
-    ),
-    "es": set(
-        """a al algo algunas algunos ante antes como con contra cual cuando de del desde donde durante e el
-        ella ellas ellos en entre era es esa esas ese eso esos esta estas este esto estos fue ha hay la las le les
-        lo los más me mi mis mucho muy nada ni no nos nosotros nuestra nuestro nuestras nuestros o os otra otro para
-        pero poco por porque que quien se ser si sin sobre son su sus también te tiene todo tu tus un una uno unos y
-        ya yo nuevo nueva nuevos nuevas""".split()
-    ),
-    "fr": set(
-        """a à au aux avec ce ces cette c'est dans de des du elle elles en est et être eux il ils je la le
-        les leur leurs lui ma mais me même mes moi mon ne nos notre nous on ou où par pas pour qu que qui sa se ses
-        son sur ta te tes toi ton tu un une vos votre vous y l d s n j plus très tout tous nouveau nouvelle
-        nouveaux nouvelles""".split()
-    ),
-    "de": set(
-        """aber alle allem allen aller als also am an auch auf aus bei bin bis das dass dem den der des die
-        doch du durch ein eine einem einen einer eines er es für hat hatte ich ihr ihre im in ist ja kann kein
-        keine mit nach nicht noch nur oder sehr sich sie sind so über um und uns unser unsere unserer vom von vor
-        war was wie wir wird zu zum zur neu neue neuen neuer neues""".split()
-    ),
-    "pt": set(
-        """a ao aos as à às com como da das de do dos e é ela elas ele eles em entre era essa esse esta este
-        eu foi há isso isto já mais mas me meu minha muito na nas no nos nossa nosso nossas nossos não num numa o
-        os ou para pela pelo por que quem se sem seu sua suas seus também te tem um uma umas uns você vocês novo
-        nova novos novas""".split()
-    ),
-}
-for _lang, _words in _PROMPT_WORDS.items():
-    STOPWORDS[_lang] |= set(_words.split())
+@dataclass(frozen=True)
+class Captions:
+    """The caption data of every language, as the code reads it."""
 
-COLOUR_NAMES = {
-    # name per language for the nearest of these reference colours
-    (220, 40, 40): {"en": "red", "es": "rojo", "fr": "rouge", "de": "Rot", "pt": "vermelho"},
-    (245, 140, 40): {"en": "orange", "es": "naranja", "fr": "orange", "de": "Orange", "pt": "laranja"},
-    (245, 205, 50): {"en": "yellow", "es": "amarillo", "fr": "jaune", "de": "Gelb", "pt": "amarelo"},
-    (50, 165, 80): {"en": "green", "es": "verde", "fr": "vert", "de": "Grün", "pt": "verde"},
-    (40, 170, 170): {"en": "teal", "es": "turquesa", "fr": "turquoise", "de": "Türkis", "pt": "turquesa"},
-    (40, 100, 230): {"en": "blue", "es": "azul", "fr": "bleu", "de": "Blau", "pt": "azul"},
-    (20, 35, 90): {
-        "en": "navy",
-        "es": "azul marino",
-        "fr": "bleu marine",
-        "de": "Marineblau",
-        "pt": "azul-marinho",
-    },
-    (135, 70, 195): {"en": "purple", "es": "morado", "fr": "violet", "de": "Lila", "pt": "roxo"},
-    (240, 120, 175): {"en": "pink", "es": "rosa", "fr": "rose", "de": "Rosa", "pt": "rosa"},
-    (245, 180, 150): {"en": "peach", "es": "melocotón", "fr": "pêche", "de": "Pfirsich", "pt": "pêssego"},
-    (130, 85, 50): {"en": "brown", "es": "marrón", "fr": "marron", "de": "Braun", "pt": "marrom"},
-    (128, 128, 128): {"en": "grey", "es": "gris", "fr": "gris", "de": "Grau", "pt": "cinza"},
-    (245, 245, 240): {"en": "white", "es": "blanco", "fr": "blanc", "de": "Weiß", "pt": "branco"},
-    (20, 20, 25): {"en": "black", "es": "negro", "fr": "noir", "de": "Schwarz", "pt": "preto"},
-}
+    languages: tuple[str, ...]
+    tones: tuple[str, ...]
+    tone_aliases: Mapping[str, str]
+    emojis: Mapping[str, list[str]]  # by tone
+    sounds: Mapping[str, list[str]]  # by tone
+    colour_names: Mapping[RGB, Mapping[str, str]]  # reference colour -> language -> name
+    copy: Mapping[str, dict[str, Any]]  # by language
+    link: Mapping[str, str]
+    prompt_words: Mapping[str, frozenset[str]]
+    stopwords: Mapping[str, frozenset[str]]  # the prompt words included
+    weak_words: Mapping[str, frozenset[str]]  # casefolded
+    complement: Mapping[str, str]  # a regular expression's alternation: "de|del"
+    determiners: frozenset[str]
+    determiner_skips: frozenset[str]
+    quantifiers: frozenset[str]  # of every language
 
-EMOJIS = {
-    "professional": ["📈", "✅", "💼", "🔍", "📊"],
-    "casual": ["😎", "👌", "🙌", "☕", "🤙"],
-    "friendly": ["😊", "💛", "🤗", "👋", "🌼"],
-    "playful": ["🎉", "🤩", "🚀", "🙃", "🥳"],
-    "inspirational": ["🌟", "💪", "🌱", "✨", "🔥"],
-    "educational": ["💡", "📚", "🧠", "👉", "📝"],
-}
 
-SOUNDS = {
-    "professional": ["sound:corporate-piano-96bpm", "sound:minimal-tech-110bpm", "sound:ambient-pulse-90bpm"],
-    "casual": ["sound:lofi-chill-85bpm", "sound:indie-acoustic-100bpm", "sound:summer-house-120bpm"],
-    "friendly": ["sound:upbeat-pop-118bpm", "sound:ukulele-sunny-104bpm", "sound:acoustic-claps-112bpm"],
-    "playful": ["sound:funky-bass-124bpm", "sound:quirky-pizzicato-130bpm", "sound:retro-8bit-140bpm"],
-    "inspirational": [
-        "sound:cinematic-rise-80bpm",
-        "sound:epic-strings-92bpm",
-        "sound:uplifting-piano-100bpm",
-    ],
-    "educational": ["sound:focus-lofi-78bpm", "sound:soft-marimba-98bpm", "sound:calm-keys-88bpm"],
-}
+def _read(name: str) -> dict[str, Any]:
+    path = CAPTIONS_DIR / f"{name}.yaml"
+    with path.open(encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    if not isinstance(data, dict):
+        raise RuntimeError(f"{path} holds no mapping")
+    return data
 
-# The copy of each language (data/copy.json): hooks by tone and by intent (hiring, sale,
-# event), body sentences used when the prompt gives no facts, calls to action, first comments,
-# titles, alt text and ideas. Placeholders: {topic} the subject as the prompt names it, {Topic}
-# capitalised, {the_topic}/{The_topic} with the prompt's own determiner ("the Kyoto ceramics
-# workshop", "our Lisbon roastery"), {k2} {k3} other noun phrases, {themes}, {audience},
-# {brand}, {item}, {colours}. English puts the subject anywhere; the other languages name it
-# headline-style ("Neu bei uns: Yoga-Studio"), where no article, gender or case is needed.
-T: dict[str, dict] = json.loads((Path(__file__).parent / "data" / "copy.json").read_text("utf-8"))
 
-# the sentence that carries the prompt's link(s), per language
-LINK = {
-    "en": "Read more: {url}",
-    "es": "Más información: {url}",
-    "fr": "En savoir plus : {url}",
-    "de": "Mehr dazu: {url}",
-    "pt": "Saiba mais: {url}",
-}
+@lru_cache(maxsize=1)
+def load_captions() -> Captions:
+    """The parsed ``data/captions/*.yaml`` (loaded once); a file that lacks a part fails here,
+    at import, rather than in the middle of a generation."""
+    common = _read("common")
+    languages = tuple(common["languages"])
+    tones = tuple(common["tones"])
+    files = {lang: _read(lang) for lang in languages}
+    for lang, data in files.items():
+        missing = [key for key in _LANGUAGE_KEYS if key not in data]
+        missing += [
+            f"copy.{key}.{tone}" for key in _COPY_BY_TONE for tone in tones if tone not in data["copy"][key]
+        ]
+        missing += [f"colours.{name}" for name in common["colours"] if name not in data["colours"]]
+        if missing:
+            raise RuntimeError(f"{CAPTIONS_DIR / lang}.yaml has no {', '.join(missing)}")
+    english = files.get("en", {})
+    return Captions(
+        languages=languages,
+        tones=tones,
+        tone_aliases=dict(common["tone_aliases"]),
+        emojis={tone: list(common["emojis"][tone]) for tone in tones},
+        sounds={tone: list(common["sounds"][tone]) for tone in tones},
+        colour_names={
+            (rgb[0], rgb[1], rgb[2]): {lang: files[lang]["colours"][name] for lang in languages}
+            for name, rgb in common["colours"].items()
+        },
+        copy={lang: data["copy"] for lang, data in files.items()},
+        link={lang: data["link"] for lang, data in files.items()},
+        prompt_words={lang: frozenset(data["prompt_words"]) for lang, data in files.items()},
+        stopwords={
+            lang: frozenset(data["stopwords"]) | frozenset(data["prompt_words"])
+            for lang, data in files.items()
+        },
+        weak_words={
+            lang: frozenset(w.casefold() for w in data["weak_words"]) for lang, data in files.items()
+        },
+        complement={
+            lang: "|".join(data["complement"]) for lang, data in files.items() if data.get("complement")
+        },
+        determiners=frozenset(english.get("determiners", ())),
+        determiner_skips=frozenset(english.get("determiner_skips", ())),
+        quantifiers=frozenset(w for data in files.values() for w in data["quantifiers"]),
+    )
+
+
+_CAPTIONS = load_captions()
+LANGUAGES = _CAPTIONS.languages
+TONES = _CAPTIONS.tones
+TONE_ALIASES = _CAPTIONS.tone_aliases
+STOPWORDS = _CAPTIONS.stopwords
+COLOUR_NAMES = _CAPTIONS.colour_names
+EMOJIS = _CAPTIONS.emojis
+SOUNDS = _CAPTIONS.sounds
+T = _CAPTIONS.copy  # the copy of each language: hooks by tone and by intent, bodies, calls to action, ...
+LINK = _CAPTIONS.link  # the sentence that carries the prompt's link(s)
+_WEAK_WORDS = _CAPTIONS.weak_words
 
 VIDEO_PLATFORMS = {"tiktok", "youtube"}
 THREAD_PLATFORMS = {"x", "twitter", "threads", "bluesky", "mastodon"}
@@ -218,8 +174,8 @@ def _rng(*parts: object) -> random.Random:
 
 def _dont_patterns(dont: tuple[str, ...]) -> list[re.Pattern]:
     out = []
-    for item in dont:
-        item = (item or "").strip()
+    for raw in dont:
+        item = (raw or "").strip()
         if item:
             out.append(re.compile(r"(?<![\w#])#?" + re.escape(item) + r"(?!\w)", re.IGNORECASE))
     return out
@@ -239,15 +195,6 @@ def _scrub(text: str, patterns: list[re.Pattern]) -> str:
 
 def _tokens(text: str) -> list[str]:
     return re.findall(r"[^\W\d_][\w'’-]*|\d+[\w-]*", text or "")
-
-
-_WEAK_WORDS: dict[str, set[str]] = {
-    lang: {w.casefold() for w in words}
-    for lang, words in json.loads(
-        (Path(__file__).parent / "data" / "weak_words.json").read_text("utf-8")
-    ).items()
-    if not lang.startswith("_")
-}
 
 
 def prompt_urls(prompt: str) -> list[str]:
@@ -317,7 +264,7 @@ def prompt_facts(prompt: str, language: str) -> list[str]:
     ("Write a post about ..."), settings dropped ("with 30 hashtags"), links left to the link
     sentence. In every language: a prompt that starts with an instruction verb of its language
     ("Escribe ...", "Erstelle ...") is an instruction, not a fact."""
-    instruction_verbs = set(_PROMPT_WORDS.get(language, "").split()) if language != "en" else set()
+    instruction_verbs = _CAPTIONS.prompt_words.get(language, frozenset()) if language != "en" else frozenset()
     out: list[str] = []
     for raw in re.split(r"(?<=[.!?])\s+|\n+", prompt or ""):
         text = raw.strip()
@@ -371,11 +318,6 @@ def extract_keywords(prompt: str, language: str, dont: tuple[str, ...] = ()) -> 
     return topic, keywords
 
 
-DETERMINERS = {"the", "our", "your", "this", "these", "those", "their", "my", "a", "an"}
-_SKIPPABLE = {"new", "latest", "brand-new", "very", "first", "own"}
-_COMPLEMENT = {"es": r"de|del", "fr": r"de|du|des", "pt": r"de|do|da|dos|das"}
-
-
 def with_determiner(prompt: str, topic: str) -> str:
     """English: the topic with the determiner the prompt gave it ("the Kyoto ceramics
     workshop", "our single-origin Ethiopian Yirgacheffe", "a senior backend engineer"), so
@@ -388,9 +330,9 @@ def with_determiner(prompt: str, topic: str) -> str:
     if after and after.group(1).lower() not in STOPWORDS["en"]:
         return topic  # 'the Trailhead 2 hiking boots': the determiner belongs to a longer phrase
     before = re.findall(r"[\w'’-]+|[^\w\s]", prompt[: m.start()])
-    while before and before[-1].lower() in _SKIPPABLE:
+    while before and before[-1].lower() in _CAPTIONS.determiner_skips:
         before.pop()
-    if before and before[-1].lower() in DETERMINERS:
+    if before and before[-1].lower() in _CAPTIONS.determiners:
         det = before[-1].lower()
         if det in ("a", "an"):
             det = "an" if topic[:1].lower() in "aeiou" else "a"
@@ -401,7 +343,7 @@ def with_determiner(prompt: str, topic: str) -> str:
 def _with_complement(prompt: str, topic: str, language: str) -> str:
     """Spanish, French, Portuguese: 'menú' followed by 'de temporada' in the prompt is the
     'menú de temporada' (the complement names the thing)."""
-    joiner = _COMPLEMENT.get(language)
+    joiner = _CAPTIONS.complement.get(language)
     if not joiner or len(topic.split()) > 2:
         return topic
     m = re.search(
@@ -511,20 +453,12 @@ def hashtag_topics(prompt: str, language: str, dont: tuple[str, ...] = ()) -> li
     (adjectives and verbs never stand alone: 'small batches' -> #SmallBatches, never #small)."""
     weak = _WEAK_WORDS.get(language, set()) | _WEAK_WORDS["en"]
     out: list[str] = []
-    for run in noun_phrases(prompt, language, dont):
+    for phrase in noun_phrases(prompt, language, dont):
+        run = phrase
         strong = [w for w in run if w.casefold() not in weak]
         if not strong:
             continue
-        while len(run) > 1 and run[0].casefold() in {
-            "every",
-            "each",
-            "all",
-            "any",
-            "some",
-            "jeder",
-            "chaque",
-            "cada",
-        }:
+        while len(run) > 1 and run[0].casefold() in _CAPTIONS.quantifiers:
             run = run[1:]  # 'every teacup' -> #teacup
         if len(run) <= 3:
             if len(run) > 1 and run[-1].casefold() in weak and not run[-1][:1].isupper():
