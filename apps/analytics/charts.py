@@ -5,6 +5,7 @@ loads from a CDN); each point keeps its value as an SVG ``<desc>``/``<title>``."
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 import pygal
 from pygal.style import Style
@@ -74,7 +75,7 @@ def over_time(
     platforms = sorted({row["platform"] for row in series})
     values = {(row["date"], row["platform"]): row[figure] for row in series}
     labels = [_label(b, group_by) for b in buckets]
-    config = {}
+    config: dict[str, Any] = {}
     if figure == "posts":  # whole posts on the axis
         totals: dict = {}
         for row in series:

@@ -389,7 +389,7 @@ def latest_for_content(content) -> dict:
         quotes=Sum("quotes"),
         updated=Max("taken_at"),
     )
-    out = {k: int(agg[k] or 0) for k in ("views", "likes", "comments", "shares")}
+    out: dict[str, object] = {k: int(agg[k] or 0) for k in ("views", "likes", "comments", "shares")}
     out["metricsUpdatedAt"] = agg["updated"].isoformat().replace("+00:00", "Z") if agg["updated"] else None
     from .registry import engagement_rate
 

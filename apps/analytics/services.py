@@ -15,10 +15,11 @@ from __future__ import annotations
 import logging
 import uuid
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, F, OuterRef, Q, Subquery
+from django.db.models import Exists, F, Field, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from apps.profiles.models import SocialProfile
@@ -83,6 +84,14 @@ def _lease_until():
     return timezone.now() + timedelta(seconds=settings.ANALYTICS_LEASE_SECONDS)
 
 
+def _column(name: str) -> Field[Any, Any]:
+    """A column of PullClaim (`get_field` may also answer a reverse relation, which has none)."""
+    field = PullClaim._meta.get_field(name)
+    if not isinstance(field, Field):
+        raise TypeError(f"PullClaim.{name} is not a column")
+    return field
+
+
 def claim(kind: str, subject_ids, *, token: uuid.UUID | None = None) -> tuple[uuid.UUID, list]:
     """Claim the subjects nobody holds (or whose holder's lease ran out) for ``token``.
 
@@ -95,7 +104,7 @@ def claim(kind: str, subject_ids, *, token: uuid.UUID | None = None) -> tuple[uu
     now = timezone.now()
     table = PullClaim._meta.db_table
     # Values as the backend stores them (PostgreSQL: uuid; SQLite, the embedded default: hex text).
-    field = PullClaim._meta.get_field
+    field = _column
     prep_uuid = field("token").get_db_prep_value
     lease = field("leased_until").get_db_prep_value(_lease_until(), connection)
     rows, params = [], []
@@ -220,10 +229,13 @@ def collect_publication(
     from apps.publishing.platforms.base import PlatformError
     from apps.publishing.services import client_for
 
+    published_at = publication.published_at
+    if published_at is None:
+        raise ValueError(f"Publication {publication.pk} was not published: it has no metrics.")
     now = now or timezone.now()
     platform = publication.profile.platform if not publication.profile.sandbox else "sandbox"
     spec = registry.for_platform(platform)
-    age = now - publication.published_at
+    age = now - published_at
     if _platform_paused(platform):
         return None
     unavailable: dict[str, str] = {}
@@ -270,7 +282,7 @@ def collect_publication(
             profile_id=publication.profile_id,
             platform=publication.profile.platform,
             taken_at=now,
-            published_at=publication.published_at,
+            published_at=published_at,
             unavailable=unavailable,
             latest=True,
             **{k: v for k, v in values.items() if k in POST_METRICS},
@@ -280,11 +292,11 @@ def collect_publication(
 def _resolve_post_id(publication: Publication) -> bool:
     """TikTok: a post recorded under its publish id gets its public video id first (recorded
     on the publication by the publishing service). False while there is none yet."""
-    from apps.publishing.platforms.base import PlatformError
+    from apps.publishing.platforms.base import PlatformError, ResolvesPostId
     from apps.publishing.services import client_for, publication_platform_report
 
     client = client_for(publication.profile)
-    if not hasattr(client, "resolve_post_id") or not client.is_publish_id(publication.external_id):
+    if not isinstance(client, ResolvesPostId) or not client.is_publish_id(publication.external_id):
         return True
     try:
         post_id = client.resolve_post_id(publication.external_id)
@@ -361,19 +373,21 @@ def collect_chunk(kind: str, token: uuid.UUID, subject_ids) -> int:
     """Pull every subject of one claimed chunk; the lease is renewed before each pull. A
     subject whose claim is gone (expired and taken, or already stored) is skipped; a 429 or a
     failure releases that claim so a later sweep tries again. Returns the snapshots stored."""
-    model = Publication if kind == PullClaim.POST else SocialProfile
-    related = ("profile",) if kind == PullClaim.POST else ()
     done = 0
     for subject_id in subject_ids:
         if not PullClaim.objects.filter(subject_id=subject_id, token=token).exists():
             continue
         renew(token)
-        subject = model.objects.select_related(*related).filter(pk=subject_id).first()
+        subject: Publication | SocialProfile | None = (
+            Publication.objects.select_related("profile").filter(pk=subject_id).first()
+            if kind == PullClaim.POST
+            else SocialProfile.objects.filter(pk=subject_id).first()
+        )
         if subject is None:
             release(token, [subject_id])
             continue
         try:
-            if kind == PullClaim.POST:
+            if isinstance(subject, Publication):
                 stored = collect_publication(subject, token=token) is not None
             else:
                 stored = collect_profile(subject, token=token) is not None

@@ -34,7 +34,7 @@ from social_core.exceptions import AuthCredentialError, AuthProviderError, AuthR
 from social_core.strategy import BaseStrategy
 
 if TYPE_CHECKING:
-    from apps.publishing.platforms.base import AccountInfo
+    from apps.publishing.platforms.base import AccountInfo, PlatformClient
 
 #: platforms whose connect flow is built, in display order
 OAUTH_PLATFORMS = (
@@ -82,7 +82,7 @@ def api_base_url(platform: str) -> str | None:
     return _overrides(platform).get("api") or None
 
 
-def platform_client(platform: str, *, access_token: str, account_id: str = ""):
+def platform_client(platform: str, *, access_token: str, account_id: str = "") -> PlatformClient:
     from apps.publishing.platforms.registry import get_client_class
 
     return get_client_class(platform)(

@@ -35,8 +35,9 @@ def profiles_for_publishing(
             "Give the profiles to publish to.", {"profiles": ["At least one profile id is required."]}
         )
     pks = [ids.parse(raw, kind) for raw in raw_ids]
-    found = {p.pk: p for p in qs.filter(pk__in=[pk for pk in pks if pk])}
-    unknown = [str(raw) for raw, pk in zip(raw_ids, pks, strict=True) if pk not in found]
+    by_pk = {p.pk: p for p in qs.filter(pk__in=[pk for pk in pks if pk])}
+    unknown = [str(raw) for raw, pk in zip(raw_ids, pks, strict=True) if pk not in by_pk]
     if unknown:
         raise ValidationFailed("Unknown profile.", {"profiles": [f"Not found: {', '.join(unknown)}."]})
-    return list({pk: found[pk] for pk in pks}.values())  # in the order given, each once
+    # in the order given, each once (every id is known here: none is None)
+    return list({pk: by_pk[pk] for pk in pks if pk is not None}.values())

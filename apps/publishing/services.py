@@ -20,16 +20,19 @@ import logging
 import time
 import uuid
 import zoneinfo
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeAlias, TypedDict
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, Min, Q
+from django.db.models.fields.files import FieldFile
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from apps.content import states
 from apps.content.machine import ensure_allowed, transition
-from apps.content.models import Content
+from apps.content.models import Content, Variant
 from apps.content.selectors import current_media, current_media_for
 from apps.core.db import relax_commit
 from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation, ValidationFailed
@@ -42,8 +45,18 @@ from apps.profiles.models import SocialProfile
 from apps.profiles.services import schedule_slots, validate_timezone
 
 from .models import Publication
-from .platforms.base import MediaItem, OutcomeUnknown, PlatformError, PostRequest, PublishResult
+from .platforms.base import (
+    MediaItem,
+    OutcomeUnknown,
+    PlatformClient,
+    PlatformError,
+    PostRequest,
+    PublishResult,
+)
 from .post_urls import post_link_parse
+
+if TYPE_CHECKING:
+    from apps.media.models import MediaAsset
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +66,7 @@ MAX_ATTEMPTS = 6
 # --- clients --------------------------------------------------------------------------------
 
 
-def client_for(profile: SocialProfile):
+def client_for(profile: SocialProfile) -> PlatformClient:
     """The sandbox publisher, or the platform's real client with the decrypted token."""
     from .oauth_backends import is_real, platform_client
     from .platforms.sandbox import SandboxClient
@@ -67,7 +80,7 @@ def client_for(profile: SocialProfile):
     )
 
 
-def post_request_for(publication: Publication, context: dict | None = None) -> PostRequest:
+def post_request_for(publication: Publication, context: _ChunkContext | None = None) -> PostRequest:
     """What to post; `context` holds the chunk's variants and media (read once per chunk)."""
     from apps.platforms.adaptation import compose_caption
 
@@ -84,14 +97,15 @@ def post_request_for(publication: Publication, context: dict | None = None) -> P
     for asset in assets:
         storage_file = asset.file
 
-        def loader(f=storage_file):
+        def loader(f: FieldFile = storage_file) -> bytes:
             with f.open("rb") as fh:
-                return fh.read()
+                data: bytes = fh.read()
+            return data
 
         media.append(
             MediaItem(
-                kind=asset.media_type,
-                url=absolute_url(None, asset.file),
+                kind="video" if asset.media_type == "video" else "image",
+                url=absolute_url(None, asset.file) or "",
                 content_type=asset.content_type,
                 width=asset.width or 0,
                 height=asset.height or 0,
@@ -150,21 +164,22 @@ def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
         )
 
 
-def parse_when(raw, tz_name: str | None) -> datetime.datetime:
+def parse_when(raw: object, tz_name: str | None) -> datetime.datetime:
     """ISO 8601; a time without offset is read in `tz_name` (the request's or profile's zone)."""
     invalid = ValidationFailed(
         "scheduledFor must be an ISO 8601 timestamp.", {"scheduledFor": ["Invalid timestamp."]}
     )
+    parsed: datetime.datetime | None
     if isinstance(raw, datetime.datetime):
-        value = raw
+        parsed = raw
     else:
         try:  # well-formed but impossible (month 13, hour 25) raises ValueError
-            value = parse_datetime(str(raw)) if raw else None
+            parsed = parse_datetime(str(raw)) if raw else None
         except ValueError:
-            value = None
-        if value is None:
+            parsed = None
+        if parsed is None:
             raise invalid
-    value = as_utc(value, default_tz=zoneinfo.ZoneInfo(tz_name or "UTC"))
+    value = as_utc(parsed, default_tz=zoneinfo.ZoneInfo(tz_name or "UTC"))
     if value is None:  # past the first or last representable instant
         raise invalid
     return value
@@ -175,7 +190,12 @@ def parse_when(raw, tz_name: str | None) -> datetime.datetime:
 
 @transaction.atomic
 def publications_schedule(
-    *, content: Content, profiles: list[SocialProfile], scheduled_for, options: dict | None = None, actor=None
+    *,
+    content: Content,
+    profiles: list[SocialProfile],
+    scheduled_for: object,
+    options: dict[str, Any] | None = None,
+    actor: object = None,
 ) -> Content:
     options = dict(options or {})
     tz_name = options.get("timezone")
@@ -211,7 +231,9 @@ def publications_schedule(
     return content
 
 
-def _upsert(content: Content, profile: SocialProfile, when, options: dict) -> Publication:
+def _upsert(
+    content: Content, profile: SocialProfile, when: datetime.datetime, options: dict[str, Any]
+) -> Publication:
     pub = Publication.objects.select_for_update().filter(content=content, profile=profile).first()
     if pub is None:
         return Publication.objects.create(
@@ -302,7 +324,11 @@ def publication_retry(*, publication: Publication) -> Publication:
 
 
 def publications_publish_now(
-    *, content: Content, profiles: list[SocialProfile], options: dict | None = None, actor=None
+    *,
+    content: Content,
+    profiles: list[SocialProfile],
+    options: dict[str, Any] | None = None,
+    actor: object = None,
 ) -> tuple[Content, list[Publication]]:
     """Publish at once, in the request: a platform refusal is reported to the caller."""
     now = timezone.now()
@@ -344,7 +370,7 @@ def publications_publish_now(
 # --- dispatch and the publish task ---------------------------------------------------------
 
 
-def dispatch_due(*, now=None, limit: int | None = None) -> int:
+def dispatch_due(*, now: datetime.datetime | None = None, limit: int | None = None) -> int:
     """Claim due rows (skip those another dispatcher holds), mark them queued, enqueue one task each.
 
     At most PUBLISH_MAX_QUEUED rows wait in the broker at a time: a backlog stays in the
@@ -368,7 +394,7 @@ def dispatch_due(*, now=None, limit: int | None = None) -> int:
     return len(ids)
 
 
-def _enqueue(ids) -> None:
+def _enqueue(ids: Sequence[uuid.UUID]) -> None:
     """One task per chunk of PUBLISH_TASK_CHUNK claimed rows (each row keeps its own claim,
     lease and outcome inside the task): the broker round trip and task start are paid once a
     chunk instead of once a row."""
@@ -378,7 +404,7 @@ def _enqueue(ids) -> None:
         publish_publications.delay([str(pk) for pk in ids[start : start + size]])
 
 
-def sweep(*, now=None) -> int:
+def sweep(*, now: datetime.datetime | None = None) -> int:
     """Re-enqueue queued rows whose task was lost and publishing rows whose lease expired
     (their worker died): the task reconciles before it retries."""
     now = now or timezone.now()
@@ -404,20 +430,61 @@ def sweep(*, now=None) -> int:
     return len(ids)
 
 
-@dataclasses.dataclass
-class _Attempt:
-    """What happened to one claimed publication, recorded with the rest of its chunk."""
+# What happened to one claimed publication, recorded with the rest of its chunk: one class per
+# outcome, each with the fields that outcome has.
 
+
+@dataclasses.dataclass
+class _Published:
+    outcome: ClassVar[Literal["published"]] = "published"
     pub: Publication
-    outcome: str  # "published" | "retry" | "failed" | "processing" | "unknown"
-    result: PublishResult | None = None
+    result: PublishResult
+
+
+@dataclasses.dataclass
+class _Processing:
+    """Accepted by the platform, still processing: the poller reads it again later."""
+
+    outcome: ClassVar[Literal["processing"]] = "processing"
+    pub: Publication
+    result: PublishResult
     error: PlatformError | None = None
-    keep_unknown: bool = False
-    #: processing: wait at least this long before the next status read (the platform's Retry-After)
+    #: wait at least this long before the next status read (the platform's Retry-After)
     retry_after: float = 0.0
 
 
-def publications_run(publication_ids) -> list[Publication]:
+@dataclasses.dataclass
+class _Retry:
+    outcome: ClassVar[Literal["retry"]] = "retry"
+    pub: Publication
+    error: PlatformError
+    keep_unknown: bool = False
+
+
+@dataclasses.dataclass
+class _Failed:
+    outcome: ClassVar[Literal["failed"]] = "failed"
+    pub: Publication
+    error: PlatformError
+
+
+@dataclasses.dataclass
+class _Unknown:
+    outcome: ClassVar[Literal["unknown"]] = "unknown"
+    pub: Publication
+    error: PlatformError
+
+
+_Attempt: TypeAlias = _Published | _Processing | _Retry | _Failed | _Unknown
+
+
+class _Flushes(Protocol):
+    """What `events.services.dispatch_deferred` yields: committed events sent now."""
+
+    def flush(self) -> None: ...
+
+
+def publications_run(publication_ids: Sequence[uuid.UUID | str]) -> list[Publication]:
     """The publish task's body, for a chunk of queued publications.
 
     One transaction claims the chunk (each row: queued -> publishing with a lease and
@@ -441,11 +508,11 @@ def publications_run(publication_ids) -> list[Publication]:
     return done
 
 
-def _lease_renewer(claim):
+def _lease_renewer(claim: uuid.UUID | None) -> Callable[[], None]:
     """The chunk's rows still publishing keep their lease while it runs (a dead worker's
     rows expire within PUBLISH_LEASE_SECONDS and the sweep reconciles them)."""
 
-    def renew():
+    def renew() -> None:
         Publication.objects.filter(claim=claim, status=Publication.PUBLISHING).update(
             lease_until=timezone.now() + datetime.timedelta(seconds=settings.PUBLISH_LEASE_SECONDS)
         )
@@ -453,7 +520,9 @@ def _lease_renewer(claim):
     return renew
 
 
-def _run_claimed(claimed, started, events) -> list[Publication]:
+def _run_claimed(
+    claimed: list[tuple[Publication, bool]], started: float, events: _Flushes
+) -> list[Publication]:
     done: list[Publication] = []
     context = _chunk_context([pub for pub, _ in claimed])
     attempts: list[_Attempt] = []
@@ -476,13 +545,13 @@ def _run_claimed(claimed, started, events) -> list[Publication]:
     return done
 
 
-def publication_run(publication_id) -> Publication | None:
+def publication_run(publication_id: uuid.UUID | str) -> Publication | None:
     """One publication (publish now); None when there was nothing to do."""
     done = publications_run([publication_id])
     return done[0] if done else None
 
 
-def _claim_many(publication_ids) -> list[tuple[Publication, bool]]:
+def _claim_many(publication_ids: Sequence[uuid.UUID | str]) -> list[tuple[Publication, bool]]:
     """queued -> publishing with a lease, for the rows of the chunk still queued (another
     worker may have taken some). Returns (row, must_reconcile) in chunk order."""
     now = timezone.now()
@@ -546,7 +615,7 @@ def _claim_many(publication_ids) -> list[tuple[Publication, bool]]:
     return [(pub, reconcile[pub.pk]) for pub in pubs]
 
 
-def _within_caps(pubs: list[Publication], now) -> list[Publication]:
+def _within_caps(pubs: list[Publication], now: datetime.datetime) -> list[Publication]:
     """The platform's concurrency cap, counted in chunks holding leases (a chunk calls the
     platform one row at a time): a platform at its cap gets its rows back to `scheduled`
     for a moment."""
@@ -594,15 +663,20 @@ def _hand_back(rest: list[tuple[Publication, bool]]) -> None:
         transaction.on_commit(lambda: _enqueue(ids))
 
 
-def _chunk_context(pubs: list[Publication]) -> dict:
-    """The chunk's variants and media, read once for all its contents."""
-    from apps.content.models import Variant
+class _ChunkContext(TypedDict):
+    """A chunk's variants by (content, platform) and shown media by content."""
 
+    variants: dict[tuple[uuid.UUID, str], Variant]
+    media: dict[uuid.UUID, list[MediaAsset]]
+
+
+def _chunk_context(pubs: list[Publication]) -> _ChunkContext:
+    """The chunk's variants and media, read once for all its contents."""
     content_ids = {p.content_id for p in pubs}
     if not content_ids:
         return {"variants": {}, "media": {}}
     variants = {(v.content_id, v.platform): v for v in Variant.objects.filter(content_id__in=content_ids)}
-    media: dict = {}
+    media: dict[uuid.UUID, list[MediaAsset]] = {}
     for asset in current_media_for(content_ids):
         media.setdefault(asset.content_id, []).append(asset)
     return {"variants": variants, "media": media}
@@ -617,13 +691,13 @@ def _unknown(pub: Publication, error: PlatformError) -> _Attempt:
             f"{error.message} (the post may exist and this profile's grant cannot read its posts "
             f"to check: confirm it in the admin)"
         )
-        return _Attempt(pub, "unknown", error=error)
+        return _Unknown(pub, error=error)
     if pub.attempts < MAX_ATTEMPTS:
-        return _Attempt(pub, "retry", error=error, keep_unknown=True)
+        return _Retry(pub, error=error, keep_unknown=True)
     error.message = (
         f"{error.message} (outcome still unknown after {pub.attempts} attempts: check the platform)"
     )
-    return _Attempt(pub, "unknown", error=error)
+    return _Unknown(pub, error=error)
 
 
 def can_reconcile(profile: SocialProfile) -> bool:
@@ -644,14 +718,23 @@ def can_reconcile(profile: SocialProfile) -> bool:
     )
 
 
-def _token_refresh(profile: SocialProfile, **guard) -> bool:
+def _token_refresh(
+    profile: SocialProfile,
+    *,
+    unless_valid_until: datetime.datetime | None = None,
+    unless_access_changed_from: str = "",
+) -> bool:
     """Refresh the profile's token now (its own transaction); the refreshed fields are copied
     onto ``profile``. False when the platform refused the refresh (the profile is then marked
     revoked or expired by the refresh itself) or could not be reached (nothing changes)."""
     from .oauth import TokenRefreshFailed, profile_refresh_token
 
     try:
-        fresh = profile_refresh_token(profile=profile, **guard)
+        fresh = profile_refresh_token(
+            profile=profile,
+            unless_valid_until=unless_valid_until,
+            unless_access_changed_from=unless_access_changed_from,
+        )
     except TokenRefreshFailed as exc:
         logger.warning("Token refresh for profile %s failed: %s", profile.pk, exc)
         return False
@@ -677,7 +760,7 @@ def token_fresh_for_use(profile: SocialProfile) -> SocialProfile:
 
 
 def _attempt(
-    pub: Publication, must_reconcile: bool, context: dict | None = None, *, refreshed: bool = False
+    pub: Publication, must_reconcile: bool, context: _ChunkContext | None = None, *, refreshed: bool = False
 ) -> _Attempt:
     """The platform calls for one claimed publication; its only own write is a token refresh.
 
@@ -694,10 +777,10 @@ def _attempt(
                 found = client.find_published(req)
             except PlatformError as exc:
                 if exc.scope_missing:  # the grant cannot read posts back
-                    return _Attempt(pub, "unknown", error=exc)
+                    return _Unknown(pub, error=exc)
                 raise
             if found is not None:
-                return _Attempt(pub, "published", result=found)
+                return _Published(pub, result=found)
         quota = client.publish_quota()
         if quota is not None and quota.remaining <= 0:
             raise PlatformError(
@@ -709,7 +792,7 @@ def _attempt(
         client.validate(req)
         result = client.publish(req)  # the irreversible call (outcome_unknown was committed by the claim)
         if result.pending:  # accepted, still processing (TikTok): the poller follows it up
-            return _Attempt(pub, "processing", result=result)
+            return _Processing(pub, result=result)
     except OutcomeUnknown as exc:
         return _unknown(pub, exc)
     except PlatformError as exc:
@@ -726,12 +809,12 @@ def _attempt(
                     exc.message = (
                         f"{exc.message} (the platform refused to refresh the token: reconnect the profile)"
                     )
-                    return _Attempt(pub, "failed", error=exc)
+                    return _Failed(pub, error=exc)
                 exc.retryable = True  # the refresh could not be tried (network, 5xx): later
         if exc.retryable and pub.attempts < MAX_ATTEMPTS:
-            return _Attempt(pub, "retry", error=exc)
-        return _Attempt(pub, "failed", error=exc)
-    return _Attempt(pub, "published", result=result)
+            return _Retry(pub, error=exc)
+        return _Failed(pub, error=exc)
+    return _Published(pub, result=result)
 
 
 def _record(attempts: list[_Attempt], *, from_status: str = Publication.PUBLISHING) -> list[Publication]:
@@ -770,9 +853,9 @@ def _record(attempts: list[_Attempt], *, from_status: str = Publication.PUBLISHI
     return [a.pub for a in attempts]
 
 
-def _updates_for(a: _Attempt, now) -> dict:
+def _updates_for(a: _Attempt, now: datetime.datetime) -> dict[str, Any]:
     pub = a.pub
-    if a.outcome == "published":
+    if isinstance(a, _Published):
         return {
             "status": Publication.PUBLISHED,
             "external_id": a.result.external_id,
@@ -784,7 +867,7 @@ def _updates_for(a: _Attempt, now) -> dict:
             "error_code": "",
             "first_comment_error": _first_comment_error(a.result),
         }
-    if a.outcome == "processing":
+    if isinstance(a, _Processing):
         # The platform answered: the post exists (or will), so it is never posted again.
         state = dict(a.result.state)
         state.setdefault("since", now.isoformat())
@@ -801,7 +884,7 @@ def _updates_for(a: _Attempt, now) -> dict:
             "last_error": a.error.message[:2000] if a.error else "",
             "error_code": str(a.error.code or "")[:100] if a.error else "",
         }
-    if a.outcome == "unknown":
+    if isinstance(a, _Unknown):
         # outcome_unknown stays set: whoever resolves it knows the post may exist
         return {
             "status": Publication.UNKNOWN,
@@ -809,10 +892,10 @@ def _updates_for(a: _Attempt, now) -> dict:
             "error_code": str(a.error.code or "outcome_unknown")[:100],
             "lease_until": None,
         }
-    if a.outcome == "retry":
+    if isinstance(a, _Retry):
         backoff = min(3600, 15 * 2 ** max(0, pub.attempts - 1))
         delay = max(backoff, int(a.error.retry_after or 0))
-        updates = {
+        updates: dict[str, Any] = {
             "status": Publication.SCHEDULED,
             "due_at": now + datetime.timedelta(seconds=delay),
             "lease_until": None,
@@ -834,7 +917,7 @@ def _updates_for(a: _Attempt, now) -> dict:
 # --- posts the platform is still processing (TikTok moderation) ------------------------------
 
 
-def processing_poll_due(*, now=None, limit: int = 50) -> int:
+def processing_poll_due(*, now: datetime.datetime | None = None, limit: int = 50) -> int:
     """Ask the platform again about `processing` publications whose next read is due.
 
     Each row is claimed under a lease (SELECT ... FOR UPDATE SKIP LOCKED, then `lease_until`
@@ -874,7 +957,7 @@ def _processing_check(pub: Publication, *, refreshed: bool = False) -> _Attempt:
         result = client_for(pub.profile).check_pending(state)
     except PlatformError as exc:
         if exc.code == "media_processing_failed":
-            return _Attempt(pub, "failed", error=exc)
+            return _Failed(pub, error=exc)
         if exc.token_expired and not refreshed:
             from .crypto import decrypt
 
@@ -889,15 +972,16 @@ def _processing_check(pub: Publication, *, refreshed: bool = False) -> _Attempt:
         )
     if result.pending:
         return _still_processing(pub, {**state, **result.state})
-    return _Attempt(pub, "published", result=result)
+    return _Published(pub, result=result)
 
 
-def _still_processing(pub: Publication, state: dict, *, error: PlatformError | None = None) -> _Attempt:
+def _still_processing(
+    pub: Publication, state: dict[str, Any], *, error: PlatformError | None = None
+) -> _Attempt:
     since = parse_datetime(str(state.get("since") or "")) or pub.updated_at
     if (timezone.now() - since).total_seconds() < settings.PUBLISH_PROCESSING_MAX_SECONDS:
-        return _Attempt(
+        return _Processing(
             pub,
-            "processing",
             result=PublishResult("", "", pending=True, state=state),
             error=error,
             retry_after=(error.retry_after or 0) if error else 0,
@@ -906,13 +990,13 @@ def _still_processing(pub: Publication, state: dict, *, error: PlatformError | N
     if state.get("status") == "PUBLISH_COMPLETE":
         # The platform published it; moderation never gave the public id. Keep the handle we have.
         result = PublishResult(external_id=str(state.get("publish_id") or ""), url="")
-        attempt = _Attempt(pub, "published", result=result)
+        attempt = _Published(pub, result=result)
         return attempt
     message = (
         f"The platform accepted the post but had not finished it after {waited} h "
         f"(last status {state.get('status') or 'unknown'}): confirm it in the admin."
     )
-    return _Attempt(pub, "unknown", error=OutcomeUnknown(message))
+    return _Unknown(pub, error=OutcomeUnknown(message))
 
 
 @transaction.atomic
@@ -1013,11 +1097,11 @@ def _publication_updated(pub: Publication) -> None:
         )
 
 
-def _sync_contents(content_ids) -> None:
+def _sync_contents(content_ids: Iterable[uuid.UUID]) -> None:
     """Each content's status follows its publications (caller holds a transaction): locked
     in a fixed order, their publications read in one query."""
     contents = list(Content.objects.select_for_update().filter(pk__in=content_ids).order_by("pk"))
-    statuses: dict = {}
+    statuses: dict[uuid.UUID, list[tuple[str, datetime.datetime | None, str]]] = {}
     for content_id, status, published_at, last_error in (
         Publication.objects.filter(content_id__in=content_ids)
         .exclude(status=Publication.CANCELLED)
@@ -1033,7 +1117,8 @@ def _sync_contents(content_ids) -> None:
         published = [at for s, at, _ in rows if s == Publication.PUBLISHED]
         reasons = "; ".join(sorted({e for s, _, e in rows if e}))
         if published and content.status == states.PUBLISHING:
-            content.published_at = min(published)  # saved with the status by transition()
+            # saved with the status by transition()
+            content.published_at = min((at for at in published if at is not None), default=None)
             transition(content, "published", event="content.published")
         elif not published and content.status == states.PUBLISHING:
             transition(content, "fail", event="content.failed", reason=f"Publishing failed: {reasons}")
@@ -1048,14 +1133,16 @@ def _sync_contents(content_ids) -> None:
 #: {profile pk: (source, [(ISO weekday, hour), ...])}. The analytics app registers the best
 #: times of each profile's own history (platform defaults when it is thin); without a
 #: provider such a profile has no slot.
-_fallback_slots: dict = {}
+Fallback: TypeAlias = tuple[str, list[tuple[int, int]]]
+FallbackProvider: TypeAlias = Callable[[list[SocialProfile]], dict[uuid.UUID, Fallback]]
+_fallback_slots: dict[str, FallbackProvider] = {}
 
 
-def register_fallback_slots(provider) -> None:
+def register_fallback_slots(provider: FallbackProvider) -> None:
     _fallback_slots["provider"] = provider
 
 
-def fallback_slots(profiles) -> dict:
+def fallback_slots(profiles: Iterable[SocialProfile]) -> dict[uuid.UUID, Fallback]:
     without = [p for p in profiles if not p.posting_times]
     provider = _fallback_slots.get("provider")
     if not without or provider is None:
@@ -1064,7 +1151,11 @@ def fallback_slots(profiles) -> dict:
 
 
 def next_free_slot(
-    *, profile: SocialProfile, after=None, taken: set | None = None, fallback: tuple | None = None
+    *,
+    profile: SocialProfile,
+    after: datetime.datetime | None = None,
+    taken: set[datetime.datetime] | None = None,
+    fallback: Fallback | tuple[()] | None = None,
 ) -> datetime.datetime:
     """The profile's next free slot: its posting times, else the weekly best times."""
     weekly = None
@@ -1088,12 +1179,14 @@ def next_free_slot(
     raise RuleViolation("No free posting slot in the next 3 months.", {"postingTimes": ["All taken."]})
 
 
-def next_free_slots(*, profiles) -> dict[str, tuple[datetime.datetime | None, str | None]]:
+def next_free_slots(
+    *, profiles: Iterable[SocialProfile]
+) -> dict[str, tuple[datetime.datetime | None, str | None]]:
     """Each profile's next free posting slot and where it came from (`postingTimes`, or the
     fallback's source: `history`, `platform-default`); (None, None) without one. One query
     for every profile's taken slots, plus the fallback's."""
     profiles = list(profiles)
-    taken: dict = {p.pk: set() for p in profiles}
+    taken: dict[uuid.UUID, set[datetime.datetime]] = {p.pk: set() for p in profiles}
     fallback = fallback_slots(profiles)
     with_slots = [p.pk for p in profiles if p.posting_times or p.pk in fallback]
     if with_slots:
@@ -1103,7 +1196,7 @@ def next_free_slots(*, profiles) -> dict[str, tuple[datetime.datetime | None, st
             .values_list("profile_id", "scheduled_for")
         ):
             taken[profile_id].add(when)
-    slots = {}
+    slots: dict[str, tuple[datetime.datetime | None, str | None]] = {}
     for profile in profiles:
         source = "postingTimes" if profile.posting_times else (fallback.get(profile.pk) or (None,))[0]
         try:

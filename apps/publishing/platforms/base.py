@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 from urllib.parse import urljoin
 from zoneinfo import ZoneInfo
 
@@ -173,6 +173,16 @@ class OutcomeUnknown(PlatformError):
         super().__init__(message, **kwargs)
 
 
+@runtime_checkable
+class ResolvesPostId(Protocol):
+    """A client that first knows a post by a publish id and later by its public post id
+    (TikTok): metrics are read by the public id."""
+
+    def is_publish_id(self, external_id: str) -> bool: ...
+
+    def resolve_post_id(self, publish_id: str) -> str | None: ...
+
+
 # --------------------------------------------------------------------------------------
 # Error bodies, one parser per wire family. Each returns (message, code, extra).
 
@@ -218,8 +228,9 @@ def _x_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
         first = errors[0]
         message = body.get("detail") or first.get("message") or first.get("detail") or ""
         return message, first.get("code") or first.get("type") or body.get("type"), {"errors": errors}
-    if body.get("detail") or body.get("title"):
-        return body.get("detail") or body.get("title"), body.get("type") or body.get("title"), {}
+    detail = body.get("detail") or body.get("title")
+    if detail:
+        return detail, body.get("type") or body.get("title"), {}
     return "", None, {}
 
 

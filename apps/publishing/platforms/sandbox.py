@@ -12,6 +12,7 @@ every metrics read take S seconds (a slow platform, for demos and the collection
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import math
 import time
@@ -180,7 +181,7 @@ class SandboxClient(PlatformClient):
         limit = int((self.profile.settings.get("sandbox") or {}).get("dailyLimit", 0) or 0)
         if not limit:
             return None
-        since = timezone.now() - timezone.timedelta(hours=24)
+        since = timezone.now() - datetime.timedelta(hours=24)
         return Quota(
             used=SandboxPost.objects.filter(profile=self.profile, created_at__gte=since).count(), limit=limit
         )
