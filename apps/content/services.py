@@ -6,7 +6,9 @@ Every transition runs here, in a transaction, with the row locked, and records i
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
@@ -46,6 +48,10 @@ from .models import (
 from .selectors import current_media
 from .signals import content_approved
 
+if TYPE_CHECKING:
+    from apps.brands.models import Brand
+    from apps.profiles.models import SocialProfile
+
 MAX_IMAGES = 4
 #: statuses in which the per-platform text cannot be edited
 TEXT_LOCKED = (states.PENDING, states.GENERATING, states.PUBLISHING, states.PUBLISHED)
@@ -57,8 +63,8 @@ class GenerationInput:
 
     prompt: str
     platforms: list[str]
-    brand: object
-    profile: object | None = None
+    brand: Brand
+    profile: SocialProfile | None = None
     generation_mode: str = GenerationMode.PROMPT
     post_type: str = PostType.FEED
     media_type: str = MediaType.IMAGE
@@ -66,7 +72,7 @@ class GenerationInput:
     settings: dict | None = None
     media_request: dict | None = None
     source_media: MediaAsset | None = None
-    campaign: object | None = None
+    campaign: Campaign | None = None
     tags: list | None = None
 
 
@@ -378,7 +384,7 @@ def content_update(
         content.campaign = campaign
         content.save(update_fields=["campaign", "updated_at"])
     content.save(update_fields=["updated_at"])
-    extra = {"previousStatus": previous} if content.status != previous else {}
+    extra: dict[str, object] = {"previousStatus": previous} if content.status != previous else {}
     if approval_withdrawn:
         extra["approvalWithdrawn"] = True
     event_record(
@@ -572,7 +578,7 @@ def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -
     return batch
 
 
-def batch_progress(batch: Batch, items: list[dict] | None = None) -> dict:
+def batch_progress(batch: Batch, items: Sequence[Mapping[str, Any]] | None = None) -> dict:
     """Per-item and overall progress; `items` ({id, status, progress}) saves the query in lists."""
     if items is None:
         items = list(batch.contents.values("id", "status", "progress"))
@@ -761,7 +767,7 @@ def content_batch_apply(*, organization, operations: list[dict], parse_update, a
     for op in operations:
         method, raw_id = op.get("method"), op.get("id")
         # echo what identifies the operation, as strings only (the operation may be malformed)
-        result = {
+        result: dict[str, object] = {
             "id": raw_id if isinstance(raw_id, str) else None,
             "method": method if isinstance(method, str) else None,
         }

@@ -7,6 +7,7 @@ families accept both forms; anything else parses to ``None`` and becomes a 404.
 from __future__ import annotations
 
 import uuid
+from typing import overload
 
 PREFIXES = {
     "content": "cnt",
@@ -26,6 +27,14 @@ PREFIXES = {
     "organization": "org",
     "redirect_origin": "rdo",
 }
+
+
+@overload
+def render(value: uuid.UUID | str, kind: str) -> str: ...
+@overload
+def render(value: None, kind: str) -> None: ...
+@overload
+def render(value: uuid.UUID | str | None, kind: str) -> str | None: ...
 
 
 def render(value: uuid.UUID | str | None, kind: str) -> str | None:

@@ -34,7 +34,7 @@ def _ids_a(data: dict) -> dict:
     for key, value in data.items():
         kind = ID_KEYS.get(key)
         parsed = ids.parse(value, kind) if kind and isinstance(value, str) else None
-        out[key] = ids.render(parsed, kind) if parsed else value
+        out[key] = ids.render(parsed, kind) if parsed and kind else value
     return out
 
 
@@ -45,12 +45,12 @@ def _pk(event, key: str, kind: str):
 
 def render_events(events) -> dict:
     """{event pk: data} for these events, with a fixed number of queries per kind."""
-    from apps.content.models import Content
     from apps.content.present_publications import present as present_publication
     from apps.content.selectors import content_get
     from apps.content.v1.serializers import present as present_content
     from apps.profiles.models import SocialProfile
     from apps.profiles.v1.serializers import present as present_profile
+    from apps.publishing.models import Publication
 
     content_ids = {
         _pk(e, "contentId", "content")
@@ -68,9 +68,8 @@ def render_events(events) -> dict:
         for org_id in org_ids:
             contents.update({c.pk: c for c in content_get(organization=org_id).filter(pk__in=content_ids)})
     if publication_ids:
-        model = Content._meta.get_field("publications").related_model
         publications = {
-            p.pk: p for p in model.objects.filter(pk__in=publication_ids).select_related("profile")
+            p.pk: p for p in Publication.objects.filter(pk__in=publication_ids).select_related("profile")
         }
     if profile_ids:
         profiles = {p.pk: p for p in SocialProfile.objects.filter(pk__in=profile_ids)}

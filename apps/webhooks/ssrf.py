@@ -91,7 +91,7 @@ def address_refusal(ip) -> str | None:
 def resolve(host: str, port: int) -> list[str]:
     """The addresses a host name resolves to (tests replace this to play DNS)."""
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(info[4][0] for info in infos))
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
 def parse_url(url: str) -> tuple[str, str, int]:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
+from rest_framework.serializers import BaseSerializer
+
 from apps.core.errors import ValidationFailed
 
 from . import selectors, services
@@ -9,10 +13,18 @@ from . import serializers as s
 from .models import DeliveryStatus
 
 
+class _Validates(Protocol):
+    """What these views take from their family base (apps.core.views)."""
+
+    def validated(
+        self, serializer_class: type[BaseSerializer[Any]], data: Any = None, **context: Any
+    ) -> dict[str, Any]: ...
+
+
 class WebhookViews:
     id_kind = "webhook"
-    scope = "webhooks"
-    read_scope = "webhooks"
+    scope: str | None = "webhooks"
+    read_scope: str | None = "webhooks"
     write_role = "admin"
     sort_fields = {"createdAt": "created_at", "url": "url"}
     default_sort = ("created_at", "desc")
@@ -23,7 +35,7 @@ class WebhookViews:
     def _webhook(self, pk):
         return self.lookup(self._webhooks(), pk, "webhook")
 
-    def _fields(self, serializer_class) -> dict:
+    def _fields(self: _Validates, serializer_class: type[BaseSerializer[Any]]) -> dict[str, Any]:
         return dict(self.validated(serializer_class))
 
     def list(self, request):
@@ -57,8 +69,8 @@ class WebhookViews:
 
 class DeliveryViews:
     id_kind = "delivery"
-    scope = "webhooks"
-    read_scope = "webhooks"
+    scope: str | None = "webhooks"
+    read_scope: str | None = "webhooks"
     write_role = "admin"
     sort_fields = {"createdAt": "created_at"}
     default_sort = ("created_at", "desc")

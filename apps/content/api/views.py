@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
@@ -164,7 +165,7 @@ class ContentViewSet(_ContentBase):
         )
         return self._present_many([c.pk for c in created], status=202)
 
-    def _present_many(self, pks: list, status: int):
+    def _present_many(self, pks: Sequence[uuid.UUID], status: int):
         fresh = selectors.content_get(organization=self.actor.organization, tags=True).filter(pk__in=pks)
         by_id = {c.pk: c for c in fresh}
         return self.respond([s.present(by_id[pk], self.request) for pk in pks if pk in by_id], status=status)

@@ -50,7 +50,8 @@ class SettingsInput(StrictSerializer):
 
 class MediaInput(StrictSerializer):
     generate = serializers.BooleanField(required=False, default=True)
-    style = serializers.ChoiceField(
+    # DRF's metaclass takes declared fields off the class: `style` shadows Field.style for mypy only
+    style = serializers.ChoiceField(  # type: ignore[assignment]
         choices=("photorealistic", "illustration"), required=False, default="photorealistic"
     )
     count = serializers.IntegerField(required=False, min_value=1, max_value=4, default=1)
@@ -111,7 +112,10 @@ class BatchOperation(StrictSerializer):
 
     method = serializers.ChoiceField(choices=("update", "delete"))
     id = serializers.CharField(help_text="The content id")
-    data = UpdateInput(required=False, help_text="For `update`: the body of PUT /v1/content/{id}")
+    # DRF's metaclass takes declared fields off the class: `data` shadows Serializer.data for mypy only
+    data = UpdateInput(  # type: ignore[assignment]
+        required=False, help_text="For `update`: the body of PUT /v1/content/{id}"
+    )
 
 
 @extend_schema_field(BatchOperation)
