@@ -11,6 +11,12 @@ ratio API / lean. Needs PostgreSQL (DATABASE_URL, default postgres://postgres@12
 postforge_bench), Redis (REDIS_URL) and `wrk` (apt-get install wrk).
 
     .venv/bin/python bench/api_list.py [--rows 100000] [--duration 8]
+
+`--in-process` times the same endpoints with Django's test client instead (no server, no
+wrk: for a shared machine where wrk figures swing with the load): rounds alternate the API
+and the lean view, and the median per request is compared.
+
+    .venv/bin/python bench/api_list.py --in-process [--rounds 25]
 """
 
 from __future__ import annotations
@@ -207,7 +213,12 @@ def main() -> None:
     parser.add_argument("--orgs", type=int, default=100)
     parser.add_argument("--content-rows", type=int, default=100_000)
     parser.add_argument("--duration", type=int, default=8)
+    parser.add_argument("--in-process", action="store_true")
+    parser.add_argument("--rounds", type=int, default=25)
     args = parser.parse_args()
+    if args.in_process:
+        in_process(args)
+        return
     if not shutil.which("wrk"):
         sys.exit("wrk is needed: apt-get install wrk")
     url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
@@ -264,6 +275,43 @@ def main() -> None:
         f"gunicorn/uvicorn for the API list at limit=20: "
         f"{results[('gunicorn', 'api', 20)] / results[('uvicorn', 'api', 20)]:.2f}"
     )
+
+
+def in_process(args) -> None:
+    """The API list and the lean view through Django's test client, alternately, in one process."""
+    import statistics
+
+    url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
+    subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", f"CREATE DATABASE {url.rsplit('/', 1)[1]}"],
+        capture_output=True,
+    )
+    os.environ.update(POSTFORGE_BENCH_VIEWS="1", RATE_LIMIT_DEFAULT="100000000", LOG_LEVEL="WARNING")
+    creds = setup_database(url, args.rows, args.orgs, args.content_rows)
+    from django.test import Client
+
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {creds['key']}", HTTP_HOST="localhost")
+    pairs = (
+        ("brands", "/v1/brands", "/bench/lean-brands"),
+        ("content", "/v1/content", "/bench/lean-content"),
+    )
+    print(f"in-process, {args.rounds} rounds, median ms per request")
+    for label, api, lean in pairs:
+        for limit in (20, 100):
+            times: dict[str, list[float]] = {api: [], lean: []}
+            for _ in range(2):  # warm up
+                for path in (api, lean):
+                    assert client.get(f"{path}?limit={limit}").status_code == 200
+            for _ in range(args.rounds):
+                for path in (api, lean):
+                    started = time.perf_counter()
+                    response = client.get(f"{path}?limit={limit}")
+                    times[path].append((time.perf_counter() - started) * 1000)
+                    assert response.status_code == 200, response.content[:200]
+            a, b = statistics.median(times[api]), statistics.median(times[lean])
+            print(
+                f"{label:8} limit={limit:<3} API {a:7.1f} ms  lean {b:7.1f} ms  API/lean (req/s) {b / a:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -40,6 +40,17 @@ def parse_platform(raw: str) -> str:
         ) from None
 
 
+#: what OpenAPI says of `platform` and of each family's `status`
+PLATFORM_SCHEMA = {"type": "string", "enum": list(platform_rules.SUPPORTED_PLATFORMS)}
+
+
+def statuses_help(family: str) -> str:
+    word = states.word_a if family == "v1" else states.word_b
+    return "One status or several, comma-separated: " + ", ".join(
+        dict.fromkeys(word(x) for x in states.STATUSES)
+    )
+
+
 class _ContentFilters:
     """What both families' content filters do; each FilterSet declares its parameters in the
     order they are checked."""
@@ -61,8 +72,8 @@ class ContentFilterA(_ContentFilters, ListFilterSet):
     date_bounds: ClassVar[dict[str, str]] = {"startDate": "gte", "endDate": "lte"}
 
     profileId = query_filter("filter_profile")
-    status = query_filter("filter_status")
-    platform = query_filter("filter_platform")
+    status = query_filter("filter_status", description=statuses_help("v1"))
+    platform = query_filter("filter_platform", schema=PLATFORM_SCHEMA)
     startDate = query_filter("filter_date")
     endDate = query_filter("filter_date")
 
@@ -81,8 +92,8 @@ class ContentFilter(_ContentFilters, FamilyFilterSet):
     profileId = query_filter("filter_profile")
     tagId = query_filter("filter_tag")
     campaignId = query_filter("filter_campaign")
-    status = query_filter("filter_status")
-    platform = query_filter("filter_platform")
+    status = query_filter("filter_status", description=statuses_help("api"))
+    platform = query_filter("filter_platform", schema=PLATFORM_SCHEMA)
 
     def filter_profile(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         profiles = SocialProfile.objects.for_organization(self.organization)

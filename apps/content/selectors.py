@@ -81,16 +81,20 @@ VARIANT_FIELDS = (
 )
 
 
-def content_list(*, organization, tags: bool = False):
-    """A content list of the organization (its filters: content/filters.py). A page of it
-    is made presentable by `content_page` once paged: the brand's approval rule comes as a
-    column, not as a brand per row."""
-    qs = (
-        Content.objects.for_organization(organization)
-        .only(*LIST_FIELDS)
-        .annotate(brand_require_approval=F("brand__generation_settings__require_approval"))
+def content_rows(*, tags: bool = False):
+    """Content as a list presents it, of every organization: a list view declares it as its
+    `queryset` and the family base scopes it to the caller's (filters: content/filters.py). A
+    page of it is made presentable by `content_page` once paged: the brand's approval rule comes
+    as a column, not as a brand per row."""
+    qs = Content.objects.only(*LIST_FIELDS).annotate(
+        brand_require_approval=F("brand__generation_settings__require_approval")
     )
     return qs.prefetch_related("tags") if tags else qs
+
+
+def content_list(*, organization, tags: bool = False):
+    """`content_rows` of the organization."""
+    return content_rows(tags=tags).for_organization(organization)
 
 
 def content_page(contents: list[Content]) -> list[Content]:

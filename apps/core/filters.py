@@ -7,9 +7,13 @@ import django_filters
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.utils import extend_schema_field
+from rest_framework.filters import BaseFilterBackend
 
 from . import ids
 from .errors import ValidationFailed
+from .pagination import query_param
 
 
 def as_utc(
@@ -89,9 +93,13 @@ class ListFilterSet(django_filters.FilterSet):
         return pk
 
 
-def query_filter(method: str) -> django_filters.CharFilter:
-    """A query parameter read as given (not stripped) and handed to `method`."""
-    return django_filters.CharFilter(method=method, strip=False)
+def query_filter(
+    method: str, *, description: str = "", schema: dict | None = None
+) -> django_filters.CharFilter:
+    """A query parameter read as given (not stripped) and handed to `method`; `description`
+    and `schema` are what OpenAPI says of it (a string by default)."""
+    found = django_filters.CharFilter(method=method, strip=False, help_text=description or None)
+    return extend_schema_field(schema)(found) if schema else found
 
 
 class FamilyFilterSet(ListFilterSet):
@@ -123,3 +131,93 @@ class FamilyFilterSet(ListFilterSet):
     def of(cls, *, search_fields: tuple[str, ...], date_field: str) -> type[FamilyFilterSet]:
         """The family's filter for a view that names only its fields (no filters.py yet)."""
         return type("FamilyFilter", (cls,), {"search_fields": search_fields, "date_field": date_field})
+
+
+# --- the families' filter backends (GenericViewSet's `filter_backends`, in this order) -------
+
+
+class FamilyFilterBackend(DjangoFilterBackend):
+    """The view's FilterSet (`get_filterset_class()`) over the list, bound to the request; a
+    bad value raises `ValidationFailed` naming the parameter (no form errors to render). The
+    OpenAPI parameters come from the FilterSet (drf-spectacular's django-filter extension)."""
+
+    def get_filterset_class(self, view, queryset=None):
+        return view.get_filterset_class()
+
+    def filter_queryset(self, request, queryset, view):
+        filterset_class = self.get_filterset_class(view, queryset)
+        if filterset_class is None:
+            return queryset
+        return filterset_class(request.query_params, queryset=queryset, request=request).qs
+
+
+def _sort_fields(view) -> dict[str, str]:
+    return view.get_sort_fields()
+
+
+class SortByOrdering(BaseFilterBackend):
+    """Family A's sort: `sortBy` (one of the view's sort fields, camelCase) and `sortOrder`;
+    ties break on the primary key. The view's `_ordering` is what keyset paging follows."""
+
+    def parse(self, request, view) -> tuple[str, str]:
+        params = request.query_params
+        default_field, default_order = view.default_sort
+        name = params.get("sortBy") or None
+        order = (params.get("sortOrder") or default_order).lower()
+        if order not in ("asc", "desc"):
+            raise ValidationFailed(
+                "sortOrder must be 'asc' or 'desc'.", {"sortOrder": ["Must be asc or desc."]}
+            )
+        if name is None:
+            return default_field, order
+        fields = _sort_fields(view)
+        if name not in fields:
+            raise bad_sort("sortBy", name, fields)
+        return fields[name], order
+
+    def filter_queryset(self, request, queryset, view):
+        view._ordering = field, direction = self.parse(request, view)
+        prefix = "-" if direction == "desc" else ""
+        return queryset.order_by(f"{prefix}{field}", f"{prefix}pk")
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        return [
+            query_param("sortBy", {"type": "string", "enum": list(_sort_fields(view))}),
+            query_param("sortOrder", {"type": "string", "enum": ["asc", "desc"]}),
+        ]
+
+
+class SortOrdering(SortByOrdering):
+    """Family B's sort: `sort=<field>` or `sort=<field>:<asc|desc>` over the same whitelist."""
+
+    def parse(self, request, view) -> tuple[str, str]:
+        raw = request.query_params.get("sort")
+        if not raw:
+            return view.default_sort
+        name, _, order = raw.partition(":")
+        order = (order or "asc").lower()
+        if order not in ("asc", "desc"):
+            raise ValidationFailed(
+                "sort direction must be 'asc' or 'desc'.", {"sort": ["Use <field>:<asc|desc>."]}
+            )
+        fields = _sort_fields(view)
+        if name not in fields:
+            raise bad_sort("sort", name, fields)
+        return fields[name], order
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        enum = [v for name in _sort_fields(view) for v in (name, f"{name}:asc", f"{name}:desc")]
+        return [query_param("sort", {"type": "string", "enum": enum}, "<field> or <field>:<asc|desc>")]
+
+
+class FieldSelection(BaseFilterBackend):
+    """Family A's `fields=`: checked before any query (an empty page still says 400), kept on
+    the view for the list's items."""
+
+    def filter_queryset(self, request, queryset, view):
+        view._wanted = view.wanted_fields()
+        return queryset
+
+
+def bad_sort(name: str, value: str, fields) -> ValidationFailed:
+    return ValidationFailed(f"Cannot sort by '{value}'.", {name: [f"Must be one of: {', '.join(fields)}."]})

@@ -14,10 +14,14 @@ import math
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 from django.db import models
 from django.db.models import Q, QuerySet
+from rest_framework.pagination import BasePagination
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from .errors import ValidationFailed
 
@@ -167,3 +171,64 @@ def paginate_api(qs: QuerySet, params: Mapping[str, str]) -> Page:
             "hasPrev": offset > 0,
         },
     )
+
+
+# --- the families' pagination classes (GenericViewSet's `pagination_class`) ----------------
+
+
+def query_param(name: str, schema: dict, description: str = "") -> dict:
+    """An optional query parameter as OpenAPI states it."""
+    return {"in": "query", "name": name, "required": False, "schema": schema, "description": description}
+
+
+PAGE_PARAM = query_param("page", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1})
+LIMIT_PARAM = query_param(
+    "limit", {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}
+)
+
+
+class _FamilyPagination(BasePagination):
+    page: Page
+
+    def get_paginated_response(self, data: Any) -> Response:
+        return Response({"data": data, "pagination": self.page.pagination})
+
+
+class V1Pagination(_FamilyPagination):
+    """Family A: `page`/`limit`, or keyset paging with `cursor` on the list's sort (the view's
+    `ordering`, set by its sort backend)."""
+
+    params = (
+        PAGE_PARAM,
+        LIMIT_PARAM,
+        query_param(
+            "cursor", {"type": "string"}, "Keyset paging: send it empty for the first page, then nextCursor"
+        ),
+    )
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> list:
+        ordering = getattr(view, "_ordering", None) or ("created_at", "desc")
+        self.page = paginate_v1(queryset, request.query_params, ordering=ordering)
+        return self.page.items
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict]:
+        return [dict(p) for p in self.params]
+
+
+class ApiPagination(_FamilyPagination):
+    """Family B: `limit` with `offset` or `page`."""
+
+    params = (
+        LIMIT_PARAM,
+        query_param(
+            "offset", {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}, "Takes precedence over `page`"
+        ),
+        PAGE_PARAM,
+    )
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> list:
+        self.page = paginate_api(queryset, request.query_params)
+        return self.page.items
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict]:
+        return [dict(p) for p in self.params]

@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
@@ -36,6 +37,32 @@ class PostforgeAutoSchema(AutoSchema):
             elif fields:
                 operation["x-postforge-sort"] = list(fields)
         return operation
+
+    # --- a list's query parameters come from its view's FilterSet, sort and pagination -------
+    def _paged(self) -> bool:
+        """A GET that answers a page of a list (not an action in `unpaged_actions`)."""
+        return (
+            self.method == "GET"
+            and self._is_list_view()
+            and getattr(self.view, "action", None) not in getattr(self.view, "unpaged_actions", ())
+        )
+
+    def get_filter_backends(self):
+        if not self._paged():
+            return []
+        backends = list(getattr(self.view, "filter_backends", []))
+        if getattr(self.view, "queryset", None) is None:  # no model to read the FilterSet against
+            backends = [b for b in backends if not issubclass(b, DjangoFilterBackend)]
+        return backends
+
+    def _get_paginator(self):
+        return None  # the families' envelopes are written by `postprocess`, not as Paginated* components
+
+    def _get_pagination_parameters(self):
+        pagination_class = getattr(self.view, "pagination_class", None)
+        if not self._paged() or pagination_class is None:
+            return []
+        return pagination_class().get_schema_operation_parameters(self.view)
 
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)

@@ -17,8 +17,15 @@ from rest_framework.serializers import Serializer
 from . import idempotency, ids, ratelimit
 from .errors import AuthenticationFailed, NotFound, RateLimited, ValidationFailed
 from .exceptions import Replay, api_exception_handler, v1_exception_handler
-from .filters import FamilyFilterSet, ListFilterSet
-from .pagination import paginate_api, paginate_v1
+from .filters import (
+    FamilyFilterBackend,
+    FamilyFilterSet,
+    FieldSelection,
+    ListFilterSet,
+    SortByOrdering,
+    SortOrdering,
+)
+from .pagination import ApiPagination, V1Pagination
 from .policy import Policy
 from .serializers import NUL_MESSAGE
 
@@ -31,7 +38,7 @@ def client_address(request) -> str:
     return request.META.get("REMOTE_ADDR") or "unknown"
 
 
-class _FamilyViewSet(viewsets.ViewSet):
+class _FamilyViewSet(viewsets.GenericViewSet):
     """What both families share; each subclass fixes its envelope."""
 
     family = ""
@@ -49,11 +56,16 @@ class _FamilyViewSet(viewsets.ViewSet):
     action_buckets: dict[str, str] = {}
     #: id kind for `lookup()` (prefix in Family A)
     id_kind = ""
-    #: camelCase sort name -> model field; first entry of `default_sort` applies when none given
+    #: camelCase sort name -> model field (the whitelist both families' sort parameters map
+    #: onto); `default_sort` applies when none is given
     sort_fields: dict[str, str] = {"createdAt": "created_at"}
     default_sort: tuple[str, str] = ("created_at", "desc")
-    #: the list's filters (apps/<app>/filters.py), applied by `respond_list` before sorting
+    #: an action listing other objects sorts by its own whitelist
+    action_sort_fields: dict[str, dict[str, str]] = {}
+    #: the list's filters (apps/<app>/filters.py), run by the family's filter backend
     filterset_class: type[ListFilterSet] | None = None
+    #: the output serializer: OpenAPI, `fields=` (Family A) and the list's items (`present`)
+    output_serializer: type[Serializer] | None = None
 
     # --- request lifecycle --------------------------------------------------------------
     def initial(self, request, *args, **kwargs):
@@ -306,30 +318,47 @@ class _FamilyViewSet(viewsets.ViewSet):
             raise ValidationFailed(f"Unknown {field}.", {field: [f"Not found: {', '.join(unknown)}."]})
         return [found[pk] for pk in pks]
 
+    # --- lists: declared, not written -------------------------------------------------------
+    def get_queryset(self):
+        """The view's `queryset`, of the caller's organization only (the one place lists and
+        lookups are scoped)."""
+        return super().get_queryset().for_organization(self.actor.organization)
+
+    def get_serializer_class(self):
+        return self.output_serializer
+
     def get_filterset_class(self) -> type[ListFilterSet] | None:
         return self.filterset_class
 
-    def filter_queryset(self, qs):
-        """The list's FilterSet over `qs`: a bad value is a ValidationFailed naming the
-        parameter, rendered by the family's handler."""
-        filterset_class = self.get_filterset_class()
-        if filterset_class is None:
-            return qs
-        return filterset_class(self.request.query_params, queryset=qs, request=self.request).qs
+    def get_sort_fields(self) -> dict[str, str]:
+        """The sort whitelist of this action (a nested list sorts its own objects)."""
+        return self.action_sort_fields.get(self.action or "") or self.sort_fields
 
-    def sorted(self, qs):
-        field, direction = self.parse_sort()
-        self._ordering = (field, direction)
-        prefix = "-" if direction == "desc" else ""
-        return qs.order_by(f"{prefix}{field}", f"{prefix}pk")
+    def get_paginated_response(self, data) -> Response:
+        return super().get_paginated_response(self.present_page(data))
 
-    def parse_sort(self) -> tuple[str, str]:
-        raise NotImplementedError  # each family reads its own parameters
+    def present_page(self, items: list) -> list:
+        return items
 
-    def _bad_sort(self, name: str, value: str):
-        return ValidationFailed(
-            f"Cannot sort by '{value}'.", {name: [f"Must be one of: {', '.join(self.sort_fields)}."]}
-        )
+    def respond_list(self, qs, present, *, load=None) -> Response:
+        """A list a view builds itself (a nested list, a queryset of its own): the family's
+        filters, sort and paging over `qs`; `load(items)` reads what the page's items present,
+        once for the page."""
+        items = self.paginate_queryset(self.filter_queryset(qs)) or []
+        if load is not None:
+            load(items)
+        return self.get_paginated_response([present(o) for o in items])
+
+
+class ListMixin:
+    # The declared list (a view mixes it in beside its family's base): its `queryset` of the
+    # caller's organization, the family's filters and sort, one page, each item through
+    # `output_serializer` (its `present`). No docstrings here: the OpenAPI description of a list
+    # stays its view's or its family's.
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
 
 class V1ViewSet(_FamilyViewSet):
@@ -339,25 +368,12 @@ class V1ViewSet(_FamilyViewSet):
     #: the identity app's classes, named in settings (core imports no app)
     authentication_classes = [import_string(path) for path in settings.V1_AUTHENTICATION_CLASSES]
 
+    pagination_class = V1Pagination
+    #: the FilterSet, then `fields=` checked (before any query), then `sortBy`/`sortOrder`
+    filter_backends = [FamilyFilterBackend, FieldSelection, SortByOrdering]
+
     def get_exception_handler(self):
         return v1_exception_handler
-
-    def parse_sort(self) -> tuple[str, str]:
-        params = self.request.query_params
-        name = params.get("sortBy") or None
-        order = (params.get("sortOrder") or self.default_sort[1]).lower()
-        if order not in ("asc", "desc"):
-            raise ValidationFailed(
-                "sortOrder must be 'asc' or 'desc'.", {"sortOrder": ["Must be asc or desc."]}
-            )
-        if name is None:
-            return self.default_sort[0], order
-        if name not in self.sort_fields:
-            raise self._bad_sort("sortBy", name)
-        return self.sort_fields[name], order
-
-    #: the output serializer whose declared fields `fields=` may name
-    output_serializer: type[Serializer] | None = None
 
     def respond(self, data, status: int = 200, headers: dict | None = None) -> Response:
         wanted = self.wanted_fields(data if isinstance(data, dict) else None)
@@ -365,19 +381,11 @@ class V1ViewSet(_FamilyViewSet):
             data = {k: data[k] for k in wanted if k in data}
         return Response(data, status=status, headers=headers)
 
-    def respond_list(self, qs, present, *, load=None) -> Response:
-        """`load(items)`: reads what the page's items present, once for the page."""
-        qs = self.filter_queryset(qs)
-        wanted = self.wanted_fields()  # validated before any query: an empty page still says 400
-        qs = self.sorted(qs)
-        page = paginate_v1(qs, self.request.query_params, ordering=self._ordering)
-        if load is not None:
-            load(page.items)
+    def present_page(self, items: list) -> list:
+        wanted = getattr(self, "_wanted", None)
         if wanted:
-            items = [{k: v for k, v in present(o).items() if k in wanted} for o in page.items]
-        else:
-            items = [present(o) for o in page.items]
-        return Response({"data": items, "pagination": page.pagination})
+            return [{k: v for k, v in item.items() if k in wanted} for item in items]
+        return items
 
     def wanted_fields(self, sample: dict | None = None) -> list[str] | None:
         """The `fields=` selection, checked against the resource's declared fields."""
@@ -416,34 +424,17 @@ class ApiViewSet(_FamilyViewSet):
     #: model date field filtered by `date_from`/`date_to`
     date_field = "created_at"
 
+    pagination_class = ApiPagination
+    #: the FilterSet, then `sort=<field>:<dir>`
+    filter_backends = [FamilyFilterBackend, SortOrdering]
+
     def get_exception_handler(self):
         return api_exception_handler
-
-    def parse_sort(self) -> tuple[str, str]:
-        raw = self.request.query_params.get("sort")
-        if not raw:
-            return self.default_sort
-        name, _, order = raw.partition(":")
-        order = (order or "asc").lower()
-        if order not in ("asc", "desc"):
-            raise ValidationFailed(
-                "sort direction must be 'asc' or 'desc'.", {"sort": ["Use <field>:<asc|desc>."]}
-            )
-        if name not in self.sort_fields:
-            raise self._bad_sort("sort", name)
-        return self.sort_fields[name], order
 
     def respond(self, data, status: int = 200, headers: dict | None = None) -> Response:
         if status == 204:  # no body at all: a body on a 204 breaks keep-alive connections
             return Response(status=status, headers=headers)
         return Response({"data": data}, status=status, headers=headers)
-
-    def respond_list(self, qs, present, *, load=None) -> Response:
-        qs = self.sorted(self.filter_queryset(qs))
-        page = paginate_api(qs, self.request.query_params)
-        if load is not None:
-            load(page.items)
-        return Response({"data": [present(o) for o in page.items], "pagination": page.pagination})
 
     def get_filterset_class(self) -> type[ListFilterSet]:
         return self.filterset_class or FamilyFilterSet.of(

@@ -6,10 +6,10 @@ from rest_framework import serializers
 
 from apps.content.present_publications import PublicationOutput, publications_of
 from apps.content.present_publications import present as present_publication
-from apps.core.serializers import HexColorField, NamedChoiceField, StrictSerializer, iso
+from apps.core.serializers import HexColorField, NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
-from .. import states
+from .. import selectors, states
 from ..models import RATIOS, GenerationMode, PostType
 from ..present import contents_by_platform, media_record, shown_media
 from ..v1.serializers import (  # noqa: F401  (the same inputs in both families)
@@ -152,7 +152,13 @@ class BatchGenerateInput(StrictSerializer):
 # --- representations -----------------------------------------------------------------------
 
 
-class ContentOutput(serializers.Serializer):
+class ContentOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present(instance, self.request)
+
+    def load(self, items: list) -> None:
+        selectors.content_page(items)
+
     id = serializers.UUIDField()
     status = serializers.CharField()
     platform = serializers.CharField()

@@ -5,23 +5,18 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework.decorators import action
 
 from apps.brands.models import Brand
-from apps.core.views import ApiViewSet
+from apps.core.views import ApiViewSet, ListMixin
 from apps.media.models import Kind, MediaAsset
-from apps.platforms.rules import SUPPORTED_PLATFORMS
 from apps.profiles.models import SocialProfile
 
-from .. import filters, permissions, selectors, services, states
+from .. import filters, permissions, selectors, services
 from ..models import ContentSchedule
 from ..services import GenerationInput
 from . import serializers as s
-
-STATUS_HELP_B = "One status or several, comma-separated: " + ", ".join(
-    dict.fromkeys(states.word_b(x) for x in states.STATUSES)
-)
 
 
 class _ContentBase(ApiViewSet):
@@ -63,7 +58,10 @@ class _ContentBase(ApiViewSet):
         )
 
 
-class ContentViewSet(_ContentBase):
+@extend_schema_view(list=extend_schema(operation_id="api_content_list"))
+class ContentViewSet(ListMixin, _ContentBase):
+    queryset = selectors.content_rows(tags=True)
+    output_serializer = s.ContentOutput
     id_kind = "content"
     action_buckets = {
         "create": "generation",
@@ -89,22 +87,6 @@ class ContentViewSet(_ContentBase):
     def _present(self, content, status=200, **kwargs):
         fresh = self._content(content.pk)
         return self.respond(s.present(fresh, self.request, **kwargs), status=status)
-
-    @extend_schema(
-        responses=s.ContentOutput(many=True),
-        operation_id="api_content_list",
-        parameters=[
-            *[
-                OpenApiParameter(n, str)
-                for n in ("profileId", "tagId", "campaignId", "q", "date_from", "date_to", "sort")
-            ],
-            OpenApiParameter("platform", str, enum=list(SUPPORTED_PLATFORMS)),
-            OpenApiParameter("status", str, description=STATUS_HELP_B),
-        ],
-    )
-    def list(self, request):
-        qs = selectors.content_list(organization=self.actor.organization, tags=True)
-        return self.respond_list(qs, lambda c: s.present(c, request), load=selectors.content_page)
 
     @extend_schema(request=s.CreateInput, responses={201: s.ContentOutput}, operation_id="api_content_create")
     def create(self, request):

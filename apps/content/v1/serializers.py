@@ -8,10 +8,10 @@ from rest_framework import serializers
 from apps.content.present_publications import PublicationOutput, publications_of
 from apps.content.present_publications import present as present_publication
 from apps.core import ids
-from apps.core.serializers import NamedChoiceField, StrictSerializer, iso
+from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
-from .. import states
+from .. import selectors, states
 from ..models import RATIOS, PostType
 from ..present import contents_by_platform, media_record, shown_media
 
@@ -173,8 +173,14 @@ class ContentAnalyticsOutput(serializers.Serializer):
     engagementRateBasis = serializers.CharField(allow_null=True)
 
 
-class ContentOutput(serializers.Serializer):
+class ContentOutput(OutputSerializer):
     """The content item (declared for the schema and `fields=`; `present` renders it)."""
+
+    def present(self, instance) -> dict:
+        return present(instance, self.request)
+
+    def load(self, items: list) -> None:
+        selectors.content_page(items)
 
     id = serializers.CharField()
     status = serializers.CharField()

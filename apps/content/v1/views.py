@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 
 from apps.brands.models import Brand
 from apps.core.errors import ValidationFailed
-from apps.core.views import V1ViewSet
-from apps.platforms.rules import SUPPORTED_PLATFORMS
+from apps.core.views import ListMixin, V1ViewSet
 
-from .. import filters, permissions, selectors, services, states
+from .. import filters, permissions, selectors, services
 from ..services import GenerationInput
 from . import serializers as s
 
 MAX_WAIT_SECONDS = 60
-STATUS_HELP_A = "One status or several, comma-separated: " + ", ".join(
-    dict.fromkeys(states.word_a(x) for x in states.STATUSES)
-)
 
 
-class ContentViewSet(V1ViewSet):
+@extend_schema_view(list=extend_schema(operation_id="v1_content_list"))
+class ContentViewSet(ListMixin, V1ViewSet):
+    queryset = selectors.content_rows()
     output_serializer = s.ContentOutput
     id_kind = "content"
     policy = permissions.CONTENT
@@ -114,24 +112,6 @@ class ContentViewSet(V1ViewSet):
         """A retry of a generate whose first request died: the content it created (waited
         for again when the retry asks to wait), never a second generation."""
         return self._generated(self._content(effect.ids[0]), self._wait_seconds())
-
-    @extend_schema(
-        responses=s.ContentOutput(many=True),
-        operation_id="v1_content_list",
-        parameters=[
-            OpenApiParameter(n, str)
-            for n in ("profileId", "startDate", "endDate", "sortBy", "sortOrder", "cursor", "fields")
-        ]
-        + [
-            OpenApiParameter("page", int),
-            OpenApiParameter("limit", int),
-            OpenApiParameter("platform", str, enum=list(SUPPORTED_PLATFORMS)),
-            OpenApiParameter("status", str, description=STATUS_HELP_A),
-        ],
-    )
-    def list(self, request):
-        qs = selectors.content_list(organization=self.actor.organization)
-        return self.respond_list(qs, lambda c: s.present(c, request), load=selectors.content_page)
 
     @extend_schema(responses=s.ContentOutput, operation_id="v1_content_retrieve")
     def retrieve(self, request, pk=None):
