@@ -67,7 +67,7 @@ LIST_FIELDS = (
     "created_at",
     "updated_at",
 )
-#: a variant's columns its presentation reads (`present.platform_content`)
+#: a variant's columns its presentation reads (`serializers.present_variant`)
 VARIANT_FIELDS = (
     "content_id",
     "platform",

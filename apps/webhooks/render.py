@@ -45,11 +45,11 @@ def _pk(event, key: str, kind: str):
 
 def render_events(events) -> dict:
     """{event pk: data} for these events, with a fixed number of queries per kind."""
-    from apps.content.present_publications import present as present_publication
     from apps.content.selectors import content_get
-    from apps.content.v1.serializers import present as present_content
+    from apps.content.serializers import present_publication
+    from apps.content.v1.serializers import present_content
     from apps.profiles.models import SocialProfile
-    from apps.profiles.v1.serializers import present as present_profile
+    from apps.profiles.v1.serializers import present_profile
     from apps.publishing.models import Publication
 
     content_ids = {

@@ -39,7 +39,7 @@ class BrandOutput(serializers.Serializer):
     updatedAt = serializers.DateTimeField()
 
 
-def present(brand, request=None) -> dict:
+def present_brand(brand, request=None) -> dict:
     return {
         "id": str(brand.pk),
         "name": brand.name,

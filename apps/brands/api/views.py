@@ -8,8 +8,7 @@ from apps.core.views import ApiViewSet
 from apps.media.api.serializers import MediaOutput, present_media
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_delete, media_upload
-from apps.profiles.api.serializers import ProfileOutput
-from apps.profiles.api.serializers import present as present_profile
+from apps.profiles.api.serializers import ProfileOutput, present_profile
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import profile_update_settings
 
@@ -46,23 +45,23 @@ class BrandViewSet(ApiViewSet):
 
     @extend_schema(responses=s.BrandOutput(many=True), operation_id="api_brands_list")
     def list(self, request):
-        return self.respond_list(self._brands(), lambda b: s.present(b, request))
+        return self.respond_list(self._brands(), lambda b: s.present_brand(b, request))
 
     @extend_schema(responses=s.BrandOutput, operation_id="api_brands_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present(self._brand(pk), request))
+        return self.respond(s.present_brand(self._brand(pk), request))
 
     @extend_schema(request=s.BrandInput, responses={201: s.BrandOutput}, operation_id="api_brands_create")
     def create(self, request):
         ser = self.valid_serializer(s.BrandInput)
         brand = services.brand_create(organization=self.actor.organization, **ser.to_fields())
-        return self.respond(s.present(brand, request), status=201)
+        return self.respond(s.present_brand(brand, request), status=201)
 
     @extend_schema(request=s.BrandUpdateInput, responses=s.BrandOutput, operation_id="api_brands_update")
     def update(self, request, pk=None):
         brand = self._brand(pk)
         ser = self.valid_serializer(s.BrandUpdateInput)
-        return self.respond(s.present(services.brand_update(brand=brand, **ser.to_fields()), request))
+        return self.respond(s.present_brand(services.brand_update(brand=brand, **ser.to_fields()), request))
 
     @extend_schema(responses={204: None}, operation_id="api_brands_destroy")
     def destroy(self, request, pk=None):

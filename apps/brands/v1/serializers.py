@@ -98,7 +98,7 @@ class BrandOutput(serializers.Serializer):
     updatedAt = serializers.DateTimeField()
 
 
-def present(brand, request=None) -> dict:
+def present_brand(brand, request=None) -> dict:
     return {
         "id": ids.render(brand.pk, "brand"),
         "name": brand.name,

@@ -57,22 +57,22 @@ class BrandViewSet(V1ViewSet):
 
     @extend_schema(responses=s.BrandOutput(many=True), operation_id="v1_brands_list")
     def list(self, request):
-        return self.respond_list(self._brands(), lambda b: s.present(b, request))
+        return self.respond_list(self._brands(), lambda b: s.present_brand(b, request))
 
     @extend_schema(responses=s.BrandOutput, operation_id="v1_brands_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present(self.lookup(self._brands(), pk), request))
+        return self.respond(s.present_brand(self.lookup(self._brands(), pk), request))
 
     @extend_schema(request=s.BrandInput, responses={201: s.BrandOutput}, operation_id="v1_brands_create")
     def create(self, request):
         brand = services.brand_create(organization=self.actor.organization, **self._fields(s.BrandInput))
-        return self.respond(s.present(brand, request), status=201)
+        return self.respond(s.present_brand(brand, request), status=201)
 
     @extend_schema(request=s.BrandUpdateInput, responses=s.BrandOutput, operation_id="v1_brands_update")
     def update(self, request, pk=None):
         brand = self.lookup(self._brands(), pk)
         brand = services.brand_update(brand=brand, **self._fields(s.BrandUpdateInput))
-        return self.respond(s.present(brand, request))
+        return self.respond(s.present_brand(brand, request))
 
     @extend_schema(responses={204: None}, operation_id="v1_brands_destroy")
     def destroy(self, request, pk=None):

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from apps.content.present_publications import PublicationOutput, publications_of
-from apps.content.present_publications import present as present_publication
+from apps.content.serializers import (
+    PublicationOutput,
+    present_media_item,
+    present_publication,
+    present_variants,
+    publications_of,
+    shown_media,
+)
 from apps.core.serializers import HexColorField, NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import selectors, states
 from ..models import RATIOS, GenerationMode, PostType
-from ..present import contents_by_platform, media_record, shown_media
 from ..v1.serializers import (  # noqa: F401  (the same inputs in both families)
     EditImageInput,
     MediaRecord,
@@ -154,7 +159,7 @@ class BatchGenerateInput(StrictSerializer):
 
 class ContentOutput(OutputSerializer):
     def present(self, instance) -> dict:
-        return present(instance, self.request)
+        return present_content(instance, self.request)
 
     def load(self, items: list) -> None:
         selectors.content_page(items)
@@ -189,7 +194,7 @@ def _uuid(value) -> str | None:
     return str(value) if value else None
 
 
-def present(content, request=None, *, status: str | None = None) -> dict:
+def present_content(content, request=None, *, status: str | None = None) -> dict:
     """`status` overrides the status word (create answers `generating`, as the spec shows)."""
     return {
         "id": str(content.pk),
@@ -205,8 +210,8 @@ def present(content, request=None, *, status: str | None = None) -> dict:
         "brandId": str(content.brand_id),
         "progress": content.progress,
         "statusReason": content.status_reason or None,
-        "content": contents_by_platform(content),
-        "mediaAssets": [media_record(m, request, str) for m in shown_media(content)],
+        "content": present_variants(content),
+        "mediaAssets": [present_media_item(m, request, str) for m in shown_media(content)],
         "tagIds": sorted(str(t.pk) for t in content.tags.all()),
         "campaignId": _uuid(content.campaign_id),
         "batchId": _uuid(content.batch_id),

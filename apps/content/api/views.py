@@ -86,7 +86,7 @@ class ContentViewSet(ListMixin, _ContentBase):
 
     def _present(self, content, status=200, **kwargs):
         fresh = self._content(content.pk)
-        return self.respond(s.present(fresh, self.request, **kwargs), status=status)
+        return self.respond(s.present_content(fresh, self.request, **kwargs), status=status)
 
     @extend_schema(request=s.CreateInput, responses={201: s.ContentOutput}, operation_id="api_content_create")
     def create(self, request):
@@ -103,7 +103,9 @@ class ContentViewSet(ListMixin, _ContentBase):
             status=201,
         )
         # the spec shows create answering `generating`: the work has been handed to the worker
-        return self.respond(s.present(self._content(content.pk), request, status="generating"), status=201)
+        return self.respond(
+            s.present_content(self._content(content.pk), request, status="generating"), status=201
+        )
 
     @extend_schema(
         request=s.GenerateInput, responses={202: s.ContentOutput}, operation_id="api_content_generate"
@@ -150,7 +152,9 @@ class ContentViewSet(ListMixin, _ContentBase):
     def _present_many(self, pks: Sequence[uuid.UUID], status: int):
         fresh = selectors.content_get(organization=self.actor.organization, tags=True).filter(pk__in=pks)
         by_id = {c.pk: c for c in fresh}
-        return self.respond([s.present(by_id[pk], self.request) for pk in pks if pk in by_id], status=status)
+        return self.respond(
+            [s.present_content(by_id[pk], self.request) for pk in pks if pk in by_id], status=status
+        )
 
     def present_effect(self, effect):
         """A retry of a create/generate whose first request died: the content it created, as
@@ -191,7 +195,7 @@ class ContentViewSet(ListMixin, _ContentBase):
 
     @extend_schema(responses=s.ContentOutput, operation_id="api_content_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present(self._content(pk), request))
+        return self.respond(s.present_content(self._content(pk), request))
 
     @extend_schema(request=s.UpdateInput, responses=s.ContentOutput, operation_id="api_content_update")
     def update(self, request, pk=None):

@@ -5,15 +5,20 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.content.present_publications import PublicationOutput, publications_of
-from apps.content.present_publications import present as present_publication
+from apps.content.serializers import (
+    PublicationOutput,
+    present_media_item,
+    present_publication,
+    present_variants,
+    publications_of,
+    shown_media,
+)
 from apps.core import ids
 from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import selectors, states
 from ..models import RATIOS, PostType
-from ..present import contents_by_platform, media_record, shown_media
 
 LENGTHS = ("short", "medium", "long")
 
@@ -147,7 +152,7 @@ class MediaRecord(serializers.Serializer):
 
 
 class PlatformContentOutput(serializers.Serializer):
-    """One platform's variant (`present.platform_content`): the optional fields appear where the
+    """One platform's variant (`serializers.present_variant`): the optional fields appear where the
     platform has them for this format, or when they hold a value."""
 
     caption = serializers.CharField()
@@ -177,7 +182,7 @@ class ContentOutput(OutputSerializer):
     """The content item (declared for the schema and `fields=`; `present` renders it)."""
 
     def present(self, instance) -> dict:
-        return present(instance, self.request)
+        return present_content(instance, self.request)
 
     def load(self, items: list) -> None:
         selectors.content_page(items)
@@ -220,7 +225,7 @@ class BatchOutput(serializers.Serializer):
     results = BatchResult(many=True)
 
 
-def present(content, request=None, *, analytics: bool = False) -> dict:
+def present_content(content, request=None, *, analytics: bool = False) -> dict:
     out = {
         "id": ids.render(content.pk, "content"),
         "status": states.word_a(content.status),
@@ -231,9 +236,9 @@ def present(content, request=None, *, analytics: bool = False) -> dict:
         out["scheduledFor"] = iso(content.scheduled_for)
     if content.published_at:
         out["publishedAt"] = iso(content.published_at)
-    out["content"] = contents_by_platform(content)
+    out["content"] = present_variants(content)
     out["media"] = [
-        media_record(m, request, lambda pk: ids.render(pk, "media")) for m in shown_media(content)
+        present_media_item(m, request, lambda pk: ids.render(pk, "media")) for m in shown_media(content)
     ]
     if analytics:
         # the newest snapshot of each publication, summed; zeros and a null metricsUpdatedAt before any

@@ -40,7 +40,7 @@ class ContentViewSet(ListMixin, V1ViewSet):
         return self.lookup(selectors.content_get(organization=self.actor.organization), pk)
 
     def _present(self, content, status=200, **kwargs):
-        return self.respond(s.present(content, self.request, **kwargs), status=status)
+        return self.respond(s.present_content(content, self.request, **kwargs), status=status)
 
     def _fresh(self, content):
         return self._content(content.pk)

@@ -57,10 +57,10 @@ def settings_of(profile) -> dict:
     }
 
 
-def present_detail(profile, request=None) -> dict:
+def present_profile_detail(profile, request=None) -> dict:
     """One profile on its own: also which features its grant allows."""
     return {
-        **present(profile, request),
+        **present_profile(profile, request),
         "features": features_allowed(profile.platform, profile.token_scopes),
         **pages_of(profile),
     }
@@ -73,7 +73,7 @@ def pages_of(profile) -> dict:
     )
 
 
-def present(profile, request=None) -> dict:
+def present_profile(profile, request=None) -> dict:
     return {
         "id": str(profile.pk),
         "platform": profile.platform,

@@ -100,11 +100,11 @@ class ProfileViewSet(ApiViewSet):
         ],
     )
     def list(self, request):
-        return self.respond_list(self._profiles(), s.present)
+        return self.respond_list(self._profiles(), s.present_profile)
 
     @extend_schema(responses=s.ProfileOutput, operation_id="api_profiles_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present_detail(self._profile(pk)))
+        return self.respond(s.present_profile_detail(self._profile(pk)))
 
     @extend_schema(responses={204: None}, operation_id="api_profiles_destroy")
     def destroy(self, request, pk=None):
@@ -137,7 +137,7 @@ class ProfileViewSet(ApiViewSet):
                 generation_settings=data.get("generationSettings"),
                 brand=brand,
             )
-        out = s.present(profile)
+        out = s.present_profile(profile)
         out["generationSettings"] = profile.generation_settings
         return self.respond(out)
 

@@ -8,7 +8,7 @@ from apps.core.serializers import StrictSerializer, iso
 from ..api.serializers import ProfileOutput, ProfileSettingsFields, settings_of  # noqa: F401  (one output shape, two id forms)
 
 
-def present(profile, request=None) -> dict:
+def present_profile(profile, request=None) -> dict:
     return {
         "id": ids.render(profile.pk, "profile"),
         "platform": profile.platform,

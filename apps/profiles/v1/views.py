@@ -45,14 +45,14 @@ class ProfileViewSet(V1ViewSet):
         ],
     )
     def list(self, request):
-        return self.respond_list(self._profiles(), s.present)
+        return self.respond_list(self._profiles(), s.present_profile)
 
     @extend_schema(responses=s.ProfileOutput, operation_id="v1_profiles_retrieve")
     def retrieve(self, request, pk=None):
         profile = self.lookup(self._profiles(), pk)
         return self.respond(
             {
-                **s.present(profile),
+                **s.present_profile(profile),
                 "features": features_allowed(profile.platform, profile.token_scopes),
                 **pages_of(profile),
             }
@@ -72,4 +72,4 @@ class ProfileViewSet(V1ViewSet):
         profile = services.profile_update_settings(
             profile=profile, display_name=data.get("displayName"), settings=data.get("settings")
         )
-        return self.respond(s.present(profile))
+        return self.respond(s.present_profile(profile))

@@ -8,7 +8,7 @@ from rest_framework.decorators import action
 
 from apps.content import selectors as content_selectors
 from apps.content.api import serializers as content_s
-from apps.content.present_publications import PublicationOutput, present
+from apps.content.serializers import PublicationOutput, present_publication
 from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet
 from apps.profiles.models import SocialProfile
@@ -94,7 +94,7 @@ class PostsViewSet(ApiViewSet):
         ).qs
 
     def _present(self, pub):
-        return present(pub, family="api")
+        return present_publication(pub, family="api")
 
     @extend_schema(
         methods=["GET"], responses=PublicationOutput(many=True), operation_id="api_posts_scheduled_list"
@@ -122,7 +122,7 @@ class PostsViewSet(ApiViewSet):
             options=options,
             actor=self.actor,
         )
-        return self.respond(content_s.present(self._content(content.pk), request), status=201)
+        return self.respond(content_s.present_content(self._content(content.pk), request), status=201)
 
     @extend_schema(responses={204: None}, operation_id="api_posts_scheduled_cancel")
     @action(detail=False, methods=["delete"], url_path=r"scheduled/(?P<publication_id>[^/]+)")
@@ -147,7 +147,7 @@ class PostsViewSet(ApiViewSet):
                 organization=self.actor.organization, content=content, raw_ids=[data["profileId"]]
             )
             services.queue_add(content=content, profile=profile)
-            return self.respond(content_s.present(self._content(content.pk), request), status=201)
+            return self.respond(content_s.present_content(self._content(content.pk), request), status=201)
         pubs = self._profile_publications().upcoming().order_by("scheduled_for", "created_at")[:100]
         profiles = SocialProfile.objects.for_organization(self.actor.organization).filter(connected=True)
         found = services.next_free_slots(profiles=profiles)
@@ -177,4 +177,4 @@ class PostsViewSet(ApiViewSet):
         services.publications_publish_now(
             content=content, profiles=profiles, options=options, actor=self.actor
         )
-        return self.respond(content_s.present(self._content(content.pk), request), status=202)
+        return self.respond(content_s.present_content(self._content(content.pk), request), status=202)

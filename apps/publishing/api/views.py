@@ -16,7 +16,12 @@ from ..models import OAuthRedirectOrigin
 from ..oauth_backends import scopes_for
 from ..sandbox import scopes as sandbox_scopes
 from ..selectors import brand_for_connect
-from ..v1.views import REDIRECT_URI, RedirectOriginInput, RedirectOriginOutput, present_origin
+from ..serializers import (
+    REDIRECT_URI,
+    RedirectOriginInput,
+    RedirectOriginOutput,
+    present_redirect_origin,
+)
 
 
 class AuthorizeInput(StrictSerializer):
@@ -96,7 +101,7 @@ class RedirectOriginViewSet(ApiViewSet):
 
     @extend_schema(responses=RedirectOriginOutput(many=True), operation_id="api_oauth_redirect_origins_list")
     def list(self, request):
-        return self.respond_list(self._origins(), lambda row: present_origin(row, "api"))
+        return self.respond_list(self._origins(), lambda row: present_redirect_origin(row, "api"))
 
     @extend_schema(
         request=RedirectOriginInput,
@@ -106,7 +111,7 @@ class RedirectOriginViewSet(ApiViewSet):
     def create(self, request):
         data = self.validated(RedirectOriginInput)
         row = oauth.redirect_origin_add(organization=self.actor.organization, origin=data["origin"])
-        return self.respond(present_origin(row, "api"), status=201)
+        return self.respond(present_redirect_origin(row, "api"), status=201)
 
     @extend_schema(responses={204: None}, operation_id="api_oauth_redirect_origins_destroy")
     def destroy(self, request, pk=None):

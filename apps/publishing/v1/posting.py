@@ -110,7 +110,7 @@ class ContentPublishingViewSet(V1ViewSet):
             options=options,
             actor=self.actor,
         )
-        return self.respond(content_s.present(self._content(pk), request))
+        return self.respond(content_s.present_content(self._content(pk), request))
 
     @extend_schema(
         request=PublishInput, responses={202: content_s.ContentOutput}, operation_id="v1_content_publish"
@@ -124,4 +124,4 @@ class ContentPublishingViewSet(V1ViewSet):
             options=dict(data.get("options") or {}),
             actor=self.actor,
         )
-        return self.respond(content_s.present(self._content(pk), request), status=202)
+        return self.respond(content_s.present_content(self._content(pk), request), status=202)

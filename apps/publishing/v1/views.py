@@ -5,7 +5,6 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 
-from apps.core import ids
 from apps.core.serializers import NamedChoiceField, StrictSerializer
 from apps.core.views import V1ViewSet
 from apps.profiles.models import Platform
@@ -14,19 +13,12 @@ from apps.profiles.permissions import PROFILES
 from .. import oauth
 from ..models import OAuthRedirectOrigin
 from ..selectors import brand_for_connect
-
-#: where a connect flow may send the browser back: a service checks the origin is allowed
-REDIRECT_URI = {
-    "format": "uri",
-    "pattern": "^https://",
-    "description": "An https URL on an allowed redirect origin (the organization's own, "
-    "OAUTH_ALLOWED_REDIRECT_ORIGINS or PUBLIC_BASE_URL)",
-}
-#: `https://host[:port]` with nothing after it (apps.publishing.oauth.normalize_redirect_origin)
-ORIGIN = {
-    "pattern": r"^https://(?:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?\.){0,4}[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?"
-    r"(?::[1-9][0-9]{0,3})?$"
-}
+from ..serializers import (
+    REDIRECT_URI,
+    RedirectOriginInput,
+    RedirectOriginOutput,
+    present_redirect_origin,
+)
 
 
 class ConnectInput(StrictSerializer):
@@ -67,25 +59,6 @@ class ProfileConnectViewSet(V1ViewSet):
         return self.respond({"authUrl": auth_url, "state": state})
 
 
-class RedirectOriginInput(StrictSerializer):
-    origin = serializers.CharField(max_length=300)
-    openapi_fields = {"origin": ORIGIN}
-
-
-class RedirectOriginOutput(serializers.Serializer):
-    id = serializers.CharField()
-    origin = serializers.CharField()
-    createdAt = serializers.DateTimeField()
-
-
-def present_origin(row, family: str) -> dict:
-    return {
-        "id": ids.render(row.pk, "redirect_origin") if family == "v1" else str(row.pk),
-        "origin": row.origin,
-        "createdAt": row.created_at.isoformat().replace("+00:00", "Z"),
-    }
-
-
 class RedirectOriginViewSet(V1ViewSet):
     """The origins this organization's connect flows may return to (besides the deployment's)."""
 
@@ -100,7 +73,7 @@ class RedirectOriginViewSet(V1ViewSet):
 
     @extend_schema(responses=RedirectOriginOutput(many=True), operation_id="v1_oauth_redirect_origins_list")
     def list(self, request):
-        return self.respond_list(self._origins(), lambda row: present_origin(row, "v1"))
+        return self.respond_list(self._origins(), lambda row: present_redirect_origin(row, "v1"))
 
     @extend_schema(
         request=RedirectOriginInput,
@@ -110,7 +83,7 @@ class RedirectOriginViewSet(V1ViewSet):
     def create(self, request):
         data = self.validated(RedirectOriginInput)
         row = oauth.redirect_origin_add(organization=self.actor.organization, origin=data["origin"])
-        return self.respond(present_origin(row, "v1"), status=201)
+        return self.respond(present_redirect_origin(row, "v1"), status=201)
 
     @extend_schema(responses={204: None}, operation_id="v1_oauth_redirect_origins_destroy")
     def destroy(self, request, pk=None):

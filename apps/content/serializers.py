@@ -1,0 +1,111 @@
+"""What both families' content output shares (ids prefixed in A, UUIDs in B): each platform's
+variant, the media records, and the publications.
+
+Publications are read through `Content.publications` (a relation publishing declares); their
+presenter lives beside the content presenters because content output embeds it, and content
+never imports publishing. Presenters are named `present_<resource>` in every app: a family's own
+in `<app>/<family>/serializers.py`, what both families share in `<app>/serializers.py`."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from apps.core import ids
+from apps.core.serializers import iso
+from apps.core.storage import absolute_url
+from apps.platforms import rules as platform_rules
+
+
+def present_variant(variant, *, post_type: str, media_type: str) -> dict:
+    """{caption, hashtags, adaptations} plus the fields the platform has for this format
+    (firstComment, altText, title, sounds)."""
+    out = {"caption": variant.caption, "hashtags": list(variant.hashtags)}
+    try:
+        fmt = platform_rules.get_format(variant.platform, post_type, media_type)
+    except ValueError:
+        fmt = None
+    optional = (
+        ("firstComment", variant.first_comment, fmt is None or fmt.first_comment_supported),
+        ("altText", variant.alt_text, fmt is None or fmt.alt_text_supported),
+        ("title", variant.title, fmt is None or fmt.title_supported),
+        ("sounds", list(variant.sounds), fmt is None or fmt.sounds_supported),
+    )
+    for key, value, shown in optional:
+        if shown or value:
+            out[key] = value
+    out["adaptations"] = list(variant.adaptations)
+    return out
+
+
+def present_variants(content) -> dict:
+    """Per platform (in platform order): a list page's plain `variant_rows` (selectors.content_page)
+    or the content's variants."""
+    rows = getattr(content, "variant_rows", None)
+    return {
+        v.platform: present_variant(v, post_type=content.post_type, media_type=content.media_type)
+        for v in (content.variants.all() if rows is None else rows)
+    }
+
+
+def shown_media(content) -> list:
+    """The content's current media (prefetched as `shown_media` by the selectors)."""
+    media = getattr(content, "shown_media", None)
+    if media is None:
+        from .selectors import SHOWN_MEDIA
+
+        media = list(content.media_assets.filter(kind__in=SHOWN_MEDIA).order_by("position", "created_at"))
+    return media
+
+
+def present_media_item(asset, request, render_id) -> dict:
+    out = {
+        "id": render_id(asset.pk),
+        "type": asset.media_type,
+        "url": absolute_url(request, asset.file),
+        "thumbnailUrl": absolute_url(request, asset.thumbnail),
+        "dimensions": {"width": asset.width, "height": asset.height},
+    }
+    if asset.duration:
+        out["duration"] = asset.duration
+    return out
+
+
+class PublicationOutput(serializers.Serializer):
+    id = serializers.CharField()
+    contentId = serializers.CharField()
+    profileId = serializers.CharField()
+    platform = serializers.CharField()
+    status = serializers.CharField()
+    scheduledFor = serializers.DateTimeField()
+    publishedAt = serializers.DateTimeField(allow_null=True)
+    externalId = serializers.CharField(allow_null=True)
+    url = serializers.CharField(allow_null=True)
+    attempts = serializers.IntegerField()
+    lastError = serializers.CharField(allow_null=True)
+    firstCommentError = serializers.CharField(allow_null=True)
+
+
+def present_publication(pub, *, family: str) -> dict:
+    a = family == "v1"
+    return {
+        "id": ids.render(pub.pk, "publication") if a else str(pub.pk),
+        "contentId": ids.render(pub.content_id, "content") if a else str(pub.content_id),
+        "profileId": ids.render(pub.profile_id, "profile") if a else str(pub.profile_id),
+        "platform": pub.profile.platform,
+        "status": pub.status,
+        "scheduledFor": iso(pub.scheduled_for),
+        "publishedAt": iso(pub.published_at),
+        "externalId": pub.external_id or None,
+        "url": pub.url or None,
+        "attempts": pub.attempts,
+        "lastError": pub.last_error or None,
+        "firstCommentError": pub.first_comment_error or None,
+    }
+
+
+def publications_of(content) -> list:
+    """Prefetched by the content selectors (`publication_list`); a fresh query otherwise."""
+    cached = getattr(content, "publication_list", None)
+    if cached is not None:
+        return cached
+    return list(content.publications.select_related("profile").order_by("scheduled_for", "created_at"))

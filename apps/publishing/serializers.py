@@ -1,0 +1,41 @@
+"""What both families' publishing endpoints share: the connect flow's redirect URI and the
+redirect origins (ids prefixed in A, UUIDs in B)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from apps.core import ids
+from apps.core.serializers import StrictSerializer
+
+#: where a connect flow may send the browser back: a service checks the origin is allowed
+REDIRECT_URI = {
+    "format": "uri",
+    "pattern": "^https://",
+    "description": "An https URL on an allowed redirect origin (the organization's own, "
+    "OAUTH_ALLOWED_REDIRECT_ORIGINS or PUBLIC_BASE_URL)",
+}
+#: `https://host[:port]` with nothing after it (apps.publishing.oauth.normalize_redirect_origin)
+ORIGIN = {
+    "pattern": r"^https://(?:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?\.){0,4}[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?"
+    r"(?::[1-9][0-9]{0,3})?$"
+}
+
+
+class RedirectOriginInput(StrictSerializer):
+    origin = serializers.CharField(max_length=300)
+    openapi_fields = {"origin": ORIGIN}
+
+
+class RedirectOriginOutput(serializers.Serializer):
+    id = serializers.CharField()
+    origin = serializers.CharField()
+    createdAt = serializers.DateTimeField()
+
+
+def present_redirect_origin(row, family: str) -> dict:
+    return {
+        "id": ids.render(row.pk, "redirect_origin") if family == "v1" else str(row.pk),
+        "origin": row.origin,
+        "createdAt": row.created_at.isoformat().replace("+00:00", "Z"),
+    }
