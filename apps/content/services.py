@@ -878,5 +878,15 @@ def campaign_delete(*, campaign: Campaign) -> None:
 
 
 def content_move_brand(*, brand, successor) -> int:
-    """A retiring brand's content goes to its successor (brands.signals.brand_retiring)."""
-    return Content.objects.filter(brand=brand).update(brand=successor)
+    """A retiring brand's content goes to its successor (brands.signals.brand_retiring), each
+    item with a `content.updated` (its approval rule is now the successor's)."""
+    moved = list(
+        Content.objects.select_for_update()
+        .filter(brand=brand)
+        .only("pk", "organization_id", "status", "platforms", "batch_id")
+        .order_by("pk")
+    )
+    Content.objects.filter(pk__in=[c.pk for c in moved]).update(brand=successor, updated_at=timezone.now())
+    for content in moved:
+        event_record(organization=content.organization_id, type="content.updated", data=_event_data(content))
+    return len(moved)

@@ -183,5 +183,12 @@ def profile_access_revoked(*, platforms, external_id: str) -> int:
 
 
 def profiles_move_brand(*, brand, successor) -> int:
-    """A retiring brand's profiles go to its successor (brands.signals.brand_retiring)."""
-    return SocialProfile.objects.filter(brand=brand).update(brand=successor)
+    """A retiring brand's profiles go to its successor (brands.signals.brand_retiring), each
+    with the `profile.updated` a change of brand through `profile_update` records."""
+    moved = list(SocialProfile.objects.select_for_update().filter(brand=brand).values_list("pk", flat=True))
+    SocialProfile.objects.filter(pk__in=moved).update(brand=successor, updated_at=timezone.now())
+    for pk in moved:
+        event_record(
+            organization=successor.organization_id, type="profile.updated", data={"profileId": str(pk)}
+        )
+    return len(moved)

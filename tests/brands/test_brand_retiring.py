@@ -42,3 +42,29 @@ def test_deleting_a_brand_moves_its_profiles_content_and_content_media_to_the_de
     assert Content.objects.get(pk=content.pk).brand_id == default.pk
     assert MediaAsset.objects.get(pk=shown.pk).brand_id == default.pk  # the content's media go with it
     assert not MediaAsset.objects.filter(pk=logo.pk).exists()  # the brand's own images go with the brand
+
+
+def test_each_moved_profile_and_content_item_is_announced(owner):
+    from apps.events.models import Event
+
+    default = brand_ensure_default(organization=owner.org)
+    brand = BrandFactory(organization=owner.org, name="Side line")
+    profile = ProfileFactory(organization=owner.org, brand=brand)
+    content = Content.objects.create(
+        organization=owner.org, brand=brand, platforms=["x"], prompt="p", status="review"
+    )
+    untouched = Content.objects.create(
+        organization=owner.org, brand=default, platforms=["x"], prompt="q", status="review"
+    )
+    before = set(Event.objects.values_list("pk", flat=True))
+
+    brand_delete(brand=brand)
+
+    events = [(e.type, e.data) for e in Event.objects.exclude(pk__in=before).order_by("created_at")]
+    assert ("profile.updated", {"profileId": str(profile.pk)}) in events
+    assert (
+        "content.updated",
+        {"contentId": str(content.pk), "status": "review", "platforms": ["x"]},
+    ) in events
+    assert not any(data.get("contentId") == str(untouched.pk) for _, data in events)
+    assert len(events) == 2
