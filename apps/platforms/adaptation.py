@@ -1,7 +1,7 @@
 """Adapting generated content to one platform, and validating (client-edited) variants.
 
 Pure Python. :func:`adapt` turns a :class:`Draft` (what the text engine produced) into a
-:class:`Variant` that satisfies the platform's rules from :mod:`apps.content.platform_rules`,
+:class:`Variant` that satisfies the platform's rules from :mod:`apps.platforms.rules`,
 and lists every change it made in ``Variant.adaptations``. :func:`validate_variant` checks a
 variant (e.g. after a client edit) and returns ``{field: message}``.
 
@@ -366,6 +366,56 @@ def _shortened_note(what: str, before: str, after: str, limit: TextLimit, extra:
     )
 
 
+@dataclass
+class _Fitting:
+    """One draft on its way to a variant: the platform's rules, the fields as they stand and
+    the notes of what changed. Each step of :func:`adapt` fits one field."""
+
+    name: str
+    rules: PlatformRules
+    fmt: FormatRules
+    draft: Draft
+    caption: str
+    hashtags: list[str]
+    first_comment: str
+    alt_text: str
+    title: str
+    sounds: list[str]
+    notes: list[str] = field(default_factory=list)
+    #: the hashtags as normalised, before any gave way (a title's last source)
+    original_hashtags: list[str] = field(default_factory=list)
+    #: the caption before it was fitted (forbidden characters replaced): a derived title's source
+    title_source: str = ""
+    #: the caption was shortened to fit, so nothing more is folded into it
+    caption_cut: bool = False
+
+    @property
+    def where(self) -> str:
+        return _where(self.rules, self.fmt)
+
+    @property
+    def on(self) -> str:
+        return f"on {self.rules.display_name}"
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def fits_with(self, text: str, hashtags: list[str]) -> bool:
+        """Whether ``text`` with ``hashtags`` after it fits the caption limit."""
+        return self.fmt.caption.fits(compose_caption(text, hashtags))
+
+    def variant(self) -> Variant:
+        return Variant(
+            caption=self.caption,
+            hashtags=self.hashtags,
+            first_comment=self.first_comment,
+            alt_text=self.alt_text,
+            title=self.title,
+            sounds=self.sounds,
+            adaptations=self.notes,
+        )
+
+
 def adapt(
     platform: str,
     draft: Draft | Variant | Mapping[str, Any],
@@ -382,191 +432,283 @@ def adapt(
     name = normalize_platform(platform)
     rules = get_rules(name)
     fmt = rules.format_for(post_type, media_type)
-    where = _where(rules, fmt)
-    on = f"on {rules.display_name}"
     d = _as_draft(draft)
-    notes: list[str] = []
-
-    caption = _clean(d.caption)
-    first_comment = _clean(d.first_comment)
-    alt_text = _clean(d.alt_text)
-    title = _clean(d.title)
-
-    sounds = list(dict.fromkeys(s.strip() for s in d.sounds if s and s.strip()))
-    if sounds != d.sounds:
-        notes.append("sounds normalised (blank and duplicate entries removed)")
-
-    tags = normalize_hashtags(d.hashtags)
-    if tags != d.hashtags:
-        notes.append("hashtags normalised to '#' + letters/digits/_ (invalid and duplicate tags removed)")
-    original_tags = list(tags)
-
-    if rules.forbidden_chars:
-        shown = " and ".join(f"'{c}'" for c in rules.forbidden_chars)
-        new_caption = replace_forbidden(name, caption)
-        if new_caption != caption:
-            notes.append(f"{shown} replaced in the caption (not allowed {on})")
-            caption = new_caption
-        new_title = replace_forbidden(name, title)
-        if new_title != title:
-            notes.append(f"{shown} replaced in the title (not allowed {on})")
-            title = new_title
-    title_source = caption
-
-    # --- caption and hashtags
-    if not fmt.caption_supported:
-        if caption:
-            notes.append(f"caption dropped: there is no caption {where}")
-        if tags:
-            notes.append(f"hashtags dropped: there is no caption {where}")
-        caption, tags = "", []
-    else:
-        inline = {t.casefold() for _, _, t in inline_hashtags(caption)}
-        repeated = [t for t in tags if t.casefold() in inline]
-        if repeated:
-            tags = [t for t in tags if t.casefold() not in inline]
-            notes.append(f"hashtags already in the caption not repeated: {' '.join(repeated)}")
-        if rules.hashtag_max_length is not None:
-            too_long = [t for t in tags if len(t) - 1 > rules.hashtag_max_length]
-            if too_long:
-                tags = [t for t in tags if t not in too_long]
-                notes.append(
-                    f"hashtags longer than {rules.hashtag_max_length} characters dropped "
-                    f"({on}): {' '.join(too_long)}"
-                )
-        if rules.hashtag_max is not None:
-            total = len(inline) + len(tags)
-            if total > rules.hashtag_max:
-                tags = tags[: max(0, rules.hashtag_max - len(inline))]
-                if len(inline) > rules.hashtag_max:
-                    caption = _drop_inline_tags(caption, rules.hashtag_max)
-                notes.append(
-                    f"hashtags reduced from {total} to {len(_tag_keys(caption, tags))} "
-                    f"(at most {rules.hashtag_max} {on})"
-                )
-        # the caption outranks the hashtags: hashtagCount is a ceiling, the platform's
-        # recommended range decides how many are kept
-        low, high = rules.hashtag_recommended
-        total = len(inline) + len(tags)
-        if tags and total > high:
-            tags = tags[: max(0, high - len(inline))]
-            notes.append(
-                f"hashtags reduced from {total} to {len(_tag_keys(caption, tags))} "
-                f"(recommended {low}-{high} {on}; the caption comes first)"
-            )
-
-    # --- first comment within its own limit
-    if first_comment and fmt.first_comment_supported and not fmt.first_comment.fits(first_comment):
-        before = first_comment
-        first_comment = shorten(first_comment, fmt.first_comment.fits)
-        notes.append(_shortened_note("first comment", before, first_comment, fmt.first_comment))
-
-    limit = fmt.caption
-
-    def fits_with(text: str, hashtags: list[str]) -> bool:
-        return limit.fits(compose_caption(text, hashtags))
-
-    # --- hashtag placement: configured first-comment placement, or to make room
-    if (
-        tags
-        and fmt.first_comment_supported
-        and (rules.hashtag_placement == "first_comment" or not fits_with(caption, tags))
-    ):
-        with_tags = compose_caption(first_comment, tags)
-        if fmt.first_comment.fits(with_tags):
-            first_comment, tags = with_tags, []
-            notes.append("hashtags moved to first comment")
-
-    # --- caption length (hashtags kept in the caption count against the limit)
-    if tags and not fits_with("", tags):
-        before_n = len(tags)
-        while tags and not fits_with("", tags):
-            tags.pop()
-        notes.append(f"hashtags reduced from {before_n} to {len(tags)} to fit the caption limit")
-    caption_cut = not fits_with(caption, tags)
-    if caption_cut:
-        before = caption
-        # whole sentences from the end; when not even the first sentence fits beside the
-        # hashtags, the hashtags go (one by one) before the caption is cut inside a sentence
-        cut = shorten(caption, lambda text: fits_with(text, tags), sentences_only=True)
-        dropped = 0
-        while caption and not cut and tags:
-            tags.pop()
-            dropped += 1
-            cut = shorten(caption, lambda text: fits_with(text, tags), sentences_only=True)
-        if dropped:
-            notes.append(f"{dropped} hashtag(s) dropped so that the caption keeps its first sentence")
-        if caption and not cut:
-            cut = shorten(caption, lambda text: fits_with(text, tags))
-        caption = cut
-        if caption != before:
-            notes.append(
-                _shortened_note("caption", before, caption, limit, " including hashtags" if tags else "")
-            )
-
-    # --- first comment where there is none: fold into the caption, else drop
-    if first_comment and not fmt.first_comment_supported:
-        folded = compose_caption(caption, [replace_forbidden(name, first_comment)])
-        tag_ok = len(_tag_keys(folded, tags)) <= min(rules.hashtag_max or 10**6, rules.hashtag_recommended[1])
-        if fmt.caption_supported and not caption_cut and tag_ok and fits_with(folded, tags):
-            caption = folded
-            notes.append(f"first comment folded into the caption: no first comment {where}")
-            inline = {t.casefold() for _, _, t in inline_hashtags(caption)}
-            repeated = [t for t in tags if t.casefold() in inline]
-            if repeated:
-                tags = [t for t in tags if t.casefold() not in inline]
-                notes.append(f"hashtags already in the caption not repeated: {' '.join(repeated)}")
-        else:
-            reason = "" if not fmt.caption_supported else " and it does not fit in the caption"
-            notes.append(f"first comment dropped: not supported {where}{reason}")
-        first_comment = ""
-
-    # --- alt text
-    if alt_text:
-        if not fmt.alt_text_supported:
-            notes.append(f"alt text dropped: not supported {where}")
-            alt_text = ""
-        elif fmt.alt_text is not None and not fmt.alt_text.fits(alt_text):
-            before = alt_text
-            alt_text = shorten(alt_text, fmt.alt_text.fits)
-            notes.append(_shortened_note("alt text", before, alt_text, fmt.alt_text))
-
-    # --- title
-    if fmt.title_supported and fmt.title is not None:
-        if title and not fmt.title.fits(title):
-            before = title
-            title = shorten(title, fmt.title.fits)
-            notes.append(_shortened_note("title", before, title, fmt.title))
-        if not title:
-            title = _derive_title(
-                fmt.title.fits,
-                title_source,
-                replace_forbidden(name, _clean(d.first_comment)),
-                replace_forbidden(name, _clean(d.alt_text)),
-            ) or shorten(" ".join(original_tags), fmt.title.fits)
-            if title:
-                notes.append("title derived from the caption")
-    elif title:
-        notes.append(f"title dropped: not supported {where}")
-        title = ""
-
-    # --- sounds
-    if sounds and not fmt.sounds_supported:
-        notes.append(f"sounds dropped: not supported {where}")
-        sounds = []
-
-    return Variant(
-        caption=caption,
-        hashtags=tags,
-        first_comment=first_comment,
-        alt_text=alt_text,
-        title=title,
-        sounds=sounds,
-        adaptations=notes,
+    work = _Fitting(
+        name=name,
+        rules=rules,
+        fmt=fmt,
+        draft=d,
+        caption=_clean(d.caption),
+        hashtags=[],
+        first_comment=_clean(d.first_comment),
+        alt_text=_clean(d.alt_text),
+        title=_clean(d.title),
+        sounds=[],
     )
+    _normalise_sounds(work)
+    _normalise_hashtags(work)
+    _replace_forbidden_characters(work)
+    _fit_hashtags_to_caption(work)
+    _fit_first_comment(work)
+    _place_hashtags(work)
+    _fit_caption_length(work)
+    _fold_or_drop_first_comment(work)
+    _fit_alt_text(work)
+    _fit_title(work)
+    _drop_unsupported_sounds(work)
+    return work.variant()
+
+
+def _normalise_sounds(work: _Fitting) -> None:
+    given = work.draft.sounds
+    work.sounds = list(dict.fromkeys(s.strip() for s in given if s and s.strip()))
+    if work.sounds != given:
+        work.note("sounds normalised (blank and duplicate entries removed)")
+
+
+def _normalise_hashtags(work: _Fitting) -> None:
+    given = work.draft.hashtags
+    work.hashtags = normalize_hashtags(given)
+    if work.hashtags != given:
+        work.note("hashtags normalised to '#' + letters/digits/_ (invalid and duplicate tags removed)")
+    work.original_hashtags = list(work.hashtags)
+
+
+def _replace_forbidden_characters(work: _Fitting) -> None:
+    """Characters the platform forbids (YouTube's '<' and '>') become look-alikes."""
+    if work.rules.forbidden_chars:
+        shown = " and ".join(f"'{c}'" for c in work.rules.forbidden_chars)
+        caption = replace_forbidden(work.name, work.caption)
+        if caption != work.caption:
+            work.note(f"{shown} replaced in the caption (not allowed {work.on})")
+            work.caption = caption
+        title = replace_forbidden(work.name, work.title)
+        if title != work.title:
+            work.note(f"{shown} replaced in the title (not allowed {work.on})")
+            work.title = title
+    work.title_source = work.caption
+
+
+def _fit_hashtags_to_caption(work: _Fitting) -> None:
+    """No caption, no hashtags; else hashtags not repeated, within the platform's length,
+    count and recommended range (counting the caption's own tags)."""
+    if not work.fmt.caption_supported:
+        if work.caption:
+            work.note(f"caption dropped: there is no caption {work.where}")
+        if work.hashtags:
+            work.note(f"hashtags dropped: there is no caption {work.where}")
+        work.caption, work.hashtags = "", []
+        return
+    inline = _drop_hashtags_in_caption(work)
+    _drop_too_long_hashtags(work)
+    _keep_hashtag_max(work, inline)
+    _keep_recommended_hashtags(work, inline)
+
+
+def _drop_hashtags_in_caption(work: _Fitting) -> set[str]:
+    """Hashtags the caption already holds are not repeated after it; returns the caption's
+    own tags (case-folded)."""
+    inline = {t.casefold() for _, _, t in inline_hashtags(work.caption)}
+    repeated = [t for t in work.hashtags if t.casefold() in inline]
+    if repeated:
+        work.hashtags = [t for t in work.hashtags if t.casefold() not in inline]
+        work.note(f"hashtags already in the caption not repeated: {' '.join(repeated)}")
+    return inline
+
+
+def _drop_too_long_hashtags(work: _Fitting) -> None:
+    max_length = work.rules.hashtag_max_length
+    if max_length is not None:
+        too_long = [t for t in work.hashtags if len(t) - 1 > max_length]
+        if too_long:
+            work.hashtags = [t for t in work.hashtags if t not in too_long]
+            work.note(
+                f"hashtags longer than {max_length} characters dropped ({work.on}): {' '.join(too_long)}"
+            )
+
+
+def _keep_hashtag_max(work: _Fitting, inline: set[str]) -> None:
+    """At most the platform's number of hashtags, the caption's own included."""
+    hashtag_max = work.rules.hashtag_max
+    if hashtag_max is not None:
+        total = len(inline) + len(work.hashtags)
+        if total > hashtag_max:
+            work.hashtags = work.hashtags[: max(0, hashtag_max - len(inline))]
+            if len(inline) > hashtag_max:
+                work.caption = _drop_inline_tags(work.caption, hashtag_max)
+            work.note(
+                f"hashtags reduced from {total} to {len(_tag_keys(work.caption, work.hashtags))} "
+                f"(at most {hashtag_max} {work.on})"
+            )
+
+
+def _keep_recommended_hashtags(work: _Fitting, inline: set[str]) -> None:
+    """The caption outranks the hashtags: hashtagCount is a ceiling, the platform's
+    recommended range decides how many are kept."""
+    low, high = work.rules.hashtag_recommended
+    total = len(inline) + len(work.hashtags)
+    if work.hashtags and total > high:
+        work.hashtags = work.hashtags[: max(0, high - len(inline))]
+        work.note(
+            f"hashtags reduced from {total} to {len(_tag_keys(work.caption, work.hashtags))} "
+            f"(recommended {low}-{high} {work.on}; the caption comes first)"
+        )
+
+
+def _fit_first_comment(work: _Fitting) -> None:
+    """A first comment the platform takes is shortened to its own limit."""
+    limit = work.fmt.first_comment
+    if work.first_comment and work.fmt.first_comment_supported and not limit.fits(work.first_comment):
+        before = work.first_comment
+        work.first_comment = shorten(before, limit.fits)
+        work.note(_shortened_note("first comment", before, work.first_comment, limit))
+
+
+def _place_hashtags(work: _Fitting) -> None:
+    """Hashtags go to the first comment where the platform places them there, or to make
+    room in the caption (when the comment has room for them)."""
+    if (
+        work.hashtags
+        and work.fmt.first_comment_supported
+        and (
+            work.rules.hashtag_placement == "first_comment" or not work.fits_with(work.caption, work.hashtags)
+        )
+    ):
+        with_tags = compose_caption(work.first_comment, work.hashtags)
+        if work.fmt.first_comment.fits(with_tags):
+            work.first_comment, work.hashtags = with_tags, []
+            work.note("hashtags moved to first comment")
+
+
+def _fit_caption_length(work: _Fitting) -> None:
+    """The caption and the hashtags kept after it within the caption limit: hashtags that
+    cannot fit even alone go; then whole sentences from the end; when not even the first
+    sentence fits beside the hashtags, the hashtags go (one by one) before the caption is cut
+    inside a sentence."""
+    tags = work.hashtags
+    if tags and not work.fits_with("", tags):
+        before_n = len(tags)
+        while tags and not work.fits_with("", tags):
+            tags.pop()
+        work.note(f"hashtags reduced from {before_n} to {len(tags)} to fit the caption limit")
+    work.caption_cut = not work.fits_with(work.caption, tags)
+    if not work.caption_cut:
+        return
+    before = caption = work.caption
+
+    def fits(text: str) -> bool:
+        return work.fits_with(text, tags)
+
+    cut = shorten(caption, fits, sentences_only=True)
+    dropped = 0
+    while caption and not cut and tags:
+        tags.pop()
+        dropped += 1
+        cut = shorten(caption, fits, sentences_only=True)
+    if dropped:
+        work.note(f"{dropped} hashtag(s) dropped so that the caption keeps its first sentence")
+    if caption and not cut:
+        cut = shorten(caption, fits)
+    work.caption = cut
+    if work.caption != before:
+        extra = " including hashtags" if tags else ""
+        work.note(_shortened_note("caption", before, work.caption, work.fmt.caption, extra))
+
+
+def _fold_or_drop_first_comment(work: _Fitting) -> None:
+    """Where there is no first comment, it is folded into the caption when it fits there
+    (and keeps the hashtags within range), else dropped."""
+    if not work.first_comment or work.fmt.first_comment_supported:
+        return
+    rules = work.rules
+    folded = compose_caption(work.caption, [replace_forbidden(work.name, work.first_comment)])
+    tag_ok = len(_tag_keys(folded, work.hashtags)) <= min(
+        rules.hashtag_max or 10**6, rules.hashtag_recommended[1]
+    )
+    if (
+        work.fmt.caption_supported
+        and not work.caption_cut
+        and tag_ok
+        and work.fits_with(folded, work.hashtags)
+    ):
+        work.caption = folded
+        work.note(f"first comment folded into the caption: no first comment {work.where}")
+        _drop_hashtags_in_caption(work)
+    else:
+        reason = "" if not work.fmt.caption_supported else " and it does not fit in the caption"
+        work.note(f"first comment dropped: not supported {work.where}{reason}")
+    work.first_comment = ""
+
+
+def _fit_alt_text(work: _Fitting) -> None:
+    if not work.alt_text:
+        return
+    limit = work.fmt.alt_text
+    if not work.fmt.alt_text_supported:
+        work.note(f"alt text dropped: not supported {work.where}")
+        work.alt_text = ""
+    elif limit is not None and not limit.fits(work.alt_text):
+        before = work.alt_text
+        work.alt_text = shorten(before, limit.fits)
+        work.note(_shortened_note("alt text", before, work.alt_text, limit))
+
+
+def _fit_title(work: _Fitting) -> None:
+    """A title the format takes is shortened to its limit, or derived when there is none
+    (from the caption, the first comment, the alt text, else the hashtags); a title the format
+    does not take is dropped."""
+    limit = work.fmt.title
+    if not (work.fmt.title_supported and limit is not None):
+        if work.title:
+            work.note(f"title dropped: not supported {work.where}")
+            work.title = ""
+        return
+    if work.title and not limit.fits(work.title):
+        before = work.title
+        work.title = shorten(before, limit.fits)
+        work.note(_shortened_note("title", before, work.title, limit))
+    if not work.title:
+        work.title = _derive_title(
+            limit.fits,
+            work.title_source,
+            replace_forbidden(work.name, _clean(work.draft.first_comment)),
+            replace_forbidden(work.name, _clean(work.draft.alt_text)),
+        ) or shorten(" ".join(work.original_hashtags), limit.fits)
+        if work.title:
+            work.note("title derived from the caption")
+
+
+def _drop_unsupported_sounds(work: _Fitting) -> None:
+    if work.sounds and not work.fmt.sounds_supported:
+        work.note(f"sounds dropped: not supported {work.where}")
+        work.sounds = []
 
 
 # --- validate ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Checking:
+    """One variant being checked against a format: the problems found, per field."""
+
+    rules: PlatformRules
+    fmt: FormatRules
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return _where(self.rules, self.fmt)
+
+    @property
+    def on(self) -> str:
+        return f" on {self.rules.display_name}"
+
+    @property
+    def forbidden(self) -> str:
+        return " or ".join(f"'{c}'" for c in self.rules.forbidden_chars)
+
+    def add(self, key: str, message: str) -> None:
+        self.errors[key] = f"{self.errors[key]}; {message}" if key in self.errors else message
 
 
 def validate_variant(
@@ -585,12 +727,20 @@ def validate_variant(
         fmt = rules.format_for(post_type, media_type)
     except UnsupportedFormat as exc:
         return {"mediaType": str(exc)}
-    where = _where(rules, fmt)
-    on = f" on {rules.display_name}"
-    errors: dict[str, str] = {}
+    check = _Checking(rules, fmt)
+    texts, lists = _typed_fields(_raw_fields(variant), check.errors)
+    _check_caption(check, texts["caption"], lists["hashtags"])
+    _check_first_comment(check, texts["firstComment"])
+    _check_alt_text(check, texts["altText"])
+    _check_title(check, texts["title"])
+    _check_sounds(check, lists["sounds"])
+    return check.errors
 
+
+def _raw_fields(variant: Draft | Variant | Mapping[str, Any]) -> dict[str, Any]:
+    """The variant's fields by their camelCase names, as given."""
     if isinstance(variant, (Draft, Variant)):
-        raw: dict[str, Any] = {
+        return {
             "caption": variant.caption,
             "hashtags": variant.hashtags,
             "firstComment": variant.first_comment,
@@ -598,11 +748,15 @@ def validate_variant(
             "title": variant.title,
             "sounds": variant.sounds,
         }
-    elif isinstance(variant, Mapping):
-        raw = {keys[0]: next((variant[k] for k in keys if k in variant), None) for keys in _KEYS.values()}
-    else:
-        raise TypeError(f"expected a Variant or mapping, got {type(variant).__name__}")
+    if isinstance(variant, Mapping):
+        return {keys[0]: next((variant[k] for k in keys if k in variant), None) for keys in _KEYS.values()}
+    raise TypeError(f"expected a Variant or mapping, got {type(variant).__name__}")
 
+
+def _typed_fields(
+    raw: Mapping[str, Any], errors: dict[str, str]
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The text fields and the list fields; one of the wrong type is an error and counts as empty."""
     texts: dict[str, str] = {}
     for key in ("caption", "firstComment", "altText", "title"):
         value = raw.get(key)
@@ -621,78 +775,84 @@ def validate_variant(
             errors[key] = f"{key} must be a list of strings"
             value = []
         lists[key] = list(value)
-    caption, tags = texts["caption"], lists["hashtags"]
+    return texts, lists
 
-    def add(key: str, message: str) -> None:
-        errors[key] = f"{errors[key]}; {message}" if key in errors else message
 
-    forbidden = " or ".join(f"'{c}'" for c in rules.forbidden_chars)
-
-    # caption and hashtags
+def _check_caption(check: _Checking, caption: str, tags: list[str]) -> None:
+    """The caption with its hashtags within the limit and without forbidden characters; no
+    caption (and so no hashtags) where the format has none."""
+    fmt, rules, on = check.fmt, check.rules, check.on
     if not fmt.caption_supported:
         if caption.strip():
-            add("caption", f"there is no caption {where}")
+            check.add("caption", f"there is no caption {check.where}")
         if tags:
-            add("hashtags", f"there is no caption {where}, so no hashtags")
-    else:
-        problem = fmt.caption.problem(compose_caption(caption, tags), on)
-        if problem:
-            add("caption", f"caption{' with hashtags' if tags else ''} {problem}")
-        if any(c in caption for c in rules.forbidden_chars):
-            add("caption", f"caption must not contain {forbidden}{on}")
-        seen: set[str] = set()
-        for tag in tags:
-            if normalize_hashtag(tag) != tag:
-                add("hashtags", f"'{tag}' is not a valid hashtag ('#' followed by letters, digits or '_')")
-            elif tag.casefold() in seen:
-                add("hashtags", f"duplicate hashtag '{tag}'")
-            elif rules.hashtag_max_length is not None and len(tag) - 1 > rules.hashtag_max_length:
-                add("hashtags", f"'{tag}' is longer than {rules.hashtag_max_length} characters{on}")
-            seen.add(tag.casefold())
-        if rules.hashtag_max is not None:
-            n = len(_tag_keys(caption, [t for t in tags if normalize_hashtag(t) == t]))
-            if n > rules.hashtag_max:
-                add(
-                    "hashtags",
-                    f"at most {rules.hashtag_max} hashtags are allowed{on}; found {n} (caption and hashtags)",
-                )
+            check.add("hashtags", f"there is no caption {check.where}, so no hashtags")
+        return
+    problem = fmt.caption.problem(compose_caption(caption, tags), on)
+    if problem:
+        check.add("caption", f"caption{' with hashtags' if tags else ''} {problem}")
+    if any(c in caption for c in rules.forbidden_chars):
+        check.add("caption", f"caption must not contain {check.forbidden}{on}")
+    _check_hashtags(check, caption, tags)
 
-    # first comment
-    comment = texts["firstComment"]
+
+def _check_hashtags(check: _Checking, caption: str, tags: list[str]) -> None:
+    """Each hashtag valid, once and within the length; all of them (the caption's own
+    included) within the platform's number."""
+    rules, on = check.rules, check.on
+    seen: set[str] = set()
+    for tag in tags:
+        if normalize_hashtag(tag) != tag:
+            check.add("hashtags", f"'{tag}' is not a valid hashtag ('#' followed by letters, digits or '_')")
+        elif tag.casefold() in seen:
+            check.add("hashtags", f"duplicate hashtag '{tag}'")
+        elif rules.hashtag_max_length is not None and len(tag) - 1 > rules.hashtag_max_length:
+            check.add("hashtags", f"'{tag}' is longer than {rules.hashtag_max_length} characters{on}")
+        seen.add(tag.casefold())
+    if rules.hashtag_max is not None:
+        n = len(_tag_keys(caption, [t for t in tags if normalize_hashtag(t) == t]))
+        if n > rules.hashtag_max:
+            check.add(
+                "hashtags",
+                f"at most {rules.hashtag_max} hashtags are allowed{on}; found {n} (caption and hashtags)",
+            )
+
+
+def _check_first_comment(check: _Checking, comment: str) -> None:
     if comment.strip():
-        if not fmt.first_comment_supported:
-            add("firstComment", f"first comments are not supported {where}")
-        elif problem := fmt.first_comment.problem(comment, on):
-            add("firstComment", f"first comment {problem}")
+        if not check.fmt.first_comment_supported:
+            check.add("firstComment", f"first comments are not supported {check.where}")
+        elif problem := check.fmt.first_comment.problem(comment, check.on):
+            check.add("firstComment", f"first comment {problem}")
 
-    # alt text
-    alt = texts["altText"]
+
+def _check_alt_text(check: _Checking, alt: str) -> None:
     if alt.strip():
-        if not fmt.alt_text_supported:
-            add("altText", f"alt text is not supported {where}")
-        elif fmt.alt_text is not None and (problem := fmt.alt_text.problem(alt, on)):
-            add("altText", f"alt text {problem}")
+        if not check.fmt.alt_text_supported:
+            check.add("altText", f"alt text is not supported {check.where}")
+        elif check.fmt.alt_text is not None and (problem := check.fmt.alt_text.problem(alt, check.on)):
+            check.add("altText", f"alt text {problem}")
 
-    # title
-    title = texts["title"]
+
+def _check_title(check: _Checking, title: str) -> None:
+    fmt, rules, on = check.fmt, check.rules, check.on
     if fmt.title_supported and fmt.title is not None:
         if not title.strip() and rules.title_required:
-            add("title", f"a title is required{on}")
+            check.add("title", f"a title is required{on}")
         if problem := fmt.title.problem(title, on):
-            add("title", f"title {problem}")
+            check.add("title", f"title {problem}")
         if any(c in title for c in rules.forbidden_chars):
-            add("title", f"title must not contain {forbidden}{on}")
+            check.add("title", f"title must not contain {check.forbidden}{on}")
     elif title.strip():
-        add("title", f"titles are not supported {where}")
+        check.add("title", f"titles are not supported {check.where}")
 
-    # sounds
-    sounds = lists["sounds"]
+
+def _check_sounds(check: _Checking, sounds: list[str]) -> None:
     if sounds:
-        if not fmt.sounds_supported:
-            add("sounds", f"sounds are not supported {where}")
+        if not check.fmt.sounds_supported:
+            check.add("sounds", f"sounds are not supported {check.where}")
         elif any(not s.strip() for s in sounds):
-            add("sounds", "sound identifiers must not be blank")
-    return errors
+            check.add("sounds", "sound identifiers must not be blank")
 
 
 # --- per-platform style ---------------------------------------------------------------------
@@ -785,86 +945,139 @@ def style_for_platform(
     d = _as_draft(draft)
     caption = _clean(d.caption)
     notes: list[str] = []
-    stock = [
-        t
-        for t in _STOCK_TAGS.get(name, {}).get(post_type, [])
-        if t.casefold() not in {h.casefold() for h in d.hashtags}
-    ]
-    if stock:
-        d.hashtags = [*stock, *d.hashtags]  # first: it survives when hashtags give way
-        notes.append(f"{', '.join(stock)} added: expected on {rules.display_name} ({post_type})")
+    _add_stock_tags(d, rules, post_type, notes)
     if not caption:
         return d, notes
     urls = [caption[s:e] for s, e in find_urls(caption)]
     parts = sentences(caption)
     plain = [p for p in parts if not find_urls(p) and not p.lstrip().startswith("•")]
     if name not in ("instagram", "tiktok"):  # "link in bio" and "double tap" are Instagram/TikTok habits
-        for habit, pattern in _APP_HABITS.items():
-            kept = [p for p in parts if not pattern.search(p)]
-            if len(kept) < len(parts) and kept:
-                for p in parts:
-                    if p not in kept:
-                        caption = re.sub(r"\n*[ \t]*" + re.escape(p), "", caption).strip()
-                article = "an" if rules.display_name[:1] in "AEIOUX" else "a"  # "an X habit"
-                notes.append(f"'{habit}' call to action removed (not {article} {rules.display_name} habit)")
-                parts = kept
-                plain = [p for p in plain if p in kept]
+        caption, parts, plain = _drop_app_habits(caption, parts, plain, rules, notes)
     if name in _SHORT_FORM and plain:
-        n = _SHORT_FORM[name]
-        keep = plain[:n]
-        best = max(plain, key=_information)  # the sentence that says the most (first on a tie)
-        if best not in keep and _information(best) > _information(keep[-1]):
-            keep = [*keep[:-1], best]  # one idea with its facts beats a hook alone
-        while len(keep) < len(plain) and len(" ".join(keep).split()) < 6:  # one idea, never a stub
-            keep = plain[: len(keep) + 1]
-        text = " ".join(keep)
-        for url in urls:
-            if url not in text:
-                text = f"{text} {url}"
-        if text != caption:
-            notes.append(
-                f"caption condensed for {rules.display_name}: {len(keep)} of {len(parts)} sentences"
-                + (" and the link" if urls else "")
-            )
-        caption = text
+        caption = _condense_to_short_form(caption, parts, plain, urls, rules, notes)
     elif name == "tiktok" and parts:
-        first = parts[0]
-        rest = caption[caption.find(first) + len(first) :].strip()
-        if rest and not caption.startswith(first + "\n"):
-            caption = first + "\n" + rest
-            notes.append("hook put alone on the first line for TikTok")
+        caption = _hook_alone_on_first_line(caption, parts, notes)
     elif name == "linkedin":
-        text = _strip_emojis(caption, keep=1)
-        if text != caption:
-            notes.append("emojis reduced to one for LinkedIn")
-            caption = text
+        caption = _without_emoji_wall(caption, notes)
     elif name == "pinterest":
-        text = _strip_emojis(caption)
-        if text != caption:
-            notes.append("emojis removed from the Pinterest description")
-            caption = text
-        parts = sentences(caption)
-        drop = [p for p in parts if _ENGAGEMENT_BAIT.search(p)]
-        lead = [p for p in parts if p not in drop and not find_urls(p)]
-        if len(lead) > 1 and _information(lead[0]) <= max(_information(p) for p in lead[1:]):
-            hook_words = {w.casefold() for w in re.findall(r"\w+", lead[0]) if len(w) > 3}
-            later_words = {w.casefold() for p in lead[1:] for w in re.findall(r"\w+", p)}
-            # the hook only announces what the next sentences say (or says less): lead with them
-            if hook_words & later_words or _information(lead[0]) < max(_information(p) for p in lead[1:]):
-                drop.append(lead[0])
-                lead = lead[1:]
-        if drop and len(drop) < len(parts):
-            caption = _remove_sentences(caption, drop)
-            notes.append(
-                "Pinterest description leads with its keywords (hook and calls for comments left out)"
-            )
-        if d.first_comment:
-            d.first_comment = ""
-            notes.append("first comment dropped: a Pin is found by its words, not by a question")
-        if lead:
-            clause = re.split(r"(?<=\w)[,.!?;](?:\s|$)", lead[0])[0].strip()
-            if len(clause.split()) >= 3 and len(clause) <= 100 and clause != d.title:
-                d.title = clause
-                notes.append("Pinterest title taken from the description's lead (searchable words)")
+        caption = _pinterest_description(caption, d, notes)
     d.caption = caption
     return d, notes
+
+
+def _add_stock_tags(d: Draft, rules: PlatformRules, post_type: str, notes: list[str]) -> None:
+    """The tags the format expects go first: they survive when hashtags give way."""
+    stock = [
+        t
+        for t in _STOCK_TAGS.get(rules.name, {}).get(post_type, [])
+        if t.casefold() not in {h.casefold() for h in d.hashtags}
+    ]
+    if stock:
+        d.hashtags = [*stock, *d.hashtags]
+        notes.append(f"{', '.join(stock)} added: expected on {rules.display_name} ({post_type})")
+
+
+def _drop_app_habits(
+    caption: str, parts: list[str], plain: list[str], rules: PlatformRules, notes: list[str]
+) -> tuple[str, list[str], list[str]]:
+    """The sentences of a call to action other platforms' users do not follow ("link in bio",
+    "double tap"), unless the caption is nothing else; returns the caption, its sentences and
+    its plain sentences without them."""
+    for habit, pattern in _APP_HABITS.items():
+        kept = [p for p in parts if not pattern.search(p)]
+        if len(kept) < len(parts) and kept:
+            for p in parts:
+                if p not in kept:
+                    caption = re.sub(r"\n*[ \t]*" + re.escape(p), "", caption).strip()
+            article = "an" if rules.display_name[:1] in "AEIOUX" else "a"  # "an X habit"
+            notes.append(f"'{habit}' call to action removed (not {article} {rules.display_name} habit)")
+            parts = kept
+            plain = [p for p in plain if p in kept]
+    return caption, parts, plain
+
+
+def _condense_to_short_form(
+    caption: str, parts: list[str], plain: list[str], urls: list[str], rules: PlatformRules, notes: list[str]
+) -> str:
+    """X, Threads and Bluesky: the first sentence(s), or the one that says the most, never a
+    stub of under six words, with the caption's links after them."""
+    keep = plain[: _SHORT_FORM[rules.name]]
+    best = max(plain, key=_information)  # the sentence that says the most (first on a tie)
+    if best not in keep and _information(best) > _information(keep[-1]):
+        keep = [*keep[:-1], best]  # one idea with its facts beats a hook alone
+    while len(keep) < len(plain) and len(" ".join(keep).split()) < 6:  # one idea, never a stub
+        keep = plain[: len(keep) + 1]
+    text = " ".join(keep)
+    for url in urls:
+        if url not in text:
+            text = f"{text} {url}"
+    if text != caption:
+        notes.append(
+            f"caption condensed for {rules.display_name}: {len(keep)} of {len(parts)} sentences"
+            + (" and the link" if urls else "")
+        )
+    return text
+
+
+def _hook_alone_on_first_line(caption: str, parts: list[str], notes: list[str]) -> str:
+    """TikTok: the first sentence alone on the first line, above the fold."""
+    first = parts[0]
+    rest = caption[caption.find(first) + len(first) :].strip()
+    if rest and not caption.startswith(first + "\n"):
+        notes.append("hook put alone on the first line for TikTok")
+        return first + "\n" + rest
+    return caption
+
+
+def _without_emoji_wall(caption: str, notes: list[str]) -> str:
+    """LinkedIn: one emoji at most."""
+    text = _strip_emojis(caption, keep=1)
+    if text != caption:
+        notes.append("emojis reduced to one for LinkedIn")
+    return text
+
+
+def _pinterest_description(caption: str, d: Draft, notes: list[str]) -> str:
+    """A Pin is found by search and saved, not commented on: no emojis, the keywords first, no
+    calls for comments and no first comment, and a title taken from the lead."""
+    text = _strip_emojis(caption)
+    if text != caption:
+        notes.append("emojis removed from the Pinterest description")
+        caption = text
+    caption, lead = _lead_with_keywords(caption, notes)
+    if d.first_comment:
+        d.first_comment = ""
+        notes.append("first comment dropped: a Pin is found by its words, not by a question")
+    if lead:
+        clause = re.split(r"(?<=\w)[,.!?;](?:\s|$)", lead[0])[0].strip()
+        if len(clause.split()) >= 3 and len(clause) <= 100 and clause != d.title:
+            d.title = clause
+            notes.append("Pinterest title taken from the description's lead (searchable words)")
+    return caption
+
+
+def _lead_with_keywords(caption: str, notes: list[str]) -> tuple[str, list[str]]:
+    """Calls for comments go, and so does a hook that only announces what the next sentences
+    say (or says less than they do), unless nothing would be left; returns the caption and
+    its lead sentences (without links)."""
+    parts = sentences(caption)
+    drop = [p for p in parts if _ENGAGEMENT_BAIT.search(p)]
+    lead = [p for p in parts if p not in drop and not find_urls(p)]
+    if len(lead) > 1 and _hook_says_less(lead[0], lead[1:]):
+        drop.append(lead[0])
+        lead = lead[1:]
+    if drop and len(drop) < len(parts):
+        caption = _remove_sentences(caption, drop)
+        notes.append("Pinterest description leads with its keywords (hook and calls for comments left out)")
+    return caption, lead
+
+
+def _hook_says_less(hook: str, later: list[str]) -> bool:
+    """The hook says no more than the best later sentence, and either says less or only
+    announces its words."""
+    most = max(_information(p) for p in later)
+    if _information(hook) > most:
+        return False
+    hook_words = {w.casefold() for w in re.findall(r"\w+", hook) if len(w) > 3}
+    later_words = {w.casefold() for p in later for w in re.findall(r"\w+", p)}
+    return bool(hook_words & later_words) or _information(hook) < most
