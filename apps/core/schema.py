@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
@@ -92,30 +92,6 @@ class PostforgeAutoSchema(AutoSchema):
         ):
             schema["pattern"] = r"\S"
         return schema
-
-
-class BearerScheme(OpenApiAuthenticationExtension):
-    target_class = "apps.accounts.auth.ApiKeyAuthentication"
-    name = "bearerAuth"
-
-    def get_security_definition(self, auto_schema):
-        return {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "API key: `Authorization: Bearer pf_live_...`",
-        }
-
-
-class BearerOrJWTScheme(OpenApiAuthenticationExtension):
-    target_class = "apps.accounts.auth.ApiKeyOrJWTAuthentication"
-    name = "bearerAuth"
-
-    def get_security_definition(self, auto_schema):
-        return {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "Identity-provider JWT (RS256/ES256) or API key: `Authorization: Bearer <token>`",
-        }
 
 
 class NamedChoiceFieldExtension(OpenApiSerializerFieldExtension):
