@@ -226,3 +226,89 @@ def test_family_a_fields_names_what_the_server_accepts(schemas, owner, settings)
         assert client.get(f"/v1{path}", {"fields": "id,bogus"}).status_code == 400, path
         checked += 1
     assert checked >= 4
+
+
+def _resolve(schema, node, pointer: str):
+    """The schema a JSON pointer of a body reaches, through `$ref`s, properties and items."""
+    components = schema["components"]["schemas"]
+    for token in [t for t in pointer.split("/") if t]:
+        while "$ref" in node:
+            node = components[node["$ref"].rsplit("/", 1)[1]]
+        node = node["items"] if token.isdigit() else node["properties"][token]
+    return node
+
+
+def _links(schema):
+    for path, item in schema["paths"].items():
+        for method, op in item.items():
+            for status, response in op["responses"].items():
+                for name, link in response.get("links", {}).items():
+                    yield path, method, status, op, response, name, link
+
+
+def test_links_lead_from_a_create_to_what_can_be_done_with_its_object(schemas):
+    """Each link names an operation that exists, sets exactly its path parameters, and takes
+    them from a property the answer declares or from the request's own path."""
+    by_id = {
+        op["operationId"]: (path, op)
+        for schema in schemas.values()
+        for path, item in schema["paths"].items()
+        for op in item.values()
+    }
+    for family, schema in schemas.items():
+        found = set()
+        for path, method, status, op, response, name, link in _links(schema):
+            assert method == "post" and status.startswith("2"), (path, method, status)
+            target_path, target = by_id[link["operationId"]]
+            assert name == link["operationId"] and target_path in schema["paths"], name
+            wanted = {p["name"] for p in target.get("parameters", []) if p["in"] == "path"}
+            assert set(link["parameters"]) == wanted, (path, name)
+            own = {p["name"] for p in op.get("parameters", []) if p["in"] == "path"}
+            for expression in link["parameters"].values():
+                if expression.startswith("$request.path."):
+                    assert expression.removeprefix("$request.path.") in own, (path, name, expression)
+                else:
+                    assert expression.startswith("$response.body#/"), expression
+                    answer = response["content"]["application/json"]["schema"]
+                    assert _resolve(schema, answer, expression.split("#", 1)[1])["type"] == "string"
+            found.add((path, link["operationId"].removeprefix(f"{family}_")))
+        expected = {
+            ("/brands", "brands_retrieve"),
+            ("/brands", "brands_update"),
+            ("/brands", "brands_destroy"),
+            ("/webhooks", "webhooks_test"),
+            ("/webhooks", "webhook_deliveries_list"),
+            ("/oauth/redirect-origins", "oauth_redirect_origins_destroy"),
+            ("/content/generate", "content_approve"),
+            ("/content/generate", "content_destroy"),
+        }
+        if family == "v1":
+            expected |= {("/brands", "brand_assets_create"), ("/content/generate", "content_schedule")}
+        else:
+            expected |= {
+                ("/content", "content_update"),
+                ("/content/multi-platform", "content_retrieve"),
+                ("/tags", "tags_destroy"),
+                ("/media/upload", "media_retrieve"),
+                ("/brands/{id}/reference-images", "brands_refs_delete"),
+                ("/batch/generate", "batch_retrieve"),
+            }
+        assert expected <= found, (family, expected - found)
+        # an action on an object makes nothing new; nor does a write that answers another object
+        assert not {p for p, _ in found} & {"/content/{id}/approve", "/brands/{id}/logo", "/posts/publish"}
+
+
+def test_a_link_followed_reaches_the_object_the_create_made(schemas, owner):
+    clients = {"v1": owner.client(), "api": owner.token_client()}
+    for family, schema in schemas.items():
+        client = clients[family]
+        response = client.post(f"/{family}/brands", {"name": "Linked"}, format="json")
+        assert response.status_code == 201, response.content
+        links = schema["paths"]["/brands"]["post"]["responses"]["201"]["links"]
+        link = links[f"{family}_brands_retrieve"]
+        pointer = link["parameters"]["id"].split("#", 1)[1]
+        value = response.json()
+        for token in pointer.strip("/").split("/"):
+            value = value[int(token)] if isinstance(value, list) else value[token]
+        read = client.get(f"/{family}/brands/{value}")
+        assert read.status_code == 200 and read.json() == response.json()
