@@ -4,7 +4,9 @@ An organization with an owner API key and a few objects (a brand, a sandbox prof
 generated content item) is created first; then a real uvicorn server runs and the
 schemathesis CLI fuzzes every operation of `/v1/schema/` and of `/api/schema/` (Family B
 takes the same API key). Every response must be a non-5xx, with a declared status code,
-content type, body schema and headers.
+content type, body schema and headers. Then the stateful phase, in a run of its own per
+family, chains calls along the schemas' links: a create, then what can be done with the
+object it made (apps.core.schema._links).
 
 The rate limits (and the limit on failed authentications per address) are lifted for the
 server so that the fuzzing is not throttled (429 is still declared everywhere). Generation
@@ -19,7 +21,8 @@ Idempotency-Keys, real images in uploads and the startDate/endDate order.
 Local runs: SCHEMATHESIS_PATH_REGEX narrows the operations, SCHEMATHESIS_FAMILIES the
 families (`v1,api`), SCHEMATHESIS_CHECKS replaces the checks (`all` adds
 positive_data_acceptance and negative_data_rejection, which do not pass yet),
-SCHEMATHESIS_PHASES, _MAX_TIME, _MAX_EXAMPLES, _SEED and _TIMEOUT tune the run, and
+SCHEMATHESIS_PHASES, _MAX_TIME, _STATEFUL_MAX_TIME, _STATEFUL_STEPS, _MAX_EXAMPLES, _SEED and
+_TIMEOUT_MARGIN tune the run, and
 SCHEMATHESIS_OUTPUT_DIR keeps each family's whole output.
 """
 
@@ -62,8 +65,14 @@ SEED = os.environ.get("SCHEMATHESIS_SEED", "20261125")
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "25"))
 #: seconds per family; both together (with the server's start) stay under ~2.5 minutes (the suite: 20)
 MAX_TIME = int(os.environ.get("SCHEMATHESIS_MAX_TIME", "45"))
-#: a hard stop for a run that hangs (the subprocess is killed; the test then fails)
-TIMEOUT = int(os.environ.get("SCHEMATHESIS_TIMEOUT", str(MAX_TIME + 90)))
+#: the phases; `stateful` runs on its own after the others, for STATEFUL_MAX_TIME seconds per
+#: family (in the same run it shares fuzzing's time and got 3 to 15 s, too few to follow most links)
+PHASES = os.environ.get("SCHEMATHESIS_PHASES", "examples,coverage,fuzzing,stateful").split(",")
+STATEFUL_MAX_TIME = int(os.environ.get("SCHEMATHESIS_STATEFUL_MAX_TIME", "30"))
+#: requests per stateful scenario (a create, then what its links lead to)
+STATEFUL_STEPS = int(os.environ.get("SCHEMATHESIS_STATEFUL_STEPS", "4"))
+#: a hard stop for a run that hangs, past its time limit (the subprocess is killed; the test then fails)
+TIMEOUT_MARGIN = int(os.environ.get("SCHEMATHESIS_TIMEOUT_MARGIN", "90"))
 
 
 @pytest.fixture
@@ -163,6 +172,14 @@ def _config(family: str, objects: dict, path: Path) -> Path:
             'expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]',
             "",
         ]
+    # the stateful phase follows the schemas' own links (a create to what can be done with the
+    # object it made; apps.core.schema._links) and nothing inferred, a few steps per scenario
+    lines += [
+        "[phases.stateful]",
+        f"max-steps = {STATEFUL_STEPS}",
+        "inference.algorithms = []",
+        "",
+    ]
     lines += ["[parameters]"]
     lines += [f'"{key}" = {{ dictionary = "{kind}" }}' for key, kind in REFERENCES[family].items()]
     lines += [""]
@@ -199,7 +216,7 @@ def _config(family: str, objects: dict, path: Path) -> Path:
 
 
 def _schemathesis(
-    base: str, family: str, key: str, config: Path, report_dir: Path
+    base: str, family: str, key: str, config: Path, report_dir: Path, *, phases: list[str], max_time: int
 ) -> subprocess.CompletedProcess:
     cmd = [
         str(ST),
@@ -214,11 +231,11 @@ def _schemathesis(
         "--checks",
         CHECKS,
         "--phases",
-        os.environ.get("SCHEMATHESIS_PHASES", "examples,coverage,fuzzing"),
+        ",".join(phases),
         "--max-examples",
         str(MAX_EXAMPLES),
         "--max-time",
-        str(MAX_TIME),
+        str(max_time),
         "--seed",
         SEED,
         "--generation-deterministic",
@@ -240,11 +257,16 @@ def _schemathesis(
     env = {**os.environ, "SCHEMATHESIS_HOOKS": str(HOOKS)}
     # the output goes to a file as it comes, so that a run that times out still shows where it was
     out_dir = Path(os.environ.get("SCHEMATHESIS_OUTPUT_DIR") or report_dir.parent)
-    out = out_dir / f"schemathesis-{family}.txt"
+    out = out_dir / f"schemathesis-{family}{'-stateful' if phases == ['stateful'] else ''}.txt"
     with out.open("w") as sink:
         try:
             code = subprocess.run(
-                cmd, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, timeout=TIMEOUT, env=env
+                cmd,
+                cwd=ROOT,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                timeout=max_time + TIMEOUT_MARGIN,
+                env=env,
             ).returncode
         except subprocess.TimeoutExpired:
             code = -1
@@ -274,7 +296,15 @@ def test_both_schemas_hold_against_a_live_server(tenant, tmp_path):
     with asgi_server(**server_env) as base:
         for family in os.environ.get("SCHEMATHESIS_FAMILIES", "v1,api").split(","):
             config = _config(family, objects, tmp_path / f"schemathesis-{family}.toml")
-            results[family] = _schemathesis(base, family, key, config, tmp_path / f"report-{family}")
+            report = tmp_path / f"report-{family}"
+            if stateless := [phase for phase in PHASES if phase != "stateful"]:
+                results[family] = _schemathesis(
+                    base, family, key, config, report, phases=stateless, max_time=MAX_TIME
+                )
+            if "stateful" in PHASES:
+                results[f"{family} stateful"] = _schemathesis(
+                    base, family, key, config, report, phases=["stateful"], max_time=STATEFUL_MAX_TIME
+                )
     failed = {family: r for family, r in results.items() if r.returncode != 0}
     for family, r in results.items():
         start = max(r.stdout.rfind("WARNINGS"), r.stdout.rfind("SUMMARY"))
@@ -283,8 +313,8 @@ def test_both_schemas_hold_against_a_live_server(tenant, tmp_path):
             if start >= 0
             else r.stdout[-3000:]
         )
-        print(f"\n===== schemathesis /{family}/schema/ (exit {r.returncode}) =====\n{summary}")
+        print(f"\n===== schemathesis {family} (exit {r.returncode}) =====\n{summary}")
     assert not failed, "\n\n".join(
-        f"===== /{family}/schema/ exit {r.returncode} =====\n{r.stdout[-20000:]}\n{r.stderr[-3000:]}"
+        f"===== {family} exit {r.returncode} =====\n{r.stdout[-20000:]}\n{r.stderr[-3000:]}"
         for family, r in failed.items()
     )
