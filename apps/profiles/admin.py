@@ -24,7 +24,7 @@ class SocialProfileAdmin(admin.ModelAdmin):
 
     @admin.display(description="Features the grant allows")
     def features_allowed(self, obj):
-        from apps.publishing.oauth_backends import features_allowed
+        from apps.platforms.features import features_allowed
 
         rows = features_allowed(obj.platform, obj.token_scopes)
         return format_html_join(

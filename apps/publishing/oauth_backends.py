@@ -17,7 +17,6 @@ flow runs against the service's own sandbox consent page.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -32,6 +31,8 @@ from social_core.backends.pinterest import PinterestOAuth2
 from social_core.backends.twitter_oauth2 import TwitterOAuth2
 from social_core.exceptions import AuthCredentialError, AuthProviderError, AuthResponseError
 from social_core.strategy import BaseStrategy
+
+from apps.platforms.features import feature_scopes, scope_set
 
 if TYPE_CHECKING:
     from apps.publishing.platforms.base import AccountInfo, PlatformClient
@@ -262,10 +263,6 @@ class ServiceBackend:
         if self.use_basic_auth():  # type: ignore[attr-defined]
             params.pop("client_secret", None)
         return params
-
-
-def _scope_set(scope: str) -> set[str]:
-    return {s for s in re.split(r"[,\s]+", scope or "") if s}
 
 
 def _credential_code(stage: str) -> str:
@@ -499,7 +496,7 @@ class LinkedInBackend(ServiceBackend, LinkedinOAuth2):
         info = client.get_json("GET", "/v2/userinfo")
         sub = str(info.get("sub") or "")
         client.account_id = f"urn:li:person:{sub}" if sub else ""
-        if sub and self.FOLLOWERS_SCOPE in _scope_set(tokens.scope):
+        if sub and self.FOLLOWERS_SCOPE in scope_set(tokens.scope):
             return client.fetch_account()
         # Without r_member_profileAnalytics, /rest/memberFollowersCount answers 403 ACCESS_DENIED:
         # connect the member without a follower count instead of failing the connection.
@@ -646,13 +643,6 @@ def backend_for(platform: str, *, redirect_uri: str | None = None) -> ServiceBac
     return cls(strategy, redirect_uri=redirect_uri or callback_url(platform))  # type: ignore[call-arg]
 
 
-def feature_scopes(platform: str) -> dict[str, dict[str, Any]]:
-    """``{feature: {"scopes": [...], "restricted": bool, "note": str}}`` from platforms.yaml."""
-    from apps.platforms.rules import load_platforms_yaml
-
-    return dict(((load_platforms_yaml().get("features") or {}).get(platform)) or {})
-
-
 def scopes_for(platform: str) -> list[str]:
     """What a connect asks for: the backend's base permissions and every feature's, except
     restricted ones (partner programs) the operator has not listed in OAUTH_RESTRICTED_SCOPES."""
@@ -667,27 +657,3 @@ def scopes_for(platform: str) -> list[str]:
             continue
         wanted += [s for s in scopes if s not in wanted]
     return wanted
-
-
-def features_allowed(platform: str, granted: str) -> list[dict[str, Any]]:
-    """Per feature: whether the stored grant allows it, and the permissions it lacks."""
-    have = _scope_set(granted)
-    out = []
-    for name, feature in feature_scopes(platform).items():
-        missing = [str(s) for s in feature.get("scopes") or [] if str(s) not in have]
-        note = feature.get("note") or None
-        if platform == "tiktok" and name == "publish" and not getattr(settings, "TIKTOK_APP_AUDITED", False):
-            note = (
-                "This TikTok app is not audited yet: TikTok lets it post only privately (SELF_ONLY), "
-                "for at most 5 users a day; set defaultVisibility to private until TikTok audits it."
-            )
-        out.append(
-            {
-                "feature": name,
-                "allowed": not missing,
-                "missingScopes": missing,
-                "restricted": bool(feature.get("restricted")),
-                "note": note,
-            }
-        )
-    return out

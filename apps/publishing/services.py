@@ -703,7 +703,9 @@ def _unknown(pub: Publication, error: PlatformError) -> _Attempt:
 def can_reconcile(profile: SocialProfile) -> bool:
     """Whether the profile's grant lets its client find a post whose create call got no answer
     (platforms.yaml `features.<platform>.reconciliation`; LinkedIn's is a partner permission)."""
-    from .oauth_backends import feature_scopes, features_allowed, is_real
+    from apps.platforms.features import feature_scopes, features_allowed
+
+    from .oauth_backends import is_real
 
     if (
         profile.sandbox

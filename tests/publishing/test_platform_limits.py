@@ -315,7 +315,7 @@ def test_youtube_labels_synthetic_media_from_how_it_was_made_unless_the_client_s
 
 
 def test_a_tiktok_profile_says_its_app_posts_only_privately_until_audited(settings):
-    from apps.publishing.oauth_backends import features_allowed
+    from apps.platforms.features import features_allowed
 
     settings.TIKTOK_APP_AUDITED = False
     [publish] = [f for f in features_allowed("tiktok", "video.publish") if f["feature"] == "publish"]

@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from apps.brands.api.serializers import GenerationSettingsInput
 from apps.core.serializers import StrictSerializer, iso
-from apps.publishing.oauth_backends import features_allowed
+from apps.platforms.features import features_allowed
 
 from ..services import HHMM
 

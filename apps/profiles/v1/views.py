@@ -4,7 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 
 from apps.core.errors import ValidationFailed
 from apps.core.views import V1ViewSet
-from apps.publishing.oauth_backends import features_allowed
+from apps.platforms.features import features_allowed
 
 from .. import permissions, selectors, services
 from ..api.serializers import pages_of
