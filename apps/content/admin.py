@@ -426,7 +426,7 @@ class ContentAdmin(admin.ModelAdmin):
 def _with_lengths(content: Content, variants: list) -> list:
     """Each variant's published text (caption and hashtags) measured in its platform's own unit
     (X weighted, Bluesky graphemes, Threads with emoji bytes) against the platform's limit."""
-    from apps.platforms.adaptation import compose_caption
+    from apps.platforms.captions import compose_caption
     from apps.platforms.rules import get_format, get_rules
 
     for v in variants:

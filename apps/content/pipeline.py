@@ -23,7 +23,9 @@ from apps.events.services import broadcast
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 from apps.platforms import rules as platform_rules
-from apps.platforms.adaptation import Draft, adapt, style_for_platform, validate_variant
+from apps.platforms.adaptation import Draft, adapt
+from apps.platforms.style import style_for_platform
+from apps.platforms.validation import validate_variant
 
 from . import machine, services, states
 from .generation import get_engine

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from apps.platforms.adaptation import Draft, Variant, adapt, compose_caption, style_for_platform
+from apps.platforms.adaptation import Draft, Variant, adapt
+from apps.platforms.captions import compose_caption
 from apps.platforms.rules import SUPPORTED_PLATFORMS, count_text, get_format, get_rules
+from apps.platforms.style import style_for_platform
 
 from .generation.base import BrandVoice, TextRequest
 from .generation.local_text import make_text

@@ -25,7 +25,7 @@ from apps.core.tasking import task_named
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 from apps.platforms import rules as platform_rules
-from apps.platforms.adaptation import validate_variant
+from apps.platforms.validation import validate_variant
 
 from . import states
 from .generation.base import generation_cost
@@ -720,7 +720,8 @@ def caption_optimize(
     media_type: str = MediaType.IMAGE,
 ) -> dict:
     """Fit a caption to one platform's rules (length, hashtags, forbidden characters) and say what changed."""
-    from apps.platforms.adaptation import Draft, adapt, compose_caption
+    from apps.platforms.adaptation import Draft, adapt
+    from apps.platforms.captions import compose_caption
 
     try:
         name = platform_rules.normalize_platform(platform)

@@ -82,7 +82,7 @@ def client_for(profile: SocialProfile) -> PlatformClient:
 
 def post_request_for(publication: Publication, context: _ChunkContext | None = None) -> PostRequest:
     """What to post; `context` holds the chunk's variants and media (read once per chunk)."""
-    from apps.platforms.adaptation import compose_caption
+    from apps.platforms.captions import compose_caption
 
     content = publication.content
     if context is not None:

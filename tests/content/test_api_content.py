@@ -14,7 +14,7 @@ from apps.brands.services import brand_settings_update
 from apps.content.models import Content
 from apps.core.serializers import iso
 from apps.media.models import Kind, MediaAsset
-from apps.platforms.adaptation import validate_variant
+from apps.platforms.validation import validate_variant
 from tests.conftest import png_bytes
 from tests.content.factories import make_content
 from tests.factories import ProfileFactory

@@ -15,14 +15,8 @@ from hypothesis import strategies as st
 
 from apps.content.generation.base import BrandVoice, TextRequest
 from apps.content.generation.local_text import LANGUAGES, STOPWORDS, extract_keywords, make_text
-from apps.platforms.adaptation import (
-    Draft,
-    adapt,
-    compose_caption,
-    sentences,
-    style_for_platform,
-    validate_variant,
-)
+from apps.platforms.adaptation import Draft, adapt
+from apps.platforms.captions import compose_caption, sentences
 from apps.platforms.rules import (
     MEDIA_TYPES,
     POST_TYPES,
@@ -32,6 +26,8 @@ from apps.platforms.rules import (
     get_format,
     get_rules,
 )
+from apps.platforms.style import style_for_platform
+from apps.platforms.validation import validate_variant
 
 REPORTED = (
     "Write a friendly post announcing our new single-origin Ethiopian Yirgacheffe, roasted in small "

@@ -13,7 +13,7 @@ from apps.content.models import Content
 from apps.core.serializers import iso
 from apps.media.models import Kind, MediaAsset
 from apps.platforms import rules as platform_rules
-from apps.platforms.adaptation import validate_variant
+from apps.platforms.validation import validate_variant
 from tests.content.factories import make_content
 from tests.factories import BrandFactory, ProfileFactory
 

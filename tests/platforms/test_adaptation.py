@@ -8,17 +8,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.platforms.adaptation import (
+from apps.platforms.adaptation import Draft, Variant, adapt
+from apps.platforms.captions import (
     ELLIPSIS,
-    Draft,
-    Variant,
-    adapt,
     compose_caption,
     normalize_hashtag,
     normalize_hashtags,
     replace_forbidden,
     shorten,
-    validate_variant,
     words,
 )
 from apps.platforms.rules import (
@@ -29,6 +26,7 @@ from apps.platforms.rules import (
     count_text,
     get_format,
 )
+from apps.platforms.validation import validate_variant
 
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
 SENTENCES = [

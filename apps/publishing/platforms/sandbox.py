@@ -187,7 +187,7 @@ class SandboxClient(PlatformClient):
         )
 
     def validate(self, req: PostRequest) -> None:
-        from apps.platforms.adaptation import validate_variant
+        from apps.platforms.validation import validate_variant
 
         problems = validate_variant(
             self.profile.platform,
