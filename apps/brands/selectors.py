@@ -5,8 +5,14 @@ from django.db.models import Count
 from .models import Brand
 
 
+def brand_rows():
+    """Brands of every organization as they are presented (with their logo): a list view
+    declares it as its `queryset`, which the family base scopes to the caller's."""
+    return Brand.objects.select_related("logo")
+
+
 def brand_list(*, organization):
-    return Brand.objects.for_organization(organization).select_related("logo")
+    return brand_rows().for_organization(organization)
 
 
 def brand_list_with_counts(*, organization):

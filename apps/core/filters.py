@@ -145,10 +145,7 @@ class FamilyFilterBackend(DjangoFilterBackend):
         return view.get_filterset_class()
 
     def filter_queryset(self, request, queryset, view):
-        filterset_class = self.get_filterset_class(view, queryset)
-        if filterset_class is None:
-            return queryset
-        return filterset_class(request.query_params, queryset=queryset, request=request).qs
+        return view.filtered(queryset)
 
 
 def _sort_fields(view) -> dict[str, str]:

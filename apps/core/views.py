@@ -330,6 +330,16 @@ class _FamilyViewSet(viewsets.GenericViewSet):
     def get_filterset_class(self) -> type[ListFilterSet] | None:
         return self.filterset_class
 
+    def filtered(self, queryset, filterset_class: type[ListFilterSet] | None = None):
+        """`queryset` narrowed by a FilterSet (the view's by default) over this request's query
+        (a path's object that the list's parameters narrow too)."""
+        found = filterset_class or self.get_filterset_class()
+        return (
+            found(self.request.query_params, queryset=queryset, request=self.request).qs
+            if found
+            else queryset
+        )
+
     def get_sort_fields(self) -> dict[str, str]:
         """The sort whitelist of this action (a nested list sorts its own objects)."""
         return self.action_sort_fields.get(self.action or "") or self.sort_fields

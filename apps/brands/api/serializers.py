@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from apps.core.serializers import FreeFormField, HexColorField, StrictSerializer, iso
+from apps.core.serializers import FreeFormField, HexColorField, OutputSerializer, StrictSerializer, iso
 from apps.core.storage import absolute_url
 
 
@@ -24,7 +24,10 @@ class BrandUpdateInput(BrandInput):
     name = serializers.CharField(max_length=200, required=False)
 
 
-class BrandOutput(serializers.Serializer):
+class BrandOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_brand(instance, self.request)
+
     id = serializers.UUIDField()
     name = serializers.CharField()
     slug = serializers.CharField()

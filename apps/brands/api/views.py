@@ -1,10 +1,10 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
 
-from apps.core.views import ApiViewSet
+from apps.core.views import ApiViewSet, ListMixin
 from apps.media.api.serializers import MediaOutput, present_media
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_delete, media_upload
@@ -25,7 +25,10 @@ _UPLOAD = {
 }
 
 
-class BrandViewSet(ApiViewSet):
+@extend_schema_view(list=extend_schema(operation_id="api_brands_list"))
+class BrandViewSet(ListMixin, ApiViewSet):
+    queryset = selectors.brand_rows()
+    output_serializer = s.BrandOutput
     id_kind = "brand"
     policy = permissions.BRANDS
     sort_fields = {"createdAt": "created_at", "name": "name", "slug": "slug", "updatedAt": "updated_at"}
@@ -38,14 +41,10 @@ class BrandViewSet(ApiViewSet):
     action_sort_fields = {"profiles": profile_sort_fields, "reference_images": media_sort_fields}
 
     def _brands(self):
-        return selectors.brand_list(organization=self.actor.organization)
+        return self.get_queryset()
 
     def _brand(self, pk):
         return self.lookup(self._brands(), pk)
-
-    @extend_schema(responses=s.BrandOutput(many=True), operation_id="api_brands_list")
-    def list(self, request):
-        return self.respond_list(self._brands(), lambda b: s.present_brand(b, request))
 
     @extend_schema(responses=s.BrandOutput, operation_id="api_brands_retrieve")
     def retrieve(self, request, pk=None):

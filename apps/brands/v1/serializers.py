@@ -3,7 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.core import ids
-from apps.core.serializers import HexColorField, StrictSerializer, iso
+from apps.core.serializers import HexColorField, OutputSerializer, StrictSerializer, iso
 from apps.core.storage import absolute_url
 
 
@@ -83,10 +83,13 @@ class AssetsOutput(serializers.Serializer):
     fonts = serializers.ListField(child=serializers.CharField())
 
 
-class BrandOutput(serializers.Serializer):
+class BrandOutput(OutputSerializer):
     """Declared for the schema; `present` renders it by hand (lists are hot paths).
 
     Its own output shapes, not the input serializers: an unset colour or logo is `null`."""
+
+    def present(self, instance) -> dict:
+        return present_brand(instance, self.request)
 
     id = serializers.CharField()
     name = serializers.CharField()

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import URLValidator
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.parsers import MultiPartParser
 
 from apps.core.errors import ValidationFailed
-from apps.core.views import V1ViewSet
+from apps.core.views import ListMixin, V1ViewSet
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_upload
 
@@ -14,7 +14,9 @@ from .. import permissions, selectors, services
 from . import serializers as s
 
 
-class BrandViewSet(V1ViewSet):
+@extend_schema_view(list=extend_schema(operation_id="v1_brands_list"))
+class BrandViewSet(ListMixin, V1ViewSet):
+    queryset = selectors.brand_rows()
     output_serializer = s.BrandOutput
     id_kind = "brand"
     policy = permissions.BRANDS
@@ -22,7 +24,7 @@ class BrandViewSet(V1ViewSet):
     default_sort = ("created_at", "desc")
 
     def _brands(self):
-        return selectors.brand_list(organization=self.actor.organization)
+        return self.get_queryset()
 
     def _fields(self, serializer_class) -> dict:
         fields = self.valid_serializer(serializer_class).to_fields()
@@ -54,10 +56,6 @@ class BrandViewSet(V1ViewSet):
                 fields["logo"] = None
                 fields["logo_url"] = ""
         return fields
-
-    @extend_schema(responses=s.BrandOutput(many=True), operation_id="v1_brands_list")
-    def list(self, request):
-        return self.respond_list(self._brands(), lambda b: s.present_brand(b, request))
 
     @extend_schema(responses=s.BrandOutput, operation_id="v1_brands_retrieve")
     def retrieve(self, request, pk=None):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.brands.api.serializers import GenerationSettingsInput
-from apps.core.serializers import StrictSerializer, iso
+from apps.core.serializers import OutputSerializer, StrictSerializer, iso
 from apps.platforms.features import features_allowed
 
 from ..services import HHMM
@@ -27,7 +27,10 @@ class ProfileSettingsFields(StrictSerializer):
     openapi_fields = SLOT_FIELDS
 
 
-class ProfileOutput(serializers.Serializer):
+class ProfileOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_profile(instance, self.request)
+
     id = serializers.CharField()
     platform = serializers.CharField()
     username = serializers.CharField()

@@ -1,19 +1,16 @@
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers as drf_serializers
 from rest_framework.decorators import action
 
 from apps.brands.models import Brand
 from apps.brands.services import SETTINGS_DEFAULTS, effective_settings
-from apps.core import ids
 from apps.core.errors import ValidationFailed
 from apps.core.serializers import iso
-from apps.core.views import ApiViewSet
+from apps.core.views import ApiViewSet, ListMixin
 
-from .. import permissions, selectors, services
-from ..models import Platform, normalize_platform
+from .. import filters, permissions, selectors, services
 from . import serializers as s
 
 _JSON_TYPES = {bool: "boolean", str: "string", int: "number", float: "number", list: "array", dict: "object"}
@@ -56,7 +53,11 @@ class SlotsOutput(drf_serializers.Serializer):
     upcoming = drf_serializers.ListField(child=drf_serializers.DateTimeField())
 
 
-class ProfileViewSet(ApiViewSet):
+@extend_schema_view(list=extend_schema(operation_id="api_profiles_list"))
+class ProfileViewSet(ListMixin, ApiViewSet):
+    queryset = selectors.profile_rows()
+    filterset_class = filters.ProfileFilter
+    output_serializer = s.ProfileOutput
     id_kind = "profile"
     policy = permissions.PROFILES
     sort_fields = {
@@ -66,41 +67,13 @@ class ProfileViewSet(ApiViewSet):
         "followerCount": "follower_count",
     }
     default_sort = ("created_at", "desc")
-    search_fields = ("username", "display_name")
 
     def _profiles(self):
-        params = self.request.query_params
-        platform = brand_id = connected = None
-        if params.get("platform"):
-            platform = normalize_platform(params["platform"])
-            if platform is None:
-                raise ValidationFailed(
-                    "Unknown platform.", {"platform": [f"Unknown platform '{params['platform']}'."]}
-                )
-        if params.get("brandId"):
-            brand_id = ids.parse(params["brandId"], "brand")
-            if brand_id is None:
-                raise ValidationFailed("Invalid brandId.", {"brandId": ["Not an id."]})
-        if params.get("connected") in ("true", "false"):
-            connected = params["connected"] == "true"
-        return selectors.profile_list(
-            organization=self.actor.organization, platform=platform, brand_id=brand_id, connected=connected
-        )
+        """The caller's profiles, narrowed by the list's own parameters as the list is."""
+        return self.filtered(self.get_queryset(), filters.ProfileLookupFilter)
 
     def _profile(self, pk):
         return self.lookup(self._profiles(), pk)
-
-    @extend_schema(
-        responses=s.ProfileOutput(many=True),
-        operation_id="api_profiles_list",
-        parameters=[
-            OpenApiParameter("platform", str, enum=Platform.values),
-            OpenApiParameter("brandId", OpenApiTypes.UUID),
-            OpenApiParameter("connected", str, enum=["true", "false"]),
-        ],
-    )
-    def list(self, request):
-        return self.respond_list(self._profiles(), s.present_profile)
 
     @extend_schema(responses=s.ProfileOutput, operation_id="api_profiles_retrieve")
     def retrieve(self, request, pk=None):

@@ -5,7 +5,8 @@ from rest_framework import serializers
 from apps.core import ids
 from apps.core.serializers import StrictSerializer, iso
 
-from ..api.serializers import ProfileOutput, ProfileSettingsFields, settings_of  # noqa: F401  (one output shape, two id forms)
+from ..api import serializers as api_serializers
+from ..api.serializers import ProfileSettingsFields, settings_of
 
 
 def present_profile(profile, request=None) -> dict:
@@ -21,6 +22,12 @@ def present_profile(profile, request=None) -> dict:
         "brandId": ids.render(profile.brand_id, "brand"),
         "settings": settings_of(profile),
     }
+
+
+class ProfileOutput(api_serializers.ProfileOutput):
+    # one output shape, two id forms: Family A presents prefixed ids
+    def present(self, instance) -> dict:
+        return present_profile(instance, self.request)
 
 
 class ProfileSettingsInput(StrictSerializer):

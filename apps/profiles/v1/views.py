@@ -1,18 +1,19 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 
-from apps.core.errors import ValidationFailed
-from apps.core.views import V1ViewSet
+from apps.core.views import ListMixin, V1ViewSet
 from apps.platforms.features import features_allowed
 
-from .. import permissions, selectors, services
+from .. import filters, permissions, selectors, services
 from ..api.serializers import pages_of
-from ..models import Platform, normalize_platform
 from . import serializers as s
 
 
-class ProfileViewSet(V1ViewSet):
+@extend_schema_view(list=extend_schema(operation_id="v1_profiles_list"))
+class ProfileViewSet(ListMixin, V1ViewSet):
+    queryset = selectors.profile_rows()
+    filterset_class = filters.ProfileFilterA
     output_serializer = s.ProfileOutput
     id_kind = "profile"
     policy = permissions.PROFILES
@@ -25,27 +26,7 @@ class ProfileViewSet(V1ViewSet):
     default_sort = ("created_at", "desc")
 
     def _profiles(self):
-        params = self.request.query_params
-        platform = None
-        if params.get("platform"):
-            platform = normalize_platform(params["platform"])
-            if platform is None:
-                raise ValidationFailed(
-                    "Unknown platform.", {"platform": [f"Unknown platform '{params['platform']}'."]}
-                )
-        return selectors.profile_list(organization=self.actor.organization, platform=platform)
-
-    @extend_schema(
-        responses=s.ProfileOutput(many=True),
-        operation_id="v1_profiles_list",
-        parameters=[
-            OpenApiParameter("platform", str, enum=Platform.values),
-            OpenApiParameter("page", int),
-            OpenApiParameter("limit", int),
-        ],
-    )
-    def list(self, request):
-        return self.respond_list(self._profiles(), s.present_profile)
+        return self.filtered(self.get_queryset())
 
     @extend_schema(responses=s.ProfileOutput, operation_id="v1_profiles_retrieve")
     def retrieve(self, request, pk=None):
