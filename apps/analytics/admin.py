@@ -23,6 +23,7 @@ from apps.core.errors import ValidationFailed
 
 from . import charts, monitoring, reports
 from . import selectors as sel
+from .parameters import parse_choice, parse_tz
 
 PERMISSION = "publishing.view_publication"
 DAYS = (7, 30, 90, 365)
@@ -87,11 +88,11 @@ def analytics_view(request):
         errors.append(f"days must be one of {', '.join(map(str, DAYS))}; showing 30.")
         days = 30
     try:
-        group_by = sel.parse_choice(request.GET, "groupBy", sel.GROUP_BY) or ("day" if days <= 90 else "week")
-        tz = sel.parse_tz(request.GET.get("timezone"))
+        group_by = parse_choice(request.GET, "groupBy", sel.GROUP_BY) or ("day" if days <= 90 else "week")
+        tz = parse_tz(request.GET.get("timezone"))
     except ValidationFailed as exc:
         errors.extend(m for msgs in (exc.details or {}).values() for m in msgs)
-        group_by, tz = "day", sel.parse_tz(None)
+        group_by, tz = "day", parse_tz(None)
     all_followers = request.GET.get("followers") == "all"
     context.update(
         {

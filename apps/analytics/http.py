@@ -8,7 +8,7 @@ from apps.core.errors import ValidationFailed
 from apps.profiles.models import normalize_platform
 
 from . import reports
-from . import selectors as sel
+from .parameters import parse_choice, parse_period, parse_tz
 
 
 def parse_platform(params):
@@ -22,8 +22,8 @@ def parse_platform(params):
 
 
 def export_response(organization, params):
-    fmt = sel.parse_choice(params, "format", ("csv", "json")) or "csv"
-    period = sel.parse_period(params, tz=sel.parse_tz(params.get("timezone")), default_days=90)
+    fmt = parse_choice(params, "format", ("csv", "json")) or "csv"
+    period = parse_period(params, tz=parse_tz(params.get("timezone")), default_days=90)
     rows = reports.export_rows(organization, period.start, period.end)
     response = StreamingHttpResponse(
         reports.stream_export(rows, fmt),

@@ -6,7 +6,6 @@ import csv
 import datetime
 import io
 import json
-import re
 
 from django.db.models import Count, F, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce, ExtractHour, ExtractIsoWeekDay
@@ -14,22 +13,10 @@ from django.utils import timezone
 
 from apps.content.models import Content
 from apps.core import ids
-from apps.core.errors import ValidationFailed
 from apps.publishing.models import Publication
 
 from . import selectors as sel
 from .models import POST_METRICS, PostSnapshot
-
-
-def parse_days(raw: str | None, default: int = 30) -> int:
-    if raw in (None, ""):
-        return default
-    m = re.fullmatch(r"(\d{1,3})d", raw)
-    if not m or not 1 <= int(m.group(1)) <= 730:
-        raise ValidationFailed(
-            "Invalid period.", {"period": ["A number of days from 1 to 730 followed by 'd' (e.g. 30d)."]}
-        )
-    return int(m.group(1))
 
 
 def _window(days: int, now=None):

@@ -21,6 +21,30 @@ class ValidationFailed(ApplicationError):
     code = "VALIDATION_ERROR"
 
 
+class InvalidSubject(ValidationFailed):
+    """A value a service or selector refused, naming the domain subject it concerns (`subject`:
+    "brand", "profile") instead of a request field: each family's handler names the field
+    (`apps.core.exceptions.FIELD_NAMES`)."""
+
+    def __init__(self, message: str, subject: str, problem: str):
+        super().__init__(message, {subject: [problem]})
+        self.subject = subject
+        self.problem = problem
+
+
+class UnknownReference(InvalidSubject):
+    """Objects named by id that the organization does not have (or nobody has)."""
+
+    def __init__(self, subject: str, missing: list[str] | None = None):
+        problem = f"Not found: {', '.join(missing)}." if missing else "Not found."
+        super().__init__(f"Unknown {subject}.", subject, problem)
+        self.missing = missing or []
+
+
+class NoTargets(InvalidSubject):
+    """An action that needs objects to act on was given none."""
+
+
 class RuleViolation(ApplicationError):
     """A well-formed request that breaks a business rule (400 in A, 422 in B)."""
 

@@ -61,12 +61,26 @@ STATUSES: dict[type[errors.ApplicationError], tuple[int, int]] = {
 }
 
 
+#: per family: the request field that names each domain subject of an `InvalidSubject`
+#: (a subject not listed is its own name)
+FIELD_NAMES: dict[str, dict[str, str]] = {
+    "v1": {"brand": "brandId", "profile": "profiles"},
+    "api": {"brand": "brandId", "profile": "profiles"},
+}
+
+
+def _named(exc: errors.InvalidSubject, family: str) -> dict:
+    """The error's details with the family's field name for its subject."""
+    return {FIELD_NAMES[family].get(exc.subject, exc.subject): [exc.problem]}
+
+
 def statuses_of(exc: errors.ApplicationError) -> tuple[int, int]:
     return next(STATUSES[cls] for cls in type(exc).__mro__ if cls in STATUSES)
 
 
-def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
-    """(status A, status B, code, message, details, headers) for any exception."""
+def _normalize(exc: Exception, family: str) -> tuple[int, int, str, str, dict, dict]:
+    """(status A, status B, code, message, details, headers) for any exception; `details` in
+    the family's field names."""
     headers: dict = {}
     if isinstance(exc, errors.ApplicationError):
         status_a, status_b = statuses_of(exc)
@@ -74,7 +88,8 @@ def _normalize(exc: Exception) -> tuple[int, int, str, str, dict, dict]:
             headers["Retry-After"] = str(exc.retry_after)
         if isinstance(exc, errors.AuthenticationFailed):
             headers["WWW-Authenticate"] = _challenge(exc)
-        return status_a, status_b, exc.code, exc.message, exc.details, headers
+        details = _named(exc, family) if isinstance(exc, errors.InvalidSubject) else exc.details
+        return status_a, status_b, exc.code, exc.message, details, headers
     if isinstance(exc, Http404):
         return 404, 404, "NOT_FOUND", "Resource not found.", {}, headers
     if isinstance(exc, DjangoPermissionDenied):
@@ -134,7 +149,7 @@ def _log_unexpected(exc: Exception, status: int) -> None:
 def v1_exception_handler(exc: Exception, context: dict) -> HttpResponse:
     if isinstance(exc, Replay):
         return exc.response
-    status, _, code, message, details, headers = _normalize(exc)
+    status, _, code, message, details, headers = _normalize(exc, "v1")
     _log_unexpected(exc, status)
     body = {
         "error": {"code": code, "message": message, "details": details},
@@ -148,6 +163,6 @@ def v1_exception_handler(exc: Exception, context: dict) -> HttpResponse:
 def api_exception_handler(exc: Exception, context: dict) -> HttpResponse:
     if isinstance(exc, Replay):
         return exc.response
-    _, status, code, message, details, headers = _normalize(exc)
+    _, status, code, message, details, headers = _normalize(exc, "api")
     _log_unexpected(exc, status)
     return Response({"error": message, "details": {"code": code, **details}}, status=status, headers=headers)

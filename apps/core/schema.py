@@ -435,7 +435,7 @@ def postprocess(result, generator, request, public):
 
 #: a date (the whole day) or an instant: what `startDate`/`endDate` accept
 DATE_OR_INSTANT = {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
-#: `period=<days>d`, 1 to 730 days (apps.analytics.reports.parse_days)
+#: `period=<days>d`, 1 to 730 days (apps.analytics.parameters.parse_days)
 PERIOD = {"type": "string", "pattern": "^(?:[1-9][0-9]?|[1-6][0-9]{2}|7[0-2][0-9]|730)d$"}
 #: a `cursor` is the `nextCursor` of a previous page (base64url of its position), or empty
 CURSOR = {"type": "string", "pattern": "^[A-Za-z0-9_-]*$"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apps.brands.models import Brand
 from apps.core import ids
-from apps.core.errors import ValidationFailed
+from apps.core.errors import NoTargets, UnknownReference
 
 
 def brand_for_connect(*, organization, brand_id: str | None) -> Brand | None:
@@ -14,14 +14,14 @@ def brand_for_connect(*, organization, brand_id: str | None) -> Brand | None:
     pk = ids.parse(brand_id, "brand")
     brand = Brand.objects.for_organization(organization).filter(pk=pk).first() if pk else None
     if brand is None:
-        raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]})
+        raise UnknownReference("brand")
     return brand
 
 
 def profiles_for_publishing(
     *, organization, content, raw_ids, cross_post: bool = False, kind: str = "profile"
 ) -> list:
-    """The profiles named by id (each must be this organization's, else a 400 naming it),
+    """The profiles named by id (each must be this organization's, else an UnknownReference),
     or with crossPost and no ids, every connected profile of the content's brand on its platforms."""
     from apps.profiles.models import SocialProfile
 
@@ -31,13 +31,11 @@ def profiles_for_publishing(
             found = list(qs.filter(brand=content.brand, platform__in=content.platforms, connected=True))
             if found:
                 return found
-        raise ValidationFailed(
-            "Give the profiles to publish to.", {"profiles": ["At least one profile id is required."]}
-        )
+        raise NoTargets("Give the profiles to publish to.", "profile", "At least one profile id is required.")
     pks = [ids.parse(raw, kind) for raw in raw_ids]
     by_pk = {p.pk: p for p in qs.filter(pk__in=[pk for pk in pks if pk])}
     unknown = [str(raw) for raw, pk in zip(raw_ids, pks, strict=True) if pk not in by_pk]
     if unknown:
-        raise ValidationFailed("Unknown profile.", {"profiles": [f"Not found: {', '.join(unknown)}."]})
+        raise UnknownReference("profile", unknown)
     # in the order given, each once (every id is known here: none is None)
     return list({pk: by_pk[pk] for pk in pks if pk is not None}.values())

@@ -12,8 +12,8 @@ from apps.profiles.models import Platform
 from apps.profiles.selectors import profile_list
 
 from .. import monitoring, openapi, reports
-from .. import selectors as sel
 from ..http import export_response, parse_platform
+from ..parameters import parse_choice, parse_days, parse_period, parse_tz
 
 
 def _id(params, name, kind):
@@ -45,7 +45,7 @@ class AnalyticsApiViewSet(ApiViewSet):
         profile = self.lookup(
             profile_list(organization=self.actor.organization), params["profileId"], "profile"
         )
-        return self.respond(reports.profile_report(profile, reports.parse_days(params.get("period"))))
+        return self.respond(reports.profile_report(profile, parse_days(params.get("period"))))
 
     @extend_schema(
         operation_id="api_analytics_overview",
@@ -54,7 +54,7 @@ class AnalyticsApiViewSet(ApiViewSet):
     )
     def overview(self, request):
         return self.respond(
-            reports.overview(self.actor.organization, reports.parse_days(request.query_params.get("period")))
+            reports.overview(self.actor.organization, parse_days(request.query_params.get("period")))
         )
 
     @extend_schema(
@@ -78,7 +78,7 @@ class AnalyticsApiViewSet(ApiViewSet):
                 "Invalid sort.",
                 {"sort": [f"Use <field>:<asc|desc>, field one of {', '.join(reports.CONTENT_SORTS)}."]},
             )
-        period = sel.parse_period(params, tz=sel.parse_tz(params.get("timezone")), default_days=3650)
+        period = parse_period(params, tz=parse_tz(params.get("timezone")), default_days=3650)
         qs = reports.content_metrics(
             self.actor.organization,
             brand_id=_id(params, "brandId", "brand"),
@@ -137,10 +137,10 @@ class MonitoringViewSet(ApiViewSet):
     )
     def errors(self, request):
         params = request.query_params
-        kind = sel.parse_choice(params, "kind", monitoring.KINDS)
+        kind = parse_choice(params, "kind", monitoring.KINDS)
         since = until = None
         if params.get("startDate") or params.get("endDate"):
-            period = sel.parse_period(params, tz=sel.parse_tz(None), default_days=3650)
+            period = parse_period(params, tz=parse_tz(None), default_days=3650)
             since, until = period.start, period.end
         profile_id = _id(params, "profileId", "profile")
         if (

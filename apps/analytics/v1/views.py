@@ -10,6 +10,7 @@ from apps.profiles.selectors import profile_list
 
 from .. import openapi, selectors
 from ..http import export_response, parse_platform
+from ..parameters import parse_choice, parse_period, parse_tz
 
 
 class AnalyticsViewSet(V1ViewSet):
@@ -32,10 +33,10 @@ class AnalyticsViewSet(V1ViewSet):
     )
     def content(self, request):
         params = request.query_params
-        group_by = selectors.parse_choice(params, "groupBy", selectors.GROUP_BY) or "day"
-        metric = selectors.parse_choice(params, "metric", tuple(selectors.METRIC_PARAMS))
-        tz = selectors.parse_tz(params.get("timezone"))
-        period = selectors.parse_period(params, tz=tz)
+        group_by = parse_choice(params, "groupBy", selectors.GROUP_BY) or "day"
+        metric = parse_choice(params, "metric", tuple(selectors.METRIC_PARAMS))
+        tz = parse_tz(params.get("timezone"))
+        period = parse_period(params, tz=tz)
         content_id = None
         if params.get("contentId"):
             content_id = ids.parse(params["contentId"], "content")
@@ -63,9 +64,7 @@ class AnalyticsViewSet(V1ViewSet):
     )
     def profile(self, request, pk=None):
         profile = self.lookup(profile_list(organization=self.actor.organization), pk, "profile")
-        period = selectors.parse_period(
-            request.query_params, tz=selectors.parse_tz(request.query_params.get("timezone"))
-        )
+        period = parse_period(request.query_params, tz=parse_tz(request.query_params.get("timezone")))
         return self.respond(selectors.profile_analytics(profile, period))
 
     @extend_schema(
