@@ -22,10 +22,10 @@ from django.db import connection, transaction
 from django.db.models import Exists, F, Field, OuterRef, Q, Subquery
 from django.utils import timezone
 
+from apps.platforms.metrics import for_platform
 from apps.profiles.models import SocialProfile
 from apps.publishing.models import Publication
 
-from . import registry
 from .models import POST_METRICS, PostSnapshot, ProfileSnapshot, PullClaim
 
 log = logging.getLogger(__name__)
@@ -234,7 +234,7 @@ def collect_publication(
         raise ValueError(f"Publication {publication.pk} was not published: it has no metrics.")
     now = now or timezone.now()
     platform = publication.profile.platform if not publication.profile.sandbox else "sandbox"
-    spec = registry.for_platform(platform)
+    spec = for_platform(platform)
     age = now - published_at
     if _platform_paused(platform):
         return None

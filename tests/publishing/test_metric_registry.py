@@ -4,6 +4,7 @@ the whole Graph request; the client retries without it and records the gap."""
 from __future__ import annotations
 
 from apps.analytics import registry
+from apps.platforms import metrics
 from tests.publishing.test_platform_clients import main_request, make_client
 
 
@@ -31,14 +32,14 @@ def test_facebook_survives_a_retired_insight(facebook_fake):
 
 
 def test_retired_names_map_to_their_replacements():
-    assert registry.current_name("instagram", "impressions") == "views"
-    assert registry.current_name("instagram", "plays") == "views"
-    assert registry.current_name("facebook", "post_impressions_unique") == "post_total_media_view_unique"
-    assert registry.current_name("facebook", "page_impressions") == "page_media_view"
-    assert "impressions" not in registry.for_platform("instagram").metrics
-    assert registry.for_platform("pinterest").window.days == 90
-    assert registry.for_platform("x").recent_only[1].days == 30
-    assert registry.for_platform("tiktok").resolve_id_first
+    assert metrics.current_name("instagram", "impressions") == "views"
+    assert metrics.current_name("instagram", "plays") == "views"
+    assert metrics.current_name("facebook", "post_impressions_unique") == "post_total_media_view_unique"
+    assert metrics.current_name("facebook", "page_impressions") == "page_media_view"
+    assert "impressions" not in metrics.for_platform("instagram").metrics
+    assert metrics.for_platform("pinterest").window.days == 90
+    assert metrics.for_platform("x").recent_only[1].days == 30
+    assert metrics.for_platform("tiktok").resolve_id_first
 
 
 def test_engagement_rate_says_its_denominator():

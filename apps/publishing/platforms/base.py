@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
@@ -624,3 +625,40 @@ def check_https(item: MediaItem, platform: str) -> None:
 
 def normalise_type(content_type: str) -> str:
     return (content_type or "").split(";")[0].strip().lower()
+
+
+# --------------------------------------------------------------------------------------
+# Metrics a platform refuses by name (Graph retires them between versions).
+
+
+def refused_metric(message: str, requested: list[str]) -> str | None:
+    """Which requested metric a platform's refusal names (Graph: ``(#100) metric[2] must be one of
+    ...`` or ``... impressions metric is no longer supported``)."""
+    m = re.search(r"metric\[(\d+)\]", message)
+    if m and int(m.group(1)) < len(requested):
+        return requested[int(m.group(1))]
+    for name in sorted(requested, key=len, reverse=True):
+        if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", message):
+            return name
+    return None
+
+
+def fetch_without_refused(
+    fetch: Callable[[list[str]], dict[str, int]], names: list[str]
+) -> tuple[dict[str, int], dict[str, str]]:
+    """Call ``fetch(names)``; when the platform refuses the whole request because of one
+    metric, retry without it. Returns values and ``{refused name: the platform's reason}``."""
+    names = list(names)
+    refused: dict[str, str] = {}
+    while names:
+        try:
+            return fetch(names), refused
+        except PlatformError as exc:
+            if exc.retryable or exc.token_expired or exc.status_code not in (400, 403):
+                raise
+            name = refused_metric(exc.message, names)
+            if name is None:
+                raise
+            refused[name] = exc.message
+            names.remove(name)
+    return {}, refused

@@ -19,6 +19,7 @@ from apps.publishing.platforms.base import (
     PostRequest,
     PublishResult,
     check_https,
+    fetch_without_refused,
     normalise_type,
 )
 from apps.publishing.platforms.meta import GraphClient
@@ -158,7 +159,7 @@ class FacebookClient(GraphClient):
         return None
 
     def fetch_metrics(self, external_id: str) -> Metrics:
-        from apps.analytics.registry import fetch_without_refused, for_platform
+        from apps.platforms.metrics import for_platform
 
         spec = for_platform("facebook")
         body = self.graph_get(

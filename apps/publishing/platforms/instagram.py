@@ -17,6 +17,7 @@ from apps.publishing.platforms.base import (
     PublishResult,
     Quota,
     check_https,
+    fetch_without_refused,
     normalise_type,
 )
 from apps.publishing.platforms.meta import GraphClient
@@ -153,7 +154,7 @@ class InstagramClient(GraphClient):
         return None
 
     def fetch_metrics(self, external_id: str) -> Metrics:
-        from apps.analytics.registry import fetch_without_refused, for_platform
+        from apps.platforms.metrics import for_platform
 
         spec = for_platform("instagram")
         values, refused = fetch_without_refused(
