@@ -35,14 +35,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from apps.content.generation.base import (  # noqa: E402
-    BrandVoice,
-    ImageRequest,
-    TextRequest,
-    VideoRequest,
-    generation_cost,
-)
-from apps.content.generation.local import LocalEngine  # noqa: E402
+from apps.content.cost import generation_cost  # noqa: E402
+from apps.generation.base import BrandVoice, ImageRequest, TextRequest, VideoRequest  # noqa: E402
+from apps.generation.local import LocalEngine  # noqa: E402
 
 BRAND = BrandVoice(
     name="Bench Roasters",
@@ -269,7 +264,7 @@ def _create(org, brand, index: int):
 
 def _generate_all(contents, deadline: float) -> float:
     """Enqueue every content's generation task and wait until all are in review."""
-    from apps.content.tasks import generate_content
+    from apps.generation.tasks import generate_content
 
     ids_ = [c.pk for c in contents]
     start = time.perf_counter()

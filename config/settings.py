@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "apps.profiles",
     "apps.media",
     "apps.content",
+    "apps.generation",
     "apps.publishing",
     "apps.analytics",
     "apps.webhooks",

@@ -21,14 +21,13 @@ from apps.core.errors import (
     RuleViolation,
     ValidationFailed,
 )
-from apps.core.tasking import task_named
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 from apps.platforms import rules as platform_rules
 from apps.platforms.validation import validate_variant
 
-from . import states
-from .generation.base import generation_cost
+from . import ports, states
+from .cost import generation_cost
 from .machine import event_data as _event_data
 from .machine import lock as _locked
 from .machine import refuse as _refuse
@@ -78,12 +77,7 @@ class GenerationInput:
 
 def engine_languages() -> tuple[str, ...] | None:
     """Languages the configured engine writes (None: any ISO 639-1 code, as provider models do)."""
-    from .generation import get_engine
-
-    try:
-        return getattr(get_engine(), "languages", None)
-    except Exception:  # a misconfigured provider fails at generation time with its own reason
-        return None
+    return ports.generation().languages()
 
 
 def _validate(inp: GenerationInput) -> list[str]:
@@ -223,7 +217,7 @@ def _enqueue_generation(content: Content) -> None:
 
 
 def enqueue_generation_id(content_id: str) -> None:
-    task_named("apps.content.tasks.generate_content").delay(content_id)
+    ports.generation().enqueue(content_id)
 
 
 @transaction.atomic
@@ -406,19 +400,13 @@ def content_delete(*, content: Content) -> None:
 def content_edit_image(*, content: Content, prompt: str) -> Content:
     """Edit the current image with the image model (synchronously: an unknown instruction
     is an immediate 422/400, not a failed background job). Only in `review`."""
-    from .generation.base import EngineError
-    from .image_edits import edit_image
-
     if not prompt or not prompt.strip():
         raise ValidationFailed("An edit prompt is required.", {"prompt": ["Required."]})
     if not states.can("edit_image", content.status):
         raise _refuse(content, "edit_image")
     if content.media_type != MediaType.IMAGE or not current_media(content).exists():
         raise RuleViolation("This content has no image to edit.", {"media": ["No image."]})
-    try:
-        edited = edit_image(content.pk, prompt.strip())
-    except EngineError as exc:
-        raise RuleViolation(f"The image could not be edited: {exc}", {"prompt": [str(exc)]}) from None
+    edited = ports.generation().edit_image(content.pk, prompt.strip())  # a RuleViolation when it cannot
     if edited is None:  # the status changed while the model worked
         content.refresh_from_db()
         raise _refuse(content, "edit_image")
@@ -681,34 +669,9 @@ def content_request_multi_platform(
 
 
 def content_ideas(*, organization, brand, profile=None, topic: str = "", count: int = 5) -> dict:
-    """Content ideas in the brand's voice; without a topic, from the brand's themes."""
-    from apps.brands.services import effective_settings
-
-    from .generation import get_engine
-    from .generation.base import EngineError, IdeasRequest
-    from .voice import voice_from
-
-    values, _ = effective_settings(brand=brand, profile=profile)
-    voice = voice_from(values, brand)
-    subject = (topic or "").strip() or ", ".join(voice.themes)
-    if not subject:
-        raise RuleViolation(
-            "Give a topic, or set themes in the brand's generation settings.",
-            {"topic": ["Required when the brand has no themes."]},
-        )
-    try:
-        ideas = get_engine().ideas(
-            IdeasRequest(
-                topic=subject,
-                count=count,
-                platform=profile.platform if profile else "",
-                language=values.get("language") or "en",
-                brand=voice,
-            )
-        )
-    except EngineError as exc:
-        raise RuleViolation(f"No ideas could be made: {exc}", {"topic": [str(exc)]}) from None
-    return {"topic": subject, "ideas": list(ideas)}
+    """Content ideas in the brand's voice; without a topic, from the brand's themes (the
+    engine's, through the generation port)."""
+    return ports.generation().ideas(brand=brand, profile=profile, topic=topic, count=count)
 
 
 def caption_optimize(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from importlib import import_module
+from importlib.util import find_spec
 from typing import Any, ClassVar
 
 from celery import Task, current_app
@@ -21,9 +22,16 @@ logger = logging.getLogger(__name__)
 
 def task_named(name: str) -> Task:
     """The registered task `name`: services enqueue the work their app's tasks module runs by
-    the task's name, so that tasks import services and services never import tasks."""
+    the task's name, so that tasks import services and services never import tasks. A name
+    is looked up in the module it names first, then in every installed app's tasks."""
     if name not in current_app.tasks:  # its module not loaded in this process yet (no worker autodiscovery)
-        import_module(name.rpartition(".")[0])
+        module = name.rpartition(".")[0]
+        if find_spec(module) is not None:
+            import_module(module)
+    if name not in current_app.tasks:
+        # a task that kept its name when its module moved (queued messages and the beat
+        # schedule name it): load every installed app's tasks module, as a worker does
+        current_app.autodiscover_tasks(force=True)
     return current_app.tasks[name]
 
 

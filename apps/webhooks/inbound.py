@@ -20,7 +20,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from apps.content.generation.replicate_engine import (
+from apps.generation.replicate_engine import (
     WebhookBodyError,
     WebhookVerificationError,
     verify_replicate_webhook,
@@ -80,7 +80,7 @@ def replicate_webhook(request: HttpRequest) -> JsonResponse:
         provider="replicate", event_id=webhook_id, subject=prediction_id, payload=payload, processed=True
     ):
         return JsonResponse({"status": "duplicate"})
-    from apps.content.predictions import prediction_receive
+    from apps.generation.predictions import prediction_receive
 
     handed_over = bool(prediction_id) and prediction_receive(provider="replicate", external_id=prediction_id)
     return JsonResponse({"status": "accepted", "prediction": prediction_id, "completing": handed_over})

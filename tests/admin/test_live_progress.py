@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from apps.accounts.services import api_key_create, organization_get_or_create
-from apps.content.pipeline import _progress
+from apps.generation.steps import report_progress
 from tests.content.factories import make_content
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -56,7 +56,7 @@ def test_a_staff_session_without_a_token_subscribes_to_any_content_and_receives_
         assert await ws.receive_json_from() == {"type": "connection.ready", "data": {"staff": True}}
         await ws.send_json_to({"action": "subscribe", "contentId": str(content.pk)})
         assert (await ws.receive_json_from())["type"] == "subscribed"
-        await database_sync_to_async(_progress)(content, "text")  # what the pipeline sends
+        await database_sync_to_async(report_progress)(content, "text")  # what the pipeline sends
         message = await ws.receive_json_from()
         assert message["type"] == "content.generation.progress"
         assert message["data"] == {"contentId": str(content.pk), "stage": "text", "progress": 30}
@@ -99,7 +99,7 @@ def test_api_clients_keep_token_auth_and_their_organization_stream():
         connected, _ = await ws.connect()
         assert connected
         assert (await ws.receive_json_from())["data"] == {"organizationId": str(org.pk)}
-        await database_sync_to_async(_progress)(content, "media")
+        await database_sync_to_async(report_progress)(content, "media")
         message = await ws.receive_json_from()
         assert message["type"] == "content.generation.progress" and message["data"]["progress"] == 60
         await ws.disconnect()

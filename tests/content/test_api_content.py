@@ -401,7 +401,7 @@ def test_a_batch_of_three_schedules_completes_with_per_item_progress(
 def test_a_batch_enqueues_videos_first_and_keeps_its_items_in_selected_order(
     api, owner, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from apps.content import tasks
+    from apps.generation import tasks
 
     enqueued = []
     monkeypatch.setattr(tasks.generate_content, "delay", lambda content_id: enqueued.append(content_id))

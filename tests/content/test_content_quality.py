@@ -13,8 +13,8 @@ import twitter_text  # twitter-text-parser: an independent twitter-text implemen
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from apps.content.generation.base import BrandVoice, TextRequest
-from apps.content.generation.local_text import LANGUAGES, STOPWORDS, extract_keywords, make_text
+from apps.generation.base import BrandVoice, TextRequest
+from apps.generation.local_text import LANGUAGES, STOPWORDS, extract_keywords, make_text
 from apps.platforms.adaptation import Draft, adapt
 from apps.platforms.captions import compose_caption, sentences
 from apps.platforms.rules import (
@@ -261,9 +261,9 @@ def test_every_platform_and_post_type_keeps_the_rules(
 
 # --- what a social media manager reads: grammar, language, tags, Pinterest, stock tags -------------
 
-from apps.content.generation.local_text import _WEAK_WORDS  # noqa: E402
-from apps.content.generation.local_text import T as COPY  # noqa: E402
-from apps.content.samples import SAMPLES, render_variant  # noqa: E402
+from apps.generation.local_text import _WEAK_WORDS  # noqa: E402
+from apps.generation.local_text import T as COPY  # noqa: E402
+from apps.generation.samples import SAMPLES, render_variant  # noqa: E402
 
 TONES = ("professional", "casual", "friendly", "playful", "inspirational", "educational")
 SEEDS = range(6)
@@ -546,7 +546,7 @@ def test_instagram_habits_stay_on_instagram_and_tiktok(language):
 def test_provider_engines_are_asked_for_a_searchable_pin():
     """The same holds for the provider engines: their prompt asks Pinterest for search words, and
     the style step above enforces it on whatever they return."""
-    from apps.content.generation.provider_common import build_text_prompt
+    from apps.generation.provider_common import build_text_prompt
 
     _, user = build_text_prompt(TextRequest(prompt="Handmade teacups from Kyoto", platform="pinterest"))
     assert "search" in user and "without asking for comments" in user and "100 characters" in user

@@ -7,8 +7,9 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from apps.content import pipeline, states
+from apps.content import states
 from apps.content.models import Content
+from apps.generation import pipeline
 from tests.content.factories import make_content
 
 pytestmark = pytest.mark.django_db(transaction=True)

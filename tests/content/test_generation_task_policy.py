@@ -1,4 +1,4 @@
-"""The generation task's declared policy (apps.core.tasking, content.tasks.GenerateTask) against
+"""The generation task's declared policy (apps.core.tasking, generation.tasks.GenerateTask) against
 a provider speaking OpenAI's wire format: a retryable engine error tries again, a permanent one
 or the last retry fails the content with its reason, and neither reaches the caller."""
 
@@ -8,10 +8,10 @@ import pytest
 from django.conf import settings as django_settings
 
 from apps.brands.models import Brand
-from apps.content.generation import _build
 from apps.content.models import Content
 from apps.content.services import GenerationInput, content_request_generation
-from apps.content.tasks import generate_content
+from apps.generation.engines import _build
+from apps.generation.tasks import generate_content
 from tests.content.provider_fakes import OpenAIFake
 
 pytestmark = pytest.mark.django_db(transaction=True)

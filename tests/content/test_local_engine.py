@@ -11,7 +11,7 @@ import av
 import pytest
 from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageStat
 
-from apps.content.generation.base import (
+from apps.generation.base import (
     BrandVoice,
     Engine,
     EngineError,
@@ -20,7 +20,7 @@ from apps.content.generation.base import (
     TextRequest,
     VideoRequest,
 )
-from apps.content.generation.local import LocalEngine
+from apps.generation.local import LocalEngine
 
 ENGINE = LocalEngine()
 BRAND = BrandVoice(

@@ -15,7 +15,7 @@ import av
 import pytest
 from PIL import Image
 
-from apps.content.generation.base import (
+from apps.generation.base import (
     BrandVoice,
     EngineError,
     IdeasRequest,
@@ -24,9 +24,9 @@ from apps.content.generation.base import (
     TextRequest,
     VideoRequest,
 )
-from apps.content.generation.gemini_engine import GeminiEngine
-from apps.content.generation.openai_engine import OpenAIEngine
-from apps.content.generation.replicate_engine import (
+from apps.generation.gemini_engine import GeminiEngine
+from apps.generation.openai_engine import OpenAIEngine
+from apps.generation.replicate_engine import (
     ReplicateEngine,
     WebhookVerificationError,
     verify_replicate_webhook,

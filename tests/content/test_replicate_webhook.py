@@ -21,13 +21,13 @@ import pytest
 from django.utils import timezone
 
 from apps.brands.models import Brand
-from apps.content import pipeline
-from apps.content.generation import _build, get_engine
 from apps.content.models import Content, Prediction
-from apps.content.predictions import prediction_receive, predictions_poll_stale
 from apps.content.services import GenerationInput, content_request_generation
-from apps.content.tasks import poll_stale_predictions
 from apps.events.models import Event
+from apps.generation import pipeline
+from apps.generation.engines import _build, get_engine
+from apps.generation.predictions import prediction_receive, predictions_poll_stale
+from apps.generation.tasks import poll_stale_predictions
 from apps.media.models import Kind, MediaAsset
 from apps.webhooks.models import InboundWebhook
 from tests.content.provider_fakes import ReplicateFake, WebhookReceiver, sign_replicate_webhook

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from apps.content import selectors, states
+from apps.content.models import Content
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 
-from . import selectors, states
-from .generation import get_engine
-from .models import Content
+from .engines import get_engine
 
 
 def edit_image(content_id, prompt: str) -> MediaAsset | None:

@@ -12,8 +12,8 @@ from apps.platforms.captions import compose_caption
 from apps.platforms.rules import SUPPORTED_PLATFORMS, count_text, get_format, get_rules
 from apps.platforms.style import style_for_platform
 
-from .generation.base import BrandVoice, TextRequest
-from .generation.local_text import make_text
+from .base import BrandVoice, TextRequest
+from .local_text import make_text
 
 PLATFORM_ORDER = (
     "x",

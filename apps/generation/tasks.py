@@ -1,15 +1,19 @@
-"""Thin Celery tasks: ids in, pipeline/service call out."""
+"""Thin Celery tasks: ids in, pipeline/service call out. Each keeps the name it had in
+``apps.content.tasks`` (``enqueue``), which queued messages and the beat schedule use."""
 
 from __future__ import annotations
 
 from celery import shared_task
 from django.conf import settings
 
+from apps.content.models import Prediction
 from apps.core.tasking import DefaultTask, GenerationTask
 from apps.events.services import dispatch_deferred
 
-from . import pipeline
-from .generation.base import EngineError, RetryableEngineError
+from . import pipeline, steps
+from .base import EngineError, RetryableEngineError
+from .enqueue import COMPLETE_PREDICTION, GENERATE_CONTENT, POLL_STALE_PREDICTIONS, SWEEP_GENERATIONS
+from .predictions import prediction_complete, predictions_poll_stale
 
 
 class GenerateTask(GenerationTask):
@@ -29,10 +33,10 @@ class GenerateTask(GenerationTask):
 
     def failed(self, exc: BaseException, content_id: str) -> None:
         reason = str(exc) if isinstance(exc, EngineError) else f"{exc.__class__.__name__}: {exc}"
-        pipeline.fail(content_id, f"Generation failed: {reason}")
+        steps.fail(content_id, f"Generation failed: {reason}")
 
 
-@shared_task(base=GenerateTask)
+@shared_task(base=GenerateTask, name=GENERATE_CONTENT)
 def generate_content(content_id: str) -> None:
     # The events this generation commits (content.generated, batch progress) are fanned out
     # by this task when it ends, not by one more task each; the outbox sweep covers a crash.
@@ -40,21 +44,25 @@ def generate_content(content_id: str) -> None:
         pipeline.run(content_id)
 
 
-@shared_task(base=DefaultTask)
+@shared_task(base=DefaultTask, name=SWEEP_GENERATIONS)
 def sweep_generations() -> dict:
     """Beat: queue again the generations a dead worker or a lost task left behind."""
     return pipeline.sweep()
 
 
-@shared_task(bind=True, queue="generation", acks_late=True, ignore_result=True, max_retries=None)
+@shared_task(
+    bind=True,
+    name=COMPLETE_PREDICTION,
+    queue="generation",
+    acks_late=True,
+    ignore_result=True,
+    max_retries=None,
+)
 def complete_prediction(self, prediction_id: str) -> None:
     """A provider's prediction arrived by webhook: store its output, finish the content if last.
 
     A retryable error fetching a succeeded prediction's output (a timeout, 429, 5xx) happens
     before anything is stored, so the task tries again with backoff before it fails the content."""
-    from .models import Prediction
-    from .predictions import prediction_complete
-
     try:
         prediction_complete(prediction_id=prediction_id)
     except EngineError as exc:
@@ -65,17 +73,15 @@ def complete_prediction(self, prediction_id: str) -> None:
         if succeeded and exc.retryable and self.request.retries < settings.GENERATION_MAX_RETRIES:
             raise self.retry(exc=exc, countdown=min(60, 2 ** (self.request.retries + 1))) from None
         if row is not None:
-            pipeline.fail(row["content_id"], f"Generation failed: {exc}")
+            steps.fail(row["content_id"], f"Generation failed: {exc}")
     except Exception as exc:
         content_id = Prediction.objects.filter(pk=prediction_id).values_list("content_id", flat=True).first()
         if content_id is not None:
-            pipeline.fail(content_id, f"Generation failed: {exc.__class__.__name__}: {exc}")
+            steps.fail(content_id, f"Generation failed: {exc.__class__.__name__}: {exc}")
         raise
 
 
-@shared_task(base=DefaultTask)
+@shared_task(base=DefaultTask, name=POLL_STALE_PREDICTIONS)
 def poll_stale_predictions(older_than_seconds: float | None = None) -> dict:
     """Beat: complete provider predictions whose webhook never came (see predictions_poll_stale)."""
-    from .predictions import predictions_poll_stale
-
     return predictions_poll_stale(older_than_seconds=older_than_seconds)

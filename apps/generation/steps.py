@@ -1,24 +1,19 @@
-"""The generation pipeline, in stages with progress 0-100:
-
-resolve effective settings (post > profile > brand > system) -> text -> media ->
-per-platform adaptation -> validate against platform rules -> `review`.
-Runs in a Celery task (queue `generation`); the task retries retryable engine errors.
-"""
+"""The steps of a generation that both of its paths take: the synchronous one (``pipeline``,
+the engine answers in the task) and the one a provider finishes by webhook (``predictions``):
+progress, what to ask the engine, storing media, adapting the text to each platform and
+moving the content to review, or failing it."""
 
 from __future__ import annotations
 
-import datetime
 import logging
-import uuid
 
-from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
 from apps.brands.services import effective_settings
+from apps.content import machine, services, states
+from apps.content.models import Content, GenerationMode, MediaType
 from apps.core.db import relax_commit
-from apps.core.heartbeat import Heartbeat
 from apps.events.services import broadcast
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
@@ -27,10 +22,7 @@ from apps.platforms.adaptation import Draft, adapt
 from apps.platforms.style import style_for_platform
 from apps.platforms.validation import validate_variant
 
-from . import machine, services, states
-from .generation import get_engine
-from .generation.base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest, VideoResult
-from .models import Content, GenerationMode, MediaType
+from .base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest, VideoResult
 from .voice import voice_from
 
 logger = logging.getLogger(__name__)
@@ -38,7 +30,7 @@ logger = logging.getLogger(__name__)
 STAGES = {"settings": 10, "text": 30, "media": 60, "adapt": 85, "done": 100}
 
 
-def _progress(content: Content, stage: str, progress: int | None = None) -> None:
+def report_progress(content: Content, stage: str, progress: int | None = None) -> None:
     value = STAGES[stage] if progress is None else progress
     if getattr(content, "_progress_sent", None) == value:
         return
@@ -65,103 +57,6 @@ def _progress(content: Content, stage: str, progress: int | None = None) -> None
         logger.warning("progress broadcast failed for %s", content.pk, exc_info=True)
 
 
-def claim(content_id) -> Content | None:
-    """pending -> generating with a lease, once; a duplicate or late task finds nothing to do.
-
-    A `generating` row is taken again only once its lease has expired or been released (its
-    worker died, or the engine asked for a retry). Past GENERATION_MAX_ATTEMPTS claims of
-    one run, the content fails with a reason instead of running again."""
-    now = timezone.now()
-    with transaction.atomic():
-        content = Content.objects.select_for_update().filter(pk=content_id).first()
-        if content is None or content.status not in (states.PENDING, states.GENERATING):
-            return None
-        if content.status == states.GENERATING:
-            if content.generation_lease_until is not None and content.generation_lease_until >= now:
-                return None  # another worker holds it
-            if content.generation_attempts >= settings.GENERATION_MAX_ATTEMPTS:
-                _fail_locked(
-                    content,
-                    f"Generation failed: its worker stopped {content.generation_attempts} times "
-                    "before finishing (see GENERATION_MAX_ATTEMPTS).",
-                )
-                return None
-        else:
-            machine.transition(content, "start")
-            content.generation_count += 1
-            content.generation_attempts = 0
-        content.generation_attempts += 1
-        content.generation_claim = uuid.uuid4()
-        content.generation_started_at = now
-        content.generation_lease_until = now + datetime.timedelta(seconds=settings.GENERATION_LEASE_SECONDS)
-        content.save(
-            update_fields=[
-                "generation_count",
-                "generation_attempts",
-                "generation_claim",
-                "generation_started_at",
-                "generation_lease_until",
-                "updated_at",
-            ]
-        )
-        return content
-
-
-def release_id(content_id) -> None:
-    """Give the lease back (the task retries later): the next claim does not count as a crash."""
-    Content.objects.filter(pk=content_id, status=states.GENERATING, generation_attempts__gt=0).update(
-        generation_lease_until=None,
-        generation_attempts=F("generation_attempts") - 1,
-        updated_at=timezone.now(),
-    )
-
-
-def _renewer(content: Content):
-    def renew():
-        Content.objects.filter(
-            pk=content.pk, status=states.GENERATING, generation_claim=content.generation_claim
-        ).update(
-            generation_lease_until=timezone.now()
-            + datetime.timedelta(seconds=settings.GENERATION_LEASE_SECONDS)
-        )
-
-    return renew
-
-
-def sweep(*, now=None) -> dict:
-    """Beat: generations whose worker died (lease expired) or whose task was lost (pending or
-    released for too long, e.g. a Redis restart) are queued again; past
-    GENERATION_MAX_ATTEMPTS the claim fails them with a reason."""
-    now = now or timezone.now()
-    stuck = now - datetime.timedelta(seconds=settings.GENERATION_QUEUED_STUCK_SECONDS)
-    with transaction.atomic():
-        expired = Q(status=states.GENERATING, generation_lease_until__lt=now)
-        lost = Q(status=states.PENDING, updated_at__lt=stuck) | Q(
-            status=states.GENERATING, generation_lease_until__isnull=True, updated_at__lt=stuck
-        )
-        from .models import Prediction
-
-        ids = list(
-            Content.objects.select_for_update(skip_locked=True)
-            .filter(expired | lost)
-            .exclude(pk__in=Prediction.objects.values("content_id"))  # webhooks finish those
-            .values_list("pk", flat=True)[:500]
-        )
-        if not ids:
-            return {"requeued": 0}
-        Content.objects.filter(pk__in=ids, status=states.GENERATING).update(
-            generation_lease_until=None, updated_at=now
-        )
-        Content.objects.filter(pk__in=ids, status=states.PENDING).update(updated_at=now)
-
-        def enqueue() -> None:
-            for pk in ids:
-                services.enqueue_generation_id(str(pk))
-
-        transaction.on_commit(enqueue)
-    return {"requeued": len(ids)}
-
-
 def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | VideoRequest]]:
     """What to ask the engine for this content (deterministic: the async path rebuilds it)."""
     values, _ = effective_settings(brand=content.brand, profile=content.profile, post=content.settings)
@@ -184,44 +79,6 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
     if content.generation_mode == GenerationMode.MANUAL or not content.media_request.get("generate", True):
         return text_request, []
     return text_request, _media_requests(content, voice)
-
-
-def run(content_id) -> Content | None:
-    content = claim(content_id)
-    if content is None:
-        return None
-    with Heartbeat(_renewer(content), lambda: settings.GENERATION_HEARTBEAT_SECONDS):
-        return _run_claimed(content)
-
-
-def _run_claimed(content: Content) -> Content | None:
-    engine = get_engine()
-    _progress(content, "settings")
-    text_request, media_requests = requests_for(content)
-    if submits_predictions(engine):
-        from .predictions import predictions_submit
-
-        predictions_submit(
-            content=content, engine=engine, text_request=text_request, media_requests=media_requests
-        )
-        return content  # finished by the provider's webhooks (apps.content.predictions)
-
-    text = engine.text(text_request)
-    _progress(content, "text")
-    if media_requests:
-        clear_generated_media(content)
-        for n, request in enumerate(media_requests):
-            result = engine.video(request) if isinstance(request, VideoRequest) else engine.image(request)
-            store_media(content, result, position=n)
-            if not isinstance(request, VideoRequest):
-                _progress(content, "media", 30 + int(30 * (n + 1) / len(media_requests)))
-    _progress(content, "media")
-    return finish(content, text)
-
-
-def submits_predictions(engine) -> bool:
-    """An engine with a webhook URL (Replicate) completes asynchronously through webhooks."""
-    return bool(getattr(engine, "webhook_url", None)) and hasattr(engine, "submit_text")
 
 
 def finish(content: Content, text) -> Content:
@@ -256,7 +113,7 @@ def finish(content: Content, text) -> Content:
                 f"media re-cropped from {content.dimensions} to {ratio}",
             ]
         variants[platform] = (data, ratio)
-    _progress(content, "adapt")
+    report_progress(content, "adapt")
 
     with transaction.atomic():
         locked = Content.objects.select_for_update().get(pk=content.pk)
@@ -271,7 +128,7 @@ def finish(content: Content, text) -> Content:
         # on_commit hooks run in registration order: progress 100 reaches the channel layer
         # before the outcome event is even enqueued, so a client never sees `content.generated`
         # ahead of the last progress message (another worker process dispatches that event).
-        transaction.on_commit(lambda: _progress(locked, "done"))
+        transaction.on_commit(lambda: report_progress(locked, "done"))
         machine.transition(locked, "complete", event="content.generated")
         if locked.batch_id:
             batch_id = locked.batch_id
@@ -302,8 +159,7 @@ def _media_requests(content: Content, voice: BrandVoice) -> list[ImageRequest | 
     if content.media_type == MediaType.VIDEO:
         low, high = platform_rules.video_seconds(content.platforms[0], content.post_type)
         seconds = max(5.0, min(8.0, 6.0, high))
-        if seconds < low:
-            seconds = low
+        seconds = max(seconds, low)
         return [
             VideoRequest(
                 prompt=content.prompt,
@@ -377,10 +233,10 @@ def fail(content_id, reason: str) -> None:
         content = Content.objects.select_for_update().filter(pk=content_id).first()
         if content is None:
             return
-        _fail_locked(content, reason)
+        fail_locked(content, reason)
 
 
-def _fail_locked(content: Content, reason: str) -> None:
+def fail_locked(content: Content, reason: str) -> None:
     if not states.can("fail", content.status) or content.status not in (states.PENDING, states.GENERATING):
         return
     content.generation_lease_until = None

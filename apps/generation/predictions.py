@@ -34,12 +34,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.content import states
+from apps.content.models import Content, Prediction
 from apps.core.tasking import task_named
 
-from . import pipeline, states
-from .generation import get_engine
-from .generation.base import EngineError, PredictionEngine, TextResult, VideoRequest
-from .models import Content, Prediction
+from . import steps
+from .base import EngineError, PredictionEngine, TextResult, VideoRequest
+from .engines import get_engine
+from .enqueue import COMPLETE_PREDICTION
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +54,7 @@ def predictions_submit(*, content: Content, engine, text_request, media_requests
     """Submit the run's predictions; the content stays `generating` until their webhooks."""
     with transaction.atomic():
         Prediction.objects.filter(content=content).delete()  # an earlier attempt's jobs are void
-    pipeline.clear_generated_media(content)
+    steps.clear_generated_media(content)
     jobs = [("text", 0, engine.submit_text, text_request)]
     for n, request in enumerate(media_requests):
         if isinstance(request, VideoRequest):
@@ -96,7 +98,7 @@ def prediction_hand_over(*, provider: str, external_id: str, payload: dict) -> b
         )
         if claimed:
             prediction_id = str(prediction.pk)
-            complete = task_named("apps.content.tasks.complete_prediction")
+            complete = task_named(COMPLETE_PREDICTION)
             transaction.on_commit(lambda: complete.delay(prediction_id))
     return bool(claimed)
 
@@ -138,7 +140,7 @@ def predictions_poll_stale(*, older_than_seconds: float | None = None, limit: in
                 logger.warning("prediction %s could not be fetched now: %s", external_id, exc)
                 counts["unavailable"] += 1
             else:
-                pipeline.fail(content_id, f"Generation failed: {exc}")
+                steps.fail(content_id, f"Generation failed: {exc}")
                 counts["failed"] += 1
             continue
         if payload.get("status") not in TERMINAL:
@@ -165,7 +167,7 @@ def prediction_complete(*, prediction_id) -> Content | None:
     content = prediction.content
     if content.status != states.GENERATING:
         return None  # regenerated, deleted or failed meanwhile
-    text_request, media_requests = pipeline.requests_for(content)
+    text_request, media_requests = steps.requests_for(content)
     request = text_request if prediction.kind == "text" else media_requests[prediction.position]
     engine = cast(PredictionEngine, get_engine())  # only a prediction engine made the row
     result = engine.result_from_prediction(prediction.payload, prediction.kind, request=request)
@@ -173,7 +175,7 @@ def prediction_complete(*, prediction_id) -> Content | None:
     if isinstance(result, TextResult):
         output = dataclasses.asdict(result)
     else:
-        pipeline.store_media(content, result, position=prediction.position)
+        steps.store_media(content, result, position=prediction.position)
     done = Prediction.objects.filter(pk=prediction.pk, status=Prediction.RECEIVED).update(
         status=Prediction.DONE, output=output, completed_at=timezone.now(), updated_at=timezone.now()
     )
@@ -181,10 +183,10 @@ def prediction_complete(*, prediction_id) -> Content | None:
         return None
     run = Prediction.objects.filter(content=content)
     total, finished = run.count(), run.filter(status=Prediction.DONE).count()
-    pipeline._progress(
+    steps.report_progress(
         content, "text" if prediction.kind == "text" else "media", 10 + 75 * finished // max(1, total)
     )
     if finished < total:
         return content
     text = run.get(kind="text").output
-    return pipeline.finish(content, TextResult(**text))
+    return steps.finish(content, TextResult(**text))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .generation.base import BrandVoice
+from .base import BrandVoice
 
 
 def voice_from(values: dict, brand) -> BrandVoice:

@@ -5,7 +5,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from apps.content.samples import samples_markdown
+from apps.generation.samples import samples_markdown
 
 
 class Command(BaseCommand):
