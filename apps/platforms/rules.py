@@ -199,7 +199,7 @@ def _note(x: Any) -> str:
 def load_platforms_yaml() -> Mapping[str, Any]:
     """The parsed ``platforms.yaml`` (loaded once)."""
     with PLATFORMS_YAML.open(encoding="utf-8") as fh:
-        data = yaml.safe_load(fh)
+        data: dict[str, Any] = yaml.safe_load(fh)
     platforms = data.get("platforms") or {}
     missing = [p for p in SUPPORTED_PLATFORMS if p not in platforms]
     if missing:
@@ -438,21 +438,18 @@ def _allowed_ratios(
     return allowed, default
 
 
-def _build(platform: str, p: Mapping[str, Any]) -> PlatformRules:
-    display = DISPLAY_NAMES[platform]
-    caption_max = int(_v(p.get("description_max_chars") or p["caption_max_chars"]))
-    unit = _parse_unit(p.get("description_count_unit") or p.get("caption_count_unit", "characters"))
-    caption_max_bytes = _v(p.get("caption_max_bytes"))
-    caption_max_bytes = int(caption_max_bytes) if caption_max_bytes else None
-
-    url_length: int | None = None
+def _url_length(p: Mapping[str, Any], unit: str) -> int | None:
+    """What a URL counts as in the caption: X's t.co length, or a count the unit's note names
+    (Mastodon); None where a URL counts as its own text."""
     if unit == UNIT_WEIGHTED:
-        url_length = int(_v((p.get("links") or {}).get("counted_as_chars")) or DEFAULT_URL_LENGTH)
-    elif m := re.search(r"each URL counts as[^;]*?\((\d+)\)", str(_v(p.get("caption_count_unit")))):
-        url_length = int(m.group(1))
+        return int(_v((p.get("links") or {}).get("counted_as_chars")) or DEFAULT_URL_LENGTH)
+    if m := re.search(r"each URL counts as[^;]*?\((\d+)\)", str(_v(p.get("caption_count_unit")))):
+        return int(m.group(1))
+    return None
 
-    hashtag_max = _v(p.get("hashtag_max"))
-    hashtag_max = int(hashtag_max) if hashtag_max is not None else None
+
+def _hashtag_max_length(platform: str, p: Mapping[str, Any]) -> int | None:
+    """Characters after '#': Bluesky's grapheme cap, Threads' topic tag note, else a fallback."""
     tag_len = p.get("extra_tag_max_graphemes")
     if tag_len is None and (
         m := re.search(r"topic_tag param \((\d+)-(\d+) chars", str(p.get("hashtag_note", "")))
@@ -460,124 +457,191 @@ def _build(platform: str, p: Mapping[str, Any]) -> PlatformRules:
         tag_len = m.group(2)
     if tag_len is None:
         tag_len = _HASHTAG_MAX_LENGTH_FALLBACK.get(platform)
+    return int(tag_len) if tag_len is not None else None
+
+
+def _hashtag_recommended(p: Mapping[str, Any], hashtag_max: int | None) -> tuple[int, int]:
+    """The recommended (low, high) number of hashtags, never above the platform's maximum."""
     rec = _v(p.get("hashtag_recommended"))
-    hashtag_recommended = (int(rec[0]), int(rec[1])) if isinstance(rec, list) and len(rec) == 2 else (0, 5)
+    low, high = (int(rec[0]), int(rec[1])) if isinstance(rec, list) and len(rec) == 2 else (0, 5)
     if hashtag_max is not None:
-        hashtag_recommended = (
-            min(hashtag_recommended[0], hashtag_max),
-            min(hashtag_recommended[1], hashtag_max),
-        )
-    placement_raw = str(_v(p.get("hashtag_placement", "caption")))
-    placement = "first_comment" if placement_raw.startswith("first_comment") else "caption"
+        return min(low, hashtag_max), min(high, hashtag_max)
+    return low, high
 
-    first_comment = p.get("first_comment") or {}
-    fc_supported = bool(_v(first_comment.get("supported"))) if isinstance(first_comment, dict) else False
 
-    alt = p.get("alt_text") or {}
-    alt_supported = bool(_v(alt.get("supported")))
-    alt_max = _v(alt.get("max_chars"))
-    if alt_max is None:
-        alt_max = _v(p.get("alt_text_max_chars"))
-    alt_max = int(alt_max) if alt_max is not None else None
-    alt_applies = [str(a) for a in (alt.get("applies_to") or [])]
-    alt_not_on = {str(a) for a in (alt.get("not_supported_on") or [])}
+@dataclass(frozen=True)
+class _AltTextYaml:
+    """A platform's ``alt_text`` entry: whether it has alt text, its cap and where it applies."""
 
-    forbidden = tuple(p.get("forbidden_chars_title_description") or ())
+    supported: bool
+    max_chars: int | None
+    applies_to: list[str]
+    not_supported_on: set[str]
 
-    caption_limit = TextLimit(caption_max, unit, caption_max_bytes, url_length)
-    if platform in _FIRST_COMMENT_MAX_CHARS:
-        fc_limit = TextLimit(_FIRST_COMMENT_MAX_CHARS[platform], UNIT_CHARACTERS)
-    else:
-        fc_limit = caption_limit
-    alt_unit = UNIT_UTF16 if unit == UNIT_UTF16 else UNIT_CHARACTERS
-
-    yaml_types: Mapping[str, Any] = p.get("post_types") or {}
-    formats: dict[tuple[str, str], FormatRules] = {}
-    for (post_type, media_type), native in _NATIVE_FORMATS[platform].items():
-        fmt = yaml_types.get(native)
-        if not isinstance(fmt, dict):
-            raise RuntimeError(f"{PLATFORMS_YAML}: {platform}.post_types.{native} missing")
-        if media_type not in (fmt.get("media") or []):
-            raise RuntimeError(f"{PLATFORMS_YAML}: {platform}.post_types.{native} has no {media_type}")
-
-        # Caption: a native format may have its own description limit (TikTok photo: 4,000).
-        fmt_caption = caption_limit
-        if p.get(f"{native}_description_max_chars") is not None:
-            fmt_unit = _parse_unit(p.get(f"{native}_count_unit", unit))
-            fmt_caption = TextLimit(
-                int(_v(p[f"{native}_description_max_chars"])), fmt_unit, caption_max_bytes, url_length
-            )
-        caption_supported = (
-            _v(fmt.get("caption")) is not False and (platform, post_type) not in _NO_CAPTION_FORMATS
+    @classmethod
+    def read(cls, p: Mapping[str, Any]) -> _AltTextYaml:
+        alt = p.get("alt_text") or {}
+        max_chars = _v(alt.get("max_chars"))
+        if max_chars is None:
+            max_chars = _v(p.get("alt_text_max_chars"))
+        return cls(
+            supported=bool(_v(alt.get("supported"))),
+            max_chars=int(max_chars) if max_chars is not None else None,
+            applies_to=[str(a) for a in (alt.get("applies_to") or [])],
+            not_supported_on={str(a) for a in (alt.get("not_supported_on") or [])},
         )
 
-        # Title: platform-wide (YouTube, Pinterest) or per native format (TikTok photo: 90).
-        title_limit = None
+    def on(self, platform: str, post_type: str, media_type: str, native: str) -> bool:
+        """Whether a format takes alt text (never a story)."""
+        ok = self.supported and post_type != "story" and native not in self.not_supported_on
+        if ok and self.applies_to:
+            kinds = {a.split("_")[-1] for a in self.applies_to} | set(self.applies_to)
+            ok = native in self.applies_to or media_type in kinds
+        if ok and platform in _ALT_TEXT_IMAGES_ONLY:
+            ok = media_type == "image"
+        return ok
+
+
+@dataclass(frozen=True)
+class _PlatformWide:
+    """What one platform's formats share, read once from its YAML entry."""
+
+    platform: str
+    p: Mapping[str, Any]
+    unit: str
+    caption_max_bytes: int | None
+    url_length: int | None
+    caption: TextLimit
+    first_comment_supported: bool
+    first_comment: TextLimit
+    alt: _AltTextYaml
+
+    def format_caption(self, native: str) -> TextLimit:
+        """A native format may have its own description limit (TikTok photo: 4,000)."""
+        p = self.p
+        if p.get(f"{native}_description_max_chars") is None:
+            return self.caption
+        unit = _parse_unit(p.get(f"{native}_count_unit", self.unit))
+        max_chars = int(_v(p[f"{native}_description_max_chars"]))
+        return TextLimit(max_chars, unit, self.caption_max_bytes, self.url_length)
+
+    def title(self, native: str) -> TextLimit | None:
+        """Platform-wide (YouTube, Pinterest) or per native format (TikTok photo: 90)."""
+        p = self.p
         if p.get("title_max_chars") is not None:
-            title_limit = TextLimit(
+            return TextLimit(
                 int(_v(p["title_max_chars"])), _parse_unit(p.get("title_count_unit", "characters"))
             )
-        elif p.get(f"{native}_title_max_chars") is not None:
-            title_limit = TextLimit(
+        if p.get(f"{native}_title_max_chars") is not None:
+            return TextLimit(
                 int(_v(p[f"{native}_title_max_chars"])),
                 _parse_unit(p.get(f"{native}_count_unit", "characters")),
             )
+        return None
 
-        alt_ok = alt_supported and post_type != "story" and native not in alt_not_on
-        if alt_ok and alt_applies:
-            kinds = {a.split("_")[-1] for a in alt_applies} | set(alt_applies)
-            alt_ok = native in alt_applies or media_type in kinds
-        if alt_ok and platform in _ALT_TEXT_IMAGES_ONLY:
-            alt_ok = media_type == "image"
+    def alt_text(self, supported: bool) -> TextLimit | None:
+        if not supported or self.alt.max_chars is None:
+            return None
+        return TextLimit(self.alt.max_chars, UNIT_UTF16 if self.unit == UNIT_UTF16 else UNIT_CHARACTERS)
 
-        allowed, default = _allowed_ratios(platform, native, fmt, media_type)
-        max_width, max_long, max_short = _size_bounds(fmt, media_type)
-        formats[(post_type, media_type)] = FormatRules(
-            platform=platform,
-            post_type=post_type,
-            media_type=media_type,
-            native=native,
-            caption_supported=caption_supported,
-            caption=fmt_caption,
-            first_comment_supported=fc_supported
-            and caption_supported
-            and post_type not in _NO_FIRST_COMMENT_POST_TYPES,
-            first_comment=fc_limit,
-            alt_text_supported=alt_ok,
-            alt_text=TextLimit(alt_max, alt_unit) if (alt_ok and alt_max is not None) else None,
-            title_supported=title_limit is not None,
-            title=title_limit,
-            sounds_supported=native in _SOUND_FORMATS.get(platform, frozenset()),
-            aspect_ratios=tuple(allowed),
-            default_ratio=default,
-            recommended_px=MappingProxyType(_recommended_px(fmt, media_type)),
-            max_width=max_width,
-            max_long_side=max_long,
-            max_short_side=max_short,
-            video_seconds=_video_seconds(fmt) if media_type == "video" else None,
-        )
 
+def _platform_wide(platform: str, p: Mapping[str, Any]) -> _PlatformWide:
+    caption_max = int(_v(p.get("description_max_chars") or p["caption_max_chars"]))
+    unit = _parse_unit(p.get("description_count_unit") or p.get("caption_count_unit", "characters"))
+    max_bytes = _v(p.get("caption_max_bytes"))
+    caption_max_bytes = int(max_bytes) if max_bytes else None
+    url_length = _url_length(p, unit)
+    caption = TextLimit(caption_max, unit, caption_max_bytes, url_length)
+    first_comment = p.get("first_comment") or {}
+    if platform in _FIRST_COMMENT_MAX_CHARS:
+        first_comment_limit = TextLimit(_FIRST_COMMENT_MAX_CHARS[platform], UNIT_CHARACTERS)
+    else:
+        first_comment_limit = caption
+    return _PlatformWide(
+        platform=platform,
+        p=p,
+        unit=unit,
+        caption_max_bytes=caption_max_bytes,
+        url_length=url_length,
+        caption=caption,
+        first_comment_supported=(
+            bool(_v(first_comment.get("supported"))) if isinstance(first_comment, dict) else False
+        ),
+        first_comment=first_comment_limit,
+        alt=_AltTextYaml.read(p),
+    )
+
+
+def _format_rules(wide: _PlatformWide, post_type: str, media_type: str, native: str) -> FormatRules:
+    platform = wide.platform
+    fmt = (wide.p.get("post_types") or {}).get(native)
+    if not isinstance(fmt, dict):
+        raise RuntimeError(f"{PLATFORMS_YAML}: {platform}.post_types.{native} missing")
+    if media_type not in (fmt.get("media") or []):
+        raise RuntimeError(f"{PLATFORMS_YAML}: {platform}.post_types.{native} has no {media_type}")
+    caption_supported = (
+        _v(fmt.get("caption")) is not False and (platform, post_type) not in _NO_CAPTION_FORMATS
+    )
+    title = wide.title(native)
+    alt_ok = wide.alt.on(platform, post_type, media_type, native)
+    allowed, default = _allowed_ratios(platform, native, fmt, media_type)
+    max_width, max_long, max_short = _size_bounds(fmt, media_type)
+    return FormatRules(
+        platform=platform,
+        post_type=post_type,
+        media_type=media_type,
+        native=native,
+        caption_supported=caption_supported,
+        caption=wide.format_caption(native),
+        first_comment_supported=wide.first_comment_supported
+        and caption_supported
+        and post_type not in _NO_FIRST_COMMENT_POST_TYPES,
+        first_comment=wide.first_comment,
+        alt_text_supported=alt_ok,
+        alt_text=wide.alt_text(alt_ok),
+        title_supported=title is not None,
+        title=title,
+        sounds_supported=native in _SOUND_FORMATS.get(platform, frozenset()),
+        aspect_ratios=tuple(allowed),
+        default_ratio=default,
+        recommended_px=MappingProxyType(_recommended_px(fmt, media_type)),
+        max_width=max_width,
+        max_long_side=max_long,
+        max_short_side=max_short,
+        video_seconds=_video_seconds(fmt) if media_type == "video" else None,
+    )
+
+
+def _build(platform: str, p: Mapping[str, Any]) -> PlatformRules:
+    wide = _platform_wide(platform, p)
+    formats = {
+        (post_type, media_type): _format_rules(wide, post_type, media_type, native)
+        for (post_type, media_type), native in _NATIVE_FORMATS[platform].items()
+    }
+    hashtag_max = _v(p.get("hashtag_max"))
+    hashtag_max = int(hashtag_max) if hashtag_max is not None else None
+    placement = str(_v(p.get("hashtag_placement", "caption")))
     title_max = next((f.title.max for f in formats.values() if f.title is not None), None)
     return PlatformRules(
         name=platform,
-        display_name=display,
-        caption_max=caption_max,
-        count_unit=unit,
-        caption_max_bytes=caption_max_bytes,
-        url_length=url_length,
+        display_name=DISPLAY_NAMES[platform],
+        caption_max=wide.caption.max,
+        count_unit=wide.unit,
+        caption_max_bytes=wide.caption_max_bytes,
+        url_length=wide.url_length,
         hashtag_max=hashtag_max,
-        hashtag_max_length=int(tag_len) if tag_len is not None else None,
-        hashtag_placement=placement,
-        hashtag_recommended=hashtag_recommended,
-        first_comment_supported=fc_supported,
-        first_comment_max=fc_limit.max,
+        hashtag_max_length=_hashtag_max_length(platform, p),
+        hashtag_placement="first_comment" if placement.startswith("first_comment") else "caption",
+        hashtag_recommended=_hashtag_recommended(p, hashtag_max),
+        first_comment_supported=wide.first_comment_supported,
+        first_comment_max=wide.first_comment.max,
         alt_text_supported=any(f.alt_text_supported for f in formats.values()),
-        alt_text_max=alt_max,
+        alt_text_max=wide.alt.max_chars,
         title_supported=title_max is not None,
         title_max=title_max,
         title_required=title_max is not None and platform in _TITLE_REQUIRED,
         sounds_supported=any(f.sounds_supported for f in formats.values()),
-        forbidden_chars=forbidden,
+        forbidden_chars=tuple(p.get("forbidden_chars_title_description") or ()),
         post_types=tuple(pt for pt in POST_TYPES if any(k[0] == pt for k in formats)),
         aspect_ratios=MappingProxyType({k: f.aspect_ratios for k, f in formats.items()}),
         video_seconds=MappingProxyType(
@@ -640,9 +704,9 @@ def target_size(platform: str, post_type: str, media_type: str, ratio: str | Non
     ratio = supported_ratio(platform, post_type, media_type, ratio)
     if ratio in fmt.recommended_px:
         return fmt.recommended_px[ratio]
-    w, h = DEFAULT_SIZES[ratio]
+    width = DEFAULT_SIZES[ratio][0]
     a, b = (int(x) for x in ratio.split(":"))
-    k = w // a
+    k = width // a
     if fmt.max_width:
         k = min(k, fmt.max_width // a)
     if fmt.max_long_side:

@@ -35,7 +35,9 @@ _ENGAGEMENT_BAIT = re.compile(
     re.IGNORECASE,
 )
 # Tags a platform's users expect on a format (data/stock_tags.json): YouTube Shorts' #Shorts.
-_STOCK_TAGS: dict = json.loads((Path(__file__).parent / "data" / "stock_tags.json").read_text("utf-8"))
+_STOCK_TAGS: dict[str, dict[str, list[str]]] = json.loads(
+    (Path(__file__).parent / "data" / "stock_tags.json").read_text("utf-8")
+)
 
 
 def _information(sentence: str) -> int:
@@ -58,7 +60,7 @@ def _remove_sentences(caption: str, drop: list[str]) -> str:
 def _strip_emojis(text: str, keep: int = 0) -> str:
     seen = 0
 
-    def repl(m: re.Match) -> str:
+    def repl(m: re.Match[str]) -> str:
         nonlocal seen
         seen += 1
         return m.group(0) if seen <= keep else ""

@@ -160,6 +160,34 @@ def _hangul(cp: int) -> str:
     return ""
 
 
+def _hangul_continues(before: str, after: str) -> bool:
+    """Hangul jamo that stay in one syllable: L before L, V, LV or LVT; LV or V before V or T;
+    LVT or T before T."""
+    return (
+        (before == "L" and after in ("L", "V", "LV", "LVT"))
+        or (before in ("LV", "V") and after in ("V", "T"))
+        or (before in ("LVT", "T") and after == "T")
+    )
+
+
+def _continues(prev: str, ch: str, ri_run: int, has_pict: bool) -> bool:
+    """Whether ``ch`` stays in the cluster that ``prev`` ends: CR LF, Hangul syllables,
+    combining marks and ZWJ, emoji joined by ZWJ, and regional indicators in pairs; never
+    across another control."""
+    if prev == "\r" and ch == "\n":
+        return True
+    if _is_control(prev) or _is_control(ch):
+        return False
+    cp, pcp = ord(ch), ord(prev)
+    return (
+        ((after := _hangul(cp)) != "" and _hangul_continues(_hangul(pcp), after))
+        or cp == 0x200D
+        or _is_extend(ch)
+        or (pcp == 0x200D and has_pict and _is_ext_pict(cp))
+        or (_is_regional_indicator(cp) and _is_regional_indicator(pcp) and ri_run % 2 == 1)
+    )
+
+
 def graphemes(text: str) -> list[str]:
     """Split ``text`` into (approximate) extended grapheme clusters, UAX #29 style.
 
@@ -173,29 +201,7 @@ def graphemes(text: str) -> list[str]:
     has_pict = False  # an Extended_Pictographic char started the current emoji sequence
     for ch in text:
         cp = ord(ch)
-        join = False
-        if current:
-            pcp = ord(prev)
-            if prev == "\r" and ch == "\n":
-                join = True
-            elif _is_control(prev) or _is_control(ch):
-                join = False
-            elif (
-                (h := _hangul(cp))
-                and (ph := _hangul(pcp))
-                and (
-                    (ph == "L" and h in ("L", "V", "LV", "LVT"))
-                    or (ph in ("LV", "V") and h in ("V", "T"))
-                    or (ph in ("LVT", "T") and h == "T")
-                )
-            ):
-                join = True
-            elif cp == 0x200D or _is_extend(ch):
-                join = True
-            elif pcp == 0x200D and has_pict and _is_ext_pict(cp):
-                join = True
-            elif _is_regional_indicator(cp) and _is_regional_indicator(pcp) and ri_run % 2 == 1:
-                join = True
+        join = bool(current) and _continues(prev, ch, ri_run, has_pict)
         if join:
             current.append(ch)
         else:
