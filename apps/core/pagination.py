@@ -131,7 +131,13 @@ def _keyset_page(qs: QuerySet, cursor: str, limit: int, ordering: tuple[str, str
         if value is None:
             qs = qs.filter(**{f"{field}__isnull": True, f"pk__{op}": last_uuid})
         else:
-            qs = qs.filter(Q(**{f"{field}__{op}": value}) | Q(**{field: value, f"pk__{op}": last_uuid}))
+            # the first condition is implied by the second; it is there for the planner: a bound
+            # on the sort column starts the index scan at the cursor (without it, the scan
+            # started at the list's first row and filtered every earlier page out)
+            qs = qs.filter(
+                Q(**{f"{field}__{op}e": value}),
+                Q(**{f"{field}__{op}": value}) | Q(**{field: value, f"pk__{op}": last_uuid}),
+            )
     prefix = "-" if direction == "desc" else ""
     qs = qs.order_by(f"{prefix}{field}", f"{prefix}pk")
     items = list(qs[: limit + 1])

@@ -302,6 +302,24 @@ def test_it_lists_content_with_filters_sorting_and_field_selection(api, owner):
     assert [x["id"] for x in rest["data"]] == [cid(a)]
 
 
+@pytest.mark.parametrize("sort", ["", "&sortOrder=asc", "&sortBy=status&sortOrder=asc", "&sortBy=status"])
+def test_cursor_paging_walks_the_same_order_as_pages_across_ties(api, owner, sort):
+    """Keyset paging bounds the sort column for the planner (`created_at <= cursor`) and breaks
+    ties on the id: rows that share a sort value (here five share a creation instant, and
+    statuses repeat) come once each, in the order page numbers give."""
+    contents = [make_content(owner.org, status=("review", "draft")[n % 2]) for n in range(7)]
+    instant = contents[0].created_at
+    Content.objects.filter(pk__in=[c.pk for c in contents[1:6]]).update(created_at=instant)
+    by_page = [x["id"] for x in api.get(f"/v1/content?limit=20{sort}").json()["data"]]
+    walked, cursor = [], ""
+    while cursor is not None:
+        body = api.get(f"/v1/content?limit=2&cursor={cursor}{sort}").json()
+        walked += [x["id"] for x in body["data"]]
+        cursor = body["pagination"]["nextCursor"]
+    assert walked == by_page
+    assert sorted(walked) == sorted(cid(c) for c in contents)
+
+
 @pytest.mark.parametrize(
     ("query", "field"),
     [
