@@ -1,5 +1,8 @@
 """API list throughput: GET /v1/brands at 100,000 rows across 100 organizations, and GET
-/v1/content at 100,000 contents (3 variants each) across the same organizations.
+/v1/content and GET /api/content at 100,000 contents (3 variants each) across the same
+organizations; the measured organization's contents also have a shown image and a
+publication each. A deep organization (6,000 contents, the same shape) gives page 250 of 20:
+`cursor=` paging against `page=250`.
 
 Compares, on the same server in the same run:
   - the API list (auth, rate limit, paging with COUNT, sorting, serialization, headers),
@@ -13,8 +16,9 @@ postforge_bench), Redis (REDIS_URL) and `wrk` (apt-get install wrk).
     .venv/bin/python bench/api_list.py [--rows 100000] [--duration 8]
 
 `--in-process` times the same endpoints with Django's test client instead (no server, no
-wrk: for a shared machine where wrk figures swing with the load): rounds alternate the API
-and the lean view, and the median per request is compared.
+wrk: for a shared machine where wrk figures swing with the load): each round times every
+endpoint of a comparison in turn (API, lean view; page, cursor), and the medians per request
+are compared, with the load average beside each figure.
 
     .venv/bin/python bench/api_list.py --in-process [--rounds 25]
 """
@@ -22,6 +26,7 @@ and the lean view, and the median per request is compared.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -120,8 +125,152 @@ def setup_database(url: str, rows: int, orgs: int, content_rows: int) -> dict[st
         with connection.cursor() as cur:
             cur.execute("ANALYZE")
     org = Organization.objects.order_by("slug").first()
-    ApiKey.objects.filter(organization=org).delete()
-    return {"key": api_key_create(organization=org, name="bench").secret}
+    deep = seed_deep(DEEP_ROWS)
+    for org_ in (org, deep):
+        seed_media_and_publications(org_)
+    ApiKey.objects.filter(organization__in=[org, deep]).delete()
+    return {
+        "key": api_key_create(organization=org, name="bench").secret,
+        "deep_key": api_key_create(organization=deep, name="bench deep").secret,
+        "deep_org": deep,
+    }
+
+
+#: contents of the deep organization: page 250 of 20 lies inside it
+DEEP_ROWS = 6_000
+DEEP_PAGE = 250
+
+
+def _contents(org, brand, n: int) -> None:
+    from apps.content.models import Content, Variant
+
+    for start in range(0, n, 2000):
+        contents = Content.objects.bulk_create(
+            [
+                Content(
+                    organization=org,
+                    brand=brand,
+                    platforms=["x", "linkedin", "instagram"],
+                    status="review",
+                    prompt=f"Our autumn menu {i}: roasted squash soup and cider",
+                    progress=100,
+                )
+                for i in range(start, min(n, start + 2000))
+            ]
+        )
+        Variant.objects.bulk_create(
+            [
+                Variant(
+                    content=c,
+                    platform=platform,
+                    caption="Autumn is here, and so is our squash soup. " * 3,
+                    hashtags=["#autumn", "#soup", "#cafe"],
+                    alt_text="A bowl of soup",
+                    adaptations=[],
+                )
+                for c in contents
+                for platform in ("x", "linkedin", "instagram")
+            ],
+            batch_size=5000,
+        )
+
+
+def seed_deep(n: int):
+    """An organization of `n` contents (3 variants each), for paging deep."""
+    from django.db import connection
+
+    from apps.accounts.models import Organization
+    from apps.brands.models import Brand
+    from apps.content.models import Content
+
+    org, _ = Organization.objects.get_or_create(slug="bench-deep", defaults={"name": "Bench deep"})
+    brand = Brand.objects.filter(organization=org).first() or Brand.objects.create(
+        organization=org, name="Deep brand", slug="deep", is_default=True
+    )
+    if Content.objects.filter(organization=org).count() < n:
+        print(f"seeding {n} contents in the deep organization ...", flush=True)
+        Content.objects.filter(organization=org).delete()
+        _contents(org, brand, n)
+        with connection.cursor() as cur:
+            cur.execute("ANALYZE")
+    return org
+
+
+def seed_media_and_publications(org) -> None:
+    """A shown image and a publication (on an X profile) for each content of `org`."""
+    import datetime
+
+    from django.db import connection
+    from django.utils import timezone
+
+    from apps.content.models import Content
+    from apps.media.models import Kind, MediaAsset
+    from apps.profiles.models import SocialProfile
+    from apps.publishing.models import Publication
+
+    if MediaAsset.objects.filter(organization=org, content__isnull=False).exists():
+        return
+    print(f"seeding media and publications for {org.slug} ...", flush=True)
+    contents = list(Content.objects.filter(organization=org).only("id", "brand_id"))
+    profile = SocialProfile.objects.filter(organization=org).first() or SocialProfile.objects.create(
+        organization=org,
+        brand_id=contents[0].brand_id,
+        platform="x",
+        external_id=f"bench-{org.pk.hex}",
+        username="bench",
+    )
+    MediaAsset.objects.bulk_create(
+        [
+            MediaAsset(
+                organization=org,
+                content=c,
+                kind=Kind.GENERATED,
+                media_type="image",
+                file=f"media/bench/{c.pk.hex}.png",
+                thumbnail=f"media/bench/{c.pk.hex}-thumb.png",
+                content_type="image/png",
+                size=120_000,
+                width=1080,
+                height=1080,
+            )
+            for c in contents
+        ],
+        batch_size=2000,
+    )
+    when = timezone.now() - datetime.timedelta(days=1)
+    Publication.objects.bulk_create(
+        [
+            Publication(
+                organization=org,
+                content=c,
+                profile=profile,
+                platform="x",
+                status=Publication.PUBLISHED,
+                scheduled_for=when,
+                due_at=when,
+                published_at=when,
+                url=f"https://x.com/bench/status/{n}",
+            )
+            for n, c in enumerate(contents)
+        ],
+        batch_size=2000,
+    )
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE")
+
+
+def deep_cursor(org, page: int, limit: int) -> str:
+    """The `nextCursor` that page `page - 1` of the deep organization's /v1/content answers
+    (the default sort: createdAt descending, then id)."""
+    from apps.content.models import Content
+    from apps.core.pagination import _encode_cursor
+
+    last = (
+        Content.objects.filter(organization=org)
+        .order_by("-created_at", "-pk")
+        .values("created_at", "pk")[(page - 1) * limit - 1]
+    )
+    return _encode_cursor([last["created_at"].isoformat(), str(last["pk"])])
 
 
 def start(kind: str, port: int, env: dict) -> subprocess.Popen:
@@ -213,8 +362,8 @@ def main() -> None:
     parser.add_argument("--orgs", type=int, default=100)
     parser.add_argument("--content-rows", type=int, default=100_000)
     parser.add_argument("--duration", type=int, default=8)
-    parser.add_argument("--in-process", action="store_true")
-    parser.add_argument("--rounds", type=int, default=25)
+    parser.add_argument("--in-process", action="store_true", help="Django's test client, no server, no wrk")
+    parser.add_argument("--rounds", type=int, default=25, help="rounds of --in-process")
     args = parser.parse_args()
     if args.in_process:
         in_process(args)
@@ -250,6 +399,7 @@ def main() -> None:
                 ("api", "/v1/brands"),
                 ("lean-content", "/bench/lean-content"),
                 ("api-content", "/v1/content"),
+                ("api-content-b", "/api/content"),
             ):
                 for limit in (20, 100):
                     if name == "nodb" and limit == 100:
@@ -266,7 +416,11 @@ def main() -> None:
             proc.wait(timeout=10)
     print()
     for kind in ("gunicorn", "uvicorn"):
-        for api, lean, label in (("api", "lean", "brands"), ("api-content", "lean-content", "content")):
+        for api, lean, label in (
+            ("api", "lean", "brands"),
+            ("api-content", "lean-content", "v1 content"),
+            ("api-content-b", "lean-content", "api content"),
+        ):
             for limit in (20, 100):
                 ratio = results[(kind, api, limit)] / results[(kind, lean, limit)]
                 verdict = "meets" if ratio >= 0.5 else "MISSES"
@@ -277,10 +431,14 @@ def main() -> None:
     )
 
 
-def in_process(args) -> None:
-    """The API list and the lean view through Django's test client, alternately, in one process."""
-    import statistics
+def loadavg() -> str:
+    """The 1-minute load average (the machine is shared: every figure says what it ran beside)."""
+    return Path("/proc/loadavg").read_text().split()[0]
 
+
+def in_process(args) -> None:
+    """Each comparison's endpoints through Django's test client, in turn within every round, in
+    one process; the median per request of each, and their ratio (as requests per second)."""
     url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
     subprocess.run(
         ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", f"CREATE DATABASE {url.rsplit('/', 1)[1]}"],
@@ -291,27 +449,85 @@ def in_process(args) -> None:
     from django.test import Client
 
     client = Client(HTTP_AUTHORIZATION=f"Bearer {creds['key']}", HTTP_HOST="localhost")
-    pairs = (
-        ("brands", "/v1/brands", "/bench/lean-brands"),
-        ("content", "/v1/content", "/bench/lean-content"),
-    )
-    print(f"in-process, {args.rounds} rounds, median ms per request")
-    for label, api, lean in pairs:
+    deep = Client(HTTP_AUTHORIZATION=f"Bearer {creds['deep_key']}", HTTP_HOST="localhost")
+    cursor = deep_cursor(creds["deep_org"], DEEP_PAGE, 20)
+    by_page = deep.get(f"/v1/content?limit=20&page={DEEP_PAGE}").json()["data"]
+    by_cursor = deep.get(f"/v1/content?limit=20&cursor={cursor}").json()["data"]
+    assert by_page == by_cursor and len(by_page) == 20, "the cursor does not reach the same page"
+    # (label, client, target, baseline); the ratio is baseline ms / target ms (target's share of
+    # the baseline's requests per second) except for paging, where it is cursor ms / page ms
+    comparisons = [
+        ("brands", client, "/v1/brands?limit={n}", "/bench/lean-brands?limit={n}"),
+        ("v1 content", client, "/v1/content?limit={n}", "/bench/lean-content?limit={n}"),
+        ("api content", client, "/api/content?limit={n}", "/bench/lean-content?limit={n}"),
+    ]
+    print(f"in-process, {args.rounds} rounds, median ms per request; load average beside each figure")
+    for label, c, target, baseline in comparisons:
         for limit in (20, 100):
-            times: dict[str, list[float]] = {api: [], lean: []}
-            for _ in range(2):  # warm up
-                for path in (api, lean):
-                    assert client.get(f"{path}?limit={limit}").status_code == 200
-            for _ in range(args.rounds):
-                for path in (api, lean):
-                    started = time.perf_counter()
-                    response = client.get(f"{path}?limit={limit}")
-                    times[path].append((time.perf_counter() - started) * 1000)
-                    assert response.status_code == 200, response.content[:200]
-            a, b = statistics.median(times[api]), statistics.median(times[lean])
-            print(
-                f"{label:8} limit={limit:<3} API {a:7.1f} ms  lean {b:7.1f} ms  API/lean (req/s) {b / a:.2f}"
+            a, b, load = _alternate(c, [target.format(n=limit), baseline.format(n=limit)], args.rounds)
+            ratio = b / a
+            verdict = "meets" if ratio >= 0.5 else "MISSES"
+            line = (
+                f"{label:11} limit={limit:<3} API {a:7.1f} ms  lean {b:7.1f} ms  "
+                f"API/lean (req/s) {ratio:.2f} ({verdict} 0.5)  load {load}"
             )
+            print(line, flush=True)
+    page_url = f"/v1/content?limit=20&page={DEEP_PAGE}"
+    cursor_url = f"/v1/content?limit=20&cursor={cursor}"
+    first_url = "/v1/content?limit=20"
+    p, k, f, load = _alternate(deep, [page_url, cursor_url, first_url], args.rounds)
+    print(
+        f"v1 content  page {DEEP_PAGE} of 20 ({DEEP_ROWS} rows), whole request: page= {p:7.1f} ms  "
+        f"cursor= {k:7.1f} ms  (page 1: {f:.1f} ms)  cursor/page {k / p:.2f}  load {load}",
+        flush=True,
+    )
+    p, k, f, load = _alternate(deep, [page_url, cursor_url, first_url], args.rounds, sql=True)
+    verdict = "meets" if k <= p / 3 else "MISSES"
+    print(
+        f"v1 content  page {DEEP_PAGE} of 20 ({DEEP_ROWS} rows), paging SQL: page= {p:7.2f} ms  "
+        f"cursor= {k:7.2f} ms  (page 1: {f:.2f} ms)  cursor/page {k / p:.2f} ({verdict} 1/3)  load {load}",
+        flush=True,
+    )
+
+
+def _alternate(client, urls: list[str], rounds: int, *, sql: bool = False) -> tuple:
+    """The median ms per request of each url, timed in turn in every round; then the load.
+    `sql`: instead, PostgreSQL's own execution time of the list's paging statements (the count
+    and the page's rows; EXPLAIN ANALYZE of each, run again after it: the client's scheduling on
+    a loaded machine does not count; not the page's variants, media, publications or auth)."""
+    import statistics
+
+    from django.db import connection
+
+    spent = [0.0]
+
+    def timed(execute, sql_, params, many, context):
+        result = execute(sql_, params, many, context)
+        if 'FROM "content_content"' in sql_ and ("LIMIT" in sql_ or "COUNT(" in sql_):
+            with context["connection"].connection.cursor() as raw:  # the page's rows stay unread
+                raw.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql_}", params)
+                plan = raw.fetchone()[0]
+            spent[0] += (plan if isinstance(plan, list) else json.loads(plan))[0]["Execution Time"] / 1000
+        return result
+
+    times: list[list[float]] = [[] for _ in urls]
+    for _ in range(2):  # warm up
+        for u in urls:
+            response = client.get(u)
+            assert response.status_code == 200, (u, response.content[:300])
+    for _ in range(rounds):
+        for i, u in enumerate(urls):
+            if sql:
+                spent[0] = 0.0
+                with connection.execute_wrapper(timed):
+                    response = client.get(u)
+                times[i].append(spent[0] * 1000)
+            else:
+                started = time.perf_counter()
+                response = client.get(u)
+                times[i].append((time.perf_counter() - started) * 1000)
+            assert response.status_code == 200, (u, response.content[:300])
+    return (*(statistics.median(t) for t in times), loadavg())
 
 
 if __name__ == "__main__":
