@@ -144,9 +144,10 @@ REDIS_URL = env("REDIS_URL", default="")
 
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
-    #: "core" (channels-redis lists: one copy per socket) or "pubsub" (one publish per group,
-    #: each web process fans out to its own sockets); see bench/realtime.py
-    CHANNEL_LAYER = env("CHANNEL_LAYER", default="core")
+    #: "pubsub" (one publish per group, each web process fans out to its own sockets) or
+    #: "core" (channels-redis lists: one copy per socket, popped one by one); the pub/sub
+    #: layer costs the websocket server half the CPU per event (docs/benchmarks.md, realtime)
+    CHANNEL_LAYER = env("CHANNEL_LAYER", default="pubsub")
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": {

@@ -207,6 +207,18 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         else:
             await self.send_json({"type": "error", "data": {"message": "Unknown action."}})
 
+    async def dispatch(self, message):
+        """An event goes straight to its handler. Channels (4.2+) first hops to the sync
+        thread to close stale database connections before every handler; this consumer reaches
+        the database only through `database_sync_to_async`, which closes them around each of its
+        calls, and an event's handler reads nothing. That hop per socket and event was most of a
+        fan-out's cost: an organization's 500 sockets queued one event through one thread
+        (docs/benchmarks.md, realtime fan-out)."""
+        if message.get("type") == "event.message":
+            await self.event_message(message)
+            return
+        await super().dispatch(message)
+
     async def event_message(self, message):
         await self.send_json(message["payload"])
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -53,21 +55,15 @@ def test_the_process_sender_loop_reaches_a_redis_group(settings):
     if not realtime._uses_redis(layer):
         pytest.fail("this test needs REDIS_URL (the Redis channel layer)")
 
-    async def join():
+    async def scenario():
+        # one loop holds the receiving channel throughout (the pub/sub layer's subscription
+        # lives as long as its loop), as a websocket server's does
         channel = await layer.new_channel()
         await layer.group_add("org.sendertest", channel)
-        return channel
+        send = sync_to_async(realtime.group_send_many, thread_sensitive=False)
+        await send([("org.sendertest", {"type": "event.message", "payload": {"n": i}}) for i in range(3)])
+        await send([("org.sendertest", {"type": "event.message", "payload": {"n": 3}})])  # same loop again
+        return [(await asyncio.wait_for(layer.receive(channel), 10))["payload"]["n"] for _ in range(4)]
 
-    channel = async_to_sync(join)()
-    realtime.group_send_many(
-        [("org.sendertest", {"type": "event.message", "payload": {"n": i}}) for i in range(3)]
-    )
-    realtime.group_send_many(
-        [("org.sendertest", {"type": "event.message", "payload": {"n": 3}})]
-    )  # same loop again
-
-    async def drain():
-        return [(await layer.receive(channel))["payload"]["n"] for _ in range(4)]
-
-    assert async_to_sync(drain)() == [0, 1, 2, 3]
+    assert async_to_sync(scenario)() == [0, 1, 2, 3]
     assert realtime._loop is not None and realtime._loop.is_running()
