@@ -8,6 +8,9 @@ in `<app>/<family>/serializers.py`, what both families share in `<app>/serialize
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rest_framework import serializers
 
 from apps.core import ids
@@ -109,3 +112,17 @@ def publications_of(content) -> list:
     if cached is not None:
         return cached
     return list(content.publications.select_related("profile").order_by("scheduled_for", "created_at"))
+
+
+#: reads a content item's latest analytics (GET /v1/content/{id}): the analytics app registers
+#: its reader in its `ready` (content sits below analytics and never imports it)
+_analytics_readers: list[Callable[[Any], dict[str, Any]]] = []
+
+
+def register_analytics_reader(reader: Callable[[Any], dict[str, Any]]) -> None:
+    _analytics_readers[:] = [reader]
+
+
+def present_analytics(content) -> dict[str, Any] | None:
+    """The content's analytics as its registered reader sums them; None without a reader."""
+    return _analytics_readers[0](content) if _analytics_readers else None

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from apps.content.serializers import (
     PublicationOutput,
+    present_analytics,
     present_media_item,
     present_publication,
     present_variants,
@@ -242,9 +243,7 @@ def present_content(content, request=None, *, analytics: bool = False) -> dict:
     ]
     if analytics:
         # the newest snapshot of each publication, summed; zeros and a null metricsUpdatedAt before any
-        from apps.analytics.selectors import latest_for_content
-
-        out["analytics"] = latest_for_content(content)
+        out["analytics"] = present_analytics(content)
     out.update(
         {
             "brandId": ids.render(content.brand_id, "brand"),
