@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
-from typing import cast
+from typing import Protocol, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -46,6 +46,13 @@ from .enqueue import COMPLETE_PREDICTION
 logger = logging.getLogger(__name__)
 
 TERMINAL = ("succeeded", "failed", "canceled")
+
+
+class RecordedWebhookReader(Protocol):
+    def __call__(self, *, provider: str, subject: str, statuses: tuple[str, ...]) -> dict | None:
+        """The body of the first webhook recorded for `subject` whose status is one of `statuses`."""
+
+
 #: predictions asked for per poll (the oldest first; the rest wait for the next beat)
 POLL_BATCH = 50
 
@@ -73,18 +80,22 @@ def predictions_submit(*, content: Content, engine, text_request, media_requests
     return made
 
 
+#: how to read a provider's recorded webhook: apps.webhooks records them and plugs its reader in
+#: when Django starts (WebhooksConfig.ready), so generation imports nothing of webhooks
+_recorded: dict[str, RecordedWebhookReader] = {}
+
+
+def read_recorded_webhooks_with(reader: RecordedWebhookReader) -> None:
+    _recorded["reader"] = reader
+
+
 def prediction_receive(*, provider: str, external_id: str) -> bool:
     """Hand a prediction's final body (from its recorded webhook) to the completion task, once."""
-    from apps.webhooks.models import InboundWebhook
-
-    hook = (
-        InboundWebhook.objects.filter(provider=provider, subject=external_id, payload__status__in=TERMINAL)
-        .order_by("received_at")
-        .first()
-    )
-    if hook is None:
+    reader = _recorded.get("reader")
+    payload = reader(provider=provider, subject=external_id, statuses=TERMINAL) if reader else None
+    if payload is None:
         return False
-    return prediction_hand_over(provider=provider, external_id=external_id, payload=hook.payload)
+    return prediction_hand_over(provider=provider, external_id=external_id, payload=payload)
 
 
 def prediction_hand_over(*, provider: str, external_id: str, payload: dict) -> bool:

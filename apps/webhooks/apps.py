@@ -8,8 +8,13 @@ class WebhooksConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.events.dispatch import Subscriber, subscribe
+        from apps.generation.predictions import read_recorded_webhooks_with
 
+        from .selectors import inbound_payload
         from .services import deliveries_create_for_events, deliveries_kick
+
+        # a provider's prediction may end before its row exists: generation reads its recorded webhook
+        read_recorded_webhooks_with(inbound_payload)
 
         def kick(delivery_ids) -> None:
             if delivery_ids:

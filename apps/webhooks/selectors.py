@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from .models import WebhookDelivery, WebhookEndpoint
+from .models import InboundWebhook, WebhookDelivery, WebhookEndpoint
 
 
 def webhook_list(*, organization):
@@ -14,3 +14,14 @@ def delivery_list(*, endpoint, status: str | None = None, event_type: str | None
     if event_type:
         qs = qs.filter(event_type=event_type)
     return qs
+
+
+def inbound_payload(*, provider: str, subject: str, statuses: tuple[str, ...]) -> dict | None:
+    """The body of the first webhook recorded from `provider` about `subject` whose status is
+    one of `statuses` (a provider's prediction that ended), or None."""
+    return (
+        InboundWebhook.objects.filter(provider=provider, subject=subject, payload__status__in=statuses)
+        .order_by("received_at")
+        .values_list("payload", flat=True)
+        .first()
+    )
