@@ -120,7 +120,7 @@ class ScheduleFilter(FamilyFilterSet):
     )
 
     profileId = query_filter("filter_profile")
-    status = query_filter("filter_status")
+    status = query_filter("filter_status", schema={"type": "string", "enum": list(STATUSES)})
 
     def filter_profile(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         profiles = SocialProfile.objects.for_organization(self.organization)

@@ -141,8 +141,13 @@ def content_wait(*, content: Content, seconds: float, interval: float = 0.1) -> 
     return content_get(organization=content.organization_id).get(pk=content.pk)
 
 
+def schedule_rows():
+    """Planned posts of every organization (a list view's `queryset`; the base scopes it)."""
+    return ContentSchedule.objects.select_related("content")
+
+
 def schedule_list(*, organization):
-    return ContentSchedule.objects.for_organization(organization).select_related("content")
+    return schedule_rows().for_organization(organization)
 
 
 def batch_list(*, organization):
@@ -156,8 +161,18 @@ def tag_list(*, organization):
     return Tag.objects.for_organization(organization)
 
 
+def tag_rows():
+    """Tags of every organization (a list view's `queryset`; the base scopes it)."""
+    return Tag.objects.all()
+
+
 def campaign_list(*, organization):
     return Campaign.objects.for_organization(organization)
+
+
+def campaign_rows():
+    """Campaigns of every organization (a list view's `queryset`; the base scopes it)."""
+    return Campaign.objects.all()
 
 
 def subject_owned(model, organization, object_id) -> bool:

@@ -3,8 +3,13 @@ from __future__ import annotations
 from .models import InboundWebhook, WebhookDelivery, WebhookEndpoint
 
 
+def webhook_rows():
+    """Webhook endpoints of every organization (a list view's `queryset`; the base scopes it)."""
+    return WebhookEndpoint.objects.all()
+
+
 def webhook_list(*, organization):
-    return WebhookEndpoint.objects.for_organization(organization)
+    return webhook_rows().for_organization(organization)
 
 
 def delivery_list(*, endpoint, status: str | None = None, event_type: str | None = None):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.core import ids
-from apps.core.serializers import NamedChoiceField, StrictSerializer, iso
+from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
 
 from .models import DeliveryStatus
 from .services import EVENT_TYPES
@@ -36,7 +36,10 @@ class WebhookUpdateInput(WebhookInput):
     events = serializers.ListField(child=_event(), min_length=1, max_length=50, required=False)
 
 
-class WebhookOutput(serializers.Serializer):
+class WebhookOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_webhook(instance, self.context["view"].family)
+
     id = serializers.CharField()
     url = serializers.CharField()
     events = serializers.ListField(child=serializers.CharField())

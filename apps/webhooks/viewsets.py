@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from rest_framework.serializers import BaseSerializer
+from rest_framework.serializers import BaseSerializer, Serializer
 
 from apps.core.errors import ValidationFailed
 
@@ -28,18 +28,17 @@ class WebhookViews:
     write_role = "admin"
     sort_fields = {"createdAt": "created_at", "url": "url"}
     default_sort = ("created_at", "desc")
+    queryset = selectors.webhook_rows()
+    output_serializer: type[Serializer] | None = s.WebhookOutput
 
     def _webhooks(self):
-        return selectors.webhook_list(organization=self.actor.organization)
+        return self.get_queryset()
 
     def _webhook(self, pk):
         return self.lookup(self._webhooks(), pk, "webhook")
 
     def _fields(self: _Validates, serializer_class: type[BaseSerializer[Any]]) -> dict[str, Any]:
         return dict(self.validated(serializer_class))
-
-    def list(self, request):
-        return self.respond_list(self._webhooks(), lambda w: s.present_webhook(w, self.family))
 
     def retrieve(self, request, pk=None):
         return self.respond(s.present_webhook(self._webhook(pk), self.family))

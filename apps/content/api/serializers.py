@@ -224,7 +224,10 @@ def present_content(content, request=None, *, status: str | None = None) -> dict
     }
 
 
-class ScheduleOutput(serializers.Serializer):
+class ScheduleOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_schedule(instance)
+
     id = serializers.UUIDField()
     socialProfileId = serializers.UUIDField()
     scheduledDate = serializers.DateField()
@@ -256,7 +259,10 @@ def present_schedule(schedule) -> dict:
     }
 
 
-class TagOutput(serializers.Serializer):
+class TagOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_tag(instance)
+
     id = serializers.UUIDField()
     name = serializers.CharField()
     color = serializers.CharField(allow_null=True)
@@ -267,7 +273,10 @@ def present_tag(tag) -> dict:
     return {"id": str(tag.pk), "name": tag.name, "color": tag.color or None, "createdAt": iso(tag.created_at)}
 
 
-class EventOutput(serializers.Serializer):
+class EventOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_event(instance)
+
     id = serializers.UUIDField()
     name = serializers.CharField()
     description = serializers.CharField()

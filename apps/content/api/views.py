@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.decorators import action
 
 from apps.brands.models import Brand
@@ -253,25 +253,16 @@ class ContentViewSet(ListMixin, _ContentBase):
         return self._present(services.content_undo_image_edit(content=self._content(pk)))
 
 
-class ScheduleViewSet(_ContentBase):
+@extend_schema_view(list=extend_schema(operation_id="api_content_schedules_list"))
+class ScheduleViewSet(ListMixin, _ContentBase):
     """Planned posts: a date and a task per profile, generated later (POST /api/batch/generate)."""
 
+    queryset = selectors.schedule_rows()
+    output_serializer = s.ScheduleOutput
     id_kind = "schedule"
     sort_fields = {"scheduledDate": "scheduled_date", "createdAt": "created_at"}
     default_sort = ("scheduled_date", "asc")
     filterset_class = filters.ScheduleFilter
-
-    @extend_schema(
-        responses=s.ScheduleOutput(many=True),
-        operation_id="api_content_schedules_list",
-        parameters=[
-            OpenApiParameter("status", str, enum=["planned", "generating", "generated", "failed"]),
-            OpenApiParameter("profileId", str),
-        ],
-    )
-    def list(self, request):
-        qs = selectors.schedule_list(organization=self.actor.organization)
-        return self.respond_list(qs, s.present_schedule)
 
     @extend_schema(
         request=s.ScheduleInput,
@@ -295,18 +286,17 @@ class ScheduleViewSet(_ContentBase):
         return self.respond(s.present_schedule(schedule), status=201)
 
 
-class TagViewSet(_ContentBase):
+@extend_schema_view(list=extend_schema(operation_id="api_tags_list"))
+class TagViewSet(ListMixin, _ContentBase):
+    queryset = selectors.tag_rows()
+    output_serializer = s.TagOutput
     id_kind = "tag"
     sort_fields = {"name": "name", "createdAt": "created_at"}
     default_sort = ("name", "asc")
     search_fields = ("name",)
 
     def _tag(self, pk):
-        return self.lookup(selectors.tag_list(organization=self.actor.organization), pk)
-
-    @extend_schema(responses=s.TagOutput(many=True), operation_id="api_tags_list")
-    def list(self, request):
-        return self.respond_list(selectors.tag_list(organization=self.actor.organization), s.present_tag)
+        return self.lookup(self.get_queryset(), pk)
 
     @extend_schema(responses=s.TagOutput, operation_id="api_tags_retrieve")
     def retrieve(self, request, pk=None):
@@ -334,22 +324,19 @@ class TagViewSet(_ContentBase):
         return self.respond(None, status=204)
 
 
-class EventViewSet(_ContentBase):
+@extend_schema_view(list=extend_schema(operation_id="api_events_list"))
+class EventViewSet(ListMixin, _ContentBase):
     """Campaigns and events content can belong to."""
 
+    queryset = selectors.campaign_rows()
+    output_serializer = s.EventOutput
     id_kind = "campaign"
     sort_fields = {"createdAt": "created_at", "name": "name", "startsOn": "starts_on", "endsOn": "ends_on"}
     default_sort = ("created_at", "desc")
     search_fields = ("name", "description")
 
     def _event(self, pk):
-        return self.lookup(selectors.campaign_list(organization=self.actor.organization), pk)
-
-    @extend_schema(responses=s.EventOutput(many=True), operation_id="api_events_list")
-    def list(self, request):
-        return self.respond_list(
-            selectors.campaign_list(organization=self.actor.organization), s.present_event
-        )
+        return self.lookup(self.get_queryset(), pk)
 
     @extend_schema(responses=s.EventOutput, operation_id="api_events_retrieve")
     def retrieve(self, request, pk=None):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 
-from apps.core.views import ApiViewSet
+from apps.core.views import ApiViewSet, ListMixin
 
 from .. import serializers as s
 from ..schema import delivery_schema, webhook_schema
@@ -10,7 +10,7 @@ from ..viewsets import DeliveryViews, WebhookViews
 
 
 @webhook_schema("api")
-class WebhookViewSet(WebhookViews, ApiViewSet):
+class WebhookViewSet(WebhookViews, ListMixin, ApiViewSet):
     @extend_schema(request=None, responses={202: s.DeliveryOutput}, operation_id="api_webhooks_test")
     def test(self, request, pk=None):
         return super().test(request, pk)

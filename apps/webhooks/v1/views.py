@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 
-from apps.core.views import V1ViewSet
+from apps.core.views import ListMixin, V1ViewSet
 
 from .. import serializers as s
 from ..schema import delivery_schema, webhook_schema
@@ -10,7 +10,7 @@ from ..viewsets import DeliveryViews, WebhookViews
 
 
 @webhook_schema("v1")
-class WebhookViewSet(WebhookViews, V1ViewSet):
+class WebhookViewSet(WebhookViews, ListMixin, V1ViewSet):
     @extend_schema(request=None, responses={202: s.DeliveryOutput}, operation_id="v1_webhooks_test")
     def test(self, request, pk=None):
         return super().test(request, pk)
@@ -18,8 +18,6 @@ class WebhookViewSet(WebhookViews, V1ViewSet):
     @extend_schema(request=None, responses=s.WebhookOutput, operation_id="v1_webhooks_rotate_secret")
     def rotate_secret(self, request, pk=None):
         return super().rotate_secret(request, pk)
-
-    output_serializer = s.WebhookOutput
 
 
 @delivery_schema("v1")
