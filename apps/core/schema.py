@@ -668,9 +668,17 @@ def _links(result) -> None:
                         break
                 if not parameters:
                     continue
+                # a sub-resource its own POST makes (a brand's logo) exists only after that POST:
+                # a new object has none yet, so only the POST is linked (a list is there, empty)
+                made_by_post = len(segments) > depth + 1 and "201" in target_item.get("post", {}).get(
+                    "responses", {}
+                )
+                listed = "/0" in (_answer_resource(target_item.get("get", {}), components) or ("", ""))[1]
                 for method in _OPERATIONS:
                     target_op = target_item.get(method)
                     if target_op is None or "operationId" not in target_op:
+                        continue
+                    if made_by_post and method != "post" and not (method == "get" and listed):
                         continue
                     links[target_op["operationId"]] = {
                         "operationId": target_op["operationId"],
