@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.module_loading import import_string
 from rest_framework import viewsets
+from rest_framework.metadata import SimpleMetadata
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 
@@ -38,10 +39,20 @@ def client_address(request) -> str:
     return request.META.get("REMOTE_ADDR") or "unknown"
 
 
+class FamilyMetadata(SimpleMetadata):
+    """OPTIONS: the view's name, description and media types, without DRF's `actions`: it
+    would describe them with `get_serializer()`, here the output serializer (none on many
+    views: a 500), not what an action takes. The OpenAPI schemas say that."""
+
+    def determine_actions(self, request, view):
+        return {}
+
+
 class _FamilyViewSet(viewsets.GenericViewSet):
     """What both families share; each subclass fixes its envelope."""
 
     family = ""
+    metadata_class = FamilyMetadata
     #: the app's roles and scopes per action (apps/<app>/permissions.py); when None, the
     #: attributes below make one
     policy: Policy | None = None
