@@ -20,7 +20,7 @@ class GenerationPort(Protocol):
     def languages(self) -> tuple[str, ...] | None:
         """Languages the configured engine writes (None: any ISO 639-1 code)."""
 
-    def ideas(self, *, brand: Any, profile: Any = None, topic: str = "", count: int = 5) -> dict:
+    def ideas(self, *, brand: Any, profile: Any = None, topic: str = "", count: int = 5) -> dict[str, Any]:
         """Content ideas in the brand's voice: {"topic": ..., "ideas": [...]}; a RuleViolation
         when none can be made."""
 
