@@ -13,7 +13,7 @@ from rest_framework.filters import BaseFilterBackend
 
 from . import ids
 from .errors import ValidationFailed
-from .pagination import query_param
+from .pagination import order_for_paging, query_param
 
 
 def as_utc(
@@ -174,8 +174,7 @@ class SortByOrdering(BaseFilterBackend):
 
     def filter_queryset(self, request, queryset, view):
         view._ordering = field, direction = self.parse(request, view)
-        prefix = "-" if direction == "desc" else ""
-        return queryset.order_by(f"{prefix}{field}", f"{prefix}pk")
+        return order_for_paging(queryset, field, direction)
 
     def get_schema_operation_parameters(self, view) -> list[dict]:
         return [

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -56,6 +57,28 @@ def parse_limit(params: Mapping[str, str]) -> int:
 class Page:
     items: list
     pagination: dict
+
+
+def _nullable(qs: QuerySet, field: str) -> bool:
+    try:
+        return bool(qs.model._meta.get_field(field).null)
+    except FieldDoesNotExist:  # an annotation or a related path: sorted as given
+        return False
+
+
+def order_for_paging(qs: QuerySet, field: str, direction: str) -> QuerySet:
+    """``qs`` sorted by ``field`` then the primary key, both in ``direction``.
+
+    A nullable sort field puts its empty values last when ascending and first when descending
+    (they count as the largest value) on every database, as PostgreSQL does by default:
+    SQLite, the embedded default's database, would put them the other way round. Page numbers
+    and cursors walk this one order.
+    """
+    prefix = "-" if direction == "desc" else ""
+    if not _nullable(qs, field):
+        return qs.order_by(f"{prefix}{field}", f"{prefix}pk")
+    column = F(field).desc(nulls_first=True) if direction == "desc" else F(field).asc(nulls_last=True)
+    return qs.order_by(column, f"{prefix}pk")
 
 
 def _require_ordered(qs: QuerySet) -> None:
@@ -116,6 +139,28 @@ def paginate_v1(qs: QuerySet, params: Mapping[str, str], *, ordering: tuple[str,
     return Page(items, {"page": page, "limit": limit, "total": total, "pages": math.ceil(total / limit)})
 
 
+def _after(field: str, direction: str, value: object, last: uuid.UUID, *, nullable: bool) -> Q:
+    """The rows after the cursor (``value``, ``last``) in :func:`order_for_paging`'s order.
+
+    Ties on the sort value break on the primary key. Empty values count as the largest: after
+    an empty one descending come the rest of the empty ones and then every filled one;
+    ascending, filled values are followed by the empty ones.
+    """
+    op = "lt" if direction == "desc" else "gt"
+    same_then_id = Q(**{f"pk__{op}": last})
+    if value is None:
+        same = Q(**{f"{field}__isnull": True}) & same_then_id
+        return same | Q(**{f"{field}__isnull": False}) if direction == "desc" else same
+    # the bound on the sort column is implied by what follows it; it is there for the planner: the
+    # index scan starts at the cursor (without it, the scan began at the list's first row and
+    # filtered every earlier page out)
+    bound = Q(**{f"{field}__{op}e": value})
+    after = Q(**{f"{field}__{op}": value}) | (Q(**{field: value}) & same_then_id)
+    if nullable and direction == "asc":
+        return (bound & after) | Q(**{f"{field}__isnull": True})
+    return bound & after
+
+
 def _keyset_page(qs: QuerySet, cursor: str, limit: int, ordering: tuple[str, str]) -> Page:
     field, direction = ordering
     if cursor:
@@ -127,19 +172,8 @@ def _keyset_page(qs: QuerySet, cursor: str, limit: int, ordering: tuple[str, str
                 "Invalid cursor.", {"cursor": ["Not a cursor this API returned."]}
             ) from None
         value = _cursor_value(qs, field, value)
-        op = "lt" if direction == "desc" else "gt"
-        if value is None:
-            qs = qs.filter(**{f"{field}__isnull": True, f"pk__{op}": last_uuid})
-        else:
-            # the first condition is implied by the second; it is there for the planner: a bound
-            # on the sort column starts the index scan at the cursor (without it, the scan
-            # started at the list's first row and filtered every earlier page out)
-            qs = qs.filter(
-                Q(**{f"{field}__{op}e": value}),
-                Q(**{f"{field}__{op}": value}) | Q(**{field: value, f"pk__{op}": last_uuid}),
-            )
-    prefix = "-" if direction == "desc" else ""
-    qs = qs.order_by(f"{prefix}{field}", f"{prefix}pk")
+        qs = qs.filter(_after(field, direction, value, last_uuid, nullable=_nullable(qs, field)))
+    qs = order_for_paging(qs, field, direction)
     items = list(qs[: limit + 1])
     has_more = len(items) > limit
     items = items[:limit]

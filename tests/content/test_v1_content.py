@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 
 import av
 import pytest
@@ -318,6 +319,28 @@ def test_cursor_paging_walks_the_same_order_as_pages_across_ties(api, owner, sor
         cursor = body["pagination"]["nextCursor"]
     assert walked == by_page
     assert sorted(walked) == sorted(cid(c) for c in contents)
+
+
+@pytest.mark.parametrize("order", ["asc", "desc"])
+def test_cursor_paging_walks_empty_sort_values_in_page_order(api, owner, order):
+    """`publishedAt` is empty until an item is published: the empty ones count as the largest
+    value (last ascending, first descending) for page numbers and cursors alike, and a cursor
+    that ends on an empty value goes on to the filled ones (it used to stop there)."""
+    contents = [make_content(owner.org, status="review") for _ in range(7)]
+    instant = contents[0].created_at
+    for n, item in enumerate(contents[:4]):  # two share a publication instant
+        Content.objects.filter(pk=item.pk).update(published_at=instant + timedelta(minutes=n // 2))
+    sort = f"&sortBy=publishedAt&sortOrder={order}"
+    by_page = [x["id"] for x in api.get(f"/v1/content?limit=20{sort}").json()["data"]]
+    empty = {cid(c) for c in contents[4:]}
+    assert set(by_page[-3:] if order == "asc" else by_page[:3]) == empty
+    for limit in (1, 2, 3):
+        walked, cursor = [], ""
+        while cursor is not None:
+            body = api.get(f"/v1/content?limit={limit}&cursor={cursor}{sort}").json()
+            walked += [x["id"] for x in body["data"]]
+            cursor = body["pagination"]["nextCursor"]
+        assert walked == by_page, limit
 
 
 @pytest.mark.parametrize(
