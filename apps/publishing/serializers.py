@@ -6,7 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.core import ids
-from apps.core.serializers import StrictSerializer
+from apps.core.serializers import OutputSerializer, StrictSerializer
 
 #: where a connect flow may send the browser back: a service checks the origin is allowed
 REDIRECT_URI = {
@@ -27,7 +27,10 @@ class RedirectOriginInput(StrictSerializer):
     openapi_fields = {"origin": ORIGIN}
 
 
-class RedirectOriginOutput(serializers.Serializer):
+class RedirectOriginOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_redirect_origin(instance, self.context["view"].family)
+
     id = serializers.CharField()
     origin = serializers.CharField()
     createdAt = serializers.DateTimeField()

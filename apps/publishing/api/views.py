@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from apps.core.serializers import StrictSerializer
-from apps.core.views import ApiViewSet
+from apps.core.views import ApiViewSet, ListMixin
 from apps.profiles.models import Platform
 from apps.profiles.permissions import PROFILES
 
@@ -87,7 +87,8 @@ class OAuthViewSet(ApiViewSet):
         return self.respond({"authUrl": auth_url, "state": state})
 
 
-class RedirectOriginViewSet(ApiViewSet):
+@extend_schema_view(list=extend_schema(operation_id="api_oauth_redirect_origins_list"))
+class RedirectOriginViewSet(ListMixin, ApiViewSet):
     """The origins this organization's connect flows may return to (besides the deployment's)."""
 
     scope = "profiles"
@@ -95,13 +96,12 @@ class RedirectOriginViewSet(ApiViewSet):
     id_kind = "redirect_origin"
     sort_fields = {"createdAt": "created_at", "origin": "origin"}
     search_fields = ("origin",)
+    output_serializer = RedirectOriginOutput
+
+    queryset = OAuthRedirectOrigin.objects.all()
 
     def _origins(self):
-        return OAuthRedirectOrigin.objects.for_organization(self.actor.organization)
-
-    @extend_schema(responses=RedirectOriginOutput(many=True), operation_id="api_oauth_redirect_origins_list")
-    def list(self, request):
-        return self.respond_list(self._origins(), lambda row: present_redirect_origin(row, "api"))
+        return self.get_queryset()
 
     @extend_schema(
         request=RedirectOriginInput,

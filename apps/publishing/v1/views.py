@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
 
 from apps.core.serializers import NamedChoiceField, StrictSerializer
-from apps.core.views import V1ViewSet
+from apps.core.views import ListMixin, V1ViewSet
 from apps.profiles.models import Platform
 from apps.profiles.permissions import PROFILES
 
@@ -59,7 +59,8 @@ class ProfileConnectViewSet(V1ViewSet):
         return self.respond({"authUrl": auth_url, "state": state})
 
 
-class RedirectOriginViewSet(V1ViewSet):
+@extend_schema_view(list=extend_schema(operation_id="v1_oauth_redirect_origins_list"))
+class RedirectOriginViewSet(ListMixin, V1ViewSet):
     """The origins this organization's connect flows may return to (besides the deployment's)."""
 
     scope = "profiles"
@@ -68,12 +69,10 @@ class RedirectOriginViewSet(V1ViewSet):
     sort_fields = {"createdAt": "created_at", "origin": "origin"}
     output_serializer = RedirectOriginOutput
 
-    def _origins(self):
-        return OAuthRedirectOrigin.objects.for_organization(self.actor.organization)
+    queryset = OAuthRedirectOrigin.objects.all()
 
-    @extend_schema(responses=RedirectOriginOutput(many=True), operation_id="v1_oauth_redirect_origins_list")
-    def list(self, request):
-        return self.respond_list(self._origins(), lambda row: present_redirect_origin(row, "v1"))
+    def _origins(self):
+        return self.get_queryset()
 
     @extend_schema(
         request=RedirectOriginInput,
