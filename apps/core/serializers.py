@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Iterable, Mapping
+from functools import cached_property
 from typing import Any, cast
 
 from rest_framework import serializers
@@ -163,6 +164,11 @@ class OutputSerializer(serializers.Serializer):
     def to_representation(self, instance: Any) -> dict[str, Any]:
         return self.present(instance)
 
-    @property
+    @cached_property
     def request(self) -> Any:
+        # read once per serializer, not per item: `context` walks up to the root serializer
         return self.context.get("request")
+
+    @cached_property
+    def view(self) -> Any:
+        return self.context.get("view")

@@ -29,7 +29,7 @@ class RedirectOriginInput(StrictSerializer):
 
 class RedirectOriginOutput(OutputSerializer):
     def present(self, instance) -> dict:
-        return present_redirect_origin(instance, self.context["view"].family)
+        return present_redirect_origin(instance, self.view.family)
 
     id = serializers.CharField()
     origin = serializers.CharField()

@@ -38,7 +38,7 @@ class WebhookUpdateInput(WebhookInput):
 
 class WebhookOutput(OutputSerializer):
     def present(self, instance) -> dict:
-        return present_webhook(instance, self.context["view"].family)
+        return present_webhook(instance, self.view.family)
 
     id = serializers.CharField()
     url = serializers.CharField()
