@@ -12,6 +12,7 @@ import zoneinfo
 from django.utils import timezone
 
 from apps.core.errors import ValidationFailed
+from apps.core.timezones import is_timezone
 
 from .selectors import Period
 
@@ -23,12 +24,11 @@ LAST_INSTANT = datetime.datetime.max.replace(tzinfo=datetime.UTC)
 def parse_tz(raw: str | None) -> zoneinfo.ZoneInfo:
     if not raw:
         return zoneinfo.ZoneInfo("UTC")
-    try:
-        return zoneinfo.ZoneInfo(raw)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    if not is_timezone(raw):  # the IANA names of apps.core.timezones (the schemas' enum)
         raise ValidationFailed(
             "Unknown timezone.", {"timezone": [f"'{raw}' is not an IANA time zone (e.g. Europe/Paris)."]}
-        ) from None
+        )
+    return zoneinfo.ZoneInfo(raw)
 
 
 def _shifted(value: datetime.datetime, delta: datetime.timedelta) -> datetime.datetime:

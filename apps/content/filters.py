@@ -3,6 +3,7 @@ family's query names into the same filters. A bad value is a 400 naming the para
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from django.db.models import QuerySet
@@ -16,12 +17,26 @@ from . import selectors, states
 from .models import ContentSchedule
 
 
+def status_words(family: str) -> list[str]:
+    word = states.word_a if family == "v1" else states.word_b
+    return list(dict.fromkeys(word(s) for s in states.STATUSES))
+
+
+def status_schema(family: str) -> dict:
+    """What `parse_statuses` accepts: status words separated by commas (spaces around them and
+    empty items are ignored, one word at least); empty, the parameter is left out."""
+    word = "(?:" + "|".join(re.escape(w) for w in status_words(family)) + ")"
+    return {
+        "type": "string",
+        "pattern": rf"^(?:(?: *,)* *{word} *(?:,(?: *{word})? *)*)?$",
+    }
+
+
 def parse_statuses(raw: str, *, family: str) -> list[str]:
     """`status=a,b` in the family's words -> model statuses; an unknown word is a 400 naming the allowed."""
-    word = states.word_a if family == "v1" else states.word_b
     to_model = states.FROM_FAMILY_A if family == "v1" else states.FROM_FAMILY_B
-    allowed = [word(s) for s in states.STATUSES]
-    wanted = [w.strip() for w in raw.split(",") if w.strip()]
+    allowed = status_words(family)
+    wanted = [w.strip(" ") for w in raw.split(",") if w.strip(" ")]
     unknown = [w for w in wanted if w not in allowed]
     if unknown or not wanted:
         raise ValidationFailed(
@@ -45,10 +60,7 @@ PLATFORM_SCHEMA = {"type": "string", "enum": list(platform_rules.SUPPORTED_PLATF
 
 
 def statuses_help(family: str) -> str:
-    word = states.word_a if family == "v1" else states.word_b
-    return "One status or several, comma-separated: " + ", ".join(
-        dict.fromkeys(word(x) for x in states.STATUSES)
-    )
+    return "One status or several, comma-separated: " + ", ".join(status_words(family))
 
 
 class _ContentFilters:
@@ -72,7 +84,7 @@ class ContentFilterA(_ContentFilters, ListFilterSet):
     date_bounds: ClassVar[dict[str, str]] = {"startDate": "gte", "endDate": "lte"}
 
     profileId = query_filter("filter_profile")
-    status = query_filter("filter_status", description=statuses_help("v1"))
+    status = query_filter("filter_status", description=statuses_help("v1"), schema=status_schema("v1"))
     platform = query_filter("filter_platform", schema=PLATFORM_SCHEMA)
     startDate = query_filter("filter_date")
     endDate = query_filter("filter_date")
@@ -92,7 +104,7 @@ class ContentFilter(_ContentFilters, FamilyFilterSet):
     profileId = query_filter("filter_profile")
     tagId = query_filter("filter_tag")
     campaignId = query_filter("filter_campaign")
-    status = query_filter("filter_status", description=statuses_help("api"))
+    status = query_filter("filter_status", description=statuses_help("api"), schema=status_schema("api"))
     platform = query_filter("filter_platform", schema=PLATFORM_SCHEMA)
 
     def filter_profile(self, queryset: QuerySet, name: str, value: str) -> QuerySet:

@@ -14,7 +14,7 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
-from . import ids
+from . import ids, timezones
 from .pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_PAGE
 from .serializers import StrictSerializer
 
@@ -101,6 +101,15 @@ class NamedChoiceFieldExtension(OpenApiSerializerFieldExtension):
 
     def map_serializer_field(self, auto_schema, direction):
         return {"type": "string", "enum": list(self.target.schema_choices)}
+
+
+class OfferedChoiceFieldExtension(OpenApiSerializerFieldExtension):
+    """Only the choices a request can succeed with (the others are the service's 400)."""
+
+    target_class = "apps.core.serializers.OfferedChoiceField"
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {"type": "string", "enum": list(self.target.offered)}
 
 
 _INT = {"type": "integer"}
@@ -489,12 +498,13 @@ def _truthful_inputs(result, family: str) -> None:
     """Say what the server checks about inputs the views declare as plain strings: ids of
     other objects, dates, time zones, periods, cursors."""
     components = result["components"]["schemas"]
-    # the shape only: the IANA list as an enum breaks generated clients (openapi-python-client
-    # folds `Etc/GMT+1` and `Etc/GMT-1` into one enum key), so membership stays the server's 400
+    # the IANA names the server accepts (and no other); `x-enum-varnames` keeps generated
+    # clients from folding `Etc/GMT+1` and `Etc/GMT-1` into one enum key
+    zones = timezones.timezones()
     components["Timezone"] = {
         "type": "string",
-        "maxLength": 64,
-        "pattern": r"^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}$",
+        "enum": list(zones),
+        "x-enum-varnames": [timezones.enum_varname(z) for z in zones],
         "description": "An IANA time zone name, e.g. Europe/Paris",
     }
     by_name: dict[str, dict] = {

@@ -123,6 +123,16 @@ class NamedChoiceField(serializers.CharField):
         super().__init__(**kwargs)
 
 
+class OfferedChoiceField(serializers.ChoiceField):
+    """A choice among `choices`, of which the OpenAPI schema offers only `offered`: the others
+    are read so that a service can refuse them with its own message (carousel media, not
+    implemented), and a schema must not offer what is always refused."""
+
+    def __init__(self, *, choices: Iterable[str], offered: Iterable[str], **kwargs: Any) -> None:
+        self.offered = tuple(offered)
+        super().__init__(choices=tuple(choices), **kwargs)
+
+
 class HexColorField(serializers.RegexField):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("error_messages", {"invalid": "Must be a hex colour #RRGGBB."})

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.core.errors import ValidationFailed
+from apps.core.timezones import is_timezone
 from apps.events.services import event_record
 
 from .models import SocialProfile
@@ -19,12 +20,10 @@ VISIBILITIES = ("public", "private", "unlisted", "followers", "connections")
 
 
 def validate_timezone(name: str, field: str = "timezone") -> str:
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
+    if not is_timezone(name):
         raise ValidationFailed(
             f"Unknown time zone '{name}'.", {field: ["Must be an IANA time zone, e.g. Europe/Paris."]}
-        ) from None
+        )
     return name
 
 

@@ -31,6 +31,19 @@ def logo_of(brand, request) -> str | None:
 class AssetsSerializer(StrictSerializer):
     logo = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=2000)
     fonts = serializers.ListField(child=serializers.CharField(max_length=100), required=False, max_length=20)
+    #: what the view reads: an https URL, an uploaded asset's id (one that names nothing is a
+    #: 400), or empty/null to clear it
+    openapi_fields = {
+        "logo": {
+            "anyOf": [
+                {"type": "string", "format": "uri", "pattern": "^https://"},
+                {"type": "string", "pattern": f"^{ids.PREFIXES['asset']}_[0-9a-f]{{32}}$"},
+                {"type": "string", "maxLength": 0},
+            ],
+            "description": "An https URL, or the assetId of an image uploaded to this brand "
+            "(POST /v1/brands/{id}/assets); empty or null removes the logo",
+        }
+    }
 
 
 class BrandInput(StrictSerializer):

@@ -12,7 +12,14 @@ from apps.content.serializers import (
     publications_of,
     shown_media,
 )
-from apps.core.serializers import HexColorField, NamedChoiceField, OutputSerializer, StrictSerializer, iso
+from apps.core.serializers import (
+    HexColorField,
+    NamedChoiceField,
+    OfferedChoiceField,
+    OutputSerializer,
+    StrictSerializer,
+    iso,
+)
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import selectors, states
@@ -26,6 +33,8 @@ from ..v1.serializers import (  # noqa: F401  (the same inputs in both families)
 )
 
 MEDIA_CHOICES = ("image", "video", "carousel")  # carousel is refused by the service with a clear message
+#: what the schema offers (carousel is read only to be refused: not implemented)
+MEDIA_OFFERED = ("image", "video")
 
 
 class _GenerationFields(StrictSerializer):
@@ -33,7 +42,7 @@ class _GenerationFields(StrictSerializer):
         choices=GenerationMode.values, required=False, default=GenerationMode.PROMPT
     )
     postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
-    media = serializers.ChoiceField(choices=MEDIA_CHOICES, required=False, default="image")
+    media = OfferedChoiceField(choices=MEDIA_CHOICES, offered=MEDIA_OFFERED, required=False, default="image")
     dimensions = serializers.ChoiceField(choices=RATIOS, required=False)
     referenceImageId = serializers.CharField(required=False, max_length=64)
     mediaId = serializers.CharField(required=False, max_length=64)
@@ -85,7 +94,7 @@ class ScheduleInput(StrictSerializer):
     )
     platform = NamedChoiceField(choices=SUPPORTED_PLATFORMS, required=False, max_length=30)
     postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
-    media = serializers.ChoiceField(choices=MEDIA_CHOICES, required=False, default="image")
+    media = OfferedChoiceField(choices=MEDIA_CHOICES, offered=MEDIA_OFFERED, required=False, default="image")
     dimensions = serializers.ChoiceField(choices=RATIOS, required=False)
 
 

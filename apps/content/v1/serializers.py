@@ -15,7 +15,13 @@ from apps.content.serializers import (
     shown_media,
 )
 from apps.core import ids
-from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
+from apps.core.serializers import (
+    NamedChoiceField,
+    OfferedChoiceField,
+    OutputSerializer,
+    StrictSerializer,
+    iso,
+)
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import selectors, states
@@ -61,8 +67,10 @@ class MediaInput(StrictSerializer):
         choices=("photorealistic", "illustration"), required=False, default="photorealistic"
     )
     count = serializers.IntegerField(required=False, min_value=1, max_value=4, default=1)
-    # carousel is accepted here so that the service can refuse it with its own clear message
-    type = serializers.ChoiceField(choices=("image", "video", "carousel"), required=False, default="image")
+    # carousel is read so that the service can refuse it with its own clear message (not offered)
+    type = OfferedChoiceField(
+        choices=("image", "video", "carousel"), offered=("image", "video"), required=False, default="image"
+    )
     postType = serializers.ChoiceField(choices=PostType.values, required=False, default=PostType.FEED)
     dimensions = serializers.ChoiceField(choices=RATIOS, required=False)
 
