@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+from django.core.validators import RegexValidator
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
@@ -89,6 +90,8 @@ class PostforgeAutoSchema(AutoSchema):
             and not field.allow_blank
             and schema.get("type") == "string"
             and not {"pattern", "format", "enum"} & set(schema)
+            # a RegexField's own pattern is added after this mapping (and must win)
+            and not any(isinstance(v, RegexValidator) for v in field.validators)
         ):
             schema["pattern"] = r"\S"
         return schema
@@ -203,6 +206,9 @@ LIST_PARAMS_B = [
     _param("date_from", {"type": "string", "format": "date-time"}),
     _param("date_to", {"type": "string", "format": "date-time"}),
 ]
+
+#: the search and date filters of Family B's FilterSets (apps.core.filters.FamilyFilterSet)
+LIST_FILTERS_B = frozenset({"q", "search", "date_from", "date_to"})
 
 ERROR_STATUSES = {
     "400": "Invalid request",
@@ -342,6 +348,8 @@ def postprocess(result, generator, request, public):
             sort_fields = op.pop("x-postforge-sort", None)
             if is_list and method == "get" and not unpaged:
                 standard = {p["name"]: p for p in (LIST_PARAMS_B if family_b else LIST_PARAMS_A)}
+                if op.pop("x-postforge-no-filters", False):  # a list that reads no q/search/date_*
+                    standard = {k: v for k, v in standard.items() if k not in LIST_FILTERS_B}
                 if sort_fields and family_b:
                     standard["sort"] = _param(
                         "sort",
@@ -449,6 +457,8 @@ PERIOD = {"type": "string", "pattern": "^(?:[1-9][0-9]?|[1-6][0-9]{2}|7[0-2][0-9
 #: a `cursor` is the `nextCursor` of a previous page (base64url of its position), or empty
 CURSOR = {"type": "string", "pattern": "^[A-Za-z0-9_-]*$"}
 EMPTY = {"type": "string", "maxLength": 0}
+#: query parameters django-filter declares as date-times that also take a date
+DATE_FILTERS = frozenset({"date_from", "date_to"})
 #: names of query parameters and body fields that hold the id of another object, and its kind
 ID_FIELDS = {
     "brandId": "brand",
@@ -510,6 +520,9 @@ def _truthful_inputs(result, family: str) -> None:
     by_name: dict[str, dict] = {
         "startDate": DATE_OR_INSTANT,
         "endDate": DATE_OR_INSTANT,
+        # Family B's list filters (apps.core.filters.FamilyFilterSet): a date covers its whole day
+        "date_from": DATE_OR_INSTANT,
+        "date_to": DATE_OR_INSTANT,
         "period": PERIOD,
         "cursor": CURSOR,
         "timezone": {"$ref": "#/components/schemas/Timezone"},
@@ -523,13 +536,16 @@ def _truthful_inputs(result, family: str) -> None:
                 name, schema = param["name"], param.get("schema")
                 if (
                     param["in"] == "query"
-                    and _plain_string(schema)
+                    and (_plain_string(schema) or (name in DATE_FILTERS and schema.get("type") == "string"))
                     and name != "cursor"
                     and (name in by_name or name in ID_FIELDS)
                 ):
                     strict: dict = by_name.get(name) or id_schema(ID_FIELDS[name], family)
-                    # an empty value is read as a parameter left out (HTML forms send them)
-                    param["schema"] = {"anyOf": [*strict.get("anyOf", [strict]), EMPTY]}
+                    # an empty value is read as a parameter left out (HTML forms send them), which
+                    # a required one cannot be
+                    empty = [] if param.get("required") else [EMPTY]
+                    options = [*strict.get("anyOf", [strict]), *empty]
+                    param["schema"] = {"anyOf": options} if len(options) > 1 else options[0]
                 elif param["in"] == "query" and name == "cursor" and _plain_string(schema):
                     param["schema"] = dict(CURSOR)
                 elif param["in"] == "path" and family == "v1" and _plain_string(schema):
@@ -537,10 +553,20 @@ def _truthful_inputs(result, family: str) -> None:
                     kind = PATH_KINDS.get(segments[at - 1]) if at else None
                     if kind:
                         param["schema"] = id_schema(kind, family)
+    body_fields: dict[str, dict] = {
+        "timezone": by_name["timezone"],
+        # read by apps.publishing.services.parse_when (ISO 8601; a date is its midnight)
+        "scheduledFor": DATE_OR_INSTANT,
+    }
     for name, component in components.items():
         if not name.endswith("Request"):
             continue
         for field, prop in component.get("properties", {}).items():
+            if field in body_fields and _plain_string(prop):
+                shape = body_fields[field]
+                described = {} if "$ref" in shape else {k: v for k, v in prop.items() if k == "description"}
+                component["properties"][field] = {**shape, **described}
+                continue
             kind = ID_FIELDS.get(field)
             if not kind or not isinstance(prop, dict):
                 continue

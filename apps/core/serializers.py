@@ -41,9 +41,13 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+NUMBER_FIELDS = (serializers.IntegerField, serializers.FloatField, serializers.DecimalField)
+
+
 def _numbers_for_text(fields: Mapping[str, serializers.Field], data: dict) -> dict:
-    """Fields declared as strings or booleans that were given a JSON number: DRF would turn
-    `0` into `"0"` or `false`, but the schema says `type: string`/`boolean`, so it is refused."""
+    """Fields declared as strings or booleans that were given a JSON number, and numbers given
+    a boolean: DRF would turn `0` into `"0"` or `false` and `false` into `0`, but the schema
+    says `type: string`/`boolean`/`number`, so it is refused."""
     found = {}
     for name, field in fields.items():
         value = data.get(name)
@@ -53,6 +57,8 @@ def _numbers_for_text(fields: Mapping[str, serializers.Field], data: dict) -> di
             found[name] = ["Not a valid string."]
         elif isinstance(field, serializers.BooleanField) and _is_number(value):  # DRF reads 0/1 as false/true
             found[name] = ["Must be true or false."]
+        elif isinstance(field, NUMBER_FIELDS) and isinstance(value, bool):  # DRF reads false/true as 0/1
+            found[name] = ["A valid number is required."]
         elif (
             isinstance(field, serializers.ListField)
             and isinstance(field.child, serializers.CharField)

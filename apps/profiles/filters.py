@@ -26,7 +26,7 @@ class ProfileFilterA(ListFilterSet):
 
 class ProfileLookupFilter(ProfileFilterA):
     """Family B's profile parameters, which narrow a path's profile as they do the list:
-    `platform`, `brandId` and `connected` (`true`/`false`; any other value is ignored)."""
+    `platform`, `brandId` and `connected` (`true`/`false`; any other value is a 400)."""
 
     brandId = query_filter("filter_brand", schema={"type": "string", "format": "uuid"})
     connected = query_filter("filter_connected", schema={"type": "string", "enum": ["true", "false"]})
@@ -35,8 +35,8 @@ class ProfileLookupFilter(ProfileFilterA):
         return queryset.filter(brand_id=self.id_of(value, kind="brand", field=name, detail="Not an id."))
 
     def filter_connected(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
-        if value not in ("true", "false"):
-            return queryset
+        if value not in ("true", "false"):  # the schema's enum: anything else is refused
+            raise ValidationFailed("Invalid connected.", {name: ["Use true or false."]})
         return queryset.filter(connected=value == "true")
 
 

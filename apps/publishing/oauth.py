@@ -251,8 +251,10 @@ def oauth_begin(
     the Page to connect; without it the first Page the account manages is connected, and the
     profile lists the others (connect again with one of them to add it as its own profile)."""
     platform = resolve_platform(platform)
-    page_id = (page_id or "").strip()
-    if page_id and (platform != "facebook" or not page_id.isdigit() or len(page_id) > 40):
+    page_id = page_id or ""
+    if page_id and (
+        platform != "facebook" or not (page_id.isascii() and page_id.isdigit()) or len(page_id) > 40
+    ):
         raise ValidationFailed(
             "pageId names a Facebook Page (its numeric id) and only for platform facebook.",
             {"pageId": ["Only for facebook, a numeric Page id."]},

@@ -15,6 +15,8 @@ REDIRECT_URI = {
     "description": "An https URL on an allowed redirect origin (the organization's own, "
     "OAUTH_ALLOWED_REDIRECT_ORIGINS or PUBLIC_BASE_URL)",
 }
+#: a Facebook Page's numeric id, or empty (the first Page the account manages)
+PAGE_ID = {"pattern": "^[0-9]*$"}
 #: `https://host[:port]` with nothing after it (apps.publishing.oauth.normalize_redirect_origin)
 ORIGIN = {
     "pattern": r"^https://(?:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?\.){0,4}[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?"

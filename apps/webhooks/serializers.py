@@ -16,10 +16,19 @@ def _event():
     return NamedChoiceField(choices=("*", *EVENT_TYPES), max_length=64)
 
 
+_B64 = "[A-Za-z0-9+/]"
+#: what apps.webhooks.services.secret_validate accepts: `whsec_` and the base64 of 24 to 64 bytes
+#: (8 to 21 groups of four characters, the last one possibly padded, 65 bytes and more excluded)
+SECRET_PATTERN = (
+    rf"^(?:whsec_(?:(?:{_B64}{{4}}){{8,20}}(?:{_B64}{{4}}|{_B64}{{2}}==|{_B64}{{3}}=)?"
+    rf"|(?:{_B64}{{4}}){{21}}(?:{_B64}{{2}}==)?))?$"
+)
+
+
 class WebhookInput(StrictSerializer):
     url = serializers.CharField(max_length=2000)
     events = serializers.ListField(child=_event(), min_length=1, max_length=50)
-    secret = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    secret = serializers.CharField(required=False, allow_blank=True, max_length=200, trim_whitespace=False)
     active = serializers.BooleanField(required=False)
     #: the service also checks that the host resolves to public addresses only (apps.webhooks.ssrf)
     openapi_fields = {
@@ -27,7 +36,11 @@ class WebhookInput(StrictSerializer):
             "format": "uri",
             "pattern": "^https://",
             "description": "An https URL whose host resolves to public addresses only",
-        }
+        },
+        "secret": {
+            "pattern": SECRET_PATTERN,
+            "description": "whsec_ and the base64 of 24 to 64 bytes (empty: a new one is made on create, the current one kept on update)",
+        },
     }
 
 

@@ -59,6 +59,7 @@ class AnalyticsApiViewSet(ApiViewSet):
 
     @extend_schema(
         operation_id="api_analytics_content",
+        extensions={"x-postforge-no-filters": True},  # its period is startDate/endDate
         responses={200: {"type": "array", "items": openapi.CONTENT_METRICS_ROW}},
         parameters=[
             *[

@@ -33,13 +33,12 @@ class _ContentBase(ApiViewSet):
     def generation_input(self, data: dict, *, prompt: str, profile=None, platforms=None) -> GenerationInput:
         org = self.actor.organization
         media = MediaAsset.objects.for_organization(org)
-        source = None
-        if data.get("mediaId"):
-            source = self.ref(media.filter(kind=Kind.UPLOAD), data["mediaId"], "media", "mediaId")
-        elif data.get("referenceImageId"):
-            source = self.ref(
-                media.filter(kind=Kind.REFERENCE), data["referenceImageId"], "media", "referenceImageId"
-            )
+        # each id given must name its object (an unknown one is a 400 even when the other wins)
+        upload = self.ref(media.filter(kind=Kind.UPLOAD), data.get("mediaId"), "media", "mediaId")
+        reference = self.ref(
+            media.filter(kind=Kind.REFERENCE), data.get("referenceImageId"), "media", "referenceImageId"
+        )
+        source = upload or reference
         tags = self.refs(selectors.tag_list(organization=org), data.get("tagIds", []), "tag", "tagIds")
         return GenerationInput(
             prompt=prompt,

@@ -41,8 +41,17 @@ class SettingsInput(StrictSerializer):
     language = serializers.RegexField(
         r"^[a-z]{2}$",
         required=False,
+        trim_whitespace=False,  # the pattern is the whole rule (" en" is refused, as the schema says)
         error_messages={"invalid": "Must be a two-letter ISO 639-1 code, e.g. en."},
     )
+
+    @property
+    def openapi_fields(self) -> dict:
+        """An engine that writes some languages only refuses the others (apps.content.services)."""
+        from ..services import engine_languages
+
+        languages = engine_languages()
+        return {"language": {"enum": list(languages)}} if languages else {}
 
     #: camelCase request names -> the snake_case keys of the settings merge
     NAMES = {

@@ -3,10 +3,10 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.brands.api.serializers import GenerationSettingsInput
-from apps.core.serializers import OutputSerializer, StrictSerializer, iso
+from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.features import features_allowed
 
-from ..services import HHMM
+from ..services import HHMM, VISIBILITIES
 
 #: what apps.profiles.services checks: `HH:MM` times and an IANA time zone
 SLOT_FIELDS = {
@@ -19,7 +19,10 @@ class ProfileSettingsFields(StrictSerializer):
     autoHashtags = serializers.ListField(
         child=serializers.CharField(max_length=100), required=False, max_length=30
     )
-    defaultVisibility = serializers.CharField(required=False, max_length=20)
+    #: the service checks it (its own message); not trimmed, so what the enum leaves out is refused
+    defaultVisibility = NamedChoiceField(
+        choices=VISIBILITIES, required=False, max_length=20, trim_whitespace=False
+    )
     postingTimes = serializers.ListField(
         child=serializers.CharField(max_length=5), required=False, max_length=48
     )

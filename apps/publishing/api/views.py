@@ -17,6 +17,7 @@ from ..oauth_backends import scopes_for
 from ..sandbox import scopes as sandbox_scopes
 from ..selectors import brand_for_connect
 from ..serializers import (
+    PAGE_ID,
     REDIRECT_URI,
     RedirectOriginInput,
     RedirectOriginOutput,
@@ -31,9 +32,10 @@ class AuthorizeInput(StrictSerializer):
         required=False,
         allow_blank=True,
         max_length=40,
+        trim_whitespace=False,
         help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)",
     )
-    openapi_fields = {"redirectUri": REDIRECT_URI}
+    openapi_fields = {"redirectUri": REDIRECT_URI, "pageId": PAGE_ID}
 
 
 class AuthorizeOutput(serializers.Serializer):

@@ -14,6 +14,7 @@ from .. import oauth
 from ..models import OAuthRedirectOrigin
 from ..selectors import brand_for_connect
 from ..serializers import (
+    PAGE_ID,
     REDIRECT_URI,
     RedirectOriginInput,
     RedirectOriginOutput,
@@ -29,9 +30,18 @@ class ConnectInput(StrictSerializer):
         required=False,
         allow_blank=True,
         max_length=40,
+        trim_whitespace=False,
         help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)",
     )
-    openapi_fields = {"redirectUri": REDIRECT_URI}
+    openapi_fields = {"redirectUri": REDIRECT_URI, "pageId": PAGE_ID}
+    #: a Page id only with platform facebook (apps.publishing.oauth.oauth_begin)
+    openapi_rules = {
+        "anyOf": [
+            {"properties": {"platform": {"enum": ["facebook"]}}},
+            {"properties": {"pageId": {"maxLength": 0}}},
+            {"not": {"required": ["pageId"]}},
+        ]
+    }
 
 
 class ConnectOutput(serializers.Serializer):
