@@ -28,6 +28,7 @@ import itertools
 
 import jsonschema
 import schemathesis
+from hypothesis import strategies as st
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.generation.meta import CoveragePhaseData, CoverageScenario
 
@@ -36,6 +37,10 @@ PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
 _keys = itertools.count(1)
+# uploads carry a real image: a schema can say `format: binary` but not "a JPEG/PNG/WebP/GIF or
+# MP4/MOV", which the server checks by reading the bytes; drawn at generation (a body a hook
+# changes is validated again by schemathesis 4.32, which counts bytes as invalid there)
+schemathesis.openapi.format("binary", st.just(PNG))
 
 
 def _negative(case, location: ParameterLocation) -> bool:
@@ -44,17 +49,41 @@ def _negative(case, location: ParameterLocation) -> bool:
 
 @schemathesis.hook
 def before_call(ctx, case, kwargs):
+    # new containers, never edits in place: schemathesis shares a case's containers with the
+    # cases it derives from the same template (a PNG put in place leaked into negative bodies)
+    # done already by map_case where that hook runs (the stateful phase: here)
+    _fix_headers(case)
+    _fix_body(case)
+
+
+@schemathesis.hook
+def map_case(ctx, case):
+    # at generation, before schemathesis fingerprints the case: a case changed in `before_call`
+    # is validated again, and a body holding bytes (the PNG) counts as invalid there, which
+    # turned a positive upload into a "negative" one the server rightly accepted
+    _fix_headers(case)
+    _fix_body(case)
+    return case
+
+
+def _fix_headers(case) -> None:
     headers = case.headers or {}
-    if "Idempotency-Key" in headers and not _negative(case, ParameterLocation.HEADER):
-        headers["Idempotency-Key"] = f"schemathesis-{next(_keys)}"
+    key = headers.get("Idempotency-Key")
+    if key is None or str(key).startswith("schemathesis-") or _negative(case, ParameterLocation.HEADER):
+        return
+    case.headers = {**headers, "Idempotency-Key": f"schemathesis-{next(_keys)}"}
+
+
+def _fix_body(case) -> None:
     body = case.body
     if not isinstance(body, dict) or _negative(case, ParameterLocation.BODY):
         return
-    if "file" in body and (case.media_type or "").startswith("multipart/"):
-        body["file"] = PNG
+    fixed = dict(body)
     for name in SCHEDULED:
-        if isinstance(body.get(name), str):
-            body[name] = _not_past(body[name])
+        if isinstance(fixed.get(name), str):
+            fixed[name] = _not_past(fixed[name])
+    if fixed != body:
+        case.body = fixed
 
 
 #: when to publish or generate: the server refuses a time (or a day) already past, a rule on

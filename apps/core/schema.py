@@ -409,6 +409,8 @@ def postprocess(result, generator, request, public):
                 .get("$ref", "")
             )
             body_schema = components.get(body_ref.rsplit("/", 1)[1], {}) if body_ref else {}
+            upload = op.get("requestBody", {}).get("content", {}).get("multipart/form-data", {})
+            body_schema = body_schema or upload.get("schema", {})  # an upload's `file` is required
             if body_schema.get("required") or body_schema.get("minProperties") or body_schema.get("anyOf"):
                 op["requestBody"]["required"] = True  # an empty body breaks those rules: a 400
             if method in BODY_METHODS and op.get("requestBody"):

@@ -37,7 +37,8 @@ class ConnectInput(StrictSerializer):
     #: a Page id only with platform facebook (apps.publishing.oauth.oauth_begin)
     openapi_rules = {
         "anyOf": [
-            {"properties": {"platform": {"enum": ["facebook"]}}},
+            # (a pattern, not an enum: drf-spectacular would make a component of an enum here)
+            {"properties": {"platform": {"pattern": "^facebook$"}}},
             {"properties": {"pageId": {"maxLength": 0}}},
             {"not": {"required": ["pageId"]}},
         ]
