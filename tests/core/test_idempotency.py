@@ -175,18 +175,18 @@ def test_a_5xx_after_the_content_was_created_is_answered_with_it_at_once(owner, 
     profile = ProfileFactory(organization=owner.org, platform="instagram")
     b = owner.token_client()
     body = {"socialProfileId": str(profile.pk), "prompt": "Autumn roast launch"}
-    real_present = content_s.present
+    real_present = content_s.present_content
 
     def broken(*args, **kwargs):
         raise RuntimeError("presenter crashed")
 
-    monkeypatch.setattr(content_s, "present", broken)
+    monkeypatch.setattr(content_s, "present_content", broken)
     first = b.post("/api/content", body, format="json", HTTP_IDEMPOTENCY_KEY="die-after")
     assert first.status_code == 500 and first.json()["details"]["code"] == "SERVER_ERROR"
     record = IdempotencyRecord.objects.get(key="die-after")
     assert record.status_code is None and record.effect["ids"] == [str(Content.objects.get().pk)]
 
-    monkeypatch.setattr(content_s, "present", real_present)
+    monkeypatch.setattr(content_s, "present_content", real_present)
     retry = b.post(
         "/api/content", body, format="json", HTTP_IDEMPOTENCY_KEY="die-after"
     )  # no lease to wait for
@@ -201,11 +201,11 @@ def test_a_500_in_rendering_is_the_family_s_json_and_never_leaves_the_key_in_pro
     from apps.brands.v1 import serializers as brand_s
     from apps.core.models import IdempotencyRecord
 
-    real_present = brand_s.present
+    real_present = brand_s.present_brand
     # beyond orjson (a 70-bit integer) and then DRF's strict encoder (NaN): the render raises
     monkeypatch.setattr(
         brand_s,
-        "present",
+        "present_brand",
         lambda brand, request: {**real_present(brand, request), "n": 2**70, "x": float("nan")},
     )
     response = api.post("/v1/brands", {"name": "Unrenderable"}, format="json", HTTP_IDEMPOTENCY_KEY="render")
