@@ -7,14 +7,16 @@ from django.contrib.auth.models import AnonymousUser
 
 from apps.brands import permissions as brand_permissions
 from apps.brands.api.views import BrandViewSet as BrandsB
-from apps.brands.v1.views import BrandAssetViewSet
 from apps.brands.v1.views import BrandViewSet as BrandsA
 from apps.content import permissions as content_permissions
 from apps.content.api.views import BatchViewSet, TagViewSet
 from apps.content.api.views import ContentViewSet as ContentB
 from apps.content.v1.views import ContentViewSet as ContentA
 from apps.core.policy import Policy
+from apps.media.api.views import BrandMediaViewSet
+from apps.media.v1.views import BrandAssetViewSet
 from apps.profiles import permissions as profile_permissions
+from apps.profiles.api.views import BrandProfileViewSet
 from apps.profiles.api.views import ProfileViewSet as ProfilesB
 from apps.profiles.v1.views import ProfileViewSet as ProfilesA
 from apps.publishing import permissions as publishing_permissions
@@ -28,7 +30,10 @@ from apps.publishing.v1.views import ProfileConnectViewSet
     ("policy", "views"),
     [
         (content_permissions.CONTENT, [ContentA, ContentB, TagViewSet, BatchViewSet]),
-        (brand_permissions.BRANDS, [BrandsA, BrandsB, BrandAssetViewSet]),
+        (
+            brand_permissions.BRANDS,
+            [BrandsA, BrandsB, BrandAssetViewSet, BrandMediaViewSet, BrandProfileViewSet],
+        ),
         (profile_permissions.PROFILES, [ProfilesA, ProfilesB, ProfileConnectViewSet, OAuthViewSet]),
         (publishing_permissions.POSTING, [ContentPublishingViewSet, PostsViewSet]),
     ],

@@ -1,11 +1,10 @@
 from django.urls import path
 
-from .views import BrandAssetViewSet, BrandViewSet
+from .views import BrandViewSet
 
 ID = "<str:pk>"
 
 urlpatterns = [
     path("brands", BrandViewSet.as_view({"get": "list", "post": "create"})),
     path(f"brands/{ID}", BrandViewSet.as_view({"get": "retrieve", "put": "update", "delete": "destroy"})),
-    path("brands/<str:brand_pk>/assets", BrandAssetViewSet.as_view({"post": "create"})),
 ]

@@ -1,17 +1,21 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import URLValidator
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework.parsers import MultiPartParser
 
 from apps.core.errors import ValidationFailed
 from apps.core.views import ListMixin, V1ViewSet
-from apps.media.models import Kind, MediaAsset
-from apps.media.services import media_upload
 
 from .. import permissions, selectors, services
+from ..models import Brand
 from . import serializers as s
+
+#: the rows `assets.logo` names: the brand's own foreign key's model (media's assets), reached
+#: through the field so brands imports no media (issue 11)
+_LOGO_ROWS: Any = Brand._meta.get_field("logo").related_model
 
 
 @extend_schema_view(list=extend_schema(operation_id="v1_brands_list"))
@@ -42,7 +46,7 @@ class BrandViewSet(ListMixin, V1ViewSet):
                 fields["logo"] = None
             elif ref:
                 fields["logo"] = self.ref(
-                    MediaAsset.objects.for_organization(self.actor.organization),
+                    _LOGO_ROWS.objects.for_organization(self.actor.organization),
                     ref,
                     "asset",
                     "assets.logo",
@@ -76,38 +80,3 @@ class BrandViewSet(ListMixin, V1ViewSet):
     def destroy(self, request, pk=None):
         services.brand_delete(brand=self.lookup(self._brands(), pk))
         return self.respond(None, status=204)
-
-
-class BrandAssetViewSet(V1ViewSet):
-    """POST /v1/brands/{id}/assets: multipart field `file`; optional `type` logo|reference|asset."""
-
-    policy = permissions.BRANDS
-    parser_classes = [MultiPartParser]
-
-    @extend_schema(
-        request={
-            "multipart/form-data": {
-                "type": "object",
-                "properties": {
-                    "file": {"type": "string", "format": "binary"},
-                    "type": {"type": "string", "enum": ["asset", "logo", "reference"]},
-                },
-                "required": ["file"],
-                "additionalProperties": False,
-            }
-        },
-        responses={201: s.AssetOutput},
-        operation_id="v1_brand_assets_create",
-    )
-    def create(self, request, brand_pk=None):
-        brand = self.lookup(selectors.brand_list(organization=self.actor.organization), brand_pk, "brand")
-        self.form_fields("type")
-        kind = request.data.get("type") or Kind.ASSET
-        if kind not in (Kind.ASSET, Kind.LOGO, Kind.REFERENCE):
-            raise ValidationFailed("type must be asset, logo or reference.", {"type": ["Invalid choice."]})
-        asset = media_upload(
-            organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=kind, brand=brand
-        )
-        if kind == Kind.LOGO:
-            services.brand_update(brand=brand, logo=asset)
-        return self.respond(s.present_asset(asset, request), status=201)

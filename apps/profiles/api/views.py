@@ -4,6 +4,10 @@ from drf_spectacular.utils import extend_schema, extend_schema_field, extend_sch
 from rest_framework import serializers as drf_serializers
 from rest_framework.decorators import action
 
+from apps.brands import filters as brand_filters
+from apps.brands import permissions as brand_permissions
+from apps.brands import selectors as brand_selectors
+from apps.brands.api import serializers as brand_s
 from apps.brands.models import Brand
 from apps.brands.services import SETTINGS_DEFAULTS, effective_settings
 from apps.core.errors import ValidationFailed
@@ -11,6 +15,7 @@ from apps.core.serializers import iso
 from apps.core.views import ApiViewSet, ListMixin
 
 from .. import filters, permissions, selectors, services
+from ..models import SocialProfile
 from . import serializers as s
 
 _JSON_TYPES = {bool: "boolean", str: "string", int: "number", float: "number", list: "array", dict: "object"}
@@ -163,3 +168,34 @@ class ProfileViewSet(ListMixin, ApiViewSet):
         data = self.validated(s.BulkInput)
         results = services.profile_bulk_update(organization=self.actor.organization, updates=data["updates"])
         return self.respond({"results": results})
+
+
+class BrandProfileViewSet(ApiViewSet):
+    # A brand's profiles: the brand's route, this app's rows (issue 11). No docstring: the
+    # OpenAPI description stays the family's, as when this was a brand action.
+    queryset = brand_selectors.brand_rows()
+    id_kind = "brand"
+    policy = brand_permissions.BRANDS
+    sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform"}
+    filterset_class = brand_filters.BrandProfileFilter
+
+    @extend_schema(
+        methods=["GET"], responses=s.ProfileOutput(many=True), operation_id="api_brands_profiles_list"
+    )
+    @extend_schema(
+        methods=["POST"],
+        request=brand_s.ProfileIdsInput,
+        responses=s.ProfileOutput(many=True),
+        operation_id="api_brands_profiles_add",
+    )
+    @action(detail=True, methods=["get", "post"], url_path="profiles")
+    def profiles(self, request, pk=None):
+        brand = self.lookup(self.get_queryset(), pk)
+        if request.method == "POST":
+            data = self.validated(brand_s.ProfileIdsInput)
+            org_profiles = SocialProfile.objects.for_organization(self.actor.organization)
+            found = [self.lookup(org_profiles, raw, "profile") for raw in data["profileIds"]]
+            for profile in found:
+                services.profile_update_settings(profile=profile, brand=brand)
+        qs = SocialProfile.objects.for_organization(self.actor.organization).filter(brand=brand)
+        return self.respond_list(qs, s.present_profile)
