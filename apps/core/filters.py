@@ -159,8 +159,9 @@ class SortByOrdering(BaseFilterBackend):
     def parse(self, request, view) -> tuple[str, str]:
         params = request.query_params
         default_field, default_order = view.default_sort
-        name = params.get("sortBy") or None
-        order = (params.get("sortOrder") or default_order).lower()
+        # the sort is typed like paging: an empty value is a 400, not the default
+        name = params.get("sortBy")
+        order = params.get("sortOrder", default_order).lower()
         if order not in ("asc", "desc"):
             raise ValidationFailed(
                 "sortOrder must be 'asc' or 'desc'.", {"sortOrder": ["Must be asc or desc."]}
@@ -188,7 +189,7 @@ class SortOrdering(SortByOrdering):
 
     def parse(self, request, view) -> tuple[str, str]:
         raw = request.query_params.get("sort")
-        if not raw:
+        if raw is None:
             return view.default_sort
         name, _, order = raw.partition(":")
         order = (order or "asc").lower()

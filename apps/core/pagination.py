@@ -37,8 +37,10 @@ def _int_param(
     params: Mapping[str, str], name: str, default: int, *, minimum: int, maximum: int | None = None
 ) -> int:
     raw = params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
+    # paging is typed: an empty value is not a number (filters, unlike paging, read an empty
+    # value as the filter left out, as HTML forms send them)
     try:
         value = int(raw)
     except (TypeError, ValueError):
@@ -195,7 +197,7 @@ def paginate_api(qs: QuerySet, params: Mapping[str, str]) -> Page:
     limit = parse_limit(params)
     # `page` is checked even when `offset` wins: a bad parameter is a 400, never ignored
     page = _int_param(params, "page", 1, minimum=1, maximum=MAX_PAGE)
-    if params.get("offset") not in (None, ""):
+    if params.get("offset") is not None:
         offset = _int_param(params, "offset", 0, minimum=0, maximum=MAX_OFFSET)
     else:
         offset = (page - 1) * limit

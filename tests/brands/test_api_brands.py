@@ -146,11 +146,19 @@ def test_it_sorts_descending_and_ascending(b, owner):
     assert desc == list(reversed(asc))
 
 
-@pytest.mark.parametrize("sort", ["colour:asc", "name:sideways", "primary_color:asc"])
+@pytest.mark.parametrize("sort", ["colour:asc", "name:sideways", "primary_color:asc", ""])
 def test_it_refuses_an_unknown_sort(b, sort):
     response = b.get(f"/api/brands?sort={sort}")
     assert response.status_code == 400
     assert list(response.json()["details"]) == ["code", "sort"]
+
+
+@pytest.mark.parametrize("param", ["limit", "page", "offset"])
+def test_paging_is_typed_an_empty_value_is_refused(b, param):
+    """`limit=` is not a number: a 400 naming it (a filter left empty is the filter left out)."""
+    response = b.get(f"/api/brands?{param}=")
+    assert response.status_code == 400
+    assert list(response.json()["details"]) == ["code", param]
 
 
 @pytest.mark.parametrize("param", ["q", "search"])

@@ -353,6 +353,12 @@ def test_cursor_paging_walks_empty_sort_values_in_page_order(api, owner, order):
         ("startDate=yesterday", "startDate"),
         ("fields=id,secret", "fields"),
         ("limit=101", "limit"),
+        # paging and sort are typed: empty is not a number or a sort (a filter left empty is
+        # the filter left out, as `status=` above)
+        ("limit=", "limit"),
+        ("page=", "page"),
+        ("sortBy=", "sortBy"),
+        ("sortOrder=", "sortOrder"),
     ],
 )
 def test_it_refuses_invalid_list_parameters(api, query, field):

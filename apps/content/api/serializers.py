@@ -62,6 +62,8 @@ class GenerateInput(_GenerationFields):
 
 
 class MultiPlatformInput(_GenerationFields):
+    # one content item per profile: the service refuses a profile named twice
+    openapi_fields = {"profileIds": {"uniqueItems": True}}
     profileIds = serializers.ListField(
         child=serializers.CharField(max_length=64), min_length=1, max_length=10
     )

@@ -22,7 +22,7 @@ from apps.core.serializers import (
     StrictSerializer,
     iso,
 )
-from apps.platforms.rules import SUPPORTED_PLATFORMS
+from apps.platforms.rules import SUPPORTED_PLATFORMS, get_rules
 
 from .. import selectors, states
 from ..models import RATIOS, PostType
@@ -84,7 +84,35 @@ class MediaInput(StrictSerializer):
     dimensions = serializers.ChoiceField(choices=RATIOS, required=False)
 
 
+def _media_type_rules() -> dict:
+    """A platform that publishes only some media types (YouTube: video only) needs a generate
+    that names one of them in `media.type` (left out, it is an image): the service refuses the
+    rest with a 400. In JSON Schema, per such platform, what is refused: `platforms` contains
+    it (OpenAPI 3.0 has no `contains`: "some item is X" is "not every item is other than X")
+    and `media.type` is not one of its types. Written as `not` alone: generated clients read an
+    `anyOf` as a union of body types (openapi-python-client made a class of the branch)."""
+    refused = []
+    for platform in SUPPORTED_PLATFORMS:
+        types = sorted({media_type for _, media_type in get_rules(platform).formats})
+        if "image" in types:
+            continue
+        refused.append(
+            {
+                "required": ["platforms"],
+                "properties": {"platforms": {"not": {"items": {"not": {"enum": [platform]}}}}},
+                "not": {
+                    "required": ["media"],
+                    "properties": {"media": {"required": ["type"], "properties": {"type": {"enum": types}}}},
+                },
+            }
+        )
+    if not refused:
+        return {}
+    return {"not": refused[0] if len(refused) == 1 else {"anyOf": refused}}
+
+
 class GenerateInput(StrictSerializer):
+    openapi_rules = _media_type_rules()
     prompt = serializers.CharField(max_length=5000)
     platforms = serializers.ListField(
         child=NamedChoiceField(choices=SUPPORTED_PLATFORMS, max_length=30), min_length=1, max_length=10

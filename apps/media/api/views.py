@@ -50,6 +50,13 @@ _REF_UPLOAD = {
 }
 
 
+_ID = (
+    "(?:med_)?(?:[0-9A-Fa-f]{32}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})"
+)
+#: what `thumbnails` reads from `ids`: up to 100 media ids, commas between, blanks and empty items ignored
+MEDIA_ID_LIST = rf"^\s*(?:{_ID}\s*)?(?:,\s*(?:{_ID}\s*)?){{0,99}}$"
+
+
 class MediaViewSet(ApiViewSet):
     id_kind = "media"
     scope = "content:write"
@@ -142,7 +149,13 @@ class MediaViewSet(ApiViewSet):
     @extend_schema(
         responses=ThumbnailOutput(many=True),
         operation_id="api_media_thumbnails",
-        parameters=[OpenApiParameter("ids", str, description="Comma-separated media ids")],
+        parameters=[
+            OpenApiParameter(
+                "ids",
+                {"type": "string", "pattern": MEDIA_ID_LIST},
+                description="Comma-separated media ids (up to 100)",
+            )
+        ],
     )
     @action(detail=False, methods=["get"], url_path="thumbnails")
     def thumbnails(self, request):
