@@ -3,10 +3,11 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.brands.api.serializers import GenerationSettingsInput
+from apps.core.errors import ValidationFailed
 from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.features import features_allowed
 
-from ..services import HHMM, VISIBILITIES
+from ..services import HHMM, VISIBILITIES, validate_posting_times, validate_timezone
 
 #: what apps.profiles.services checks: `HH:MM` times and an IANA time zone
 SLOT_FIELDS = {
@@ -161,6 +162,19 @@ class BulkItem(StrictSerializer):
     displayName = serializers.CharField(required=False, max_length=200, allow_blank=True)
     settings = ProfileSettingsFields(required=False)
     generationSettings = ProfileGenerationSettingsInput(required=False)
+
+    def validate(self, attrs):
+        # what the schemas state of an item's settings (a time zone of their list, HH:MM times)
+        # is the request's shape, as every other field's value here: a 400 naming the item; what
+        # an item meets (a profile not found) is that item's result
+        try:
+            settings = attrs.get("settings") or {}
+            if "timezone" in settings:
+                validate_timezone(settings["timezone"])
+            validate_posting_times(settings.get("postingTimes") or [])
+        except ValidationFailed as exc:
+            raise serializers.ValidationError({"settings": exc.details}) from None
+        return attrs
 
 
 class BulkInput(StrictSerializer):
