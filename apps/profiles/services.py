@@ -36,7 +36,8 @@ def validate_posting_times(times: list[str]) -> list[str]:
     return sorted(set(times))
 
 
-def _normalize_settings(values: dict) -> dict:
+def settings_normalized(values: dict) -> dict:
+    """A profile's settings as they are stored; ValidationFailed names the first bad value."""
     out: dict[str, object] = {}
     if "autoHashtags" in values:
         tags = []
@@ -71,7 +72,7 @@ def profile_update_settings(
     if display_name is not None:
         profile.display_name = display_name
     if settings:
-        profile.settings = {**profile.settings, **_normalize_settings(settings)}
+        profile.settings = {**profile.settings, **settings_normalized(settings)}
     if brand is not None:
         if brand.organization_id != profile.organization_id:
             raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]})

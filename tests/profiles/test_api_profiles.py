@@ -430,6 +430,20 @@ def test_bulk_applies_each_item_on_its_own(b, outsider, profiles):
             {"updates": {"1": {"settings": {"timezone": ["Must be an IANA time zone, e.g. Europe/Paris."]}}}},
         ),
         (
+            {"updates": [{"id": "x", "settings": {"defaultVisibility": "AAA"}}]},
+            {
+                "updates": {
+                    "0": {
+                        "settings": {
+                            "defaultVisibility": [
+                                "Must be one of public, private, unlisted, followers, connections."
+                            ]
+                        }
+                    }
+                }
+            },
+        ),
+        (
             {"updates": [{"id": "x", "settings": {"postingTimes": ["25:00"]}}]},
             {"updates": {"0": {"settings": {"postingTimes": ["Invalid: 25:00."]}}}},
         ),

@@ -7,7 +7,7 @@ from apps.core.errors import ValidationFailed
 from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.features import features_allowed
 
-from ..services import HHMM, VISIBILITIES, validate_posting_times, validate_timezone
+from ..services import HHMM, VISIBILITIES, settings_normalized
 
 #: what apps.profiles.services checks: `HH:MM` times and an IANA time zone
 SLOT_FIELDS = {
@@ -164,14 +164,11 @@ class BulkItem(StrictSerializer):
     generationSettings = ProfileGenerationSettingsInput(required=False)
 
     def validate(self, attrs):
-        # what the schemas state of an item's settings (a time zone of their list, HH:MM times)
-        # is the request's shape, as every other field's value here: a 400 naming the item; what
-        # an item meets (a profile not found) is that item's result
+        # what the schemas state of an item's settings (a time zone of their list, HH:MM times,
+        # a visibility of its list) is the request's shape, as every other field's value here:
+        # a 400 naming the item; what an item meets (a profile not found) is that item's result
         try:
-            settings = attrs.get("settings") or {}
-            if "timezone" in settings:
-                validate_timezone(settings["timezone"])
-            validate_posting_times(settings.get("postingTimes") or [])
+            settings_normalized(attrs.get("settings") or {})
         except ValidationFailed as exc:
             raise serializers.ValidationError({"settings": exc.details}) from None
         return attrs
