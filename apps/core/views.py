@@ -307,6 +307,20 @@ class _FamilyViewSet(viewsets.GenericViewSet):
             raise NotFound("Resource not found.", {"id": str(value)[:100]})
         return obj
 
+    def get_detail_queryset(self):
+        """What a detail action reads (`get_object`): the list's queryset unless a view needs
+        more on one object (its tags, its variants)."""
+        return self.get_queryset()
+
+    def get_object(self):
+        """The path's object, of the caller's organization only (`get_detail_queryset`), else a
+        404 in the family's format; unlike DRF's, the list's filters do not apply to it."""
+        obj = self.lookup(
+            self.get_detail_queryset(), self.kwargs.get(self.lookup_url_kwarg or self.lookup_field)
+        )
+        self.check_object_permissions(self.request, obj)
+        return obj
+
     def ref(self, queryset, raw, kind: str, field: str, *, message: str = "", details: dict | None = None):
         """An object named in the body: of the caller's organization, else a 400 on that field
         (not the 404 of a path id: the request itself is what is wrong)."""

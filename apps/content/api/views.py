@@ -294,12 +294,9 @@ class TagViewSet(ListMixin, _ContentBase):
     default_sort = ("name", "asc")
     search_fields = ("name",)
 
-    def _tag(self, pk):
-        return self.lookup(self.get_queryset(), pk)
-
     @extend_schema(responses=s.TagOutput, operation_id="api_tags_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present_tag(self._tag(pk)))
+        return self.respond(s.present_tag(self.get_object()))
 
     @extend_schema(request=s.TagInput, responses={201: s.TagOutput}, operation_id="api_tags_create")
     def create(self, request):
@@ -311,7 +308,7 @@ class TagViewSet(ListMixin, _ContentBase):
 
     @extend_schema(request=s.TagUpdateInput, responses=s.TagOutput, operation_id="api_tags_update")
     def update(self, request, pk=None):
-        tag = self._tag(pk)
+        tag = self.get_object()
         data = self.validated(s.TagUpdateInput)
         return self.respond(
             s.present_tag(services.tag_update(tag=tag, name=data.get("name"), color=data.get("color")))
@@ -319,7 +316,7 @@ class TagViewSet(ListMixin, _ContentBase):
 
     @extend_schema(responses={204: None}, operation_id="api_tags_destroy")
     def destroy(self, request, pk=None):
-        services.tag_delete(tag=self._tag(pk))
+        services.tag_delete(tag=self.get_object())
         return self.respond(None, status=204)
 
 
@@ -334,12 +331,9 @@ class EventViewSet(ListMixin, _ContentBase):
     default_sort = ("created_at", "desc")
     search_fields = ("name", "description")
 
-    def _event(self, pk):
-        return self.lookup(self.get_queryset(), pk)
-
     @extend_schema(responses=s.EventOutput, operation_id="api_events_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present_event(self._event(pk)))
+        return self.respond(s.present_event(self.get_object()))
 
     @extend_schema(request=s.EventInput, responses={201: s.EventOutput}, operation_id="api_events_create")
     def create(self, request):
@@ -351,7 +345,7 @@ class EventViewSet(ListMixin, _ContentBase):
 
     @extend_schema(request=s.EventUpdateInput, responses=s.EventOutput, operation_id="api_events_update")
     def update(self, request, pk=None):
-        campaign = self._event(pk)
+        campaign = self.get_object()
         data = self.validated(s.EventUpdateInput)
         return self.respond(
             s.present_event(services.campaign_update(campaign=campaign, **s.EventInput.to_fields(data)))
@@ -359,7 +353,7 @@ class EventViewSet(ListMixin, _ContentBase):
 
     @extend_schema(responses={204: None}, operation_id="api_events_destroy")
     def destroy(self, request, pk=None):
-        services.campaign_delete(campaign=self._event(pk))
+        services.campaign_delete(campaign=self.get_object())
         return self.respond(None, status=204)
 
 
