@@ -67,6 +67,25 @@ LIST_FIELDS = (
     "created_at",
     "updated_at",
 )
+#: a shown media item's columns its presentation reads (`serializers.present_media_item`; the
+#: files as their stored names)
+MEDIA_FIELDS = ("pk", "content_id", "media_type", "file", "thumbnail", "width", "height", "duration")
+#: a publication's columns its presentation reads (`serializers.present_publication`; the
+#: platform is its profile's)
+PUBLICATION_FIELDS = (
+    "pk",
+    "content_id",
+    "profile_id",
+    "profile__platform",
+    "status",
+    "scheduled_for",
+    "published_at",
+    "external_id",
+    "url",
+    "attempts",
+    "last_error",
+    "first_comment_error",
+)
 #: a variant's columns its presentation reads (`serializers.present_variant`)
 VARIANT_FIELDS = (
     "content_id",
@@ -99,8 +118,9 @@ def content_list(*, organization, tags: bool = False):
 
 def content_page(contents: list[Content]) -> list[Content]:
     """A list page's variants, shown media and publications, one query each, hung on the rows
-    as `variant_rows` (plain rows: building a model per variant was most of a page's cost),
-    `shown_media` and `publication_list` (the attributes `_with_media`'s prefetches set)."""
+    as `variant_rows`, `shown_media` and `publication_list` (the attributes `_with_media`'s
+    prefetches set): plain named rows, not models (building a model per variant, media item,
+    publication and its profile was most of a page's cost)."""
     by_id: dict[Any, Content] = {c.pk: c for c in contents}
     for content in contents:
         content.variant_rows, content.shown_media, content.publication_list = [], [], []
@@ -112,13 +132,13 @@ def content_page(contents: list[Content]) -> list[Content]:
     media = MediaAsset.objects.filter(content_id__in=list(by_id), kind__in=SHOWN_MEDIA).order_by(
         "position", "created_at"
     )
-    for asset in media:
+    for asset in media.values_list(*MEDIA_FIELDS, named=True):
         by_id[asset.content_id].shown_media.append(asset)
     pubs = (
         _publications()
         .filter(content_id__in=list(by_id))
-        .select_related("profile")
         .order_by("scheduled_for", "created_at")
+        .values_list(*PUBLICATION_FIELDS, named=True)
     )
     for pub in pubs:
         by_id[pub.content_id].publication_list.append(pub)

@@ -88,13 +88,20 @@ class PublicationOutput(serializers.Serializer):
     firstCommentError = serializers.CharField(allow_null=True)
 
 
+def _profile_platform(pub) -> str:
+    """The platform of the publication's profile: a list page's row carries it as a column."""
+    platform = getattr(pub, "profile__platform", None)
+    return pub.profile.platform if platform is None else platform
+
+
 def present_publication(pub, *, family: str) -> dict:
+    """A publication (a model, or a list page's row of `selectors.PUBLICATION_FIELDS`)."""
     a = family == "v1"
     return {
         "id": ids.render(pub.pk, "publication") if a else str(pub.pk),
         "contentId": ids.render(pub.content_id, "content") if a else str(pub.content_id),
         "profileId": ids.render(pub.profile_id, "profile") if a else str(pub.profile_id),
-        "platform": pub.profile.platform,
+        "platform": _profile_platform(pub),
         "status": pub.status,
         "scheduledFor": iso(pub.scheduled_for),
         "publishedAt": iso(pub.published_at),
