@@ -1,7 +1,7 @@
 """Provider engine adapters against local fakes that speak each provider's wire format.
 
 The real SDKs (openai, google-genai, replicate) make real HTTP requests to the fakes in
-tests/content/provider_fakes.py; nothing is mocked.
+tests/generation/provider_fakes.py; nothing is mocked.
 """
 
 from __future__ import annotations

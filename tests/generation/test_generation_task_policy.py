@@ -12,7 +12,7 @@ from apps.content.models import Content
 from apps.content.services import GenerationInput, content_request_generation
 from apps.generation.engines import _build
 from apps.generation.tasks import generate_content
-from tests.content.provider_fakes import OpenAIFake
+from tests.generation.provider_fakes import OpenAIFake
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -30,7 +30,7 @@ from apps.generation.predictions import prediction_receive, predictions_poll_sta
 from apps.generation.tasks import poll_stale_predictions
 from apps.media.models import Kind, MediaAsset
 from apps.webhooks.models import InboundWebhook
-from tests.content.provider_fakes import ReplicateFake, WebhookReceiver, sign_replicate_webhook
+from tests.generation.provider_fakes import ReplicateFake, WebhookReceiver, sign_replicate_webhook
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -26,8 +26,8 @@ from apps.content.models import Batch, Content, ContentSchedule
 from apps.core import ids
 from apps.events.models import Event
 from apps.media.models import Kind, MediaAsset
-from tests.content.provider_fakes import ReplicateFake
 from tests.factories import ProfileFactory
+from tests.generation.provider_fakes import ReplicateFake
 from tests.live import asgi_server, celery_worker
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
