@@ -198,22 +198,12 @@ def clear_generated_media(content: Content) -> None:
 
 
 def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
-    """Keep one generated image or video (an engine result) as the content's media."""
-    if isinstance(result, VideoResult):
-        return media_create_from_bytes(
-            organization=content.organization_id,
-            data=result.data,
-            content_type=result.content_type,
-            kind=Kind.GENERATED,
-            brand=content.brand,
-            width=result.width,
-            height=result.height,
-            duration=result.seconds,
-            thumbnail=result.thumbnail,
-            metadata={"contentId": str(content.pk)},
-            content=content,
-        )
-    # (media_create_from_bytes decodes the image for its thumbnail: a corrupt one fails there)
+    """Keep one generated image or video (an engine result) as the content's media.
+
+    A video carries its length and its own thumbnail and always sits at position 0; an image
+    takes the position asked for (media_create_from_bytes decodes it for its thumbnail: a corrupt
+    one fails there)."""
+    video = isinstance(result, VideoResult)
     return media_create_from_bytes(
         organization=content.organization_id,
         data=result.data,
@@ -222,9 +212,11 @@ def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
         brand=content.brand,
         width=result.width,
         height=result.height,
+        duration=result.seconds if video else None,
+        thumbnail=result.thumbnail if video else None,
         metadata={"contentId": str(content.pk)},
         content=content,
-        position=position,
+        position=0 if video else position,
     )
 
 
