@@ -531,162 +531,244 @@ def build_hashtags(
     return out[:count]
 
 
-def make_text(request: TextRequest) -> TextResult:
-    language = normalise_language(request.language)
-    length = normalise_length(request.length)
-    tone = normalise_tone(request.tone, request.brand.tone)
-    brand = request.brand
-    L = T[language]
-    rng = _rng("text", request)
-    dont = _dont_patterns(brand.dont)
-    no_emoji_directive, sign_off = _system_directives(brand)
-    emojis = request.include_emojis and not no_emoji_directive
-    creativity = request.creativity
+@dataclass
+class _Writer:
+    """What one caption is written with: the request read once, the copy of its language and
+    intent, and the random generator every choice draws from (in a fixed order: the emojis'
+    shuffle, the hook, the bodies' shuffle, the call to action, the first comment, the title,
+    the sounds), so that the same request gives the same text."""
 
+    request: TextRequest
+    language: str
+    length: str
+    tone: str
+    rng: random.Random
+    dont: list[re.Pattern]
+    emojis: bool
+    sign_off: str
+    values: dict[str, str]
+    copy: dict[str, Any]
+    tone_emojis: list[str]
+
+    @property
+    def brand(self) -> BrandVoice:
+        return self.request.brand
+
+    @property
+    def phrases(self) -> dict[str, Any]:
+        """The copy of the request's language."""
+        return T[self.language]
+
+    def choose(self, pool: list[str], **extra: str) -> str:
+        """A template of ``pool`` filled in: the one drawn first unless it breaks the brand's
+        don'ts, then the others in order; the first one scrubbed when they all break them."""
+        candidates = list(pool)
+        first = _pick(self.rng, candidates, self.request.creativity)
+        order = [first] + [c for c in candidates if c != first]
+        for template in order:
+            sentence = _fill(template, self.language, **self.values, **extra)
+            if not _violates(sentence, self.dont):
+                return sentence
+        return _scrub(_fill(first, self.language, **self.values, **extra), self.dont)
+
+    def fill(self, template: str, **values: str) -> str:
+        return _fill(template, self.language, **values)
+
+    def allowed(self, text: str) -> bool:
+        return not _violates(text, self.dont)
+
+
+def _subject(request: TextRequest, language: str, dont: list[re.Pattern]) -> tuple[str, list[str]]:
+    """(topic, keywords) of the prompt; a prompt without one writes about the brand's first
+    allowed theme, then the brand's name."""
+    brand = request.brand
     topic, keywords = extract_keywords(request.prompt, language, brand.dont)
-    if not topic:
-        themes = [t for t in brand.themes if t and not _violates(t, dont)]
-        if themes:
-            topic = themes[0]
-            keywords = [topic]
-        elif brand.name:
-            topic, keywords = brand.name, [brand.name]
-        else:
-            raise EngineError("the prompt has no subject to write about (only stopwords or banned words)")
-    if language == "en":
-        the_topic = with_determiner(request.prompt, topic)
-    else:
-        topic = the_topic = _with_complement(request.prompt, topic, language)
-    values = {"topic": topic, "the_topic": the_topic}
-    facts = [f for f in prompt_facts(request.prompt, language) if not _violates(f, dont)]
-    # what the post is for (hiring, a sale, an event) picks hooks, calls to action and first
-    # comments a person would write for it; a hook without the subject needs the prompt's facts
-    intent = next(
+    if topic:
+        return topic, keywords
+    themes = [t for t in brand.themes if t and not _violates(t, dont)]
+    if themes:
+        return themes[0], [themes[0]]
+    if brand.name:
+        return brand.name, [brand.name]
+    raise EngineError("the prompt has no subject to write about (only stopwords or banned words)")
+
+
+def _intent(request: TextRequest, language: str, facts: list[str]) -> dict[str, Any] | None:
+    """What the post is for (hiring, a sale, an event), which picks hooks, calls to action and
+    first comments a person would write for it; a hook without the subject needs the prompt's
+    facts."""
+    return next(
         (
             i
-            for i in L.get("intents", {}).values()
+            for i in T[language].get("intents", {}).values()
             if re.search(i["match"], request.prompt or "", re.IGNORECASE)
             and (facts or not i.get("needs_facts"))
         ),
         None,
     )
+
+
+def _writer(request: TextRequest) -> tuple[_Writer, str, list[str], list[str], dict[str, Any] | None]:
+    """The writer of ``request`` and what it writes about: (writer, topic, keywords, facts, intent)."""
+    language = normalise_language(request.language)
+    length = normalise_length(request.length)
+    tone = normalise_tone(request.tone, request.brand.tone)
+    L = T[language]
+    rng = _rng("text", request)
+    dont = _dont_patterns(request.brand.dont)
+    no_emoji_directive, sign_off = _system_directives(request.brand)
+
+    topic, keywords = _subject(request, language, dont)
+    if language == "en":
+        the_topic = with_determiner(request.prompt, topic)
+    else:
+        topic = the_topic = _with_complement(request.prompt, topic, language)
+    facts = [f for f in prompt_facts(request.prompt, language) if not _violates(f, dont)]
+    intent = _intent(request, language, facts)
     copy = {key: (intent or {}).get(key) or L[key] for key in ("hooks", "cta", "comments", "titles")}
     if not intent:
         copy["hooks"], copy["cta"] = L["hooks"][tone], L["cta"][tone]
-
-    def choose(pool: list[str], **extra: str) -> str:
-        candidates = list(pool)
-        first = _pick(rng, candidates, creativity)
-        order = [first] + [c for c in candidates if c != first]
-        for template in order:
-            sentence = _fill(template, language, **values, **extra)
-            if not _violates(sentence, dont):
-                return sentence
-        return _scrub(_fill(first, language, **values, **extra), dont)
-
     tone_emojis = list(EMOJIS[tone])
     rng.shuffle(tone_emojis)
+    writer = _Writer(
+        request=request,
+        language=language,
+        length=length,
+        tone=tone,
+        rng=rng,
+        dont=dont,
+        emojis=request.include_emojis and not no_emoji_directive,
+        sign_off=sign_off,
+        values={"topic": topic, "the_topic": the_topic},
+        copy=copy,
+        tone_emojis=tone_emojis,
+    )
+    return writer, topic, keywords, facts, intent
 
-    hook = choose(copy["hooks"])
-    if emojis:
-        hook += " " + tone_emojis[0]
-    style = (brand.caption_style or "").lower()
-    as_list = "list" in style or "bullet" in style
-    ask = "question" in style
 
-    extras: list[str] = []
-    n_bodies = {"short": 0, "medium": 1, "long": 3}[length]
+def _hook(w: _Writer) -> str:
+    hook = w.choose(w.copy["hooks"])
+    return hook + " " + w.tone_emojis[0] if w.emojis else hook
+
+
+def _body(w: _Writer, facts: list[str], intent: dict[str, Any] | None) -> list[str]:
+    """The prompt's own facts first (a person restates what the brief says); template sentences
+    (about the subject only, never a keyword slotted in) stand in when it has none."""
+    n_bodies = {"short": 0, "medium": 1, "long": 3}[w.length]
     if intent and intent.get("needs_facts"):
         n_bodies = max(n_bodies, 1)  # "Save the date!" is followed by what and when
-    # the prompt's own facts come first (a person restates what the brief says); template
-    # sentences (about the subject only, never a keyword slotted in) stand in when it has none
     body: list[str] = facts[:n_bodies]
-    bodies = list(L["bodies"])
-    rng.shuffle(bodies)
+    bodies = list(w.phrases["bodies"])
+    w.rng.shuffle(bodies)
     for template in bodies:
         if len(body) >= n_bodies or facts:
             break
-        sentence = _fill(template, language, **values)
-        if not _violates(sentence, dont) and sentence not in body:
+        sentence = w.fill(template, **w.values)
+        if w.allowed(sentence) and sentence not in body:
             body.append(sentence)
-    if length == "long" and emojis and body:
-        body[-1] += " " + tone_emojis[2 % len(tone_emojis)]
-    if length != "short":
+    if w.length == "long" and w.emojis and body:
+        body[-1] += " " + w.tone_emojis[2 % len(w.tone_emojis)]
+    return body
+
+
+def _extras(w: _Writer, *, ask: bool) -> list[str]:
+    """Sentences about the brand: what it asks to mention, and on long captions its themes,
+    audience and name; a question when the style asks for one or a long caption is creative."""
+    brand, L = w.brand, w.phrases
+    extras: list[str] = []
+    if w.length != "short":
         for item in brand.do:
             m = _DO_VERBS.match(item or "")
-            if m and not _violates(m.group(1), dont):
-                extras.append(_fill(L["do"], language, item=m.group(1).strip().rstrip(".")))
-    if length == "long":
-        themes = [t for t in brand.themes if t and not _violates(t, dont)]
+            if m and w.allowed(m.group(1)):
+                extras.append(w.fill(L["do"], item=m.group(1).strip().rstrip(".")))
+    if w.length == "long":
+        themes = [t for t in brand.themes if t and w.allowed(t)]
         if themes:
-            extras.append(_fill(L["themes"], language, themes=_join(themes[:3], L["and"])))
-        if brand.audience and not _violates(brand.audience, dont):
-            extras.append(_fill(L["audience"], language, audience=brand.audience.strip().rstrip(".")))
-        if brand.name and not _violates(brand.name, dont):
-            extras.append(_fill(L["brand"], language, brand=brand.name))
-    if ask or (length == "long" and creativity >= 7):
-        question = _fill(L["question"], language, **values)
-        if not _violates(question, dont):
+            extras.append(w.fill(L["themes"], themes=_join(themes[:3], L["and"])))
+        if brand.audience and w.allowed(brand.audience):
+            extras.append(w.fill(L["audience"], audience=brand.audience.strip().rstrip(".")))
+        if brand.name and w.allowed(brand.name):
+            extras.append(w.fill(L["brand"], brand=brand.name))
+    if ask or (w.length == "long" and w.request.creativity >= 7):
+        question = w.fill(L["question"], **w.values)
+        if w.allowed(question):
             extras.append(question)
+    return extras
 
-    cta = ""
-    if length != "short":
-        cta = choose(copy["cta"])
-        if emojis:
-            cta += " " + tone_emojis[1]
+
+def _cta(w: _Writer) -> str:
+    if w.length == "short":
+        return ""
+    cta = w.choose(w.copy["cta"])
+    return cta + " " + w.tone_emojis[1] if w.emojis else cta
+
+
+def _caption(w: _Writer, facts: list[str], intent: dict[str, Any] | None) -> str:
+    """Hook, body, the brand's sentences, the prompt's links, call to action and sign-off, one
+    paragraph each (the body as a bulleted list when the caption style asks for one)."""
+    style = (w.brand.caption_style or "").lower()
+    as_list = "list" in style or "bullet" in style
+    hook = _hook(w)
+    body = _body(w, facts, intent)
+    extras = _extras(w, ask="question" in style)
+    cta = _cta(w)
 
     paragraphs = [hook]
     if body:
         paragraphs.append("\n".join(f"• {s}" for s in body) if as_list else " ".join(body))
     if extras:
         paragraphs.append(" ".join(extras))
-    urls = prompt_urls(request.prompt)
+    urls = prompt_urls(w.request.prompt)
     if urls:  # the prompt's links stay links, in a sentence of their own
-        paragraphs.append(LINK[language].format(url=" ".join(urls)))
+        paragraphs.append(LINK[w.language].format(url=" ".join(urls)))
     if cta:
         paragraphs.append(cta)
-    if sign_off and not _violates(sign_off, dont):
-        paragraphs.append(sign_off)
+    if w.sign_off and w.allowed(w.sign_off):
+        paragraphs.append(w.sign_off)
     caption = "\n\n".join(paragraphs)
-    if _violates(caption, dont):
-        caption = _scrub(caption, dont)
+    return caption if w.allowed(caption) else _scrub(caption, w.dont)
 
-    hashtags = build_hashtags(topic, keywords, request, language, dont, rng)
 
-    comment = choose(copy["comments"])
-    if emojis:
-        comment += " " + tone_emojis[3 % len(tone_emojis)]
-
-    title = choose(copy["titles"])
-    title = title[:100].rsplit(" ", 1)[0] if len(title) > 100 else title
-
+def _alt_text(w: _Writer, topic: str) -> str:
+    """The picture described: the subject, two more of the prompt's phrases, the brand's colours."""
+    brand, L = w.brand, w.phrases
     colours = _join(
         [
             c
             for c in {
-                colour_name(brand.primary_color, language): 0,
-                colour_name(brand.secondary_color, language): 0,
+                colour_name(brand.primary_color, w.language): 0,
+                colour_name(brand.secondary_color, w.language): 0,
             }
             if c
         ],
         L["and"],
     )
-    others = other_phrases(request.prompt, language, brand.dont, topic)
-    extra = _fill(L["alt_extra"], language, k2=others[0], k3=others[1]) if len(others) > 1 else ""
-    media = "video" if request.media_type == "video" else "image"
-    alt_text = _scrub(_fill(L["alt"][media], language, extra=extra, colours=colours, **values), dont)
+    others = other_phrases(w.request.prompt, w.language, brand.dont, topic)
+    extra = w.fill(L["alt_extra"], k2=others[0], k3=others[1]) if len(others) > 1 else ""
+    media = "video" if w.request.media_type == "video" else "image"
+    return _scrub(w.fill(L["alt"][media], extra=extra, colours=colours, **w.values), w.dont)
 
-    sounds = list(SOUNDS[tone])
-    shift = rng.randrange(len(sounds))
-    sounds = sounds[shift:] + sounds[:shift]
 
+def make_text(request: TextRequest) -> TextResult:
+    w, topic, keywords, facts, intent = _writer(request)
+    caption = _caption(w, facts, intent)
+    hashtags = build_hashtags(topic, keywords, request, w.language, w.dont, w.rng)
+
+    comment = w.choose(w.copy["comments"])
+    if w.emojis:
+        comment += " " + w.tone_emojis[3 % len(w.tone_emojis)]
+    title = w.choose(w.copy["titles"])
+    title = title[:100].rsplit(" ", 1)[0] if len(title) > 100 else title
+
+    sounds = list(SOUNDS[w.tone])
+    shift = w.rng.randrange(len(sounds))
     return TextResult(
         caption=caption,
         hashtags=hashtags,
         first_comment=comment,
-        alt_text=alt_text,
+        alt_text=_alt_text(w, topic),
         title=title,
-        sounds=sounds,
+        sounds=sounds[shift:] + sounds[:shift],
     )
 
 
