@@ -7,6 +7,7 @@ import io
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -54,12 +55,77 @@ def _strength(clause: str) -> float:
     return 1.0
 
 
+#: the edits named by a word, tried in order: (op, pattern, read on the whole clause rather than
+#: on the clause without its filler words)
+_OPS: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple(
+    (op, re.compile(pattern), whole)
+    for op, pattern, whole in (
+        ("grayscale", r"\b(grayscale|greyscale|gray|grey|monochrome|mono|desaturated?|noir|bw)\b", False),
+        ("darker", r"\b(reduce|lower|decrease|less)\b.*\b(brightness|exposure|light)\b", True),
+        ("brighter", r"\b(brighter|brighten|lighter|lighten|bright|brightness|light|exposure)\b", False),
+        ("darker", r"\b(darker|darken|dark|dim|dimmer|moody)\b", False),
+        ("warmer", r"\b(warmer|warm|warmth|golden|sunnier)\b", False),
+        ("cooler", r"\b(cooler|cool|colder|cold|icy|bluer)\b", False),
+        ("blur", r"\b(blur|blurry|blurred|soften|softer|soft focus|defocus)\b", False),
+        ("sharpen", r"\b(sharpen|sharper|sharp|crisp|crisper)\b", False),
+        ("less_contrast", r"\b(less contrast|lower contrast|flatter|faded)\b", True),
+        ("contrast", r"\b(contrast|punchier|punchy)\b", False),
+        ("vibrant", r"\b(vibrant|saturated|saturate|vivid|colorful|colourful|pop)\b", False),
+        ("muted", r"\b(muted|desaturate|washed|pastel)\b", False),
+        ("mirror", r"\b(mirror|mirrored|flip|flipped|horizontally)\b", False),
+    )
+)
+
+
+def _vocabulary_error(message: str) -> EngineError:
+    return EngineError(f"{message}; the local engine understands: " + "; ".join(EDIT_VOCABULARY))
+
+
+def _text_step(clause: str, texts: list[str]) -> EditStep | None:
+    """``add text "..."`` (at the bottom unless the clause names the top or the centre)."""
+    q = re.search(r"qtext(\d+)", clause)
+    if not (q and re.search(r"\b(add|write|put|text|caption|title|overlay|say|says|saying|label)\b", clause)):
+        return None
+    position = "bottom"
+    if re.search(r"\b(top|upper|header)\b", clause):
+        position = "top"
+    elif re.search(r"\b(cent(?:er|re)|middle)\b", clause):
+        position = "center"
+    return EditStep("text", text=texts[int(q.group(1))], position=position)
+
+
+def _crop_step(clause: str) -> EditStep | None:
+    """``crop to a:b`` or ``square``; a crop without a ratio, or one past 8:1, is an error."""
+    if not ("crop" in clause or "square" in clause or "aspect" in clause or "ratio" in clause):
+        return None
+    m = re.search(r"(\d+)\s*[:x/×]\s*(\d+)", clause)
+    if m:
+        a, b = int(m.group(1)), int(m.group(2))
+        if a <= 0 or b <= 0 or max(a, b) / min(a, b) > 8:
+            raise EngineError(f"cannot crop to the ratio {a}:{b}")
+        return EditStep("crop", ratio=(a, b))
+    if "square" in clause:
+        return EditStep("crop", ratio=(1, 1))
+    raise EngineError(f"crop needs a ratio such as 1:1, 4:5, 16:9, 9:16 or 3:2 (got {clause!r})")
+
+
+def _named_step(clause: str, texts: list[str]) -> EditStep:
+    """The edit a clause names by a word (brighter, warmer, mirror, ...) at its strength."""
+    rest = _FILLER.sub(" ", clause).strip()
+    op = next((op for op, pattern, whole in _OPS if pattern.search(clause if whole else rest)), None)
+    if op is None:
+        shown = re.sub(r"qtext(\d+)", lambda m: f'"{texts[int(m.group(1))]}"', clause)
+        raise EngineError(
+            f"the local engine does not understand the edit {shown!r}; it understands: "
+            + "; ".join(EDIT_VOCABULARY)
+        )
+    return EditStep(op, amount=_strength(clause))
+
+
 def parse_edit_prompt(prompt: str) -> list[EditStep]:
     """Split an edit prompt into ordered steps; unknown instructions raise EngineError."""
     if not prompt or not prompt.strip():
-        raise EngineError(
-            "the edit prompt is empty; the local engine understands: " + "; ".join(EDIT_VOCABULARY)
-        )
+        raise _vocabulary_error("the edit prompt is empty")
     texts: list[str] = []
 
     def stash(m: re.Match) -> str:
@@ -69,72 +135,13 @@ def parse_edit_prompt(prompt: str) -> list[EditStep]:
     work = _QUOTED.sub(stash, prompt.strip()).lower()
     work = re.sub(r"\b(black|b)\s*(?:and|&|/|n)\s*(white|w)\b", "grayscale", work)
     clauses = [c.strip() for c in re.split(r"[,;\n]|\.(?!\d)|\bthen\b|\band\b|\balso\b|\+", work)]
-    steps: list[EditStep] = []
-    for raw in clauses:
-        if not raw:
-            continue
-        clause = raw
-        strength = _strength(clause)
-        q = re.search(r"qtext(\d+)", clause)
-        if q and re.search(r"\b(add|write|put|text|caption|title|overlay|say|says|saying|label)\b", clause):
-            position = "bottom"
-            if re.search(r"\b(top|upper|header)\b", clause):
-                position = "top"
-            elif re.search(r"\b(cent(?:er|re)|middle)\b", clause):
-                position = "center"
-            steps.append(EditStep("text", text=texts[int(q.group(1))], position=position))
-            continue
-        if "crop" in clause or "square" in clause or "aspect" in clause or "ratio" in clause:
-            m = re.search(r"(\d+)\s*[:x/×]\s*(\d+)", clause)
-            if m:
-                a, b = int(m.group(1)), int(m.group(2))
-                if a <= 0 or b <= 0 or max(a, b) / min(a, b) > 8:
-                    raise EngineError(f"cannot crop to the ratio {a}:{b}")
-                steps.append(EditStep("crop", ratio=(a, b)))
-                continue
-            if "square" in clause:
-                steps.append(EditStep("crop", ratio=(1, 1)))
-                continue
-            raise EngineError(f"crop needs a ratio such as 1:1, 4:5, 16:9, 9:16 or 3:2 (got {raw!r})")
-        rest = _FILLER.sub(" ", clause).strip()
-        op = None
-        if re.search(r"\b(grayscale|greyscale|gray|grey|monochrome|mono|desaturated?|noir|bw)\b", rest):
-            op = "grayscale"
-        elif re.search(r"\b(reduce|lower|decrease|less)\b.*\b(brightness|exposure|light)\b", clause):
-            op = "darker"
-        elif re.search(r"\b(brighter|brighten|lighter|lighten|bright|brightness|light|exposure)\b", rest):
-            op = "brighter"
-        elif re.search(r"\b(darker|darken|dark|dim|dimmer|moody)\b", rest):
-            op = "darker"
-        elif re.search(r"\b(warmer|warm|warmth|golden|sunnier)\b", rest):
-            op = "warmer"
-        elif re.search(r"\b(cooler|cool|colder|cold|icy|bluer)\b", rest):
-            op = "cooler"
-        elif re.search(r"\b(blur|blurry|blurred|soften|softer|soft focus|defocus)\b", rest):
-            op = "blur"
-        elif re.search(r"\b(sharpen|sharper|sharp|crisp|crisper)\b", rest):
-            op = "sharpen"
-        elif re.search(r"\b(less contrast|lower contrast|flatter|faded)\b", clause):
-            op = "less_contrast"
-        elif re.search(r"\b(contrast|punchier|punchy)\b", rest):
-            op = "contrast"
-        elif re.search(r"\b(vibrant|saturated|saturate|vivid|colorful|colourful|pop)\b", rest):
-            op = "vibrant"
-        elif re.search(r"\b(muted|desaturate|washed|pastel)\b", rest):
-            op = "muted"
-        elif re.search(r"\b(mirror|mirrored|flip|flipped|horizontally)\b", rest):
-            op = "mirror"
-        if op is None:
-            shown = re.sub(r"qtext(\d+)", lambda m: f'"{texts[int(m.group(1))]}"', raw)
-            raise EngineError(
-                f"the local engine does not understand the edit {shown!r}; it understands: "
-                + "; ".join(EDIT_VOCABULARY)
-            )
-        steps.append(EditStep(op, amount=strength))
+    steps = [
+        _text_step(clause, texts) or _crop_step(clause) or _named_step(clause, texts)
+        for clause in clauses
+        if clause
+    ]
     if not steps:
-        raise EngineError(
-            "no edit found in the prompt; the local engine understands: " + "; ".join(EDIT_VOCABULARY)
-        )
+        raise _vocabulary_error("no edit found in the prompt")
     return steps
 
 
@@ -224,40 +231,42 @@ def _channel_shift(img: Image.Image, r: float, g: float, b: float) -> Image.Imag
     )
 
 
+def _blur_unit(img: Image.Image) -> float:
+    return max(img.size) / 400
+
+
+#: each edit as a function of the image and its step (its strength in ``amount``)
+_APPLY: dict[str, Callable[[Image.Image, EditStep], Image.Image]] = {
+    "brighter": lambda img, step: ImageEnhance.Brightness(img).enhance(1 + 0.25 * step.amount),
+    "darker": lambda img, step: ImageEnhance.Brightness(img).enhance(max(0.1, 1 - 0.22 * step.amount)),
+    "grayscale": lambda img, step: img.convert("L").convert("RGB"),
+    "warmer": lambda img, step: _channel_shift(
+        img, 1 + 0.12 * step.amount, 1 + 0.03 * step.amount, 1 - 0.12 * step.amount
+    ),
+    "cooler": lambda img, step: _channel_shift(
+        img, 1 - 0.12 * step.amount, 1 + 0.01 * step.amount, 1 + 0.12 * step.amount
+    ),
+    "blur": lambda img, step: img.filter(
+        ImageFilter.GaussianBlur(max(1.0, 2.5 * _blur_unit(img) * step.amount))
+    ),
+    "sharpen": lambda img, step: img.filter(
+        ImageFilter.UnsharpMask(radius=max(1.0, _blur_unit(img)), percent=int(120 * step.amount), threshold=2)
+    ),
+    "contrast": lambda img, step: ImageEnhance.Contrast(img).enhance(1 + 0.3 * step.amount),
+    "less_contrast": lambda img, step: ImageEnhance.Contrast(img).enhance(max(0.2, 1 - 0.25 * step.amount)),
+    "vibrant": lambda img, step: ImageEnhance.Color(img).enhance(1 + 0.4 * step.amount),
+    "muted": lambda img, step: ImageEnhance.Color(img).enhance(max(0.0, 1 - 0.35 * step.amount)),
+    "mirror": lambda img, step: ImageOps.mirror(img),
+    "crop": lambda img, step: crop_to_ratio(img, *step.ratio),
+    "text": lambda img, step: draw_text(img, step.text, step.position),
+}
+
+
 def apply_edit(img: Image.Image, step: EditStep) -> Image.Image:
-    s = step.amount
-    blur_unit = max(img.size) / 400
-    if step.op == "brighter":
-        return ImageEnhance.Brightness(img).enhance(1 + 0.25 * s)
-    if step.op == "darker":
-        return ImageEnhance.Brightness(img).enhance(max(0.1, 1 - 0.22 * s))
-    if step.op == "grayscale":
-        return img.convert("L").convert("RGB")
-    if step.op == "warmer":
-        return _channel_shift(img, 1 + 0.12 * s, 1 + 0.03 * s, 1 - 0.12 * s)
-    if step.op == "cooler":
-        return _channel_shift(img, 1 - 0.12 * s, 1 + 0.01 * s, 1 + 0.12 * s)
-    if step.op == "blur":
-        return img.filter(ImageFilter.GaussianBlur(max(1.0, 2.5 * blur_unit * s)))
-    if step.op == "sharpen":
-        return img.filter(
-            ImageFilter.UnsharpMask(radius=max(1.0, blur_unit), percent=int(120 * s), threshold=2)
-        )
-    if step.op == "contrast":
-        return ImageEnhance.Contrast(img).enhance(1 + 0.3 * s)
-    if step.op == "less_contrast":
-        return ImageEnhance.Contrast(img).enhance(max(0.2, 1 - 0.25 * s))
-    if step.op == "vibrant":
-        return ImageEnhance.Color(img).enhance(1 + 0.4 * s)
-    if step.op == "muted":
-        return ImageEnhance.Color(img).enhance(max(0.0, 1 - 0.35 * s))
-    if step.op == "mirror":
-        return ImageOps.mirror(img)
-    if step.op == "crop":
-        return crop_to_ratio(img, *step.ratio)
-    if step.op == "text":
-        return draw_text(img, step.text, step.position)
-    raise EngineError(f"unknown edit operation {step.op!r}")
+    apply = _APPLY.get(step.op)
+    if apply is None:
+        raise EngineError(f"unknown edit operation {step.op!r}")
+    return apply(img, step)
 
 
 def edit_image(data: bytes, prompt: str) -> tuple[bytes, int, int, str]:
