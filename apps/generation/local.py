@@ -22,7 +22,7 @@ from .local_media import edit_image as _edit_image
 from .local_media import make_image, make_video
 from .local_text import LANGUAGES, make_ideas, make_text
 
-__all__ = ["LocalEngine", "EngineError"]
+__all__ = ["EngineError", "LocalEngine"]
 
 
 class LocalEngine:
@@ -39,16 +39,7 @@ class LocalEngine:
         return make_ideas(request)
 
     def image(self, request: ImageRequest) -> ImageResult:
-        data, content_type = make_image(
-            request.prompt,
-            request.width,
-            request.height,
-            request.style,
-            request.brand,
-            request.reference,
-            request.seed,
-            request.format,
-        )
+        data, content_type = make_image(request)
         return ImageResult(data=data, width=request.width, height=request.height, content_type=content_type)
 
     def edit_image(self, *, image: bytes, prompt: str, seed: int = 0) -> ImageResult:
@@ -58,17 +49,7 @@ class LocalEngine:
         return ImageResult(data=data, width=width, height=height, content_type=content_type)
 
     def video(self, request: VideoRequest) -> VideoResult:
-        data, thumbnail, seconds = make_video(
-            request.prompt,
-            request.width,
-            request.height,
-            request.seconds,
-            request.fps,
-            request.style,
-            request.brand,
-            request.reference,
-            request.seed,
-        )
+        data, thumbnail, seconds = make_video(request)
         return VideoResult(
             data=data, width=request.width, height=request.height, seconds=seconds, thumbnail=thumbnail
         )

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageChops, ImageDraw, ImageFilter
 
-from ..base import BrandVoice, EngineError
+from ..base import BrandVoice, EngineError, ImageRequest
 from .palette import COLOUR_WORDS, RGB, darken, dominant_colours, hue_colour, lighten, mix, parse_hex
 
 MAX_PIXELS = 4096 * 4096
@@ -215,6 +215,7 @@ def draw_shape(
     w: int,
     h: int,
     fill,
+    *,
     outline=None,
     width: int = 0,
     offset: tuple[float, float] = (0, 0),
@@ -459,18 +460,9 @@ def encode_image(img: Image.Image, fmt: str) -> tuple[bytes, str]:
     raise EngineError(f"unsupported image format {fmt!r}; the local engine writes PNG or JPEG")
 
 
-def make_image(
-    prompt: str,
-    width: int,
-    height: int,
-    style: str,
-    brand: BrandVoice,
-    reference: bytes | None,
-    seed: int,
-    fmt: str,
-) -> tuple[bytes, str]:
-    check_size(width, height)
-    style = normalise_style(style)
-    scene = build_scene(prompt, brand, seed, load_reference(reference))
-    img = render_scene(scene, width, height, style, seed)
-    return encode_image(img, fmt)
+def make_image(request: ImageRequest) -> tuple[bytes, str]:
+    check_size(request.width, request.height)
+    style = normalise_style(request.style)
+    scene = build_scene(request.prompt, request.brand, request.seed, load_reference(request.reference))
+    img = render_scene(scene, request.width, request.height, style, request.seed)
+    return encode_image(img, request.format)

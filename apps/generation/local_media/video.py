@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from PIL import Image, ImageDraw, ImageFilter, ImageOps
 
-from ..base import BrandVoice, EngineError
+from ..base import EngineError, VideoRequest
 from .palette import darken, lighten
 from .scene import (
     Scene,
@@ -98,26 +98,26 @@ def check_video(width: int, height: int, seconds: float, fps: int) -> None:
         raise EngineError(f"video size {width}x{height} is larger than the local engine allows (4K)")
 
 
-def make_video(
-    prompt: str,
-    width: int,
-    height: int,
-    seconds: float,
-    fps: int,
-    style: str,
-    brand: BrandVoice,
-    reference: bytes | None,
-    seed: int,
-) -> tuple[bytes, bytes, float]:
-    """Encode the prompt's animated scene as H.264 MP4; returns (mp4, jpeg thumbnail, seconds)."""
-    import av  # imported lazily: only video generation needs FFmpeg
+@dataclass
+class _Stage:
+    """What every frame of a video is cut from: the canvas the camera drifts over, as
+    limited-range Y, Cb and Cr planes padded to the encoder's line sizes, and the sprites that
+    move over it."""
 
-    check_video(width, height, seconds, fps)
-    style = normalise_style(style)
-    scene = build_scene(prompt, brand, seed, load_reference(reference))
-    frames = round(seconds * fps)
+    scene: Scene
+    width: int
+    height: int
+    pan_x: int
+    pan_y: int
+    y: Image.Image
+    cb: Image.Image
+    cr: Image.Image
+    line: list[int]  # the encoder's line size of each plane
+    sprites: list[_Sprite]
+
+
+def _stage(av, scene: Scene, width: int, height: int, style: str) -> _Stage:
     frame_min = min(width, height)
-
     # The camera drifts over a canvas ~16% larger than the frame.
     pan_x = int(width * 0.16 * abs(scene.pan[0]) + width * 0.04) & ~1
     pan_y = int(height * 0.16 * abs(scene.pan[1]) + height * 0.04) & ~1
@@ -160,58 +160,92 @@ def make_video(
         cy_plane = ImageOps.expand(cy_plane, (0, 0, pad, 0), fill=16)
         ccb_plane = ImageOps.expand(ccb_plane, (0, 0, pad // 2 + 1, 0), fill=128)
         ccr_plane = ImageOps.expand(ccr_plane, (0, 0, pad // 2 + 1, 0), fill=128)
+    return _Stage(scene, width, height, pan_x, pan_y, cy_plane, ccb_plane, ccr_plane, line, sprites)
+
+
+def _frame_planes(
+    stage: _Stage, i: int, frames: int, fps: int, seconds: float
+) -> tuple[Image.Image, Image.Image, Image.Image]:
+    """Frame ``i``'s Y, Cb and Cr: the eased camera's crop of the canvas, the sprites pasted on."""
+    scene, width, height, line = stage.scene, stage.width, stage.height, stage.line
+    t = i / max(1, frames - 1)
+    ease = t * t * (3 - 2 * t)
+    ox = int(stage.pan_x * (ease if scene.pan[0] >= 0 else 1 - ease)) & ~1
+    oy = int(stage.pan_y * (ease if scene.pan[1] >= 0 else 1 - ease)) & ~1
+    fy = stage.y.crop((ox, oy, ox + line[0], oy + height))
+    fcb = stage.cb.crop((ox // 2, oy // 2, ox // 2 + line[1], oy // 2 + height // 2))
+    fcr = stage.cr.crop((ox // 2, oy // 2, ox // 2 + line[2], oy // 2 + height // 2))
+    seconds_in = i / fps
+    for sp in stage.sprites:
+        ax, ay, phase, freq = sp.shape.motion
+        angle = phase + 2 * math.pi * freq * seconds_in / seconds
+        x = int(sp.shape.cx * width + ax * width * math.sin(angle)) - sp.half
+        y = int(sp.shape.cy * height + ay * height * math.cos(angle * 0.5 + phase)) - sp.half
+        x, y = x & ~1, y & ~1
+        fy.paste(sp.y, (x, y), sp.mask)
+        fcb.paste(sp.cb, (x // 2, y // 2), sp.cmask)
+        fcr.paste(sp.cr, (x // 2, y // 2), sp.cmask)
+    return fy, fcb, fcr
+
+
+def _open_stream(av, path: str, width: int, height: int, fps: int):
+    container = av.open(path, "w", format="mp4", options={"movflags": "+faststart"})
+    stream = container.add_stream("libx264", rate=fps)
+    stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+    stream.time_base = Fraction(1, fps)
+    # One encoder thread by default: workers run one generation per core, and a batch
+    # scales with processes (bench/generation.py); a lone 6 s 1080x1920 video still
+    # encodes in about 4 s. POSTFORGE_VIDEO_THREADS=0 lets x264 use every core.
+    threads = int(os.environ.get("POSTFORGE_VIDEO_THREADS", "1"))
+    stream.codec_context.thread_count = threads if threads > 0 else max(1, min(os.cpu_count() or 2, 4))
+    stream.codec_context.thread_type = "AUTO"
+    stream.options = {
+        "preset": "superfast",  # High profile with CABAC, ~2x ultrafast's compression at small cost
+        "crf": "23",
+        "profile": "high",
+        "g": str(fps * 2),
+        "x264-params": "colorprim=smpte170m:transfer=smpte170m:colormatrix=smpte170m:range=tv",
+    }
+    return container, stream
+
+
+def _encode(av, stage: _Stage, path: str, frames: int, fps: int, seconds: float) -> bytes:
+    """Encode the frames into an MP4 at ``path``; returns the JPEG thumbnail of the first."""
+    width, height = stage.width, stage.height
+    thumbnail = b""
+    container, stream = _open_stream(av, path, width, height, fps)
+    for i in range(frames):
+        fy, fcb, fcr = _frame_planes(stage, i, frames, fps, seconds)
+        frame = av.VideoFrame(width, height, "yuv420p")
+        frame.planes[0].update(fy.tobytes())
+        frame.planes[1].update(fcb.tobytes())
+        frame.planes[2].update(fcr.tobytes())
+        frame.pts = i
+        if i == 0:
+            thumbnail = _thumbnail(fy, fcb, fcr, width, height)
+        for packet in stream.encode(frame):
+            container.mux(packet)
+    for packet in stream.encode():
+        container.mux(packet)
+    container.close()
+    return thumbnail
+
+
+def make_video(request: VideoRequest) -> tuple[bytes, bytes, float]:
+    """Encode the prompt's animated scene as H.264 MP4; returns (mp4, jpeg thumbnail, seconds)."""
+    import av  # imported lazily: only video generation needs FFmpeg
+
+    width, height, seconds, fps = request.width, request.height, request.seconds, request.fps
+    check_video(width, height, seconds, fps)
+    style = normalise_style(request.style)
+    scene = build_scene(request.prompt, request.brand, request.seed, load_reference(request.reference))
+    frames = round(seconds * fps)
+    stage = _stage(av, scene, width, height, style)
 
     tmpdir = tempfile.mkdtemp(prefix="postforge-video-")
     path = os.path.join(tmpdir, "out.mp4")
-    thumbnail = b""
     try:
-        container = av.open(path, "w", format="mp4", options={"movflags": "+faststart"})
-        stream = container.add_stream("libx264", rate=fps)
-        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
-        stream.time_base = Fraction(1, fps)
-        # One encoder thread by default: workers run one generation per core, and a batch
-        # scales with processes (bench/generation.py); a lone 6 s 1080x1920 video still
-        # encodes in about 4 s. POSTFORGE_VIDEO_THREADS=0 lets x264 use every core.
-        threads = int(os.environ.get("POSTFORGE_VIDEO_THREADS", "1"))
-        stream.codec_context.thread_count = threads if threads > 0 else max(1, min(os.cpu_count() or 2, 4))
-        stream.codec_context.thread_type = "AUTO"
-        stream.options = {
-            "preset": "superfast",  # High profile with CABAC, ~2x ultrafast's compression at small cost
-            "crf": "23",
-            "profile": "high",
-            "g": str(fps * 2),
-            "x264-params": "colorprim=smpte170m:transfer=smpte170m:colormatrix=smpte170m:range=tv",
-        }
-        for i in range(frames):
-            t = i / max(1, frames - 1)
-            ease = t * t * (3 - 2 * t)
-            ox = int(pan_x * (ease if scene.pan[0] >= 0 else 1 - ease)) & ~1
-            oy = int(pan_y * (ease if scene.pan[1] >= 0 else 1 - ease)) & ~1
-            fy = cy_plane.crop((ox, oy, ox + line[0], oy + height))
-            fcb = ccb_plane.crop((ox // 2, oy // 2, ox // 2 + line[1], oy // 2 + height // 2))
-            fcr = ccr_plane.crop((ox // 2, oy // 2, ox // 2 + line[2], oy // 2 + height // 2))
-            seconds_in = i / fps
-            for sp in sprites:
-                ax, ay, phase, freq = sp.shape.motion
-                angle = phase + 2 * math.pi * freq * seconds_in / seconds
-                x = int(sp.shape.cx * width + ax * width * math.sin(angle)) - sp.half
-                y = int(sp.shape.cy * height + ay * height * math.cos(angle * 0.5 + phase)) - sp.half
-                x, y = x & ~1, y & ~1
-                fy.paste(sp.y, (x, y), sp.mask)
-                fcb.paste(sp.cb, (x // 2, y // 2), sp.cmask)
-                fcr.paste(sp.cr, (x // 2, y // 2), sp.cmask)
-            frame = av.VideoFrame(width, height, "yuv420p")
-            frame.planes[0].update(fy.tobytes())
-            frame.planes[1].update(fcb.tobytes())
-            frame.planes[2].update(fcr.tobytes())
-            frame.pts = i
-            if i == 0:
-                thumbnail = _thumbnail(fy, fcb, fcr, width, height)
-            for packet in stream.encode(frame):
-                container.mux(packet)
-        for packet in stream.encode():
-            container.mux(packet)
-        container.close()
+        thumbnail = _encode(av, stage, path, frames, fps, seconds)
         with open(path, "rb") as fh:
             data = fh.read()
     except av.FFmpegError as exc:
