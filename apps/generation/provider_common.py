@@ -370,9 +370,12 @@ def parse_ideas_json(raw: str, count: int) -> list[str]:
     if not isinstance(ideas, list):
         raise EngineError('the model reply has no "ideas" list', retryable=True)
     out: list[str] = []
-    for idea in ideas:
-        if isinstance(idea, dict):
-            idea = idea.get("idea") or idea.get("title") or idea.get("text") or ""
+    for item in ideas:
+        idea = (
+            (item.get("idea") or item.get("title") or item.get("text") or "")
+            if isinstance(item, dict)
+            else item
+        )
         text = str(idea).strip()
         if text:
             out.append(text)
@@ -531,6 +534,14 @@ def normalize_video(data: bytes, width: int, height: int, max_seconds: float) ->
         src.close()
 
 
+def _flush(dst, *encoders) -> None:
+    """Mux what each encoder still holds (an absent one, None, holds nothing)."""
+    for encoder in encoders:
+        if encoder is not None:
+            for pkt in encoder.encode(None):
+                dst.mux(pkt)
+
+
 def _transcode(
     src, width: int, height: int, max_seconds: float, rate: Fraction, thumb_at: float
 ) -> VideoResult:
@@ -579,11 +590,7 @@ def _transcode(
                             dst.mux(pkt)
         if frames == 0:
             raise EngineError("the provider returned an empty video", retryable=True)
-        for pkt in ov.encode(None):
-            dst.mux(pkt)
-        if oa is not None:
-            for pkt in oa.encode(None):
-                dst.mux(pkt)
+        _flush(dst, ov, oa)
     finally:
         dst.close()
     if thumbnail is None:
