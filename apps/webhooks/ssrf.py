@@ -18,6 +18,8 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -60,32 +62,31 @@ def _embedded_v4(ip: ipaddress.IPv6Address):
     return None
 
 
+_UNIQUE_LOCAL = ipaddress.ip_network("fc00::/7")
+_CGNAT = ipaddress.ip_network("100.64.0.0/10")
+#: what refuses an address that is neither metadata nor an IPv6 form of an IPv4 one, in order
+_REFUSALS: tuple[tuple[Callable[[Any], bool], str], ...] = (
+    (lambda ip: ip.version == 6 and ip in _UNIQUE_LOCAL, "an IPv6 unique-local address"),
+    (lambda ip: ip.is_loopback, "a loopback address"),
+    (lambda ip: ip.is_link_local, "a link-local address"),
+    (lambda ip: ip.version == 4 and ip in _CGNAT, "a carrier-grade NAT address"),
+    (lambda ip: ip.is_multicast, "a multicast address"),
+    (lambda ip: ip.is_unspecified or ip.is_reserved, "a reserved address"),
+    (lambda ip: ip.is_private or not ip.is_global, "a private address"),
+)
+
+
 def address_refusal(ip) -> str | None:
     """Why this address may not be connected to, or None when it may."""
     if _exempt(ip):
         return None
     if ip in _METADATA:
         return "a cloud metadata address"
-    if ip.version == 6:
-        inner = _embedded_v4(ip)
-        if inner is not None:
-            reason = address_refusal(inner)
-            return f"an IPv6 form of {inner} ({reason})" if reason else None
-        if ip in ipaddress.ip_network("fc00::/7"):
-            return "an IPv6 unique-local address"
-    if ip.is_loopback:
-        return "a loopback address"
-    if ip.is_link_local:
-        return "a link-local address"
-    if ip.version == 4 and ip in ipaddress.ip_network("100.64.0.0/10"):
-        return "a carrier-grade NAT address"
-    if ip.is_multicast:
-        return "a multicast address"
-    if ip.is_unspecified or ip.is_reserved:
-        return "a reserved address"
-    if ip.is_private or not ip.is_global:
-        return "a private address"
-    return None
+    inner = _embedded_v4(ip) if ip.version == 6 else None
+    if inner is not None:  # an IPv6 form of an IPv4 address is judged by that address
+        reason = address_refusal(inner)
+        return f"an IPv6 form of {inner} ({reason})" if reason else None
+    return next((reason for refused, reason in _REFUSALS if refused(ip)), None)
 
 
 def resolve(host: str, port: int) -> list[str]:
