@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any, ClassVar
 
@@ -56,10 +57,8 @@ def usage_hold_off(headers: Any) -> float:
                     shares.append(float(entry.get(key) or 0))
                 except (TypeError, ValueError):
                     continue
-            try:
+            with contextlib.suppress(TypeError, ValueError):
                 regain = max(regain, float(entry.get("estimated_time_to_regain_access") or 0) * 60)
-            except (TypeError, ValueError):
-                pass
     if regain:
         return regain
     if shares and max(shares) >= 100:

@@ -51,24 +51,30 @@ class PinterestClient(PlatformClient):
         if len(req.title) > 100 or len(req.caption) > 500:
             raise self.invalid("Pin titles hold 100 and descriptions 500 characters.", "text_too_long")
         if req.videos:
-            if len(req.media) != 1:
-                raise self.invalid("A video Pin is exactly one video.")
-            video = req.videos[0]
-            if normalise_type(video.content_type) not in VIDEO_TYPES:
-                raise self.invalid(
-                    f"Pinterest videos must be MP4, MOV or M4V, not {video.content_type}.",
-                    "invalid_media_format",
-                )
-            if video.loader is None:
-                raise self.invalid(
-                    "Pinterest video upload needs the file: the video needs a loader.",
-                    "media_bytes_unavailable",
-                )
-            if video.seconds is not None and not VIDEO_SECONDS[0] <= video.seconds <= VIDEO_SECONDS[1]:
-                raise self.invalid("Pinterest videos last 4-900 s.", "invalid_media_duration")
-            if not video.thumbnail_url and "cover_image_key_frame_time" not in req.options:
-                raise self.invalid("A video Pin needs a cover image (thumbnail_url).", "cover_required")
+            self._validate_video(req)
             return
+        self._validate_images(req)
+
+    def _validate_video(self, req: PostRequest) -> None:
+        if len(req.media) != 1:
+            raise self.invalid("A video Pin is exactly one video.")
+        video = req.videos[0]
+        if normalise_type(video.content_type) not in VIDEO_TYPES:
+            raise self.invalid(
+                f"Pinterest videos must be MP4, MOV or M4V, not {video.content_type}.",
+                "invalid_media_format",
+            )
+        if video.loader is None:
+            raise self.invalid(
+                "Pinterest video upload needs the file: the video needs a loader.",
+                "media_bytes_unavailable",
+            )
+        if video.seconds is not None and not VIDEO_SECONDS[0] <= video.seconds <= VIDEO_SECONDS[1]:
+            raise self.invalid("Pinterest videos last 4-900 s.", "invalid_media_duration")
+        if not video.thumbnail_url and "cover_image_key_frame_time" not in req.options:
+            raise self.invalid("A video Pin needs a cover image (thumbnail_url).", "cover_required")
+
+    def _validate_images(self, req: PostRequest) -> None:
         if len(req.images) > 1:
             if not CAROUSEL_RANGE[0] <= len(req.images) <= CAROUSEL_RANGE[1]:
                 raise self.invalid("A carousel Pin holds 2 to 5 images.")
