@@ -144,3 +144,7 @@ class ScheduleFilter(FamilyFilterSet):
                 f"Unknown status '{value}'.", {"status": [f"Allowed: {', '.join(self.STATUSES)}."]}
             )
         return queryset.filter(status=value)
+
+
+class BatchFilter(FamilyFilterSet):
+    """GET /api/batch: `date_from`/`date_to` on creation (a batch has no text to search)."""

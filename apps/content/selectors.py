@@ -170,11 +170,11 @@ def schedule_list(*, organization):
     return schedule_rows().for_organization(organization)
 
 
-def batch_list(*, organization):
+def batch_rows():
+    """Batches of every organization with their items' progress, as `present_batch` reads them
+    (a list view's `queryset`; the base scopes it)."""
     items = Content.objects.only("id", "status", "progress", "batch_id").order_by("created_at")
-    return Batch.objects.for_organization(organization).prefetch_related(
-        Prefetch("contents", queryset=items, to_attr="items")
-    )
+    return Batch.objects.prefetch_related(Prefetch("contents", queryset=items, to_attr="items"))
 
 
 def tag_list(*, organization):

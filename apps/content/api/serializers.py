@@ -22,7 +22,7 @@ from apps.core.serializers import (
 )
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
-from .. import selectors, states
+from .. import selectors, services, states
 from ..models import RATIOS, GenerationMode, PostType
 from ..v1.serializers import (  # noqa: F401  (the same inputs in both families)
     EditImageInput,
@@ -317,7 +317,10 @@ class BatchItemOutput(serializers.Serializer):
     progress = serializers.IntegerField()
 
 
-class BatchOutput(serializers.Serializer):
+class BatchOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_batch(instance)
+
     batchId = serializers.UUIDField()
     status = serializers.ChoiceField(choices=("running", "completed"))
     total = serializers.IntegerField()
@@ -329,7 +332,13 @@ class BatchOutput(serializers.Serializer):
     finishedAt = serializers.DateTimeField(allow_null=True)
 
 
-def present_batch(batch, progress: dict) -> dict:
+def present_batch(batch) -> dict:
+    """A batch and its items' progress (the items `selectors.batch_rows` read, else a query)."""
+    items = getattr(batch, "items", None)
+    rows = (
+        None if items is None else [{"id": c.pk, "status": c.status, "progress": c.progress} for c in items]
+    )
+    progress = services.batch_progress(batch, rows)
     items = [{**i, "status": states.word_b(i["status"])} for i in progress["items"]]
     return {
         **progress,

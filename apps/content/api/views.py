@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework.decorators import action
 
 from apps.brands.models import Brand
@@ -80,8 +80,13 @@ class ContentViewSet(ListMixin, _ContentBase):
     default_sort = ("created_at", "desc")
     filterset_class = filters.ContentFilter
 
+    def get_detail_queryset(self):
+        """One content with all it presents (variants, media, publications, tags)."""
+        return selectors.content_get(organization=self.actor.organization, tags=True)
+
     def _content(self, pk):
-        return self.lookup(selectors.content_get(organization=self.actor.organization, tags=True), pk)
+        """A fresh read of a content this request made or changed."""
+        return self.lookup(self.get_detail_queryset(), pk)
 
     def _present(self, content, status=200, **kwargs):
         fresh = self._content(content.pk)
@@ -149,7 +154,7 @@ class ContentViewSet(ListMixin, _ContentBase):
         return self._present_many([c.pk for c in created], status=202)
 
     def _present_many(self, pks: Sequence[uuid.UUID], status: int):
-        fresh = selectors.content_get(organization=self.actor.organization, tags=True).filter(pk__in=pks)
+        fresh = self.get_detail_queryset().filter(pk__in=pks)
         by_id = {c.pk: c for c in fresh}
         return self.respond(
             [s.present_content(by_id[pk], self.request) for pk in pks if pk in by_id], status=status
@@ -194,11 +199,11 @@ class ContentViewSet(ListMixin, _ContentBase):
 
     @extend_schema(responses=s.ContentOutput, operation_id="api_content_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present_content(self._content(pk), request))
+        return self.respond(s.present_content(self.get_object(), request))
 
     @extend_schema(request=s.UpdateInput, responses=s.ContentOutput, operation_id="api_content_update")
     def update(self, request, pk=None):
-        content = self._content(pk)
+        content = self.get_object()
         data = self.validated(s.UpdateInput)
         org = self.actor.organization
         kwargs = {}
@@ -215,7 +220,7 @@ class ContentViewSet(ListMixin, _ContentBase):
 
     @extend_schema(responses={204: None}, operation_id="api_content_destroy")
     def destroy(self, request, pk=None):
-        content = self._content(pk)
+        content = self.get_object()
         permissions.require_content_delete(self.actor, content)
         services.content_delete(content=content)
         return self.respond(None, status=204)
@@ -223,12 +228,12 @@ class ContentViewSet(ListMixin, _ContentBase):
     @extend_schema(request=None, responses=s.ContentOutput, operation_id="api_content_approve")
     @action(detail=True, methods=["post"], url_path="approve")
     def approve(self, request, pk=None):
-        return self._present(services.content_approve(content=self._content(pk), actor=self.actor))
+        return self._present(services.content_approve(content=self.get_object(), actor=self.actor))
 
     @extend_schema(request=s.RejectInput, responses=s.ContentOutput, operation_id="api_content_reject")
     @action(detail=True, methods=["post"], url_path="reject")
     def reject(self, request, pk=None):
-        content = self._content(pk)
+        content = self.get_object()
         data = self.validated(s.RejectInput)
         return self._present(
             services.content_reject(content=content, reason=data.get("reason", ""), actor=self.actor)
@@ -237,19 +242,19 @@ class ContentViewSet(ListMixin, _ContentBase):
     @extend_schema(request=None, responses={202: s.ContentOutput}, operation_id="api_content_regenerate")
     @action(detail=True, methods=["post"], url_path="regenerate")
     def regenerate(self, request, pk=None):
-        return self._present(services.content_regenerate(content=self._content(pk)), status=202)
+        return self._present(services.content_regenerate(content=self.get_object()), status=202)
 
     @extend_schema(request=s.EditImageInput, responses=s.ContentOutput, operation_id="api_content_edit_image")
     @action(detail=True, methods=["post"], url_path="edit-image")
     def edit_image(self, request, pk=None):
-        content = self._content(pk)
+        content = self.get_object()
         data = self.validated(s.EditImageInput)
         return self._present(services.content_edit_image(content=content, prompt=data["prompt"]))
 
     @extend_schema(request=None, responses=s.ContentOutput, operation_id="api_content_edit_image_undo")
     @action(detail=True, methods=["post"], url_path="edit-image/undo")
     def undo_image_edit(self, request, pk=None):
-        return self._present(services.content_undo_image_edit(content=self._content(pk)))
+        return self._present(services.content_undo_image_edit(content=self.get_object()))
 
 
 @extend_schema_view(list=extend_schema(operation_id="api_content_schedules_list"))
@@ -357,30 +362,26 @@ class EventViewSet(ListMixin, _ContentBase):
         return self.respond(None, status=204)
 
 
-class BatchViewSet(_ContentBase):
+@extend_schema_view(
+    # the family's list parameters as they stood (its FilterSet reads just `q`, `search`, `date_*`)
+    list=extend_schema(responses=s.BatchOutput(many=True), operation_id="api_batch_list", filters=False)
+)
+class BatchViewSet(ListMixin, _ContentBase):
+    queryset = selectors.batch_rows()
+    output_serializer = s.BatchOutput
     id_kind = "batch"
     action_buckets = {"generate": "batch"}
     sort_fields = {"createdAt": "created_at"}
     default_sort = ("created_at", "desc")
+    filterset_class = filters.BatchFilter
 
-    def _present(self, batch):
-        items = getattr(batch, "items", None)
-        rows = (
-            None
-            if items is None
-            else [{"id": c.pk, "status": c.status, "progress": c.progress} for c in items]
-        )
-        return s.present_batch(batch, services.batch_progress(batch, rows))
-
-    @extend_schema(responses=s.BatchOutput(many=True), operation_id="api_batch_list")
-    def list(self, request):
-        return self.respond_list(selectors.batch_list(organization=self.actor.organization), self._present)
-
-    @extend_schema(responses=s.BatchOutput, operation_id="api_batch_retrieve")
+    @extend_schema(
+        responses=s.BatchOutput,
+        operation_id="api_batch_retrieve",
+        parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH)],  # (no model's words on it)
+    )
     def retrieve(self, request, pk=None):
-        return self.respond(
-            self._present(self.lookup(selectors.batch_list(organization=self.actor.organization), pk))
-        )
+        return self.respond(s.present_batch(self.get_object()))
 
     @extend_schema(
         request=s.BatchGenerateInput, responses={202: s.BatchOutput}, operation_id="api_batch_generate"
@@ -396,9 +397,9 @@ class BatchViewSet(_ContentBase):
             kind="batch",
             status=202,
         )
-        return self.respond(self._present(batch), status=202)
+        return self.respond(s.present_batch(batch), status=202)
 
     def present_effect(self, effect):
         """A retry of a batch whose first request died: that batch, never a second one."""
-        batch = self.lookup(selectors.batch_list(organization=self.actor.organization), effect.ids[0])
-        return self.respond(self._present(batch), status=effect.status)
+        batch = self.lookup(self.get_queryset(), effect.ids[0])
+        return self.respond(s.present_batch(batch), status=effect.status)

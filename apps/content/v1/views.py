@@ -36,8 +36,13 @@ class ContentViewSet(ListMixin, V1ViewSet):
     default_sort = ("created_at", "desc")
     filterset_class = filters.ContentFilterA
 
+    def get_detail_queryset(self):
+        """One content with all it presents (variants, media, publications)."""
+        return selectors.content_get(organization=self.actor.organization)
+
     def _content(self, pk):
-        return self.lookup(selectors.content_get(organization=self.actor.organization), pk)
+        """A content read again (after a change, or the one a first request created)."""
+        return self.lookup(self.get_detail_queryset(), pk)
 
     def _present(self, content, status=200, **kwargs):
         return self.respond(s.present_content(content, self.request, **kwargs), status=status)
@@ -115,11 +120,11 @@ class ContentViewSet(ListMixin, V1ViewSet):
 
     @extend_schema(responses=s.ContentOutput, operation_id="v1_content_retrieve")
     def retrieve(self, request, pk=None):
-        return self._present(self._content(pk), analytics=True)
+        return self._present(self.get_object(), analytics=True)
 
     @extend_schema(request=s.UpdateInput, responses=s.ContentOutput, operation_id="v1_content_update")
     def update(self, request, pk=None):
-        content = self._content(pk)
+        content = self.get_object()
         data = self.validated(s.UpdateInput)
         content = services.content_update(
             content=content, variants=data.get("content"), status=data.get("status")
@@ -128,39 +133,39 @@ class ContentViewSet(ListMixin, V1ViewSet):
 
     @extend_schema(responses={204: None}, operation_id="v1_content_destroy")
     def destroy(self, request, pk=None):
-        content = self._content(pk)
+        content = self.get_object()
         permissions.require_content_delete(self.actor, content)
         services.content_delete(content=content)
         return self.respond(None, status=204)
 
     @extend_schema(request=None, responses=s.ContentOutput, operation_id="v1_content_approve")
     def approve(self, request, pk=None):
-        content = services.content_approve(content=self._content(pk), actor=self.actor)
+        content = services.content_approve(content=self.get_object(), actor=self.actor)
         return self._present(self._fresh(content))
 
     @extend_schema(request=s.RejectInput, responses=s.ContentOutput, operation_id="v1_content_reject")
     def reject(self, request, pk=None):
         data = self.validated(s.RejectInput)
         content = services.content_reject(
-            content=self._content(pk), reason=data.get("reason", ""), actor=self.actor
+            content=self.get_object(), reason=data.get("reason", ""), actor=self.actor
         )
         return self._present(self._fresh(content))
 
     @extend_schema(request=None, responses={202: s.ContentOutput}, operation_id="v1_content_regenerate")
     def regenerate(self, request, pk=None):
-        content = services.content_regenerate(content=self._content(pk))
+        content = services.content_regenerate(content=self.get_object())
         return self._present(self._fresh(content), status=202)
 
     @extend_schema(request=s.EditImageInput, responses=s.ContentOutput, operation_id="v1_content_edit_image")
     def edit_image(self, request, pk=None):
-        content = self._content(pk)
+        content = self.get_object()
         data = self.validated(s.EditImageInput)
         content = services.content_edit_image(content=content, prompt=data["prompt"])
         return self._present(self._fresh(content))
 
     @extend_schema(request=None, responses=s.ContentOutput, operation_id="v1_content_edit_image_undo")
     def undo_image_edit(self, request, pk=None):
-        content = services.content_undo_image_edit(content=self._content(pk))
+        content = services.content_undo_image_edit(content=self.get_object())
         return self._present(self._fresh(content))
 
     @extend_schema(request=s.BatchInput, responses=s.BatchOutput, operation_id="v1_content_batch")
