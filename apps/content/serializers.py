@@ -14,7 +14,7 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core import ids
-from apps.core.serializers import iso
+from apps.core.serializers import OutputSerializer, iso
 from apps.core.storage import absolute_url
 from apps.platforms import rules as platform_rules
 
@@ -73,7 +73,10 @@ def present_media_item(asset, request, render_id) -> dict:
     return out
 
 
-class PublicationOutput(serializers.Serializer):
+class PublicationOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_publication(instance, family=self.view.family)
+
     id = serializers.CharField()
     contentId = serializers.CharField()
     profileId = serializers.CharField()

@@ -6,6 +6,14 @@ from apps.brands.models import Brand
 from apps.core import ids
 from apps.core.errors import NoTargets, UnknownReference
 
+from .models import Publication
+
+
+def publication_rows():
+    """Publications of every organization as they are presented (with their profile): a view's
+    `queryset`, which the family base scopes to the caller's."""
+    return Publication.objects.select_related("profile")
+
 
 def brand_for_connect(*, organization, brand_id: str | None) -> Brand | None:
     """The brand a new profile joins; another organization's brand is just unknown."""

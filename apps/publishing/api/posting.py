@@ -8,7 +8,7 @@ from rest_framework.decorators import action
 
 from apps.content import selectors as content_selectors
 from apps.content.api import serializers as content_s
-from apps.content.serializers import PublicationOutput, present_publication
+from apps.content.serializers import PublicationOutput
 from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet
 from apps.profiles.models import SocialProfile
@@ -17,7 +17,7 @@ from .. import services
 from ..filters import PublicationFilter, PublicationProfileFilter
 from ..models import Publication
 from ..permissions import POSTING
-from ..selectors import profiles_for_publishing
+from ..selectors import profiles_for_publishing, publication_rows
 
 
 class PostScheduleInput(StrictSerializer):
@@ -69,11 +69,21 @@ class QueueOutput(serializers.Serializer):
 
 
 class PostsViewSet(ApiViewSet):
+    queryset = publication_rows()
+    output_serializer = PublicationOutput
     id_kind = "publication"
+    lookup_url_kwarg = "publication_id"  # DELETE /api/posts/scheduled/{publication_id}
     policy = POSTING
     sort_fields = {"scheduledFor": "scheduled_for", "createdAt": "created_at"}
     default_sort = ("scheduled_for", "asc")
     filterset_class = PublicationFilter
+
+    def _of_profile(self):
+        """The caller's publications, of `profileId` when it is named (the queue, a cancel)."""
+        return self.filtered(self.get_queryset(), PublicationProfileFilter)
+
+    def get_detail_queryset(self):
+        return self._of_profile()
 
     def _content(self, raw):
         return self.ref(
@@ -84,20 +94,11 @@ class PostsViewSet(ApiViewSet):
             message="Unknown content.",
         )  # contentId is required by every input here
 
-    def _publications(self):
-        return Publication.objects.for_organization(self.actor.organization).select_related("profile")
-
-    def _profile_publications(self):
-        """The publications of `profileId`, when named (the queue, a cancel)."""
-        return PublicationProfileFilter(
-            self.request.query_params, queryset=self._publications(), request=self.request
-        ).qs
-
-    def _present(self, pub):
-        return present_publication(pub, family="api")
-
     @extend_schema(
-        methods=["GET"], responses=PublicationOutput(many=True), operation_id="api_posts_scheduled_list"
+        methods=["GET"],
+        responses=PublicationOutput(many=True),
+        operation_id="api_posts_scheduled_list",
+        filters=False,  # the family's list parameters as they stood (`profileId` undocumented)
     )
     @extend_schema(
         methods=["POST"],
@@ -107,8 +108,10 @@ class PostsViewSet(ApiViewSet):
     )
     @action(detail=False, methods=["get", "post"], url_path="scheduled")
     def scheduled(self, request):
-        if request.method == "GET":
-            return self.respond_list(self._publications().filter(status=Publication.SCHEDULED), self._present)
+        if request.method == "GET":  # the scheduled ones, through the view's filters, sort and paging
+            scheduled = self.get_queryset().filter(status=Publication.SCHEDULED)
+            page = self.paginate_queryset(self.filter_queryset(scheduled))
+            return self.get_paginated_response(self.get_serializer(page, many=True).data)
         data = self.validated(PostScheduleInput)
         content = self._content(data["contentId"])
         profiles = profiles_for_publishing(
@@ -127,8 +130,7 @@ class PostsViewSet(ApiViewSet):
     @extend_schema(responses={204: None}, operation_id="api_posts_scheduled_cancel")
     @action(detail=False, methods=["delete"], url_path=r"scheduled/(?P<publication_id>[^/]+)")
     def cancel(self, request, publication_id=None):
-        pub = self.lookup(self._profile_publications(), publication_id)
-        services.publication_cancel(publication=pub)
+        services.publication_cancel(publication=self.get_object())
         return self.respond(None, status=204)
 
     @extend_schema(methods=["GET"], responses=QueueOutput, operation_id="api_posts_queue")
@@ -148,7 +150,7 @@ class PostsViewSet(ApiViewSet):
             )
             services.queue_add(content=content, profile=profile)
             return self.respond(content_s.present_content(self._content(content.pk), request), status=201)
-        pubs = self._profile_publications().upcoming().order_by("scheduled_for", "created_at")[:100]
+        pubs = self._of_profile().upcoming().order_by("scheduled_for", "created_at")[:100]
         profiles = SocialProfile.objects.for_organization(self.actor.organization).filter(connected=True)
         found = services.next_free_slots(profiles=profiles)
         next_slots = {
@@ -157,7 +159,7 @@ class PostsViewSet(ApiViewSet):
         sources = {pk: source for pk, (_, source) in found.items()}
         return self.respond(
             {
-                "publications": [self._present(p) for p in pubs],
+                "publications": self.get_serializer(pubs, many=True).data,
                 "nextSlots": next_slots,
                 "nextSlotSources": sources,
             }

@@ -102,9 +102,6 @@ class RedirectOriginViewSet(ListMixin, ApiViewSet):
 
     queryset = OAuthRedirectOrigin.objects.all()
 
-    def _origins(self):
-        return self.get_queryset()
-
     @extend_schema(
         request=RedirectOriginInput,
         responses={201: RedirectOriginOutput},
@@ -117,5 +114,5 @@ class RedirectOriginViewSet(ListMixin, ApiViewSet):
 
     @extend_schema(responses={204: None}, operation_id="api_oauth_redirect_origins_destroy")
     def destroy(self, request, pk=None):
-        oauth.redirect_origin_remove(row=self.lookup(self._origins(), pk))
+        oauth.redirect_origin_remove(row=self.get_object())
         return self.respond(None, status=204)

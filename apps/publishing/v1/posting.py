@@ -83,8 +83,9 @@ class ContentPublishingViewSet(V1ViewSet):
     id_kind = "content"
     policy = POSTING
 
-    def _content(self, pk):
-        return self.lookup(content_selectors.content_get(organization=self.actor.organization), pk)
+    def get_detail_queryset(self):
+        """The path's content, with all it presents (read again after the change)."""
+        return content_selectors.content_get(organization=self.actor.organization)
 
     def _profiles(self, content, data):
         options = data.get("options") or {}
@@ -100,7 +101,7 @@ class ContentPublishingViewSet(V1ViewSet):
         request=ScheduleInput, responses=content_s.ContentOutput, operation_id="v1_content_schedule"
     )
     def schedule(self, request, pk=None):
-        content = self._content(pk)
+        content = self.get_object()
         data = self.validated(ScheduleInput)
         options = dict(data.get("options") or {})
         services.publications_schedule(
@@ -110,13 +111,13 @@ class ContentPublishingViewSet(V1ViewSet):
             options=options,
             actor=self.actor,
         )
-        return self.respond(content_s.present_content(self._content(pk), request))
+        return self.respond(content_s.present_content(self.get_object(), request))
 
     @extend_schema(
         request=PublishInput, responses={202: content_s.ContentOutput}, operation_id="v1_content_publish"
     )
     def publish(self, request, pk=None):
-        content = self._content(pk)
+        content = self.get_object()
         data = self.validated(PublishInput)
         services.publications_publish_now(
             content=content,
@@ -124,4 +125,4 @@ class ContentPublishingViewSet(V1ViewSet):
             options=dict(data.get("options") or {}),
             actor=self.actor,
         )
-        return self.respond(content_s.present_content(self._content(pk), request), status=202)
+        return self.respond(content_s.present_content(self.get_object(), request), status=202)

@@ -82,9 +82,6 @@ class RedirectOriginViewSet(ListMixin, V1ViewSet):
 
     queryset = OAuthRedirectOrigin.objects.all()
 
-    def _origins(self):
-        return self.get_queryset()
-
     @extend_schema(
         request=RedirectOriginInput,
         responses={201: RedirectOriginOutput},
@@ -97,5 +94,5 @@ class RedirectOriginViewSet(ListMixin, V1ViewSet):
 
     @extend_schema(responses={204: None}, operation_id="v1_oauth_redirect_origins_destroy")
     def destroy(self, request, pk=None):
-        oauth.redirect_origin_remove(row=self.lookup(self._origins(), pk))
+        oauth.redirect_origin_remove(row=self.get_object())
         return self.respond(None, status=204)
