@@ -19,15 +19,9 @@ class BrandViewSet(ListMixin, ApiViewSet):
     default_sort = ("created_at", "desc")
     filterset_class = filters.BrandFilter
 
-    def _brands(self):
-        return self.get_queryset()
-
-    def _brand(self, pk):
-        return self.lookup(self._brands(), pk)
-
     @extend_schema(responses=s.BrandOutput, operation_id="api_brands_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present_brand(self._brand(pk), request))
+        return self.respond(s.present_brand(self.get_object(), request))
 
     @extend_schema(request=s.BrandInput, responses={201: s.BrandOutput}, operation_id="api_brands_create")
     def create(self, request):
@@ -37,13 +31,13 @@ class BrandViewSet(ListMixin, ApiViewSet):
 
     @extend_schema(request=s.BrandUpdateInput, responses=s.BrandOutput, operation_id="api_brands_update")
     def update(self, request, pk=None):
-        brand = self._brand(pk)
+        brand = self.get_object()
         ser = self.valid_serializer(s.BrandUpdateInput)
         return self.respond(s.present_brand(services.brand_update(brand=brand, **ser.to_fields()), request))
 
     @extend_schema(responses={204: None}, operation_id="api_brands_destroy")
     def destroy(self, request, pk=None):
-        services.brand_delete(brand=self._brand(pk))
+        services.brand_delete(brand=self.get_object())
         return self.respond(None, status=204)
 
     # --- generation settings ----------------------------------------------------------
@@ -58,7 +52,7 @@ class BrandViewSet(ListMixin, ApiViewSet):
     )
     @action(detail=True, methods=["get", "put"], url_path="settings")
     def generation_settings(self, request, pk=None):
-        brand = self._brand(pk)
+        brand = self.get_object()
         if request.method == "PUT":
             data = self.validated(s.GenerationSettingsInput)
             permissions.require_settings_change(self.actor, brand, data)

@@ -27,9 +27,6 @@ class BrandViewSet(ListMixin, V1ViewSet):
     sort_fields = {"createdAt": "created_at", "name": "name", "updatedAt": "updated_at"}
     default_sort = ("created_at", "desc")
 
-    def _brands(self):
-        return self.get_queryset()
-
     def _fields(self, serializer_class) -> dict:
         fields = self.valid_serializer(serializer_class).to_fields()
         if "logo_ref" in fields:
@@ -63,7 +60,7 @@ class BrandViewSet(ListMixin, V1ViewSet):
 
     @extend_schema(responses=s.BrandOutput, operation_id="v1_brands_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present_brand(self.lookup(self._brands(), pk), request))
+        return self.respond(s.present_brand(self.get_object(), request))
 
     @extend_schema(request=s.BrandInput, responses={201: s.BrandOutput}, operation_id="v1_brands_create")
     def create(self, request):
@@ -72,11 +69,11 @@ class BrandViewSet(ListMixin, V1ViewSet):
 
     @extend_schema(request=s.BrandUpdateInput, responses=s.BrandOutput, operation_id="v1_brands_update")
     def update(self, request, pk=None):
-        brand = self.lookup(self._brands(), pk)
+        brand = self.get_object()
         brand = services.brand_update(brand=brand, **self._fields(s.BrandUpdateInput))
         return self.respond(s.present_brand(brand, request))
 
     @extend_schema(responses={204: None}, operation_id="v1_brands_destroy")
     def destroy(self, request, pk=None):
-        services.brand_delete(brand=self.lookup(self._brands(), pk))
+        services.brand_delete(brand=self.get_object())
         return self.respond(None, status=204)

@@ -15,7 +15,6 @@ from apps.core.serializers import iso
 from apps.core.views import ApiViewSet, ListMixin
 
 from .. import filters, permissions, selectors, services
-from ..models import SocialProfile
 from . import serializers as s
 
 _JSON_TYPES = {bool: "boolean", str: "string", int: "number", float: "number", list: "array", dict: "object"}
@@ -73,20 +72,19 @@ class ProfileViewSet(ListMixin, ApiViewSet):
     }
     default_sort = ("created_at", "desc")
 
-    def _profiles(self):
-        """The caller's profiles, narrowed by the list's own parameters as the list is."""
-        return self.filtered(self.get_queryset(), filters.ProfileLookupFilter)
-
-    def _profile(self, pk):
-        return self.lookup(self._profiles(), pk)
+    def get_detail_queryset(self):
+        """The caller's profiles, narrowed by the list's own parameters as the list is (and
+        with the brand whose settings the effective settings merge)."""
+        found = self.filtered(self.get_queryset(), filters.ProfileLookupFilter)
+        return found.select_related("brand") if self.action == "effective_settings" else found
 
     @extend_schema(responses=s.ProfileOutput, operation_id="api_profiles_retrieve")
     def retrieve(self, request, pk=None):
-        return self.respond(s.present_profile_detail(self._profile(pk)))
+        return self.respond(s.present_profile_detail(self.get_object()))
 
     @extend_schema(responses={204: None}, operation_id="api_profiles_destroy")
     def destroy(self, request, pk=None):
-        services.profile_disconnect(profile=self._profile(pk))
+        services.profile_disconnect(profile=self.get_object())
         return self.respond(None, status=204)
 
     @extend_schema(methods=["GET"], responses=s.ProfileOutput, operation_id="api_profiles_settings_get")
@@ -98,7 +96,7 @@ class ProfileViewSet(ListMixin, ApiViewSet):
     )
     @action(detail=True, methods=["get", "put"], url_path="settings")
     def profile_settings(self, request, pk=None):
-        profile = self._profile(pk)
+        profile = self.get_object()
         if request.method == "PUT":
             data = self.validated(s.ProfileSettingsInput)
             brand = self.ref(
@@ -122,7 +120,7 @@ class ProfileViewSet(ListMixin, ApiViewSet):
     @extend_schema(responses=EffectiveSettingsOutput, operation_id="api_profiles_effective_settings")
     @action(detail=True, methods=["get"], url_path="effective-settings")
     def effective_settings(self, request, pk=None):
-        profile = self.lookup(self._profiles().select_related("brand"), pk)
+        profile = self.get_object()
         values, sources = effective_settings(brand=profile.brand, profile=profile)
         return self.respond(
             {
@@ -142,7 +140,7 @@ class ProfileViewSet(ListMixin, ApiViewSet):
     )
     @action(detail=True, methods=["get", "put"], url_path="schedule-slots")
     def schedule_slots(self, request, pk=None):
-        profile = self._profile(pk)
+        profile = self.get_object()
         if request.method == "PUT":
             data = self.validated(s.ScheduleSlotsInput)
             profile = services.profile_update_settings(profile=profile, settings=dict(data))
@@ -176,8 +174,12 @@ class BrandProfileViewSet(ApiViewSet):
     queryset = brand_selectors.brand_rows()
     id_kind = "brand"
     policy = brand_permissions.BRANDS
-    sort_fields = {"createdAt": "created_at", "username": "username", "platform": "platform"}
+    #: the brand's profiles: their filters, sort and items
     filterset_class = brand_filters.BrandProfileFilter
+    action_sort_fields = {
+        "profiles": {"createdAt": "created_at", "username": "username", "platform": "platform"}
+    }
+    output_serializer = s.ProfileOutput
 
     @extend_schema(
         methods=["GET"], responses=s.ProfileOutput(many=True), operation_id="api_brands_profiles_list"
@@ -190,12 +192,12 @@ class BrandProfileViewSet(ApiViewSet):
     )
     @action(detail=True, methods=["get", "post"], url_path="profiles")
     def profiles(self, request, pk=None):
-        brand = self.lookup(self.get_queryset(), pk)
+        brand = self.get_object()
+        org_profiles = selectors.profile_rows().for_organization(self.actor.organization)
         if request.method == "POST":
             data = self.validated(brand_s.ProfileIdsInput)
-            org_profiles = SocialProfile.objects.for_organization(self.actor.organization)
             found = [self.lookup(org_profiles, raw, "profile") for raw in data["profileIds"]]
             for profile in found:
                 services.profile_update_settings(profile=profile, brand=brand)
-        qs = SocialProfile.objects.for_organization(self.actor.organization).filter(brand=brand)
-        return self.respond_list(qs, s.present_profile)
+        page = self.paginate_queryset(self.filter_queryset(org_profiles.filter(brand=brand)))
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)

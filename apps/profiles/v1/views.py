@@ -25,12 +25,13 @@ class ProfileViewSet(ListMixin, V1ViewSet):
     }
     default_sort = ("created_at", "desc")
 
-    def _profiles(self):
+    def get_detail_queryset(self):
+        """The caller's profiles, narrowed by the list's `platform` as the list is."""
         return self.filtered(self.get_queryset())
 
     @extend_schema(responses=s.ProfileOutput, operation_id="v1_profiles_retrieve")
     def retrieve(self, request, pk=None):
-        profile = self.lookup(self._profiles(), pk)
+        profile = self.get_object()
         return self.respond(
             {
                 **s.present_profile(profile),
@@ -41,14 +42,14 @@ class ProfileViewSet(ListMixin, V1ViewSet):
 
     @extend_schema(responses={204: None}, operation_id="v1_profiles_destroy")
     def destroy(self, request, pk=None):
-        services.profile_disconnect(profile=self.lookup(self._profiles(), pk))
+        services.profile_disconnect(profile=self.get_object())
         return self.respond(None, status=204)
 
     @extend_schema(
         request=s.ProfileSettingsInput, responses=s.ProfileOutput, operation_id="v1_profiles_settings"
     )
     def update_settings(self, request, pk=None):
-        profile = self.lookup(self._profiles(), pk)
+        profile = self.get_object()
         data = self.validated(s.ProfileSettingsInput)
         profile = services.profile_update_settings(
             profile=profile, display_name=data.get("displayName"), settings=data.get("settings")
