@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from apps.core.errors import ValidationFailed
+from apps.core.errors import InvalidSubject
 
 from .models import SCOPES, ApiKey, Membership, Organization, Role
 from .signals import credential_revoked, organization_provisioned
@@ -44,10 +44,10 @@ def api_key_create(
     created_by=None,
 ) -> IssuedKey:
     if role not in Role.values:
-        raise ValidationFailed("Unknown role.", {"role": [f"Must be one of {', '.join(Role.values)}."]})
+        raise InvalidSubject("Unknown role.", "role", f"Must be one of {', '.join(Role.values)}.")
     unknown = sorted(set(scopes or []) - set(SCOPES))
     if unknown:
-        raise ValidationFailed("Unknown scope.", {"scopes": [f"Unknown: {', '.join(unknown)}."]})
+        raise InvalidSubject("Unknown scope.", "scopes", f"Unknown: {', '.join(unknown)}.")
     secret = ApiKey.PREFIX + secrets.token_urlsafe(30)[:40]
     key = ApiKey.objects.create(
         organization=organization,

@@ -8,7 +8,7 @@ import re
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
-from apps.core.errors import Conflict, ValidationFailed
+from apps.core.errors import Conflict, InvalidSubject
 from apps.events.services import event_record
 
 from .models import Brand
@@ -89,12 +89,12 @@ def _apply(brand: Brand, fields: dict) -> None:
     for name in ("primary_color", "secondary_color"):
         value = fields.get(name)
         if value and not HEX_COLOR.match(value):
-            raise ValidationFailed("Colours must be hex #RRGGBB.", {name: ["Must be #RRGGBB."]})
+            raise InvalidSubject("Colours must be hex #RRGGBB.", name, "Must be #RRGGBB.")
     if "logo" in fields:
         logo = fields["logo"]
         if logo is not None and (logo.organization_id != brand.organization_id or logo.media_type != "image"):
-            raise ValidationFailed(
-                "The logo must be an image asset of this organization.", {"logo": ["Invalid asset."]}
+            raise InvalidSubject(
+                "The logo must be an image asset of this organization.", "logo", "Invalid asset."
             )
         brand.logo = logo
         if logo is not None:

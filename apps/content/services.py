@@ -16,11 +16,12 @@ from django.utils import timezone
 from apps.core.errors import (
     ApplicationError,
     Conflict,
+    InvalidSubject,
     InvalidTransition,
     NotFound,
     RuleViolation,
-    ValidationFailed,
 )
+from apps.core.exceptions import details_in
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 from apps.platforms import rules as platform_rules
@@ -100,11 +101,11 @@ def _validate(inp: GenerationInput) -> list[str]:
     elif inp.media_type not in MediaType.values:
         errors["media"] = [f"Must be one of {', '.join(MediaType.values)}."]
     if inp.post_type not in PostType.values:
-        errors["postType"] = [f"Must be one of {', '.join(PostType.values)}."]
+        errors["post_type"] = [f"Must be one of {', '.join(PostType.values)}."]
     if inp.dimensions is not None and inp.dimensions not in RATIOS:
         errors["dimensions"] = [f"Must be one of {', '.join(RATIOS)}."]
     if inp.generation_mode not in GenerationMode.values:
-        errors["generationMode"] = [f"Must be one of {', '.join(GenerationMode.values)}."]
+        errors["generation_mode"] = [f"Must be one of {', '.join(GenerationMode.values)}."]
     language = (inp.settings or {}).get("language")
     if language is not None:
         supported = engine_languages()
@@ -116,7 +117,7 @@ def _validate(inp: GenerationInput) -> list[str]:
     if not isinstance(count, int) or not 1 <= count <= MAX_IMAGES:
         errors.setdefault("media", []).append(f"count must be between 1 and {MAX_IMAGES}.")
     if errors:
-        raise ValidationFailed("Invalid request parameters.", errors)
+        raise InvalidSubject("Invalid request parameters.", problems=errors)
     if inp.generation_mode == GenerationMode.MANUAL and inp.source_media is None:
         raise RuleViolation(
             "manual_upload needs the client's media (mediaId of an upload).",
@@ -313,7 +314,7 @@ def _edited_variants(content: Content, variants: dict) -> list[Variant]:
         ):
             changed.append(variant)
     if errors:
-        raise ValidationFailed("Some platform content breaks the platform's rules.", {"content": errors})
+        raise InvalidSubject("Some platform content breaks the platform's rules.", "variants", errors)
     return changed
 
 
@@ -357,9 +358,10 @@ def content_update(
         variant.save()
     if status is not None:
         if status != states.DRAFT:
-            raise ValidationFailed(
+            raise InvalidSubject(
                 "Only 'draft' can be set directly; use the actions for other statuses.",
-                {"status": ["Must be draft."]},
+                "status",
+                "Must be draft.",
             )
         if content.status != states.DRAFT:
             transition(content, "edit")
@@ -401,7 +403,7 @@ def content_edit_image(*, content: Content, prompt: str) -> Content:
     """Edit the current image with the image model (synchronously: an unknown instruction
     is an immediate 422/400, not a failed background job). Only in `review`."""
     if not prompt or not prompt.strip():
-        raise ValidationFailed("An edit prompt is required.", {"prompt": ["Required."]})
+        raise InvalidSubject("An edit prompt is required.", "prompt", "Required.")
     if not states.can("edit_image", content.status):
         raise _refuse(content, "edit_image")
     if content.media_type != MediaType.IMAGE or not current_media(content).exists():
@@ -454,17 +456,15 @@ def schedule_plan(
     try:
         platform = platform_rules.normalize_platform(platform)
     except ValueError:
-        raise ValidationFailed(
-            f"Unknown platform '{platform}'.", {"platform": [f"Unknown platform '{platform}'."]}
+        raise InvalidSubject(
+            f"Unknown platform '{platform}'.", "platform", f"Unknown platform '{platform}'."
         ) from None
     if platform != profile.platform:
         raise RuleViolation("The platform must be the profile's platform.", {"platform": [profile.platform]})
     if media_type == "carousel":
-        raise ValidationFailed("Carousel media is not implemented.", {"media": ["Use image or video."]})
+        raise InvalidSubject("Carousel media is not implemented.", "media", "Use image or video.")
     if scheduled_date < timezone.localdate():
-        raise ValidationFailed(
-            "scheduledDate is in the past.", {"scheduledDate": ["Must be today or later."]}
-        )
+        raise InvalidSubject("scheduledDate is in the past.", "scheduled_date", "Must be today or later.")
     if generation_mode == GenerationMode.MANUAL:
         # a planned post has no upload to caption; it is generated later in a batch
         raise RuleViolation(
@@ -511,9 +511,10 @@ def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -
         )
     cap = django_settings.BATCH_MAX_ITEMS
     if len(pending) > cap:
-        raise ValidationFailed(
+        raise InvalidSubject(
             f"A batch holds at most {cap} items ({len(pending)} given).",
-            {"scheduleIds": [f"At most {cap} schedules per batch."]},
+            "schedules",
+            f"At most {cap} schedules per batch.",
         )
     from apps.accounts.plans import plan_rate_limit
 
@@ -657,7 +658,7 @@ def content_request_multi_platform(
     All are created or none: one refused profile refuses the request.
     """
     if len({p.pk for p in profiles}) != len(profiles):
-        raise ValidationFailed("profileIds must not repeat.", {"profileIds": ["Duplicate profile."]})
+        raise InvalidSubject("profileIds must not repeat.", "generation_profiles", "Duplicate profile.")
     created = []
     for profile in profiles:
         # each content speaks for its own profile's brand, whatever brand the input carried
@@ -692,7 +693,7 @@ def caption_optimize(
     except platform_rules.UnsupportedFormat as exc:
         raise RuleViolation(str(exc), {"platform": [str(exc)]}) from None
     except ValueError as exc:
-        raise ValidationFailed(str(exc), {"platform": [str(exc)]}) from None
+        raise InvalidSubject(str(exc), "platform", str(exc)) from None
     before = compose_caption(caption, hashtags or [])
     variant = adapt(
         name,
@@ -720,7 +721,8 @@ def content_batch_apply(*, organization, operations: list[dict], parse_update, a
     """Family A `POST /content/batch`: each operation on its own (one failure undoes nothing else).
 
     `parse_update(data)` turns an update's `data` into `content_update` keyword arguments
-    (the family's wire format) or raises ValidationFailed. `actor`: the caller, held to the
+    (the family's wire format) or raises ValidationFailed. Each result's `details` name Family
+    A's request fields (`details_in`). `actor`: the caller, held to the
     same delete policy as a single DELETE.
     """
     from apps.core import ids
@@ -737,9 +739,8 @@ def content_batch_apply(*, organization, operations: list[dict], parse_update, a
         }
         try:
             if method not in ("update", "delete"):
-                raise ValidationFailed(
-                    f"Unknown method '{method}': use update or delete.",
-                    {"method": ["Must be update or delete."]},
+                raise InvalidSubject(
+                    f"Unknown method '{method}': use update or delete.", "method", "Must be update or delete."
                 )
             pk = ids.parse(raw_id, "content")
             content = Content.objects.for_organization(organization).filter(pk=pk).first() if pk else None
@@ -762,7 +763,9 @@ def content_batch_apply(*, organization, operations: list[dict], parse_update, a
             )
         except ApplicationError as exc:
             result.update(
-                status="error", error={"code": exc.code, "message": exc.message}, details=exc.details
+                status="error",
+                error={"code": exc.code, "message": exc.message},
+                details=details_in(exc, "v1"),
             )
         results.append(result)
     return results
@@ -809,7 +812,7 @@ def tag_delete(*, tag: Tag) -> None:
 
 def _check_dates(starts_on, ends_on) -> None:
     if starts_on and ends_on and ends_on < starts_on:
-        raise ValidationFailed("endsOn is before startsOn.", {"endsOn": ["Must be on or after startsOn."]})
+        raise InvalidSubject("endsOn is before startsOn.", "ends_on", "Must be on or after startsOn.")
 
 
 def campaign_create(

@@ -5,6 +5,8 @@ handler (apps.core.exceptions) maps the class to its status."""
 
 from __future__ import annotations
 
+from typing import Any, TypeAlias
+
 
 class ApplicationError(Exception):
     code = "SERVER_ERROR"
@@ -21,15 +23,34 @@ class ValidationFailed(ApplicationError):
     code = "VALIDATION_ERROR"
 
 
-class InvalidSubject(ValidationFailed):
-    """A value a service or selector refused, naming the domain subject it concerns (`subject`:
-    "brand", "profile") instead of a request field: each family's handler names the field
-    (`apps.core.exceptions.FIELD_NAMES`)."""
+#: what is wrong with a subject: a sentence (rendered as a one-item list), or a structure the
+#: families share as it is (a list of sentences, or per platform and field)
+Problem: TypeAlias = str | list[Any] | dict[str, Any]
 
-    def __init__(self, message: str, subject: str, problem: str):
-        super().__init__(message, {subject: [problem]})
-        self.subject = subject
-        self.problem = problem
+
+class InvalidSubject(ValidationFailed):
+    """Values a service or selector refused, each named by the domain subject it concerns
+    ("brand", "scheduled_date", "variants") instead of a request field: each family's handler
+    names the field (`apps.core.exceptions.FIELD_NAMES`).
+
+    One subject (`subject`, `problem`) or several (`problems`, in the order the details list
+    them); `context` adds details that name no subject (an upload's `reason` code)."""
+
+    def __init__(
+        self,
+        message: str,
+        subject: str | None = None,
+        problem: Problem = "",
+        *,
+        problems: dict[str, Problem] | None = None,
+        context: dict[str, Any] | None = None,
+    ):
+        named = {subject: problem} if subject is not None else {}
+        self.problems: dict[str, list[Any] | dict[str, Any]] = {
+            s: [p] if isinstance(p, str) else p for s, p in {**named, **(problems or {})}.items()
+        }
+        self.context = dict(context or {})
+        super().__init__(message, {**self.problems, **self.context})
 
 
 class UnknownReference(InvalidSubject):

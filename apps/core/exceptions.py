@@ -61,17 +61,41 @@ STATUSES: dict[type[errors.ApplicationError], tuple[int, int]] = {
 }
 
 
-#: per family: the request field that names each domain subject of an `InvalidSubject`
+#: the request field that names a domain subject of an `InvalidSubject` in both families
 #: (a subject not listed is its own name)
+_SHARED_FIELD_NAMES = {
+    "brand": "brandId",
+    "profile": "profiles",
+    "generation_profiles": "profileIds",
+    "schedules": "scheduleIds",
+    "variants": "content",
+    "post_type": "postType",
+    "generation_mode": "generationMode",
+    "scheduled_date": "scheduledDate",
+    "scheduled_for": "scheduledFor",
+    "schedule_timezone": "options.timezone",
+    "ends_on": "endsOn",
+    "posting_times": "postingTimes",
+    "default_visibility": "defaultVisibility",
+    "redirect_uri": "redirectUri",
+    "page_id": "pageId",
+}
+
+#: per family: the request field that names each domain subject of an `InvalidSubject`
 FIELD_NAMES: dict[str, dict[str, str]] = {
-    "v1": {"brand": "brandId", "profile": "profiles"},
-    "api": {"brand": "brandId", "profile": "profiles"},
+    "v1": dict(_SHARED_FIELD_NAMES),
+    "api": dict(_SHARED_FIELD_NAMES),
 }
 
 
-def _named(exc: errors.InvalidSubject, family: str) -> dict:
-    """The error's details with the family's field name for its subject."""
-    return {FIELD_NAMES[family].get(exc.subject, exc.subject): [exc.problem]}
+def details_in(exc: errors.ApplicationError, family: str) -> dict:
+    """The error's details as `family` renders them: an `InvalidSubject`'s subjects named by
+    the family's request fields (for per-item results in a 200, as the handler does for a
+    whole request)."""
+    if not isinstance(exc, errors.InvalidSubject):
+        return exc.details
+    names = FIELD_NAMES[family]
+    return {**{names.get(s, s): p for s, p in exc.problems.items()}, **exc.context}
 
 
 def statuses_of(exc: errors.ApplicationError) -> tuple[int, int]:
@@ -88,7 +112,7 @@ def _normalize(exc: Exception, family: str) -> tuple[int, int, str, str, dict, d
             headers["Retry-After"] = str(exc.retry_after)
         if isinstance(exc, errors.AuthenticationFailed):
             headers["WWW-Authenticate"] = _challenge(exc)
-        details = _named(exc, family) if isinstance(exc, errors.InvalidSubject) else exc.details
+        details = details_in(exc, family)
         return status_a, status_b, exc.code, exc.message, details, headers
     if isinstance(exc, Http404):
         return 404, 404, "NOT_FOUND", "Resource not found.", {}, headers

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile, File
 from django.db import transaction
 
-from apps.core.errors import PayloadTooLarge, ValidationFailed
+from apps.core.errors import InvalidSubject, PayloadTooLarge
 from apps.core.storage import absolute_url  # noqa: F401  (named here too for callers)
 
 from .models import Kind, MediaAsset
@@ -25,10 +25,9 @@ _EXT = {
 
 
 def _reject(exc: UploadRejected):
-    details = {"file": [exc.message], "reason": exc.code}
     if exc.status == 413:
-        return PayloadTooLarge(exc.message, details)
-    return ValidationFailed(exc.message, details)
+        return PayloadTooLarge(exc.message, {"file": [exc.message], "reason": exc.code})
+    return InvalidSubject(exc.message, "file", exc.message, context={"reason": exc.code})
 
 
 def media_upload(
@@ -42,8 +41,8 @@ def media_upload(
 
         brand = brand_ensure_default(organization=organization)
     if uploaded is None:
-        raise ValidationFailed(
-            "No file: send it as multipart form field 'file'.", {"file": ["This field is required."]}
+        raise InvalidSubject(
+            "No file: send it as multipart form field 'file'.", "file", "This field is required."
         )
     try:
         processed = inspect_upload(
@@ -56,7 +55,7 @@ def media_upload(
     except UploadRejected as exc:
         raise _reject(exc) from None
     if kind in (Kind.REFERENCE, Kind.LOGO) and processed.kind != "image":
-        raise ValidationFailed("Reference images and logos must be images.", {"file": ["Expected an image."]})
+        raise InvalidSubject("Reference images and logos must be images.", "file", "Expected an image.")
     return _store(organization=organization, processed=processed, kind=kind, brand=brand, metadata=metadata)
 
 

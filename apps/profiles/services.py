@@ -9,7 +9,8 @@ import zoneinfo
 from django.db import transaction
 from django.utils import timezone
 
-from apps.core.errors import ValidationFailed
+from apps.core.errors import InvalidSubject, UnknownReference, ValidationFailed
+from apps.core.exceptions import details_in
 from apps.core.timezones import is_timezone
 from apps.events.services import event_record
 
@@ -19,10 +20,12 @@ HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 VISIBILITIES = ("public", "private", "unlisted", "followers", "connections")
 
 
-def validate_timezone(name: str, field: str = "timezone") -> str:
+def validate_timezone(name: str, subject: str = "timezone") -> str:
+    """`name` if it is an IANA time zone; else an InvalidSubject about `subject` (a profile's
+    `timezone`, a schedule's `schedule_timezone`)."""
     if not is_timezone(name):
-        raise ValidationFailed(
-            f"Unknown time zone '{name}'.", {field: ["Must be an IANA time zone, e.g. Europe/Paris."]}
+        raise InvalidSubject(
+            f"Unknown time zone '{name}'.", subject, "Must be an IANA time zone, e.g. Europe/Paris."
         )
     return name
 
@@ -30,8 +33,8 @@ def validate_timezone(name: str, field: str = "timezone") -> str:
 def validate_posting_times(times: list[str]) -> list[str]:
     bad = [t for t in times if not isinstance(t, str) or not HHMM.match(t)]
     if bad:
-        raise ValidationFailed(
-            "postingTimes must be HH:MM.", {"postingTimes": [f"Invalid: {', '.join(map(str, bad))}."]}
+        raise InvalidSubject(
+            "postingTimes must be HH:MM.", "posting_times", f"Invalid: {', '.join(map(str, bad))}."
         )
     return sorted(set(times))
 
@@ -52,8 +55,8 @@ def settings_normalized(values: dict) -> dict:
         out["timezone"] = validate_timezone(values["timezone"])
     if "defaultVisibility" in values:
         if values["defaultVisibility"] not in VISIBILITIES:
-            raise ValidationFailed(
-                "Unknown visibility.", {"defaultVisibility": [f"Must be one of {', '.join(VISIBILITIES)}."]}
+            raise InvalidSubject(
+                "Unknown visibility.", "default_visibility", f"Must be one of {', '.join(VISIBILITIES)}."
             )
         out["defaultVisibility"] = values["defaultVisibility"]
     return out
@@ -75,7 +78,7 @@ def profile_update_settings(
         profile.settings = {**profile.settings, **settings_normalized(settings)}
     if brand is not None:
         if brand.organization_id != profile.organization_id:
-            raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]})
+            raise UnknownReference("brand")
         profile.brand = brand
     if generation_settings is not None:
         from apps.brands.services import deep_merge
@@ -99,7 +102,8 @@ def profile_disconnect(*, profile: SocialProfile) -> None:
 
 
 def profile_bulk_update(*, organization, updates: list[dict]) -> list[dict]:
-    """Apply several settings updates, each on its own; returns one result per item."""
+    """Family B `POST /api/profiles/bulk`: several settings updates, each on its own; returns
+    one result per item, its `details` in Family B's request fields (`details_in`)."""
     from apps.core import ids
 
     results = []
@@ -120,7 +124,12 @@ def profile_bulk_update(*, organization, updates: list[dict]) -> list[dict]:
             results.append({"id": str(profile.pk), "status": "ok"})
         except ValidationFailed as exc:
             results.append(
-                {"id": str(profile.pk), "status": "error", "error": exc.message, "details": exc.details}
+                {
+                    "id": str(profile.pk),
+                    "status": "error",
+                    "error": exc.message,
+                    "details": details_in(exc, "api"),
+                }
             )
     return results
 

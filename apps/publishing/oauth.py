@@ -31,7 +31,7 @@ from social_core.exceptions import (
 
 from apps.brands.services import brand_ensure_default
 from apps.core import ids
-from apps.core.errors import ValidationFailed
+from apps.core.errors import InvalidSubject, UnknownReference
 from apps.events.services import event_record
 from apps.profiles.models import SocialProfile, normalize_platform
 from apps.publishing.platforms.base import AccountInfo, PlatformError
@@ -171,15 +171,14 @@ def validate_redirect_uri(uri: str, *, organization=None) -> str:
     except ValueError:  # a port that is not a number
         valid = False
     if not valid:
-        raise ValidationFailed(
-            "redirectUri must be an absolute http(s) URL.",
-            {"redirectUri": ["Must be an absolute http(s) URL."]},
+        raise InvalidSubject(
+            "redirectUri must be an absolute http(s) URL.", "redirect_uri", "Must be an absolute http(s) URL."
         )
     if len(uri) > 2000:
-        raise ValidationFailed("redirectUri is too long.", {"redirectUri": ["At most 2000 characters."]})
+        raise InvalidSubject("redirectUri is too long.", "redirect_uri", "At most 2000 characters.")
     reason = _redirect_refusal(uri, organization)
     if reason:
-        raise ValidationFailed(reason, {"redirectUri": [reason]})
+        raise InvalidSubject(reason, "redirect_uri", reason)
     return uri
 
 
@@ -197,14 +196,13 @@ def normalize_redirect_origin(value: str) -> str:
         or parts.username
         or parts.password
     ):
-        raise ValidationFailed(
+        raise InvalidSubject(
             "origin must be scheme://host[:port] with no path.",
-            {"origin": ["Use scheme://host[:port], e.g. https://app.example.com."]},
+            "origin",
+            "Use scheme://host[:port], e.g. https://app.example.com.",
         )
     if not origin.startswith("https://") and not _is_loopback(parts.hostname or ""):
-        raise ValidationFailed(
-            "origin must use https (http only for localhost).", {"origin": ["Must use https."]}
-        )
+        raise InvalidSubject("origin must use https (http only for localhost).", "origin", "Must use https.")
     return origin
 
 
@@ -225,9 +223,10 @@ def redirect_origin_remove(*, row) -> None:
 def resolve_platform(value: str) -> str:
     platform = normalize_platform(value or "")
     if platform is None or platform not in OAUTH_PLATFORMS:
-        raise ValidationFailed(
+        raise InvalidSubject(
             f"Unknown platform '{str(value)[:40]}'.",
-            {"platform": [f"Must be one of: {', '.join(OAUTH_PLATFORMS)}."]},
+            "platform",
+            f"Must be one of: {', '.join(OAUTH_PLATFORMS)}.",
         )
     return platform
 
@@ -255,13 +254,14 @@ def oauth_begin(
     if page_id and (
         platform != "facebook" or not (page_id.isascii() and page_id.isdigit()) or len(page_id) > 40
     ):
-        raise ValidationFailed(
+        raise InvalidSubject(
             "pageId names a Facebook Page (its numeric id) and only for platform facebook.",
-            {"pageId": ["Only for facebook, a numeric Page id."]},
+            "page_id",
+            "Only for facebook, a numeric Page id.",
         )
     validate_redirect_uri(redirect_uri, organization=organization)
     if brand is not None and brand.organization_id != organization.pk:
-        raise ValidationFailed("Unknown brand.", {"brandId": ["Not found."]})
+        raise UnknownReference("brand")
     real = is_real(platform)
     backend = backend_for(platform) if real else None
     state = secrets.token_urlsafe(32)

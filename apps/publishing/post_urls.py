@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
 
-from apps.core.errors import ValidationFailed
+from apps.core.errors import InvalidSubject
 
 MAX_URL = 2000  # Publication.url's length
 
@@ -52,13 +52,13 @@ def hosts_for(platform: str) -> tuple[str, ...]:
 
 
 def post_link_parse(*, platform: str, url: str, account: str = "", sandbox: bool = False) -> PostLink:
-    """The link checked for `platform` and the post id it carries; ValidationFailed (field
+    """The link checked for `platform` and the post id it carries; InvalidSubject (subject
     `url`) when it is not an https link on the platform's site. `account` is the profile's own
     platform id (Facebook's post ids begin with the Page's)."""
     url = (url or "").strip()
 
-    def refuse(reason: str) -> ValidationFailed:
-        return ValidationFailed(f"Not a link to a {platform} post: {reason}", {"url": [reason]})
+    def refuse(reason: str) -> InvalidSubject:
+        return InvalidSubject(f"Not a link to a {platform} post: {reason}", "url", reason)
 
     if not url:
         raise refuse("the post's link is required.")

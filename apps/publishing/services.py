@@ -35,7 +35,7 @@ from apps.content.machine import ensure_allowed, transition
 from apps.content.models import Content, Variant
 from apps.content.selectors import current_media, current_media_for
 from apps.core.db import relax_commit
-from apps.core.errors import InvalidTransition, PlatformFailure, RuleViolation, ValidationFailed
+from apps.core.errors import InvalidSubject, InvalidTransition, PlatformFailure, RuleViolation
 from apps.core.filters import as_utc
 from apps.core.heartbeat import Heartbeat
 from apps.core.storage import absolute_url
@@ -142,19 +142,16 @@ def _check_publishable(content: Content) -> None:
 
 def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
     if not profiles:
-        raise ValidationFailed(
-            "Give at least one profile.", {"profiles": ["At least one profile is required."]}
-        )
+        raise InvalidSubject("Give at least one profile.", "profile", "At least one profile is required.")
     wrong = [p for p in profiles if p.platform not in content.platforms]
     if wrong:
-        raise ValidationFailed(
+        raise InvalidSubject(
             "A profile's platform is not among the platforms this content was generated for.",
-            {
-                "profiles": [
-                    f"{p.username} is on {p.platform}; content platforms: {', '.join(content.platforms)}."
-                    for p in wrong
-                ]
-            },
+            "profile",
+            [
+                f"{p.username} is on {p.platform}; content platforms: {', '.join(content.platforms)}."
+                for p in wrong
+            ],
         )
     disconnected = [p for p in profiles if not p.connected or p.token_status != "valid"]
     if disconnected:
@@ -166,8 +163,8 @@ def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
 
 def parse_when(raw: object, tz_name: str | None) -> datetime.datetime:
     """ISO 8601; a time without offset is read in `tz_name` (the request's or profile's zone)."""
-    invalid = ValidationFailed(
-        "scheduledFor must be an ISO 8601 timestamp.", {"scheduledFor": ["Invalid timestamp."]}
+    invalid = InvalidSubject(
+        "scheduledFor must be an ISO 8601 timestamp.", "scheduled_for", "Invalid timestamp."
     )
     parsed: datetime.datetime | None
     if isinstance(raw, datetime.datetime):
@@ -200,13 +197,13 @@ def publications_schedule(
     options = dict(options or {})
     tz_name = options.get("timezone")
     if tz_name:
-        validate_timezone(tz_name, "options.timezone")
+        validate_timezone(tz_name, "schedule_timezone")
     content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=content.pk)
     _check_publishable(content)
     _check_profiles(content, profiles)
     when = parse_when(scheduled_for, tz_name or profiles[0].timezone_name)
     if when <= timezone.now():
-        raise ValidationFailed("scheduledFor is in the past.", {"scheduledFor": ["Must be in the future."]})
+        raise InvalidSubject("scheduledFor is in the past.", "scheduled_for", "Must be in the future.")
     for profile in profiles:
         _upsert(content, profile, when, options)
     if content.status != states.SCHEDULED and content.status != states.PUBLISHING:

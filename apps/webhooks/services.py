@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from apps.core import ids
 from apps.core.db import relax_commit
-from apps.core.errors import ValidationFailed
+from apps.core.errors import InvalidSubject
 from apps.core.tasking import task_named
 
 from . import ssrf
@@ -86,9 +86,10 @@ def secret_key(secret: str) -> bytes:
 
 
 def secret_validate(secret: str) -> str:
-    error = ValidationFailed(
+    error = InvalidSubject(
         "secret must be whsec_ followed by base64 of 24 to 64 bytes.",
-        {"secret": ["Expected whsec_<base64 of 24-64 random bytes>."]},
+        "secret",
+        "Expected whsec_<base64 of 24-64 random bytes>.",
     )
     if not isinstance(secret, str) or not secret.startswith("whsec_"):
         raise error
@@ -122,12 +123,13 @@ def signing_secrets(endpoint: WebhookEndpoint, now: datetime.datetime) -> list[s
 
 def _events_validate(events) -> list[str]:
     if not isinstance(events, list) or not events:
-        raise ValidationFailed("events must list at least one event name.", {"events": ["Required."]})
+        raise InvalidSubject("events must list at least one event name.", "events", "Required.")
     unknown = sorted({e for e in events if e != "*" and e not in EVENT_TYPES})
     if unknown:
-        raise ValidationFailed(
+        raise InvalidSubject(
             f"Unknown event name(s): {', '.join(unknown)}.",
-            {"events": [f"Unknown: {', '.join(unknown)}. Known: *, {', '.join(EVENT_TYPES)}."]},
+            "events",
+            f"Unknown: {', '.join(unknown)}. Known: *, {', '.join(EVENT_TYPES)}.",
         )
     return list(dict.fromkeys(events))
 

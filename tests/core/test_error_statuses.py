@@ -1,4 +1,5 @@
-"""Domain errors carry no HTTP status; each family's handler maps the error class to one."""
+"""Domain errors carry no HTTP status nor request field names; each family's handler maps the
+error class to a status and each subject to its field."""
 
 from __future__ import annotations
 
@@ -6,7 +7,14 @@ import pytest
 
 from apps.accounts.plans import PlanLimitExceeded
 from apps.core import errors
-from apps.core.exceptions import statuses_of
+from apps.core.exceptions import (
+    FIELD_NAMES,
+    api_exception_handler,
+    details_in,
+    statuses_of,
+    v1_exception_handler,
+)
+from apps.publishing.services import parse_when
 from apps.webhooks.ssrf import UnsafeURL
 
 
@@ -46,3 +54,41 @@ def test_no_domain_error_names_an_http_status():
 )
 def test_each_family_maps_the_error_class_to_its_status(error, a, b):
     assert statuses_of(error) == (a, b)
+
+
+def test_a_service_error_names_a_domain_subject_and_each_family_names_its_field():
+    with pytest.raises(errors.InvalidSubject) as caught:
+        parse_when("not a time", None)
+    exc = caught.value
+    assert exc.problems == {"scheduled_for": ["Invalid timestamp."]}
+    assert "scheduledFor" not in exc.details
+
+    a = v1_exception_handler(exc, {})
+    assert a.status_code == 400
+    assert a.data["error"]["code"] == "VALIDATION_ERROR"
+    assert a.data["error"]["message"] == "scheduledFor must be an ISO 8601 timestamp."
+    assert a.data["error"]["details"] == {"scheduledFor": ["Invalid timestamp."]}
+    b = api_exception_handler(exc, {})
+    assert b.status_code == 400
+    assert b.data == {
+        "error": "scheduledFor must be an ISO 8601 timestamp.",
+        "details": {"code": "VALIDATION_ERROR", "scheduledFor": ["Invalid timestamp."]},
+    }
+
+
+def test_every_family_names_every_subject_it_knows_with_a_field():
+    assert set(FIELD_NAMES["v1"]) == set(FIELD_NAMES["api"])
+
+
+def test_an_invalid_subject_keeps_a_structured_problem_and_context_in_order():
+    exc = errors.InvalidSubject(
+        "Some platform content breaks the platform's rules.",
+        problems={"variants": {"x": {"caption": ["Too long."]}}, "post_type": "Must be feed."},
+        context={"reason": "too_long"},
+    )
+    assert list(details_in(exc, "v1").items()) == [
+        ("content", {"x": {"caption": ["Too long."]}}),
+        ("postType", ["Must be feed."]),
+        ("reason", "too_long"),
+    ]
+    assert details_in(exc, "api") == details_in(exc, "v1")

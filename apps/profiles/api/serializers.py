@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from apps.brands.api.serializers import GenerationSettingsInput
 from apps.core.errors import ValidationFailed
+from apps.core.exceptions import details_in
 from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.features import features_allowed
 
@@ -170,7 +171,7 @@ class BulkItem(StrictSerializer):
         try:
             settings_normalized(attrs.get("settings") or {})
         except ValidationFailed as exc:
-            raise serializers.ValidationError({"settings": exc.details}) from None
+            raise serializers.ValidationError({"settings": details_in(exc, "api")}) from None
         return attrs
 
 
