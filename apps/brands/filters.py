@@ -13,9 +13,3 @@ class BrandProfileFilter(FamilyFilterSet):
     """GET /api/brands/{id}/profiles"""
 
     search_fields = ("username", "display_name")
-
-
-class BrandMediaFilter(FamilyFilterSet):
-    """GET /api/brands/{id}/reference-images"""
-
-    search_fields = ("original_filename",)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from apps.core.serializers import iso
+from apps.core.serializers import OutputSerializer, iso
 from apps.core.storage import absolute_url
 
 
@@ -24,13 +24,24 @@ def present_media(asset, request=None) -> dict:
     }
 
 
-class ThumbnailOutput(serializers.Serializer):
+def present_thumbnail(asset, request=None) -> dict:
+    media = present_media(asset, request)
+    return {"id": str(asset.pk), "thumbnailUrl": media["thumbnailUrl"], "url": media["url"]}
+
+
+class ThumbnailOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_thumbnail(instance, self.request)
+
     id = serializers.UUIDField()
     thumbnailUrl = serializers.URLField()
     url = serializers.URLField()
 
 
-class MediaOutput(serializers.Serializer):
+class MediaOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_media(instance, self.request)
+
     id = serializers.UUIDField()
     kind = serializers.CharField()
     type = serializers.CharField()

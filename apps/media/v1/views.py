@@ -20,6 +20,9 @@ from ..services import media_upload
 class BrandAssetViewSet(V1ViewSet):
     """POST /v1/brands/{id}/assets: multipart field `file`; optional `type` logo|reference|asset."""
 
+    queryset = brand_selectors.brand_rows()  # the path's brand (`get_object`)
+    lookup_url_kwarg = "brand_pk"
+    id_kind = "brand"
     policy = brand_permissions.BRANDS
     parser_classes = [MultiPartParser]
 
@@ -39,9 +42,7 @@ class BrandAssetViewSet(V1ViewSet):
         operation_id="v1_brand_assets_create",
     )
     def create(self, request, brand_pk=None):
-        brand = self.lookup(
-            brand_selectors.brand_list(organization=self.actor.organization), brand_pk, "brand"
-        )
+        brand = self.get_object()
         self.form_fields("type")
         kind = request.data.get("type") or Kind.ASSET
         if kind not in (Kind.ASSET, Kind.LOGO, Kind.REFERENCE):
