@@ -140,12 +140,13 @@ class MediaViewSet(ListMixin, ApiViewSet):
 class BrandMediaViewSet(ApiViewSet):
     # A brand's logo and reference images: the brand's routes, this app's rows (issue 11). No
     # docstring: the OpenAPI description stays the family's, as when these were brand actions.
-    queryset = brand_selectors.brand_rows()  # the path's brand (`get_object`); the rows listed are its media
-    filterset_class = filters.BrandMediaFilter
-    output_serializer = MediaOutput
+    queryset = brand_selectors.brand_rows()  # the path's brand (`get_object`)
     id_kind = "brand"
     policy = brand_permissions.BRANDS
-    sort_fields = {"createdAt": "created_at", "size": "size"}
+    #: the brand's reference images: their filters, sort and items
+    filterset_class = filters.BrandMediaFilter
+    action_sort_fields = {"reference_images": {"createdAt": "created_at", "size": "size"}}
+    output_serializer = MediaOutput
 
     def _references(self, brand):
         return MediaAsset.objects.for_organization(self.actor.organization).references_for_brand(brand)
