@@ -64,7 +64,10 @@ class WebhookOutput(OutputSerializer):
     updatedAt = serializers.DateTimeField()
 
 
-class DeliveryOutput(serializers.Serializer):
+class DeliveryOutput(OutputSerializer):
+    def present(self, instance) -> dict:
+        return present_delivery(instance, self.view.family)
+
     id = serializers.CharField()
     webhookId = serializers.CharField()
     eventId = serializers.CharField()

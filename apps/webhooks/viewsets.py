@@ -6,11 +6,8 @@ from typing import Any, Protocol
 
 from rest_framework.serializers import BaseSerializer, Serializer
 
-from apps.core.errors import ValidationFailed
-
 from . import selectors, services
 from . import serializers as s
-from .models import DeliveryStatus
 
 
 class _Validates(Protocol):
@@ -31,17 +28,11 @@ class WebhookViews:
     queryset = selectors.webhook_rows()
     output_serializer: type[Serializer] | None = s.WebhookOutput
 
-    def _webhooks(self):
-        return self.get_queryset()
-
-    def _webhook(self, pk):
-        return self.lookup(self._webhooks(), pk, "webhook")
-
     def _fields(self: _Validates, serializer_class: type[BaseSerializer[Any]]) -> dict[str, Any]:
         return dict(self.validated(serializer_class))
 
     def retrieve(self, request, pk=None):
-        return self.respond(s.present_webhook(self._webhook(pk), self.family))
+        return self.respond(s.present_webhook(self.get_object(), self.family))
 
     def create(self, request):
         endpoint = services.webhook_create(
@@ -50,19 +41,19 @@ class WebhookViews:
         return self.respond(s.present_webhook(endpoint, self.family, secret=True), status=201)
 
     def update(self, request, pk=None):
-        endpoint = services.webhook_update(endpoint=self._webhook(pk), **self._fields(s.WebhookUpdateInput))
+        endpoint = services.webhook_update(endpoint=self.get_object(), **self._fields(s.WebhookUpdateInput))
         return self.respond(s.present_webhook(endpoint, self.family))
 
     def destroy(self, request, pk=None):
-        services.webhook_delete(endpoint=self._webhook(pk))
+        services.webhook_delete(endpoint=self.get_object())
         return self.respond(None, status=204)
 
     def test(self, request, pk=None):
-        delivery = services.webhook_test(endpoint=self._webhook(pk))
+        delivery = services.webhook_test(endpoint=self.get_object())
         return self.respond(s.present_delivery(delivery, self.family), status=202)
 
     def rotate_secret(self, request, pk=None):
-        endpoint = services.webhook_rotate_secret(endpoint=self._webhook(pk))
+        endpoint = services.webhook_rotate_secret(endpoint=self.get_object())
         return self.respond(s.present_webhook(endpoint, self.family, secret=True))
 
 
@@ -73,34 +64,23 @@ class DeliveryViews:
     write_role = "admin"
     sort_fields = {"createdAt": "created_at"}
     default_sort = ("created_at", "desc")
+    queryset = selectors.delivery_rows()
+    output_serializer: type[Serializer] | None = s.DeliveryOutput
 
-    def _endpoint(self, webhook_pk):
-        return self.lookup(
-            selectors.webhook_list(organization=self.actor.organization), webhook_pk, "webhook"
+    def get_queryset(self):
+        """The deliveries of the path's webhook, which must be of the caller's organization (else
+        a 404 naming it)."""
+        endpoint = self.lookup(
+            selectors.webhook_list(organization=self.actor.organization), self.kwargs["webhook_pk"], "webhook"
         )
+        return super().get_queryset().filter(endpoint=endpoint)
 
-    def list(self, request, webhook_pk=None):
-        status = request.query_params.get("status") or None
-        if status and status not in DeliveryStatus.values:
-            raise ValidationFailed(
-                f"status must be one of {', '.join(DeliveryStatus.values)}.", {"status": ["Unknown status."]}
-            )
-        qs = selectors.delivery_list(
-            endpoint=self._endpoint(webhook_pk),
-            status=status,
-            event_type=request.query_params.get("eventType")
-            or request.query_params.get("event_type")
-            or None,
-        )
-        return self.respond_list(qs, lambda d: s.present_delivery(d, self.family))
-
-    def _delivery(self, webhook_pk, pk):
-        qs = selectors.delivery_list(endpoint=self._endpoint(webhook_pk)).select_related("endpoint")
-        return self.lookup(qs, pk, "delivery")
+    def get_detail_queryset(self):
+        return self.get_queryset().select_related("endpoint")
 
     def retrieve(self, request, webhook_pk=None, pk=None):
-        return self.respond(s.present_delivery(self._delivery(webhook_pk, pk), self.family, attempts=True))
+        return self.respond(s.present_delivery(self.get_object(), self.family, attempts=True))
 
     def redeliver(self, request, webhook_pk=None, pk=None):
-        delivery = services.delivery_redeliver(delivery=self._delivery(webhook_pk, pk))
+        delivery = services.delivery_redeliver(delivery=self.get_object())
         return self.respond(s.present_delivery(delivery, self.family), status=202)

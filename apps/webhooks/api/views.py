@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema
 
 from apps.core.views import ApiViewSet, ListMixin
 
+from .. import filters
 from .. import serializers as s
 from ..schema import delivery_schema, webhook_schema
 from ..viewsets import DeliveryViews, WebhookViews
@@ -23,7 +24,9 @@ class WebhookViewSet(WebhookViews, ListMixin, ApiViewSet):
 
 
 @delivery_schema("api")
-class DeliveryViewSet(DeliveryViews, ApiViewSet):
+class DeliveryViewSet(DeliveryViews, ListMixin, ApiViewSet):
+    filterset_class = filters.DeliveryFilter
+
     @extend_schema(
         request=None, responses={202: s.DeliveryOutput}, operation_id="api_webhook_deliveries_redeliver"
     )

@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema
 
 from apps.core.views import ListMixin, V1ViewSet
 
+from .. import filters
 from .. import serializers as s
 from ..schema import delivery_schema, webhook_schema
 from ..viewsets import DeliveryViews, WebhookViews
@@ -21,11 +22,11 @@ class WebhookViewSet(WebhookViews, ListMixin, V1ViewSet):
 
 
 @delivery_schema("v1")
-class DeliveryViewSet(DeliveryViews, V1ViewSet):
+class DeliveryViewSet(DeliveryViews, ListMixin, V1ViewSet):
+    filterset_class = filters.DeliveryFilterA
+
     @extend_schema(
         request=None, responses={202: s.DeliveryOutput}, operation_id="v1_webhook_deliveries_redeliver"
     )
     def redeliver(self, request, webhook_pk=None, pk=None):
         return super().redeliver(request, webhook_pk, pk)
-
-    output_serializer = s.DeliveryOutput
