@@ -163,44 +163,22 @@ def _snap_sum(expr):
     )
 
 
-def content_metrics(
-    organization,
-    *,
-    brand_id=None,
-    profile_id=None,
-    platform=None,
-    campaign_id=None,
-    tag_id=None,
-    start=None,
-    end=None,
-):
-    qs = (
-        Content.objects.for_organization(organization)
-        .filter(publications__status=Publication.PUBLISHED)
-        .distinct()
-    )
-    if brand_id:
-        qs = qs.filter(brand_id=brand_id)
-    if profile_id:
-        qs = qs.filter(publications__profile_id=profile_id)
-    if platform:
-        qs = qs.filter(publications__profile__platform=platform)
-    if campaign_id:
-        qs = qs.filter(campaign_id=campaign_id)
-    if tag_id:
-        qs = qs.filter(tags__id=tag_id)
-    if start:
-        qs = qs.filter(publications__published_at__gte=start)
-    if end:
-        qs = qs.filter(publications__published_at__lt=end)
+def content_metric_rows():
+    """Content with a published post, with its posts' latest figures summed (the list of
+    `GET /api/analytics/content`: the view scopes it to the caller's organization and its
+    FilterSet, apps.analytics.filters, narrows it)."""
     eng = F("engagement")
-    return qs.annotate(
-        views=_snap_sum(F("views")),
-        reach=_snap_sum(Coalesce(F("reach"), F("impressions"), F("views"))),
-        likes=_snap_sum(F("likes")),
-        comments=_snap_sum(F("comments")),
-        shares=_snap_sum(F("shares")),
-        engagement=Coalesce(_snap_sum(eng), 0),
+    return (
+        Content.objects.filter(publications__status=Publication.PUBLISHED)
+        .distinct()
+        .annotate(
+            views=_snap_sum(F("views")),
+            reach=_snap_sum(Coalesce(F("reach"), F("impressions"), F("views"))),
+            likes=_snap_sum(F("likes")),
+            comments=_snap_sum(F("comments")),
+            shares=_snap_sum(F("shares")),
+            engagement=Coalesce(_snap_sum(eng), 0),
+        )
     )
 
 

@@ -1,19 +1,18 @@
 from __future__ import annotations
 
-from django.db.models import F
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 
 from apps.core import ids
 from apps.core.errors import ValidationFailed
-from apps.core.pagination import paginate_api
-from apps.core.schema import sort_enum
-from apps.core.views import ApiViewSet
+from apps.core.filters import FamilyFilterBackend
+from apps.core.views import ApiViewSet, ListMixin
 from apps.profiles.models import Platform
 from apps.profiles.selectors import profile_list
 
-from .. import monitoring, openapi, reports
+from .. import filters, monitoring, openapi, reports
 from ..http import export_response, parse_platform
 from ..parameters import parse_choice, parse_days, parse_period, parse_tz
+from ..serializers import ContentMetricsOutput
 
 
 def _id(params, name, kind):
@@ -26,13 +25,31 @@ def _id(params, name, kind):
     return value
 
 
-class AnalyticsApiViewSet(ApiViewSet):
+class _AnalyticsBase(ApiViewSet):
     scope = "analytics"
 
     def perform_content_negotiation(self, request, force=False):
         # `format=csv|json` names the export's format, not a DRF renderer
         return super().perform_content_negotiation(request, force=True)
 
+
+@extend_schema_view(
+    list=extend_schema(
+        operation_id="api_analytics_content",
+        extensions={"x-postforge-no-filters": True},  # its period is startDate/endDate
+        responses={200: openapi.CONTENT_METRICS_ROW},  # (a list: drf-spectacular makes it an array)
+    )
+)
+class ContentMetricsViewSet(ListMixin, _AnalyticsBase):
+    # GET /api/analytics/content: each content's posts' figures, sorted, filtered and paged
+    queryset = reports.content_metric_rows()
+    output_serializer = ContentMetricsOutput
+    filterset_class = filters.ContentMetricsFilter
+    filter_backends = [filters.ContentMetricsSort, FamilyFilterBackend]  # the sort is checked first
+    sort_fields = reports.CONTENT_SORTS
+
+
+class AnalyticsApiViewSet(_AnalyticsBase):
     @extend_schema(
         operation_id="api_analytics_profiles",
         responses={200: dict},
@@ -56,49 +73,6 @@ class AnalyticsApiViewSet(ApiViewSet):
         return self.respond(
             reports.overview(self.actor.organization, parse_days(request.query_params.get("period")))
         )
-
-    @extend_schema(
-        operation_id="api_analytics_content",
-        extensions={"x-postforge-no-filters": True},  # its period is startDate/endDate
-        responses={200: {"type": "array", "items": openapi.CONTENT_METRICS_ROW}},
-        parameters=[
-            *[
-                OpenApiParameter(n, str)
-                for n in ("brandId", "profileId", "campaignId", "tagId", "startDate", "endDate", "timezone")
-            ],
-            OpenApiParameter("platform", str, enum=Platform.values),
-            OpenApiParameter("sort", str, enum=sort_enum(reports.CONTENT_SORTS), default="publishedAt:desc"),
-        ],
-    )
-    def content(self, request):
-        params = request.query_params
-        raw_sort = params.get("sort") or "publishedAt:desc"
-        name, _, order = raw_sort.partition(":")
-        if name not in reports.CONTENT_SORTS or (order or "desc") not in ("asc", "desc"):
-            raise ValidationFailed(
-                "Invalid sort.",
-                {"sort": [f"Use <field>:<asc|desc>, field one of {', '.join(reports.CONTENT_SORTS)}."]},
-            )
-        period = parse_period(params, tz=parse_tz(params.get("timezone")), default_days=3650)
-        qs = reports.content_metrics(
-            self.actor.organization,
-            brand_id=_id(params, "brandId", "brand"),
-            profile_id=_id(params, "profileId", "profile"),
-            platform=parse_platform(params),
-            campaign_id=_id(params, "campaignId", "campaign"),
-            tag_id=_id(params, "tagId", "tag"),
-            start=period.start,
-            end=period.end,
-        )
-        field = reports.CONTENT_SORTS[name]
-        expr = F(field).asc(nulls_last=True) if order == "asc" else F(field).desc(nulls_last=True)
-        page = paginate_api(qs.order_by(expr, "-id"), params)
-        return self.respond_page([reports.present_content_metrics(c) for c in page.items], page.pagination)
-
-    def respond_page(self, items, pagination):
-        from rest_framework.response import Response
-
-        return Response({"data": items, "pagination": pagination})
 
     @extend_schema(
         operation_id="api_analytics_export",
