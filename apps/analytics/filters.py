@@ -11,8 +11,7 @@ from apps.core.filters import ListFilterSet, query_filter
 from apps.core.schema import sort_enum
 from apps.profiles.models import Platform
 
-from .http import parse_platform
-from .parameters import parse_period, parse_tz
+from .parameters import parse_period, parse_platform, parse_tz
 
 #: what OpenAPI says of `platform`
 PLATFORM_SCHEMA = {"type": "string", "enum": sorted(Platform.values)}

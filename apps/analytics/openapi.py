@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.utils import OpenApiResponse
 
 from .models import POST_METRICS
 from .reports import EXPORT_COLUMNS
@@ -61,21 +62,6 @@ EXPORT_RESPONSES = {
 }
 EXPORT_HEADERS = _DISPOSITION
 
-EXPORT_PARAMETERS = [
-    OpenApiParameter(
-        "format",
-        str,
-        enum=["csv", "json"],
-        default="csv",
-        description="csv (default) or json; the body is streamed",
-    ),
-    OpenApiParameter(
-        "startDate", str, description="ISO 8601 date or date-time; default 90 days before endDate"
-    ),
-    OpenApiParameter("endDate", str, description="ISO 8601 date (inclusive) or date-time; default now"),
-    OpenApiParameter("timezone", str, description="IANA time zone of date-only bounds (default UTC)"),
-]
-
 #: one row of `GET /api/analytics/content` (reports.present_content_metrics)
 CONTENT_METRICS_ROW = {
     "type": "object",
@@ -105,3 +91,13 @@ CONTENT_METRICS_ROW = {
         "engagementRateBasis": _NSTR,
     },
 }
+
+
+class QueryParamExtension(OpenApiSerializerFieldExtension):
+    """A report's query parameter (apps.analytics.parameters.QueryParam) as its `openapi` says."""
+
+    target_class = "apps.analytics.parameters.QueryParam"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        return dict(self.target.openapi)

@@ -1,28 +1,14 @@
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 
-from apps.core import ids
-from apps.core.errors import ValidationFailed
 from apps.core.filters import FamilyFilterBackend
 from apps.core.views import ApiViewSet, ListMixin
-from apps.profiles.models import Platform
-from apps.profiles.selectors import profile_list
 
 from .. import filters, monitoring, openapi, reports
-from ..http import export_response, parse_platform
-from ..parameters import parse_choice, parse_days, parse_period, parse_tz
+from .. import parameters as q
+from ..http import export_response
 from ..serializers import ContentMetricsOutput
-
-
-def _id(params, name, kind):
-    raw = params.get(name)
-    if not raw:
-        return None
-    value = ids.parse(raw, kind)
-    if value is None:
-        raise ValidationFailed(f"Invalid {name}.", {name: [f"Not a {kind} id."]})
-    return value
 
 
 class _AnalyticsBase(ApiViewSet):
@@ -51,84 +37,48 @@ class ContentMetricsViewSet(ListMixin, _AnalyticsBase):
 
 class AnalyticsApiViewSet(_AnalyticsBase):
     @extend_schema(
-        operation_id="api_analytics_profiles",
-        responses={200: dict},
-        parameters=[OpenApiParameter("profileId", str, required=True), OpenApiParameter("period", str)],
+        operation_id="api_analytics_profiles", responses={200: dict}, parameters=[q.ProfileReportQuery]
     )
     def profiles(self, request):
-        params = request.query_params
-        if not params.get("profileId"):
-            raise ValidationFailed("profileId is required.", {"profileId": ["Required."]})
-        profile = self.lookup(
-            profile_list(organization=self.actor.organization), params["profileId"], "profile"
-        )
-        return self.respond(reports.profile_report(profile, parse_days(params.get("period"))))
+        query = self.validated(q.ProfileReportQuery, request.query_params)
+        return self.respond(reports.profile_report(query["profileId"], query["period"]))
 
-    @extend_schema(
-        operation_id="api_analytics_overview",
-        responses={200: dict},
-        parameters=[OpenApiParameter("period", str)],
-    )
+    @extend_schema(operation_id="api_analytics_overview", responses={200: dict}, parameters=[q.OverviewQuery])
     def overview(self, request):
-        return self.respond(
-            reports.overview(self.actor.organization, parse_days(request.query_params.get("period")))
-        )
+        query = self.validated(q.OverviewQuery, request.query_params)
+        return self.respond(reports.overview(self.actor.organization, query["period"]))
 
     @extend_schema(
         operation_id="api_analytics_export",
         responses=openapi.EXPORT_RESPONSES,
         extensions={"x-postforge-headers": openapi.EXPORT_HEADERS},
-        parameters=openapi.EXPORT_PARAMETERS,
+        parameters=[q.ExportQuery],
     )
     def export(self, request):
-        return export_response(self.actor.organization, request.query_params)
+        query = self.validated(q.ExportQuery, request.query_params)
+        return export_response(self.actor.organization, fmt=query["format"], period=query["period"])
 
     @extend_schema(
-        operation_id="api_analytics_best_times",
-        responses={200: dict},
-        parameters=[OpenApiParameter("profileId", str, required=True)],
+        operation_id="api_analytics_best_times", responses={200: dict}, parameters=[q.BestTimesQuery]
     )
     def best_times(self, request):
-        params = request.query_params
-        if not params.get("profileId"):
-            raise ValidationFailed("profileId is required.", {"profileId": ["Required."]})
-        profile = self.lookup(
-            profile_list(organization=self.actor.organization), params["profileId"], "profile"
-        )
-        return self.respond(reports.best_times(profile))
+        query = self.validated(q.BestTimesQuery, request.query_params)
+        return self.respond(reports.best_times(query["profileId"]))
 
 
 class MonitoringViewSet(ApiViewSet):
     scope = "analytics"
 
-    @extend_schema(
-        operation_id="api_monitoring_errors",
-        responses={200: dict},
-        parameters=[
-            *[OpenApiParameter(n, str) for n in ("profileId", "startDate", "endDate")],
-            OpenApiParameter("kind", str, enum=list(monitoring.KINDS)),
-            OpenApiParameter("platform", str, enum=Platform.values),
-        ],
-    )
+    @extend_schema(operation_id="api_monitoring_errors", responses={200: dict}, parameters=[q.ErrorsQuery])
     def errors(self, request):
-        params = request.query_params
-        kind = parse_choice(params, "kind", monitoring.KINDS)
-        since = until = None
-        if params.get("startDate") or params.get("endDate"):
-            period = parse_period(params, tz=parse_tz(None), default_days=3650)
-            since, until = period.start, period.end
-        profile_id = _id(params, "profileId", "profile")
-        if (
-            profile_id
-            and not profile_list(organization=self.actor.organization).filter(pk=profile_id).exists()
-        ):
-            self.lookup(profile_list(organization=self.actor.organization), params["profileId"], "profile")
+        query = self.validated(q.ErrorsQuery, request.query_params)
+        period = query["period"]
         groups = monitoring.errors(
             self.actor.organization,
-            kind=kind,
-            platform=parse_platform(params),
-            profile_id=profile_id,
-            since=since,
-            until=until,
+            kind=query["kind"],
+            platform=query["platform"],
+            profile_id=query["profileId"],
+            since=period.start if period else None,
+            until=period.end if period else None,
         )
         return self.respond({"errors": groups})
