@@ -274,8 +274,7 @@ def stream_export(rows, fmt: str):
         for row in rows:
             buf.seek(0)
             buf.truncate()
-            row = [json.dumps(v) if isinstance(v, dict) else ("" if v is None else v) for v in row]
-            writer.writerow(row)
+            writer.writerow([json.dumps(v) if isinstance(v, dict) else ("" if v is None else v) for v in row])
             yield buf.getvalue()
         return
     yield '{"data": ['

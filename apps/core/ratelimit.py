@@ -114,7 +114,7 @@ def peek(credential: str, bucket: str) -> Decision:
         count = int(cast("bytes | None", _redis(settings.REDIS_URL).get(key)) or 0)
     else:
         with _local_lock:
-            end, count = _local_counts.get(key, (window_end, 0))
+            _, count = _local_counts.get(key, (window_end, 0))
     return Decision(allowed=count < limit, limit=limit, remaining=max(0, limit - count), reset=window_end)
 
 

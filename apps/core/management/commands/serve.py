@@ -11,6 +11,7 @@ a Celery worker and beat as child processes on the filesystem broker.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -123,10 +124,9 @@ class Command(BaseCommand):
             threading.Thread(target=banner_when_up, daemon=True).start()
         try:
             if workers == 1:
-                try:
-                    server.run()  # uvicorn turns SIGTERM/SIGINT into a clean shutdown
-                except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C after shutting down
-                    pass
+                # uvicorn turns SIGTERM/SIGINT into a clean shutdown, and re-raises Ctrl-C after it
+                with contextlib.suppress(KeyboardInterrupt):
+                    server.run()
             else:
                 uvicorn.run(
                     "config.asgi:application",
@@ -177,18 +177,18 @@ class Command(BaseCommand):
         ]
         children = []
         for cmd, name in ((worker, "worker"), (beat, "beat")):
-            out = open(log_dir / f"{name}.out", "ab")  # the banner and anything before logging starts
-            children.append(
-                subprocess.Popen(
-                    cmd,
-                    env=env,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    preexec_fn=_die_with_parent,
+            # the banner and anything before logging starts (the child keeps its own descriptor)
+            with open(log_dir / f"{name}.out", "ab") as out:
+                children.append(
+                    subprocess.Popen(
+                        cmd,
+                        env=env,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                        preexec_fn=_die_with_parent,
+                    )
                 )
-            )
-            out.close()
         return children
 
     @staticmethod
