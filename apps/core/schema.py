@@ -281,6 +281,21 @@ def postprocess(result, generator, request, public):
     }
     if family == "v1":
         _family_a_partial(result)
+    components = _components(result, family)
+    for path, item in result.get("paths", {}).items():
+        for method, op in item.items():
+            if method in ("get", "post", "put", "patch", "delete"):
+                _operation(op, method, path, family, components)
+    _truthful_inputs(result, family)
+    _plain_enum_refs(result, components)
+    _examples(result, family)
+    _links(result)
+    return result
+
+
+def _components(result, family: str) -> dict:
+    """The schemas' components: request bodies closed to unknown fields, and the family's
+    envelopes (each schema carries its own family's only: no unused components)."""
     components = result.setdefault("components", {}).setdefault("schemas", {})
     # request bodies come from StrictSerializer: an unknown field is a 400, so say so
     for name, component in components.items():
@@ -289,167 +304,163 @@ def postprocess(result, generator, request, public):
         if name.endswith("Request") and "properties" in component:
             component.setdefault("additionalProperties", False)
             _defaults_to_descriptions(component)
-    # each schema carries its own family's envelopes only (no unused components)
     if family == "api":
         components.update({"ErrorB": ERROR_B, "PaginationB": PAGINATION_B})
     else:
         components.update({"ErrorA": ERROR_A, "PaginationA": PAGINATION_A})
-    for path, item in result.get("paths", {}).items():
-        family_b = family == "api"
-        for method, op in item.items():
-            if method not in ("get", "post", "put", "patch", "delete"):
-                continue
-            is_list = False
-            json_body = False  # a 2xx answers JSON the family's `respond` built (so `fields=` applies in A)
-            extra_headers = op.pop("x-postforge-headers", {})  # (op is this generation's own dict)
-            for status, response in op.get("responses", {}).items():
-                if not status.startswith("2"):
-                    continue
-                response.setdefault("headers", {}).update({**RATE_HEADERS, **extra_headers})
-                content = response.get("content", {}).get("application/json")
-                if not content:
-                    continue
-                schema = content["schema"]
-                if schema.get("x-postforge-raw"):  # a body written whole by the view (a stream)
-                    content["schema"] = {
-                        k: v for k, v in schema.items() if k != "x-postforge-raw"
-                    }  # (shared dict)
-                    continue
-                json_body = True
-                if schema.get("type") == "array" and method != "get" and family_b:
-                    # a list a write answers (POST /api/content/multi-platform): `{data}`, no paging
-                    content["schema"] = {
-                        "type": "object",
-                        "required": ["data"],
-                        "properties": {"data": schema},
-                    }
-                elif schema.get("type") == "array":
-                    is_list = True
-                    pagination = {
-                        "$ref": "#/components/schemas/PaginationB"
-                        if family_b
-                        else "#/components/schemas/PaginationA"
-                    }
-                    content["schema"] = {
-                        "type": "object",
-                        "required": ["data", "pagination"],
-                        "properties": {"data": schema, "pagination": pagination},
-                    }
-                elif family_b:
-                    content["schema"] = {
-                        "type": "object",
-                        "required": ["data"],
-                        "properties": {"data": schema},
-                    }
-            field_names = op.pop("x-postforge-fields", None) or (
-                None if is_list else _answer_fields(op, components)
+    return components
+
+
+def _operation(op, method: str, path: str, family: str, components) -> None:
+    """One operation in its family's words: envelopes, list parameters, errors, parameter
+    schemas, its request body, `fields=` (A) and the Idempotency-Key of a POST."""
+    family_b = family == "api"
+    is_list, json_body = _envelopes(op, method, family_b)
+    field_names = op.pop("x-postforge-fields", None) or (None if is_list else _answer_fields(op, components))
+    unpaged = "x-postforge-sort" in op and op["x-postforge-sort"] is None
+    sort_fields = op.pop("x-postforge-sort", None)
+    if is_list and method == "get" and not unpaged:
+        _list_parameters(op, sort_fields, family_b)
+    ref = _error_responses(op, family_b)
+    _parameter_schemas(op, family_b)
+    op.setdefault("summary", _summary(op, method, path))
+    if not op.get("tags"):
+        op["tags"] = [path.strip("/").split("/")[0] or family]
+    _request_body(op, method, components, ref)
+    if not family_b:
+        _fields_parameter(op, method, json_body, field_names)
+    if method == "post":
+        existing = {p["name"] for p in op.get("parameters", [])}
+        if "Idempotency-Key" not in existing:
+            op.setdefault("parameters", []).append(
+                {
+                    "in": "header",
+                    "name": "Idempotency-Key",
+                    "required": False,
+                    "schema": {"type": "string", "maxLength": 255},
+                    "description": "Replays the first response for 24 h",
+                }
             )
-            unpaged = "x-postforge-sort" in op and op["x-postforge-sort"] is None
-            sort_fields = op.pop("x-postforge-sort", None)
-            if is_list and method == "get" and not unpaged:
-                standard = {p["name"]: p for p in (LIST_PARAMS_B if family_b else LIST_PARAMS_A)}
-                if op.pop("x-postforge-no-filters", False):  # a list that reads no q/search/date_*
-                    standard = {k: v for k, v in standard.items() if k not in LIST_FILTERS_B}
-                if sort_fields and family_b:
-                    standard["sort"] = _param(
-                        "sort",
-                        {"type": "string", "enum": sort_enum(sort_fields)},
-                        "<field> or <field>:<asc|desc>",
-                    )
-                elif sort_fields:
-                    standard["sortBy"] = _param("sortBy", {"type": "string", "enum": list(sort_fields)})
-                params = op.setdefault("parameters", [])
-                for i, param in enumerate(
-                    params
-                ):  # a view's own `page`/`limit`/`sort` take the bounds and enum
-                    if (
-                        param.get("in") == "query"
-                        and param["name"] in standard
-                        and "enum" not in param["schema"]
-                    ):
-                        params[i] = {
-                            **standard[param["name"]],
-                            **{k: v for k, v in param.items() if k == "description"},
-                        }
-                existing = {p["name"] for p in params}
-                params.extend(p for name, p in standard.items() if name not in existing)
-            ref = {"$ref": "#/components/schemas/ErrorB" if family_b else "#/components/schemas/ErrorA"}
-            for status, description in ERROR_STATUSES.items():
-                if status == "422" and not family_b:
-                    continue
-                response = op["responses"].setdefault(status, {"description": description})
-                response["content"] = {"application/json": {"schema": ref}}
-                if status == "429":
-                    headers = {"Retry-After": {"schema": _INT}}
-                    if not family_b:
-                        headers["X-RateLimit-Retry-After"] = {"schema": _INT}
-                    response["headers"] = headers
-            for param in op.get("parameters", []):
-                if (
-                    param.get("in") == "query" and param["name"] == "wait"
-                ):  # (0, 60]: the server refuses others
-                    param["schema"] = {
-                        "type": "number",
-                        "minimum": 0,
-                        "exclusiveMinimum": True,
-                        "maximum": 60,
-                    }
-            if family_b:  # Family B ids are UUIDs
-                for param in op.get("parameters", []):
-                    if param.get("in") == "path" and param["name"] in ("id", "brand_pk", "pk"):
-                        param["schema"] = {"type": "string", "format": "uuid"}
-            op.setdefault("summary", _summary(op, method, path))
-            if not op.get("tags"):
-                op["tags"] = [path.strip("/").split("/")[0] or family]
-            body_ref = (
-                op.get("requestBody", {})
-                .get("content", {})
-                .get("application/json", {})
-                .get("schema", {})
-                .get("$ref", "")
-            )
-            body_schema = components.get(body_ref.rsplit("/", 1)[1], {}) if body_ref else {}
-            upload = op.get("requestBody", {}).get("content", {}).get("multipart/form-data", {})
-            body_schema = body_schema or upload.get("schema", {})  # an upload's `file` is required
-            if body_schema.get("required") or body_schema.get("minProperties") or body_schema.get("anyOf"):
-                op["requestBody"]["required"] = True  # an empty body breaks those rules: a 400
-            if method in BODY_METHODS and op.get("requestBody"):
-                op["responses"].setdefault(
-                    "415",
-                    {
-                        "description": "Unsupported media type",
-                        "content": {"application/json": {"schema": ref}},
-                    },
-                )
-            if not family_b and method in ("get", *BODY_METHODS) and (json_body or method != "get"):
-                existing = {p["name"] for p in op.get("parameters", [])}
-                if "fields" not in existing:
-                    op.setdefault("parameters", []).append(LIST_PARAMS_A[-1])
-            if not family_b and field_names:
-                for i, param in enumerate(op.get("parameters", [])):
-                    if param.get("in") == "query" and param["name"] == "fields":
-                        op["parameters"][i] = {
-                            **param,
-                            "schema": {"type": "string", "pattern": fields_pattern(field_names)},
-                            "description": f"Comma-separated, any of: {', '.join(field_names)}",
-                        }
-            if method == "post":
-                existing = {p["name"] for p in op.get("parameters", [])}
-                if "Idempotency-Key" not in existing:
-                    op.setdefault("parameters", []).append(
-                        {
-                            "in": "header",
-                            "name": "Idempotency-Key",
-                            "required": False,
-                            "schema": {"type": "string", "maxLength": 255},
-                            "description": "Replays the first response for 24 h",
-                        }
-                    )
-    _truthful_inputs(result, family)
-    _plain_enum_refs(result, components)
-    _examples(result, family)
-    _links(result)
-    return result
+
+
+def _envelopes(op, method: str, family_b: bool) -> tuple[bool, bool]:
+    """Each 2xx answer's headers and the family's envelope around its JSON body; returns (a
+    paged list, a JSON body the family's `respond` built (so `fields=` applies in A))."""
+    is_list = False
+    json_body = False
+    extra_headers = op.pop("x-postforge-headers", {})  # (op is this generation's own dict)
+    for status, response in op.get("responses", {}).items():
+        if not status.startswith("2"):
+            continue
+        response.setdefault("headers", {}).update({**RATE_HEADERS, **extra_headers})
+        content = response.get("content", {}).get("application/json")
+        if not content:
+            continue
+        schema = content["schema"]
+        if schema.get("x-postforge-raw"):  # a body written whole by the view (a stream)
+            content["schema"] = {k: v for k, v in schema.items() if k != "x-postforge-raw"}  # (shared dict)
+            continue
+        json_body = True
+        if schema.get("type") == "array" and method != "get" and family_b:
+            # a list a write answers (POST /api/content/multi-platform): `{data}`, no paging
+            content["schema"] = {"type": "object", "required": ["data"], "properties": {"data": schema}}
+        elif schema.get("type") == "array":
+            is_list = True
+            pagination = {
+                "$ref": "#/components/schemas/PaginationB" if family_b else "#/components/schemas/PaginationA"
+            }
+            content["schema"] = {
+                "type": "object",
+                "required": ["data", "pagination"],
+                "properties": {"data": schema, "pagination": pagination},
+            }
+        elif family_b:
+            content["schema"] = {"type": "object", "required": ["data"], "properties": {"data": schema}}
+    return is_list, json_body
+
+
+def _list_parameters(op, sort_fields, family_b: bool) -> None:
+    """A paged list's paging, filter and sort parameters, with their bounds and enums."""
+    standard = {p["name"]: p for p in (LIST_PARAMS_B if family_b else LIST_PARAMS_A)}
+    if op.pop("x-postforge-no-filters", False):  # a list that reads no q/search/date_*
+        standard = {k: v for k, v in standard.items() if k not in LIST_FILTERS_B}
+    if sort_fields and family_b:
+        standard["sort"] = _param(
+            "sort", {"type": "string", "enum": sort_enum(sort_fields)}, "<field> or <field>:<asc|desc>"
+        )
+    elif sort_fields:
+        standard["sortBy"] = _param("sortBy", {"type": "string", "enum": list(sort_fields)})
+    params = op.setdefault("parameters", [])
+    for i, param in enumerate(params):  # a view's own `page`/`limit`/`sort` take the bounds and enum
+        if param.get("in") == "query" and param["name"] in standard and "enum" not in param["schema"]:
+            params[i] = {**standard[param["name"]], **{k: v for k, v in param.items() if k == "description"}}
+    existing = {p["name"] for p in params}
+    params.extend(p for name, p in standard.items() if name not in existing)
+
+
+def _error_responses(op, family_b: bool) -> dict:
+    """The family's error answers (422 in B only; 429 with its Retry-After); returns the
+    reference to the family's error body."""
+    ref = {"$ref": "#/components/schemas/ErrorB" if family_b else "#/components/schemas/ErrorA"}
+    for status, description in ERROR_STATUSES.items():
+        if status == "422" and not family_b:
+            continue
+        response = op["responses"].setdefault(status, {"description": description})
+        response["content"] = {"application/json": {"schema": ref}}
+        if status == "429":
+            headers = {"Retry-After": {"schema": _INT}}
+            if not family_b:
+                headers["X-RateLimit-Retry-After"] = {"schema": _INT}
+            response["headers"] = headers
+    return ref
+
+
+def _parameter_schemas(op, family_b: bool) -> None:
+    """`wait` in (0, 60] (the server refuses others); Family B's path ids are UUIDs."""
+    for param in op.get("parameters", []):
+        if param.get("in") == "query" and param["name"] == "wait":
+            param["schema"] = {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 60}
+    if family_b:
+        for param in op.get("parameters", []):
+            if param.get("in") == "path" and param["name"] in ("id", "brand_pk", "pk"):
+                param["schema"] = {"type": "string", "format": "uuid"}
+
+
+def _request_body(op, method: str, components, ref: dict) -> None:
+    """A body with required fields (an upload's `file` among them) is itself required: an empty
+    one breaks those rules, a 400; a body method answers 415 to another media type."""
+    body_ref = (
+        op.get("requestBody", {})
+        .get("content", {})
+        .get("application/json", {})
+        .get("schema", {})
+        .get("$ref", "")
+    )
+    body_schema = components.get(body_ref.rsplit("/", 1)[1], {}) if body_ref else {}
+    upload = op.get("requestBody", {}).get("content", {}).get("multipart/form-data", {})
+    body_schema = body_schema or upload.get("schema", {})
+    if body_schema.get("required") or body_schema.get("minProperties") or body_schema.get("anyOf"):
+        op["requestBody"]["required"] = True
+    if method in BODY_METHODS and op.get("requestBody"):
+        op["responses"].setdefault(
+            "415", {"description": "Unsupported media type", "content": {"application/json": {"schema": ref}}}
+        )
+
+
+def _fields_parameter(op, method: str, json_body: bool, field_names) -> None:
+    """Family A's `fields=` on what answers JSON `respond` built, as a pattern of its fields."""
+    if method in ("get", *BODY_METHODS) and (json_body or method != "get"):
+        existing = {p["name"] for p in op.get("parameters", [])}
+        if "fields" not in existing:
+            op.setdefault("parameters", []).append(LIST_PARAMS_A[-1])
+    if field_names:
+        for i, param in enumerate(op.get("parameters", [])):
+            if param.get("in") == "query" and param["name"] == "fields":
+                op["parameters"][i] = {
+                    **param,
+                    "schema": {"type": "string", "pattern": fields_pattern(field_names)},
+                    "description": f"Comma-separated, any of: {', '.join(field_names)}",
+                }
 
 
 #: a date (the whole day) or an instant: what `startDate`/`endDate` accept
@@ -535,50 +546,57 @@ def _truthful_inputs(result, family: str) -> None:
             if not isinstance(op, dict):
                 continue
             for param in op.get("parameters", []):
-                name, schema = param["name"], param.get("schema")
-                if (
-                    param["in"] == "query"
-                    and (_plain_string(schema) or (name in DATE_FILTERS and schema.get("type") == "string"))
-                    and name != "cursor"
-                    and (name in by_name or name in ID_FIELDS)
-                ):
-                    strict: dict = by_name.get(name) or id_schema(ID_FIELDS[name], family)
-                    # an empty value is read as a parameter left out (HTML forms send them), which
-                    # a required one cannot be
-                    empty = [] if param.get("required") else [EMPTY]
-                    options = [*strict.get("anyOf", [strict]), *empty]
-                    param["schema"] = {"anyOf": options} if len(options) > 1 else options[0]
-                elif param["in"] == "query" and name == "cursor" and _plain_string(schema):
-                    param["schema"] = dict(CURSOR)
-                elif param["in"] == "path" and family == "v1" and _plain_string(schema):
-                    at = segments.index("{" + name + "}") if "{" + name + "}" in segments else 0
-                    kind = PATH_KINDS.get(segments[at - 1]) if at else None
-                    if kind:
-                        param["schema"] = id_schema(kind, family)
+                _truthful_parameter(param, segments, family, by_name)
     body_fields: dict[str, dict] = {
         "timezone": by_name["timezone"],
         # read by apps.publishing.services.parse_when (ISO 8601; a date is its midnight)
         "scheduledFor": DATE_OR_INSTANT,
     }
     for name, component in components.items():
-        if not name.endswith("Request"):
+        if name.endswith("Request"):
+            _truthful_body(component, family, body_fields)
+
+
+def _truthful_parameter(param, segments: list[str], family: str, by_name: dict[str, dict]) -> None:
+    """A query parameter's date, period, time zone, cursor or id; a Family A path id."""
+    name, schema = param["name"], param.get("schema")
+    if (
+        param["in"] == "query"
+        and (_plain_string(schema) or (name in DATE_FILTERS and schema.get("type") == "string"))
+        and name != "cursor"
+        and (name in by_name or name in ID_FIELDS)
+    ):
+        strict: dict = by_name.get(name) or id_schema(ID_FIELDS[name], family)
+        # an empty value is read as a parameter left out (HTML forms send them), which
+        # a required one cannot be
+        empty = [] if param.get("required") else [EMPTY]
+        options = [*strict.get("anyOf", [strict]), *empty]
+        param["schema"] = {"anyOf": options} if len(options) > 1 else options[0]
+    elif param["in"] == "query" and name == "cursor" and _plain_string(schema):
+        param["schema"] = dict(CURSOR)
+    elif param["in"] == "path" and family == "v1" and _plain_string(schema):
+        at = segments.index("{" + name + "}") if "{" + name + "}" in segments else 0
+        kind = PATH_KINDS.get(segments[at - 1]) if at else None
+        if kind:
+            param["schema"] = id_schema(kind, family)
+
+
+def _truthful_body(component, family: str, body_fields: dict[str, dict]) -> None:
+    """A request body's time zone, scheduled time and ids of other objects."""
+    for field, prop in component.get("properties", {}).items():
+        if field in body_fields and _plain_string(prop):
+            shape = body_fields[field]
+            described = {} if "$ref" in shape else {k: v for k, v in prop.items() if k == "description"}
+            component["properties"][field] = {**shape, **described}
             continue
-        for field, prop in component.get("properties", {}).items():
-            if field in body_fields and _plain_string(prop):
-                shape = body_fields[field]
-                described = {} if "$ref" in shape else {k: v for k, v in prop.items() if k == "description"}
-                component["properties"][field] = {**shape, **described}
-                continue
-            kind = ID_FIELDS.get(field)
-            if not kind or not isinstance(prop, dict):
-                continue
-            extra = {
-                k: v for k, v in prop.items() if k in ("nullable", "description", "readOnly", "writeOnly")
-            }
-            if _plain_string(prop):
-                component["properties"][field] = {**id_schema(kind, family), **extra}
-            elif prop.get("type") == "array" and _plain_string(prop.get("items")):
-                prop["items"] = id_schema(kind, family)
+        kind = ID_FIELDS.get(field)
+        if not kind or not isinstance(prop, dict):
+            continue
+        extra = {k: v for k, v in prop.items() if k in ("nullable", "description", "readOnly", "writeOnly")}
+        if _plain_string(prop):
+            component["properties"][field] = {**id_schema(kind, family), **extra}
+        elif prop.get("type") == "array" and _plain_string(prop.get("items")):
+            prop["items"] = id_schema(kind, family)
 
 
 #: request and response bodies recorded from real calls by tests/core/test_openapi_examples.py
@@ -674,55 +692,7 @@ def _links(result) -> None:
         found = _answer_resource(op, components) if op else None
         if not found:
             continue
-        resource, pointer = found
-        producer = _segments(path)
-        links: dict[str, dict] = {}
-        for item_path in items.get(resource, ()):
-            collection = _segments(item_path)[:-1]
-            depth = len(collection)
-            on_collection = producer == collection or (
-                len(producer) == depth + 1 and producer[:depth] == collection and producer[-1] != "{}"
-            )
-            if not on_collection:
-                continue  # not a create on this collection (nor one of its actions)
-            id_field = _id_field(components[resource], collection[-1])
-            if id_field is None:
-                continue
-            own = path.strip("/").split("/")
-            for target, target_item in paths.items():
-                segments = target.strip("/").split("/")
-                if _segments(target)[: depth + 1] != [*collection, "{}"]:
-                    continue
-                parameters: dict[str, str] = {}
-                for i, segment in enumerate(segments):
-                    if not segment.startswith("{"):
-                        continue
-                    if i == depth:
-                        parameters[segment[1:-1]] = f"$response.body#{pointer}/{id_field}"
-                    elif i < depth and own[i].startswith("{"):  # a parent's id, in the request's path
-                        parameters[segment[1:-1]] = f"$request.path.{own[i][1:-1]}"
-                    else:
-                        parameters = {}  # another object's id: nothing here names it
-                        break
-                if not parameters:
-                    continue
-                # a sub-resource its own POST makes (a brand's logo) exists only after that POST:
-                # a new object has none yet, so only the POST is linked (a list is there, empty)
-                made_by_post = len(segments) > depth + 1 and "201" in target_item.get("post", {}).get(
-                    "responses", {}
-                )
-                listed = "/0" in (_answer_resource(target_item.get("get", {}), components) or ("", ""))[1]
-                for method in _OPERATIONS:
-                    target_op = target_item.get(method)
-                    if target_op is None or "operationId" not in target_op:
-                        continue
-                    if made_by_post and method != "post" and not (method == "get" and listed):
-                        continue
-                    links[target_op["operationId"]] = {
-                        "operationId": target_op["operationId"],
-                        "parameters": dict(parameters),
-                        "description": f"{method.upper()} {target} on the object this call made",
-                    }
+        links = _create_links(path, found, items, paths, components)
         if not links:
             continue
         for status, response in op["responses"].items():
@@ -733,6 +703,71 @@ def _links(result) -> None:
                 response["links"] = {
                     name: {**link, "parameters": dict(link["parameters"])} for name, link in links.items()
                 }
+
+
+def _create_links(path: str, found: tuple[str, str], items, paths, components) -> dict[str, dict]:
+    """The links of the POST on ``path`` that answers ``found`` (its resource and where the
+    answer holds it), by operation id."""
+    resource, pointer = found
+    producer = _segments(path)
+    own = path.strip("/").split("/")
+    links: dict[str, dict] = {}
+    for item_path in items.get(resource, ()):
+        collection = _segments(item_path)[:-1]
+        depth = len(collection)
+        on_collection = producer == collection or (
+            len(producer) == depth + 1 and producer[:depth] == collection and producer[-1] != "{}"
+        )
+        if not on_collection:
+            continue  # not a create on this collection (nor one of its actions)
+        id_field = _id_field(components[resource], collection[-1])
+        if id_field is None:
+            continue
+        for target, target_item in paths.items():
+            if _segments(target)[: depth + 1] != [*collection, "{}"]:
+                continue
+            segments = target.strip("/").split("/")
+            parameters = _link_parameters(segments, depth, own, f"$response.body#{pointer}/{id_field}")
+            if parameters:
+                links.update(_links_to(target, target_item, segments, depth, parameters, components))
+    return links
+
+
+def _link_parameters(segments: list[str], depth: int, own: list[str], made_id: str) -> dict[str, str]:
+    """The path parameters of a target: the made object's id at ``depth``, a parent's id from the
+    request's own path; none when the target needs another object's id (nothing here names it)."""
+    parameters: dict[str, str] = {}
+    for i, segment in enumerate(segments):
+        if not segment.startswith("{"):
+            continue
+        if i == depth:
+            parameters[segment[1:-1]] = made_id
+        elif i < depth and own[i].startswith("{"):  # a parent's id, in the request's path
+            parameters[segment[1:-1]] = f"$request.path.{own[i][1:-1]}"
+        else:
+            return {}
+    return parameters
+
+
+def _links_to(target: str, target_item, segments, depth: int, parameters, components) -> dict[str, dict]:
+    """The links to each operation on ``target``. A sub-resource its own POST makes (a brand's
+    logo) exists only after that POST: a new object has none yet, so only the POST is linked
+    (and a list, which is there, empty)."""
+    made_by_post = len(segments) > depth + 1 and "201" in target_item.get("post", {}).get("responses", {})
+    listed = "/0" in (_answer_resource(target_item.get("get", {}), components) or ("", ""))[1]
+    links: dict[str, dict] = {}
+    for method in _OPERATIONS:
+        target_op = target_item.get(method)
+        if target_op is None or "operationId" not in target_op:
+            continue
+        if made_by_post and method != "post" and not (method == "get" and listed):
+            continue
+        links[target_op["operationId"]] = {
+            "operationId": target_op["operationId"],
+            "parameters": dict(parameters),
+            "description": f"{method.upper()} {target} on the object this call made",
+        }
+    return links
 
 
 def _answer_fields(op, components) -> list[str] | None:
