@@ -17,6 +17,7 @@ machine code (``unsupported_type``, ``too_large``, ``image_too_large``,
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -178,10 +179,7 @@ class ProcessedUpload:
     def cleanup(self) -> None:
         """Remove the temporary file of a video (no-op for images)."""
         if isinstance(self.data, str):
-            try:
-                os.unlink(self.data)
-            except FileNotFoundError:
-                pass
+            _discard(self.data)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -599,7 +597,7 @@ def _probe_video(path: str, container_kind: str, *, thumbnail_max_side: int) -> 
                 packets += 1
                 for frame in packet.decode():
                     image = frame.to_image()
-                    rotation = int(round(getattr(frame, "rotation", 0) or 0))
+                    rotation = round(getattr(frame, "rotation", 0) or 0)
                     break
                 if image is not None or packets >= MAX_PROBE_PACKETS:
                     break
@@ -607,7 +605,7 @@ def _probe_video(path: str, container_kind: str, *, thumbnail_max_side: int) -> 
                 # Drain the decoder: some codecs only emit frames on flush.
                 for frame in stream.codec_context.decode(None):
                     image = frame.to_image()
-                    rotation = int(round(getattr(frame, "rotation", 0) or 0))
+                    rotation = round(getattr(frame, "rotation", 0) or 0)
                     break
         except (av.error.FFmpegError, ValueError) as exc:
             raise UploadRejected("corrupt", "The video could not be decoded.") from exc
@@ -637,6 +635,77 @@ def _probe_video(path: str, container_kind: str, *, thumbnail_max_side: int) -> 
 # --------------------------------------------------------------------------- entry point
 
 
+def _discard(path: str) -> None:
+    """Remove a temporary file that may already be gone."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _rewind(fileobj: Any) -> None:
+    """Read from the start of a seekable upload (one a previous reader left part-read)."""
+    seekable = getattr(fileobj, "seekable", None)
+    with contextlib.suppress(OSError, ValueError):
+        if callable(seekable) and seekable():
+            fileobj.seek(0)
+
+
+def _sniff(head: bytes, declared_content_type: str) -> tuple[str, str]:
+    """(kind, format) the first bytes show; an empty or unknown file is refused."""
+    if not head:
+        raise UploadRejected("corrupt", "The file is empty.")
+    sniffed = sniff_type(head)
+    if sniffed is None:
+        declared = f" (declared as {declared_content_type})" if declared_content_type else ""
+        raise UploadRejected(
+            "unsupported_type",
+            f"Unsupported file type{declared}: images must be JPEG, PNG, WebP or GIF and videos MP4 or MOV.",
+            details={"declaredContentType": declared_content_type} if declared_content_type else {},
+        )
+    return sniffed
+
+
+def _read_image(fileobj: Any, head: bytes, limit: int, chunk_size: int) -> bytes:
+    """The whole image in memory, refused (413) as soon as it passes ``limit``."""
+    buf = bytearray(head)
+    while True:
+        chunk = fileobj.read(chunk_size)
+        if not chunk:
+            break
+        buf += chunk
+        if len(buf) > limit:
+            raise _too_large(limit, "image")
+    return bytes(buf)
+
+
+def _spool_video(
+    fileobj: Any, head: bytes, fmt: str, limit: int, chunk_size: int, temp_dir: str | None
+) -> tuple[str, int, Any]:
+    """(path, size, sha256) of the video spooled to a temporary file, refused (413) as soon as
+    it passes ``limit`` (the file is removed then)."""
+    digest = hashlib.sha256(head)
+    total = len(head)
+    with tempfile.NamedTemporaryFile(
+        prefix="postforge-upload-", suffix="." + VIDEO_TYPES[fmt][1], dir=temp_dir, delete=False
+    ) as tmp:
+        path = tmp.name
+        try:
+            tmp.write(head)
+            while True:
+                chunk = fileobj.read(chunk_size)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > limit:
+                    raise _too_large(limit, "video")
+                digest.update(chunk)
+                tmp.write(chunk)
+        except BaseException:
+            tmp.close()
+            _discard(path)
+            raise
+    return path, total, digest
+
+
 def inspect_upload(
     fileobj: Any,
     *,
@@ -663,26 +732,11 @@ def inspect_upload(
     """
     if isinstance(fileobj, (bytes, bytearray, memoryview)):
         fileobj = io.BytesIO(bytes(fileobj))
-    seekable = getattr(fileobj, "seekable", None)
-    try:
-        if callable(seekable) and seekable():
-            fileobj.seek(0)
-    except (OSError, ValueError):
-        pass
+    _rewind(fileobj)
     original_filename = sanitize_filename(filename)
 
     head = _read_exact(fileobj, 64)
-    if not head:
-        raise UploadRejected("corrupt", "The file is empty.")
-    sniffed = sniff_type(head)
-    if sniffed is None:
-        declared = f" (declared as {declared_content_type})" if declared_content_type else ""
-        raise UploadRejected(
-            "unsupported_type",
-            f"Unsupported file type{declared}: images must be JPEG, PNG, WebP or GIF and videos MP4 or MOV.",
-            details={"declaredContentType": declared_content_type} if declared_content_type else {},
-        )
-    kind, fmt = sniffed
+    kind, fmt = _sniff(head, declared_content_type)
     limit = max_image_bytes if kind == "image" else max_video_bytes
     declared_size = _declared_size(fileobj)
     if declared_size is not None and declared_size > limit:
@@ -691,16 +745,8 @@ def inspect_upload(
         raise _too_large(limit, kind)
 
     if kind == "image":
-        buf = bytearray(head)
-        while True:
-            chunk = fileobj.read(chunk_size)
-            if not chunk:
-                break
-            buf += chunk
-            if len(buf) > limit:
-                raise _too_large(limit, kind)
         return _process_image(
-            bytes(buf),
+            _read_image(fileobj, head, limit, chunk_size),
             fmt,
             original_filename=original_filename,
             max_side=max_image_side,
@@ -709,30 +755,11 @@ def inspect_upload(
             thumbnail_max_side=thumbnail_max_side,
         )
 
-    digest = hashlib.sha256(head)
-    total = len(head)
-    tmp = tempfile.NamedTemporaryFile(
-        prefix="postforge-upload-", suffix="." + VIDEO_TYPES[fmt][1], dir=temp_dir, delete=False
-    )
-    path = tmp.name
+    path, total, digest = _spool_video(fileobj, head, fmt, limit, chunk_size, temp_dir)
     try:
-        with tmp:
-            tmp.write(head)
-            while True:
-                chunk = fileobj.read(chunk_size)
-                if not chunk:
-                    break
-                total += len(chunk)
-                if total > limit:
-                    raise _too_large(limit, kind)
-                digest.update(chunk)
-                tmp.write(chunk)
         info = _probe_video(path, fmt, thumbnail_max_side=thumbnail_max_side)
     except BaseException:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        _discard(path)
         raise
     # Brand and demuxer agree on MP4 vs MOV only loosely; the brand decides.
     content_type, extension = VIDEO_TYPES[fmt]
