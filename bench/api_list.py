@@ -374,6 +374,7 @@ def main() -> None:
     subprocess.run(
         ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench"],
         capture_output=True,
+        check=False,  # an error just means it exists
     )
     creds = setup_database(url, args.rows, args.orgs, args.content_rows)
     env = dict(
@@ -443,6 +444,7 @@ def in_process(args) -> None:
     subprocess.run(
         ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", f"CREATE DATABASE {url.rsplit('/', 1)[1]}"],
         capture_output=True,
+        check=False,  # an error just means it exists
     )
     os.environ.update(POSTFORGE_BENCH_VIEWS="1", RATE_LIMIT_DEFAULT="100000000", LOG_LEVEL="WARNING")
     creds = setup_database(url, args.rows, args.orgs, args.content_rows)

@@ -11,7 +11,7 @@ def pct(values, p):
     if not values:
         return float("nan")
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
 
 
 def noop_throughput(cluster, n: int, queue: str) -> float:

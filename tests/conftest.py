@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import os
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 
 import pytest
@@ -98,7 +99,7 @@ def services_available() -> bool:
 
 
 # --- tests that need real PostgreSQL and Redis -----------------------------------------
-_services_passed = 0
+_services_passed = Counter()  # tests marked `services` that passed
 
 
 def pytest_collection_modifyitems(config, items):
@@ -115,9 +116,8 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_runtest_logreport(report):
-    global _services_passed
     if report.when == "call" and report.passed and "services" in report.keywords:
-        _services_passed += 1
+        _services_passed["services"] += 1
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -125,4 +125,4 @@ def pytest_sessionfinish(session, exitstatus):
 
     out = Path(__file__).resolve().parent.parent / "var" / "services-tests.txt"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(str(_services_passed))
+    out.write_text(str(_services_passed["services"]))

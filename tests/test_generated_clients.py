@@ -59,6 +59,7 @@ def _generate(base: str, family: str, out: Path):
         text=True,
         timeout=120,
         env=env,
+        check=False,  # the test reads the failure
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Warning" not in done.stdout, done.stdout  # every schema construct was understood

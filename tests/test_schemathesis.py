@@ -452,6 +452,7 @@ def _schemathesis(
                 stderr=subprocess.STDOUT,
                 timeout=max_time + TIMEOUT_MARGIN,
                 env=env,
+                check=False,  # the run's code and output are the result
             ).returncode
         except subprocess.TimeoutExpired:
             code = -1

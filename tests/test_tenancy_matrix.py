@@ -591,7 +591,7 @@ def _fill(value, ids: dict):
 
 
 def call(client, case, path_ids: dict, body_ids: dict | None = None):
-    family, route, method = case
+    _family, _route, method = case
     template, rule = KNOWN[case]
     path = template.format(**path_ids)
     kwargs: dict = {}

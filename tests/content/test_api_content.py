@@ -404,7 +404,7 @@ def test_a_batch_enqueues_videos_first_and_keeps_its_items_in_selected_order(
     from apps.generation import tasks
 
     enqueued = []
-    monkeypatch.setattr(tasks.generate_content, "delay", lambda content_id: enqueued.append(content_id))
+    monkeypatch.setattr(tasks.generate_content, "delay", enqueued.append)
     profile = ProfileFactory(organization=owner.org, platform="x")
     tomorrow = (timezone.localdate() + datetime.timedelta(days=1)).isoformat()
     media = ["image", "image", "video", "image", "video"]

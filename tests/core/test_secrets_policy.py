@@ -30,7 +30,7 @@ def _env(**extra) -> dict:
 
 def _run(args, env):
     return subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
     )
 
 

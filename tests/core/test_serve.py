@@ -3,6 +3,7 @@ serve) on the embedded default in a temporary var/ folder: what a new user meets
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -99,15 +100,16 @@ class Serve:
         return self
 
     def start(self, *args) -> Serve:
-        self.out = open(self.var_dir / "serve.out", "w+")
-        self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(self.port), *args],
-            env=self.env,
-            cwd=ROOT,
-            stdout=self.out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        # serve writes its output to the file (its own descriptor); the test reads the file
+        with open(self.var_dir / "serve.out", "w") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(self.port), *args],
+                env=self.env,
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + 60
         while "Postforge is up" not in self.output():
             assert self.proc.poll() is None, f"serve exited: {self.output()}"
@@ -124,18 +126,14 @@ class Serve:
             time.sleep(0.1)
 
     def output(self) -> str:
-        self.out.flush()
         return (self.var_dir / "serve.out").read_text()
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             for pid in _descendants(self.proc.pid) | {self.proc.pid}:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             self.proc.wait(timeout=10)
-        self.out.close()
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +236,6 @@ def test_stopping_serve_leaves_no_worker_or_beat(tmp_path, how):
     finally:
         for pid in _alive(children | _descendants(s.proc.pid)):
             os.kill(pid, signal.SIGKILL)
-        s.out.close()
 
 
 def test_websocket_receives_generation_progress_from_the_worker_serve_started(serve):

@@ -27,7 +27,7 @@ def _record(org, n: int) -> list[Event]:
 def test_events_committed_inside_a_deferred_block_are_sent_when_it_ends(monkeypatch):
     org = organization_get_or_create(name="Deferred Org")
     enqueued = []
-    monkeypatch.setattr("apps.events.tasks.dispatch_event_batch.delay", lambda ids: enqueued.append(ids))
+    monkeypatch.setattr("apps.events.tasks.dispatch_event_batch.delay", enqueued.append)
     with services.dispatch_deferred():
         events = _record(org, 2) + _record(org, 1)  # two transactions
         assert Event.objects.filter(pk__in=[e.pk for e in events], dispatched_at__isnull=True).count() == 3

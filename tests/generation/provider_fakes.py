@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import array
 import base64
+import contextlib
 import hashlib
 import hmac
 import io
@@ -118,8 +119,8 @@ def b64decode_any(data: str) -> bytes:
 def small_dims(width: int, height: int, longest: int = 96) -> tuple[int, int]:
     """Same aspect ratio, scaled so the longer side is ``longest`` (even numbers)."""
     scale = longest / max(width, height)
-    w = max(2, int(round(width * scale)))
-    h = max(2, int(round(height * scale)))
+    w = max(2, round(width * scale))
+    h = max(2, round(height * scale))
     return w - w % 2, h - h % 2
 
 
@@ -185,10 +186,9 @@ class FakeServer:
                 pass
 
             def handle(self):
-                try:
+                # the client gave up (timeout tests)
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     super().handle()
-                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
-                    pass
 
             def _handle(self):
                 split = urlsplit(self.path)
@@ -421,7 +421,7 @@ class OpenAIFake(FakeServer):
                     }
                 },
             )
-        filename, ctype, data = rec.files.get("image") or rec.files["image[]"]
+        _filename, _ctype, data = rec.files.get("image") or rec.files["image[]"]
         size = rec.form.get("size") or "1024x1024"
         w, h = (int(x) for x in size.split("x"))
         src = Image.open(io.BytesIO(data)).convert("RGB").resize((w, h))

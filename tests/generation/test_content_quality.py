@@ -90,7 +90,7 @@ def test_reported_prompt_gives_a_real_caption_and_topic_hashtags_on_every_platfo
     assert "Ethiopian Yirgacheffe" in v.caption
     assert len(sentences(v.caption)[0].split()) >= 3
     # hashtags: within the recommended range, topics, no URL pieces, no lone adjectives or verbs
-    low, high = rules.hashtag_recommended
+    _low, high = rules.hashtag_recommended
     tags = all_tags(v)
     assert len(tags) <= high
     assert not {t.lower() for t in tags} & URL_PIECES
@@ -197,7 +197,7 @@ WORDS = [
 ]
 prompts = st.builds(
     lambda ws, url, punct: " ".join(ws) + punct + (f" More at {url}" if url else ""),
-    st.lists(st.sampled_from(WORDS + ["the", "and", "with", "our", "new", "a"]), min_size=1, max_size=60),
+    st.lists(st.sampled_from([*WORDS, "the", "and", "with", "our", "new", "a"]), min_size=1, max_size=60),
     st.sampled_from(["", "https://example.org/p?utm_source=x&id=3", "https://shop.example.com/a/b"]),
     st.sampled_from([".", "!", "", "?"]),
 )
@@ -214,7 +214,7 @@ prompts = st.builds(
     brand_tags=st.lists(st.sampled_from(["#BeanThere", "#beanthere", "#coffee", "#LisbonEats"]), max_size=3),
 )
 def test_every_platform_and_post_type_keeps_the_rules(
-    prompt, fmt, language, length, count, emojis, brand_tags
+    *, prompt, fmt, language, length, count, emojis, brand_tags
 ):
     platform, post_type, media_type = fmt
     assume(extract_keywords(prompt, language)[0])  # a prompt without a subject is a clear error
@@ -376,8 +376,8 @@ def _fixed_fragments(language):
         ]
     fragments = set()
     for t in templates:
-        for piece in re.split(r"\{[^}]+\}", t):
-            piece = piece.strip(" :,.!?¡¿")
+        for part in re.split(r"\{[^}]+\}", t):
+            piece = part.strip(" :,.!?¡¿")
             if len(piece) >= 16:
                 fragments.add(piece)
     return fragments

@@ -117,7 +117,7 @@ def test_a_subscriber_follows_a_generation_on_a_real_worker_from_progress_to_rev
     progress = [m["data"] for m in messages if m["type"] == "content.generation.progress"]
     values = [p["progress"] for p in progress]
     assert values == sorted(values) and values[0] < 100 and values[-1] == 100, values
-    assert [p["stage"] for p in progress][0] == "settings"
+    assert next(p["stage"] for p in progress) == "settings"
     assert {"settings", "text", "media", "adapt", "done"} <= {p["stage"] for p in progress}
     assert all(p["contentId"] == str(content.pk) for p in progress)
     generated = messages[-1]["data"]

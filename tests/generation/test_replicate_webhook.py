@@ -384,5 +384,5 @@ def test_the_poll_runs_every_30_seconds_from_beat(settings):
     assert entry["task"] == poll_stale_predictions.name == "apps.content.tasks.poll_stale_predictions"
     assert entry["schedule"] == 30.0
     assert entry["kwargs"] == {
-        "older_than_seconds": float(os.environ.get("PREDICTION_POLL_AFTER_SECONDS", 60))
+        "older_than_seconds": float(os.environ.get("PREDICTION_POLL_AFTER_SECONDS", "60"))
     }

@@ -24,6 +24,7 @@ rate-limit error past it. Time is ``clock``: a ``FakeClock`` moves only when a t
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -149,10 +150,8 @@ class _Handler(BaseHTTPRequestHandler):
         if reply is DROP:
             # The work is done, the answer never comes: the client sees the connection close.
             self.close_connection = True
-            try:
+            with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             return
         payload, ctype = reply.encode()
         self.send_response(reply.status)
@@ -1284,7 +1283,7 @@ class TikTokFake(FakePlatform):
             return self.ok(
                 {
                     "publish_id": publish_id,
-                    "upload_url": f"{self.url}/upload/{publish_id.split('.')[-1]}/?upload_token=tok",
+                    "upload_url": f"{self.url}/upload/{publish_id.rsplit('.', maxsplit=1)[-1]}/?upload_token=tok",
                 }
             )
         if source.get("source") == "PULL_FROM_URL":

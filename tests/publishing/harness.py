@@ -6,6 +6,7 @@ Used by tests/publishing/test_exactly_once.py and bench/scheduler.py.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import random
@@ -232,7 +233,7 @@ class Cluster:
     @staticmethod
     def _pids(worker: subprocess.Popen) -> list[int]:
         children = subprocess.run(
-            ["pgrep", "-P", str(worker.pid)], capture_output=True, text=True
+            ["pgrep", "-P", str(worker.pid)], capture_output=True, text=True, check=False
         ).stdout.split()
         return [worker.pid, *map(int, children)]
 
@@ -240,10 +241,8 @@ class Cluster:
         with self._lock:
             self._expected.add(victim.pid)
         for pid in self._pids(victim):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         victim.wait()
         self.kills += 1
         self.start_worker()

@@ -698,45 +698,49 @@ class FakeProvider:
         insights = re.fullmatch(rf"{THREADS_GRAPH}/(\w+)/threads_insights", req.path)
         obj = re.fullmatch(rf"{THREADS_GRAPH}/(\w+)", req.path)
         if (insights or obj) and req.method == "GET":
-            info = self._live(self._graph_token(req), "short", "long")
-            if info is None:
-                return GRAPH_INVALID_TOKEN
-            target = (insights or obj).group(1)
-            a = self.account
-            if target not in ("me", a["id"]):
-                return graph_error(
-                    400,
-                    f"Unsupported get request. Object with ID '{target}' does not exist.",
-                    100,
-                    33,
-                    "THApiException",
-                )
-            if obj:
-                return 200, self.graph_fields(req, {k: v for k, v in a.items() if k != "followers_count"})
-            if "threads_manage_insights" not in info.scopes:
-                return graph_error(
-                    403,
-                    "(#10) Application does not have permission for this action",
-                    10,
-                    type_="THApiException",
-                )
-            metrics = req.params.get("metric", "").split(",")
-            data = (
-                [
-                    {
-                        "name": "followers_count",
-                        "period": "day",
-                        "title": "followers_count",
-                        "description": "The number of followers on Threads.",
-                        "total_value": {"value": a["followers_count"]},
-                        "id": f"{a['id']}/insights/followers_count/day",
-                    }
-                ]
-                if "followers_count" in metrics
-                else []
-            )
-            return 200, {"data": data}
+            return self._threads_object(req, insights, obj)
         return graph_error(404, "Unknown path components", 2500)
+
+    def _threads_object(self, req: FakeRequest, insights, obj) -> tuple[int, Any]:
+        """GET a Threads user (``me`` or its id) or its insights."""
+        info = self._live(self._graph_token(req), "short", "long")
+        if info is None:
+            return GRAPH_INVALID_TOKEN
+        target = (insights or obj).group(1)
+        a = self.account
+        if target not in ("me", a["id"]):
+            return graph_error(
+                400,
+                f"Unsupported get request. Object with ID '{target}' does not exist.",
+                100,
+                33,
+                "THApiException",
+            )
+        if obj:
+            return 200, self.graph_fields(req, {k: v for k, v in a.items() if k != "followers_count"})
+        if "threads_manage_insights" not in info.scopes:
+            return graph_error(
+                403,
+                "(#10) Application does not have permission for this action",
+                10,
+                type_="THApiException",
+            )
+        metrics = req.params.get("metric", "").split(",")
+        data = (
+            [
+                {
+                    "name": "followers_count",
+                    "period": "day",
+                    "title": "followers_count",
+                    "description": "The number of followers on Threads.",
+                    "total_value": {"value": a["followers_count"]},
+                    "id": f"{a['id']}/insights/followers_count/day",
+                }
+            ]
+            if "followers_count" in metrics
+            else []
+        )
+        return 200, {"data": data}
 
     def _threads_code(self, req: FakeRequest) -> tuple[int, Any]:
         form = req.form
@@ -764,71 +768,83 @@ class FakeProvider:
         if req.path == f"{GRAPH}/oauth/access_token":
             return self._facebook_token(req)
         if req.path == f"{GRAPH}/me/accounts" and req.method == "GET":
-            info = self._live(self._graph_token(req), "user")
-            if info is None:
-                return GRAPH_INVALID_TOKEN
-            if "pages_show_list" not in info.scopes:
-                return graph_error(403, "(#10) Application does not have permission for this action", 10)
-            pages = []
-            for page in self.account["pages"]:
-                token = self._mint("page", info.scopes)  # from a long-lived user token: never expires
-                pages.append(
-                    {
-                        "access_token": token,
-                        "category": page["category"],
-                        "category_list": [{"id": "2200", "name": page["category"]}],
-                        "name": page["name"],
-                        "id": page["id"],
-                        "tasks": ["ANALYZE", "ADVERTISE", "MODERATE", "CREATE_CONTENT", "MANAGE"],
-                    }
-                )
-            return 200, {
-                "data": [self.graph_fields(req, p) for p in pages] if req.params.get("fields") else pages,
-                "paging": {"cursors": {"before": "QVFIUmFk", "after": "QVFIUmZA"}},
-            }
+            return self._facebook_pages(req)
         if req.path == f"{GRAPH}/me/permissions" and req.method == "GET":
-            # https://developers.facebook.com/docs/graph-api/reference/user/permissions/
-            info = self._live(self._graph_token(req), "user")
-            if info is None:
-                return GRAPH_INVALID_TOKEN
-            asked = self.asked_scopes or info.scopes
-            return 200, {
-                "data": [
-                    {"permission": p, "status": "granted" if p in info.scopes else "declined"}
-                    for p in sorted(asked | info.scopes)
-                ]
-            }
+            return self._facebook_permissions(req)
         match = re.fullmatch(rf"{GRAPH}/(\w+)", req.path)
         if match and req.method == "GET":
-            token = self._graph_token(req)
-            info = self._live(token, "page", "user", "long")
-            if info is None:
-                return GRAPH_INVALID_TOKEN
-            if match.group(1) == "me" and info.kind == "user":
-                return 200, self.graph_fields(req, self.account["user"])
-            for page in self.account["pages"]:
-                if match.group(1) in (page["id"], "me") and info.kind == "page":
-                    shown = {
-                        **page,
-                        "picture": {
-                            "data": {
-                                "url": page["picture_url"],
-                                "height": 50,
-                                "width": 50,
-                                "is_silhouette": False,
-                            }
-                        },
-                    }
-                    return 200, self.graph_fields(req, shown)
-            return graph_error(
-                400,
-                f"Unsupported get request. Object with ID '{match.group(1)}' does not exist, "
-                "cannot be loaded due to missing permissions, or does not support this operation.",
-                100,
-                33,
-                "GraphMethodException",
-            )
+            return self._facebook_object(req, match)
         return graph_error(404, "Unknown path components", 2500)
+
+    def _facebook_pages(self, req: FakeRequest) -> tuple[int, Any]:
+        """GET /me/accounts: the user's Pages, each with a Page token."""
+        info = self._live(self._graph_token(req), "user")
+        if info is None:
+            return GRAPH_INVALID_TOKEN
+        if "pages_show_list" not in info.scopes:
+            return graph_error(403, "(#10) Application does not have permission for this action", 10)
+        pages = []
+        for page in self.account["pages"]:
+            token = self._mint("page", info.scopes)  # from a long-lived user token: never expires
+            pages.append(
+                {
+                    "access_token": token,
+                    "category": page["category"],
+                    "category_list": [{"id": "2200", "name": page["category"]}],
+                    "name": page["name"],
+                    "id": page["id"],
+                    "tasks": ["ANALYZE", "ADVERTISE", "MODERATE", "CREATE_CONTENT", "MANAGE"],
+                }
+            )
+        return 200, {
+            "data": [self.graph_fields(req, p) for p in pages] if req.params.get("fields") else pages,
+            "paging": {"cursors": {"before": "QVFIUmFk", "after": "QVFIUmZA"}},
+        }
+
+    def _facebook_permissions(self, req: FakeRequest) -> tuple[int, Any]:
+        """GET /me/permissions: each scope asked for, granted or declined."""
+        # https://developers.facebook.com/docs/graph-api/reference/user/permissions/
+        info = self._live(self._graph_token(req), "user")
+        if info is None:
+            return GRAPH_INVALID_TOKEN
+        asked = self.asked_scopes or info.scopes
+        return 200, {
+            "data": [
+                {"permission": p, "status": "granted" if p in info.scopes else "declined"}
+                for p in sorted(asked | info.scopes)
+            ]
+        }
+
+    def _facebook_object(self, req: FakeRequest, match) -> tuple[int, Any]:
+        """GET the user (with a user token) or a Page (with its Page token)."""
+        token = self._graph_token(req)
+        info = self._live(token, "page", "user", "long")
+        if info is None:
+            return GRAPH_INVALID_TOKEN
+        if match.group(1) == "me" and info.kind == "user":
+            return 200, self.graph_fields(req, self.account["user"])
+        for page in self.account["pages"]:
+            if match.group(1) in (page["id"], "me") and info.kind == "page":
+                shown = {
+                    **page,
+                    "picture": {
+                        "data": {
+                            "url": page["picture_url"],
+                            "height": 50,
+                            "width": 50,
+                            "is_silhouette": False,
+                        }
+                    },
+                }
+                return 200, self.graph_fields(req, shown)
+        return graph_error(
+            400,
+            f"Unsupported get request. Object with ID '{match.group(1)}' does not exist, "
+            "cannot be loaded due to missing permissions, or does not support this operation.",
+            100,
+            33,
+            "GraphMethodException",
+        )
 
     def _facebook_token(self, req: FakeRequest) -> tuple[int, Any]:
         # Documented as GET with query parameters; the Graph API takes the same as a POST form.
@@ -931,28 +947,7 @@ class FakeProvider:
             return 401, {"error": "invalid_client", "error_description": "Unauthorized"}
         expires = {"expires_in": 3599, "token_type": "Bearer"}
         if form.get("grant_type") == "authorization_code":
-            grant = self.grants.get(form.get("code", ""))
-            if grant is not None and not grant.used and form.get("redirect_uri") != grant.redirect_uri:
-                return 400, {"error": "redirect_uri_mismatch", "error_description": "Bad Request"}
-            if grant is not None and grant.challenge:
-                verifier = form.get("code_verifier", "")
-                digest = (
-                    base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
-                )
-                if digest != grant.challenge:
-                    return 400, {"error": "invalid_grant", "error_description": "Invalid code verifier."}
-            grant = self._take_grant(form)
-            if grant is None:
-                return 400, {"error": "invalid_grant", "error_description": "Bad Request"}
-            scopes = _scopes(grant.scope)
-            body = {
-                "access_token": self._mint("access", scopes),
-                **expires,
-                "scope": " ".join(sorted(scopes)),
-            }
-            if grant.offline:
-                body["refresh_token"] = self._mint("refresh", scopes)
-            return 200, body
+            return self._google_code(form, expires)
         if form.get("grant_type") == "refresh_token":
             info = self._live(form.get("refresh_token", ""), "refresh")
             if info is None:
@@ -971,60 +966,85 @@ class FakeProvider:
             "error_description": "Invalid grant_type: " + form.get("grant_type", ""),
         }
 
+    def _google_code(self, form, expires) -> tuple[int, Any]:
+        """The authorization-code grant (redirect URI and PKCE checked)."""
+        grant = self.grants.get(form.get("code", ""))
+        if grant is not None and not grant.used and form.get("redirect_uri") != grant.redirect_uri:
+            return 400, {"error": "redirect_uri_mismatch", "error_description": "Bad Request"}
+        if grant is not None and grant.challenge:
+            verifier = form.get("code_verifier", "")
+            digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+            if digest != grant.challenge:
+                return 400, {"error": "invalid_grant", "error_description": "Invalid code verifier."}
+        grant = self._take_grant(form)
+        if grant is None:
+            return 400, {"error": "invalid_grant", "error_description": "Bad Request"}
+        scopes = _scopes(grant.scope)
+        body = {
+            "access_token": self._mint("access", scopes),
+            **expires,
+            "scope": " ".join(sorted(scopes)),
+        }
+        if grant.offline:
+            body["refresh_token"] = self._mint("refresh", scopes)
+        return 200, body
+
     # -- LinkedIn -------------------------------------------------------------------------------
     def _linkedin(self, req: FakeRequest) -> tuple[int, Any]:
         if req.path == "/oauth/v2/accessToken":
             return self._linkedin_token(req)
         info = self._live(req.bearer, "access")
         if req.method == "GET" and req.path in ("/v2/userinfo", "/rest/memberFollowersCount"):
-            if info is None:
-                return 401, {
-                    "status": 401,
-                    "serviceErrorCode": 65600,
-                    "code": "INVALID_ACCESS_TOKEN",
-                    "message": "Invalid access token",
-                }
-            a = self.account
-            if req.path == "/v2/userinfo":
-                if "openid" not in info.scopes:
-                    return 403, {
-                        "status": 403,
-                        "serviceErrorCode": 100,
-                        "code": "ACCESS_DENIED",
-                        "message": "Not enough permissions to access: userinfo.GET.NO_VERSION",
-                    }
-                claims: dict[str, Any] = {"sub": a["sub"]}
-                if "profile" in info.scopes:
-                    claims.update(
-                        {k: a[k] for k in ("name", "given_name", "family_name", "picture", "locale")}
-                    )
-                if "email" in info.scopes:
-                    claims.update({"email": a["email"], "email_verified": True})
-                return 200, claims
-            if not req.header("linkedin-version"):
-                return 400, {
-                    "status": 400,
-                    "code": "VERSION_MISSING",
-                    "message": "A version must be present. Please specify a version by adding the "
-                    "LinkedIn-Version header.",
-                }
-            if req.query.get("q") != "me":
-                return 400, {"status": 400, "code": "ILLEGAL_ARGUMENT", "message": "Invalid finder"}
-            if "r_member_profileAnalytics" not in info.scopes:
-                return 403, {
-                    "status": 403,
-                    "serviceErrorCode": 100,
-                    "code": "ACCESS_DENIED",
-                    "message": "Not enough permissions to access: memberFollowersCount.GET.20261000",
-                }
-            return 200, {
-                "elements": [{"memberFollowersCount": a["followers"]}],
-                "paging": {"count": 10, "start": 0, "links": []},
-            }
+            return self._linkedin_member(req, info)
         return 404, {
             "status": 404,
             "code": "RESOURCE_NOT_FOUND",
             "message": f"No virtual resource found: {req.path}",
+        }
+
+    def _linkedin_member(self, req: FakeRequest, info) -> tuple[int, Any]:
+        """GET the member's OpenID claims or follower count."""
+        if info is None:
+            return 401, {
+                "status": 401,
+                "serviceErrorCode": 65600,
+                "code": "INVALID_ACCESS_TOKEN",
+                "message": "Invalid access token",
+            }
+        a = self.account
+        if req.path == "/v2/userinfo":
+            if "openid" not in info.scopes:
+                return 403, {
+                    "status": 403,
+                    "serviceErrorCode": 100,
+                    "code": "ACCESS_DENIED",
+                    "message": "Not enough permissions to access: userinfo.GET.NO_VERSION",
+                }
+            claims: dict[str, Any] = {"sub": a["sub"]}
+            if "profile" in info.scopes:
+                claims.update({k: a[k] for k in ("name", "given_name", "family_name", "picture", "locale")})
+            if "email" in info.scopes:
+                claims.update({"email": a["email"], "email_verified": True})
+            return 200, claims
+        if not req.header("linkedin-version"):
+            return 400, {
+                "status": 400,
+                "code": "VERSION_MISSING",
+                "message": "A version must be present. Please specify a version by adding the "
+                "LinkedIn-Version header.",
+            }
+        if req.query.get("q") != "me":
+            return 400, {"status": 400, "code": "ILLEGAL_ARGUMENT", "message": "Invalid finder"}
+        if "r_member_profileAnalytics" not in info.scopes:
+            return 403, {
+                "status": 403,
+                "serviceErrorCode": 100,
+                "code": "ACCESS_DENIED",
+                "message": "Not enough permissions to access: memberFollowersCount.GET.20261000",
+            }
+        return 200, {
+            "elements": [{"memberFollowersCount": a["followers"]}],
+            "paging": {"count": 10, "start": 0, "links": []},
         }
 
     def _linkedin_token(self, req: FakeRequest) -> tuple[int, Any]:

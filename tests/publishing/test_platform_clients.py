@@ -433,7 +433,7 @@ def test_x_uploads_a_video_and_waits_for_processing_before_posting(x_fake):
 
     [init] = x_fake.calls("initialize")
     assert init.json == {"media_type": "video/mp4", "total_bytes": len(MP4), "media_category": "tweet_video"}
-    assert [s.query for s in x_fake.calls("status")][0] == {
+    assert next(s.query for s in x_fake.calls("status")) == {
         "command": "STATUS",
         "media_id": next(iter(x_fake.media)),
     }

@@ -177,7 +177,7 @@ def test_after_the_processing_window_a_completed_post_is_published_without_its_i
 
 
 def test_the_tiktok_webhook_completes_a_processing_post_with_its_id(owner, brand, tiktok):
-    fake, profile = tiktok
+    _fake, profile = tiktok
     pub = run_due(scheduled(owner, brand, profile, "tiktok"))
     publish_id = pub.platform_state["publish_id"]
     assert pub.due_at > timezone.now()
@@ -260,7 +260,7 @@ def test_a_lost_linkedin_answer_without_the_read_permission_is_unknown_not_faile
 
 
 def test_a_found_post_needs_the_platforms_link_and_a_wrong_one_changes_nothing(owner, brand, linkedin):
-    fake, profile = linkedin
+    _fake, profile = linkedin
     pub = scheduled(owner, brand, profile, "linkedin")
     Publication.objects.filter(pk=pub.pk).update(
         status="unknown", outcome_unknown=True, last_error="No answer."
@@ -367,7 +367,7 @@ def test_staff_confirm_an_unknown_publication_from_the_admin(owner, brand, linke
 
 
 def test_generated_media_is_marked_generated_for_the_platform_clients(owner, brand, linkedin):
-    fake, profile = linkedin
+    _fake, profile = linkedin
     pub = scheduled(owner, brand, profile, "linkedin")
     request = services.post_request_for(pub)
     assert request.media and all(m.generated for m in request.media)  # made by the engine, not uploaded

@@ -140,7 +140,7 @@ def test_cross_post_without_profiles_targets_the_brands_connected_profiles(owner
 
 
 def test_family_b_lists_queues_and_cancels_scheduled_posts(owner, setup):
-    brand, profile, content = setup
+    _brand, profile, content = setup
     profile.settings = {"timezone": "UTC", "postingTimes": ["10:00"]}
     profile.save()
     client = owner.token_client()
