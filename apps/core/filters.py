@@ -99,7 +99,12 @@ def query_filter(
     """A query parameter read as given (not stripped) and handed to `method`; `description`
     and `schema` are what OpenAPI says of it (a string by default)."""
     found = django_filters.CharFilter(method=method, strip=False, help_text=description or None)
-    return extend_schema_field(schema)(found) if schema else found
+    if not schema:
+        return found
+    # drf-spectacular reads a given schema's own description and ignores help_text then
+    if description:
+        schema = {**schema, "description": description}
+    return extend_schema_field(schema)(found)
 
 
 class FamilyFilterSet(ListFilterSet):

@@ -375,6 +375,8 @@ def test_content_status_filters_say_which_lists_are_accepted(schemas, owner):
             p for p in schemas[family]["paths"]["/content"]["get"]["parameters"] if p["name"] == "status"
         ]
         pattern = re.compile(param["schema"]["pattern"])
+        # the description a FilterSet gives next to its schema reaches the schema too
+        assert param["description"].startswith("One status or several, comma-separated: draft, "), family
         for value, status in values.items():
             response = clients[family].get(f"/{family}/content", {"status": value})
             assert response.status_code in ((200,) if status == 200 else (400, 422)), (family, value)
