@@ -44,13 +44,21 @@ class _MediaFilters(ListFilterSet):
         return queryset.filter(brand_id=brand.pk)
 
 
-class MediaLookupFilter(_MediaFilters):
-    """The media parameters that narrow a path's media (GET/DELETE /api/media/{id}) as they
-    do the list: `kind`, `type` and `brandId`."""
+class _TypeAndBrand(_MediaFilters):
+    """`type` and `brandId`, as every media list reads them."""
 
-    kind = query_filter("filter_kind", schema={"type": "string", "enum": list(Kind.values)})
     type = query_filter("filter_type", schema={"type": "string", "enum": list(MEDIA_TYPES)})
     brandId = query_filter("filter_brand")
+
+
+class _Kind(_MediaFilters):
+    kind = query_filter("filter_kind", schema={"type": "string", "enum": list(Kind.values)})
+
+
+class MediaLookupFilter(_Kind, _TypeAndBrand):
+    """The media parameters that narrow a path's media (GET/DELETE /api/media/{id}) as they
+    do the list: `kind`, `type` and `brandId` (checked in this order: a base's filters come
+    before a subclass's own)."""
 
 
 class MediaFilter(MediaLookupFilter, FamilyFilterSet):
@@ -59,35 +67,22 @@ class MediaFilter(MediaLookupFilter, FamilyFilterSet):
     search_fields = ("original_filename",)
 
 
-class _ReferenceNarrowing(_MediaFilters):
-    # what narrows the reference images besides their own parameters, as it narrows the media
-    # list: read by their FilterSet, though their schema has never named these
-    type = query_filter("filter_type")
-    brandId = query_filter("filter_brand")
-
-
-class ReferenceImageFilter(FamilyFilterSet):
-    """GET /api/media/reference-images: the organization's reference images (a `kind` is not
-    read), narrowed by `type` and `brandId` as the media list is, then `q`/`search`,
-    `date_from`/`date_to`"""
+class ReferenceImageFilter(_TypeAndBrand, FamilyFilterSet):
+    """GET /api/media/reference-images: the organization's reference images, narrowed by
+    `type` and `brandId` as the media list is, then `q`/`search`, `date_from`/`date_to`. A
+    `kind` is not read (they are all of kind reference)."""
 
     search_fields = ("original_filename",)
 
     def filter_queryset(self, queryset: QuerySet) -> QuerySet:
-        queryset = queryset.filter(kind=Kind.REFERENCE)
-        queryset = _ReferenceNarrowing(self.data, queryset=queryset, request=self.request).qs
-        return super().filter_queryset(queryset)
+        return super().filter_queryset(queryset.filter(kind=Kind.REFERENCE))
 
 
 class _ThumbnailIds(ListFilterSet):
-    # (the description inside the schema: drf-spectacular reads a schema's own, not help_text)
     ids = query_filter(
         "filter_ids",
-        schema={
-            "type": "string",
-            "pattern": MEDIA_ID_LIST,
-            "description": "Comma-separated media ids (up to 100)",
-        },
+        description="Comma-separated media ids (up to 100)",
+        schema={"type": "string", "pattern": MEDIA_ID_LIST},
     )
 
     def filter_ids(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
@@ -97,14 +92,13 @@ class _ThumbnailIds(ListFilterSet):
         return queryset.filter(pk__in=wanted)
 
 
-class ThumbnailFilter(_ThumbnailIds, FamilyFilterSet):
+class ThumbnailFilter(MediaLookupFilter, _ThumbnailIds, FamilyFilterSet):
     """GET /api/media/thumbnails: the media with a thumbnail, narrowed by `kind`, `type` and
     `brandId` as the media list is, then by `ids`, `q`/`search`, `date_from`/`date_to`"""
 
     search_fields = ("original_filename",)
 
     def filter_queryset(self, queryset: QuerySet) -> QuerySet:
-        queryset = MediaLookupFilter(self.data, queryset=queryset, request=self.request).qs
         return super().filter_queryset(queryset).exclude(thumbnail="")
 
 

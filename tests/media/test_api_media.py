@@ -309,6 +309,28 @@ def test_a_reference_image_must_be_an_image_of_a_known_brand(b, outsider):
     assert bad.json()["details"]["code"] == "VALIDATION_ERROR"
 
 
+def test_reference_images_filter_by_type_and_brand_as_the_media_list_does(b, owner):
+    brand = BrandFactory(organization=owner.org)
+    mood = make_asset(owner.org, kind=Kind.REFERENCE, brand=brand)
+    other = make_asset(owner.org, kind=Kind.REFERENCE)
+    clip = make_asset(owner.org, kind=Kind.REFERENCE, brand=brand)
+    MediaAsset.objects.filter(pk=clip.pk).update(media_type="video")
+    make_asset(owner.org, brand=brand)  # an upload: never a reference image
+
+    def got(query):
+        response = b.get(f"/api/media/reference-images?sort=createdAt:asc&{query}")
+        assert response.status_code == 200, response.content
+        return [x["id"] for x in response.json()["data"]]
+
+    assert got("type=image") == [str(mood.pk), str(other.pk)]
+    assert got("type=video") == [str(clip.pk)]
+    assert got(f"brandId={brand.pk}") == [str(mood.pk), str(clip.pk)]
+    assert got(f"brandId=brd_{brand.pk.hex}&type=image") == [str(mood.pk)]
+    assert got("type=&brandId=") == [str(mood.pk), str(other.pk), str(clip.pk)]
+    # every reference image is of kind reference: a `kind` is not read
+    assert got("kind=upload") == [str(mood.pk), str(other.pk), str(clip.pk)]
+
+
 # --- thumbnails -----------------------------------------------------------------------------------
 
 
@@ -341,6 +363,72 @@ def test_thumbnails_refuse_a_malformed_id_list(b):
     }
     too_many = ",".join(str(uuid.uuid4()) for _ in range(101))
     assert b.get(f"/api/media/thumbnails?ids={too_many}").status_code == 400
+
+
+def test_thumbnails_filter_by_kind_type_and_brand_as_the_media_list_does(b, owner):
+    brand = BrandFactory(organization=owner.org)
+    ref = make_asset(owner.org, kind=Kind.REFERENCE, brand=brand)
+    plain = make_asset(owner.org)
+    clip = make_asset(owner.org, brand=brand)
+    MediaAsset.objects.filter(pk=clip.pk).update(media_type="video")
+
+    def got(query):
+        response = b.get(f"/api/media/thumbnails?sort=createdAt:asc&{query}")
+        assert response.status_code == 200, response.content
+        return [x["id"] for x in response.json()["data"]]
+
+    assert got("kind=reference") == [str(ref.pk)]
+    assert got("kind=upload") == [str(plain.pk), str(clip.pk)]
+    assert got("type=video") == [str(clip.pk)]
+    assert got(f"brandId={brand.pk}") == [str(ref.pk), str(clip.pk)]
+    assert got(f"brandId={brand.pk}&kind=upload&ids={plain.pk},{clip.pk}") == [str(clip.pk)]
+
+
+BAD_TYPE = {
+    "error": "Unknown type.",
+    "details": {"code": "VALIDATION_ERROR", "type": ["Must be image or video."]},
+}
+BAD_BRAND = {"error": "Unknown brand.", "details": {"code": "VALIDATION_ERROR", "brandId": ["Not found."]}}
+BAD_KIND = {
+    "error": "Unknown kind.",
+    "details": {"code": "VALIDATION_ERROR", "kind": [f"Must be one of {', '.join(Kind.values)}."]},
+}
+
+
+@pytest.mark.parametrize("path", ["/api/media/reference-images", "/api/media/thumbnails"])
+@pytest.mark.parametrize(
+    ("query", "body"),
+    [("type=audio", BAD_TYPE), ("brandId=nope", BAD_BRAND), (f"brandId={uuid.uuid4()}", BAD_BRAND)],
+)
+def test_the_reference_images_and_thumbnails_refuse_a_bad_type_or_brand(b, path, query, body):
+    response = b.get(f"{path}?{query}")
+    assert response.status_code == 400
+    assert response.json() == body
+
+
+def test_thumbnails_refuse_a_bad_kind_and_lists_refuse_another_organizations_brand(b, outsider):
+    response = b.get("/api/media/thumbnails?kind=sticker")
+    assert response.status_code == 400
+    assert response.json() == BAD_KIND
+    theirs = Brand.objects.get(organization=outsider.org, is_default=True)
+    for path in ("/api/media/reference-images", "/api/media/thumbnails"):
+        response = b.get(f"{path}?brandId={theirs.pk}")
+        assert (response.status_code, response.json()) == (400, BAD_BRAND)
+
+
+def test_the_media_lists_schema_names_the_filters_they_read(client):
+    paths = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()["paths"]
+
+    def params(path):
+        return {p["name"]: p["schema"] for p in paths[path]["get"]["parameters"] if p["in"] == "query"}
+
+    media = params("/media")
+    for name in ("type", "brandId"):
+        assert params("/media/reference-images")[name] == media[name]
+    # reference images are all of kind reference: no `kind` to offer
+    assert "kind" not in params("/media/reference-images")
+    for name in ("kind", "type", "brandId"):
+        assert params("/media/thumbnails")[name] == media[name]
 
 
 def test_absolute_media_urls_come_from_public_base_url_not_the_host_header(b, owner, settings):
