@@ -121,35 +121,35 @@ def _validate(inp: GenerationInput) -> list[str]:
     if inp.generation_mode == GenerationMode.MANUAL and inp.source_media is None:
         raise RuleViolation(
             "manual_upload needs the client's media (mediaId of an upload).",
-            {"mediaId": ["Required for manual_upload."]},
+            problems={"source_media": "Required for manual_upload."},
         )
     if inp.generation_mode == GenerationMode.REFERENCE and inp.source_media is None:
         has_refs = MediaAsset.objects.filter(brand=inp.brand, kind=Kind.REFERENCE).exists()
         if not has_refs:
             raise RuleViolation(
                 "reference_based needs a reference image: give referenceImageId or upload one to the brand.",
-                {"referenceImageId": ["No reference image available."]},
+                problems={"reference_image": "No reference image available."},
             )
     if inp.source_media is not None and inp.generation_mode == GenerationMode.MANUAL:
         if inp.source_media.content_id is not None:
             raise Conflict(
                 "This upload already belongs to another content item; upload it again to reuse it.",
-                {"mediaId": [str(inp.source_media.pk)]},
+                problems={"source_media": str(inp.source_media.pk)},
             )
         if inp.source_media.media_type != inp.media_type:
             raise RuleViolation(
                 "The uploaded media does not match the media type.",
-                {"media": [f"Upload is {inp.source_media.media_type}."]},
+                problems={"media": f"Upload is {inp.source_media.media_type}."},
             )
     for platform in platforms:
         try:
             platform_rules.get_format(platform, inp.post_type, inp.media_type)
         except platform_rules.UnsupportedFormat as exc:
-            raise RuleViolation(str(exc), {"platforms": [f"{platform}: {exc}"]}) from None
+            raise RuleViolation(str(exc), problems={"platforms": f"{platform}: {exc}"}) from None
     if inp.profile is not None and inp.profile.platform not in platforms:
         raise RuleViolation(
             "The profile's platform is not among the content's platforms.",
-            {"platform": [inp.profile.platform]},
+            problems={"platform": inp.profile.platform},
         )
     return platforms
 
@@ -407,7 +407,7 @@ def content_edit_image(*, content: Content, prompt: str) -> Content:
     if not states.can("edit_image", content.status):
         raise _refuse(content, "edit_image")
     if content.media_type != MediaType.IMAGE or not current_media(content).exists():
-        raise RuleViolation("This content has no image to edit.", {"media": ["No image."]})
+        raise RuleViolation("This content has no image to edit.", problems={"media": "No image."})
     edited = ports.generation().edit_image(content.pk, prompt.strip())  # a RuleViolation when it cannot
     if edited is None:  # the status changed while the model worked
         content.refresh_from_db()
@@ -423,10 +423,10 @@ def content_undo_image_edit(*, content: Content) -> Content:
         raise _refuse(content, "edit_image")
     edited = current_media(content).filter(metadata__has_key="editedFrom").first()
     if edited is None:
-        raise RuleViolation("There is no image edit to undo.", {"media": ["Nothing to undo."]})
+        raise RuleViolation("There is no image edit to undo.", problems={"media": "Nothing to undo."})
     original = MediaAsset.objects.filter(pk=edited.metadata["editedFrom"], content=content).first()
     if original is None:
-        raise RuleViolation("The backup of the original image is gone.", {"media": ["No backup."]})
+        raise RuleViolation("The backup of the original image is gone.", problems={"media": "No backup."})
     MediaAsset.objects.filter(pk=original.pk).update(kind=Kind.GENERATED, position=edited.position)
     edited.delete()
     event_record(
@@ -460,7 +460,9 @@ def schedule_plan(
             f"Unknown platform '{platform}'.", "platform", f"Unknown platform '{platform}'."
         ) from None
     if platform != profile.platform:
-        raise RuleViolation("The platform must be the profile's platform.", {"platform": [profile.platform]})
+        raise RuleViolation(
+            "The platform must be the profile's platform.", problems={"platform": profile.platform}
+        )
     if media_type == "carousel":
         raise InvalidSubject("Carousel media is not implemented.", "media", "Use image or video.")
     if scheduled_date < timezone.localdate():
@@ -469,12 +471,12 @@ def schedule_plan(
         # a planned post has no upload to caption; it is generated later in a batch
         raise RuleViolation(
             "A planned post cannot be manual_upload: upload and generate it directly.",
-            {"generationMode": ["Use prompt_based or reference_based."]},
+            problems={"generation_mode": "Use prompt_based or reference_based."},
         )
     try:
         platform_rules.get_format(profile.platform, post_type, media_type)
     except platform_rules.UnsupportedFormat as exc:
-        raise RuleViolation(str(exc), {"media": [str(exc)]}) from None
+        raise RuleViolation(str(exc), problems={"media": str(exc)}) from None
     return ContentSchedule.objects.create(
         organization=organization,
         profile=profile,
@@ -507,7 +509,7 @@ def batch_start(*, organization, schedules: list[ContentSchedule], actor=None) -
     if not pending:
         raise RuleViolation(
             "None of the selected schedules is waiting to be generated.",
-            {"scheduleIds": ["Nothing to generate."]},
+            problems={"schedules": "Nothing to generate."},
         )
     cap = django_settings.BATCH_MAX_ITEMS
     if len(pending) > cap:
@@ -691,7 +693,7 @@ def caption_optimize(
         name = platform_rules.normalize_platform(platform)
         fmt = platform_rules.get_format(name, post_type, media_type)
     except platform_rules.UnsupportedFormat as exc:
-        raise RuleViolation(str(exc), {"platform": [str(exc)]}) from None
+        raise RuleViolation(str(exc), problems={"platform": str(exc)}) from None
     except ValueError as exc:
         raise InvalidSubject(str(exc), "platform", str(exc)) from None
     before = compose_caption(caption, hashtags or [])
@@ -782,19 +784,21 @@ def _tag_name_taken(organization, name: str, exclude_pk=None) -> bool:
 def tag_create(*, organization, name: str, color: str = "") -> Tag:
     name = name.strip()
     if _tag_name_taken(organization, name):
-        raise Conflict(f"A tag named '{name}' already exists.", {"name": ["Already exists."]})
+        raise Conflict(f"A tag named '{name}' already exists.", problems={"name": "Already exists."})
     try:
         with transaction.atomic():
             return Tag.objects.create(organization=organization, name=name, color=color)
     except IntegrityError:
-        raise Conflict(f"A tag named '{name}' already exists.", {"name": ["Already exists."]}) from None
+        raise Conflict(
+            f"A tag named '{name}' already exists.", problems={"name": "Already exists."}
+        ) from None
 
 
 def tag_update(*, tag: Tag, name: str | None = None, color: str | None = None) -> Tag:
     if name is not None:
         name = name.strip()
         if _tag_name_taken(tag.organization_id, name, exclude_pk=tag.pk):
-            raise Conflict(f"A tag named '{name}' already exists.", {"name": ["Already exists."]})
+            raise Conflict(f"A tag named '{name}' already exists.", problems={"name": "Already exists."})
         tag.name = name
     if color is not None:
         tag.color = color
@@ -802,7 +806,9 @@ def tag_update(*, tag: Tag, name: str | None = None, color: str | None = None) -
         with transaction.atomic():
             tag.save()
     except IntegrityError:
-        raise Conflict(f"A tag named '{name}' already exists.", {"name": ["Already exists."]}) from None
+        raise Conflict(
+            f"A tag named '{name}' already exists.", problems={"name": "Already exists."}
+        ) from None
     return tag
 
 

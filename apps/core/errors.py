@@ -7,14 +7,31 @@ from __future__ import annotations
 
 from typing import Any, TypeAlias
 
+#: what is wrong with a subject: a sentence (rendered as a one-item list), or a structure the
+#: families share as it is (a list of sentences, or per platform and field)
+Problem: TypeAlias = str | list[Any] | dict[str, Any]
+
 
 class ApplicationError(Exception):
+    """An error a service raises.
+
+    `problems` name what is wrong by domain subject ("scheduled_date", "variants", "source_media"),
+    never by request field: each family's handler names the subject's field
+    (`apps.core.exceptions.FIELD_NAMES`). `details` adds what names no subject (an upload's
+    `reason` code, a refused transition's `allowedActions`), after the problems."""
+
     code = "SERVER_ERROR"
 
-    def __init__(self, message: str = "", details: dict | None = None):
+    def __init__(
+        self, message: str = "", details: dict | None = None, *, problems: dict[str, Problem] | None = None
+    ):
         super().__init__(message or self.__class__.__doc__ or self.code)
         self.message = message or (self.__class__.__doc__ or self.code).strip()
-        self.details = details or {}
+        self.problems: dict[str, list[Any] | dict[str, Any]] = {
+            s: [p] if isinstance(p, str) else p for s, p in (problems or {}).items()
+        }
+        self.context: dict[str, Any] = details or {}
+        self.details = {**self.problems, **self.context} if self.problems else self.context
 
 
 class ValidationFailed(ApplicationError):
@@ -23,18 +40,10 @@ class ValidationFailed(ApplicationError):
     code = "VALIDATION_ERROR"
 
 
-#: what is wrong with a subject: a sentence (rendered as a one-item list), or a structure the
-#: families share as it is (a list of sentences, or per platform and field)
-Problem: TypeAlias = str | list[Any] | dict[str, Any]
-
-
 class InvalidSubject(ValidationFailed):
-    """Values a service or selector refused, each named by the domain subject it concerns
-    ("brand", "scheduled_date", "variants") instead of a request field: each family's handler
-    names the field (`apps.core.exceptions.FIELD_NAMES`).
-
-    One subject (`subject`, `problem`) or several (`problems`, in the order the details list
-    them); `context` adds details that name no subject (an upload's `reason` code)."""
+    """Values a service or selector refused, each named by the domain subject it concerns: one
+    (`subject`, `problem`) or several (`problems`, in the order the details list them);
+    `context` adds details that name no subject."""
 
     def __init__(
         self,
@@ -46,11 +55,7 @@ class InvalidSubject(ValidationFailed):
         context: dict[str, Any] | None = None,
     ):
         named = {subject: problem} if subject is not None else {}
-        self.problems: dict[str, list[Any] | dict[str, Any]] = {
-            s: [p] if isinstance(p, str) else p for s, p in {**named, **(problems or {})}.items()
-        }
-        self.context = dict(context or {})
-        super().__init__(message, {**self.problems, **self.context})
+        super().__init__(message, context, problems={**named, **(problems or {})})
 
 
 class UnknownReference(InvalidSubject):

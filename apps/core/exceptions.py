@@ -61,7 +61,7 @@ STATUSES: dict[type[errors.ApplicationError], tuple[int, int]] = {
 }
 
 
-#: the request field that names a domain subject of an `InvalidSubject` in both families
+#: the request field that names a domain subject of an error's `problems` in both families
 #: (a subject not listed is its own name)
 _SHARED_FIELD_NAMES = {
     "brand": "brandId",
@@ -79,9 +79,11 @@ _SHARED_FIELD_NAMES = {
     "default_visibility": "defaultVisibility",
     "redirect_uri": "redirectUri",
     "page_id": "pageId",
+    "source_media": "mediaId",
+    "reference_image": "referenceImageId",
 }
 
-#: per family: the request field that names each domain subject of an `InvalidSubject`
+#: per family: the request field that names each domain subject of an error's `problems`
 FIELD_NAMES: dict[str, dict[str, str]] = {
     "v1": dict(_SHARED_FIELD_NAMES),
     "api": dict(_SHARED_FIELD_NAMES),
@@ -89,10 +91,10 @@ FIELD_NAMES: dict[str, dict[str, str]] = {
 
 
 def details_in(exc: errors.ApplicationError, family: str) -> dict:
-    """The error's details as `family` renders them: an `InvalidSubject`'s subjects named by
-    the family's request fields (for per-item results in a 200, as the handler does for a
-    whole request)."""
-    if not isinstance(exc, errors.InvalidSubject):
+    """The error's details as `family` renders them: its problems' subjects named by the
+    family's request fields (for per-item results in a 200, as the handler does for a whole
+    request)."""
+    if not exc.problems:
         return exc.details
     names = FIELD_NAMES[family]
     return {**{names.get(s, s): p for s, p in exc.problems.items()}, **exc.context}

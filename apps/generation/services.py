@@ -30,7 +30,7 @@ def ideas_generate(*, brand, profile=None, topic: str = "", count: int = 5) -> d
     if not subject:
         raise RuleViolation(
             "Give a topic, or set themes in the brand's generation settings.",
-            {"topic": ["Required when the brand has no themes."]},
+            problems={"topic": "Required when the brand has no themes."},
         )
     try:
         ideas = get_engine().ideas(
@@ -43,7 +43,7 @@ def ideas_generate(*, brand, profile=None, topic: str = "", count: int = 5) -> d
             )
         )
     except EngineError as exc:
-        raise RuleViolation(f"No ideas could be made: {exc}", {"topic": [str(exc)]}) from None
+        raise RuleViolation(f"No ideas could be made: {exc}", problems={"topic": str(exc)}) from None
     return {"topic": subject, "ideas": list(ideas)}
 
 
@@ -52,7 +52,7 @@ def image_edit(content_id, prompt: str) -> MediaAsset | None:
     try:
         return image_edits.edit_image(content_id, prompt)
     except EngineError as exc:
-        raise RuleViolation(f"The image could not be edited: {exc}", {"prompt": [str(exc)]}) from None
+        raise RuleViolation(f"The image could not be edited: {exc}", problems={"prompt": str(exc)}) from None
 
 
 class Port:

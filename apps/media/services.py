@@ -26,7 +26,7 @@ _EXT = {
 
 def _reject(exc: UploadRejected):
     if exc.status == 413:
-        return PayloadTooLarge(exc.message, {"file": [exc.message], "reason": exc.code})
+        return PayloadTooLarge(exc.message, {"reason": exc.code}, problems={"file": exc.message})
     return InvalidSubject(exc.message, "file", exc.message, context={"reason": exc.code})
 
 

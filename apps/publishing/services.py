@@ -157,7 +157,7 @@ def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
     if disconnected:
         raise RuleViolation(
             "A profile needs to be reconnected before it can publish.",
-            {"profiles": [f"{p.username}: {p.token_status}" for p in disconnected]},
+            problems={"profile": [f"{p.username}: {p.token_status}" for p in disconnected]},
         )
 
 
@@ -1164,7 +1164,7 @@ def next_free_slot(
         if not weekly:
             raise RuleViolation(
                 "This profile has no posting times: set settings.postingTimes first.",
-                {"postingTimes": ["Empty."]},
+                problems={"posting_times": "Empty."},
             )
     if taken is None:
         taken = set(
@@ -1175,7 +1175,9 @@ def next_free_slot(
         for slot in schedule_slots(profile=profile, days=days, start=start, weekly=weekly):
             if slot not in taken and slot > timezone.now():
                 return slot
-    raise RuleViolation("No free posting slot in the next 3 months.", {"postingTimes": ["All taken."]})
+    raise RuleViolation(
+        "No free posting slot in the next 3 months.", problems={"posting_times": "All taken."}
+    )
 
 
 def next_free_slots(

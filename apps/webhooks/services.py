@@ -310,7 +310,7 @@ def delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
 
         raise InvalidTransition(
             "The webhook is disabled; enable it before redelivering.",
-            {"webhook": [delivery.endpoint.disabled_reason or "disabled"]},
+            problems={"webhook": delivery.endpoint.disabled_reason or "disabled"},
         )
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
         status=DeliveryStatus.PENDING, next_attempt_at=clock(), leased_until=None, updated_at=timezone.now()

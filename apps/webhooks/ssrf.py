@@ -101,23 +101,25 @@ def parse_url(url: str) -> tuple[str, str, int]:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise UnsafeURL("url is not a valid URL.", {"url": [str(exc)]}) from None
+        raise UnsafeURL("url is not a valid URL.", problems={"url": str(exc)}) from None
     scheme = parts.scheme.lower()
     allowed_schemes = ("https", "http") if settings.WEBHOOK_ALLOW_HTTP else ("https",)
     if scheme not in allowed_schemes:
-        raise UnsafeURL("url must use https.", {"url": ["Only https URLs are accepted."]})
+        raise UnsafeURL("url must use https.", problems={"url": "Only https URLs are accepted."})
     host = (parts.hostname or "").rstrip(".")
     if not host:
-        raise UnsafeURL("url has no host.", {"url": ["A host is required."]})
+        raise UnsafeURL("url has no host.", problems={"url": "A host is required."})
     if parts.username or parts.password:
-        raise UnsafeURL("url may not carry credentials.", {"url": ["Remove user:password@ from the URL."]})
+        raise UnsafeURL(
+            "url may not carry credentials.", problems={"url": "Remove user:password@ from the URL."}
+        )
     if _NUMERIC_HOST.match(host):
         try:
             canonical = ipaddress.IPv4Address(host)
         except ValueError:
             raise UnsafeURL(
                 "url host is a numeric address form that is not allowed.",
-                {"url": [f"{host} is not a dotted-quad address."]},
+                problems={"url": f"{host} is not a dotted-quad address."},
             ) from None
         host = str(canonical)
     return scheme, host, port or (443 if scheme == "https" else 80)
@@ -133,21 +135,23 @@ def resolve_checked(url: str) -> tuple[str, str, int, str]:
     except ValueError:
         if host.lower() == "localhost" or host.lower().endswith(".localhost"):
             raise UnsafeURL(
-                "url may not point at localhost.", {"url": ["localhost is not allowed."]}
+                "url may not point at localhost.", problems={"url": "localhost is not allowed."}
             ) from None
         try:
             addresses = resolve(host, port)
         except (OSError, UnicodeError):
             addresses = []
     if not addresses:
-        raise UnsafeURL("url host does not resolve.", {"url": [f"{host} does not resolve."]})
+        raise UnsafeURL("url host does not resolve.", problems={"url": f"{host} does not resolve."})
     for address in addresses:
         ip = ipaddress.ip_address(address.split("%")[0])
         reason = address_refusal(ip)
         if reason:
-            raise UnsafeURL(f"url resolves to {reason}.", {"url": [f"{host} resolves to {ip}, {reason}."]})
+            raise UnsafeURL(
+                f"url resolves to {reason}.", problems={"url": f"{host} resolves to {ip}, {reason}."}
+            )
         if port not in (80, 443) and not _exempt(ip):
-            raise UnsafeURL("url port must be 80 or 443.", {"url": [f"Port {port} is not allowed."]})
+            raise UnsafeURL("url port must be 80 or 443.", problems={"url": f"Port {port} is not allowed."})
     return scheme, host, port, addresses[0].split("%")[0]
 
 

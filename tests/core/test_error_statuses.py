@@ -3,6 +3,10 @@ error class to a status and each subject to its field."""
 
 from __future__ import annotations
 
+import ast
+import re
+from pathlib import Path
+
 import pytest
 
 from apps.accounts.plans import PlanLimitExceeded
@@ -92,3 +96,54 @@ def test_an_invalid_subject_keeps_a_structured_problem_and_context_in_order():
         ("reason", "too_long"),
     ]
     assert details_in(exc, "api") == details_in(exc, "v1")
+
+
+def test_any_domain_error_can_name_subjects_and_the_family_names_their_fields():
+    exc = errors.RuleViolation(
+        "manual_upload needs the client's media (mediaId of an upload).",
+        problems={"source_media": "Required for manual_upload."},
+    )
+    assert exc.details == {"source_media": ["Required for manual_upload."]}
+    a = v1_exception_handler(exc, {})
+    assert (a.status_code, a.data["error"]["details"]) == (400, {"mediaId": ["Required for manual_upload."]})
+    b = api_exception_handler(exc, {})
+    assert (b.status_code, b.data["details"]) == (
+        422,
+        {"code": "VALIDATION_ERROR", "mediaId": ["Required for manual_upload."]},
+    )
+
+
+APPS = Path(__file__).resolve().parents[2] / "apps"
+#: the modules that write: they speak in domain subjects ("scheduled_date"), never in a family's
+#: request fields ("scheduledDate")
+SERVICE_MODULES = [
+    *sorted(APPS.glob("*/services.py")),
+    APPS / "publishing/oauth.py",
+    APPS / "publishing/post_urls.py",
+]
+
+
+def _calls(path: Path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call):
+            func = node.func
+            yield node, func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+
+
+@pytest.mark.parametrize("path", SERVICE_MODULES, ids=lambda p: str(p.relative_to(APPS)))
+def test_services_name_domain_subjects_never_request_fields(path):
+    for call, name in _calls(path):
+        assert name != "ValidationFailed", f"{path}:{call.lineno}: raise an InvalidSubject naming a subject"
+        subjects = [
+            k.value
+            for kw in call.keywords
+            if kw.arg == "problems" and isinstance(kw.value, ast.Dict)
+            for k in kw.value.keys
+            if isinstance(k, ast.Constant)
+        ]
+        if name in ("InvalidSubject",) and len(call.args) > 1 and isinstance(call.args[1], ast.Constant):
+            subjects.append(call.args[1].value)
+        for subject in subjects:
+            assert re.fullmatch(r"[a-z_]+", subject), (
+                f"{path}:{call.lineno}: {subject!r} is not a domain subject"
+            )
