@@ -137,6 +137,35 @@ def test_family_b_refuses_a_bad_filter_value_naming_it(api, owner, outsider):
     assert (posts["error"], posts["details"]) == ("Invalid profileId.", {"profileId": ["Not an id."]})
 
 
+def test_family_b_lists_the_scheduled_posts_of_the_profile_named(api, owner, outsider):
+    import datetime
+
+    from django.utils import timezone
+
+    from apps.publishing.models import Publication
+
+    when = timezone.now() + datetime.timedelta(days=1)
+    mine, other = (ProfileFactory(organization=owner.org, platform="x") for _ in range(2))
+    content = make_content(owner.org, status="scheduled", platforms=("x",), image=False)
+    pubs = {
+        profile.pk: Publication.objects.create(
+            organization=owner.org,
+            content=content,
+            profile=profile,
+            platform="x",
+            scheduled_for=when,
+            due_at=when,
+        )
+        for profile in (mine, other)
+    }
+    ids = lambda url: [x["id"] for x in api.get(url).json()["data"]]  # noqa: E731
+    assert sorted(ids("/api/posts/scheduled")) == sorted(str(p.pk) for p in pubs.values())
+    assert ids(f"/api/posts/scheduled?profileId={mine.pk}") == [str(pubs[mine.pk].pk)]
+    assert len(ids("/api/posts/scheduled?profileId=")) == 2  # empty: no filter
+    theirs = ProfileFactory(organization=outsider.org, platform="x")
+    assert ids(f"/api/posts/scheduled?profileId={theirs.pk}") == []  # another organization's: none of mine
+
+
 def test_a_list_item_is_the_content_as_its_own_page_shows_it(api, owner):
     # the list reads a page's variants, media and publications as plain rows (selectors.content_page),
     # the item page through the models: both must say the same, byte for byte

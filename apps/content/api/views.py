@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework.decorators import action
 
 from apps.brands.models import Brand
@@ -362,10 +362,7 @@ class EventViewSet(ListMixin, _ContentBase):
         return self.respond(None, status=204)
 
 
-@extend_schema_view(
-    # the family's list parameters as they stood (its FilterSet reads just `q`, `search`, `date_*`)
-    list=extend_schema(responses=s.BatchOutput(many=True), operation_id="api_batch_list", filters=False)
-)
+@extend_schema_view(list=extend_schema(responses=s.BatchOutput(many=True), operation_id="api_batch_list"))
 class BatchViewSet(ListMixin, _ContentBase):
     queryset = selectors.batch_rows()
     output_serializer = s.BatchOutput
@@ -375,11 +372,7 @@ class BatchViewSet(ListMixin, _ContentBase):
     default_sort = ("created_at", "desc")
     filterset_class = filters.BatchFilter
 
-    @extend_schema(
-        responses=s.BatchOutput,
-        operation_id="api_batch_retrieve",
-        parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH)],  # (no model's words on it)
-    )
+    @extend_schema(responses=s.BatchOutput, operation_id="api_batch_retrieve")
     def retrieve(self, request, pk=None):
         return self.respond(s.present_batch(self.get_object()))
 

@@ -98,7 +98,6 @@ class PostsViewSet(ApiViewSet):
         methods=["GET"],
         responses=PublicationOutput(many=True),
         operation_id="api_posts_scheduled_list",
-        filters=False,  # the family's list parameters as they stood (`profileId` undocumented)
     )
     @extend_schema(
         methods=["POST"],
