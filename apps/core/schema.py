@@ -416,10 +416,7 @@ def _error_responses(op, family_b: bool) -> dict:
 
 
 def _parameter_schemas(op, family_b: bool) -> None:
-    """`wait` in (0, 60] (the server refuses others); Family B's path ids are UUIDs."""
-    for param in op.get("parameters", []):
-        if param.get("in") == "query" and param["name"] == "wait":
-            param["schema"] = {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 60}
+    """Family B's path ids are UUIDs."""
     if family_b:
         for param in op.get("parameters", []):
             if param.get("in") == "path" and param["name"] in ("id", "brand_pk", "pk"):

@@ -225,13 +225,17 @@ def test_it_refuses_carousel_media_with_a_clear_message(api):
     assert "Carousel media is not implemented" in response.json()["error"]["details"]["media"][0]
 
 
-@pytest.mark.parametrize("wait", ["0", "61", "-1", "soon"])
+@pytest.mark.parametrize("wait", ["0", "61", "-1", "soon", "nan", "inf"])
 def test_it_refuses_a_wait_out_of_range(api, wait):
     response = api.post(
         f"/v1/content/generate?wait={wait}", {"prompt": "x", "platforms": ["x"]}, format="json"
     )
     assert response.status_code == 400
-    assert "wait" in response.json()["error"]["details"]
+    assert response.json()["error"] == {
+        "code": "VALIDATION_ERROR",
+        "message": "wait must be more than 0 and at most 60 seconds.",
+        "details": {"wait": ["Must be in (0, 60]."]},
+    }
 
 
 @pytest.mark.django_db(transaction=True)

@@ -69,6 +69,19 @@ def test_wait_declares_the_bounds_the_server_enforces(schemas, owner):
         assert response.status_code == 400 and "wait" in response.json()["error"]["details"], response.content
 
 
+def test_schedule_slots_declare_the_days_the_server_takes(schemas):
+    for method in ("get", "put"):
+        (days,) = [
+            p
+            for p in schemas["api"]["paths"]["/profiles/{id}/schedule-slots"][method]["parameters"]
+            if p["name"] == "days"
+        ]
+        assert (days["in"], days["schema"]) == (
+            "query",
+            {"type": "integer", "minimum": 1, "maximum": 31, "default": 7},
+        )
+
+
 def test_request_bodies_refuse_unknown_fields_in_the_schema_and_on_the_server(schemas, owner):
     assert schemas["v1"]["components"]["schemas"]["BrandInputRequest"]["additionalProperties"] is False
     response = owner.client().post("/v1/brands", {"name": "Acme", "colour": "red"}, format="json")

@@ -355,7 +355,7 @@ def test_bad_posting_times_and_unknown_time_zones_are_refused(b, owner, payload,
     assert profile.settings == before
 
 
-@pytest.mark.parametrize("days", ["0", "32", "week"])
+@pytest.mark.parametrize("days", ["0", "32", "week", "", "1.5"])
 def test_days_out_of_range_is_refused(b, profiles, days):
     response = b.get(f"/api/profiles/{profiles[0].pk}/schedule-slots?days={days}")
     assert response.status_code == 400
@@ -363,6 +363,25 @@ def test_days_out_of_range_is_refused(b, profiles, days):
         "error": "days must be between 1 and 31.",
         "details": {"code": "VALIDATION_ERROR", "days": ["Must be 1-31."]},
     }
+
+
+def test_a_replacement_with_days_out_of_range_is_refused_and_stores_nothing(b, owner):
+    profile = ProfileFactory(organization=owner.org)
+    before = dict(profile.settings)
+    response = b.put(
+        f"/api/profiles/{profile.pk}/schedule-slots?days=32",
+        {"postingTimes": ["07:15"], "timezone": "UTC"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"] == "days must be between 1 and 31."
+    profile.refresh_from_db()
+    assert profile.settings == before
+
+
+def test_schedule_slots_list_a_week_unless_days_are_given(b, owner):
+    profile = ProfileFactory(organization=owner.org, settings={"timezone": "UTC", "postingTimes": ["12:00"]})
+    assert len(b.get(f"/api/profiles/{profile.pk}/schedule-slots").json()["data"]["upcoming"]) == 7
 
 
 # --- bulk ---------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from apps.content.serializers import (
     shown_media,
 )
 from apps.core import ids
+from apps.core.errors import ValidationFailed
 from apps.core.serializers import (
     NamedChoiceField,
     OfferedChoiceField,
@@ -28,6 +29,32 @@ from .. import selectors, states
 from ..models import RATIOS, PostType
 
 LENGTHS = ("short", "medium", "long")
+MAX_WAIT_SECONDS = 60
+
+
+@extend_schema_field({"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": MAX_WAIT_SECONDS})
+class WaitSeconds(serializers.FloatField):
+    """Seconds in (0, MAX_WAIT_SECONDS]; anything else (not a number too) is one 400 naming `wait`."""
+
+    def to_internal_value(self, data) -> float:
+        try:
+            value = float(data)
+        except (TypeError, ValueError):
+            value = -1.0
+        if not 0 < value <= MAX_WAIT_SECONDS:
+            raise ValidationFailed(
+                f"wait must be more than 0 and at most {MAX_WAIT_SECONDS} seconds.",
+                {"wait": [f"Must be in (0, {MAX_WAIT_SECONDS}]."]},
+            )
+        return value
+
+
+class WaitQuery(serializers.Serializer):
+    """POST /v1/content/generate's query: `wait` (left out or empty: answer at once)."""
+
+    wait = WaitSeconds(
+        required=False, help_text=f"Wait up to this many seconds (max {MAX_WAIT_SECONDS}) for the result"
+    )
 
 
 class SettingsInput(StrictSerializer):

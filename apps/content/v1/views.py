@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 
 from apps.brands.models import Brand
-from apps.core.errors import ValidationFailed
 from apps.core.views import ListMixin, V1ViewSet
 
 from .. import filters, permissions, selectors, services
 from ..services import GenerationInput
 from . import serializers as s
-
-MAX_WAIT_SECONDS = 60
 
 
 @extend_schema_view(list=extend_schema(operation_id="v1_content_list"))
@@ -51,29 +48,13 @@ class ContentViewSet(ListMixin, V1ViewSet):
         return self._content(content.pk)
 
     def _wait_seconds(self) -> float | None:
-        raw = self.request.query_params.get("wait")
-        if raw in (None, ""):
-            return None
-        try:
-            value = float(raw)
-        except ValueError:
-            value = -1.0
-        if not 0 < value <= MAX_WAIT_SECONDS:
-            raise ValidationFailed(
-                f"wait must be more than 0 and at most {MAX_WAIT_SECONDS} seconds.",
-                {"wait": [f"Must be in (0, {MAX_WAIT_SECONDS}]."]},
-            )
-        return value
+        return self.validated(s.WaitQuery, self.request.query_params).get("wait")
 
     @extend_schema(
         request=s.GenerateInput,
         responses={202: s.ContentOutput, 200: s.ContentOutput},
         operation_id="v1_content_generate",
-        parameters=[
-            OpenApiParameter(
-                "wait", float, description="Wait up to this many seconds (max 60) for the result"
-            )
-        ],
+        parameters=[s.WaitQuery],
     )
     def generate(self, request):
         wait = self._wait_seconds()

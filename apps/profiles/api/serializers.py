@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from apps.brands.api.serializers import GenerationSettingsInput
 from apps.core.errors import ValidationFailed
@@ -15,6 +16,31 @@ SLOT_FIELDS = {
     "postingTimes": {"items": {"type": "string", "pattern": HHMM.pattern}},
     "timezone": {"$ref": "#/components/schemas/Timezone"},
 }
+
+
+class SlotDays(serializers.IntegerField):
+    """Days ahead, 1 to 31, read as `int()` reads them; anything else (an empty value too) is one
+    400 naming `days`."""
+
+    def get_value(self, dictionary):
+        return dictionary.get(self.field_name, empty)  # an empty value is a value (refused), not left out
+
+    def to_internal_value(self, data) -> int:
+        try:
+            value = int(data)
+        except (TypeError, ValueError):
+            value = -1
+        if not 1 <= value <= 31:
+            raise ValidationFailed("days must be between 1 and 31.", {"days": ["Must be 1-31."]})
+        return value
+
+
+class SlotsQuery(serializers.Serializer):
+    """GET and PUT /api/profiles/{id}/schedule-slots: how many `days` of upcoming slots to list."""
+
+    days = SlotDays(
+        required=False, default=7, min_value=1, max_value=31, help_text="Days of upcoming slots to list"
+    )
 
 
 class ProfileSettingsFields(StrictSerializer):

@@ -10,7 +10,6 @@ from apps.brands import selectors as brand_selectors
 from apps.brands.api import serializers as brand_s
 from apps.brands.models import Brand
 from apps.brands.services import SETTINGS_DEFAULTS, effective_settings
-from apps.core.errors import ValidationFailed
 from apps.core.serializers import iso
 from apps.core.views import ApiViewSet, ListMixin
 
@@ -131,9 +130,15 @@ class ProfileViewSet(ListMixin, ApiViewSet):
             }
         )
 
-    @extend_schema(methods=["GET"], responses=SlotsOutput, operation_id="api_profiles_slots_get")
+    @extend_schema(
+        methods=["GET"],
+        parameters=[s.SlotsQuery],
+        responses=SlotsOutput,
+        operation_id="api_profiles_slots_get",
+    )
     @extend_schema(
         methods=["PUT"],
+        parameters=[s.SlotsQuery],
         request=s.ScheduleSlotsInput,
         responses=SlotsOutput,
         operation_id="api_profiles_slots_put",
@@ -141,15 +146,10 @@ class ProfileViewSet(ListMixin, ApiViewSet):
     @action(detail=True, methods=["get", "put"], url_path="schedule-slots")
     def schedule_slots(self, request, pk=None):
         profile = self.get_object()
-        if request.method == "PUT":
-            data = self.validated(s.ScheduleSlotsInput)
+        data = self.validated(s.ScheduleSlotsInput) if request.method == "PUT" else None
+        days = self.validated(s.SlotsQuery, request.query_params)["days"]  # checked before the write
+        if data is not None:
             profile = services.profile_update_settings(profile=profile, settings=dict(data))
-        try:
-            days = int(request.query_params.get("days", 7))
-        except ValueError:
-            days = -1
-        if not 1 <= days <= 31:
-            raise ValidationFailed("days must be between 1 and 31.", {"days": ["Must be 1-31."]})
         slots = services.schedule_slots(profile=profile, days=days)
         return self.respond(
             {
