@@ -70,7 +70,8 @@ def error_text(exc: ApplicationError) -> str:
     for key, value in details.items():
         if key in ("status", "action", "allowedActions", "requiresApproval", "id"):
             continue
-        parts.append(f"{key}: {flat(value)}")
+        # a service names domain subjects ("scheduled_date"): in words for staff
+        parts.append(f"{key.replace('_', ' ') if key in exc.problems else key}: {flat(value)}")
     return " ".join(parts)
 
 

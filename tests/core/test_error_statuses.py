@@ -147,3 +147,13 @@ def test_services_name_domain_subjects_never_request_fields(path):
             assert re.fullmatch(r"[a-z_]+", subject), (
                 f"{path}:{call.lineno}: {subject!r} is not a domain subject"
             )
+
+
+def test_the_staff_console_names_a_services_subjects_in_words():
+    """The admin shows a refusal as its message and its problems, the domain subjects in words
+    (not a family's request field: staff use neither API)."""
+    from apps.content.admin import error_text
+    from apps.core.errors import InvalidSubject
+
+    exc = InvalidSubject("scheduledDate is in the past.", "scheduled_date", "Must be today or later.")
+    assert error_text(exc) == "scheduledDate is in the past. scheduled date: Must be today or later."
