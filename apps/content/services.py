@@ -82,11 +82,35 @@ def engine_languages() -> tuple[str, ...] | None:
 
 
 def _validate(inp: GenerationInput) -> list[str]:
+    """The request's platforms (normalized, without repeats) once it passes every rule: the
+    field errors are reported together (a 400 naming each field), then the rules on the
+    source media and on the platforms' formats one at a time."""
+    platforms, errors = _field_errors(inp)
+    if errors:
+        raise InvalidSubject("Invalid request parameters.", problems=errors)
+    _check_source_media(inp)
+    _check_formats(inp, platforms)
+    return platforms
+
+
+def _field_errors(inp: GenerationInput) -> tuple[list[str], dict]:
+    """The normalized platforms and every field's errors, keyed in the order they are reported."""
     errors: dict = {}
     if not inp.prompt or not inp.prompt.strip():
         errors["prompt"] = ["A prompt or task is required."]
-    platforms = []
-    for p in inp.platforms or []:
+    platforms = _platform_names(inp.platforms, errors)
+    _choice_errors(inp, errors)
+    _language_errors(inp, errors)
+    count = (inp.media_request or {}).get("count", 1)
+    if not isinstance(count, int) or not 1 <= count <= MAX_IMAGES:
+        errors.setdefault("media", []).append(f"count must be between 1 and {MAX_IMAGES}.")
+    return platforms, errors
+
+
+def _platform_names(requested: list[str] | None, errors: dict) -> list[str]:
+    """The known platforms among `requested`, normalized and without repeats."""
+    platforms: list[str] = []
+    for p in requested or []:
         try:
             name = platform_rules.normalize_platform(p)
         except ValueError:
@@ -96,6 +120,11 @@ def _validate(inp: GenerationInput) -> list[str]:
             platforms.append(name)
     if not platforms and "platforms" not in errors:
         errors["platforms"] = ["At least one platform is required."]
+    return platforms
+
+
+def _choice_errors(inp: GenerationInput, errors: dict) -> None:
+    """Media type, post type, dimensions and generation mode each among their choices."""
     if inp.media_type == "carousel":
         errors["media"] = ["Carousel media is not implemented: use image or video."]
     elif inp.media_type not in MediaType.values:
@@ -106,18 +135,23 @@ def _validate(inp: GenerationInput) -> list[str]:
         errors["dimensions"] = [f"Must be one of {', '.join(RATIOS)}."]
     if inp.generation_mode not in GenerationMode.values:
         errors["generation_mode"] = [f"Must be one of {', '.join(GenerationMode.values)}."]
+
+
+def _language_errors(inp: GenerationInput, errors: dict) -> None:
+    """A requested language the configured engine writes."""
     language = (inp.settings or {}).get("language")
-    if language is not None:
-        supported = engine_languages()
-        if supported is not None and language not in supported:
-            errors["settings"] = {
-                "language": [f"'{language}' is not available; this engine writes {', '.join(supported)}."]
-            }
-    count = (inp.media_request or {}).get("count", 1)
-    if not isinstance(count, int) or not 1 <= count <= MAX_IMAGES:
-        errors.setdefault("media", []).append(f"count must be between 1 and {MAX_IMAGES}.")
-    if errors:
-        raise InvalidSubject("Invalid request parameters.", problems=errors)
+    if language is None:
+        return
+    supported = engine_languages()
+    if supported is not None and language not in supported:
+        errors["settings"] = {
+            "language": [f"'{language}' is not available; this engine writes {', '.join(supported)}."]
+        }
+
+
+def _check_source_media(inp: GenerationInput) -> None:
+    """A manual upload brings its own unused media of the right type; reference-based
+    generation needs a reference image (given, or one of the brand's)."""
     if inp.generation_mode == GenerationMode.MANUAL and inp.source_media is None:
         raise RuleViolation(
             "manual_upload needs the client's media (mediaId of an upload).",
@@ -141,6 +175,10 @@ def _validate(inp: GenerationInput) -> list[str]:
                 "The uploaded media does not match the media type.",
                 problems={"media": f"Upload is {inp.source_media.media_type}."},
             )
+
+
+def _check_formats(inp: GenerationInput, platforms: list[str]) -> None:
+    """Every platform takes the post and media type, and the profile posts to one of them."""
     for platform in platforms:
         try:
             platform_rules.get_format(platform, inp.post_type, inp.media_type)
@@ -151,7 +189,6 @@ def _validate(inp: GenerationInput) -> list[str]:
             "The profile's platform is not among the content's platforms.",
             problems={"platform": inp.profile.platform},
         )
-    return platforms
 
 
 @transaction.atomic
