@@ -104,6 +104,17 @@ def statuses_of(exc: errors.ApplicationError) -> tuple[int, int]:
     return next(STATUSES[cls] for cls in type(exc).__mro__ if cls in STATUSES)
 
 
+#: Django's own request errors, the first class that matches: (status, code, message); the
+#: specific SuspiciousOperation subclasses come before it
+_DJANGO_ERRORS: tuple[tuple[type[Exception] | tuple[type[Exception], ...], int, str, str], ...] = (
+    (Http404, 404, "NOT_FOUND", "Resource not found."),
+    (DjangoPermissionDenied, 403, "AUTHORIZATION_ERROR", "Insufficient permissions."),
+    (RequestDataTooBig, 413, "VALIDATION_ERROR", "The request body is too large."),
+    ((TooManyFieldsSent, TooManyFilesSent), 400, "VALIDATION_ERROR", "The request body has too many fields."),
+    (SuspiciousOperation, 400, "VALIDATION_ERROR", "The request could not be read."),
+)
+
+
 def _normalize(exc: Exception, family: str) -> tuple[int, int, str, str, dict, dict]:
     """(status A, status B, code, message, details, headers) for any exception; `details` in
     the family's field names."""
@@ -116,32 +127,31 @@ def _normalize(exc: Exception, family: str) -> tuple[int, int, str, str, dict, d
             headers["WWW-Authenticate"] = _challenge(exc)
         details = details_in(exc, family)
         return status_a, status_b, exc.code, exc.message, details, headers
-    if isinstance(exc, Http404):
-        return 404, 404, "NOT_FOUND", "Resource not found.", {}, headers
-    if isinstance(exc, DjangoPermissionDenied):
-        return 403, 403, "AUTHORIZATION_ERROR", "Insufficient permissions.", {}, headers
-    if isinstance(exc, RequestDataTooBig):
-        return 413, 413, "VALIDATION_ERROR", "The request body is too large.", {}, headers
-    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
-        return 400, 400, "VALIDATION_ERROR", "The request body has too many fields.", {}, headers
-    if isinstance(exc, SuspiciousOperation):
-        return 400, 400, "VALIDATION_ERROR", "The request could not be read.", {}, headers
+    for classes, status, code, message in _DJANGO_ERRORS:
+        if isinstance(exc, classes):
+            return status, status, code, message, {}, headers
     if isinstance(exc, drf.APIException):
-        status = exc.status_code
-        if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
-            status = 401
-            headers["WWW-Authenticate"] = 'Bearer realm="postforge"'
-        code = _DRF_CODES.get(status, "SERVER_ERROR")
-        if isinstance(exc, drf.ValidationError):
-            details = exc.detail if isinstance(exc.detail, dict) else {"nonFieldErrors": exc.detail}
-            return 400, 400, code, "Invalid request parameters.", _plain_dict(details), headers
-        if isinstance(exc, drf.ParseError):
-            return 400, 400, code, f"Malformed request body: {exc.detail}", {}, headers
-        if isinstance(exc, drf.Throttled):
-            headers["Retry-After"] = str(int(getattr(exc, "wait", None) or 1))
-        message = str(exc.detail) if not isinstance(exc.detail, list | dict) else "Request failed."
-        return status, status, code, message, {}, headers
+        return _normalize_drf(exc, headers)
     return 500, 500, "SERVER_ERROR", "Internal server error.", {}, headers
+
+
+def _normalize_drf(exc: drf.APIException, headers: dict) -> tuple[int, int, str, str, dict, dict]:
+    """DRF's errors: its status (401 for missing or bad credentials), the code for it and its
+    detail as the message; a validation error's detail as `details`."""
+    status = exc.status_code
+    if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
+        status = 401
+        headers["WWW-Authenticate"] = 'Bearer realm="postforge"'
+    code = _DRF_CODES.get(status, "SERVER_ERROR")
+    if isinstance(exc, drf.ValidationError):
+        details = exc.detail if isinstance(exc.detail, dict) else {"nonFieldErrors": exc.detail}
+        return 400, 400, code, "Invalid request parameters.", _plain_dict(details), headers
+    if isinstance(exc, drf.ParseError):
+        return 400, 400, code, f"Malformed request body: {exc.detail}", {}, headers
+    if isinstance(exc, drf.Throttled):
+        headers["Retry-After"] = str(int(getattr(exc, "wait", None) or 1))
+    message = str(exc.detail) if not isinstance(exc.detail, list | dict) else "Request failed."
+    return status, status, code, message, {}, headers
 
 
 def _challenge(exc: errors.AuthenticationFailed) -> str:
