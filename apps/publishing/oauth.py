@@ -322,51 +322,95 @@ def _credential_problem(row: OAuthState, now) -> tuple[str, str] | None:
     """Whether the credential that began the attempt may still finish it: the same key (not
     revoked, of the state's organization, still allowed to connect profiles) or the same
     token (not expired, its user still an admin there). ``(code, message)`` when not."""
-    from apps.accounts.models import ROLE_RANK, ApiKey, Membership, Role
-
     kind, _, rest = (row.credential_id or "").partition(":")
     if kind == "key":
-        key_id = ids.parse(rest)
-        key = ApiKey.objects.filter(pk=key_id).first() if key_id else None
-        if key is None or key.organization_id != row.organization_id:
-            return (
-                "credential_invalid",
-                "The API key that started this connection no longer exists; start again.",
-            )
-        if key.revoked_at is not None:
-            return (
-                "credential_revoked",
-                "The API key that started this connection was revoked; start again with a valid key.",
-            )
-        if ROLE_RANK[Role(key.role)] < ROLE_RANK[Role.ADMIN] or (key.scopes and "profiles" not in key.scopes):
+        return _key_problem(row, rest)
+    if kind == "jwt":
+        return _token_problem(row, rest, now)
+    return "credential_invalid", "This connect attempt was not started by an API credential."
+
+
+def _key_problem(row: OAuthState, key_hex: str) -> tuple[str, str] | None:
+    """The API key that began the attempt: still there, of the state's organization, not
+    revoked and still allowed to connect profiles."""
+    from apps.accounts.models import ROLE_RANK, ApiKey, Role
+
+    key_id = ids.parse(key_hex)
+    key = ApiKey.objects.filter(pk=key_id).first() if key_id else None
+    if key is None or key.organization_id != row.organization_id:
+        return (
+            "credential_invalid",
+            "The API key that started this connection no longer exists; start again.",
+        )
+    if key.revoked_at is not None:
+        return (
+            "credential_revoked",
+            "The API key that started this connection was revoked; start again with a valid key.",
+        )
+    if ROLE_RANK[Role(key.role)] < ROLE_RANK[Role.ADMIN] or (key.scopes and "profiles" not in key.scopes):
+        return (
+            "credential_not_allowed",
+            "The API key that started this connection may no longer connect profiles.",
+        )
+    return None
+
+
+def _token_problem(row: OAuthState, token_rest: str, now) -> tuple[str, str] | None:
+    """The token that began the attempt: of the state's organization, not expired, its user
+    still an admin there."""
+    from apps.accounts.models import ROLE_RANK, Membership, Role
+
+    org_hex = token_rest.partition(":")[0]
+    if org_hex != row.organization_id.hex:
+        return (
+            "credential_invalid",
+            "The token that started this connection belongs to another organization.",
+        )
+    if row.credential_expires_at is not None and row.credential_expires_at <= now:
+        return (
+            "credential_expired",
+            "The token that started this connection expired; start again with a fresh one.",
+        )
+    if row.user_id is not None:
+        membership = Membership.objects.filter(
+            organization_id=row.organization_id, user_id=row.user_id
+        ).first()
+        if membership is None or ROLE_RANK[Role(membership.role)] < ROLE_RANK[Role.ADMIN]:
             return (
                 "credential_not_allowed",
-                "The API key that started this connection may no longer connect profiles.",
+                "The user who started this connection may no longer connect profiles.",
             )
-        return None
-    if kind == "jwt":
-        org_hex = rest.partition(":")[0]
-        if org_hex != row.organization_id.hex:
-            return (
-                "credential_invalid",
-                "The token that started this connection belongs to another organization.",
-            )
-        if row.credential_expires_at is not None and row.credential_expires_at <= now:
-            return (
-                "credential_expired",
-                "The token that started this connection expired; start again with a fresh one.",
-            )
-        if row.user_id is not None:
-            membership = Membership.objects.filter(
-                organization_id=row.organization_id, user_id=row.user_id
-            ).first()
-            if membership is None or ROLE_RANK[Role(membership.role)] < ROLE_RANK[Role.ADMIN]:
-                return (
-                    "credential_not_allowed",
-                    "The user who started this connection may no longer connect profiles.",
-                )
-        return None
-    return "credential_invalid", "This connect attempt was not started by an API credential."
+    return None
+
+
+class _NotGranted(Exception):
+    """The provider's answer ends the attempt: the browser goes back with ``error``."""
+
+    def __init__(self, error: str, description: str):
+        super().__init__(error)
+        self.error = error
+        self.description = description
+
+
+def _granted(row: OAuthState, code: str) -> tuple[TokenSet, AccountInfo]:
+    """The tokens for the code and the account they reach, or ``_NotGranted`` saying why not."""
+    try:
+        tokens, account = _exchange(row, code)
+    except sandbox.SandboxCodeInvalid as exc:
+        raise _NotGranted("invalid_grant", str(exc)) from None
+    except AuthCanceled:
+        raise _NotGranted("access_denied", "The authorization was not granted.") from None
+    except SocialAuthBaseException as exc:
+        logger.warning(
+            "OAuth token exchange failed for %s: %s (%s)", row.platform, exc.code, exc.provider_code
+        )
+        raise _NotGranted("token_exchange_failed", exc.detail or str(exc)) from None
+    except PlatformError as exc:
+        logger.warning("Reading the %s account failed: %s", row.platform, exc.code)
+        raise _NotGranted("account_unavailable", exc.message) from None
+    if not account.external_id:
+        raise _NotGranted("account_unavailable", "The platform did not identify the account.")
+    return tokens, account
 
 
 def oauth_complete(
@@ -420,19 +464,9 @@ def oauth_complete(
         return _error_redirect(row, "invalid_request", "The provider returned no authorization code.")
 
     try:
-        tokens, account = _exchange(row, code)
-    except sandbox.SandboxCodeInvalid as exc:
-        return _error_redirect(row, "invalid_grant", str(exc))
-    except AuthCanceled:
-        return _error_redirect(row, "access_denied", "The authorization was not granted.")
-    except SocialAuthBaseException as exc:
-        logger.warning("OAuth token exchange failed for %s: %s (%s)", platform, exc.code, exc.provider_code)
-        return _error_redirect(row, "token_exchange_failed", exc.detail or str(exc))
-    except PlatformError as exc:
-        logger.warning("Reading the %s account failed: %s", platform, exc.code)
-        return _error_redirect(row, "account_unavailable", exc.message)
-    if not account.external_id:
-        return _error_redirect(row, "account_unavailable", "The platform did not identify the account.")
+        tokens, account = _granted(row, code)
+    except _NotGranted as refusal:
+        return _error_redirect(row, refusal.error, refusal.description)
 
     profile = profile_connect(
         organization=row.organization,

@@ -206,7 +206,7 @@ def publications_schedule(
         raise InvalidSubject("scheduledFor is in the past.", "scheduled_for", "Must be in the future.")
     for profile in profiles:
         _upsert(content, profile, when, options)
-    if content.status != states.SCHEDULED and content.status != states.PUBLISHING:
+    if content.status not in (states.SCHEDULED, states.PUBLISHING):
         transition(content, "schedule", event=None)
     content.scheduled_for = (
         Publication.objects.filter(content=content, status=Publication.SCHEDULED).aggregate(
@@ -770,24 +770,10 @@ def _attempt(
         client = client_for(pub.profile)
         req = post_request_for(pub, context)
         if must_reconcile:
-            if not can_reconcile(pub.profile):
-                return _unknown(pub, OutcomeUnknown("An earlier attempt may have posted it."))
-            try:
-                found = client.find_published(req)
-            except PlatformError as exc:
-                if exc.scope_missing:  # the grant cannot read posts back
-                    return _Unknown(pub, error=exc)
-                raise
-            if found is not None:
-                return _Published(pub, result=found)
-        quota = client.publish_quota()
-        if quota is not None and quota.remaining <= 0:
-            raise PlatformError(
-                f"{pub.profile.platform} publishing limit reached ({quota.used}/{quota.limit} in 24 h).",
-                code="publish_limit",
-                retryable=True,
-                retry_after=3600,
-            )
+            reconciled = _reconciled(pub, client, req)
+            if reconciled is not None:
+                return reconciled
+        _check_quota(pub, client)
         client.validate(req)
         result = client.publish(req)  # the irreversible call (outcome_unknown was committed by the claim)
         if result.pending:  # accepted, still processing (TikTok): the poller follows it up
@@ -795,25 +781,66 @@ def _attempt(
     except OutcomeUnknown as exc:
         return _unknown(pub, exc)
     except PlatformError as exc:
-        if exc.token_expired:
-            if refreshed:  # a fresh token refused too: try again later, the grant stands
-                exc.retryable = True
-            else:
-                from .crypto import decrypt
-
-                stale = decrypt(pub.profile.access_token_enc)
-                if _token_refresh(pub.profile, unless_access_changed_from=stale):
-                    return _attempt(pub, must_reconcile, context, refreshed=True)
-                if pub.profile.token_status != "valid":
-                    exc.message = (
-                        f"{exc.message} (the platform refused to refresh the token: reconnect the profile)"
-                    )
-                    return _Failed(pub, error=exc)
-                exc.retryable = True  # the refresh could not be tried (network, 5xx): later
-        if exc.retryable and pub.attempts < MAX_ATTEMPTS:
-            return _Retry(pub, error=exc)
-        return _Failed(pub, error=exc)
+        return _refused(pub, exc, must_reconcile, context, refreshed=refreshed)
     return _Published(pub, result=result)
+
+
+def _reconciled(pub: Publication, client: PlatformClient, req: PostRequest) -> _Attempt | None:
+    """After an attempt whose outcome is unknown: the post the platform already has, an
+    unknown outcome when the grant cannot look, or None to post it."""
+    if not can_reconcile(pub.profile):
+        return _unknown(pub, OutcomeUnknown("An earlier attempt may have posted it."))
+    try:
+        found = client.find_published(req)
+    except PlatformError as exc:
+        if exc.scope_missing:  # the grant cannot read posts back
+            return _Unknown(pub, error=exc)
+        raise
+    if found is not None:
+        return _Published(pub, result=found)
+    return None
+
+
+def _check_quota(pub: Publication, client: PlatformClient) -> None:
+    """Refuse (retryable in an hour) when the platform's daily publishing limit is reached."""
+    quota = client.publish_quota()
+    if quota is not None and quota.remaining <= 0:
+        raise PlatformError(
+            f"{pub.profile.platform} publishing limit reached ({quota.used}/{quota.limit} in 24 h).",
+            code="publish_limit",
+            retryable=True,
+            retry_after=3600,
+        )
+
+
+def _refused(
+    pub: Publication,
+    exc: PlatformError,
+    must_reconcile: bool,
+    context: _ChunkContext | None,
+    *,
+    refreshed: bool,
+) -> _Attempt:
+    """The platform refused: an expired token is refreshed once and the attempt tried again;
+    otherwise a retry while attempts remain and the error is retryable, else a failure."""
+    if exc.token_expired:
+        if refreshed:  # a fresh token refused too: try again later, the grant stands
+            exc.retryable = True
+        else:
+            from .crypto import decrypt
+
+            stale = decrypt(pub.profile.access_token_enc)
+            if _token_refresh(pub.profile, unless_access_changed_from=stale):
+                return _attempt(pub, must_reconcile, context, refreshed=True)
+            if pub.profile.token_status != "valid":
+                exc.message = (
+                    f"{exc.message} (the platform refused to refresh the token: reconnect the profile)"
+                )
+                return _Failed(pub, error=exc)
+            exc.retryable = True  # the refresh could not be tried (network, 5xx): later
+    if exc.retryable and pub.attempts < MAX_ATTEMPTS:
+        return _Retry(pub, error=exc)
+    return _Failed(pub, error=exc)
 
 
 def _record(attempts: list[_Attempt], *, from_status: str = Publication.PUBLISHING) -> list[Publication]:
