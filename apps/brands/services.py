@@ -104,11 +104,8 @@ def _apply(brand: Brand, fields: dict) -> None:
         if brand.logo_url:
             brand.logo = None
     for name, value in fields.items():
-        if name not in BRAND_FIELDS:
-            continue
-        if name == "hashtags":
-            value = _normalize_hashtags(value)
-        setattr(brand, name, value)
+        if name in BRAND_FIELDS:
+            setattr(brand, name, _normalize_hashtags(value) if name == "hashtags" else value)
 
 
 @transaction.atomic
