@@ -463,7 +463,7 @@ class LinkedInBackend(ServiceBackend, LinkedinOAuth2):
     #: the member's follower count needs this Community Management API permission
     FOLLOWERS_SCOPE = "r_member_profileAnalytics"
 
-    def request_access_token(
+    def request_access_token(  # noqa: PLR0917 - overrides social-core's method: the signature is theirs
         self,
         url,
         method="POST",

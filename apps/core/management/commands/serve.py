@@ -186,7 +186,7 @@ class Command(BaseCommand):
                         stdout=out,
                         stderr=subprocess.STDOUT,
                         stdin=subprocess.DEVNULL,
-                        preexec_fn=_die_with_parent,
+                        preexec_fn=_die_with_parent,  # noqa: PLW1509 - only prctl, so children die with serve
                     )
                 )
         return children
