@@ -150,6 +150,7 @@ class Content(OrgScopedModel):
     variant_rows: list
     shown_media: list
     publication_list: list
+    tag_ids: list
 
     @property
     def requires_approval(self) -> bool:

@@ -100,32 +100,38 @@ VARIANT_FIELDS = (
 )
 
 
-def content_rows(*, tags: bool = False):
+def content_rows():
     """Content as a list presents it, of every organization: a list view declares it as its
     `queryset` and the family base scopes it to the caller's (filters: content/filters.py). A
     page of it is made presentable by `content_page` once paged: the brand's approval rule comes
     as a column, not as a brand per row."""
-    qs = Content.objects.only(*LIST_FIELDS).annotate(
+    return Content.objects.only(*LIST_FIELDS).annotate(
         brand_require_approval=F("brand__generation_settings__require_approval")
     )
-    return qs.prefetch_related("tags") if tags else qs
 
 
-def content_list(*, organization, tags: bool = False):
+def content_list(*, organization):
     """`content_rows` of the organization."""
-    return content_rows(tags=tags).for_organization(organization)
+    return content_rows().for_organization(organization)
 
 
-def content_page(contents: list[Content]) -> list[Content]:
-    """A list page's variants, shown media and publications, one query each, hung on the rows
-    as `variant_rows`, `shown_media` and `publication_list` (the attributes `_with_media`'s
-    prefetches set): plain named rows, not models (building a model per variant, media item,
-    publication and its profile was most of a page's cost)."""
+def content_page(contents: list[Content], *, tags: bool = False) -> list[Content]:
+    """A list page's variants, shown media and publications (and with `tags` its tag ids), one
+    query each, hung on the rows as `variant_rows`, `shown_media`, `publication_list` (the
+    attributes `_with_media`'s prefetches set) and `tag_ids`: plain named rows, not models
+    (building a model per variant, media item, publication and its profile was most of a
+    page's cost)."""
     by_id: dict[Any, Content] = {c.pk: c for c in contents}
     for content in contents:
         content.variant_rows, content.shown_media, content.publication_list = [], [], []
+        if tags:
+            content.tag_ids = []
     if not by_id:
         return contents
+    if tags:
+        tagged = Content.tags.through.objects.filter(content_id__in=list(by_id))
+        for content_id, tag_id in tagged.values_list("content_id", "tag_id"):
+            by_id[content_id].tag_ids.append(tag_id)
     variants = Variant.objects.filter(content_id__in=list(by_id)).order_by("platform", "pk")
     for row in variants.values_list(*VARIANT_FIELDS, named=True):
         by_id[row.content_id].variant_rows.append(row)

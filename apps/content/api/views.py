@@ -59,7 +59,7 @@ class _ContentBase(ApiViewSet):
 
 @extend_schema_view(list=extend_schema(operation_id="api_content_list"))
 class ContentViewSet(ListMixin, _ContentBase):
-    queryset = selectors.content_rows(tags=True)
+    queryset = selectors.content_rows()
     output_serializer = s.ContentOutput
     id_kind = "content"
     action_buckets = {
