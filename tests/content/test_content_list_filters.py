@@ -181,7 +181,7 @@ def test_a_list_item_is_the_content_as_its_own_page_shows_it(api, owner):
     profile = ProfileFactory(organization=owner.org, brand=strict, platform="instagram")
     tag = Tag.objects.create(organization=owner.org, name="autumn")
     review = make_content(owner.org, brand=strict, status="review", platforms=("instagram", "x", "linkedin"))
-    review.tags.add(tag)
+    review.tags.add(tag, Tag.objects.create(organization=owner.org, name="soup"))  # ids sorted in B
     scheduled = make_content(owner.org, status="scheduled", platforms=("tiktok",), image=False)
     when = timezone.now() + datetime.timedelta(days=1)
     Publication.objects.create(
@@ -212,6 +212,7 @@ def test_a_list_item_is_the_content_as_its_own_page_shows_it(api, owner):
         alone = api.get(f"/v1/content/{item['id']}").json()
         alone.pop("analytics")
         assert item == alone and list(item) == list(alone)
+    assert [len(x["tagIds"]) for x in listed_b] == [0, 0, 2]
     for item in listed_b:
         alone = api.get(f"/api/content/{item['id']}").json()["data"]
         assert item == alone and list(item) == list(alone)
