@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.files.storage import default_storage
+from django.core.files.storage import FileSystemStorage, default_storage
 from django.db.models.fields.files import FieldFile
+from django.utils.encoding import filepath_to_uri
+
+
+def stored_url(name: str) -> str:
+    """The default storage's URL of a stored name. On the local disk it is the base URL and the
+    name as a URI, which `FileSystemStorage.url` gets by `urljoin`, parsing both for each of the
+    two files of every item of a list page; a name urljoin would rewrite (a `.` or `..` or empty
+    segment) still goes through it, as does any other storage (S3 signs or prefixes its own)."""
+    if default_storage.__class__.url is FileSystemStorage.url:
+        uri = filepath_to_uri(name).lstrip("/")
+        base = default_storage.base_url
+        if base.endswith("/") and "//" not in uri and "." not in uri.split("/")[0] and "/." not in uri:
+            return base + uri
+    return default_storage.url(name)
 
 
 def absolute_url(request: object, file_field: FieldFile | str | None) -> str | None:
@@ -14,7 +28,7 @@ def absolute_url(request: object, file_field: FieldFile | str | None) -> str | N
     header (a client chooses it)."""
     if not file_field:
         return None
-    url = default_storage.url(file_field) if isinstance(file_field, str) else file_field.url
+    url = stored_url(file_field) if isinstance(file_field, str) else file_field.url
     if url.startswith("http://") or url.startswith("https://"):
         return url
     return f"{settings.PUBLIC_BASE_URL}{url}"
