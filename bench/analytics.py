@@ -157,8 +157,9 @@ def main() -> None:
     os.environ["RATE_LIMIT_DEFAULT"] = "100000000"
     import django
 
-    from bench.common import ensure_secrets
+    from bench.common import ensure_database, ensure_secrets
 
+    ensure_database(os.environ["DATABASE_URL"])
     ensure_secrets()
     django.setup()
     from django.core.management import call_command

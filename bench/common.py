@@ -67,3 +67,15 @@ def setup_django(database: str, **env: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def ensure_database(url: str) -> None:
+    """Create the benchmark's PostgreSQL database when it is missing (a fresh machine)."""
+    import subprocess
+
+    name = url.rsplit("/", 1)[1]
+    subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", f"CREATE DATABASE {name}"],
+        capture_output=True,
+        check=False,
+    )
