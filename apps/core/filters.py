@@ -1,19 +1,25 @@
 from __future__ import annotations
 
 import datetime
-from typing import ClassVar
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 import django_filters
-from django.db.models import Q, QuerySet
+from django.db.models import Model, Q, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema_field
 from rest_framework.filters import BaseFilterBackend
+from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from . import ids
 from .errors import ValidationFailed
 from .pagination import order_for_paging, query_param
+
+_M = TypeVar("_M", bound=Model)
+_Row = TypeVar("_Row")
 
 
 def as_utc(
@@ -30,7 +36,9 @@ def as_utc(
         return None
 
 
-def parse_datetime_param(params, name: str, *, end_of_day: bool = False) -> datetime.datetime | None:
+def parse_datetime_param(
+    params: Mapping[str, str], name: str, *, end_of_day: bool = False
+) -> datetime.datetime | None:
     raw = params.get(name)
     if not raw:
         return None
@@ -66,7 +74,7 @@ class ListFilterSet(django_filters.FilterSet):
     date_bounds: ClassVar[dict[str, str]] = {}
 
     @property
-    def organization(self):
+    def organization(self) -> Any:  # the caller's Organization (an accounts model: core imports no app)
         return self.request.user.organization
 
     def filter_date(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
@@ -75,7 +83,7 @@ class ListFilterSet(django_filters.FilterSet):
         return queryset.filter(**{f"{self.date_field}__{lookup}": when}) if when else queryset
 
     @staticmethod
-    def referenced(queryset: QuerySet, raw: str, *, kind: str, field: str):
+    def referenced(queryset: QuerySet[_M], raw: str, *, kind: str, field: str) -> _M:
         """The object of `queryset` a parameter names by id; an unknown one is a 400 on the
         parameter (as an unknown id in a body is)."""
         pk = ids.parse(raw, kind)
@@ -141,19 +149,42 @@ class FamilyFilterSet(ListFilterSet):
 # --- the families' filter backends (GenericViewSet's `filter_backends`, in this order) -------
 
 
+class FamilyView(Protocol):
+    """What the backends read and set on a family's view (`apps.core.views._FamilyViewSet`;
+    `wanted_fields` and `_wanted` are Family A's, `V1ViewSet`)."""
+
+    default_sort: tuple[str, str]
+    #: the sort the list follows (set by the sort backend, read by keyset paging)
+    _ordering: tuple[str, str]
+    #: the `fields=` selection (set by `FieldSelection`)
+    _wanted: list[str] | None
+
+    def get_filterset_class(self) -> type[ListFilterSet] | None: ...
+
+    def filtered(self, queryset: QuerySet[_M, _Row]) -> QuerySet[_M, _Row]: ...
+
+    def get_sort_fields(self) -> dict[str, str]: ...
+
+    def wanted_fields(self) -> list[str] | None: ...
+
+
 class FamilyFilterBackend(DjangoFilterBackend):
     """The view's FilterSet (`get_filterset_class()`) over the list, bound to the request; a
     bad value raises `ValidationFailed` naming the parameter (no form errors to render). The
     OpenAPI parameters come from the FilterSet (drf-spectacular's django-filter extension)."""
 
-    def get_filterset_class(self, view, queryset=None):
+    def get_filterset_class(
+        self, view: FamilyView, queryset: QuerySet[Any] | None = None
+    ) -> type[ListFilterSet] | None:
         return view.get_filterset_class()
 
-    def filter_queryset(self, request, queryset, view):
+    def filter_queryset(
+        self, request: Request, queryset: QuerySet[_M, _Row], view: FamilyView
+    ) -> QuerySet[_M, _Row]:
         return view.filtered(queryset)
 
 
-def _sort_fields(view) -> dict[str, str]:
+def _sort_fields(view: FamilyView) -> dict[str, str]:
     return view.get_sort_fields()
 
 
@@ -161,7 +192,7 @@ class SortByOrdering(BaseFilterBackend):
     """Family A's sort: `sortBy` (one of the view's sort fields, camelCase) and `sortOrder`;
     ties break on the primary key. The view's `_ordering` is what keyset paging follows."""
 
-    def parse(self, request, view) -> tuple[str, str]:
+    def parse(self, request: Request, view: FamilyView) -> tuple[str, str]:
         params = request.query_params
         default_field, default_order = view.default_sort
         # the sort is typed like paging: an empty value is a 400, not the default
@@ -178,13 +209,16 @@ class SortByOrdering(BaseFilterBackend):
             raise bad_sort("sortBy", name, fields)
         return fields[name], order
 
-    def filter_queryset(self, request, queryset, view):
-        view._ordering = field, direction = self.parse(request, view)
+    def filter_queryset(
+        self, request: Request, queryset: QuerySet[_M, _Row], view: APIView
+    ) -> QuerySet[_M, _Row]:
+        family_view = cast(FamilyView, view)
+        family_view._ordering = field, direction = self.parse(request, family_view)
         return order_for_paging(queryset, field, direction)
 
-    def get_schema_operation_parameters(self, view) -> list[dict]:
+    def get_schema_operation_parameters(self, view: APIView) -> list[dict[str, Any]]:
         return [
-            query_param("sortBy", {"type": "string", "enum": list(_sort_fields(view))}),
+            query_param("sortBy", {"type": "string", "enum": list(_sort_fields(cast(FamilyView, view)))}),
             query_param("sortOrder", {"type": "string", "enum": ["asc", "desc"]}),
         ]
 
@@ -192,7 +226,7 @@ class SortByOrdering(BaseFilterBackend):
 class SortOrdering(SortByOrdering):
     """Family B's sort: `sort=<field>` or `sort=<field>:<asc|desc>` over the same whitelist."""
 
-    def parse(self, request, view) -> tuple[str, str]:
+    def parse(self, request: Request, view: FamilyView) -> tuple[str, str]:
         raw = request.query_params.get("sort")
         if raw is None:
             return view.default_sort
@@ -207,8 +241,10 @@ class SortOrdering(SortByOrdering):
             raise bad_sort("sort", name, fields)
         return fields[name], order
 
-    def get_schema_operation_parameters(self, view) -> list[dict]:
-        enum = [v for name in _sort_fields(view) for v in (name, f"{name}:asc", f"{name}:desc")]
+    def get_schema_operation_parameters(self, view: APIView) -> list[dict[str, Any]]:
+        enum = [
+            v for name in _sort_fields(cast(FamilyView, view)) for v in (name, f"{name}:asc", f"{name}:desc")
+        ]
         return [query_param("sort", {"type": "string", "enum": enum}, "<field> or <field>:<asc|desc>")]
 
 
@@ -216,10 +252,13 @@ class FieldSelection(BaseFilterBackend):
     """Family A's `fields=`: checked before any query (an empty page still says 400), kept on
     the view for the list's items."""
 
-    def filter_queryset(self, request, queryset, view):
-        view._wanted = view.wanted_fields()
+    def filter_queryset(
+        self, request: Request, queryset: QuerySet[_M, _Row], view: APIView
+    ) -> QuerySet[_M, _Row]:
+        family_view = cast(FamilyView, view)
+        family_view._wanted = family_view.wanted_fields()
         return queryset
 
 
-def bad_sort(name: str, value: str, fields) -> ValidationFailed:
+def bad_sort(name: str, value: str, fields: Iterable[str]) -> ValidationFailed:
     return ValidationFailed(f"Cannot sort by '{value}'.", {name: [f"Must be one of: {', '.join(fields)}."]})

@@ -7,17 +7,30 @@ import functools
 import inspect
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from django.core.validators import RegexValidator
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import Direction
 from rest_framework import serializers
+from rest_framework.pagination import BasePagination
 
 from . import ids, timezones
 from .pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_PAGE
 from .serializers import StrictSerializer
+
+if TYPE_CHECKING:
+    from drf_spectacular.generators import SchemaGenerator
+    from drf_spectacular.plumbing import ComponentRegistry
+    from rest_framework.request import Request
+
+#: an OpenAPI object (the schema, an operation, a component, a parameter) as drf-spectacular
+#: builds it: JSON, read and rewritten by key
+Schema: TypeAlias = dict[str, Any]
 
 
 class PostforgeAutoSchema(AutoSchema):
@@ -25,8 +38,10 @@ class PostforgeAutoSchema(AutoSchema):
     view's `sort_fields`, or `action_sort_fields[action]` where one action lists other objects;
     an action in the view's `unpaged_actions` answers the whole list (no paging, sort or search)."""
 
-    def get_operation(self, *args, **kwargs):
-        operation = super().get_operation(*args, **kwargs)
+    def get_operation(
+        self, path: str, path_regex: str, path_prefix: str, method: str, registry: ComponentRegistry
+    ) -> Schema | None:
+        operation = super().get_operation(path, path_regex, path_prefix, method, registry)
         if operation is not None:
             fields = getattr(self.view, "action_sort_fields", {}).get(getattr(self.view, "action", None))
             fields = fields or getattr(self.view, "sort_fields", None)
@@ -48,7 +63,7 @@ class PostforgeAutoSchema(AutoSchema):
             and getattr(self.view, "action", None) not in getattr(self.view, "unpaged_actions", ())
         )
 
-    def get_filter_backends(self):
+    def get_filter_backends(self) -> list[Any]:
         if not self._paged():
             return []
         backends = list(getattr(self.view, "filter_backends", []))
@@ -56,17 +71,19 @@ class PostforgeAutoSchema(AutoSchema):
             backends = [b for b in backends if not issubclass(b, DjangoFilterBackend)]
         return backends
 
-    def _get_paginator(self):
+    def _get_paginator(self) -> None:
         return None  # the families' envelopes are written by `postprocess`, not as Paginated* components
 
-    def _get_pagination_parameters(self):
-        pagination_class = getattr(self.view, "pagination_class", None)
+    def _get_pagination_parameters(self) -> list[Schema]:
+        pagination_class: type[BasePagination] | None = getattr(self.view, "pagination_class", None)
         if not self._paged() or pagination_class is None:
             return []
         return pagination_class().get_schema_operation_parameters(self.view)
 
-    def _map_basic_serializer(self, serializer, direction):
-        schema = super()._map_basic_serializer(serializer, direction)
+    def _map_basic_serializer(
+        self, serializer: serializers.BaseSerializer[Any], direction: Direction
+    ) -> Schema:
+        schema: Schema = super()._map_basic_serializer(serializer, direction)
         # a rule between fields that `validate()` enforces, in JSON Schema (anyOf, not, minProperties)
         rules = getattr(serializer, "openapi_rules", None)
         if direction == "request" and rules:
@@ -80,8 +97,13 @@ class PostforgeAutoSchema(AutoSchema):
                     schema["properties"][name].update(extra)
         return schema
 
-    def _map_serializer_field(self, field, direction, bypass_extensions=False):
-        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+    def _map_serializer_field(
+        self,
+        field: serializers.Field[Any, Any, Any, Any],
+        direction: Direction,
+        bypass_extensions: bool = False,
+    ) -> Schema:
+        schema: Schema = super()._map_serializer_field(field, direction, bypass_extensions)
         # DRF trims a CharField's input and refuses it blank: "at least one non-space character"
         if (
             direction == "request"
@@ -102,7 +124,7 @@ class NamedChoiceFieldExtension(OpenApiSerializerFieldExtension):
 
     target_class = "apps.core.serializers.NamedChoiceField"
 
-    def map_serializer_field(self, auto_schema, direction):
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: Direction) -> Schema:
         return {"type": "string", "enum": list(self.target.schema_choices)}
 
 
@@ -111,7 +133,7 @@ class OfferedChoiceFieldExtension(OpenApiSerializerFieldExtension):
 
     target_class = "apps.core.serializers.OfferedChoiceField"
 
-    def map_serializer_field(self, auto_schema, direction):
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: Direction) -> Schema:
         return {"type": "string", "enum": list(self.target.offered)}
 
 
@@ -182,7 +204,7 @@ PAGINATION_B = {
 }
 
 
-def _param(name, schema, description=""):
+def _param(name: str, schema: Schema, description: str = "") -> Schema:
     return {"in": "query", "name": name, "required": False, "schema": schema, "description": description}
 
 
@@ -232,13 +254,13 @@ BODY_METHODS = ("post", "put", "patch")
 INHERITED_DOC = inspect.cleandoc(StrictSerializer.__doc__ or "")
 
 
-def _family_a_partial(result) -> None:
+def _family_a_partial(result: Schema) -> None:
     """Every Family A response honours `fields=` (only the named fields come back), so a
     response object guarantees only its `id`: a typed client must parse a partial object."""
     components = result["components"]["schemas"]
     seen: set[str] = set()
 
-    def walk(node):
+    def walk(node: object) -> None:
         if isinstance(node, dict):
             ref = node.get("$ref")
             if ref and ref.startswith("#/components/schemas/"):
@@ -267,7 +289,7 @@ def _family_a_partial(result) -> None:
                             top["required"] = ["id"]
 
 
-def postprocess(result, generator, request, public):
+def postprocess(result: Schema, generator: SchemaGenerator, request: Request | None, public: bool) -> Schema:
     """Wrap bodies in each family's envelope and declare errors and headers everywhere."""
     paths = result.get("paths", {})
     family = "api" if any(p.startswith("/api/") for p in paths) else "v1"
@@ -293,10 +315,10 @@ def postprocess(result, generator, request, public):
     return result
 
 
-def _components(result, family: str) -> dict:
+def _components(result: Schema, family: str) -> Schema:
     """The schemas' components: request bodies closed to unknown fields, and the family's
     envelopes (each schema carries its own family's only: no unused components)."""
-    components = result.setdefault("components", {}).setdefault("schemas", {})
+    components: Schema = result.setdefault("components", {}).setdefault("schemas", {})
     # request bodies come from StrictSerializer: an unknown field is a 400, so say so
     for name, component in components.items():
         if component.get("description") == INHERITED_DOC:  # StrictSerializer's docstring, not the input's
@@ -311,7 +333,7 @@ def _components(result, family: str) -> dict:
     return components
 
 
-def _operation(op, method: str, path: str, family: str, components) -> None:
+def _operation(op: Schema, method: str, path: str, family: str, components: Schema) -> None:
     """One operation in its family's words: envelopes, list parameters, errors, parameter
     schemas, its request body, `fields=` (A) and the Idempotency-Key of a POST."""
     family_b = family == "api"
@@ -343,7 +365,7 @@ def _operation(op, method: str, path: str, family: str, components) -> None:
             )
 
 
-def _envelopes(op, method: str, family_b: bool) -> tuple[bool, bool]:
+def _envelopes(op: Schema, method: str, family_b: bool) -> tuple[bool, bool]:
     """Each 2xx answer's headers and the family's envelope around its JSON body; returns (a
     paged list, a JSON body the family's `respond` built (so `fields=` applies in A))."""
     is_list = False
@@ -379,7 +401,7 @@ def _envelopes(op, method: str, family_b: bool) -> tuple[bool, bool]:
     return is_list, json_body
 
 
-def _list_parameters(op, sort_fields, family_b: bool) -> None:
+def _list_parameters(op: Schema, sort_fields: list[str] | None, family_b: bool) -> None:
     """A paged list's paging, filter and sort parameters, with their bounds and enums."""
     standard = {p["name"]: p for p in (LIST_PARAMS_B if family_b else LIST_PARAMS_A)}
     if op.pop("x-postforge-no-filters", False):  # a list that reads no q/search/date_*
@@ -398,7 +420,7 @@ def _list_parameters(op, sort_fields, family_b: bool) -> None:
     params.extend(p for name, p in standard.items() if name not in existing)
 
 
-def _error_responses(op, family_b: bool) -> dict:
+def _error_responses(op: Schema, family_b: bool) -> Schema:
     """The family's error answers (422 in B only; 429 with its Retry-After); returns the
     reference to the family's error body."""
     ref = {"$ref": "#/components/schemas/ErrorB" if family_b else "#/components/schemas/ErrorA"}
@@ -415,7 +437,7 @@ def _error_responses(op, family_b: bool) -> dict:
     return ref
 
 
-def _parameter_schemas(op, family_b: bool) -> None:
+def _parameter_schemas(op: Schema, family_b: bool) -> None:
     """Family B's path ids are UUIDs."""
     if family_b:
         for param in op.get("parameters", []):
@@ -423,7 +445,7 @@ def _parameter_schemas(op, family_b: bool) -> None:
                 param["schema"] = {"type": "string", "format": "uuid"}
 
 
-def _request_body(op, method: str, components, ref: dict) -> None:
+def _request_body(op: Schema, method: str, components: Schema, ref: Schema) -> None:
     """A body with required fields (an upload's `file` among them) is itself required: an empty
     one breaks those rules, a 400; a body method answers 415 to another media type."""
     body_ref = (
@@ -444,7 +466,7 @@ def _request_body(op, method: str, components, ref: dict) -> None:
         )
 
 
-def _fields_parameter(op, method: str, json_body: bool, field_names) -> None:
+def _fields_parameter(op: Schema, method: str, json_body: bool, field_names: list[str] | None) -> None:
     """Family A's `fields=` on what answers JSON `respond` built, as a pattern of its fields."""
     if method in ("get", *BODY_METHODS) and (json_body or method != "get"):
         existing = {p["name"] for p in op.get("parameters", [])}
@@ -499,14 +521,14 @@ PATH_KINDS = {
 }
 
 
-def id_schema(kind: str, family: str) -> dict:
+def id_schema(kind: str, family: str) -> Schema:
     """Family A names objects `<prefix>_<32 hex>`, Family B with canonical UUIDs (both accept both)."""
     if family == "api":
         return {"type": "string", "format": "uuid"}
     return {"type": "string", "pattern": f"^{ids.PREFIXES[kind]}_[0-9a-f]{{32}}$"}
 
 
-def _plain_string(schema) -> bool:
+def _plain_string(schema: object) -> bool:
     return (
         isinstance(schema, dict)
         and schema.get("type") == "string"
@@ -514,7 +536,7 @@ def _plain_string(schema) -> bool:
     )
 
 
-def _truthful_inputs(result, family: str) -> None:
+def _truthful_inputs(result: Schema, family: str) -> None:
     """Say what the server checks about inputs the views declare as plain strings: ids of
     other objects, dates, time zones, periods, cursors."""
     components = result["components"]["schemas"]
@@ -554,12 +576,15 @@ def _truthful_inputs(result, family: str) -> None:
             _truthful_body(component, family, body_fields)
 
 
-def _truthful_parameter(param, segments: list[str], family: str, by_name: dict[str, dict]) -> None:
+def _truthful_parameter(param: Schema, segments: list[str], family: str, by_name: dict[str, Schema]) -> None:
     """A query parameter's date, period, time zone, cursor or id; a Family A path id."""
     name, schema = param["name"], param.get("schema")
     if (
         param["in"] == "query"
-        and (_plain_string(schema) or (name in DATE_FILTERS and schema.get("type") == "string"))
+        and (
+            _plain_string(schema)
+            or (name in DATE_FILTERS and isinstance(schema, dict) and schema.get("type") == "string")
+        )
         and name != "cursor"
         and (name in by_name or name in ID_FIELDS)
     ):
@@ -578,7 +603,7 @@ def _truthful_parameter(param, segments: list[str], family: str, by_name: dict[s
             param["schema"] = id_schema(kind, family)
 
 
-def _truthful_body(component, family: str, body_fields: dict[str, dict]) -> None:
+def _truthful_body(component: Schema, family: str, body_fields: dict[str, Schema]) -> None:
     """A request body's time zone, scheduled time and ids of other objects."""
     for field, prop in component.get("properties", {}).items():
         if field in body_fields and _plain_string(prop):
@@ -601,11 +626,11 @@ EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
 
 
 @functools.cache
-def _recorded_examples() -> dict:
+def _recorded_examples() -> Schema:
     return json.loads(EXAMPLES_FILE.read_text()) if EXAMPLES_FILE.exists() else {}
 
 
-def _examples(result, family: str) -> None:
+def _examples(result: Schema, family: str) -> None:
     """Put the recorded examples on their operations (keyed by operation id)."""
     recorded = _recorded_examples().get(family, {})
     for item in result.get("paths", {}).values():
@@ -631,7 +656,7 @@ def _segments(path: str) -> list[str]:
     return ["{}" if s.startswith("{") else s for s in path.strip("/").split("/")]
 
 
-def _answer_resource(op, components) -> tuple[str, str] | None:
+def _answer_resource(op: Schema, components: Schema) -> tuple[str, str] | None:
     """The component a 2xx JSON answer carries, and the JSON pointer to it (`` for the body
     itself, `/data` in B's envelope, `/data/0` for the first of a list)."""
     for status, response in op.get("responses", {}).items():
@@ -650,7 +675,7 @@ def _answer_resource(op, components) -> tuple[str, str] | None:
     return None
 
 
-def _item_paths(paths, components) -> dict[str, list[str]]:
+def _item_paths(paths: Schema, components: Schema) -> dict[str, list[str]]:
     """Each resource component's item paths (`<collection>/{param}`): the ones whose GET answers
     it, or, without a GET, whose collection lists it."""
     items: dict[str, list[str]] = {}
@@ -665,7 +690,7 @@ def _item_paths(paths, components) -> dict[str, list[str]]:
     return items
 
 
-def _id_field(component: dict, collection: str) -> str | None:
+def _id_field(component: Schema, collection: str) -> str | None:
     """The property holding the object's id: `id`, or `<collection>Id` (`batchId`)."""
     properties = component.get("properties", {})
     for name in ("id", f"{collection.rstrip('s')}Id", f"{collection}Id"):
@@ -674,7 +699,7 @@ def _id_field(component: dict, collection: str) -> str | None:
     return None
 
 
-def _links(result) -> None:
+def _links(result: Schema) -> None:
     """OpenAPI links from each create to what can be done with the object it made, derived from
     the routes: a POST on a collection (`/brands`) or on one of its actions (`/content/generate`)
     whose 2xx answer is the collection's resource links to every operation under its item path
@@ -702,13 +727,15 @@ def _links(result) -> None:
                 }
 
 
-def _create_links(path: str, found: tuple[str, str], items, paths, components) -> dict[str, dict]:
+def _create_links(
+    path: str, found: tuple[str, str], items: dict[str, list[str]], paths: Schema, components: Schema
+) -> dict[str, Schema]:
     """The links of the POST on ``path`` that answers ``found`` (its resource and where the
     answer holds it), by operation id."""
     resource, pointer = found
     producer = _segments(path)
     own = path.strip("/").split("/")
-    links: dict[str, dict] = {}
+    links: dict[str, Schema] = {}
     for item_path in items.get(resource, ()):
         collection = _segments(item_path)[:-1]
         depth = len(collection)
@@ -746,13 +773,20 @@ def _link_parameters(segments: list[str], depth: int, own: list[str], made_id: s
     return parameters
 
 
-def _links_to(target: str, target_item, segments, depth: int, parameters, components) -> dict[str, dict]:
+def _links_to(
+    target: str,
+    target_item: Schema,
+    segments: list[str],
+    depth: int,
+    parameters: dict[str, str],
+    components: Schema,
+) -> dict[str, Schema]:
     """The links to each operation on ``target``. A sub-resource its own POST makes (a brand's
     logo) exists only after that POST: a new object has none yet, so only the POST is linked
     (and a list, which is there, empty)."""
     made_by_post = len(segments) > depth + 1 and "201" in target_item.get("post", {}).get("responses", {})
     listed = "/0" in (_answer_resource(target_item.get("get", {}), components) or ("", ""))[1]
-    links: dict[str, dict] = {}
+    links: dict[str, Schema] = {}
     for method in _OPERATIONS:
         target_op = target_item.get(method)
         if target_op is None or "operationId" not in target_op:
@@ -767,7 +801,7 @@ def _links_to(target: str, target_item, segments, depth: int, parameters, compon
     return links
 
 
-def _answer_fields(op, components) -> list[str] | None:
+def _answer_fields(op: Schema, components: Schema) -> list[str] | None:
     """The top-level names of a 2xx JSON answer declared by a component (what a view without
     an `output_serializer` checks `fields=` against: the keys of its answer)."""
     for status, response in op.get("responses", {}).items():
@@ -779,7 +813,7 @@ def _answer_fields(op, components) -> list[str] | None:
     return None
 
 
-def _defaults_to_descriptions(component) -> None:
+def _defaults_to_descriptions(component: Schema) -> None:
     """A request field the server fills in when it is left out says so in words, not with
     `default`: openapi-typescript turns a `default` into a *required* property (its
     defaultNonNullable), so a generated TypeScript body would have to send it."""
@@ -790,7 +824,7 @@ def _defaults_to_descriptions(component) -> None:
             prop["description"] = (prop.get("description", "") + f" Default: `{shown}`.").strip()
 
 
-def _plain_enum_refs(node, components) -> None:
+def _plain_enum_refs(node: object, components: Schema) -> None:
     """`{allOf: [$ref Enum], minLength, maxLength}` (a NamedChoiceField's server-side length
     beside its enum) becomes the bare `$ref`: the enum already bounds the length."""
     if isinstance(node, dict):
@@ -810,18 +844,18 @@ def _plain_enum_refs(node, components) -> None:
             _plain_enum_refs(value, components)
 
 
-def fields_pattern(names) -> str:
+def fields_pattern(names: Iterable[str]) -> str:
     """`fields=`: empty, or names of the resource separated by commas."""
     one = "(?:" + "|".join(re.escape(n) for n in names) + ")"
     return f"^(?:{one}(?:,{one})*)?$"
 
 
-def sort_enum(fields) -> list[str]:
+def sort_enum(fields: Iterable[str]) -> list[str]:
     """Family B's `sort`: `<field>`, `<field>:asc` or `<field>:desc`."""
     return [f"{f}{o}" for f in fields for o in ("", ":asc", ":desc")]
 
 
-def _summary(op, method, path) -> str:
+def _summary(op: Schema, method: str, path: str) -> str:
     """A short human summary from the operation id (`api_brands_logo_post` -> "Brands logo post")."""
     words = op.get("operationId", f"{method} {path}").split("_")
     if words and words[0] in ("v1", "api"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.conf import settings
 from django.core.files.storage import FileSystemStorage, default_storage
 from django.db.models.fields.files import FieldFile
@@ -15,7 +17,8 @@ def stored_url(name: str) -> str:
     segment) still goes through it, as does any other storage (S3 signs or prefixes its own)."""
     if default_storage.__class__.url is FileSystemStorage.url:
         uri = filepath_to_uri(name).lstrip("/")
-        base = default_storage.base_url
+        # its own `url` is FileSystemStorage's, so it has FileSystemStorage's base URL
+        base = cast(FileSystemStorage, default_storage).base_url
         if base.endswith("/") and "//" not in uri and "." not in uri.split("/")[0] and "/." not in uri:
             return base + uri
     return default_storage.url(name)

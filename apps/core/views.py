@@ -7,13 +7,21 @@ and the exception handler. Views built on them only translate HTTP to service ca
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.utils.module_loading import import_string
 from rest_framework import viewsets
 from rest_framework.metadata import SimpleMetadata
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
+from rest_framework.views import APIView
 
 from . import idempotency, ids, ratelimit
 from .errors import AuthenticationFailed, NotFound, RateLimited, ValidationFailed
@@ -30,10 +38,43 @@ from .pagination import ApiPagination, V1Pagination
 from .policy import Policy
 from .serializers import NUL_MESSAGE
 
+if TYPE_CHECKING:
+    from .models import OrgQuerySet
+
 READ_METHODS = ("GET", "HEAD", "OPTIONS")
 
+_M = TypeVar("_M", bound=Model)
+_R = TypeVar("_R")
+_T = TypeVar("_T")
+_S = TypeVar("_S", bound=Serializer[Any])
 
-def client_address(request) -> str:
+
+class Caller(Protocol):
+    """Who a request comes from, as the identity app's authentication classes put it on
+    `request.user` (`apps.accounts.auth.Actor`: core imports no app)."""
+
+    organization: Any  # the caller's `accounts.Organization`
+    credential_id: str  # stable id for rate limits and idempotency
+    user: Any
+    expires_at: float | None
+
+    def require(self, *, role: str | None = None, scope: str | None = None) -> None: ...
+
+    def rate_limit(self, bucket: str) -> int | None: ...
+
+    def plan_name(self) -> str: ...
+
+
+if TYPE_CHECKING:
+
+    class NotedRequest(Request):
+        """A request with what the base notes on it for the way out (`finalize_response`)."""
+
+        _rate_decision: ratelimit.Decision | None
+        _idempotency: tuple[str, str] | None
+
+
+def client_address(request: HttpRequest) -> str:
     """The client's address as the server saw it (behind a proxy, run the server with
     `--proxy-headers`/`--forwarded-allow-ips` so this is the real client)."""
     return request.META.get("REMOTE_ADDR") or "unknown"
@@ -44,7 +85,7 @@ class FamilyMetadata(SimpleMetadata):
     would describe them with `get_serializer()`, here the output serializer (none on many
     views: a 500), not what an action takes. The OpenAPI schemas say that."""
 
-    def determine_actions(self, request, view):
+    def determine_actions(self, request: Request, view: APIView) -> dict[str, Any]:
         return {}
 
 
@@ -78,8 +119,12 @@ class _FamilyViewSet(viewsets.GenericViewSet):
     #: the output serializer: OpenAPI, `fields=` (Family A) and the list's items (`present`)
     output_serializer: type[Serializer] | None = None
 
+    #: who the request comes from (set in `initial`)
+    actor: Caller
+
     # --- request lifecycle --------------------------------------------------------------
-    def initial(self, request, *args, **kwargs):
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        request = cast("NotedRequest", request)
         address = "addr:" + client_address(request)
         if settings.AUTH_FAILURE_LIMIT > 0:
             failures = ratelimit.peek(address, "auth_failure")
@@ -87,7 +132,7 @@ class _FamilyViewSet(viewsets.GenericViewSet):
                 self._refuse_failed_address(request, failures)
         try:
             super().initial(request, *args, **kwargs)
-            actor = request.user
+            actor = cast("Caller | None", request.user)  # the identity app's (UNAUTHENTICATED_USER is None)
             if not actor:
                 raise AuthenticationFailed("Missing credentials: send 'Authorization: Bearer <token>'.")
         except AuthenticationFailed:
@@ -103,7 +148,7 @@ class _FamilyViewSet(viewsets.GenericViewSet):
         self._check_query(request)
         self._begin_idempotency(request, actor)
 
-    def _check_query(self, request) -> None:
+    def _check_query(self, request: Request) -> None:
         """A NUL in a query parameter (`q`, `search`, ...) cannot reach PostgreSQL."""
         bad = sorted(
             {
@@ -117,7 +162,7 @@ class _FamilyViewSet(viewsets.GenericViewSet):
                 "Query parameters cannot contain NUL characters.", {name: [NUL_MESSAGE] for name in bad}
             )
 
-    def _refuse_failed_address(self, request, decision) -> None:
+    def _refuse_failed_address(self, request: NotedRequest, decision: ratelimit.Decision) -> None:
         request._rate_decision = decision
         raise RateLimited(
             f"Too many failed authentications from this address: {decision.limit} per minute.",
@@ -125,7 +170,7 @@ class _FamilyViewSet(viewsets.GenericViewSet):
             retry_after=decision.retry_after,
         )
 
-    def _rate_limit(self, request, actor) -> None:
+    def _rate_limit(self, request: NotedRequest, actor: Caller) -> None:
         bucket = "default"
         decision = ratelimit.hit(actor.credential_id, bucket, limit=actor.rate_limit(bucket))
         request._rate_decision = decision
@@ -152,7 +197,7 @@ class _FamilyViewSet(viewsets.GenericViewSet):
                 retry_after=decision.retry_after,
             )
 
-    def _check_permissions(self, request, actor) -> None:
+    def _check_permissions(self, request: Request, actor: Caller) -> None:
         reading = request.method in READ_METHODS
         policy = self.policy or Policy(
             read_role=self.read_role,
@@ -165,12 +210,13 @@ class _FamilyViewSet(viewsets.GenericViewSet):
             role=policy.role_for(self.action, reading=reading), scope=policy.scope_for(reading=reading)
         )
 
-    def _begin_idempotency(self, request, actor) -> None:
+    def _begin_idempotency(self, request: NotedRequest, actor: Caller) -> None:
         key = request.headers.get("Idempotency-Key")
         if request.method != "POST" or not key:
             return
         if request.content_type.startswith("multipart/"):
-            body = idempotency.multipart_digest(request.data, request.FILES)  # fields and file contents
+            form = cast("Mapping[str, Any]", request.data)  # a multipart body parses to a QueryDict
+            body = idempotency.multipart_digest(form, request.FILES)  # fields and file contents
         else:
             body = request._request.body
         fp = idempotency.fingerprint(request.method, request.path, body, request.META.get("QUERY_STRING", ""))
@@ -189,7 +235,7 @@ class _FamilyViewSet(viewsets.GenericViewSet):
         request._idempotency = (actor.credential_id, key)
 
     # --- known effects of idempotent requests -----------------------------------------------
-    def record_effect(self, create, *, kind: str, status: int):
+    def record_effect(self, create: Callable[[], _T], *, kind: str, status: int) -> _T:
         """Run ``create()`` (a service call returning the object, or the list of objects, it
         made) in one transaction with the note of its effect on the request's Idempotency-Key:
         a retry of a request that died afterwards answers with these objects (`present_effect`)
@@ -200,37 +246,39 @@ class _FamilyViewSet(viewsets.GenericViewSet):
         with transaction.atomic():
             result = create()
             many = isinstance(result, list | tuple)
+            made: Iterable[Any] = result if isinstance(result, list | tuple) else [result]
             idempotency.note_effect(
                 credential=pending[0],
                 key=pending[1],
                 kind=kind,
-                ids=[o.pk for o in (result if many else [result])],
+                ids=[o.pk for o in made],
                 status=status,
                 many=many,
             )
         return result
 
-    def present_effect(self, effect) -> Response:
+    def present_effect(self, effect: idempotency.KnownEffect) -> Response:
         """The answer to a retry whose first request created ``effect`` (views that call
         `record_effect` present their objects)."""
         raise NotImplementedError(f"{type(self).__name__} records effects it cannot present")
 
-    def _release_idempotency(self, request) -> None:
+    def _release_idempotency(self, request: HttpRequest) -> None:
         """A request that fails without a response (an exception past the handler) leaves no
         key "in progress"."""
         pending = getattr(request, "_idempotency", None)
-        if pending:
-            request._idempotency = None
+        if pending:  # (only the base's own requests hold a key)
+            cast("NotedRequest", request)._idempotency = None
             idempotency.finish(credential=pending[0], key=pending[1], status=500, body=b"", content_type="")
 
-    def dispatch(self, request, *args, **kwargs):
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         try:
             return super().dispatch(request, *args, **kwargs)
         except BaseException:
             self._release_idempotency(getattr(self, "request", request))
             raise
 
-    def finalize_response(self, request, response, *args, **kwargs):
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
+        request = cast("NotedRequest", request)
         response = super().finalize_response(request, response, *args, **kwargs)
         decision = getattr(request, "_rate_decision", None)
         if decision is not None:
@@ -258,7 +306,7 @@ class _FamilyViewSet(viewsets.GenericViewSet):
 
     # --- helpers for views ----------------------------------------------------------------
     @property
-    def data(self) -> dict:
+    def data(self) -> dict[str, Any]:
         """The JSON body as a dict (a list or scalar body is a validation error)."""
         data = self.request.data
         if hasattr(data, "dict") and not isinstance(data, dict):
@@ -285,21 +333,24 @@ class _FamilyViewSet(viewsets.GenericViewSet):
                 {name: ["Unknown field."] for name in unknown[:20]},
             )
 
-    def validated(self, serializer_class, data=None, **context) -> dict:
-        return self.valid_serializer(serializer_class, data, **context).validated_data
+    def validated(
+        self, serializer_class: type[Serializer[Any]], data: object = None, **context: object
+    ) -> dict[str, Any]:
+        validated: dict[str, Any] = self.valid_serializer(serializer_class, data, **context).validated_data
+        return validated
 
-    def valid_serializer(self, serializer_class, data=None, **context):
+    def valid_serializer(self, serializer_class: type[_S], data: object = None, **context: object) -> _S:
         """The bound input serializer, or a VALIDATION_ERROR with per-field details."""
         serializer = serializer_class(
             data=self.data if data is None else data, context={"view": self, **context}
         )
         if not serializer.is_valid():
-            from .exceptions import _plain
+            from .exceptions import _plain_dict
 
-            raise ValidationFailed("Invalid request parameters.", _plain(serializer.errors))
+            raise ValidationFailed("Invalid request parameters.", _plain_dict(serializer.errors))
         return serializer
 
-    def lookup(self, queryset, value, kind: str | None = None):
+    def lookup(self, queryset: QuerySet[_M], value: object, kind: str | None = None) -> _M:
         """Fetch one object of the caller's organization; anything else is a 404."""
         pk = ids.parse(value, kind or self.id_kind)
         obj = queryset.filter(pk=pk).first() if pk else None
@@ -307,12 +358,12 @@ class _FamilyViewSet(viewsets.GenericViewSet):
             raise NotFound("Resource not found.", {"id": str(value)[:100]})
         return obj
 
-    def get_detail_queryset(self):
+    def get_detail_queryset(self) -> QuerySet[Any]:
         """What a detail action reads (`get_object`): the list's queryset unless a view needs
         more on one object (its tags, its variants)."""
         return self.get_queryset()
 
-    def get_object(self):
+    def get_object(self) -> Any:
         """The path's object, of the caller's organization only (`get_detail_queryset`), else a
         404 in the family's format; unlike DRF's, the list's filters do not apply to it."""
         obj = self.lookup(
@@ -321,7 +372,16 @@ class _FamilyViewSet(viewsets.GenericViewSet):
         self.check_object_permissions(self.request, obj)
         return obj
 
-    def ref(self, queryset, raw, kind: str, field: str, *, message: str = "", details: dict | None = None):
+    def ref(
+        self,
+        queryset: QuerySet[_M],
+        raw: object,
+        kind: str,
+        field: str,
+        *,
+        message: str = "",
+        details: dict[str, Any] | None = None,
+    ) -> _M | None:
         """An object named in the body: of the caller's organization, else a 400 on that field
         (not the 404 of a path id: the request itself is what is wrong)."""
         if raw in (None, ""):
@@ -333,7 +393,7 @@ class _FamilyViewSet(viewsets.GenericViewSet):
                 message or f"Unknown {field}.", details or {field: ["Not found."]}
             ) from None
 
-    def refs(self, queryset, raws, kind: str, field: str) -> list:
+    def refs(self, queryset: QuerySet[_M], raws: Sequence[object], kind: str, field: str) -> list[_M]:
         """Several objects named in the body, in the order given, with one query; any unknown
         one is a 400 on that field."""
         pks = [ids.parse(raw, kind) for raw in raws]
@@ -344,18 +404,22 @@ class _FamilyViewSet(viewsets.GenericViewSet):
         return [found[pk] for pk in pks]
 
     # --- lists: declared, not written -------------------------------------------------------
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Any]:
         """The view's `queryset`, of the caller's organization only (the one place lists and
         lookups are scoped)."""
-        return super().get_queryset().for_organization(self.actor.organization)
+        return cast("OrgQuerySet", super().get_queryset()).for_organization(self.actor.organization)
 
-    def get_serializer_class(self):
+    # None on a view without an output serializer (its actions declare their own schemas),
+    # where DRF's own asserts one
+    def get_serializer_class(self) -> type[Serializer[Any]] | None:  # type: ignore[override]
         return self.output_serializer
 
     def get_filterset_class(self) -> type[ListFilterSet] | None:
         return self.filterset_class
 
-    def filtered(self, queryset, filterset_class: type[ListFilterSet] | None = None):
+    def filtered(
+        self, queryset: QuerySet[_M, _R], filterset_class: type[ListFilterSet] | None = None
+    ) -> QuerySet[_M, _R]:
         """`queryset` narrowed by a FilterSet (the view's by default) over this request's query
         (a path's object that the list's parameters narrow too)."""
         found = filterset_class or self.get_filterset_class()
@@ -369,13 +433,19 @@ class _FamilyViewSet(viewsets.GenericViewSet):
         """The sort whitelist of this action (a nested list sorts its own objects)."""
         return self.action_sort_fields.get(self.action or "") or self.sort_fields
 
-    def get_paginated_response(self, data) -> Response:
+    def get_paginated_response(self, data: list[Any]) -> Response:
         return super().get_paginated_response(self.present_page(data))
 
-    def present_page(self, items: list) -> list:
+    def present_page(self, items: list[Any]) -> list[Any]:
         return items
 
-    def respond_list(self, qs, present, *, load=None) -> Response:
+    def respond_list(
+        self,
+        qs: QuerySet[_M],
+        present: Callable[[_M], Any],
+        *,
+        load: Callable[[list[_M]], object] | None = None,
+    ) -> Response:
         """A list a view builds itself (a nested list, a queryset of its own): the family's
         filters, sort and paging over `qs`; `load(items)` reads what the page's items present,
         once for the page."""
@@ -385,13 +455,19 @@ class _FamilyViewSet(viewsets.GenericViewSet):
         return self.get_paginated_response([present(o) for o in items])
 
 
-class ListMixin:
+if TYPE_CHECKING:
+    _ListBase = _FamilyViewSet
+else:
+    _ListBase = object  # a mixin at runtime: the view's MRO keeps its family base's place
+
+
+class ListMixin(_ListBase):
     # The declared list (a view mixes it in beside its family's base): its `queryset` of the
     # caller's organization, the family's filters and sort, one page, each item through
     # `output_serializer` (its `present`). No docstrings here: the OpenAPI description of a list
     # stays its view's or its family's.
 
-    def list(self, request, *args, **kwargs):
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
@@ -407,22 +483,22 @@ class V1ViewSet(_FamilyViewSet):
     #: the FilterSet, then `fields=` checked (before any query), then `sortBy`/`sortOrder`
     filter_backends = [FamilyFilterBackend, FieldSelection, SortByOrdering]
 
-    def get_exception_handler(self):
+    def get_exception_handler(self) -> Callable[[Exception, dict[str, Any]], HttpResponse]:
         return v1_exception_handler
 
-    def respond(self, data, status: int = 200, headers: dict | None = None) -> Response:
+    def respond(self, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
         wanted = self.wanted_fields(data if isinstance(data, dict) else None)
         if wanted and isinstance(data, dict) and "id" in data:  # a resource (not e.g. a batch's results)
             data = {k: data[k] for k in wanted if k in data}
         return Response(data, status=status, headers=headers)
 
-    def present_page(self, items: list) -> list:
+    def present_page(self, items: list[Any]) -> list[Any]:
         wanted = getattr(self, "_wanted", None)
         if wanted:
             return [{k: v for k, v in item.items() if k in wanted} for item in items]
         return items
 
-    def wanted_fields(self, sample: dict | None = None) -> list[str] | None:
+    def wanted_fields(self, sample: dict[str, Any] | None = None) -> list[str] | None:
         """The `fields=` selection, checked against the resource's declared fields."""
         raw = self.request.query_params.get("fields")
         if not raw:
@@ -463,10 +539,10 @@ class ApiViewSet(_FamilyViewSet):
     #: the FilterSet, then `sort=<field>:<dir>`
     filter_backends = [FamilyFilterBackend, SortOrdering]
 
-    def get_exception_handler(self):
+    def get_exception_handler(self) -> Callable[[Exception, dict[str, Any]], HttpResponse]:
         return api_exception_handler
 
-    def respond(self, data, status: int = 200, headers: dict | None = None) -> Response:
+    def respond(self, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
         if status == 204:  # no body at all: a body on a 204 breaks keep-alive connections
             return Response(status=status, headers=headers)
         return Response({"data": data}, status=status, headers=headers)
@@ -477,5 +553,5 @@ class ApiViewSet(_FamilyViewSet):
         )
 
 
-def on_commit(fn) -> None:
+def on_commit(fn: Callable[[], object]) -> None:
     transaction.on_commit(fn)
