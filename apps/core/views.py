@@ -439,21 +439,6 @@ class _FamilyViewSet(viewsets.GenericViewSet):
     def present_page(self, items: list[Any]) -> list[Any]:
         return items
 
-    def respond_list(
-        self,
-        qs: QuerySet[_M],
-        present: Callable[[_M], Any],
-        *,
-        load: Callable[[list[_M]], object] | None = None,
-    ) -> Response:
-        """A list a view builds itself (a nested list, a queryset of its own): the family's
-        filters, sort and paging over `qs`; `load(items)` reads what the page's items present,
-        once for the page."""
-        items = self.paginate_queryset(self.filter_queryset(qs)) or []
-        if load is not None:
-            load(items)
-        return self.get_paginated_response([present(o) for o in items])
-
 
 if TYPE_CHECKING:
     _ListBase = _FamilyViewSet
