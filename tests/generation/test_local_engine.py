@@ -523,3 +523,17 @@ def test_ideas_are_distinct_on_topic_and_in_the_language_asked():
     assert ideas == ENGINE.ideas(
         IdeasRequest(topic="home office productivity", count=8, language="es", brand=BRAND)
     )
+
+
+@pytest.mark.parametrize("size", [(16, 16), (24, 40), (48, 64), (64, 33)])
+def test_small_illustrations_are_drawn_for_every_seed(size):
+    """The engine takes any size from 16x16: a shape too small for its outline is drawn
+    without it (its inner box used to flip, a bare ValueError from Pillow)."""
+    width, height = size
+    for seed in range(60):
+        result = ENGINE.image(
+            ImageRequest(
+                prompt="a cup of coffee", width=width, height=height, style="illustration", seed=seed
+            )
+        )
+        assert Image.open(io.BytesIO(result.data)).size == size

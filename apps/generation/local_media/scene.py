@@ -227,7 +227,7 @@ def draw_shape(
         draw.ellipse(box, fill=fill, outline=outline, width=width)
     elif shape.kind == "ring":
         ring = max(2, int(r * 0.32))
-        if outline is not None and width:
+        if outline is not None and width and r >= width:  # (a tiny picture: no room inside the outline)
             draw.ellipse(box, outline=outline, width=ring + 2 * width)
             inset = width
             draw.ellipse(
@@ -238,7 +238,7 @@ def draw_shape(
     elif shape.kind == "arc":
         start = shape.rotation
         thick = max(2, int(r * 0.35))
-        if outline is not None and width:
+        if outline is not None and width and r >= width:
             draw.arc(box, start, start + 200, fill=outline, width=thick + 2 * width)
             draw.arc(
                 (box[0] + width, box[1] + width, box[2] - width, box[3] - width),
