@@ -21,11 +21,10 @@ from apps.accounts.models import Organization
 from apps.core import ids
 from apps.core.errors import ValidationFailed
 
-from . import charts, monitoring, reports
+from . import charts, monitoring, permissions, reports
 from . import selectors as sel
 from .parameters import parse_choice, parse_tz
 
-PERMISSION = "publishing.view_publication"
 DAYS = (7, 30, 90, 365)
 ORG_CHOICES = 200
 #: follower lines drawn by default (the largest profiles); ``followers=all`` draws every one
@@ -60,7 +59,7 @@ def _organization(request, context):
 def _context(request, title: str) -> dict:
     """The organization selector: every organization, or those whose name contains ``orgq``
     (at most ORG_CHOICES listed, the count said when there are more)."""
-    if not request.user.has_perm(PERMISSION):
+    if not request.user.has_perm(permissions.STAFF_VIEW_PERMISSION):
         raise PermissionDenied
     query = (request.GET.get("orgq") or "").strip()
     organizations = Organization.objects.order_by("name")

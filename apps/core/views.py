@@ -94,16 +94,9 @@ class _FamilyViewSet(viewsets.GenericViewSet):
 
     family = ""
     metadata_class = FamilyMetadata
-    #: the app's roles and scopes per action (apps/<app>/permissions.py); when None, the
-    #: attributes below make one
-    policy: Policy | None = None
-    #: minimum role for reads and for writes; `action_roles` overrides per action
-    read_role = "viewer"
-    write_role = "editor"
-    action_roles: dict[str, str] = {}
-    #: API-key scope needed (reads may use `read_scope`)
-    scope: str | None = None
-    read_scope: str | None = None
+    #: the least role and the API-key scope per action: every viewset names its app's policy
+    #: (apps/<app>/permissions.py), the one object both families' views of a resource share
+    policy: Policy
     #: extra rate-limit bucket per action (besides "default")
     action_buckets: dict[str, str] = {}
     #: id kind for `lookup()` (prefix in Family A)
@@ -199,13 +192,7 @@ class _FamilyViewSet(viewsets.GenericViewSet):
 
     def _check_permissions(self, request: Request, actor: Caller) -> None:
         reading = request.method in READ_METHODS
-        policy = self.policy or Policy(
-            read_role=self.read_role,
-            write_role=self.write_role,
-            action_roles=self.action_roles,
-            scope=self.scope,
-            read_scope=self.read_scope,
-        )
+        policy = self.policy
         actor.require(
             role=policy.role_for(self.action, reading=reading), scope=policy.scope_for(reading=reading)
         )

@@ -18,7 +18,7 @@ from apps.content.models import Content
 from apps.core.errors import ApplicationError
 from apps.profiles.models import Platform, SocialProfile
 
-from . import oauth, post_urls, services
+from . import oauth, permissions, post_urls, services
 from .models import OAuthRedirectOrigin, Publication, SandboxPost
 
 
@@ -106,11 +106,7 @@ class PublicationAdmin(admin.ModelAdmin):
         return False
 
     def has_act_permission(self, request, obj=None):
-        return (
-            request.user.is_active
-            and request.user.is_staff
-            and request.user.has_perm("publishing.change_publication")
-        )
+        return permissions.staff_may_act(request.user)
 
     @admin.display(description="Content")
     def content_link(self, obj):

@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 from rest_framework.serializers import BaseSerializer, Serializer
 
-from . import selectors, services
+from . import permissions, selectors, services
 from . import serializers as s
 
 
@@ -20,9 +20,7 @@ class _Validates(Protocol):
 
 class WebhookViews:
     id_kind = "webhook"
-    scope: str | None = "webhooks"
-    read_scope: str | None = "webhooks"
-    write_role = "admin"
+    policy = permissions.WEBHOOKS
     sort_fields = {"createdAt": "created_at", "url": "url"}
     default_sort = ("created_at", "desc")
     queryset = selectors.webhook_rows()
@@ -59,9 +57,7 @@ class WebhookViews:
 
 class DeliveryViews:
     id_kind = "delivery"
-    scope: str | None = "webhooks"
-    read_scope: str | None = "webhooks"
-    write_role = "admin"
+    policy = permissions.WEBHOOKS
     sort_fields = {"createdAt": "created_at"}
     default_sort = ("created_at", "desc")
     queryset = selectors.delivery_rows()

@@ -5,14 +5,14 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from apps.core.filters import FamilyFilterBackend
 from apps.core.views import ApiViewSet, ListMixin
 
-from .. import filters, monitoring, openapi, reports
+from .. import filters, monitoring, openapi, permissions, reports
 from .. import parameters as q
 from ..http import export_response
 from ..serializers import ContentMetricsOutput
 
 
 class _AnalyticsBase(ApiViewSet):
-    scope = "analytics"
+    policy = permissions.ANALYTICS
 
     def perform_content_negotiation(self, request, force=False):
         # `format=csv|json` names the export's format, not a DRF renderer
@@ -67,7 +67,7 @@ class AnalyticsApiViewSet(_AnalyticsBase):
 
 
 class MonitoringViewSet(ApiViewSet):
-    scope = "analytics"
+    policy = permissions.ANALYTICS
 
     @extend_schema(operation_id="api_monitoring_errors", responses={200: dict}, parameters=[q.ErrorsQuery])
     def errors(self, request):

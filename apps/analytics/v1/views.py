@@ -5,13 +5,13 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from apps.core.views import V1ViewSet
 from apps.profiles.selectors import profile_list
 
-from .. import openapi, selectors
+from .. import openapi, permissions, selectors
 from .. import parameters as q
 from ..http import export_response
 
 
 class AnalyticsViewSet(V1ViewSet):
-    scope = "analytics"
+    policy = permissions.ANALYTICS
     id_kind = "profile"  # the path's object: a profile (`profile`)
 
     def perform_content_negotiation(self, request, force=False):

@@ -15,7 +15,7 @@ from apps.core.errors import NotFound, ValidationFailed
 from apps.core.filters import ListFilterSet
 from apps.core.views import ApiViewSet, ListMixin
 
-from .. import filters, selectors
+from .. import filters, permissions, selectors
 from ..models import Kind, MediaAsset
 from ..services import media_delete, media_upload
 from .serializers import MediaOutput, ThumbnailOutput, present_media
@@ -56,8 +56,7 @@ class MediaViewSet(ListMixin, ApiViewSet):
     filterset_class = filters.MediaFilter
     output_serializer = MediaOutput
     id_kind = "media"
-    scope = "content:write"
-    read_scope = "content:read"
+    policy = permissions.MEDIA
     sort_fields = {"createdAt": "created_at", "size": "size"}
     default_sort = ("created_at", "desc")
     parser_classes = [MultiPartParser]

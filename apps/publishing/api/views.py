@@ -11,7 +11,7 @@ from apps.core.views import ApiViewSet, ListMixin
 from apps.profiles.models import Platform
 from apps.profiles.permissions import PROFILES
 
-from .. import oauth
+from .. import oauth, permissions
 from ..models import OAuthRedirectOrigin
 from ..oauth_backends import scopes_for
 from ..sandbox import scopes as sandbox_scopes
@@ -93,8 +93,7 @@ class OAuthViewSet(ApiViewSet):
 class RedirectOriginViewSet(ListMixin, ApiViewSet):
     """The origins this organization's connect flows may return to (besides the deployment's)."""
 
-    scope = "profiles"
-    write_role = "admin"
+    policy = permissions.REDIRECT_ORIGINS
     id_kind = "redirect_origin"
     sort_fields = {"createdAt": "created_at", "origin": "origin"}
     search_fields = ("origin",)

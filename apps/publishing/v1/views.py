@@ -10,7 +10,7 @@ from apps.core.views import ListMixin, V1ViewSet
 from apps.profiles.models import Platform
 from apps.profiles.permissions import PROFILES
 
-from .. import oauth
+from .. import oauth, permissions
 from ..models import OAuthRedirectOrigin
 from ..selectors import brand_for_connect
 from ..serializers import (
@@ -74,8 +74,7 @@ class ProfileConnectViewSet(V1ViewSet):
 class RedirectOriginViewSet(ListMixin, V1ViewSet):
     """The origins this organization's connect flows may return to (besides the deployment's)."""
 
-    scope = "profiles"
-    write_role = "admin"
+    policy = permissions.REDIRECT_ORIGINS
     id_kind = "redirect_origin"
     sort_fields = {"createdAt": "created_at", "origin": "origin"}
     output_serializer = RedirectOriginOutput
