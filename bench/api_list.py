@@ -9,11 +9,12 @@ Compares, on the same server in the same run:
   - the leanest Django view returning the same JSON (ORM .values() + orjson),
   - a view with no database at all,
 for limit=20 and limit=100, under gunicorn sync workers (the production layout for the
-REST API) and under uvicorn (ASGI, the embedded default). Prints req/s, p50/p99 and the
-ratio API / lean. Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1/
+REST API) and under uvicorn (ASGI, the embedded default), in rounds: every endpoint in turn
+within a round, each API next to its lean view, so that a burst of load on a shared machine
+hits both sides. Prints the median req/s (with its spread), p50/p99 and the ratio API / lean. Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1/
 postforge_bench), Redis (REDIS_URL) and `wrk` (apt-get install wrk).
 
-    .venv/bin/python bench/api_list.py [--rows 100000] [--duration 8]
+    .venv/bin/python bench/api_list.py [--rows 100000] [--duration 4] [--server-rounds 3]
 
 `--in-process` times the same endpoints with Django's test client instead (no server, no
 wrk: for a shared machine where wrk figures swing with the load): each round times every
@@ -30,6 +31,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -361,7 +363,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--orgs", type=int, default=100)
     parser.add_argument("--content-rows", type=int, default=100_000)
-    parser.add_argument("--duration", type=int, default=8)
+    parser.add_argument("--duration", type=int, default=4, help="seconds of wrk per endpoint and round")
+    parser.add_argument("--server-rounds", type=int, default=3, help="rounds of the server runs")
     parser.add_argument("--in-process", action="store_true", help="Django's test client, no server, no wrk")
     parser.add_argument("--rounds", type=int, default=25, help="rounds of --in-process")
     args = parser.parse_args()
@@ -385,36 +388,57 @@ def main() -> None:
         REDIS_URL=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
         LOG_LEVEL="WARNING",
     )
+    rounds = args.server_rounds
     print(
-        f"rows={args.rows} orgs={args.orgs} (1 org = {args.rows // args.orgs} rows); 2 workers; wrk 8 connections, {args.duration}s"
+        f"rows={args.rows} orgs={args.orgs} (1 org = {args.rows // args.orgs} rows); 2 workers; wrk 8 connections; "
+        f"{rounds} rounds of {args.duration}s per endpoint, the endpoints in turn within each round "
+        "(a burst of load on a shared machine hits every endpoint); medians"
     )
-    print(f"{'server':9} {'endpoint':32} {'limit':>5} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
+    print(
+        f"{'server':9} {'endpoint':32} {'limit':>5} {'req/s':>8} {'(min-max)':>13} {'p50 ms':>7} {'p99 ms':>7}"
+    )
+    # an API next to its lean view: each pair a few seconds apart
+    endpoints = [
+        (name, path, limit)
+        for limit in (20, 100)
+        for name, path in (
+            ("nodb", "/bench/nodb"),
+            ("lean", "/bench/lean-brands"),
+            ("api", "/v1/brands"),
+            ("lean-content", "/bench/lean-content"),
+            ("api-content", "/v1/content"),
+            ("api-content-b", "/api/content"),
+        )
+        if not (name == "nodb" and limit == 100)
+    ]
     results = {}
+    loads = []
     for kind, port in (("gunicorn", 8701), ("uvicorn", 8702)):
         proc = start(kind, port, env)
         try:
             base = f"http://127.0.0.1:{port}"
-            for name, path in (
-                ("nodb", "/bench/nodb"),
-                ("lean", "/bench/lean-brands"),
-                ("api", "/v1/brands"),
-                ("lean-content", "/bench/lean-content"),
-                ("api-content", "/v1/content"),
-                ("api-content-b", "/api/content"),
-            ):
-                for limit in (20, 100):
-                    if name == "nodb" and limit == 100:
-                        continue
-                    wrk(f"{base}{path}?limit={limit}", creds["key"], 1)  # warm up
-                    rps, p50, p99 = wrk(f"{base}{path}?limit={limit}", creds["key"], args.duration)
-                    results[(kind, name, limit)] = rps
-                    print(
-                        f"{kind:9} {name + ' ' + path:32.32} {limit:>5} {rps:>8.0f} {p50:>7.1f} {p99:>7.1f}",
-                        flush=True,
-                    )
+            for _, path, limit in endpoints:
+                wrk(f"{base}{path}?limit={limit}", creds["key"], 1)  # warm up
+            runs: dict = {e: [] for e in endpoints}
+            for _ in range(rounds):
+                loads.append(float(loadavg()))
+                for e in endpoints:
+                    runs[e].append(wrk(f"{base}{e[1]}?limit={e[2]}", creds["key"], args.duration))
+            for e in endpoints:
+                name, path, limit = e
+                rps = statistics.median(r[0] for r in runs[e])
+                p50 = statistics.median(r[1] for r in runs[e])
+                p99 = statistics.median(r[2] for r in runs[e])
+                spread = f"({min(r[0] for r in runs[e]):.0f}-{max(r[0] for r in runs[e]):.0f})"
+                results[(kind, name, limit)] = rps
+                print(
+                    f"{kind:9} {name + ' ' + path:32.32} {limit:>5} {rps:>8.0f} {spread:>13} {p50:>7.1f} {p99:>7.1f}",
+                    flush=True,
+                )
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+    print(f"load average at the start of each round: {min(loads):.1f}-{max(loads):.1f}")
     print()
     for kind in ("gunicorn", "uvicorn"):
         for api, lean, label in (
