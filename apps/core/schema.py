@@ -115,8 +115,14 @@ class PostforgeAutoSchema(AutoSchema):
             # a RegexField's own pattern is added after this mapping (and must win)
             and not any(isinstance(v, RegexValidator) for v in field.validators)
         ):
-            schema["pattern"] = r"\S"
+            schema["pattern"] = NOT_BLANK
         return schema
+
+
+#: "at least one character DRF's trim keeps": the class of what `str.strip` removes
+#: (`str.isspace`), which ECMAScript's `\S` does not match exactly (it keeps U+001C-U+001F and
+#: U+0085, which Python strips, and drops U+FEFF, which Python keeps)
+NOT_BLANK = "[^" + "".join(f"\\u{n:04x}" for n in range(0x10000) if chr(n).isspace()) + "]"
 
 
 class NamedChoiceFieldExtension(OpenApiSerializerFieldExtension):

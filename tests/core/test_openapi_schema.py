@@ -415,3 +415,22 @@ def test_carousel_media_is_not_offered(schemas):
     for name in ("GenerateInputRequest", "CreateInputRequest", "MultiPlatformInputRequest"):
         prop = api["components"]["schemas"][name]["properties"]["media"]
         assert enum(api, prop) == ["image", "video"], name
+
+
+def test_a_not_blank_pattern_is_what_drfs_trim_keeps(api):
+    """A trimmed CharField that refuses blanks states it as a pattern: some character that
+    `str.strip` keeps. ECMAScript's `\\S` kept U+001C-U+001F (Python strips them: schemathesis
+    found a tag named "\\x1e" refused as blank) and refused U+FEFF (Python keeps it)."""
+    from apps.core.schema import NOT_BLANK
+
+    pattern = re.compile(NOT_BLANK)
+    for n in range(0x10000):
+        if 0xD800 <= n <= 0xDFFF:
+            continue
+        c = chr(n)
+        assert bool(pattern.search(f" {c} ")) == bool(f" {c} ".strip()), hex(n)
+    tag = api.post("/api/tags", {"name": "\x1e", "color": "#f2639A"}, format="json")
+    assert tag.status_code == 400 and not pattern.search("\x1e")
+    assert api.post("/api/tags", {"name": "\ufeff", "color": "#f2639A"}, format="json").status_code == 201
+    schema = api.get("/api/schema/?format=json").json()
+    assert schema["components"]["schemas"]["TagInputRequest"]["properties"]["name"]["pattern"] == NOT_BLANK
