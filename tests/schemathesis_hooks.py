@@ -15,6 +15,10 @@ SCHEMATHESIS_HOOKS). Each one supplies what a schema cannot say and a real clien
   one already past (pinned in tests/publishing and tests/content), which no schema can state;
 - no positive Family B connect naming a Facebook Page for another platform (the path names
   the platform, the body the Page: a rule across the two that JSON Schema cannot state);
+- a positive `options.crossPost: true` without profile ids names the run's profile: crossPost
+  alone publishes to the connected profiles of the content's brand on its platforms, and
+  whether there are any depends on what the run did before (a content generated for LinkedIn,
+  a new default brand), not on the request (that 400 is pinned in tests/publishing);
 - no DELETE of the objects the run's bindings name (SCHEMATHESIS_KEEP_IDS): every later case
   that names them would meet a 404 or a 400 for a reason no schema states (schemathesis's
   fuzzing reuses ids it has seen, so excluding DELETE from the bindings is not enough);
@@ -93,6 +97,14 @@ def _fix_body(case) -> None:
         # an event (campaign) ends on or after its first day: a rule between two fields that
         # JSON Schema cannot state (the 400 is pinned in tests/content)
         fixed["startsOn"], fixed["endsOn"] = ends, starts
+    options = fixed.get("options")
+    if (
+        isinstance(options, dict)
+        and options.get("crossPost") is True
+        and not fixed.get("profiles")
+        and PROFILE
+    ):
+        fixed["profiles"] = [PROFILE]
     if fixed != body:
         case.body = fixed
 
@@ -162,6 +174,7 @@ def _page_off_facebook(case) -> bool:
 
 
 #: the ids of the objects the run binds (tests/test_schemathesis.py), in both families' forms
+PROFILE = os.environ.get("SCHEMATHESIS_PROFILE_ID", "")
 KEEP = frozenset(filter(None, os.environ.get("SCHEMATHESIS_KEEP_IDS", "").split(",")))
 
 

@@ -439,7 +439,15 @@ def _schemathesis(
     path_regex = os.environ.get("SCHEMATHESIS_PATH_REGEX") or path_regex  # a local run narrows it
     if path_regex:
         cmd += ["--include-path-regex", path_regex]
-    env = {**os.environ, "SCHEMATHESIS_HOOKS": str(HOOKS), "SCHEMATHESIS_KEEP_IDS": _keep(family, objects)}
+    env = {
+        **os.environ,
+        "SCHEMATHESIS_HOOKS": str(HOOKS),
+        "SCHEMATHESIS_KEEP_IDS": _keep(family, objects),
+        # the profile a positive `crossPost` without profile ids is given (tests/schemathesis_hooks.py)
+        "SCHEMATHESIS_PROFILE_ID": ids.render(objects["profile"], "profile")
+        if family == "v1"
+        else str(objects["profile"]),
+    }
     # the output goes to a file as it comes, so that a run that times out still shows where it was
     out_dir = Path(os.environ.get("SCHEMATHESIS_OUTPUT_DIR") or report_dir.parent)
     out = out_dir / f"schemathesis-{family}{name}.txt"

@@ -139,6 +139,23 @@ def test_cross_post_without_profiles_targets_the_brands_connected_profiles(owner
     assert [p["profileId"] for p in response.json()["publications"]] == [f"prf_{profile.pk.hex}"]
 
 
+def test_cross_post_with_no_connected_profile_on_the_contents_platforms_is_a_400(owner, setup):
+    _, profile, content = setup
+    profile.connected = False
+    profile.save()
+    response = owner.client().post(
+        f"/v1/content/cnt_{content.pk.hex}/schedule",
+        {"scheduledFor": future(), "options": {"crossPost": True}},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "VALIDATION_ERROR",
+        "message": "Give the profiles to publish to.",
+        "details": {"profiles": ["At least one profile id is required."]},
+    }
+
+
 def test_family_b_lists_queues_and_cancels_scheduled_posts(owner, setup):
     _brand, profile, content = setup
     profile.settings = {"timezone": "UTC", "postingTimes": ["10:00"]}
