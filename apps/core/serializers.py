@@ -66,7 +66,35 @@ def _numbers_for_text(fields: Mapping[str, serializers.Field], data: dict) -> di
             and any(_is_number(v) for v in value)
         ):
             found[name] = ["Every item must be a string."]
+        elif too_long := _too_long(field, value):
+            found[name] = too_long
     return found
+
+
+def _too_long(field: serializers.Field, value: Any) -> Any:
+    """A string longer than its `maxLength` as sent: DRF measures it after trimming the
+    whitespace around it, the schema (and a client validating against it) before."""
+
+    def over(f: serializers.Field, v: Any) -> bool:
+        limit = getattr(f, "max_length", None)
+        return (
+            isinstance(f, serializers.CharField)
+            and limit is not None
+            and isinstance(v, str)
+            and len(v) > limit
+        )
+
+    if over(field, value):
+        return [f"Ensure this field has no more than {field.max_length} characters."]  # type: ignore[attr-defined]
+    if isinstance(field, serializers.ListField) and isinstance(value, list):
+        child = field.child
+        items = {
+            i: [f"Ensure this field has no more than {child.max_length} characters."]  # type: ignore[attr-defined]
+            for i, v in enumerate(value)
+            if over(child, v)
+        }
+        return items or None
+    return None
 
 
 class StrictSerializer(serializers.Serializer):

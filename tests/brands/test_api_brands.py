@@ -572,3 +572,20 @@ def test_profiles_keep_working_after_their_brand_is_deleted(b, owner):
     profile = ProfileFactory(organization=owner.org, brand=brand)
     b.delete(f"/api/brands/{brand.pk}")
     assert SocialProfile.objects.get(pk=profile.pk).brand.is_default
+
+
+def test_a_string_longer_than_its_max_length_as_sent_is_refused(b, owner):
+    """`maxLength` counts the string as sent (the schema, a client validating against it): DRF
+    would trim the spaces around it first and accept it (found by schemathesis)."""
+    brand = BrandFactory(organization=owner.org)
+    padded = "x" * 9_990 + " " * 20
+    response = b.put(f"/api/brands/{brand.pk}/settings", {"system_prompt": padded}, format="json")
+    assert response.status_code == 400
+    assert response.json()["details"]["system_prompt"] == [
+        "Ensure this field has no more than 10000 characters."
+    ]
+    tags = b.put(f"/api/brands/{brand.pk}/settings", {"themes": ["ok", "y" * 195 + " " * 10]}, format="json")
+    assert tags.status_code == 400
+    assert tags.json()["details"]["themes"] == {"1": ["Ensure this field has no more than 200 characters."]}
+    ok = b.put(f"/api/brands/{brand.pk}/settings", {"system_prompt": "x" * 9_990 + " " * 10}, format="json")
+    assert ok.status_code == 200 and ok.json()["data"]["system_prompt"] == "x" * 9_990
