@@ -14,12 +14,11 @@ from apps.brands.models import Brand
 
 
 def lean_brands(request):
-    secret = request.headers.get("Authorization", "").removeprefix("Bearer ")
-    key = ApiKey.objects.filter(hashed=ApiKey.hash_secret(secret)).values("organization_id").first()
-    if key is None:
+    organization_id = _organization_id(request)
+    if organization_id is None:
         return HttpResponse(status=401)
     limit = int(request.GET.get("limit", 20))
-    qs = Brand.objects.filter(organization_id=key["organization_id"])
+    qs = Brand.objects.filter(organization_id=organization_id)
     total = qs.count()
     rows = qs.order_by("-created_at", "-pk").values(
         "id",
@@ -64,43 +63,19 @@ def nodb(request):
     return HttpResponse(b'{"ok":true}', content_type="application/json")
 
 
-def lean_content(request):
-    """The leanest view returning GET /v1/content's page: content rows, their variants, shown
-    media and publications, each read with .values() (four queries and the count), no models."""
-    from apps.content import states
-    from apps.content.models import Content, Variant
-    from apps.content.selectors import SHOWN_MEDIA
-    from apps.media.models import MediaAsset
-    from apps.publishing.models import Publication
-
+def _organization_id(request):
+    """The organization of the request's API key (the lean views' whole authentication)."""
     secret = request.headers.get("Authorization", "").removeprefix("Bearer ")
     key = ApiKey.objects.filter(hashed=ApiKey.hash_secret(secret)).values("organization_id").first()
-    if key is None:
-        return HttpResponse(status=401)
-    limit = int(request.GET.get("limit", 20))
-    page = int(request.GET.get("page", 1))
-    qs = Content.objects.filter(organization_id=key["organization_id"])
-    total = qs.count()
-    rows = list(
-        qs.order_by("-created_at", "-pk").values(
-            "id",
-            "status",
-            "platforms",
-            "created_at",
-            "scheduled_for",
-            "published_at",
-            "brand_id",
-            "prompt",
-            "post_type",
-            "media_type",
-            "dimensions",
-            "progress",
-            "status_reason",
-        )[(page - 1) * limit : page * limit]
-    )
-    ids_ = [r["id"] for r in rows]
+    return key and key["organization_id"]
+
+
+def _variants(content_ids) -> dict:
+    """Each content's variants by platform, as both families' items show them."""
+    from apps.content.models import Variant
+
     variants: dict = {}
-    for v in Variant.objects.filter(content_id__in=ids_).values(
+    for v in Variant.objects.filter(content_id__in=content_ids).values(
         "content_id",
         "platform",
         "caption",
@@ -120,6 +95,44 @@ def lean_content(request):
             "sounds": v["sounds"],
             "adaptations": v["adaptations"],
         }
+    return variants
+
+
+def lean_content(request):
+    """The leanest view returning GET /v1/content's page: content rows, their variants, shown
+    media and publications, each read with .values() (four queries and the count), no models."""
+    from apps.content import states
+    from apps.content.models import Content
+    from apps.content.selectors import SHOWN_MEDIA
+    from apps.media.models import MediaAsset
+    from apps.publishing.models import Publication
+
+    organization_id = _organization_id(request)
+    if organization_id is None:
+        return HttpResponse(status=401)
+    limit = int(request.GET.get("limit", 20))
+    page = int(request.GET.get("page", 1))
+    qs = Content.objects.filter(organization_id=organization_id)
+    total = qs.count()
+    rows = list(
+        qs.order_by("-created_at", "-pk").values(
+            "id",
+            "status",
+            "platforms",
+            "created_at",
+            "scheduled_for",
+            "published_at",
+            "brand_id",
+            "prompt",
+            "post_type",
+            "media_type",
+            "dimensions",
+            "progress",
+            "status_reason",
+        )[(page - 1) * limit : page * limit]
+    )
+    ids_ = [r["id"] for r in rows]
+    variants = _variants(ids_)
     media: dict = {}
     for m in (
         MediaAsset.objects.filter(content_id__in=ids_, kind__in=SHOWN_MEDIA)
@@ -185,18 +198,17 @@ def lean_content_b(request):
     `content.api.serializers.present_content`, tag ids, offset paging): content rows, their
     variants, shown media, publications and tag links, each read with .values(), no models."""
     from apps.content import states
-    from apps.content.models import Content, Variant
+    from apps.content.models import Content
     from apps.content.selectors import SHOWN_MEDIA
     from apps.media.models import MediaAsset
     from apps.publishing.models import Publication
 
-    secret = request.headers.get("Authorization", "").removeprefix("Bearer ")
-    key = ApiKey.objects.filter(hashed=ApiKey.hash_secret(secret)).values("organization_id").first()
-    if key is None:
+    organization_id = _organization_id(request)
+    if organization_id is None:
         return HttpResponse(status=401)
     limit = int(request.GET.get("limit", 20))
     offset = int(request.GET.get("offset", 0))
-    qs = Content.objects.filter(organization_id=key["organization_id"])
+    qs = Content.objects.filter(organization_id=organization_id)
     total = qs.count()
     rows = list(
         qs.order_by("-created_at", "-pk").values(
@@ -221,27 +233,7 @@ def lean_content_b(request):
         )[offset : offset + limit]
     )
     ids_ = [r["id"] for r in rows]
-    variants: dict = {}
-    for v in Variant.objects.filter(content_id__in=ids_).values(
-        "content_id",
-        "platform",
-        "caption",
-        "hashtags",
-        "first_comment",
-        "alt_text",
-        "title",
-        "sounds",
-        "adaptations",
-    ):
-        variants.setdefault(v["content_id"], {})[v["platform"]] = {
-            "caption": v["caption"],
-            "hashtags": v["hashtags"],
-            "firstComment": v["first_comment"],
-            "altText": v["alt_text"],
-            "title": v["title"],
-            "sounds": v["sounds"],
-            "adaptations": v["adaptations"],
-        }
+    variants = _variants(ids_)
     media: dict = {}
     for m in (
         MediaAsset.objects.filter(content_id__in=ids_, kind__in=SHOWN_MEDIA)
