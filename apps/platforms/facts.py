@@ -101,6 +101,19 @@ def _all_words(key: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def detect_language(text: str) -> str:
+    """The brief's language among ``LANGUAGES`` by its function words, or '' when it reads as
+    none of them (too few of any language's stopwords)."""
+    tokens = [t.casefold() for t in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", text or "")]
+    if not tokens:
+        return ""
+    scores = {lang: sum(1 for t in tokens if t in words(lang).stopwords) for lang in LANGUAGES}
+    best = max(LANGUAGES, key=lambda lang: (scores[lang], lang == "en"))
+    if scores[best] == 0 or (len(tokens) >= 6 and scores[best] / len(tokens) < 0.12):
+        return ""
+    return best
+
+
 # --------------------------------------------------------------------------- sentences
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
@@ -377,7 +390,7 @@ INTENT_PATTERNS: dict[str, str] = {
     "release": r"\brelease[sd]?\b|\bversion\s?\d|\bv\d+(?:\.\d+)+|\bupdate\b|\bchangelog\b|\bnew feature|"
     r"\bnow available\b|\bships?\b|lanzamiento|nueva versión|disponible|nouvelle version|neue version|"
     r"verfügbar|nova versão|disponível",
-    "launch": r"\blaunch(?:es|ed|ing)?\b|\bintroducing\b|\bmeet (?:the|our)\b|\bnew\b|\bdebut|lanzamos|"
+    "launch": r"\blaunch(?:es|ed|ing)?\b|\bintroducing\b|\bannouncing\b|\bunveil|\bmeet (?:the|our)\b|\bnew\b|\bdebut|lanzamos|"
     r"presentamos|nuevo|nueva|lançamos|nouveau|nouvelle|neu\b|neue|novo|nova",
     "tip": r"\btips?\b|\bhow to\b|\bguide\b|\bmistakes?\b|\bdid you know\b|\blearn\b|\bsteps?\b|\btutorial\b|"
     r"consejos?|cómo|astuces?|conseils?|comment|tipps?|wie man|dicas?|como fazer",
@@ -464,7 +477,8 @@ def _phrases(text: str, language: str) -> list[list[str]]:
     blocked = [f for f in facts_in(text, language) if f.kind not in ("name", "hashtag")]
     cleaned = list(text)
     for f in blocked:
-        cleaned[f.start : f.end] = " . ".ljust(f.end - f.start)[: f.end - f.start]
+        size = f.end - f.start
+        cleaned[f.start : f.end] = " . ".ljust(size) if size >= 3 else "." * size  # a fact ends a phrase
     plain = "".join(cleaned)
     plain = _HASHTAG.sub(" . ", plain)
     runs: list[list[str]] = [[]]

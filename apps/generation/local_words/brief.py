@@ -15,6 +15,7 @@ from apps.platforms.facts import (
     SOBER_INTENTS,
     Fact,
     detect_intent,
+    detect_language,
     facts_in,
     is_junk_hashtag,
     language_code,
@@ -107,6 +108,10 @@ def _rephrase_banned(text: str, dont: tuple[str, ...]) -> str:
         text = pattern.sub("", text)
     text = re.sub(r"[ \t]{2,}", " ", text)
     text = re.sub(r"\s+([,.!?:;])", r"\1", text)
+    text = re.sub(
+        r"\s+(?:and|or|y|o|et|ou|und|oder|e)(?=[,.;:!?])", "", text
+    )  # 'waterproof and,' -> 'waterproof,'
+    text = re.sub(r",([,.;:!?])", r"\1", text)
     text = re.sub(r"^([\s,;:-]+)", "", text)
     return text.strip()
 
@@ -145,6 +150,8 @@ def author_sentences(prompt: str, language: str, dont: tuple[str, ...]) -> list[
         ):
             continue
         sentence = _capitalise_first(_rephrase_banned(sentence, dont))
+        if re.fullmatch(r"(?:\s*#\w+)+\s*", sentence):
+            continue  # the author's tags alone: they go with the hashtags
         if sentence and re.search(r"\w", sentence):
             out.append(sentence)
     return out
@@ -213,6 +220,9 @@ def _hashtags(request: TextRequest, language: str, sentences: list[str], *, sobe
 
     for tag in request.brand.hashtags:
         add(tag, trusted=True)
+    for fact in facts_in(request.prompt, language):
+        if fact.kind == "hashtag":  # the author's own tags, as written
+            add(fact.text, trusted=True)
     text = " ".join(sentences)
     names = {f.text.casefold().replace(" ", "") for f in facts_in(text, language) if f.kind == "name"}
     for tag in topic_hashtags(text, language, 30):
@@ -226,9 +236,22 @@ def _hashtags(request: TextRequest, language: str, sentences: list[str], *, sobe
     return out
 
 
+def brief_language(request: TextRequest) -> str:
+    """The language to write in: ``settings.language`` when it names another language than
+    English, else the brief's own (a Spanish brief under the default 'en' gets Spanish words; a
+    brief in none of the engine's languages gets no words of the engine)."""
+    asked = language_code(request.language)
+    if asked != "en":
+        return asked
+    detected = detect_language(request.prompt)
+    if detected:
+        return detected
+    return "und" if len((request.prompt or "").split()) >= 6 else "en"  # a few words: the default
+
+
 def read_brief(request: TextRequest) -> Brief:
     """The brief of ``request``, read once for every platform."""
-    language = language_code(request.language)
+    language = brief_language(request)
     copy = copy_for(language)
     brand = request.brand
     sentences = author_sentences(request.prompt, language, brand.dont)

@@ -27,11 +27,12 @@ from .brief import Brief
 from .copy import EMOJIS, FAMILY
 
 LONG_FORM = ("instagram", "facebook", "tiktok", "youtube", "linkedin", "pinterest")
-SHORT_FORM = ("x", "threads", "bluesky")
+SHORT_FORM = ("x", "threads", "bluesky", "mastodon")
 #: how many topic tags each platform's users put on a post (a ceiling: fewer topics, fewer tags)
 TAGS_PER_PLATFORM = {
     "x": 2,
     "bluesky": 2,
+    "mastodon": 3,
     "threads": 1,
     "facebook": 3,
     "linkedin": 4,
@@ -208,10 +209,14 @@ def write_facebook(w: Writing) -> TextResult:
     if missing and brief.copy is not None:
         parts.append(brief.copy.link_line("facebook", " ".join(missing)))
     parts.append(_cta(w, "facebook"))
+    comment = _comment(w, "facebook")
+    if brief.sober:  # where to ask goes in the post itself, not under it
+        parts.append(comment)
+        comment = ""
     return TextResult(
         caption=_finish(parts, brief.sign_off),
         hashtags=w.tags("facebook"),
-        first_comment=_comment(w, "facebook"),
+        first_comment=comment,
     )
 
 
@@ -269,13 +274,14 @@ def write_youtube(w: Writing) -> TextResult:
     missing = [u for u in brief.urls if u not in parts[0]]
     if missing and brief.copy is not None:
         parts.append(brief.copy.link_line("youtube", " ".join(missing)))
-    cta = _cta(w, "youtube")
-    if cta and brief.copy is not None:
-        parts.append(f"{cta} {brief.copy.word('youtube_subscribe')}".strip())
+    if _cta(w, "youtube") and brief.copy is not None:  # YouTube's own call to action
+        parts.append(brief.copy.word("youtube_subscribe"))
+    elif brief.sober and brief.copy is not None:  # a sober description closes with where to ask
+        parts.append(brief.copy.pick("comments", brief.intent, "all", brief.rng("closing")))
     return TextResult(
         caption=_finish(parts, brief.sign_off),
         hashtags=w.tags("youtube"),
-        first_comment=_comment(w, "youtube"),
+        first_comment="" if brief.sober else _comment(w, "youtube"),
         title=_title(brief),
     )
 
@@ -284,7 +290,8 @@ def write_pinterest(w: Writing) -> TextResult:
     brief = w.brief
     body = [_strip_emoji(s) for s in _body(brief)]
     tags = w.tags("pinterest")
-    parts = [" ".join(body)]
+    lead = [brief.copy.label(brief.intent)] if brief.sober and brief.copy is not None else []
+    parts = [" ".join([*lead, *body])]
     missing = [u for u in brief.urls if u not in parts[0]]
     if missing and brief.copy is not None:
         parts.append(brief.copy.link_line("pinterest", " ".join(missing)))
@@ -297,7 +304,7 @@ def write_pinterest(w: Writing) -> TextResult:
         if not decoration:
             break
         body.remove(decoration[-1])  # decoration goes before any fact
-        caption = "\n\n".join([" ".join(body), *parts[1:]])
+        caption = "\n\n".join([" ".join([*lead, *body]), *parts[1:]])
     return TextResult(caption=caption, hashtags=tags, title=_title(brief))
 
 
