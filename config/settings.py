@@ -413,6 +413,19 @@ SPECTACULAR_SETTINGS = {
         "apps.core.schema.postprocess",
     ],
     "EXTENSIONS_INFO": {},
+    # one name per closed set, the same wherever it appears (a request's or a response's field):
+    # without these, a set named by fields of different names gets a hash suffix
+    "ENUM_NAME_OVERRIDES": {
+        "PlatformEnum": "apps.platforms.rules.SUPPORTED_PLATFORMS",
+        "ProfilePlatformEnum": "apps.profiles.models.PLATFORMS",
+        "ContentStatusEnum": "apps.content.states.STATUS_WORDS_A",
+        "ContentStatusBEnum": "apps.content.states.STATUS_WORDS_B",
+        "ContentActionEnum": "apps.content.states.CLIENT_ACTIONS",
+        "PublicationStatusEnum": "apps.content.serializers.PUBLICATION_STATUSES",
+        "MediaTypeEnum": "apps.content.models.MEDIA_TYPES",
+        "EventTypeEnum": "apps.webhooks.services.EVENT_TYPES",
+        "TokenStatusEnum": "apps.profiles.models.TOKEN_STATUSES",
+    },
     # Swagger UI and ReDoc from the service itself (drf-spectacular-sidecar), never a CDN
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
