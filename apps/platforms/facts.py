@@ -387,14 +387,7 @@ SOBER_INTENTS = frozenset({"recall", "apology", "incident"})
 _INTENT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in INTENT_PATTERNS.items()}
 
 
-def detect_intent(text: str, language: str = "en") -> str:
-    """What the brief is for: a sober intent (recall, apology, incident) whenever it shows;
-    otherwise the intent with the most distinct cues, the earlier in ``INTENTS`` on a tie;
-    'announcement' when nothing shows."""
-    text = text or ""
-    for intent in ("recall", "apology", "incident"):
-        if _INTENT_RES[intent].search(text):
-            return intent
+def _best_intent(text: str) -> tuple[str, int]:
     best, score = "announcement", 0
     for intent, pattern in _INTENT_RES.items():
         if intent in SOBER_INTENTS:
@@ -402,7 +395,23 @@ def detect_intent(text: str, language: str = "en") -> str:
         hits = len({m.group(0).casefold() for m in pattern.finditer(text)})
         if hits > score:
             best, score = intent, hits
-    return best
+    return best, score
+
+
+def detect_intent(text: str, language: str = "en") -> str:
+    """What the brief is for: a sober intent (recall, apology, incident) whenever it shows;
+    otherwise what its first sentence is for (the lead says it: a bakery's opening that also
+    offers a code is an opening), else the intent with the most distinct cues in the whole
+    brief, the earlier in ``INTENTS`` on a tie; 'announcement' when nothing shows."""
+    text = text or ""
+    for intent in ("recall", "apology", "incident"):
+        if _INTENT_RES[intent].search(text):
+            return intent
+    sentences = split_sentences(text, language)
+    lead, score = _best_intent(sentences[0]) if sentences else ("announcement", 0)
+    if score:
+        return lead
+    return _best_intent(text)[0]
 
 
 # --------------------------------------------------------------------------- hashtags
