@@ -101,6 +101,19 @@ def _all_words(key: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def detect_language(text: str) -> str:
+    """The brief's language among ``LANGUAGES`` by its function words, or '' when it reads as
+    none of them (too few of any language's stopwords)."""
+    tokens = [t.casefold() for t in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", text or "")]
+    if not tokens:
+        return ""
+    scores = {lang: sum(1 for t in tokens if t in words(lang).stopwords) for lang in LANGUAGES}
+    best = max(LANGUAGES, key=lambda lang: (scores[lang], lang == "en"))
+    if scores[best] == 0 or (len(tokens) >= 6 and scores[best] / len(tokens) < 0.12):
+        return ""
+    return best
+
+
 # --------------------------------------------------------------------------- sentences
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
@@ -377,7 +390,7 @@ INTENT_PATTERNS: dict[str, str] = {
     "release": r"\brelease[sd]?\b|\bversion\s?\d|\bv\d+(?:\.\d+)+|\bupdate\b|\bchangelog\b|\bnew feature|"
     r"\bnow available\b|\bships?\b|lanzamiento|nueva versión|disponible|nouvelle version|neue version|"
     r"verfügbar|nova versão|disponível",
-    "launch": r"\blaunch(?:es|ed|ing)?\b|\bintroducing\b|\bmeet (?:the|our)\b|\bnew\b|\bdebut|lanzamos|"
+    "launch": r"\blaunch(?:es|ed|ing)?\b|\bintroducing\b|\bannouncing\b|\bunveil|\bmeet (?:the|our)\b|\bnew\b|\bdebut|lanzamos|"
     r"presentamos|nuevo|nueva|lançamos|nouveau|nouvelle|neu\b|neue|novo|nova",
     "tip": r"\btips?\b|\bhow to\b|\bguide\b|\bmistakes?\b|\bdid you know\b|\blearn\b|\bsteps?\b|\btutorial\b|"
     r"consejos?|cómo|astuces?|conseils?|comment|tipps?|wie man|dicas?|como fazer",
@@ -387,14 +400,7 @@ SOBER_INTENTS = frozenset({"recall", "apology", "incident"})
 _INTENT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in INTENT_PATTERNS.items()}
 
 
-def detect_intent(text: str, language: str = "en") -> str:
-    """What the brief is for: a sober intent (recall, apology, incident) whenever it shows;
-    otherwise the intent with the most distinct cues, the earlier in ``INTENTS`` on a tie;
-    'announcement' when nothing shows."""
-    text = text or ""
-    for intent in ("recall", "apology", "incident"):
-        if _INTENT_RES[intent].search(text):
-            return intent
+def _best_intent(text: str) -> tuple[str, int]:
     best, score = "announcement", 0
     for intent, pattern in _INTENT_RES.items():
         if intent in SOBER_INTENTS:
@@ -402,7 +408,23 @@ def detect_intent(text: str, language: str = "en") -> str:
         hits = len({m.group(0).casefold() for m in pattern.finditer(text)})
         if hits > score:
             best, score = intent, hits
-    return best
+    return best, score
+
+
+def detect_intent(text: str, language: str = "en") -> str:
+    """What the brief is for: a sober intent (recall, apology, incident) whenever it shows;
+    otherwise what its first sentence is for (the lead says it: a bakery's opening that also
+    offers a code is an opening), else the intent with the most distinct cues in the whole
+    brief, the earlier in ``INTENTS`` on a tie; 'announcement' when nothing shows."""
+    text = text or ""
+    for intent in ("recall", "apology", "incident"):
+        if _INTENT_RES[intent].search(text):
+            return intent
+    sentences = split_sentences(text, language)
+    lead, score = _best_intent(sentences[0]) if sentences else ("announcement", 0)
+    if score:
+        return lead
+    return _best_intent(text)[0]
 
 
 # --------------------------------------------------------------------------- hashtags
@@ -455,7 +477,8 @@ def _phrases(text: str, language: str) -> list[list[str]]:
     blocked = [f for f in facts_in(text, language) if f.kind not in ("name", "hashtag")]
     cleaned = list(text)
     for f in blocked:
-        cleaned[f.start : f.end] = " . ".ljust(f.end - f.start)[: f.end - f.start]
+        size = f.end - f.start
+        cleaned[f.start : f.end] = " . ".ljust(size) if size >= 3 else "." * size  # a fact ends a phrase
     plain = "".join(cleaned)
     plain = _HASHTAG.sub(" . ", plain)
     runs: list[list[str]] = [[]]
