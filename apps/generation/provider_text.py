@@ -98,6 +98,18 @@ PLATFORM_NOTES = {
     ),
     "mastodon": "plain and conversational, the link in the text, hashtags in CamelCase",
 }
+#: how each platform reads a sober post (a recall, an apology, an incident): no hook, the instruction first
+SOBER_NOTES = {
+    "instagram": "the instruction or the apology on the first line, then the facts in short paragraphs; "
+    "'link in bio' where a link would go",
+    "tiktok": "the instruction alone on the first line, then the facts; 'link in bio' where a link would go",
+    "x": "the instruction and the core facts in one or two sentences, with the link",
+    "threads": "the instruction and the core facts in one to three sentences, with the link",
+    "bluesky": "the instruction and the core facts in one or two sentences, with the link",
+    "pinterest": "a plain title; a description that starts with the instruction, then the facts",
+    "youtube": "a plain title; a description that starts with the instruction, then the facts and the link",
+}
+SOBER_DEFAULT_NOTE = "the instruction or the apology first, then the facts, plainly, with the link"
 LINK_IN_BIO = {"instagram", "tiktok"}
 _LINK_RULES = {
     "text": "the brief's links in the caption, exactly as written",
@@ -214,7 +226,10 @@ def _hashtag_rule(platform: str, request: TextRequest) -> str:
 def _platform_context(platform: str, request: TextRequest) -> dict[str, str]:
     rules = get_rules(platform)
     fmt = format_of(platform, request)
-    notes = PLATFORM_NOTES.get(platform, "written the way its readers read")
+    if is_sober(request):
+        notes = SOBER_NOTES.get(platform, SOBER_DEFAULT_NOTE)
+    else:
+        notes = PLATFORM_NOTES.get(platform, "written the way its readers read")
     if fmt is None or not fmt.caption_supported:
         caption = 'none on this format ("")'
     else:
@@ -286,7 +301,7 @@ def render_prompt(request: TextRequest) -> tuple[str, str]:
         "brief": request.prompt.strip(),
         "post_type": request.post_type,
         "platforms": [_platform_context(p, request) for p in keys],
-        "tone": request.tone,
+        "tone": "sober and plain" if is_sober(request) else request.tone,
         "length": _LENGTHS.get(request.length, request.length),
         "variation": max(0, request.variation),  # a regeneration's number (0: the first generation)
     }

@@ -279,6 +279,9 @@ def test_a_recall_is_written_sober_and_a_cheerful_reply_is_sent_back(fake):
         in system
     )
     assert "No emojis anywhere." in system
+    user = first["messages"][1]["content"]
+    assert "tiktok (TikTok): The instruction alone on the first line, then the facts" in user  # no hook
+    assert "Tone: sober and plain." in user and "stops the scroll" not in user
     assert second["messages"][3]["content"] == "\n".join(
         [
             "Your reply needs these fixes:",
