@@ -377,9 +377,13 @@ PLAN_AFTER_CANCEL = env("PLAN_AFTER_CANCEL", default="free")
 #: Stripe price ids to plan names, e.g. {"price_1Nxyz": "pro"} (a price's lookup_key or a
 #: `plan` metadata entry naming a plan is used first)
 STRIPE_PRICE_PLANS = env.json("STRIPE_PRICE_PLANS", default={})
-# Failed authentications (401) allowed per client address per window; past it, requests from
-# that address are answered 429 without checking their credentials (0: no limit).
+# Failed authentications (401) allowed per client address per window; past it, that address's
+# requests without credentials, or with credentials that fail, are answered 429 (valid
+# credentials always go through) (0: no limit).
 AUTH_FAILURE_LIMIT = env.int("AUTH_FAILURE_LIMIT", default=30)
+# Reverse proxies (CIDRs) whose X-Forwarded-For names the client (apps/core/proxies.py): set it
+# to your proxy's address, or every client behind it shares the proxy's failure budget
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
 
 # Websockets (/ws/events/): open sockets allowed per credential and per organization (0: no cap).
 WS_MAX_CONNECTIONS_PER_CREDENTIAL = env.int("WS_MAX_CONNECTIONS_PER_CREDENTIAL", default=20)
