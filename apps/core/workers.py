@@ -47,10 +47,10 @@ def _folder() -> Path:
     return Path(settings.VAR_DIR) / "workers"
 
 
-def beat_once(hostname: str, queues: list[str]) -> None:
+def beat_once(hostname: str, queues: list[str], concurrency: int = 1) -> None:
     interval = settings.WORKER_HEARTBEAT_SECONDS
     now, ttl = time.time(), max(1, int(interval * 3))
-    record = {"at": now, "queues": queues}
+    record = {"at": now, "queues": queues, "concurrency": concurrency}
     if _on_redis():
         _redis().set(PREFIX + hostname, json.dumps(record), ex=ttl)
         return
@@ -142,7 +142,7 @@ def _exit_stalled(hostname: str) -> None:
 
 def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.Thread | None:
     if not _on_redis():
-        return _start_heartbeat_only(hostname, queues)
+        return _start_heartbeat_only(hostname, queues, max(1, concurrency))
     watch = _watch["current"] = StallWatch(
         queues=queues, concurrency=max(1, concurrency), stall_seconds=settings.WORKER_STALL_SECONDS
     )
@@ -152,7 +152,7 @@ def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.T
 
         while True:
             try:
-                beat_once(hostname, queues)
+                beat_once(hostname, queues, max(1, concurrency))
             except Exception:  # Redis restarting: the next beat writes it again
                 logger.debug("worker heartbeat failed", exc_info=True)
             if watch.stall_seconds > 0:
@@ -174,7 +174,7 @@ def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.T
 
 
 def alive() -> list[dict]:
-    """The live workers: [{name, queues, age}]."""
+    """The live workers: [{name, queues, concurrency, age}]."""
     if not _on_redis():
         return _alive_in_files()
     client = _redis()
@@ -191,19 +191,20 @@ def alive() -> list[dict]:
             {
                 "name": key.decode()[len(PREFIX) :],
                 "queues": data.get("queues", []),
+                "concurrency": int(data.get("concurrency") or 1),
                 "age": round(now - data.get("at", now), 1),
             }
         )
     return sorted(found, key=lambda w: w["name"])
 
 
-def _start_heartbeat_only(hostname: str, queues: list[str]) -> threading.Thread:
+def _start_heartbeat_only(hostname: str, queues: list[str], concurrency: int) -> threading.Thread:
     """The embedded default's worker: its heartbeat file (the stall watch reads Redis queues)."""
 
     def loop() -> None:
         while True:
             try:
-                beat_once(hostname, queues)
+                beat_once(hostname, queues, concurrency)
             except OSError:  # a full or read-only disk: the next beat tries again
                 logger.debug("worker heartbeat failed", exc_info=True)
             time.sleep(settings.WORKER_HEARTBEAT_SECONDS)
@@ -227,6 +228,7 @@ def _alive_in_files() -> list[dict]:
             {
                 "name": path.name[: -len(".json")],
                 "queues": data.get("queues", []),
+                "concurrency": int(data.get("concurrency") or 1),
                 "age": round(now - data["at"], 1),
             }
         )

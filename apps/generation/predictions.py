@@ -182,9 +182,11 @@ def prediction_complete(*, prediction_id) -> Content | None:
     request = text_request if prediction.kind == "text" else media_requests[prediction.position]
     engine = cast(PredictionEngine, get_engine())  # only a prediction engine made the row
     result = engine.result_from_prediction(prediction.payload, prediction.kind, request=request)
-    output = {}
+    output: dict = {}
     if isinstance(result, TextResult):
         output = dataclasses.asdict(result)
+    elif isinstance(result, dict):  # a text per platform, each written for its platform
+        output = {"by_platform": {p: dataclasses.asdict(t) for p, t in result.items()}}
     else:
         steps.store_media(content, result, position=prediction.position)
     done = Prediction.objects.filter(pk=prediction.pk, status=Prediction.RECEIVED).update(
@@ -200,4 +202,7 @@ def prediction_complete(*, prediction_id) -> Content | None:
     if finished < total:
         return content
     text = run.get(kind="text").output
+    if "by_platform" in text:
+        texts = {p: TextResult(**t) for p, t in text["by_platform"].items()}
+        return steps.finish(content, texts, per_platform=True)
     return steps.finish(content, TextResult(**text))

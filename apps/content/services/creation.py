@@ -17,6 +17,7 @@ from apps.core.errors import (
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 from apps.platforms import rules as platform_rules
+from apps.platforms.facts import INTENTS
 
 from .. import ports, states
 from ..machine import event_data as _event_data
@@ -81,6 +82,7 @@ def _field_errors(inp: GenerationInput) -> tuple[list[str], dict]:
     platforms = _platform_names(inp.platforms, errors)
     _choice_errors(inp, errors)
     _language_errors(inp, errors)
+    _intent_errors(inp, errors)
     count = (inp.media_request or {}).get("count", 1)
     if not isinstance(count, int) or not 1 <= count <= MAX_IMAGES:
         errors.setdefault("media", []).append(f"count must be between 1 and {MAX_IMAGES}.")
@@ -117,6 +119,13 @@ def _choice_errors(inp: GenerationInput, errors: dict) -> None:
         errors["generation_mode"] = [f"Must be one of {', '.join(GenerationMode.values)}."]
 
 
+def _intent_errors(inp: GenerationInput, errors: dict) -> None:
+    """A requested intent is one the engines know (apps.platforms.facts.INTENTS)."""
+    intent = (inp.settings or {}).get("intent")
+    if intent is not None and intent not in INTENTS:
+        errors.setdefault("settings", {})["intent"] = [f"Must be one of {', '.join(INTENTS)}."]
+
+
 def _language_errors(inp: GenerationInput, errors: dict) -> None:
     """A requested language the configured engine writes."""
     language = (inp.settings or {}).get("language")
@@ -125,7 +134,8 @@ def _language_errors(inp: GenerationInput, errors: dict) -> None:
     supported = engine_languages()
     if supported is not None and language not in supported:
         errors["settings"] = {
-            "language": [f"'{language}' is not available; this engine writes {', '.join(supported)}."]
+            **errors.get("settings", {}),
+            "language": [f"'{language}' is not available; this engine writes {', '.join(supported)}."],
         }
 
 
