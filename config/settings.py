@@ -496,6 +496,13 @@ REPLICATE_BASE_URL = env("REPLICATE_BASE_URL", default="")
 REPLICATE_TEXT_MODEL = env("REPLICATE_TEXT_MODEL", default="")
 REPLICATE_IMAGE_MODEL = env("REPLICATE_IMAGE_MODEL", default="")
 REPLICATE_VIDEO_MODEL = env("REPLICATE_VIDEO_MODEL", default="")
+#: how the OpenAI-compatible engine asks for JSON: json_schema (structured outputs), json_object
+#: (servers without them) or none (the prompt alone)
+OPENAI_JSON_MODE = env("OPENAI_JSON_MODE", default="json_schema")
+#: Gemini is given the reply's JSON schema (response_json_schema); false: the JSON mime type only
+GEMINI_JSON_SCHEMA = env.bool("GEMINI_JSON_SCHEMA", default=True)
+#: repair turns a provider's text reply that breaks the rules gets before the generation fails
+GENERATION_TEXT_REPAIRS = env.int("GENERATION_TEXT_REPAIRS", default=2)
 # --- Outbound webhooks -------------------------------------------------------------------
 #: http:// webhook URLs (development only)
 WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)

@@ -87,6 +87,7 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
         creativity=int(values.get("creativity", 5)),
         brand=voice,
         seed=content.seed,
+        variation=max(0, content.generation_count - 1),
     )
     if content.generation_mode == GenerationMode.MANUAL or not content.media_request.get("generate", True):
         return text_request, []
