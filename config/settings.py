@@ -417,6 +417,19 @@ SPECTACULAR_SETTINGS = {
         "apps.core.schema.postprocess",
     ],
     "EXTENSIONS_INFO": {},
+    # one name per closed set, the same wherever it appears (a request's or a response's field):
+    # without these, a set named by fields of different names gets a hash suffix
+    "ENUM_NAME_OVERRIDES": {
+        "PlatformEnum": "apps.platforms.rules.SUPPORTED_PLATFORMS",
+        "ProfilePlatformEnum": "apps.profiles.models.PLATFORMS",
+        "ContentStatusEnum": "apps.content.states.STATUS_WORDS_A",
+        "ContentStatusBEnum": "apps.content.states.STATUS_WORDS_B",
+        "ContentActionEnum": "apps.content.states.CLIENT_ACTIONS",
+        "PublicationStatusEnum": "apps.content.serializers.PUBLICATION_STATUSES",
+        "MediaTypeEnum": "apps.content.models.MEDIA_TYPES",
+        "EventTypeEnum": "apps.webhooks.services.EVENT_TYPES",
+        "TokenStatusEnum": "apps.profiles.models.TOKEN_STATUSES",
+    },
     # Swagger UI and ReDoc from the service itself (drf-spectacular-sidecar), never a CDN
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -483,6 +496,13 @@ REPLICATE_BASE_URL = env("REPLICATE_BASE_URL", default="")
 REPLICATE_TEXT_MODEL = env("REPLICATE_TEXT_MODEL", default="")
 REPLICATE_IMAGE_MODEL = env("REPLICATE_IMAGE_MODEL", default="")
 REPLICATE_VIDEO_MODEL = env("REPLICATE_VIDEO_MODEL", default="")
+#: how the OpenAI-compatible engine asks for JSON: json_schema (structured outputs), json_object
+#: (servers without them) or none (the prompt alone)
+OPENAI_JSON_MODE = env("OPENAI_JSON_MODE", default="json_schema")
+#: Gemini is given the reply's JSON schema (response_json_schema); false: the JSON mime type only
+GEMINI_JSON_SCHEMA = env.bool("GEMINI_JSON_SCHEMA", default=True)
+#: repair turns a provider's text reply that breaks the rules gets before the generation fails
+GENERATION_TEXT_REPAIRS = env.int("GENERATION_TEXT_REPAIRS", default=2)
 # --- Outbound webhooks -------------------------------------------------------------------
 #: http:// webhook URLs (development only)
 WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)
