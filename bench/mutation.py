@@ -64,6 +64,12 @@ def prepare(modules: list[str]) -> None:
     """The copy mutmut works in, with its configuration (kept between runs: mutmut reruns only
     the mutants of changed code)."""
     WORK.mkdir(parents=True, exist_ok=True)
+    # mutmut takes a copy newer than its source for mutants already written: another set of
+    # modules, or another checkout, starts afresh
+    stamp = WORK / "modules.json"
+    if not stamp.exists() or json.loads(stamp.read_text()) != modules:
+        shutil.rmtree(WORK / "mutants", ignore_errors=True)
+    stamp.write_text(json.dumps(modules))
     for name in ("apps", "config", "tests", "templates"):
         if (WORK / name).exists():
             shutil.rmtree(WORK / name)
