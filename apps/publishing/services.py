@@ -38,6 +38,7 @@ from apps.core.db import relax_commit
 from apps.core.errors import InvalidSubject, InvalidTransition, PlatformFailure, RuleViolation
 from apps.core.filters import as_utc
 from apps.core.heartbeat import Heartbeat
+from apps.core.links import public_url
 from apps.core.storage import absolute_url
 from apps.core.tasking import task_named
 from apps.events.services import event_record
@@ -1103,7 +1104,7 @@ def _publication_updated(pub: Publication) -> None:
             "platform": pub.platform or pub.profile.platform,
             "status": pub.status,
             "externalId": pub.external_id or None,
-            "url": pub.url or None,
+            "url": public_url(pub.url),
             "lastError": pub.last_error or None,
             "firstCommentError": pub.first_comment_error or None,
         },
