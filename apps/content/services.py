@@ -38,10 +38,12 @@ from .models import (
     Batch,
     Campaign,
     Content,
+    ContentHistory,
     ContentSchedule,
     GenerationMode,
     MediaType,
     PostType,
+    ReviewOpen,
     Tag,
     Variant,
 )
@@ -265,6 +267,7 @@ def content_approve(*, content: Content, actor=None) -> Content:
     content.approved_at = timezone.now()
     content.approved_by = _actor_name(actor)
     content.save(update_fields=["approved_at", "approved_by", "updated_at"])
+    history_record(content=content, actor=actor, action="approve")
     # publishing schedules auto-published brands' content (apps.publishing.receivers), in this transaction
     content_approved.send(sender=Content, content=content, actor=actor)
     return content
@@ -273,7 +276,9 @@ def content_approve(*, content: Content, actor=None) -> Content:
 @transaction.atomic
 def content_reject(*, content: Content, reason: str = "", actor=None) -> Content:
     content = _locked(content.pk)
-    return transition(content, "reject", event="content.rejected", reason=reason or "Rejected.")
+    transition(content, "reject", event="content.rejected", reason=reason or "Rejected.")
+    history_record(content=content, actor=actor, action="reject", note=reason or "Rejected.")
+    return content
 
 
 def _actor_name(actor) -> str:
@@ -364,6 +369,7 @@ def content_update(
     tags: list | None = None,
     campaign=...,
     scheduled=None,
+    actor=None,
 ) -> Content:
     """Edit per-platform text (checked against each platform's rules) and/or go back to draft.
 
@@ -380,6 +386,7 @@ def content_update(
     if variants and content.status in TEXT_LOCKED:
         # the pipeline is writing the text, or the platform already has it
         raise _refuse(content, "edit")
+    before = {v.platform: _text_of(v) for v in content.variants.all()} if variants else {}
     changed = _edited_variants(content, variants) if variants else []
     if changed and content.status == states.SCHEDULED and content.requires_approval:
         raise InvalidTransition(
@@ -420,10 +427,75 @@ def content_update(
     extra: dict[str, object] = {"previousStatus": previous} if content.status != previous else {}
     if approval_withdrawn:
         extra["approvalWithdrawn"] = True
+    if changed:
+        history_record(
+            content=content,
+            actor=actor,
+            action="edit",
+            changes=text_changes({v.platform: before[v.platform] for v in changed}, changed),
+            note="Approval withdrawn: the text changed." if approval_withdrawn else "",
+        )
     event_record(
         organization=content.organization_id, type="content.updated", data=_event_data(content, **extra)
     )
     return content
+
+
+def review_opened(*, content: Content, user) -> None:
+    """A staff member opened the content's page (the review queue asks before approving
+    items nobody opened)."""
+    if getattr(user, "pk", None) is None:
+        return
+    ReviewOpen.objects.update_or_create(content=content, user=user)
+
+
+HISTORY_FIELDS = ("caption", "hashtags", "first_comment", "alt_text", "title", "sounds")
+
+
+def _text_of(variant: Variant) -> dict[str, Any]:
+    return {f: getattr(variant, f) for f in HISTORY_FIELDS}
+
+
+def text_changes(before: Mapping[str, Mapping[str, Any]], changed: Sequence[Variant]) -> dict:
+    """Per platform, the fields that changed: before, after and a line diff of the text."""
+    import difflib
+
+    out: dict[str, dict] = {}
+    for variant in changed:
+        old, new = before.get(variant.platform, {}), _text_of(variant)
+        fields = {}
+        for name in HISTORY_FIELDS:
+            if old.get(name) == new[name]:
+                continue
+            a = " ".join(old.get(name) or []) if isinstance(new[name], list) else (old.get(name) or "")
+            b = " ".join(new[name]) if isinstance(new[name], list) else new[name]
+            diff = list(difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=1))[2:]
+            fields[name] = {"before": old.get(name), "after": new[name], "diff": diff}
+        if fields:
+            out[variant.platform] = fields
+    return out
+
+
+def history_record(*, content: Content, actor=None, action: str, changes: dict | None = None, note: str = ""):
+    """One line of the content's history (who, when, what)."""
+    return ContentHistory.objects.create(
+        content=content, actor=actor_label(actor), action=action, changes=changes or {}, note=note[:2000]
+    )
+
+
+def actor_label(actor) -> str:
+    """Who did it, in words: a staff username, an API key's name, a token's subject."""
+    if actor is None:
+        return ""
+    if isinstance(actor, str):
+        return actor[:200]
+    key = getattr(actor, "api_key", None)
+    user = getattr(actor, "user", None)
+    if user is None and key is not None:
+        return f"API key “{key.name}”"[:200]
+    if user is None and getattr(actor, "subject", ""):
+        return f"token {actor.subject}"[:200]
+    return _actor_name(actor)
 
 
 @transaction.atomic
@@ -792,7 +864,7 @@ def content_batch_apply(*, organization, operations: list[dict], parse_update, a
                         require_content_delete(actor, content)
                     content_delete(content=content)
                 else:
-                    content_update(content=content, **parse_update(op.get("data")))
+                    content_update(content=content, actor=actor, **parse_update(op.get("data")))
             result["status"] = "ok"
         except DataError as exc:  # a value PostgreSQL cannot store: this operation's error only
             result.update(
