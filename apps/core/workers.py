@@ -19,6 +19,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
@@ -36,11 +37,27 @@ def _redis() -> Redis:
     return redisconn.client(settings.CELERY_BROKER_URL)
 
 
+def _on_redis() -> bool:
+    return settings.CELERY_BROKER_URL.startswith("redis")
+
+
+def _heartbeat_dir() -> Path:
+    """Without Redis (the embedded default's filesystem broker, `make run`), each worker's
+    heartbeat is a file in var/workers/ (its mtime is the beat)."""
+    return Path(settings.VAR_DIR) / "workers"
+
+
 def beat_once(hostname: str, queues: list[str]) -> None:
     interval = settings.WORKER_HEARTBEAT_SECONDS
-    _redis().set(
-        PREFIX + hostname, json.dumps({"at": time.time(), "queues": queues}), ex=max(1, int(interval * 3))
-    )
+    payload = json.dumps({"at": time.time(), "queues": queues})
+    if not _on_redis():
+        folder = _heartbeat_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{hostname}.{os.getpid()}.tmp"
+        tmp.write_text(payload)
+        tmp.replace(folder / f"{hostname}.json")  # atomic: a reader never sees half a file
+        return
+    _redis().set(PREFIX + hostname, payload, ex=max(1, int(interval * 3)))
 
 
 class StallWatch:
@@ -114,9 +131,31 @@ def _exit_stalled(hostname: str) -> None:
     os._exit(70)  # the shutdown itself hung on the broken consumer
 
 
+def forget(hostname: str) -> None:
+    """Drop a worker's heartbeat (a worker that stopped for good)."""
+    if _on_redis():
+        _redis().delete(PREFIX + hostname)
+    else:
+        (_heartbeat_dir() / f"{hostname}.json").unlink(missing_ok=True)
+
+
+def _file_heartbeat(hostname: str, queues: list[str]) -> threading.Thread:
+    def loop() -> None:
+        while True:
+            try:
+                beat_once(hostname, queues)
+            except OSError:
+                logger.debug("worker heartbeat file not written", exc_info=True)
+            time.sleep(settings.WORKER_HEARTBEAT_SECONDS)
+
+    thread = threading.Thread(target=loop, daemon=True, name="worker-heartbeat")
+    thread.start()
+    return thread
+
+
 def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.Thread | None:
-    if not settings.CELERY_BROKER_URL.startswith("redis"):
-        return None
+    if not _on_redis():
+        return _file_heartbeat(hostname, queues)  # no broker to watch: the heartbeat only
     watch = _watch["current"] = StallWatch(
         queues=queues, concurrency=max(1, concurrency), stall_seconds=settings.WORKER_STALL_SECONDS
     )
@@ -148,9 +187,9 @@ def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.T
 
 
 def alive() -> list[dict]:
-    """The live workers: [{name, queues, age}] (empty without a Redis broker)."""
-    if not settings.CELERY_BROKER_URL.startswith("redis"):
-        return []
+    """The live workers: [{name, queues, age}]."""
+    if not _on_redis():
+        return _alive_on_files()
     client = _redis()
     found = []
     keys = list(client.scan_iter(match=PREFIX + "*", count=200))
@@ -168,4 +207,20 @@ def alive() -> list[dict]:
                 "age": round(now - data.get("at", now), 1),
             }
         )
+    return sorted(found, key=lambda w: w["name"])
+
+
+def _alive_on_files() -> list[dict]:
+    folder = _heartbeat_dir()
+    if not folder.is_dir():
+        return []
+    now, found = time.time(), []
+    for entry in folder.glob("*.json"):
+        try:
+            data = json.loads(entry.read_text())
+        except (OSError, ValueError):
+            continue  # removed meanwhile
+        age = now - float(data.get("at", 0))
+        if age <= settings.WORKER_HEARTBEAT_SECONDS * 3:
+            found.append({"name": entry.stem, "queues": data.get("queues", []), "age": round(age, 1)})
     return sorted(found, key=lambda w: w["name"])

@@ -5,6 +5,7 @@ a temporary var/ folder, driven in headless Chromium. One server for the whole p
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -21,6 +22,29 @@ SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 
 
 class ReviewServe(Serve):
+    def seed(self) -> subprocess.CompletedProcess:
+        """`make run`'s seed step: the demo key of the last run is reused while it is active."""
+        key_file = self.var_dir / "demo-key.txt"
+        seeded = subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), "seed_demo", "--key-file", str(key_file)],
+            env=self.env,
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        key_file.write_text(seeded.stdout.strip().splitlines()[-1] + "\n")
+        return seeded
+
+    def prepare(self) -> ReviewServe:
+        manage = [sys.executable, str(ROOT / "manage.py")]
+        subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=self.env, check=True, cwd=ROOT)
+        subprocess.run([*manage, "collectstatic", "--noinput", "-v0"], env=self.env, check=True, cwd=ROOT)
+        seeded = self.seed()
+        self.key = seeded.stdout.strip().splitlines()[-1]
+        self.login = re.search(r"staff login (\S+) / (\S+)", seeded.stderr)
+        return self
+
     def python(self, code: str) -> str:
         """Run `code` in a Django shell on the server's own database; its stdout."""
         done = subprocess.run(
@@ -93,11 +117,11 @@ def browser():
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
-def shot(page, name: str) -> Path:
-    """A full-page screenshot kept under var/screenshots/ (read them: the page is the product)."""
+def shot(page, name: str, *, full_page: bool = True) -> Path:
+    """A screenshot kept under var/screenshots/ (read them: the page is the product)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path
 
 
