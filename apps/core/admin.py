@@ -12,14 +12,17 @@ _index = admin.site.index
 
 
 def _workers_status() -> dict:
+    from django.conf import settings
+
     from .workers import alive
 
-    # Redis heartbeats, or the embedded default's heartbeat files in var/workers/
+    # the embedded default's worker beats in a file (var/workers/), a deployment's in Redis
+    embedded = not settings.CELERY_BROKER_URL.startswith("redis")
     try:
         live = alive()
-        return {"alive": live, "error": ""}
+        return {"alive": live, "error": "", "embedded": embedded}
     except Exception as exc:  # Redis down: say so rather than break the admin
-        return {"alive": [], "error": f"{exc.__class__.__name__}: {exc}"[:200]}
+        return {"alive": [], "error": f"{exc.__class__.__name__}: {exc}"[:200], "embedded": embedded}
 
 
 def index(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
