@@ -203,6 +203,7 @@ def _publication_updated(pub: Publication) -> None:
             "url": pub.url or None,
             "lastError": pub.last_error or None,
             "firstCommentError": pub.first_comment_error or None,
+            "sandbox": pub.profile.sandbox,
         },
     )
     if pub.status == Publication.FAILED:
@@ -216,6 +217,7 @@ def _publication_updated(pub: Publication) -> None:
                 "platform": pub.platform or pub.profile.platform,
                 "error": pub.last_error or None,
                 "errorCode": pub.error_code or None,
+                "sandbox": pub.profile.sandbox,
             },
         )
 
