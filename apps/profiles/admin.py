@@ -44,7 +44,7 @@ class SocialProfileAdmin(admin.ModelAdmin):
     list_filter = ["platform", "connected", "token_status", "sandbox", "organization"]
     search_fields = ["username", "display_name", "external_id"]
     list_select_related = ["organization", "brand"]
-    exclude = ["access_token_enc", "refresh_token_enc"]
+    exclude = ["access_token_enc", "refresh_token_enc", "secret_enc"]
     readonly_fields = ["features_allowed"]
 
     @admin.display(description="")

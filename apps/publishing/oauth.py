@@ -610,7 +610,7 @@ def _store_tokens(profile: SocialProfile, tokens: TokenSet, *, now, default_scop
         now + datetime.timedelta(seconds=tokens.expires_in) if tokens.expires_in else None
     )
     profile.token_scopes = (tokens.scope or " ".join(default_scopes))[:1000]
-    profile.token_status = "valid"
+    profile.token_status, profile.token_error = "valid", ""
 
 
 # --- refresh --------------------------------------------------------------------------------
@@ -636,9 +636,9 @@ def profile_mark_token(profile: SocialProfile, status: str, reason: str) -> Soci
         changed = (
             SocialProfile.objects.filter(pk=profile.pk)
             .exclude(token_status=status)
-            .update(token_status=status, updated_at=timezone.now())
+            .update(token_status=status, token_error=reason[:500], updated_at=timezone.now())
         )
-        profile.token_status = status
+        profile.token_status, profile.token_error = status, reason[:500]
         if changed:
             event_record(
                 organization=profile.organization_id,
@@ -707,8 +707,11 @@ def profile_refresh_token(
         tokens = backend.refresh(access_token=access, refresh_token=refresh)
     except SocialAuthBaseException as exc:
         if _refresh_revoked(exc, profile.platform):
+            detail = f" ({exc.detail})" if exc.detail else ""
             return profile_mark_token(
-                profile, "revoked", exc.detail or "The platform refused the refresh; reconnect the profile."
+                profile,
+                "revoked",
+                f"{profile.platform.capitalize()} refused to refresh the token{detail}: reconnect the profile.",
             )
         raise TokenRefreshFailed(f"{profile.platform}: {exc.code} ({exc.status_code})") from None
     if not tokens.scope:
