@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 CHROMIUM ?= chromium
 UID_NOW ?= $(shell id -u)
 
-.PHONY: install run test lint bench clean chromium
+.PHONY: install run test lint bench clean chromium node
 
 install: $(VENV)/.installed
 
@@ -39,7 +39,20 @@ chromium:
 	    exit 1; \
 	  fi; }
 
-test: install chromium
+# The generated-client tests compile and run a TypeScript session (tests/test_typescript_client.py,
+# which installs its pinned npm packages into var/node-tools): Node.js and npm from Debian.
+node:
+	@{ command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; } || { \
+	  if [ "$(UID_NOW)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Debian's nodejs and npm for the TypeScript client tests"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	  else \
+	    echo "make test needs Node.js 18+ and npm for its TypeScript client tests: install them (Debian: sudo apt-get install nodejs npm) and run make test again" >&2; \
+	    exit 1; \
+	  fi; }
+
+test: install chromium node
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 lint: install

@@ -377,9 +377,13 @@ PLAN_AFTER_CANCEL = env("PLAN_AFTER_CANCEL", default="free")
 #: Stripe price ids to plan names, e.g. {"price_1Nxyz": "pro"} (a price's lookup_key or a
 #: `plan` metadata entry naming a plan is used first)
 STRIPE_PRICE_PLANS = env.json("STRIPE_PRICE_PLANS", default={})
-# Failed authentications (401) allowed per client address per window; past it, requests from
-# that address are answered 429 without checking their credentials (0: no limit).
+# Failed authentications (401) allowed per client address per window; past it, that address's
+# requests without credentials, or with credentials that fail, are answered 429 (valid
+# credentials always go through) (0: no limit).
 AUTH_FAILURE_LIMIT = env.int("AUTH_FAILURE_LIMIT", default=30)
+# Reverse proxies (CIDRs) whose X-Forwarded-For names the client (apps/core/proxies.py): set it
+# to your proxy's address, or every client behind it shares the proxy's failure budget
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
 
 # Websockets (/ws/events/): open sockets allowed per credential and per organization (0: no cap).
 WS_MAX_CONNECTIONS_PER_CREDENTIAL = env.int("WS_MAX_CONNECTIONS_PER_CREDENTIAL", default=20)
@@ -413,6 +417,19 @@ SPECTACULAR_SETTINGS = {
         "apps.core.schema.postprocess",
     ],
     "EXTENSIONS_INFO": {},
+    # one name per closed set, the same wherever it appears (a request's or a response's field):
+    # without these, a set named by fields of different names gets a hash suffix
+    "ENUM_NAME_OVERRIDES": {
+        "PlatformEnum": "apps.platforms.rules.SUPPORTED_PLATFORMS",
+        "ProfilePlatformEnum": "apps.profiles.models.PLATFORMS",
+        "ContentStatusEnum": "apps.content.states.STATUS_WORDS_A",
+        "ContentStatusBEnum": "apps.content.states.STATUS_WORDS_B",
+        "ContentActionEnum": "apps.content.states.CLIENT_ACTIONS",
+        "PublicationStatusEnum": "apps.content.serializers.PUBLICATION_STATUSES",
+        "MediaTypeEnum": "apps.content.models.MEDIA_TYPES",
+        "EventTypeEnum": "apps.webhooks.services.EVENT_TYPES",
+        "TokenStatusEnum": "apps.profiles.models.TOKEN_STATUSES",
+    },
     # Swagger UI and ReDoc from the service itself (drf-spectacular-sidecar), never a CDN
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -479,6 +496,13 @@ REPLICATE_BASE_URL = env("REPLICATE_BASE_URL", default="")
 REPLICATE_TEXT_MODEL = env("REPLICATE_TEXT_MODEL", default="")
 REPLICATE_IMAGE_MODEL = env("REPLICATE_IMAGE_MODEL", default="")
 REPLICATE_VIDEO_MODEL = env("REPLICATE_VIDEO_MODEL", default="")
+#: how the OpenAI-compatible engine asks for JSON: json_schema (structured outputs), json_object
+#: (servers without them) or none (the prompt alone)
+OPENAI_JSON_MODE = env("OPENAI_JSON_MODE", default="json_schema")
+#: Gemini is given the reply's JSON schema (response_json_schema); false: the JSON mime type only
+GEMINI_JSON_SCHEMA = env.bool("GEMINI_JSON_SCHEMA", default=True)
+#: repair turns a provider's text reply that breaks the rules gets before the generation fails
+GENERATION_TEXT_REPAIRS = env.int("GENERATION_TEXT_REPAIRS", default=2)
 # --- Outbound webhooks -------------------------------------------------------------------
 #: http:// webhook URLs (development only)
 WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)
@@ -488,6 +512,10 @@ WEBHOOK_ALLOWED_CIDRS = env.list("WEBHOOK_ALLOWED_CIDRS", default=[])
 WEBHOOK_LOG_DAYS = env.int("WEBHOOK_LOG_DAYS", default=30)
 #: attempts in flight at once per healthy endpoint (a failing endpoint gets one)
 WEBHOOK_ENDPOINT_CONCURRENCY = env.int("WEBHOOK_ENDPOINT_CONCURRENCY", default=4)
+#: attempts in flight at once per organization over all its endpoints; 0: half the live
+#: webhooks workers' slots (at least 1), so one tenant's slow receivers never take them all
+WEBHOOK_ORGANIZATION_CONCURRENCY = env.int("WEBHOOK_ORGANIZATION_CONCURRENCY", default=0)
+#: the wall-clock limit of one attempt: connect, TLS, request, headers and the logged body
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=15.0)
 #: a claimed attempt not recorded by then (its worker died) is taken back by the sweep
 WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=30.0)

@@ -22,3 +22,14 @@ os.environ.setdefault(
 )
 
 from config.settings import *  # noqa: E402,F403
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # The embedded default's test database is a file, as the service's own is (config.settings:
+    # WAL, BEGIN IMMEDIATE, a 20 s busy timeout), not Django's in-memory shared-cache database,
+    # whose table locks fail concurrent writers at once ("database table is locked") where the
+    # file waits its turn: the tests that send ten requests at once then test what runs.
+    import tempfile
+
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": os.path.join(tempfile.mkdtemp(prefix="postforge-test-db-"), "test.sqlite3")
+    }

@@ -20,7 +20,7 @@ from apps.content import machine, states
 from apps.content.models import Content, Prediction
 from apps.core.heartbeat import Heartbeat
 
-from .base import VideoRequest
+from .base import VideoRequest, texts_for
 from .engines import get_engine
 from .enqueue import enqueue_generation
 from .predictions import predictions_submit
@@ -140,7 +140,7 @@ def _run_claimed(content: Content) -> Content | None:
         )
         return content  # finished by the provider's webhooks (apps.generation.predictions)
 
-    text = engine.text(text_request)
+    texts, per_platform = texts_for(engine, text_request)
     report_progress(content, "text")
     if media_requests:
         clear_generated_media(content)
@@ -150,7 +150,7 @@ def _run_claimed(content: Content) -> Content | None:
             if not isinstance(request, VideoRequest):
                 report_progress(content, "media", 30 + int(30 * (n + 1) / len(media_requests)))
     report_progress(content, "media")
-    return finish(content, text)
+    return finish(content, texts, per_platform=per_platform)
 
 
 def submits_predictions(engine) -> bool:

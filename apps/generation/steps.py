@@ -6,6 +6,7 @@ moving the content to review, or failing it."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from django.db import transaction
 from django.utils import timezone
@@ -19,10 +20,19 @@ from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 from apps.platforms import rules as platform_rules
 from apps.platforms.adaptation import Draft, adapt
+from apps.platforms.facts import detect_intent
 from apps.platforms.style import style_for_platform
 from apps.platforms.validation import validate_variant
 
-from .base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest, VideoResult
+from .base import (
+    BrandVoice,
+    EngineError,
+    ImageRequest,
+    TextRequest,
+    TextResult,
+    VideoRequest,
+    VideoResult,
+)
 from .voice import voice_from
 
 logger = logging.getLogger(__name__)
@@ -64,6 +74,8 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
     text_request = TextRequest(
         prompt=content.prompt,
         platform=content.platforms[0],
+        platforms=tuple(content.platforms),
+        intent=values.get("intent") or detect_intent(content.prompt, values.get("language") or "en"),
         post_type=content.post_type,
         media_type=content.media_type,
         tone=values.get("tone") or "friendly",
@@ -75,16 +87,25 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
         creativity=int(values.get("creativity", 5)),
         brand=voice,
         seed=content.seed,
+        variation=max(0, content.generation_count - 1),
     )
     if content.generation_mode == GenerationMode.MANUAL or not content.media_request.get("generate", True):
         return text_request, []
     return text_request, _media_requests(content, voice)
 
 
-def finish(content: Content, text) -> Content:
-    """Adapt the text to each platform, validate, and move the content to review (once)."""
+def finish(
+    content: Content, texts: Mapping[str, TextResult] | TextResult, *, per_platform: bool = False
+) -> Content:
+    """Fit each platform's text to its platform, validate, and move the content to review (once).
+
+    ``texts`` holds one result per platform (``texts_for``); a single result (a provider's one
+    generic post, e.g. a Replicate prediction) serves every platform. A result written for its
+    platform (``per_platform``) is only fitted to the platform's limits and gets the tags its
+    format expects; a generic one is shaped for each platform first (``style_for_platform``)."""
     variants = {}
     for platform in content.platforms:
+        text = texts if isinstance(texts, TextResult) else texts[platform]
         draft = Draft(
             caption=text.caption,
             hashtags=list(text.hashtags),
@@ -94,7 +115,10 @@ def finish(content: Content, text) -> Content:
             sounds=list(text.sounds),
         )
         styled, style_notes = style_for_platform(
-            platform, draft, post_type=content.post_type
+            platform,
+            draft,
+            post_type=content.post_type,
+            only_stock_tags=per_platform and not isinstance(texts, TextResult),
         )  # each platform reads its own way
         variant = adapt(platform, styled, post_type=content.post_type, media_type=content.media_type)
         variant.adaptations = [*style_notes, *variant.adaptations]

@@ -20,10 +20,11 @@ from apps.core.serializers import (
     StrictSerializer,
     iso,
 )
+from apps.platforms.facts import INTENTS
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import selectors, services, states
-from ..models import RATIOS, GenerationMode, PostType
+from ..models import RATIOS, GenerationMode, MediaType, PostType
 from ..v1.serializers import (  # noqa: F401  (the same inputs in both families)
     EditImageInput,
     MediaRecord,
@@ -37,7 +38,19 @@ MEDIA_CHOICES = ("image", "video", "carousel")  # carousel is refused by the ser
 MEDIA_OFFERED = ("image", "video")
 
 
+class PostSettingsInput(StrictSerializer):
+    """Settings of this one post (the rest come from the profile and the brand)."""
+
+    intent = serializers.ChoiceField(
+        choices=INTENTS,
+        required=False,
+        help_text="What the post is for; it sets the register (recall, apology and incident are sober). "
+        "Left out: read from the prompt.",
+    )
+
+
 class _GenerationFields(StrictSerializer):
+    settings = PostSettingsInput(required=False)
     generationMode = serializers.ChoiceField(
         choices=GenerationMode.values, required=False, default=GenerationMode.PROMPT
     )
@@ -176,14 +189,14 @@ class ContentOutput(OutputSerializer):
         selectors.content_page(items, tags=True)
 
     id = serializers.UUIDField()
-    status = serializers.CharField()
-    platform = serializers.CharField()
-    platforms = serializers.ListField(child=serializers.CharField())
-    postType = serializers.CharField()
+    status = serializers.ChoiceField(choices=states.STATUS_WORDS_B)
+    platform = serializers.ChoiceField(choices=SUPPORTED_PLATFORMS, allow_null=True)
+    platforms = serializers.ListField(child=serializers.ChoiceField(choices=SUPPORTED_PLATFORMS))
+    postType = serializers.ChoiceField(choices=PostType.values)
     socialProfileId = serializers.UUIDField(allow_null=True)
-    media = serializers.CharField()
+    media = serializers.ChoiceField(choices=MediaType.values)
     dimensions = serializers.CharField()
-    generationMode = serializers.CharField()
+    generationMode = serializers.ChoiceField(choices=GenerationMode.values)
     prompt = serializers.CharField()
     brandId = serializers.UUIDField()
     progress = serializers.IntegerField()
@@ -198,7 +211,7 @@ class ContentOutput(OutputSerializer):
     createdAt = serializers.DateTimeField()
     updatedAt = serializers.DateTimeField()
     publications = PublicationOutput(many=True)
-    allowedActions = serializers.ListField(child=serializers.CharField())
+    allowedActions = serializers.ListField(child=serializers.ChoiceField(choices=states.CLIENT_ACTIONS))
 
 
 def _uuid(value) -> str | None:
@@ -250,10 +263,10 @@ class ScheduleOutput(OutputSerializer):
     socialProfileId = serializers.UUIDField()
     scheduledDate = serializers.DateField()
     task = serializers.CharField()
-    generationMode = serializers.CharField()
-    platform = serializers.CharField()
-    postType = serializers.CharField()
-    media = serializers.CharField()
+    generationMode = serializers.ChoiceField(choices=GenerationMode.values)
+    platform = serializers.ChoiceField(choices=SUPPORTED_PLATFORMS)
+    postType = serializers.ChoiceField(choices=PostType.values)
+    media = serializers.ChoiceField(choices=MediaType.values)
     dimensions = serializers.CharField()
     status = serializers.ChoiceField(choices=("planned", "generating", "generated", "failed"))
     contentId = serializers.UUIDField(allow_null=True)
@@ -320,7 +333,7 @@ def present_event(campaign) -> dict:
 
 class BatchItemOutput(serializers.Serializer):
     contentId = serializers.UUIDField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=states.STATUS_WORDS_B)
     progress = serializers.IntegerField()
 
 
@@ -363,7 +376,7 @@ class IdeasOutput(serializers.Serializer):
 
 
 class OptimizeOutput(serializers.Serializer):
-    platform = serializers.CharField()
+    platform = serializers.ChoiceField(choices=SUPPORTED_PLATFORMS)
     caption = serializers.CharField()
     hashtags = serializers.ListField(child=serializers.CharField())
     firstComment = serializers.CharField()

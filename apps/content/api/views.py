@@ -50,6 +50,7 @@ class _ContentBase(ApiViewSet):
             media_type=data["media"],
             dimensions=data.get("dimensions"),
             source_media=source,
+            settings=dict(data.get("settings") or {}),
             tags=tags,
             campaign=self.ref(
                 selectors.campaign_list(organization=org), data.get("campaignId"), "campaign", "campaignId"

@@ -23,10 +23,11 @@ from apps.core.serializers import (
     StrictSerializer,
     iso,
 )
+from apps.platforms.facts import INTENTS
 from apps.platforms.rules import SUPPORTED_PLATFORMS, get_rules
 
 from .. import selectors, states
-from ..models import RATIOS, PostType
+from ..models import RATIOS, MediaType, PostType
 
 LENGTHS = ("short", "medium", "long")
 MAX_WAIT_SECONDS = 60
@@ -65,6 +66,12 @@ class SettingsInput(StrictSerializer):
     hashtagCount = serializers.IntegerField(required=False, min_value=0, max_value=30)
     includeEmojis = serializers.BooleanField(required=False)
     brandId = serializers.CharField(required=False, max_length=64)
+    intent = serializers.ChoiceField(
+        choices=INTENTS,
+        required=False,
+        help_text="What the post is for; it sets the register (recall, apology and incident are sober). "
+        "Left out: read from the prompt.",
+    )
     language = serializers.RegexField(
         r"^[a-z]{2}$",
         required=False,
@@ -89,6 +96,7 @@ class SettingsInput(StrictSerializer):
         "hashtagCount": "hashtag_count",
         "includeEmojis": "include_emojis",
         "language": "language",
+        "intent": "intent",
     }
 
     @classmethod
@@ -217,7 +225,7 @@ class BatchInput(StrictSerializer):
 
 class MediaRecord(serializers.Serializer):
     id = serializers.CharField()
-    type = serializers.CharField()
+    type = serializers.ChoiceField(choices=MediaType.values)
     url = serializers.URLField()
     thumbnailUrl = serializers.URLField(allow_null=True)
     dimensions = serializers.DictField(child=serializers.IntegerField())
@@ -261,8 +269,8 @@ class ContentOutput(OutputSerializer):
         selectors.content_page(items)
 
     id = serializers.CharField()
-    status = serializers.CharField()
-    platforms = serializers.ListField(child=serializers.CharField())
+    status = serializers.ChoiceField(choices=states.STATUS_WORDS_A)
+    platforms = serializers.ListField(child=serializers.ChoiceField(choices=SUPPORTED_PLATFORMS))
     createdAt = serializers.DateTimeField()
     scheduledFor = serializers.DateTimeField(required=False)
     publishedAt = serializers.DateTimeField(required=False)
@@ -271,13 +279,13 @@ class ContentOutput(OutputSerializer):
     analytics = ContentAnalyticsOutput(required=False)
     brandId = serializers.CharField()
     prompt = serializers.CharField()
-    postType = serializers.CharField()
-    mediaType = serializers.CharField()
+    postType = serializers.ChoiceField(choices=PostType.values)
+    mediaType = serializers.ChoiceField(choices=MediaType.values)
     dimensions = serializers.CharField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(required=False)
     publications = PublicationOutput(many=True)
-    allowedActions = serializers.ListField(child=serializers.CharField())
+    allowedActions = serializers.ListField(child=serializers.ChoiceField(choices=states.CLIENT_ACTIONS))
 
 
 class BatchError(serializers.Serializer):
