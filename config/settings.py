@@ -570,6 +570,11 @@ OAUTH_RESTRICTED_SCOPES = env.list("OAUTH_RESTRICTED_SCOPES", default=[])
 #: the LinkedIn-Version header (YYYYMM) of every /rest call; LinkedIn's deprecation headers are logged
 LINKEDIN_API_VERSION = env("LINKEDIN_API_VERSION", default="202610")
 OAUTH_APP_NAME = env("OAUTH_APP_NAME", default="Postforge")
+#: platforms an operator deliberately offers through the local sandbox outside development
+#: (demos, staging): a platform without app credentials is otherwise not offered there, and a
+#: connect answers 4xx naming the variables to set (in development every platform falls back
+#: to the sandbox)
+SANDBOX_PLATFORMS = env.list("SANDBOX_PLATFORMS", default=[])
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
