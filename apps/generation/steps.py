@@ -33,6 +33,7 @@ from .base import (
     VideoRequest,
     VideoResult,
 )
+from .text_checks import publishable
 from .voice import voice_from
 
 logger = logging.getLogger(__name__)
@@ -118,14 +119,25 @@ def fit_text(platform: str, text: TextResult, *, post_type: str, media_type: str
 
 
 def finish(
-    content: Content, texts: Mapping[str, TextResult] | TextResult, *, per_platform: bool = False
+    content: Content,
+    texts: Mapping[str, TextResult] | TextResult,
+    *,
+    per_platform: bool = False,
+    request: TextRequest | None = None,
+    engine: str = "",
 ) -> Content:
     """Fit each platform's text to its platform, validate, and move the content to review (once).
 
     ``texts`` holds one result per platform (``texts_for``); a single result (a provider's one
     generic post, e.g. a Replicate prediction) serves every platform. A result written for its
     platform (``per_platform``) is only fitted to the platform's limits and gets the tags its
-    format expects; a generic one is shaped for each platform first (``style_for_platform``)."""
+    format expects; a generic one is shaped for each platform first (``style_for_platform``).
+    With the ``request``, every engine's texts first pass the same checks
+    (``text_checks.publishable``: banned words, junk tags, links, a sober register mended and
+    noted in the variant's adaptations; a lost fact logged)."""
+    mend_notes: dict[str, list[str]] = {}
+    if request is not None and not isinstance(texts, TextResult):
+        texts, mend_notes = publishable(request, texts, engine=engine)
     variants = {}
     for platform in content.platforms:
         text = texts if isinstance(texts, TextResult) else texts[platform]
@@ -136,6 +148,7 @@ def finish(
             media_type=content.media_type,
             per_platform=per_platform and not isinstance(texts, TextResult),
         )
+        data["adaptations"] = [*mend_notes.get(platform, []), *data["adaptations"]]
         ratio = platform_rules.supported_ratio(
             platform, content.post_type, content.media_type, content.dimensions
         )
