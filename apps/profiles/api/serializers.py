@@ -59,7 +59,9 @@ class ProfileSettingsFields(StrictSerializer):
     openapi_fields = SLOT_FIELDS
 
 
-class ProfileOutput(OutputSerializer):
+class ProfileFields(OutputSerializer):
+    """What both families present of a profile (Family A's output is this, with prefixed ids)."""
+
     def present(self, instance) -> dict:
         return present_profile(instance, self.request)
 
@@ -84,6 +86,11 @@ class ProfileOutput(OutputSerializer):
         help_text="Facebook: the Pages ({id, name}) the connecting account manages; connect again with `pageId` "
         "to add another as its own profile",
     )
+
+
+class ProfileOutput(ProfileFields):
+    """Family B's profile: also its grant's state, whether it is the sandbox's, and when it came."""
+
     tokenStatus = serializers.ChoiceField(
         choices=TOKEN_STATUSES,
         help_text="`expired`: the platform refused to refresh the grant; reconnect the profile",
