@@ -139,14 +139,19 @@ def main() -> int:
     ap.add_argument("--min", type=float, default=85.0, help="the lowest score a module may have (%%)")
     ap.add_argument("--fresh", action="store_true", help="forget earlier results")
     ap.add_argument("--max-children", type=int, default=2)
+    ap.add_argument("--report", action="store_true", help="only report the results mutmut has so far")
     args = ap.parse_args()
     modules = args.module or list(MODULES)
     if args.fresh and WORK.exists():
         shutil.rmtree(WORK)
     started = time.monotonic()
-    prepare(modules)
     skip = equivalent()
-    if args.sample:
+    if not args.report:
+        prepare(modules)
+    wanted: set[str] | None = None
+    if args.report:
+        pass
+    elif args.sample:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
         print(f"mutation sample: {args.sample} mutants per module, seed {seed}", flush=True)
         # generate the mutants and map the tests (a run of one known name), then draw
@@ -160,12 +165,13 @@ def main() -> int:
         wanted = set(chosen)
     else:
         mutmut("run", "--max-children", str(args.max_children))
-        wanted = None
     failed = []
     print()
     print(f"{'module':34} {'mutants':>8} {'equiv.':>7} {'killed':>7} {'survived':>9} {'score':>7}")
     for module in modules:
         codes = results(module)
+        if args.report:  # what has run so far
+            codes = {n: c for n, c in codes.items() if c is not None}
         names = [n for n in codes if wanted is None or n in wanted]
         eq = [n for n in names if n in skip]
         counted = [n for n in names if n not in skip]
