@@ -21,7 +21,8 @@ run: install
 	@mkdir -p var
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py collectstatic --noinput -v0
-	@$(PY) manage.py seed_demo 2>var/demo.txt | tail -n 1 > var/demo-key.txt
+	@$(PY) manage.py seed_demo --key-file var/demo-key.txt 2>var/demo.txt | tail -n 1 > var/demo-key.new
+	@mv var/demo-key.new var/demo-key.txt
 	@{ echo "Admin login: $$(sed 's/.*staff login //' var/demo.txt)"; \
 	   echo "API key:     $$(cat var/demo-key.txt)"; \
 	   echo "Try:         curl -H \"Authorization: Bearer $$(cat var/demo-key.txt)\" {base}/v1/brands"; } > var/banner.txt

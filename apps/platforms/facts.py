@@ -101,17 +101,86 @@ def _all_words(key: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: function words of languages the engines have no words for (a brief in one of them is not
+#: mistaken for Spanish or Portuguese because it shares 'da' or 'la' with them)
+_OTHER_LANGUAGES = {
+    "it": frozenset(
+        [
+            "il",
+            "lo",
+            "gli",
+            "di",
+            "che",
+            "per",
+            "con",
+            "della",
+            "del",
+            "delle",
+            "dei",
+            "nostro",
+            "nostra",
+            "nostri",
+            "sono",
+            "è",
+            "alle",
+            "dal",
+            "nel",
+            "nella",
+            "questo",
+            "questa",
+            "una",
+            "uno",
+            "ci",
+            "vi",
+            "anche",
+            "più",
+        ]
+    ),
+    "nl": frozenset(
+        [
+            "de",
+            "het",
+            "een",
+            "en",
+            "van",
+            "voor",
+            "met",
+            "onze",
+            "ons",
+            "is",
+            "op",
+            "bij",
+            "niet",
+            "ook",
+            "zijn",
+            "wij",
+            "jullie",
+            "naar",
+        ]
+    ),
+}
+
+
 def detect_language(text: str) -> str:
-    """The brief's language among ``LANGUAGES`` by its function words, or '' when it reads as
-    none of them (too few of any language's stopwords)."""
-    tokens = [t.casefold() for t in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", text or "")]
+    """The brief's language among ``LANGUAGES`` by its function words (links, handles, tags and
+    codes left out); 'other' when it reads as another language (Italian, Dutch, a script other
+    than Latin); '' when nothing tells."""
+    plain = text or ""
+    for fact in sorted(facts_in(plain), key=lambda f: -f.start):
+        if fact.kind in ("url", "handle", "hashtag", "code"):
+            plain = plain[: fact.start] + " " + plain[fact.end :]
+    tokens = [t.casefold() for t in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", plain)]
     if not tokens:
         return ""
+    latin = sum(1 for t in tokens if re.fullmatch(r"[a-zà-ÿß'’-]+", t))
+    if latin * 2 < len(tokens):
+        return "other"
     scores = {lang: sum(1 for t in tokens if t in words(lang).stopwords) for lang in LANGUAGES}
     best = max(LANGUAGES, key=lambda lang: (scores[lang], lang == "en"))
-    if scores[best] == 0 or (len(tokens) >= 6 and scores[best] / len(tokens) < 0.12):
-        return ""
-    return best
+    other = max(sum(1 for t in tokens if t in stop) for stop in _OTHER_LANGUAGES.values())
+    if other > scores[best]:
+        return "other"
+    return best if scores[best] else ""
 
 
 # --------------------------------------------------------------------------- sentences

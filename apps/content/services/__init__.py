@@ -25,6 +25,7 @@ from .creation import (
     generation_brand,
     generations_within_plan,
 )
+from .history import actor_label, history_record, review_opened, text_changes
 from .labels import (
     campaign_create,
     campaign_delete,
@@ -51,6 +52,7 @@ __all__ = [
     "MAX_IMAGES",
     "TEXT_LOCKED",
     "GenerationInput",
+    "actor_label",
     "batch_item_finished",
     "batch_progress",
     "batch_start",
@@ -74,9 +76,12 @@ __all__ = [
     "enqueue_generation_id",
     "generation_brand",
     "generations_within_plan",
+    "history_record",
+    "review_opened",
     "schedule_plan",
     "tag_create",
     "tag_delete",
     "tag_update",
+    "text_changes",
     "variant_upsert",
 ]

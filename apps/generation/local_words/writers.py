@@ -115,18 +115,15 @@ def _bio(brief: Brief, sentence: str) -> str:
     """A sentence's links as "link in bio" wording (Instagram, TikTok: links are not clickable
     in captions). A sentence that is only a link goes."""
     copy = brief.copy
-    for url in brief.urls:
-        if url not in sentence:
-            continue
-        if copy is None:
-            continue  # no words of ours in this language: the author's sentence keeps its link
-        head, _, tail = sentence.partition(url)
-        if not re.search(r"\w", head + tail.strip(" .!?")):
-            return ""
-        head = copy.prepositions.sub("", head.rstrip()).rstrip(" ,:")
-        sentence = f"{head} {copy.word('via_bio')}{tail}" if head else f"{copy.word('via_bio')}{tail}"
-        if sentence[-1:].isalnum():
-            sentence += "."
+    for url in sorted(brief.urls, key=len, reverse=True):
+        while copy is not None and url in sentence:  # without words of ours, the link stays
+            head, _, tail = sentence.partition(url)
+            if not re.search(r"\w", head + tail.strip(" .!?")):
+                return ""
+            head = copy.prepositions.sub("", head.rstrip()).rstrip(" ,:")
+            sentence = f"{head} {copy.word('via_bio')}{tail}" if head else f"{copy.word('via_bio')}{tail}"
+            if sentence[-1:].isalnum():
+                sentence += "."
     return sentence
 
 
@@ -248,23 +245,33 @@ def write_tiktok(w: Writing) -> TextResult:
     caption = "\n".join(line for line in lines if line)
     if brief.sign_off:
         caption += "\n" + brief.sign_off
-    return TextResult(caption=caption, hashtags=w.tags("tiktok"))
+    return TextResult(caption=caption, hashtags=w.tags("tiktok"), title=_title(brief, 90))
 
 
 def _title(brief: Brief, limit: int = 100) -> str:
-    """A title in the author's words: the first sentence (its first clause when too long),
-    without its closing period."""
+    """A title in the author's words: the first sentence without its link, cut when too long at
+    the last clause boundary (a comma, a colon, a parenthesis, 'for', 'with'...) that splits no
+    fact ('Friday, June 12' stays whole); a closing period goes, an abbreviation's stays."""
     first = next((s for s in brief.sentences if not s.startswith("http")), brief.sentences[0])
     for url in brief.urls:
         first = first.replace(url, "").strip()
     title = first.rstrip(" ")
     if not re.search(r"(?:\b\w\.\w\.|\b(?:Co|Inc|Ltd|St|Dr|Jr|Sr|etc)\.)$", title):
-        title = title.rstrip(".!?… ")  # a closing period goes, an abbreviation's stays ('8 a.m.')
+        title = title.rstrip(".!?… ")
     title = re.sub(r"[\s:,;-]+$", "", title)
-    if len(title) > limit:
-        clause = re.split(r"[,;:(]|\s[-–]\s", title)[0].strip()
-        title = clause if 12 <= len(clause) <= limit else title[:limit].rsplit(" ", 1)[0]
-    return title
+    if len(title) <= limit:
+        return title
+    spans = [(f.start, f.end) for f in brief.facts_of(title)]
+    cuts = [
+        m.start()
+        for m in re.finditer(
+            r"[,;:(]|\s[-–]\s|\s(?:for|with|because|to|and|at|on|in|por|pour|für|mit|para|com)\s", title
+        )
+        if 12 <= m.start() <= limit and not any(a < m.start() < b for a, b in spans)
+    ]
+    if cuts:
+        return title[: max(cuts)].rstrip(" ,;:-–")
+    return title[:limit].rsplit(" ", 1)[0]
 
 
 def write_youtube(w: Writing) -> TextResult:
