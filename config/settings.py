@@ -442,6 +442,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "/static/postforge/redoc",
 }
 
+#: requests one address may make to one outside-approver link per rate window (issue 21)
+APPROVAL_LINK_RATE_LIMIT = env.int("APPROVAL_LINK_RATE_LIMIT", default=60)
+
 #: mounts the baseline views of bench/api_list.py; never set in production
 BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)
 if BENCH_VIEWS:  # and its baseline task (bench.baseline.tasks.bench_noop)

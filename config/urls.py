@@ -4,6 +4,7 @@ from django.urls import include, path, re_path
 from django.views.static import serve as static_serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from apps.content.approval_views import approval_decide, approval_page
 from apps.core.fallback import api_not_found, v1_not_found
 from apps.core.health import healthz, readyz
 from apps.publishing.views import sandbox_post
@@ -56,6 +57,8 @@ urlpatterns = [
     path("v1/", include("config.urls_v1")),
     path("api/", include("config.urls_api")),
     path("oauth/", include("apps.publishing.urls")),
+    path("approve/<str:token>/", approval_page, name="approval-page"),
+    path("approve/<str:token>/<uuid:content_id>/", approval_decide, name="approval-decide"),
     path(
         "sandbox/<str:platform>/<str:username>/<str:external_id>",
         sandbox_post,

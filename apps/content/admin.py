@@ -30,7 +30,9 @@ from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import Platform
 
 from . import permissions, review_queue, selectors, services, states
+from .admin_links import create_approval_link
 from .models import Content, ReviewItem, ReviewOpen, Variant
+from .previews import previews_for
 
 CURRENT_KINDS = (Kind.GENERATED, Kind.UPLOAD)
 DETAIL_FIELDS = [
@@ -168,7 +170,7 @@ class ContentAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     fields = tuple(DETAIL_FIELDS)
     readonly_fields = DETAIL_FIELDS
-    actions = ["approve_selected", "reject_selected", "regenerate_selected"]
+    actions = ["approve_selected", "reject_selected", "regenerate_selected", create_approval_link]
     list_per_page = 50
 
     # Content is created by generation and changed by actions, never by a raw form.
@@ -633,47 +635,6 @@ def _for_page(content: Content, variants: list, editing: dict, media: list) -> l
         v.errors = editing["errors"] if v.editing else {}
         v.preview = previews.get(v.platform)
     return variants
-
-
-def previews_for(content: Content, variants: list, media: list) -> dict:
-    """Each variant drawn as its platform shows it (apps.platforms.preview), under the profile
-    it goes out on: the content's own profile, else the organization's profile on that
-    platform, else the brand's name."""
-    from apps.platforms.preview import MediaView, post_preview
-    from apps.profiles.models import SocialProfile
-
-    profiles: dict[str, SocialProfile] = {}
-    for prof in SocialProfile.objects.filter(organization_id=content.organization_id).order_by("created_at"):
-        profiles.setdefault(prof.platform, prof)
-    if content.profile_id:
-        own = SocialProfile.objects.filter(pk=content.profile_id).first()
-        if own is not None:
-            profiles[own.platform] = own
-    views = [
-        MediaView(
-            url=m.file.url,
-            kind="video" if m.media_type == "video" else "image",
-            poster=m.thumbnail.url if m.thumbnail else "",
-        )
-        for m in media
-    ]
-    out = {}
-    for v in variants:
-        prof = profiles.get(v.platform)
-        out[v.platform] = post_preview(
-            platform=v.platform,
-            caption=v.caption or "",
-            hashtags=v.hashtags or [],
-            title=v.title or "",
-            first_comment=v.first_comment or "",
-            alt_text=v.alt_text or "",
-            ratio=v.ratio or "",
-            media=views,
-            author_name=(prof.display_name or prof.username) if prof else str(content.brand or ""),
-            handle=prof.username if prof else "",
-            avatar_url=prof.picture_url if prof else "",
-        )
-    return out
 
 
 def queue_query(request) -> str:

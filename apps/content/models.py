@@ -305,3 +305,22 @@ class ReviewOpen(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} opened {self.content_id}"
+
+
+class ApprovalLink(OrgScopedModel):
+    """A signed, expiring, revocable link that lets someone outside the organization approve or
+    ask for changes to one content item or a set, without a login (issue 21)."""
+
+    contents = models.ManyToManyField(Content, related_name="approval_links")
+    label = models.CharField(max_length=200, blank=True, default="")  # who it is for, in words
+    created_by = models.CharField(max_length=200, blank=True, default="")
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    #: the texts and media the link was made for: a change kills the link
+    fingerprint = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"approval link {self.pk}"

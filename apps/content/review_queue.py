@@ -3,11 +3,10 @@ the flags a reviewer must not miss, and the queue's order for "approve and next"
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import re
 from dataclasses import dataclass, field
 
+from apps.platforms.facts import language_code, missing_facts
 from apps.platforms.measure import caption_length
 from apps.platforms.rules import get_format, get_rules
 
@@ -23,11 +22,9 @@ class VariantLine:
     flags: list[str] = field(default_factory=list)
 
 
-def _missing_facts():
-    """`apps.platforms.facts.missing_facts(brief, caption)` when that check exists."""
-    if importlib.util.find_spec("apps.platforms.facts") is None:
-        return None
-    return getattr(importlib.import_module("apps.platforms.facts"), "missing_facts", None)
+def _language(content) -> str:
+    settings = content.settings if isinstance(getattr(content, "settings", None), dict) else {}
+    return language_code(str(settings.get("language") or "en"))
 
 
 def variant_flags(content, variant, *, has_media: bool) -> list[str]:
@@ -49,11 +46,9 @@ def variant_flags(content, variant, *, has_media: bool) -> list[str]:
         flags.append("no alt text")
     if variant.platform == "instagram" and LINK.search(variant.caption or ""):
         flags.append("link in an Instagram caption (not clickable)")
-    check = _missing_facts()
-    if check is not None:
-        lost = check(content.prompt or "", variant.caption or "")
-        if lost:
-            flags.append("lost fact: " + ", ".join(str(f) for f in lost))
+    lost = missing_facts(content.prompt or "", variant.caption or "", _language(content))
+    if lost:
+        flags.append("lost fact: " + ", ".join(lost))
     return flags
 
 

@@ -7,6 +7,14 @@ Every transition runs here, in a transaction, with the row locked, and records i
 
 from __future__ import annotations
 
+from .approval_links import (
+    LinkDead,
+    approval_link_create,
+    approval_link_decide,
+    approval_link_open,
+    approval_link_revoke,
+    token_for,
+)
 from .batches import (
     batch_item_finished,
     batch_progress,
@@ -52,7 +60,12 @@ __all__ = [
     "MAX_IMAGES",
     "TEXT_LOCKED",
     "GenerationInput",
+    "LinkDead",
     "actor_label",
+    "approval_link_create",
+    "approval_link_decide",
+    "approval_link_open",
+    "approval_link_revoke",
     "batch_item_finished",
     "batch_progress",
     "batch_start",
@@ -83,5 +96,6 @@ __all__ = [
     "tag_delete",
     "tag_update",
     "text_changes",
+    "token_for",
     "variant_upsert",
 ]

@@ -34,7 +34,7 @@ from ..models import (
 from ..selectors import current_media
 from ..signals import content_approved
 from .creation import _enqueue_generation
-from .history import history_record, text_changes, text_of
+from .history import actor_label, history_record, text_changes, text_of
 
 #: statuses in which the per-platform text cannot be edited
 TEXT_LOCKED = (states.PENDING, states.GENERATING, states.PUBLISHING, states.PUBLISHED)
@@ -43,7 +43,7 @@ TEXT_LOCKED = (states.PENDING, states.GENERATING, states.PUBLISHING, states.PUBL
 @transaction.atomic
 def content_approve(*, content: Content, actor=None) -> Content:
     content = _locked(content.pk)
-    transition(content, "approve", event="content.approved")
+    transition(content, "approve", event="content.approved", approvedBy=actor_label(actor) or None)
     content.approved_at = timezone.now()
     content.approved_by = _actor_name(actor)
     content.save(update_fields=["approved_at", "approved_by", "updated_at"])
@@ -64,6 +64,8 @@ def content_reject(*, content: Content, reason: str = "", actor=None) -> Content
 def _actor_name(actor) -> str:
     if actor is None:
         return ""
+    if isinstance(actor, str):
+        return actor[:200]
     user = getattr(actor, "user", None) or actor
     return str(getattr(user, "username", "") or getattr(actor, "credential_id", ""))[:200]
 
