@@ -122,6 +122,8 @@ TEMPLATES = [
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'postforge.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+#: a request that found the database away (a restart, a failover) is a 503 with this Retry-After
+DATABASE_UNAVAILABLE_RETRY_AFTER = env.int("DATABASE_UNAVAILABLE_RETRY_AFTER", default=5)
 # Persistent connections suit WSGI workers (set CONN_MAX_AGE=60 for gunicorn). Under ASGI
 # every sync view runs in a thread that would keep its own connection, exhausting
 # PostgreSQL's max_connections, so the default is 0.

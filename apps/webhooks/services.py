@@ -336,12 +336,13 @@ def deliveries_kick(*, delivery_ids=None, endpoint_id=None, limit: int = 1) -> N
             counts[endpoint_pk] = counts.get(endpoint_pk, 0) + 1
             orgs[endpoint_pk] = org_pk
         bound = max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
-        # no more tasks than the organization has room for (one at least: its running drain may
-        # have just ended); tasks it could not use would queue ahead of other organizations'
+        # no more tasks than the organization has room for: tasks it could not use would queue
+        # ahead of other organizations' (an organization at its share gets its new deliveries
+        # through its running drains, which lease the next due one, or the sweep)
         room = organization_room(set(orgs.values()))
         kicks = []
         for endpoint_pk, n in counts.items():
-            take = min(n, bound, max(1, room[orgs[endpoint_pk]]))
+            take = max(0, min(n, bound, room[orgs[endpoint_pk]]))
             room[orgs[endpoint_pk]] -= take
             kicks += [endpoint_pk] * take
     else:
