@@ -39,9 +39,10 @@ from apps.content.models import Content, Prediction
 from apps.core.tasking import task_named
 
 from . import steps
-from .base import EngineError, PredictionEngine, TextResult, VideoRequest
+from .base import EngineError, ImageResult, PredictionEngine, TextResult, VideoRequest
 from .engines import get_engine
 from .enqueue import COMPLETE_PREDICTION
+from .media_design import media_alt
 
 logger = logging.getLogger(__name__)
 
@@ -200,4 +201,6 @@ def prediction_complete(*, prediction_id) -> Content | None:
     if finished < total:
         return content
     text = run.get(kind="text").output
+    if media_requests:  # the provider's picture described by what its final prompt asked for
+        text = {**text, "alt_text": media_alt(ImageResult(b"", 0, 0, ""), media_requests[0])}
     return steps.finish(content, TextResult(**text))

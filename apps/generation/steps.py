@@ -81,8 +81,10 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
     return text_request, _media_requests(content, voice)
 
 
-def finish(content: Content, text) -> Content:
-    """Adapt the text to each platform, validate, and move the content to review (once)."""
+def finish(content: Content, text, *, media_notes: list[str] | None = None) -> Content:
+    """Adapt the text to each platform, validate, and move the content to review (once).
+    ``media_notes`` (what the media engine adapted, e.g. a style it cannot draw) go on every
+    variant's adaptations."""
     variants = {}
     for platform in content.platforms:
         draft = Draft(
@@ -97,7 +99,7 @@ def finish(content: Content, text) -> Content:
             platform, draft, post_type=content.post_type
         )  # each platform reads its own way
         variant = adapt(platform, styled, post_type=content.post_type, media_type=content.media_type)
-        variant.adaptations = [*style_notes, *variant.adaptations]
+        variant.adaptations = [*style_notes, *variant.adaptations, *(media_notes or [])]
         data = variant.to_dict()
         problems = validate_variant(
             platform, data, post_type=content.post_type, media_type=content.media_type
@@ -214,7 +216,10 @@ def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
         height=result.height,
         duration=result.seconds if video else None,
         thumbnail=result.thumbnail if video else None,
-        metadata={"contentId": str(content.pk)},
+        metadata={
+            "contentId": str(content.pk),
+            **({"design": result.design} if getattr(result, "design", None) else {}),
+        },
         content=content,
         position=0 if video else position,
     )
