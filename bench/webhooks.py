@@ -8,7 +8,10 @@ private Redis, 2 worker processes x 2 on the `webhooks` and `default` queues).
 (b) latency: events committed one per transaction, at --latency-rate (5/s) and at 50/s; time
     from each commit to its first attempt arriving at the receiver, healthy (target p99 <= 1 s),
     then again while another endpoint of the organization is dead (connection refused) and
-    receives every event too (target: unchanged).
+    receives every event too (target: unchanged);
+(c) another tenant's slow receivers: that latency for organization B alone, then while
+    organization A's two endpoints answer 200 with Content-Length: 100000 and drip a byte
+    every 5 s (the ratio of the two; target p99 <= 1 s).
 
     .venv/bin/python bench/webhooks.py [--n 2000]
 """
@@ -105,6 +108,50 @@ def breakdown(committed: dict, got: dict) -> None:
         )
 
 
+def drip_case(org_b, receiver, args) -> None:
+    """(c) another tenant's slow receivers: organization B's latency (commit to first attempt,
+    at --latency-rate) alone, then while organization A has two endpoints that answer 200 with
+    Content-Length: 100000 and drip one byte every 5 s, with a backlog to both; the ratio of
+    the two p99s (target: B stays within its 1 s p99, A costs at most its share of slots)."""
+    from django.db import transaction
+
+    from apps.accounts.services import organization_get_or_create
+    from apps.events.services import event_record
+    from apps.webhooks import services
+    from tests.webhooks.drip import DripServer
+
+    gentle = 1 / args.latency_rate
+    receiver.requests.clear()
+    alone = latency_run(org_b, receiver, args.latency_n, gentle)
+    with DripServer(interval=5.0, limit_seconds=3600) as drip:
+        org_a = organization_get_or_create(name=f"Webhook bench drip {uuid.uuid4().hex[:6]}")
+        slow = [
+            services.webhook_create(organization=org_a, url=drip.url(f"/{n}"), events=["content.published"])
+            for n in "ab"
+        ]
+        for i in range(40):  # each attempt drips until the deadline: minutes of backlog
+            with transaction.atomic():
+                event_record(organization=org_a, type="content.published", data={"n": i})
+        deadline = time.monotonic() + 30
+        while drip.open == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        receiver.requests.clear()
+        dripping = latency_run(org_b, receiver, args.latency_n, gentle)
+        held = drip.most
+        for endpoint in slow:
+            endpoint.active = False
+            endpoint.save()
+    p99_alone, p99_drip = pct(alone, 99), pct(dripping, 99)
+    print(
+        f"(c) org B, {args.latency_rate:g} events/s: alone p50 {pct(alone, 50) * 1000:.0f} ms, p99 "
+        f"{p99_alone * 1000:.0f} ms; while org A's two endpoints drip p50 {pct(dripping, 50) * 1000:.0f} ms, "
+        f"p99 {p99_drip * 1000:.0f} ms; ratio p99 {p99_drip / p99_alone:.2f}, p50 "
+        f"{pct(dripping, 50) / pct(alone, 50):.2f} (org A held at most {held} connection(s) at once; "
+        "target: p99 <= 1 s)",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=2000)
@@ -119,6 +166,7 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="a setting for the cluster's processes (to compare, e.g. WEBHOOK_DRAIN_SECONDS=0.5)",
     )
+    parser.add_argument("--only-drip", action="store_true", help="run (c) alone")
     parser.add_argument(
         "--split",
         action="store_true",
@@ -154,6 +202,11 @@ def main() -> None:
     try:
         with Receiver() as receiver:
             time.sleep(3)
+            if args.only_drip:
+                org = organization_get_or_create(name=f"Webhook bench {uuid.uuid4().hex[:6]}")
+                services.webhook_create(organization=org, url=receiver.url, events=["content.published"])
+                drip_case(org, receiver, args)
+                return
             noop = noop_throughput(cluster, 5000, "webhooks")
             print(f"(a) celery no-op tasks: {noop:,.0f} tasks/s (2 workers x 2)", flush=True)
             org = organization_get_or_create(name=f"Webhook bench {uuid.uuid4().hex[:6]}")
@@ -204,6 +257,7 @@ def main() -> None:
             show("the same with the dead endpoint, 50 events/s", latency_run(org, receiver, args.latency_n))
             dead.active = False
             dead.save()
+            drip_case(org, receiver, args)
     finally:
         cluster.stop()
 

@@ -413,6 +413,19 @@ SPECTACULAR_SETTINGS = {
         "apps.core.schema.postprocess",
     ],
     "EXTENSIONS_INFO": {},
+    # one name per closed set, the same wherever it appears (a request's or a response's field):
+    # without these, a set named by fields of different names gets a hash suffix
+    "ENUM_NAME_OVERRIDES": {
+        "PlatformEnum": "apps.platforms.rules.SUPPORTED_PLATFORMS",
+        "ProfilePlatformEnum": "apps.profiles.models.PLATFORMS",
+        "ContentStatusEnum": "apps.content.states.STATUS_WORDS_A",
+        "ContentStatusBEnum": "apps.content.states.STATUS_WORDS_B",
+        "ContentActionEnum": "apps.content.states.CLIENT_ACTIONS",
+        "PublicationStatusEnum": "apps.content.serializers.PUBLICATION_STATUSES",
+        "MediaTypeEnum": "apps.content.models.MEDIA_TYPES",
+        "EventTypeEnum": "apps.webhooks.services.EVENT_TYPES",
+        "TokenStatusEnum": "apps.profiles.models.TOKEN_STATUSES",
+    },
     # Swagger UI and ReDoc from the service itself (drf-spectacular-sidecar), never a CDN
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -488,6 +501,10 @@ WEBHOOK_ALLOWED_CIDRS = env.list("WEBHOOK_ALLOWED_CIDRS", default=[])
 WEBHOOK_LOG_DAYS = env.int("WEBHOOK_LOG_DAYS", default=30)
 #: attempts in flight at once per healthy endpoint (a failing endpoint gets one)
 WEBHOOK_ENDPOINT_CONCURRENCY = env.int("WEBHOOK_ENDPOINT_CONCURRENCY", default=4)
+#: attempts in flight at once per organization over all its endpoints; 0: half the live
+#: webhooks workers' slots (at least 1), so one tenant's slow receivers never take them all
+WEBHOOK_ORGANIZATION_CONCURRENCY = env.int("WEBHOOK_ORGANIZATION_CONCURRENCY", default=0)
+#: the wall-clock limit of one attempt: connect, TLS, request, headers and the logged body
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=15.0)
 #: a claimed attempt not recorded by then (its worker died) is taken back by the sweep
 WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=30.0)

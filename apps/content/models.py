@@ -28,6 +28,9 @@ class MediaType(models.TextChoices):
     VIDEO = "video", "Video"
 
 
+#: the media types' names, as the API writes them
+MEDIA_TYPES = tuple(MediaType.values)
+
 RATIOS = ("1:1", "16:9", "9:16", "4:5", "3:2")
 
 

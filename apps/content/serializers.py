@@ -17,6 +17,20 @@ from apps.core import ids
 from apps.core.serializers import OutputSerializer, iso
 from apps.core.storage import absolute_url
 from apps.platforms import rules as platform_rules
+from apps.profiles.models import PLATFORMS
+
+#: a publication's statuses (apps.publishing.models.Publication.STATUSES, which content does not
+#: import: publishing sits above it; tests/core/test_openapi_enums.py holds the two equal)
+PUBLICATION_STATUSES = (
+    "scheduled",
+    "queued",
+    "publishing",
+    "processing",
+    "published",
+    "failed",
+    "unknown",
+    "cancelled",
+)
 
 
 def present_variant(variant, *, post_type: str, media_type: str) -> dict:
@@ -80,8 +94,8 @@ class PublicationOutput(OutputSerializer):
     id = serializers.CharField()
     contentId = serializers.CharField()
     profileId = serializers.CharField()
-    platform = serializers.CharField()
-    status = serializers.CharField()
+    platform = serializers.ChoiceField(choices=PLATFORMS)
+    status = serializers.ChoiceField(choices=PUBLICATION_STATUSES)
     scheduledFor = serializers.DateTimeField()
     publishedAt = serializers.DateTimeField(allow_null=True)
     externalId = serializers.CharField(allow_null=True)

@@ -75,6 +75,11 @@ def word_b(status: str) -> str:
     return FAMILY_B_WORDS.get(status, status)
 
 
+#: every status in each family's words (the response schemas' enums)
+STATUS_WORDS_A = tuple(word_a(s) for s in STATUSES)
+STATUS_WORDS_B = tuple(word_b(s) for s in STATUSES)
+
+
 def can(action: str, status: str, *, require_approval: bool = False) -> bool:
     """May `action` start from `status`? `require_approval`: the content's brand requires
     approval, so `review` content can be neither scheduled nor published."""

@@ -123,8 +123,10 @@ class FamilyFilterSet(ListFilterSet):
 
     q = django_filters.CharFilter(method="filter_search")
     search = django_filters.CharFilter(method="filter_search")
-    date_from = django_filters.CharFilter(method="filter_date")
-    date_to = django_filters.CharFilter(method="filter_date")
+    # read as sent (not stripped): a date made of spaces or control characters is a 400 naming
+    # the parameter, as on /v1, not an empty value read as no filter
+    date_from = django_filters.CharFilter(method="filter_date", strip=False)
+    date_to = django_filters.CharFilter(method="filter_date", strip=False)
 
     search_fields: ClassVar[tuple[str, ...]] = ()
     date_bounds: ClassVar[dict[str, str]] = {"date_from": "gte", "date_to": "lte"}

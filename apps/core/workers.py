@@ -36,10 +36,12 @@ def _redis() -> Redis:
     return redisconn.client(settings.CELERY_BROKER_URL)
 
 
-def beat_once(hostname: str, queues: list[str]) -> None:
+def beat_once(hostname: str, queues: list[str], concurrency: int = 1) -> None:
     interval = settings.WORKER_HEARTBEAT_SECONDS
     _redis().set(
-        PREFIX + hostname, json.dumps({"at": time.time(), "queues": queues}), ex=max(1, int(interval * 3))
+        PREFIX + hostname,
+        json.dumps({"at": time.time(), "queues": queues, "concurrency": concurrency}),
+        ex=max(1, int(interval * 3)),
     )
 
 
@@ -126,7 +128,7 @@ def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.T
 
         while True:
             try:
-                beat_once(hostname, queues)
+                beat_once(hostname, queues, max(1, concurrency))
             except Exception:  # Redis restarting: the next beat writes it again
                 logger.debug("worker heartbeat failed", exc_info=True)
             if watch.stall_seconds > 0:
@@ -148,7 +150,7 @@ def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.T
 
 
 def alive() -> list[dict]:
-    """The live workers: [{name, queues, age}] (empty without a Redis broker)."""
+    """The live workers: [{name, queues, concurrency, age}] (empty without a Redis broker)."""
     if not settings.CELERY_BROKER_URL.startswith("redis"):
         return []
     client = _redis()
@@ -165,6 +167,7 @@ def alive() -> list[dict]:
             {
                 "name": key.decode()[len(PREFIX) :],
                 "queues": data.get("queues", []),
+                "concurrency": int(data.get("concurrency") or 1),
                 "age": round(now - data.get("at", now), 1),
             }
         )

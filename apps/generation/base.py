@@ -8,6 +8,7 @@ each engine is testable on its own.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -56,8 +57,11 @@ class BrandVoice:
 
 @dataclass(frozen=True)
 class TextRequest:
+    """One brief for every platform of a content: an engine writes each of ``platforms`` its own
+    way from it (``platform`` is the first of them, for engines that write one post)."""
+
     prompt: str
-    platform: str  # 'instagram', 'x', ...
+    platform: str  # 'instagram', 'x', ... (the first of ``platforms``)
     post_type: str = "feed"  # feed, story, reel, short
     media_type: str = "image"  # image, video
     tone: str = "friendly"
@@ -69,6 +73,16 @@ class TextRequest:
     creativity: int = 5  # 1-10
     brand: BrandVoice = field(default_factory=BrandVoice)
     seed: int = 0  # varies output between regenerations
+    platforms: tuple[str, ...] = ()  # every platform of the content (``(platform,)`` when empty)
+    intent: str = ""  # settings.intent, or '' to detect it from the brief (apps.platforms.facts)
+
+    @property
+    def all_platforms(self) -> tuple[str, ...]:
+        return self.platforms or ((self.platform,) if self.platform else ())
+
+    def for_platform(self, platform: str) -> TextRequest:
+        """The same brief aimed at one platform (for an engine that writes one post per call)."""
+        return dataclasses.replace(self, platform=platform)
 
 
 @dataclass(frozen=True)
@@ -166,6 +180,9 @@ class Engine(Protocol):
 
     def text(self, request: TextRequest) -> TextResult: ...
 
+    # Optional: ``texts(request) -> dict[str, TextResult]``, one result per platform of
+    # ``request.all_platforms``, each written for its platform (see ``texts_for``).
+
     def ideas(self, request: IdeasRequest) -> list[str]: ...
 
     def image(self, request: ImageRequest) -> ImageResult: ...
@@ -184,4 +201,22 @@ class PredictionEngine(Engine, Protocol):
         kind: str,
         *,
         request: TextRequest | ImageRequest | VideoRequest | IdeasRequest | None = None,
-    ) -> TextResult | ImageResult | VideoResult | list[str]: ...
+    ) -> TextResult | dict[str, TextResult] | ImageResult | VideoResult | list[str]: ...
+
+
+def texts_for(engine: Engine, request: TextRequest) -> tuple[dict[str, TextResult], bool]:
+    """Every platform's text from one brief: (results by platform, written per platform).
+
+    An engine with ``texts`` writes each platform its own way (True: the pipeline only fits
+    them to the platforms' limits). Without it, ``text`` is called once per platform with the
+    request aimed at that platform (False: the pipeline shapes each result for its platform
+    first, as it did for the one generic text before)."""
+    platforms = request.all_platforms
+    native = getattr(engine, "texts", None)
+    if native is not None:
+        results = dict(native(request))
+        missing = [p for p in platforms if p not in results]
+        if missing:
+            raise EngineError(f"the engine wrote no text for {', '.join(missing)}")
+        return {p: results[p] for p in platforms}, True
+    return {p: engine.text(request.for_platform(p)) for p in platforms}, False

@@ -1,6 +1,7 @@
 """The embedded ``local`` engine: real captions, images and videos made on the CPU, offline.
 
-Text comes from templates in five languages (``local_text``); images are drawn with Pillow and
+Text is the author's brief arranged for each platform, with hooks and calls to action in five
+languages (``local_words``; the picture's alt text and ideas in ``local_text``); images are drawn with Pillow and
 videos encoded with PyAV/libx264 (``local_media``). Results are deterministic for a given
 request and seed, which makes the engine usable in tests and as the default when no AI
 provider is configured.
@@ -20,7 +21,8 @@ from .base import (
 )
 from .local_media import edit_image as _edit_image
 from .local_media import make_post_image, make_video
-from .local_text import LANGUAGES, make_ideas, make_text
+from .local_text import LANGUAGES, make_ideas
+from .local_words import make_text, make_texts
 
 __all__ = ["EngineError", "LocalEngine"]
 
@@ -34,6 +36,10 @@ class LocalEngine:
 
     def text(self, request: TextRequest) -> TextResult:
         return make_text(request)
+
+    def texts(self, request: TextRequest) -> dict[str, TextResult]:
+        """Every platform of ``request`` written its own way from the one brief."""
+        return make_texts(request)
 
     def ideas(self, request: IdeasRequest) -> list[str]:
         return make_ideas(request)

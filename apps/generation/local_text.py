@@ -772,6 +772,13 @@ def make_text(request: TextRequest) -> TextResult:
     )
 
 
+def make_alt_text(request: TextRequest) -> str:
+    """The description of the content's picture (its subject, two more of the prompt's phrases,
+    the brand's colours)."""
+    w, topic, _keywords, _facts, _intent = _writer(request)
+    return _alt_text(w, topic)
+
+
 def make_ideas(request: IdeasRequest) -> list[str]:
     language = normalise_language(request.language)
     count = int(request.count)

@@ -13,10 +13,11 @@ import re
 
 from apps.content.models import Content, GenerationMode
 from apps.media.models import Kind, MediaAsset
+from apps.platforms.facts import language_code
 
-from .base import ImageRequest, ImageResult, PostDesign, TextResult, VideoRequest, VideoResult
+from .base import ImageRequest, ImageResult, PostDesign, TextRequest, TextResult, VideoRequest, VideoResult
 from .local_media.brief import spec_from_text
-from .local_text import prompt_facts
+from .local_words.brief import author_sentences
 from .visual_prompt import alt_from_prompt, visual_description
 
 CAROUSEL_PLATFORMS = frozenset({"instagram", "facebook", "linkedin", "x", "threads", "bluesky", "tiktok"})
@@ -73,19 +74,41 @@ def cta_of(caption: str) -> str:
     return ""
 
 
+#: the picture's layout for what the text was written for (``apps.platforms.facts.INTENTS``)
+INTENT_TEMPLATES = {
+    "recall": "notice",
+    "apology": "notice",
+    "incident": "notice",
+    "hiring": "hiring",
+    "recipe": "recipe",
+    "offer": "offer",
+    "event": "event",
+    "release": "product",
+    "launch": "product",
+    "tip": "quote",
+    "opening": "announcement",
+    "podcast": "announcement",
+    "fundraiser": "announcement",
+    "announcement": "announcement",
+}
+
+
 def with_design(
-    content: Content, requests: list[ImageRequest | VideoRequest], text: TextResult, *, language: str
+    content: Content, requests: list[ImageRequest | VideoRequest], text: TextResult, text_request: TextRequest
 ) -> list[ImageRequest | VideoRequest]:
-    """``requests`` carrying the design of the post written as ``text``."""
+    """``requests`` carrying the design of the post written as ``text`` (for ``text_request``'s
+    intent: the picture and the words say the same thing)."""
     if not requests:
         return requests
     brand = requests[0].brand
+    language = language_code(text_request.language)
     spec = spec_from_text(
         prompt=content.prompt,
         hook=hook_of(text.caption),
-        facts=prompt_facts(content.prompt, language),
+        facts=author_sentences(content.prompt, language, brand.dont),
         cta=cta_of(text.caption),
         brand=brand,
+        template=INTENT_TEMPLATES.get(text_request.intent, ""),
         background=str(content.media_request.get("background") or "auto"),
     )
     logo, photo = brand_logo(content), brand_photo(content)

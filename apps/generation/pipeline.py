@@ -21,7 +21,7 @@ from apps.content import machine, states
 from apps.content.models import Content, Prediction
 from apps.core.heartbeat import Heartbeat
 
-from .base import VideoRequest
+from .base import TextResult, VideoRequest, texts_for
 from .engines import get_engine
 from .enqueue import enqueue_generation
 from .media_design import media_alt, media_notes, with_design
@@ -143,12 +143,13 @@ def _run_claimed(content: Content) -> Content | None:
         )
         return content  # finished by the provider's webhooks (apps.generation.predictions)
 
-    text = engine.text(text_request)
+    texts, per_platform = texts_for(engine, text_request)
     report_progress(content, "text")
     alt, notes = "", []
     if media_requests:
         clear_generated_media(content)
-        media_requests = with_design(content, media_requests, text, language=text_request.language)
+        first = texts if isinstance(texts, TextResult) else texts[content.platforms[0]]
+        media_requests = with_design(content, media_requests, first, text_request)
         for n, request in enumerate(media_requests):
             with listening(_media_progress(content, n, len(media_requests))):
                 result = engine.video(request) if isinstance(request, VideoRequest) else engine.image(request)
@@ -157,7 +158,13 @@ def _run_claimed(content: Content) -> Content | None:
             notes += [note for note in media_notes(result) if note not in notes]
             report_progress(content, "media", 30 + int(30 * (n + 1) / len(media_requests)))
     report_progress(content, "media")
-    return finish(content, dataclasses.replace(text, alt_text=alt) if alt else text, media_notes=notes)
+    if alt:  # the pictures' alt text, written from what was drawn, on every platform's text
+        texts = (
+            dataclasses.replace(texts, alt_text=alt)
+            if isinstance(texts, TextResult)
+            else {p: dataclasses.replace(t, alt_text=alt) for p, t in texts.items()}
+        )
+    return finish(content, texts, per_platform=per_platform, media_notes=notes)
 
 
 def _media_progress(content: Content, n: int, count: int):

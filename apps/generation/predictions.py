@@ -183,9 +183,11 @@ def prediction_complete(*, prediction_id) -> Content | None:
     request = text_request if prediction.kind == "text" else media_requests[prediction.position]
     engine = cast(PredictionEngine, get_engine())  # only a prediction engine made the row
     result = engine.result_from_prediction(prediction.payload, prediction.kind, request=request)
-    output = {}
+    output: dict = {}
     if isinstance(result, TextResult):
         output = dataclasses.asdict(result)
+    elif isinstance(result, dict):  # a text per platform, each written for its platform
+        output = {"by_platform": {p: dataclasses.asdict(t) for p, t in result.items()}}
     else:
         steps.store_media(content, result, position=prediction.position)
     done = Prediction.objects.filter(pk=prediction.pk, status=Prediction.RECEIVED).update(
@@ -202,5 +204,11 @@ def prediction_complete(*, prediction_id) -> Content | None:
         return content
     text = run.get(kind="text").output
     if media_requests:  # the provider's picture described by what its final prompt asked for
-        text = {**text, "alt_text": media_alt(ImageResult(b"", 0, 0, ""), media_requests[0])}
+        alt = media_alt(ImageResult(b"", 0, 0, ""), media_requests[0])
+        text = {**text, "alt_text": alt}
+        if "by_platform" in text:
+            text["by_platform"] = {p: {**t, "alt_text": alt} for p, t in text["by_platform"].items()}
+    if "by_platform" in text:
+        texts = {p: TextResult(**t) for p, t in text["by_platform"].items()}
+        return steps.finish(content, texts, per_platform=True)
     return steps.finish(content, TextResult(**text))

@@ -6,6 +6,7 @@ moving the content to review, or failing it."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from django.db import transaction
 from django.utils import timezone
@@ -19,10 +20,19 @@ from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 from apps.platforms import rules as platform_rules
 from apps.platforms.adaptation import Draft, adapt
+from apps.platforms.facts import detect_intent
 from apps.platforms.style import style_for_platform
 from apps.platforms.validation import validate_variant
 
-from .base import BrandVoice, EngineError, ImageRequest, TextRequest, VideoRequest, VideoResult
+from .base import (
+    BrandVoice,
+    EngineError,
+    ImageRequest,
+    TextRequest,
+    TextResult,
+    VideoRequest,
+    VideoResult,
+)
 from .voice import voice_from
 
 logger = logging.getLogger(__name__)
@@ -64,6 +74,8 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
     text_request = TextRequest(
         prompt=content.prompt,
         platform=content.platforms[0],
+        platforms=tuple(content.platforms),
+        intent=values.get("intent") or detect_intent(content.prompt, values.get("language") or "en"),
         post_type=content.post_type,
         media_type=content.media_type,
         tone=values.get("tone") or "friendly",
@@ -81,12 +93,24 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
     return text_request, _media_requests(content, voice)
 
 
-def finish(content: Content, text, *, media_notes: list[str] | None = None) -> Content:
-    """Adapt the text to each platform, validate, and move the content to review (once).
+def finish(
+    content: Content,
+    texts: Mapping[str, TextResult] | TextResult,
+    *,
+    per_platform: bool = False,
+    media_notes: list[str] | None = None,
+) -> Content:
+    """Fit each platform's text to its platform, validate, and move the content to review (once).
+
+    ``texts`` holds one result per platform (``texts_for``); a single result (a provider's one
+    generic post, e.g. a Replicate prediction) serves every platform. A result written for its
+    platform (``per_platform``) is only fitted to the platform's limits and gets the tags its
+    format expects; a generic one is shaped for each platform first (``style_for_platform``).
     ``media_notes`` (what the media engine adapted, e.g. a style it cannot draw) go on every
     variant's adaptations."""
     variants = {}
     for platform in content.platforms:
+        text = texts if isinstance(texts, TextResult) else texts[platform]
         draft = Draft(
             caption=text.caption,
             hashtags=list(text.hashtags),
@@ -96,7 +120,10 @@ def finish(content: Content, text, *, media_notes: list[str] | None = None) -> C
             sounds=list(text.sounds),
         )
         styled, style_notes = style_for_platform(
-            platform, draft, post_type=content.post_type
+            platform,
+            draft,
+            post_type=content.post_type,
+            only_stock_tags=per_platform and not isinstance(texts, TextResult),
         )  # each platform reads its own way
         variant = adapt(platform, styled, post_type=content.post_type, media_type=content.media_type)
         variant.adaptations = [*style_notes, *variant.adaptations, *(media_notes or [])]
@@ -218,7 +245,8 @@ def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
         thumbnail=result.thumbnail if video else None,
         metadata={
             "contentId": str(content.pk),
-            **({"design": result.design} if getattr(result, "design", None) else {}),
+            **({"design": dict(result.design)} if getattr(result, "design", None) else {}),
+            **({"altText": result.alt_text} if getattr(result, "alt_text", "") else {}),
         },
         content=content,
         position=0 if video else position,

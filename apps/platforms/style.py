@@ -71,7 +71,11 @@ def _strip_emojis(text: str, keep: int = 0) -> str:
 
 
 def style_for_platform(
-    platform: str, draft: Draft | Variant | Mapping[str, Any], *, post_type: str = "feed"
+    platform: str,
+    draft: Draft | Variant | Mapping[str, Any],
+    *,
+    post_type: str = "feed",
+    only_stock_tags: bool = False,
 ) -> tuple[Draft, list[str]]:
     """Shape one generic generated text the way ``platform`` reads (before :func:`adapt`):
     X one short idea, Threads and Bluesky a short conversational pair of sentences, TikTok a
@@ -79,14 +83,15 @@ def style_for_platform(
     description without emojis or calls for comments and a title taken from it, and the
     stock tags a format expects (#Shorts on YouTube Shorts). Links in the caption are kept as
     links. Used on engine output only, never on a client's edit. Returns the styled draft and
-    notes of what changed."""
+    notes of what changed. A text an engine wrote for this platform (``only_stock_tags``) keeps
+    its words: only the tags its format expects are added."""
     name = normalize_platform(platform)
     rules = get_rules(name)
     d = as_draft(draft)
     caption = clean_text(d.caption)
     notes: list[str] = []
     _add_stock_tags(d, rules, post_type, notes)
-    if not caption:
+    if not caption or only_stock_tags:
         return d, notes
     urls = [caption[s:e] for s, e in find_urls(caption)]
     parts = sentences(caption)

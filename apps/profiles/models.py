@@ -19,6 +19,11 @@ class Platform(models.TextChoices):
     BLUESKY = "bluesky", "Bluesky"
 
 
+#: the platforms' names, as the API writes them
+PLATFORMS = tuple(Platform.values)
+#: a profile's grant: usable, refused by the platform on refresh, or revoked
+TOKEN_STATUSES = ("valid", "expired", "revoked")
+
 PLATFORM_ALIASES = {"twitter": "x"}
 
 
@@ -52,7 +57,7 @@ class SocialProfile(OrgScopedModel):
     refresh_token_enc = models.TextField(blank=True, default="")
     token_expires_at = models.DateTimeField(null=True, blank=True)
     token_scopes = models.CharField(max_length=1000, blank=True, default="")
-    token_status = models.CharField(max_length=20, default="valid")  # valid, expired, revoked
+    token_status = models.CharField(max_length=20, default="valid")  # one of TOKEN_STATUSES
     #: the sandbox publisher is used when the platform has no app credentials
     sandbox = models.BooleanField(default=False)
 

@@ -55,7 +55,7 @@ class WebhookOutput(OutputSerializer):
 
     id = serializers.CharField()
     url = serializers.CharField()
-    events = serializers.ListField(child=serializers.CharField())
+    events = serializers.ListField(child=serializers.ChoiceField(choices=("*", *EVENT_TYPES)))
     active = serializers.BooleanField()
     disabledReason = serializers.CharField(allow_null=True)
     disabledAt = serializers.DateTimeField(allow_null=True)
@@ -71,7 +71,7 @@ class DeliveryOutput(OutputSerializer):
     id = serializers.CharField()
     webhookId = serializers.CharField()
     eventId = serializers.CharField()
-    eventType = serializers.CharField()
+    eventType = serializers.ChoiceField(choices=EVENT_TYPES)
     status = serializers.ChoiceField(choices=DeliveryStatus.values)
     attemptCount = serializers.IntegerField()
     nextAttemptAt = serializers.DateTimeField(allow_null=True)

@@ -22,12 +22,10 @@ import random
 import secrets as pysecrets
 import time
 import uuid
-from urllib.parse import urlsplit
 
-import urllib3
 from django.conf import settings
 from django.db import models, transaction
-from django.db.models import Q
+from django.db.models import Q, Subquery
 from django.utils import timezone
 
 from apps.core import ids
@@ -37,6 +35,7 @@ from apps.core.tasking import task_named
 
 from . import ssrf
 from .models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from .sending import RESPONSE_LOG_BYTES, Sender
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +64,6 @@ RETRY_SCHEDULE = (5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600)
 JITTER = 0.1
 DISABLE_AFTER = datetime.timedelta(days=5)
 ROTATION_OVERLAP = datetime.timedelta(hours=24)
-RESPONSE_LOG_BYTES = 2048
 USER_AGENT = "Postforge-Webhooks/1.0"
 
 
@@ -390,21 +388,68 @@ def endpoint_bound(endpoint: WebhookEndpoint, now: datetime.datetime, *, oldest_
     return max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
 
 
+_slots_seen: dict[str, tuple[float, int]] = {}
+
+
+def webhook_worker_slots() -> int:
+    """Pool slots of the live workers that take the `webhooks` queue (their heartbeats), read
+    at most every 10 s; 0 when none is known (no Redis broker)."""
+    seen = _slots_seen.get("slots")
+    if seen is not None and time.monotonic() - seen[0] < 10:
+        return seen[1]
+    from apps.core import workers
+
+    try:
+        slots = sum(w["concurrency"] for w in workers.alive() if "webhooks" in w["queues"])
+    except Exception:  # Redis away for a moment: the last figure, else none known
+        slots = seen[1] if seen else 0
+    _slots_seen["slots"] = (time.monotonic(), slots)
+    return slots
+
+
+def organization_bound() -> int:
+    """How many delivery attempts one organization may have in flight at once, over all its
+    endpoints: WEBHOOK_ORGANIZATION_CONCURRENCY when set, else half the webhooks workers'
+    slots (at least one), so that one tenant's slow receivers never hold every slot."""
+    if settings.WEBHOOK_ORGANIZATION_CONCURRENCY > 0:
+        return settings.WEBHOOK_ORGANIZATION_CONCURRENCY
+    return max(1, webhook_worker_slots() // 2)
+
+
+def _in_flight(now, **scope) -> models.QuerySet:
+    """Attempts under way (leased, the lease not run out: a killed worker's lease expires)."""
+    return WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, leased_until__gte=now, **scope)
+
+
 def delivery_claim(*, delivery_id=None, endpoint_id=None) -> WebhookDelivery | None:
     """Lease one due delivery (this one, or the endpoint's next due one) when its endpoint has
-    room (`endpoint_bound`)."""
+    room (`endpoint_bound`) and its organization too (`organization_bound`; the organization's
+    row is locked while counting, so two workers cannot both take its last place)."""
+    from apps.accounts.models import Organization
+
     now = clock()
     with transaction.atomic():
         if delivery_id is not None:
             endpoint_id = _due(now).filter(pk=delivery_id).values_list("endpoint_id", flat=True).first()
             if endpoint_id is None:
                 return None
+        # the organization first, then the endpoint: every claim locks in this order
+        org_id = (
+            Organization.objects.select_for_update()
+            .filter(pk=Subquery(WebhookEndpoint.objects.filter(pk=endpoint_id).values("organization_id")))
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if org_id is None:
+            return None
+        if _in_flight(now, organization_id=org_id).count() >= organization_bound():
+            return None
         endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=endpoint_id, active=True).first()
         if endpoint is None:
             return None
-        in_flight = WebhookDelivery.objects.filter(
-            endpoint_id=endpoint.pk, status=DeliveryStatus.PENDING, leased_until__gte=now
-        ).aggregate(n=models.Count("pk"), oldest=models.Min("leased_until"))
+        in_flight = _in_flight(now, endpoint_id=endpoint.pk).aggregate(
+            n=models.Count("pk"), oldest=models.Min("leased_until")
+        )
         if in_flight["n"] >= endpoint_bound(endpoint, now, oldest_lease=in_flight["oldest"]):
             return None
         due = _due(now).filter(endpoint_id=endpoint.pk)
@@ -416,115 +461,6 @@ def delivery_claim(*, delivery_id=None, endpoint_id=None) -> WebhookDelivery | N
         WebhookDelivery.objects.filter(pk=delivery.pk).update(leased_until=delivery.leased_until)
         delivery.endpoint = endpoint
     return delivery
-
-
-class _Outcome:
-    def __init__(self, status_code=None, body="", error="", retry_after=None):
-        self.status_code, self.body, self.error, self.retry_after = status_code, body, error, retry_after
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        from email.utils import parsedate_to_datetime
-
-        return max(0.0, (parsedate_to_datetime(value) - timezone.now()).total_seconds())
-    except (TypeError, ValueError):
-        return None
-
-
-class Sender:
-    """POSTs without following redirects, each to an address the SSRF rules passed at that
-    moment (resolved again for every attempt). A connection is kept for the next attempt to
-    the same address, so an endpoint's backlog drains over one keep-alive connection."""
-
-    def __init__(self):
-        self._pools: dict = {}
-
-    def _pool(self, scheme: str, host: str, port: int, address: str):
-        key = (scheme, host, port, address)
-        pool = self._pools.get(key)
-        if pool is None:
-            timeout = urllib3.Timeout(total=settings.WEBHOOK_TIMEOUT_SECONDS)
-            if scheme == "https":
-                pool = urllib3.HTTPSConnectionPool(
-                    address,
-                    port,
-                    timeout=timeout,
-                    retries=False,
-                    maxsize=1,
-                    server_hostname=host,
-                    assert_hostname=host,
-                    cert_reqs="CERT_REQUIRED",
-                )
-            else:
-                pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False, maxsize=1)
-            self._pools[key] = pool
-        return key, pool
-
-    def post(self, url: str, body: bytes, headers: dict) -> _Outcome:
-        try:
-            scheme, host, port, address = ssrf.resolve_checked(url)
-        except ssrf.UnsafeURL as exc:
-            return _Outcome(error=f"refused: {exc.message}")
-        parts = urlsplit(url)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        default_port = 443 if scheme == "https" else 80
-        host_header = (f"[{host}]" if ":" in host else host) + ("" if port == default_port else f":{port}")
-        key, pool = self._pool(scheme, host, port, address)
-        keep = False
-        try:
-            response = pool.urlopen(
-                "POST",
-                path,
-                body=body,
-                headers={**headers, "Host": host_header},
-                redirect=False,
-                retries=False,
-                preload_content=False,
-                assert_same_host=False,
-            )
-            prefix = b""
-            try:
-                prefix = response.read(RESPONSE_LOG_BYTES, decode_content=False) or b""
-                response.drain_conn()  # the rest is read and dropped so the connection can serve again
-                keep = True
-            except Exception:
-                pass
-            response.release_conn()
-            return _Outcome(
-                status_code=response.status,
-                body=prefix.decode("utf-8", "replace"),
-                retry_after=_retry_after(response.headers.get("Retry-After"))
-                if response.status in (429, 503)
-                else None,
-            )
-        except urllib3.exceptions.TimeoutError:
-            return _Outcome(error=f"timed out after {settings.WEBHOOK_TIMEOUT_SECONDS:g} s")
-        except Exception as exc:  # connection refused, TLS, protocol: all a failed attempt
-            return _Outcome(error=f"{type(exc).__name__}: {exc}"[:500])
-        finally:
-            if not keep:
-                self._pools.pop(key, None)
-                pool.close()
-
-    def close(self) -> None:
-        for pool in self._pools.values():
-            pool.close()
-        self._pools.clear()
-
-
-def http_post(url: str, body: bytes, headers: dict) -> _Outcome:
-    """One POST on a connection of its own."""
-    sender = Sender()
-    try:
-        return sender.post(url, body, headers)
-    finally:
-        sender.close()
 
 
 def _next_delay(attempt_count: int, retry_after: float | None) -> float | None:
@@ -713,19 +649,18 @@ def deliveries_sweep(*, limit: int = 500, grace_seconds: float = 2.0) -> int:
         _due(now)
         .filter(next_attempt_at__lte=cutoff)
         .order_by("endpoint_id")
-        .values_list("endpoint_id", "endpoint__failing_since")
+        .values_list("endpoint_id", "organization_id", "endpoint__failing_since")
         .distinct()[:limit]
     )
-    in_flight = dict(
-        WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, leased_until__gte=now)
-        .values_list("endpoint_id")
-        .annotate(n=models.Count("pk"))
-    )
+    in_flight = dict(_in_flight(now).values_list("endpoint_id").annotate(n=models.Count("pk")))
+    org_room = dict(_in_flight(now).values_list("organization_id").annotate(n=models.Count("pk")))
+    org_bound = organization_bound()
     sent = 0
-    for endpoint_id, failing_since in rows:
+    for endpoint_id, org_id, failing_since in rows:
         bound = 1 if failing_since else max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
-        room = bound - in_flight.get(endpoint_id, 0)
+        room = min(bound - in_flight.get(endpoint_id, 0), org_bound - org_room.get(org_id, 0))
         if room > 0:
+            org_room[org_id] = org_room.get(org_id, 0) + room
             deliveries_kick(endpoint_id=endpoint_id, limit=room)
             sent += room
     return sent

@@ -2,6 +2,7 @@ import kombu.exceptions
 import redis
 import requests
 from celery import shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from apps.core.tasking import DefaultTask
@@ -9,14 +10,38 @@ from apps.core.tasking import DefaultTask
 from . import services
 
 
-@shared_task(queue="webhooks", ignore_result=True, acks_late=True)
+def _delivery_time_limits() -> tuple[float, float]:
+    """(soft, hard) seconds for a delivery task: its drain budget, then one last attempt
+    bounded by WEBHOOK_TIMEOUT_SECONDS, and room for the database work around them. The soft
+    limit ends the drain (the lease runs out and the sweep hands the delivery on); the hard
+    one kills the process that still ran past it."""
+    soft = settings.WEBHOOK_DRAIN_SECONDS + settings.WEBHOOK_TIMEOUT_SECONDS + 30.0
+    return soft, soft + 15.0
+
+
+SOFT_LIMIT, HARD_LIMIT = _delivery_time_limits()
+
+
+@shared_task(
+    queue="webhooks",
+    ignore_result=True,
+    acks_late=True,
+    soft_time_limit=SOFT_LIMIT,
+    time_limit=HARD_LIMIT,
+)
 def deliver(delivery_id: str) -> None:
     """An attempt of this delivery (claimed with a lease; a duplicate message finds nothing to
     do), then the endpoint's other due deliveries."""
     services.endpoint_drain(delivery_id=delivery_id)
 
 
-@shared_task(queue="webhooks", ignore_result=True, acks_late=True)
+@shared_task(
+    queue="webhooks",
+    ignore_result=True,
+    acks_late=True,
+    soft_time_limit=SOFT_LIMIT,
+    time_limit=HARD_LIMIT,
+)
 def deliver_endpoint(endpoint_id: str) -> None:
     """The endpoint's due deliveries, one after another, while it has room and they succeed."""
     services.endpoint_drain(endpoint_id=endpoint_id)

@@ -136,7 +136,7 @@ def test_a_full_daily_quota_is_reported_before_trying_and_retried_later(owner):
 def test_an_unexpected_error_is_retried_as_unknown_then_left_for_a_person_after_max_attempts(
     settings, scheduled, monkeypatch
 ):
-    from apps.publishing import services as publishing
+    from apps.publishing.services import running as publishing
 
     def broken(profile):
         raise ValueError("token key was rotated away")
@@ -165,7 +165,7 @@ def test_a_chunk_whose_lease_was_taken_back_does_not_record_over_the_new_holder(
 ):
     import uuid
 
-    from apps.publishing import services as publishing
+    from apps.publishing.services import running as publishing
 
     pub = Publication.objects.filter(content=scheduled[0]).get()
     Publication.objects.filter(pk=pub.pk).update(status=Publication.QUEUED)

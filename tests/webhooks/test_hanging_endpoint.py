@@ -16,6 +16,7 @@ from apps.accounts.services import organization_get_or_create
 from apps.events.models import Event
 from apps.webhooks import services
 from apps.webhooks.models import WebhookAttempt, WebhookDelivery
+from apps.webhooks.sending import Outcome
 from tests.publishing.harness import Cluster
 
 from .receiver import Receiver
@@ -116,6 +117,7 @@ def test_an_endpoint_not_yet_answering_gets_one_attempt_in_flight_until_it_answe
     """The bound in the claim itself: a fresh endpoint is probed by one attempt; once it has
     answered 2xx, it gets WEBHOOK_ENDPOINT_CONCURRENCY, and drains are kicked to use it."""
     settings.WEBHOOK_ENDPOINT_CONCURRENCY = 4
+    settings.WEBHOOK_ORGANIZATION_CONCURRENCY = 4  # the organization's share is not the bound here
     kicks = []
     monkeypatch.setattr(services, "deliveries_kick", lambda **kw: kicks.append(kw))  # no task runs here
     org = organization_get_or_create(name="Probe first")
@@ -132,7 +134,7 @@ def test_an_endpoint_not_yet_answering_gets_one_attempt_in_flight_until_it_answe
     first = services.delivery_claim(endpoint_id=endpoint.pk)
     assert first is not None
     assert services.delivery_claim(endpoint_id=endpoint.pk) is None  # unproven: one in flight
-    services._record(first, first.endpoint, services.clock(), 5, services._Outcome(status_code=204), True)
+    services._record(first, first.endpoint, services.clock(), 5, Outcome(status_code=204), True)
     assert kicks == [{"endpoint_id": endpoint.pk, "limit": 3}]
     second = services.delivery_claim(endpoint_id=endpoint.pk)
     third = services.delivery_claim(endpoint_id=endpoint.pk)

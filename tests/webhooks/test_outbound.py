@@ -392,8 +392,8 @@ def test_data_is_the_resource_as_get_v1_renders_it(owner, receiver, api):
 
 
 def test_queries_per_delivery_in_a_drain_are_pinned(owner, receiver, django_assert_max_num_queries):
-    """A drain costs one claim (the endpoint locked, its leases counted, the first due row and
-    its lease) and then, per delivery, one recording transaction (committed without waiting
+    """A drain costs one claim (the organization locked and its leases counted, the endpoint
+    locked, its leases counted, the first due row and its lease) and then, per delivery, one recording transaction (committed without waiting
     for the WAL flush) that also leases the next: the attempt, the delivery, the next due row
     and its lease (none after the last)."""
     endpoint = services.webhook_create(organization=owner.org, url=receiver.url, events=["*"])
@@ -412,7 +412,7 @@ def test_queries_per_delivery_in_a_drain_are_pinned(owner, receiver, django_asse
         for q in ctx.captured_queries
         if not q["sql"].startswith(("SAVEPOINT", "RELEASE", "SET LOCAL synchronous_commit"))
     ]
-    assert len(statements) == 4 + 5 * 4 - 1, "\n".join(statements)
+    assert len(statements) == 6 + 5 * 4 - 1, "\n".join(statements)
     assert len({r["peer"] for r in receiver.requests}) == 1  # over one connection
 
 

@@ -106,14 +106,26 @@ def test_allowed_cidrs_exempt_and_http_flag(owner, settings):
     )
 
 
+def _no_network(monkeypatch) -> list:
+    """socket.create_connection records where the sender connects and connects nowhere
+    (refused), so no test reaches a public address."""
+    connected: list = []
+
+    def create_connection(address, *args, **kwargs):
+        connected.append(address)
+        raise ConnectionRefusedError(111, "refused by the test")
+
+    monkeypatch.setattr("socket.create_connection", create_connection)
+    return connected
+
+
 def test_dns_rebinding_refused_at_connect_time(owner, public_dns, monkeypatch):
     endpoint = services.webhook_create(
         organization=owner.org, url="https://hooks.example.com/hook", events=["*"]
     )
     delivery = services.webhook_test(endpoint=endpoint)
     public_dns["hooks.example.com"] = ["127.0.0.1"]  # the name now points inside
-    connected = []
-    monkeypatch.setattr("urllib3.HTTPSConnectionPool.urlopen", lambda *a, **k: connected.append(a))
+    connected = _no_network(monkeypatch)
     attempt = services.delivery_attempt(delivery_id=delivery.pk)
     assert connected == []
     assert attempt.status_code is None and "refused" in attempt.error and "loopback" in attempt.error
@@ -121,37 +133,39 @@ def test_dns_rebinding_refused_at_connect_time(owner, public_dns, monkeypatch):
 
 
 def test_connects_to_the_checked_address(owner, public_dns, monkeypatch):
+    """The socket goes to the checked address (a local receiver stands in for it), TLS names
+    the URL's host (SNI and certificate check), `Host` names it too, and the path is the URL's."""
+    import socket
+    import ssl
+
+    from .receiver import Receiver
+
     endpoint = services.webhook_create(
         organization=owner.org, url="https://hooks.example.com/hook?x=1", events=["*"]
     )
     delivery = services.webhook_test(endpoint=endpoint)
-    seen = {}
+    seen: dict = {}
+    with Receiver() as receiver:
+        receiver.answer(204)
+        local = receiver.server.server_address
+        real_connect = socket.create_connection
 
-    class Response:
-        status, headers = 204, {}
+        def create_connection(address, *args, **kwargs):
+            seen["address"] = address
+            return real_connect(local, *args, **kwargs)
 
-        def read(self, *a, **k):
-            return b""
+        def wrap_socket(context, sock, server_hostname=None, **kwargs):
+            seen["sni"] = server_hostname
+            seen["verify"] = (context.verify_mode, context.check_hostname)
+            return sock  # the local receiver speaks plain HTTP
 
-        def release_conn(self):
-            pass
-
-    def urlopen(pool, method, path, **kwargs):
-        seen.update(
-            host=pool.host,
-            sni=pool.conn_kw.get("server_hostname"),
-            path=path,
-            header=kwargs["headers"]["Host"],
-            redirect=kwargs["redirect"],
-        )
-        return Response()
-
-    monkeypatch.setattr("urllib3.HTTPSConnectionPool.urlopen", urlopen)
-    assert services.delivery_attempt(delivery_id=delivery.pk).status_code == 204
+        monkeypatch.setattr("socket.create_connection", create_connection)
+        monkeypatch.setattr(ssl.SSLContext, "wrap_socket", wrap_socket)
+        assert services.delivery_attempt(delivery_id=delivery.pk).status_code == 204
     assert seen == {
-        "host": "93.184.216.34",
+        "address": ("93.184.216.34", 443),
         "sni": "hooks.example.com",
-        "path": "/hook?x=1",
-        "header": "hooks.example.com",
-        "redirect": False,
+        "verify": (ssl.CERT_REQUIRED, True),
     }
+    [request] = receiver.requests
+    assert (request["path"], request["headers"]["host"]) == ("/hook?x=1", "hooks.example.com")

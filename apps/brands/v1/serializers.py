@@ -134,7 +134,7 @@ def present_brand(brand, request=None) -> dict:
 
 class AssetOutput(serializers.Serializer):
     assetId = serializers.CharField()
-    type = serializers.CharField()
+    type = serializers.ChoiceField(choices=("image", "video"))
     url = serializers.URLField()
     metadata = serializers.DictField()
 

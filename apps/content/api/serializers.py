@@ -23,7 +23,7 @@ from apps.core.serializers import (
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import selectors, services, states
-from ..models import RATIOS, GenerationMode, PostType
+from ..models import RATIOS, GenerationMode, MediaType, PostType
 from ..v1.serializers import (  # noqa: F401  (the same inputs in both families)
     EditImageInput,
     MediaRecord,
@@ -176,14 +176,14 @@ class ContentOutput(OutputSerializer):
         selectors.content_page(items, tags=True)
 
     id = serializers.UUIDField()
-    status = serializers.CharField()
-    platform = serializers.CharField()
-    platforms = serializers.ListField(child=serializers.CharField())
-    postType = serializers.CharField()
+    status = serializers.ChoiceField(choices=states.STATUS_WORDS_B)
+    platform = serializers.ChoiceField(choices=SUPPORTED_PLATFORMS, allow_null=True)
+    platforms = serializers.ListField(child=serializers.ChoiceField(choices=SUPPORTED_PLATFORMS))
+    postType = serializers.ChoiceField(choices=PostType.values)
     socialProfileId = serializers.UUIDField(allow_null=True)
-    media = serializers.CharField()
+    media = serializers.ChoiceField(choices=MediaType.values)
     dimensions = serializers.CharField()
-    generationMode = serializers.CharField()
+    generationMode = serializers.ChoiceField(choices=GenerationMode.values)
     prompt = serializers.CharField()
     brandId = serializers.UUIDField()
     progress = serializers.IntegerField()
@@ -198,7 +198,7 @@ class ContentOutput(OutputSerializer):
     createdAt = serializers.DateTimeField()
     updatedAt = serializers.DateTimeField()
     publications = PublicationOutput(many=True)
-    allowedActions = serializers.ListField(child=serializers.CharField())
+    allowedActions = serializers.ListField(child=serializers.ChoiceField(choices=states.CLIENT_ACTIONS))
 
 
 def _uuid(value) -> str | None:
@@ -250,10 +250,10 @@ class ScheduleOutput(OutputSerializer):
     socialProfileId = serializers.UUIDField()
     scheduledDate = serializers.DateField()
     task = serializers.CharField()
-    generationMode = serializers.CharField()
-    platform = serializers.CharField()
-    postType = serializers.CharField()
-    media = serializers.CharField()
+    generationMode = serializers.ChoiceField(choices=GenerationMode.values)
+    platform = serializers.ChoiceField(choices=SUPPORTED_PLATFORMS)
+    postType = serializers.ChoiceField(choices=PostType.values)
+    media = serializers.ChoiceField(choices=MediaType.values)
     dimensions = serializers.CharField()
     status = serializers.ChoiceField(choices=("planned", "generating", "generated", "failed"))
     contentId = serializers.UUIDField(allow_null=True)
@@ -320,7 +320,7 @@ def present_event(campaign) -> dict:
 
 class BatchItemOutput(serializers.Serializer):
     contentId = serializers.UUIDField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=states.STATUS_WORDS_B)
     progress = serializers.IntegerField()
 
 
@@ -363,7 +363,7 @@ class IdeasOutput(serializers.Serializer):
 
 
 class OptimizeOutput(serializers.Serializer):
-    platform = serializers.CharField()
+    platform = serializers.ChoiceField(choices=SUPPORTED_PLATFORMS)
     caption = serializers.CharField()
     hashtags = serializers.ListField(child=serializers.CharField())
     firstComment = serializers.CharField()

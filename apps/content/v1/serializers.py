@@ -26,7 +26,7 @@ from apps.core.serializers import (
 from apps.platforms.rules import SUPPORTED_PLATFORMS, get_rules
 
 from .. import selectors, states
-from ..models import RATIOS, PostType
+from ..models import RATIOS, MediaType, PostType
 
 LENGTHS = ("short", "medium", "long")
 MAX_WAIT_SECONDS = 60
@@ -217,7 +217,7 @@ class BatchInput(StrictSerializer):
 
 class MediaRecord(serializers.Serializer):
     id = serializers.CharField()
-    type = serializers.CharField()
+    type = serializers.ChoiceField(choices=MediaType.values)
     url = serializers.URLField()
     thumbnailUrl = serializers.URLField(allow_null=True)
     dimensions = serializers.DictField(child=serializers.IntegerField())
@@ -261,8 +261,8 @@ class ContentOutput(OutputSerializer):
         selectors.content_page(items)
 
     id = serializers.CharField()
-    status = serializers.CharField()
-    platforms = serializers.ListField(child=serializers.CharField())
+    status = serializers.ChoiceField(choices=states.STATUS_WORDS_A)
+    platforms = serializers.ListField(child=serializers.ChoiceField(choices=SUPPORTED_PLATFORMS))
     createdAt = serializers.DateTimeField()
     scheduledFor = serializers.DateTimeField(required=False)
     publishedAt = serializers.DateTimeField(required=False)
@@ -271,13 +271,13 @@ class ContentOutput(OutputSerializer):
     analytics = ContentAnalyticsOutput(required=False)
     brandId = serializers.CharField()
     prompt = serializers.CharField()
-    postType = serializers.CharField()
-    mediaType = serializers.CharField()
+    postType = serializers.ChoiceField(choices=PostType.values)
+    mediaType = serializers.ChoiceField(choices=MediaType.values)
     dimensions = serializers.CharField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(required=False)
     publications = PublicationOutput(many=True)
-    allowedActions = serializers.ListField(child=serializers.CharField())
+    allowedActions = serializers.ListField(child=serializers.ChoiceField(choices=states.CLIENT_ACTIONS))
 
 
 class BatchError(serializers.Serializer):

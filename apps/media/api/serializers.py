@@ -5,6 +5,8 @@ from rest_framework import serializers
 from apps.core.serializers import OutputSerializer, iso
 from apps.core.storage import absolute_url
 
+from ..models import Kind
+
 
 def present_media(asset, request=None) -> dict:
     return {
@@ -43,8 +45,8 @@ class MediaOutput(OutputSerializer):
         return present_media(instance, self.request)
 
     id = serializers.UUIDField()
-    kind = serializers.CharField()
-    type = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Kind.values)
+    type = serializers.ChoiceField(choices=("image", "video"))
     url = serializers.URLField()
     thumbnailUrl = serializers.URLField(allow_null=True)
     contentType = serializers.CharField()

@@ -9,6 +9,7 @@ from apps.core.exceptions import details_in
 from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.features import features_allowed
 
+from ..models import PLATFORMS, TOKEN_STATUSES
 from ..services import HHMM, VISIBILITIES, settings_normalized
 
 #: what apps.profiles.services checks: `HH:MM` times and an IANA time zone
@@ -63,7 +64,7 @@ class ProfileOutput(OutputSerializer):
         return present_profile(instance, self.request)
 
     id = serializers.CharField()
-    platform = serializers.CharField()
+    platform = serializers.ChoiceField(choices=PLATFORMS)
     username = serializers.CharField()
     displayName = serializers.CharField()
     connected = serializers.BooleanField()
@@ -80,6 +81,12 @@ class ProfileOutput(OutputSerializer):
         help_text="Facebook: the Pages ({id, name}) the connecting account manages; connect again with `pageId` "
         "to add another as its own profile",
     )
+    tokenStatus = serializers.ChoiceField(
+        choices=TOKEN_STATUSES,
+        help_text="`expired`: the platform refused to refresh the grant; reconnect the profile",
+    )
+    sandbox = serializers.BooleanField(help_text="Connected to the built-in sandbox, not the platform")
+    createdAt = serializers.DateTimeField()
 
 
 def settings_of(profile) -> dict:

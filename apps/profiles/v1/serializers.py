@@ -29,6 +29,11 @@ class ProfileOutput(api_serializers.ProfileOutput):
     def present(self, instance) -> dict:
         return present_profile(instance, self.request)
 
+    # Family B's own fields (not presented in A)
+    tokenStatus = None
+    sandbox = None
+    createdAt = None
+
 
 class ProfileSettingsInput(StrictSerializer):
     displayName = serializers.CharField(required=False, max_length=200, allow_blank=True)

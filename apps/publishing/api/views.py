@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet, ListMixin
-from apps.profiles.models import Platform
+from apps.profiles.models import PLATFORMS, Platform
 from apps.profiles.permissions import PROFILES
 
 from .. import oauth, permissions
@@ -44,7 +44,7 @@ class AuthorizeOutput(serializers.Serializer):
 
 
 class PlatformOutput(serializers.Serializer):
-    platform = serializers.CharField()
+    platform = serializers.ChoiceField(choices=PLATFORMS)
     mode = serializers.ChoiceField(choices=["real", "sandbox"])
     scopes = serializers.ListField(child=serializers.CharField())
 

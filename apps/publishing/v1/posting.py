@@ -26,17 +26,24 @@ class ScheduleOptions(StrictSerializer):
     )
 
 
-#: `profiles`, unless `options.crossPost` is true (apps.publishing.selectors.profiles_for_publishing)
+#: `profiles`, unless `options.crossPost` is true (apps.publishing.selectors.profiles_for_publishing),
+#: stated as the bodies refused (no `profiles` and no `options.crossPost: true`): generators read a
+#: top-level `not` as no constraint on the body's type, while an `anyOf` of partial schemas made
+#: openapi-python-client drop the operation and openapi-typescript type the body `unknown`
 PROFILES_RULE = {
-    "anyOf": [
-        {"required": ["profiles"]},
-        {
-            "required": ["options"],
-            "properties": {
-                "options": {"required": ["crossPost"], "properties": {"crossPost": {"enum": [True]}}}
+    "not": {
+        "allOf": [
+            {"not": {"required": ["profiles"]}},
+            {
+                "not": {
+                    "required": ["options"],
+                    "properties": {
+                        "options": {"required": ["crossPost"], "properties": {"crossPost": {"enum": [True]}}}
+                    },
+                }
             },
-        },
-    ]
+        ]
+    }
 }
 PROFILES_HELP = (
     "The profiles to post to (at least one). Leave it out only with `options.crossPost: true`, which "

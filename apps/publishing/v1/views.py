@@ -34,14 +34,18 @@ class ConnectInput(StrictSerializer):
         help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)",
     )
     openapi_fields = {"redirectUri": REDIRECT_URI, "pageId": PAGE_ID}
-    #: a Page id only with platform facebook (apps.publishing.oauth.oauth_begin)
+    #: a Page id only with platform facebook (apps.publishing.oauth.oauth_begin), stated as the
+    #: bodies refused (a non-empty `pageId` with another platform): a top-level `not` leaves the
+    #: body's type to the generators, where an `anyOf` of partial schemas made it `Any`/`unknown`
     openapi_rules = {
-        "anyOf": [
-            # (a pattern, not an enum: drf-spectacular would make a component of an enum here)
-            {"properties": {"platform": {"pattern": "^facebook$"}}},
-            {"properties": {"pageId": {"maxLength": 0}}},
-            {"not": {"required": ["pageId"]}},
-        ]
+        "not": {
+            "required": ["pageId"],
+            "properties": {
+                "pageId": {"minLength": 1},
+                # (a pattern, not an enum: drf-spectacular would make a component of an enum here)
+                "platform": {"not": {"pattern": "^facebook$"}},
+            },
+        }
     }
 
 

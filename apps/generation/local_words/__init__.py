@@ -1,0 +1,63 @@
+"""The local engine's words: every platform of a content written from one brief.
+
+- ``brief``: the brief read once (the author's sentences and facts, links, intent, register,
+  hashtags).
+- ``copy``: the engine's own words per language (hooks, calls to action, first comments).
+- ``writers``: one writer per platform.
+
+The author's facts are sacred: every body sentence is the author's, verbatim (an instruction
+around it removed, a banned word taken out as a word); the engine adds only lines that state no
+fact (a hook, a call to action, a first comment, link wording).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from apps.platforms.rules import normalize_platform
+
+from ..base import EngineError, TextRequest, TextResult
+from .brief import Brief, read_brief
+from .copy import SOUNDS
+from .writers import Writing, write
+
+__all__ = ["Brief", "make_text", "make_texts", "read_brief"]
+
+
+def _sounds(brief: Brief, tone: str) -> list[str]:
+    if brief.sober or brief.quiet:
+        return list(SOUNDS["sober"])
+    pool = list(SOUNDS.get(tone) or SOUNDS["friendly"])
+    shift = brief.rng("sounds").randrange(len(pool))
+    return pool[shift:] + pool[:shift]
+
+
+def _alt_text(request: TextRequest) -> str:
+    """The picture's description (the pictures' side of the engine writes it)."""
+    from ..local_text import make_alt_text
+
+    try:
+        return make_alt_text(request)
+    except EngineError:
+        return ""
+
+
+def make_texts(request: TextRequest) -> dict[str, TextResult]:
+    """One text per platform of ``request.all_platforms``, each written its own way."""
+    from ..local_text import normalise_tone
+
+    brief = read_brief(request)
+    writing = Writing(brief=brief, post_type=request.post_type, media_type=request.media_type)
+    alt = _alt_text(request)
+    sounds = _sounds(brief, normalise_tone(request.tone, request.brand.tone))
+    out: dict[str, TextResult] = {}
+    for platform in request.all_platforms:
+        text = write(writing, normalize_platform(platform))
+        out[platform] = dataclasses.replace(text, alt_text=alt, sounds=sounds)
+    return out
+
+
+def make_text(request: TextRequest) -> TextResult:
+    """The text of ``request.platform`` alone (as written among the content's platforms)."""
+    platforms = request.all_platforms
+    return make_texts(request)[request.platform if request.platform in platforms else platforms[0]]

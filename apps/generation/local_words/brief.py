@@ -1,0 +1,262 @@
+"""A brief read once for every platform: the author's sentences (the instruction around them
+removed, banned words taken out as words), their facts, the links, the intent and its
+register, and the hashtags a person would choose."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from dataclasses import dataclass, field
+
+from apps.platforms.facts import (
+    CORE_KINDS,
+    INTENTS,
+    SOBER_INTENTS,
+    Fact,
+    detect_intent,
+    facts_in,
+    is_junk_hashtag,
+    language_code,
+    split_sentences,
+    topic_hashtags,
+)
+from apps.platforms.text import find_urls
+
+from ..base import BrandVoice, EngineError, TextRequest
+from .copy import Copy, copy_for
+
+#: tone words that make a post sober: no emojis, no questions, no hype
+SOBER_TONES = frozenset(
+    {"empathetic", "serious", "sober", "somber", "sombre", "solemn", "compassionate", "formal", "respectful"}
+)
+_EMOJI = re.compile(
+    "[\U0001f300-\U0001faff\u2600-\u27bf\u2b50\u2b06\u2934\u2935\u2b05\u2b07\u3030\u303d]\ufe0f?"
+)
+_INSTRUCTION = re.compile(
+    r"^\s*(?:please\s+)?(?:can you\s+)?(?:write|create|make|generate|draft|compose|give me|post)\b[^.!?:]*?"
+    r"\b(?:announcing|about|on|for|featuring|showing|introducing|promoting|celebrating|sharing|covering|"
+    r"that says|saying)\s+",
+    re.IGNORECASE,
+)
+_SETTINGS_TAIL = re.compile(
+    r"[,;]?\s*\b(?:with|using|in|and|add|include)\s+(?:a|an|\d+|some|lots of|many|no)?\s*(?:\w+\s+){0,2}"
+    r"(?:hashtags?|emojis?|tone|words|characters|voice|style)\b[^.!?]*",
+    re.IGNORECASE,
+)
+_SETTINGS_SENTENCE = re.compile(
+    r"^\s*(?:please\s+)?(?:use|add|include|keep|make|write|mention|avoid)\b.*\b"
+    r"(?:tone|hashtags?|emojis?|words|characters|caption|post|voice|style)\b",
+    re.IGNORECASE,
+)
+#: the first words of an instruction to the reader (a recall's "Do not eat them" goes first)
+_INSTRUCTIONS_TO_READER = re.compile(
+    r"^\s*(?:please\s+)?(?:do not|don't|stop|return|check|contact|call|throw|dispose|bring|avoid|keep away|"
+    r"no (?:lo )?consum|devuelv|no coma|ne (?:le )?consommez|rapportez|bitte nicht|nicht verzehren|"
+    r"bringen sie|não consum|devolva)",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Brief:
+    """What every platform's text is written from."""
+
+    request: TextRequest
+    language: str  # ISO 639-1 code of the brief
+    copy: Copy | None  # the engine's own words in that language (None: the author's words only)
+    sentences: list[str]  # the author's sentences, in their order (sober: instructions first)
+    facts: list[Fact]
+    urls: list[str]
+    intent: str
+    sober: bool  # a recall, an apology, an incident: no emojis, no hype, no bait
+    quiet: bool  # a sober tone word: no emojis and no questions
+    emojis: bool
+    sign_off: str
+    hashtags: list[str] = field(default_factory=list)
+
+    @property
+    def brand(self) -> BrandVoice:
+        return self.request.brand
+
+    def rng(self, *parts: object) -> random.Random:
+        """A generator seeded from the request and ``parts``: the same request writes the same text."""
+        key = repr((self.request, parts)).encode("utf-8")
+        return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+    def facts_of(self, sentence: str) -> list[Fact]:
+        return facts_in(sentence, self.language)
+
+    def is_fact_sentence(self, sentence: str) -> bool:
+        return bool(self.facts_of(sentence))
+
+    def core_score(self, sentence: str) -> int:
+        """How much a short platform needs ``sentence``: its core facts (codes, dates, times,
+        prices, links, handles) weigh most, any fact counts."""
+        found = self.facts_of(sentence)
+        return 3 * sum(1 for f in found if f.kind in CORE_KINDS) + len(found)
+
+
+def _rephrase_banned(text: str, dont: tuple[str, ...]) -> str:
+    """A banned word goes as a word (never its sentence): 'Cheap bread today.' -> 'Bread today.'"""
+    for raw in dont:
+        item = (raw or "").strip()
+        if not item:
+            continue
+        pattern = re.compile(r"(?<![\w#@/.])#?" + re.escape(item) + r"(?![\w])", re.IGNORECASE)
+        text = pattern.sub("", text)
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = re.sub(r"\s+([,.!?:;])", r"\1", text)
+    text = re.sub(r"^([\s,;:-]+)", "", text)
+    return text.strip()
+
+
+def _capitalise_first(text: str) -> str:
+    """The first letter upper-cased, nothing else touched ('crumb Co opens' -> 'Crumb Co opens')."""
+    for i, ch in enumerate(text):
+        if ch.isalpha():
+            return text[:i] + ch.upper() + text[i + 1 :] if ch.islower() else text
+        if ch.isdigit() or ch in "@#":
+            return text
+    return text
+
+
+def _without_instruction(sentence: str) -> str:
+    text = _INSTRUCTION.sub("", sentence)
+    if text != sentence:
+        text = _SETTINGS_TAIL.sub("", text).rstrip(" ,;:-")
+        if text and text[-1] not in ".!?…":
+            text += "."
+    return text
+
+
+def author_sentences(prompt: str, language: str, dont: tuple[str, ...]) -> list[str]:
+    """The brief's sentences fit to print: an instruction around them removed ("Write a post
+    about ..."), sentences that only set the output ("Use a warm tone.") dropped, banned words
+    taken out, the first letter capitalised; every fact kept as written."""
+    out: list[str] = []
+    for raw in split_sentences(prompt or "", language):
+        sentence = _without_instruction(raw)
+        facts = facts_in(sentence, language)
+        if not facts and _SETTINGS_SENTENCE.match(sentence):
+            continue
+        if not facts and re.fullmatch(
+            r"(?i)\s*(?:" + "|".join(_instruction_words(language)) + r")\b.*", sentence
+        ):
+            continue
+        sentence = _capitalise_first(_rephrase_banned(sentence, dont))
+        if sentence and re.search(r"\w", sentence):
+            out.append(sentence)
+    return out
+
+
+def _instruction_words(language: str) -> list[str]:
+    """Verbs that open an instruction to the writer in ``language`` ("Escribe ...", "Erstelle ...")."""
+    return {
+        "es": ["escribe", "crea", "redacta", "genera", "haz"],
+        "fr": ["écris", "écrivez", "rédige", "rédigez", "crée", "créez", "génère"],
+        "de": ["schreibe", "schreib", "erstelle", "verfasse", "generiere"],
+        "pt": ["escreva", "escreve", "crie", "cria", "redija", "gere"],
+    }.get(language, ["write me", "draft me"])
+
+
+def _sign_off(brand: BrandVoice) -> tuple[bool, str]:
+    """(emojis forbidden, sign-off) from the brand's system prompt and caption style."""
+    text = f"{brand.system_prompt}\n{brand.caption_style}".lower()
+    no_emoji = bool(re.search(r"\b(no|without|never use|avoid|zero)\s+emojis?\b|emoji-free", text))
+    sign = re.search(
+        r"(?:sign[- ]?off|end|finish)\s+(?:every caption\s+|each caption\s+|captions?\s+)?with\s+"
+        r"[\"“']([^\"”']+)[\"”']",
+        brand.system_prompt or "",
+        re.IGNORECASE,
+    )
+    return no_emoji, (sign.group(1).strip() if sign else "")
+
+
+def _ordered(sentences: list[str], sober: bool) -> list[str]:
+    """Sober posts: what happened (the first sentence, which the instructions refer to), then
+    the instructions to the reader, then the rest."""
+    if not sober or len(sentences) < 2:
+        return sentences
+    lead, rest = sentences[0], sentences[1:]
+    first = [s for s in rest if _INSTRUCTIONS_TO_READER.match(s)]
+    return [lead, *first, *[s for s in rest if s not in first]]
+
+
+def _sober_text(sentence: str) -> str:
+    text = _EMOJI.sub("", sentence)
+    text = re.sub(r"!+", ".", text)
+    text = re.sub(r"¡", "", text)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
+
+
+def _hashtags(request: TextRequest, language: str, sentences: list[str], *, sober: bool) -> list[str]:
+    """Brand and profile tags, the author's own #tags, the brief's topics, the brand's themes."""
+    out: list[str] = []
+    seen: set[str] = set()
+    banned = {d.strip().casefold() for d in request.brand.dont if d.strip()}
+
+    def add(tag: str, *, trusted: bool = False) -> None:
+        tag = tag.strip()
+        if not tag:
+            return
+        tag = tag if tag.startswith("#") else "#" + re.sub(r"[^\w]", "", tag.title())
+        body = tag[1:]
+        if not re.fullmatch(r"\w+", body or "") or body.casefold() in seen:
+            return
+        if any(b in body.casefold() for b in banned):
+            return
+        if not trusted and is_junk_hashtag(tag, language):
+            return
+        seen.add(body.casefold())
+        out.append(tag)
+
+    for tag in request.brand.hashtags:
+        add(tag, trusted=True)
+    text = " ".join(sentences)
+    names = {f.text.casefold().replace(" ", "") for f in facts_in(text, language) if f.kind == "name"}
+    for tag in topic_hashtags(text, language, 30):
+        if sober and re.sub(r"[^\w]", "", tag[1:]).casefold() not in {re.sub(r"[^\w]", "", n) for n in names}:
+            continue  # a sober post carries the names concerned, never topics
+        add(tag)
+    for theme in () if sober else request.brand.themes:
+        words = re.findall(r"[^\W\d_][\w'-]*", theme or "")
+        if 1 <= len(words) <= 3:
+            add("#" + "".join(w[:1].upper() + w[1:] for w in words))
+    return out
+
+
+def read_brief(request: TextRequest) -> Brief:
+    """The brief of ``request``, read once for every platform."""
+    language = language_code(request.language)
+    copy = copy_for(language)
+    brand = request.brand
+    sentences = author_sentences(request.prompt, language, brand.dont)
+    if not sentences:
+        raise EngineError("the prompt has nothing to write about (only instructions or banned words)")
+    intent = (request.intent or "").strip().lower() or detect_intent(request.prompt, language)
+    if intent not in INTENTS:
+        raise EngineError(f"unknown intent {intent!r}: use one of {', '.join(INTENTS)}")
+    sober = intent in SOBER_INTENTS
+    tone_words = {w.casefold() for w in re.findall(r"[\w-]+", f"{request.tone} {brand.tone} {brand.voice}")}
+    quiet = sober or bool(tone_words & SOBER_TONES)
+    no_emoji, sign_off = _sign_off(brand)
+    if sober:
+        sentences = [_sober_text(s) for s in sentences]
+    ordered = _ordered(sentences, sober)
+    text = " ".join(ordered)
+    urls = list(dict.fromkeys(text[s:e] for s, e in find_urls(text)))
+    return Brief(
+        request=request,
+        language=language,
+        copy=copy,
+        sentences=ordered,
+        facts=facts_in(text, language),
+        urls=urls,
+        intent=intent,
+        sober=sober,
+        quiet=quiet,
+        emojis=request.include_emojis and not no_emoji and not quiet,
+        sign_off=sign_off,
+        hashtags=_hashtags(request, language, ordered, sober=sober) if request.include_hashtags else [],
+    )

@@ -1,0 +1,351 @@
+"""Each platform written its own way from one brief, with the author's sentences as the body.
+
+- Instagram: a hook line, the sentences in short paragraphs, links as "link in bio" (the URL in
+  the first comment), a call to action; tags at the end (adaptation places them).
+- Facebook: conversational, one paragraph with the links, a call to action, a first comment.
+- LinkedIn: a professional opening, one short paragraph per sentence, links in the text.
+- X and Bluesky: one idea: the first fact sentence and the core facts (codes, dates, times,
+  prices, handles, the link), decoration cut first; Threads the same with more room.
+- TikTok: a hook alone on the first line, "link in bio".
+- YouTube: a title and a description with the link.
+- Pinterest: a title and a keyword-rich description with the link, no emojis, no bait.
+
+Sober intents (recall, apology, incident) open with a plain label and the instruction, and get
+no emojis, no hype hooks and no engagement questions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from apps.platforms.captions import compose_caption
+from apps.platforms.rules import get_format
+
+from ..base import TextResult
+from .brief import Brief
+from .copy import EMOJIS, FAMILY
+
+LONG_FORM = ("instagram", "facebook", "tiktok", "youtube", "linkedin", "pinterest")
+SHORT_FORM = ("x", "threads", "bluesky")
+#: how many topic tags each platform's users put on a post (a ceiling: fewer topics, fewer tags)
+TAGS_PER_PLATFORM = {
+    "x": 2,
+    "bluesky": 2,
+    "threads": 1,
+    "facebook": 3,
+    "linkedin": 4,
+    "tiktok": 5,
+    "youtube": 3,
+    "pinterest": 5,
+}
+
+
+@dataclass
+class Writing:
+    """One content's writing: the brief and what its platforms already used (no two platforms
+    open with the same hook)."""
+
+    brief: Brief
+    post_type: str
+    media_type: str
+    used: set[str] = field(default_factory=set)
+
+    def pick(self, section: str, key: str, platform: str) -> str:
+        copy = self.brief.copy
+        if copy is None:
+            return ""
+        rng = self.brief.rng(section, key, platform)
+        for attempt in range(6):
+            line = copy.pick(section, self.brief.intent, key, rng, self.brief.brand.name)
+            if line and (line not in self.used or attempt == 5):
+                self.used.add(line)
+                return line
+        return ""
+
+    def emoji(self, n: int = 0) -> str:
+        if not self.brief.emojis:
+            return ""
+        pool = EMOJIS.get(self.brief.intent) or EMOJIS["announcement"]
+        return pool[n % len(pool)]
+
+    def fits(self, platform: str, caption: str, hashtags: list[str]) -> bool:
+        limit = get_format(platform, self.post_type, self.media_type).caption
+        return limit.fits(compose_caption(caption, hashtags))
+
+    def tags(self, platform: str) -> list[str]:
+        count = self.brief.request.hashtag_count
+        if platform in TAGS_PER_PLATFORM:
+            count = min(count, TAGS_PER_PLATFORM[platform])
+        return list(self.brief.hashtags[: max(0, count)])
+
+
+def _with_emoji(text: str, emoji: str) -> str:
+    return f"{text} {emoji}" if text and emoji else text
+
+
+def _strip_emoji(text: str) -> str:
+    return re.sub(r"\s*[\U0001f300-\U0001faff\u2600-\u27bf]\ufe0f?", "", text).strip()
+
+
+_DO_VERBS = re.compile(
+    r"^\s*(?:always\s+)?(?:mention|include|highlight|feature|promote|emphasi[sz]e|talk about|reference|say)\s+(.+)$",
+    re.IGNORECASE,
+)
+
+
+def _body(brief: Brief) -> list[str]:
+    """The author's sentences a long-form post carries: all of them, or on ``length: short``
+    the ones that hold facts (the first sentence when none does); ``long`` adds what the brand
+    asks every post to mention ("mention free delivery" -> "Plus: free delivery.")."""
+    if brief.request.length == "short":
+        facts = [s for s in brief.sentences if brief.is_fact_sentence(s)]
+        return facts or brief.sentences[:1]
+    body = list(brief.sentences)
+    if brief.request.length == "long" and brief.copy is not None and not brief.sober:
+        for item in brief.brand.do:
+            m = _DO_VERBS.match(item or "")
+            if m and m.group(1).strip().casefold() not in " ".join(body).casefold():
+                body.append(brief.copy.word("do_line", item=m.group(1).strip().rstrip(".")))
+    return body
+
+
+def _bio(brief: Brief, sentence: str) -> str:
+    """A sentence's links as "link in bio" wording (Instagram, TikTok: links are not clickable
+    in captions). A sentence that is only a link goes."""
+    copy = brief.copy
+    for url in brief.urls:
+        if url not in sentence:
+            continue
+        if copy is None:
+            continue  # no words of ours in this language: the author's sentence keeps its link
+        head, _, tail = sentence.partition(url)
+        if not re.search(r"\w", head + tail.strip(" .!?")):
+            return ""
+        head = copy.prepositions.sub("", head.rstrip()).rstrip(" ,:")
+        sentence = f"{head} {copy.word('via_bio')}{tail}" if head else f"{copy.word('via_bio')}{tail}"
+        if sentence[-1:].isalnum():
+            sentence += "."
+    return sentence
+
+
+def _ends_with_question(text: str) -> bool:
+    return text.rstrip().endswith("?")
+
+
+def _cta(w: Writing, platform: str) -> str:
+    brief = w.brief
+    if brief.sober or brief.request.length == "short":
+        return ""
+    family = FAMILY[platform]
+    line = w.pick("cta", family, platform)
+    if brief.quiet and _ends_with_question(line):
+        return ""
+    return line
+
+
+def _hook(w: Writing, platform: str) -> str:
+    brief = w.brief
+    if brief.sober:
+        return brief.copy.label(brief.intent) if brief.copy else ""
+    family = {"short": "social", "pin": "social"}.get(FAMILY[platform], FAMILY[platform])
+    hook = w.pick("hooks", family, platform)
+    if not brief.emojis:
+        hook = _strip_emoji(hook)
+    if brief.quiet and _ends_with_question(hook):
+        return ""
+    return hook
+
+
+def _comment(w: Writing, platform: str) -> str:
+    """A first comment a person would post under this platform's post: a question that fits the
+    intent (none on a sober or quiet post), and on Instagram the caption's link."""
+    brief = w.brief
+    copy = brief.copy
+    if copy is None or platform in ("tiktok", "pinterest", "x", "bluesky", "threads"):
+        return ""
+    parts: list[str] = []
+    if brief.sober:
+        parts.append(copy.pick("comments", brief.intent, "all", brief.rng("comment", platform)))
+    else:
+        line = w.pick("comments", platform, platform)
+        if line and not (brief.quiet and _ends_with_question(line)):
+            parts.append(_with_emoji(line, w.emoji(2)) if platform == "instagram" else line)
+    if platform == "instagram" and brief.urls:
+        parts.append(copy.word("comment_link", url=" ".join(brief.urls)))
+    return "\n\n".join(p for p in parts if p)
+
+
+def _paragraphs(sentences: list[str], per: int) -> list[str]:
+    return [" ".join(sentences[i : i + per]) for i in range(0, len(sentences), per)]
+
+
+def _finish(parts: list[str], sign_off: str) -> str:
+    if sign_off:
+        parts = [*parts, sign_off]
+    return "\n\n".join(p for p in parts if p and p.strip())
+
+
+def write_instagram(w: Writing) -> TextResult:
+    brief = w.brief
+    body = [s for s in (_bio(brief, s) for s in _body(brief)) if s]
+    parts = [_with_emoji(_hook(w, "instagram"), w.emoji(0)), *_paragraphs(body, 2)]
+    if brief.urls and brief.copy is not None and not any(brief.copy.word("via_bio") in s for s in body):
+        parts.append(brief.copy.word("bio_line"))
+    parts.append(_with_emoji(_cta(w, "instagram"), w.emoji(1)))
+    return TextResult(
+        caption=_finish(parts, brief.sign_off),
+        hashtags=w.tags("instagram"),
+        first_comment=_comment(w, "instagram"),
+    )
+
+
+def write_facebook(w: Writing) -> TextResult:
+    brief = w.brief
+    body = _body(brief)
+    parts = [_with_emoji(_hook(w, "facebook"), w.emoji(1)), " ".join(body)]
+    missing = [u for u in brief.urls if u not in " ".join(body)]
+    if missing and brief.copy is not None:
+        parts.append(brief.copy.link_line("facebook", " ".join(missing)))
+    parts.append(_cta(w, "facebook"))
+    return TextResult(
+        caption=_finish(parts, brief.sign_off),
+        hashtags=w.tags("facebook"),
+        first_comment=_comment(w, "facebook"),
+    )
+
+
+def write_linkedin(w: Writing) -> TextResult:
+    brief = w.brief
+    body = _body(brief)
+    parts = [_hook(w, "linkedin"), *_paragraphs(body, 1)]
+    missing = [u for u in brief.urls if u not in " ".join(body)]
+    if missing and brief.copy is not None:
+        parts.append(brief.copy.link_line("linkedin", " ".join(missing)))
+    parts.append(_cta(w, "linkedin"))
+    return TextResult(
+        caption=_finish(parts, brief.sign_off),
+        hashtags=w.tags("linkedin"),
+        first_comment=_comment(w, "linkedin"),
+    )
+
+
+def write_tiktok(w: Writing) -> TextResult:
+    brief = w.brief
+    body = [s for s in (_bio(brief, s) for s in _body(brief)) if s]
+    hook = _hook(w, "tiktok")
+    lines = [hook, " ".join(body)] if hook else [" ".join(body)]
+    if brief.urls and brief.copy is not None and not any(brief.copy.word("via_bio") in s for s in body):
+        lines.append(brief.copy.word("bio_line"))
+    cta = _cta(w, "tiktok")
+    if cta:
+        lines.append(cta)
+    caption = "\n".join(line for line in lines if line)
+    if brief.sign_off:
+        caption += "\n" + brief.sign_off
+    return TextResult(caption=caption, hashtags=w.tags("tiktok"))
+
+
+def _title(brief: Brief, limit: int = 100) -> str:
+    """A title in the author's words: the first sentence (its first clause when too long),
+    without its closing period."""
+    first = next((s for s in brief.sentences if not s.startswith("http")), brief.sentences[0])
+    for url in brief.urls:
+        first = first.replace(url, "").strip()
+    title = first.rstrip(" ")
+    if not re.search(r"(?:\b\w\.\w\.|\b(?:Co|Inc|Ltd|St|Dr|Jr|Sr|etc)\.)$", title):
+        title = title.rstrip(".!?… ")  # a closing period goes, an abbreviation's stays ('8 a.m.')
+    title = re.sub(r"[\s:,;-]+$", "", title)
+    if len(title) > limit:
+        clause = re.split(r"[,;:(]|\s[-–]\s", title)[0].strip()
+        title = clause if 12 <= len(clause) <= limit else title[:limit].rsplit(" ", 1)[0]
+    return title
+
+
+def write_youtube(w: Writing) -> TextResult:
+    brief = w.brief
+    body = _body(brief)
+    parts = [" ".join(body)]
+    missing = [u for u in brief.urls if u not in parts[0]]
+    if missing and brief.copy is not None:
+        parts.append(brief.copy.link_line("youtube", " ".join(missing)))
+    cta = _cta(w, "youtube")
+    if cta and brief.copy is not None:
+        parts.append(f"{cta} {brief.copy.word('youtube_subscribe')}".strip())
+    return TextResult(
+        caption=_finish(parts, brief.sign_off),
+        hashtags=w.tags("youtube"),
+        first_comment=_comment(w, "youtube"),
+        title=_title(brief),
+    )
+
+
+def write_pinterest(w: Writing) -> TextResult:
+    brief = w.brief
+    body = [_strip_emoji(s) for s in _body(brief)]
+    tags = w.tags("pinterest")
+    parts = [" ".join(body)]
+    missing = [u for u in brief.urls if u not in parts[0]]
+    if missing and brief.copy is not None:
+        parts.append(brief.copy.link_line("pinterest", " ".join(missing)))
+    cta = _cta(w, "pinterest")
+    if cta and w.fits("pinterest", "\n\n".join([*parts, cta]), tags):
+        parts.append(cta)
+    caption = "\n\n".join(p for p in parts if p)
+    while not w.fits("pinterest", caption, tags) and len(body) > 1:
+        decoration = [s for s in body if not brief.is_fact_sentence(s)]
+        if not decoration:
+            break
+        body.remove(decoration[-1])  # decoration goes before any fact
+        caption = "\n\n".join([" ".join(body), *parts[1:]])
+    return TextResult(caption=caption, hashtags=tags, title=_title(brief))
+
+
+def write_short(w: Writing, platform: str) -> TextResult:
+    """X, Bluesky, Threads: the first fact sentence and the core facts first, the rest while it
+    fits, the link in the text, a short hook when there is room."""
+    brief = w.brief
+    tags = w.tags(platform)
+    sentences = _body(brief)
+    first_fact = next((i for i, s in enumerate(sentences) if brief.is_fact_sentence(s)), 0)
+    priority = sorted(
+        range(len(sentences)),
+        key=lambda i: (i != first_fact, -brief.core_score(sentences[i]), i),
+    )
+    chosen: list[int] = []
+    for i in priority:
+        if brief.request.length == "short" and chosen and not brief.core_score(sentences[i]):
+            continue
+        trial = " ".join(sentences[j] for j in sorted([*chosen, i]))
+        if w.fits(platform, trial, tags) or not chosen:
+            chosen.append(i)
+    text = " ".join(sentences[j] for j in sorted(chosen))
+    for url in brief.urls:
+        if url not in text and w.fits(platform, f"{text} {url}", tags):
+            text = f"{text} {url}"
+    hook = _hook(w, platform)
+    if platform == "x" and hook and not brief.sober:
+        hook = _with_emoji(hook, w.emoji(0))
+    if hook and w.fits(platform, f"{hook} {text}", tags):
+        text = f"{hook}\n\n{text}" if platform == "threads" else f"{hook} {text}"
+    if platform == "threads":
+        cta = _cta(w, platform)
+        if cta and w.fits(platform, f"{text}\n\n{cta}", tags):
+            text = f"{text}\n\n{cta}"
+    return TextResult(caption=text, hashtags=tags)
+
+
+WRITERS = {
+    "instagram": write_instagram,
+    "facebook": write_facebook,
+    "linkedin": write_linkedin,
+    "tiktok": write_tiktok,
+    "youtube": write_youtube,
+    "pinterest": write_pinterest,
+}
+
+
+def write(w: Writing, platform: str) -> TextResult:
+    if platform in WRITERS:
+        return WRITERS[platform](w)
+    return write_short(w, platform)

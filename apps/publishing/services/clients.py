@@ -1,0 +1,110 @@
+"""The platform client for a profile and what to post for a publication."""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, TypedDict
+
+from django.db.models.fields.files import FieldFile
+
+from apps.content.models import Variant
+from apps.content.selectors import current_media, current_media_for
+from apps.core.storage import absolute_url
+from apps.profiles.models import SocialProfile
+
+from ..models import Publication
+from ..platforms.base import (
+    MediaItem,
+    PlatformClient,
+    PlatformError,
+    PostRequest,
+)
+
+if TYPE_CHECKING:
+    from apps.media.models import MediaAsset
+
+
+# --- clients --------------------------------------------------------------------------------
+
+
+def client_for(profile: SocialProfile) -> PlatformClient:
+    """The sandbox publisher, or the platform's real client with the decrypted token."""
+    from ..oauth_backends import is_real, platform_client
+    from ..platforms.sandbox import SandboxClient
+
+    if profile.sandbox or not is_real(profile.platform):
+        return SandboxClient(profile=profile)
+    from ..crypto import decrypt
+
+    return platform_client(
+        profile.platform, access_token=decrypt(profile.access_token_enc), account_id=profile.external_id
+    )
+
+
+def post_request_for(publication: Publication, context: _ChunkContext | None = None) -> PostRequest:
+    """What to post; `context` holds the chunk's variants and media (read once per chunk)."""
+    from apps.platforms.captions import compose_caption
+
+    content = publication.content
+    if context is not None:
+        variant = context["variants"].get((content.pk, publication.profile.platform))
+        assets = context["media"].get(content.pk, [])
+    else:
+        variant = content.variants.filter(platform=publication.profile.platform).first()
+        assets = current_media(content)
+    if variant is None:
+        raise PlatformError(f"The content has no {publication.profile.platform} variant.", code="no_variant")
+    media = []
+    for asset in assets:
+        storage_file = asset.file
+
+        def loader(f: FieldFile = storage_file) -> bytes:
+            with f.open("rb") as fh:
+                data: bytes = fh.read()
+            return data
+
+        media.append(
+            MediaItem(
+                kind="video" if asset.media_type == "video" else "image",
+                url=absolute_url(None, asset.file) or "",
+                content_type=asset.content_type,
+                width=asset.width or 0,
+                height=asset.height or 0,
+                seconds=asset.duration,
+                alt_text=variant.alt_text,
+                loader=loader,
+                thumbnail_url=absolute_url(None, asset.thumbnail) or "",
+                generated=asset.kind == "generated",
+            )
+        )
+    first_comment = publication.options.get("firstComment") or variant.first_comment
+    return PostRequest(
+        caption=compose_caption(variant.caption, variant.hashtags),
+        media=media,
+        post_type=content.post_type,
+        title=variant.title,
+        first_comment=first_comment,
+        sounds=list(variant.sounds),
+        privacy=publication.profile.settings.get("defaultVisibility", "public"),
+        reference=str(publication.pk),
+        options=dict(publication.options),
+    )
+
+
+class _ChunkContext(TypedDict):
+    """A chunk's variants by (content, platform) and shown media by content."""
+
+    variants: dict[tuple[uuid.UUID, str], Variant]
+    media: dict[uuid.UUID, list[MediaAsset]]
+
+
+def _chunk_context(pubs: list[Publication]) -> _ChunkContext:
+    """The chunk's variants and media, read once for all its contents."""
+    content_ids = {p.content_id for p in pubs}
+    if not content_ids:
+        return {"variants": {}, "media": {}}
+    variants = {(v.content_id, v.platform): v for v in Variant.objects.filter(content_id__in=content_ids)}
+    media: dict[uuid.UUID, list[MediaAsset]] = {}
+    for asset in current_media_for(content_ids):
+        media.setdefault(asset.content_id, []).append(asset)
+    return {"variants": variants, "media": media}

@@ -1,0 +1,257 @@
+"""Scheduling, cancelling, retrying and publishing now: the checks both API families share."""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Min
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from apps.content import states
+from apps.content.machine import ensure_allowed, transition
+from apps.content.models import Content
+from apps.core.errors import InvalidSubject, InvalidTransition, PlatformFailure, RuleViolation
+from apps.core.filters import as_utc
+from apps.events.services import event_record
+from apps.profiles.models import SocialProfile
+from apps.profiles.services import validate_timezone
+
+from ..models import Publication
+from .running import publications_run
+
+# --- validation shared by both families ---------------------------------------------------
+
+
+def _check_publishable(content: Content) -> None:
+    """The content's own rule (content.machine.ensure_allowed); content already scheduled or
+    publishing may take more profiles."""
+    if content.status not in (states.SCHEDULED, states.PUBLISHING):
+        ensure_allowed(content, "publish")
+
+
+def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
+    if not profiles:
+        raise InvalidSubject("Give at least one profile.", "profile", "At least one profile is required.")
+    wrong = [p for p in profiles if p.platform not in content.platforms]
+    if wrong:
+        raise InvalidSubject(
+            "A profile's platform is not among the platforms this content was generated for.",
+            "profile",
+            [
+                f"{p.username} is on {p.platform}; content platforms: {', '.join(content.platforms)}."
+                for p in wrong
+            ],
+        )
+    disconnected = [p for p in profiles if not p.connected or p.token_status != "valid"]
+    if disconnected:
+        raise RuleViolation(
+            "A profile needs to be reconnected before it can publish.",
+            problems={"profile": [f"{p.username}: {p.token_status}" for p in disconnected]},
+        )
+
+
+def parse_when(raw: object, tz_name: str | None) -> datetime.datetime:
+    """ISO 8601; a time without offset is read in `tz_name` (the request's or profile's zone)."""
+    invalid = InvalidSubject(
+        "scheduledFor must be an ISO 8601 timestamp.", "scheduled_for", "Invalid timestamp."
+    )
+    parsed: datetime.datetime | None
+    if isinstance(raw, datetime.datetime):
+        parsed = raw
+    else:
+        try:  # well-formed but impossible (month 13, hour 25) raises ValueError
+            parsed = parse_datetime(str(raw)) if raw else None
+        except ValueError:
+            parsed = None
+        if parsed is None:
+            raise invalid
+    value = as_utc(parsed, default_tz=zoneinfo.ZoneInfo(tz_name or "UTC"))
+    if value is None:  # past the first or last representable instant
+        raise invalid
+    return value
+
+
+# --- scheduling -----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def publications_schedule(
+    *,
+    content: Content,
+    profiles: list[SocialProfile],
+    scheduled_for: object,
+    options: dict[str, Any] | None = None,
+    actor: object = None,
+) -> Content:
+    options = dict(options or {})
+    tz_name = options.get("timezone")
+    if tz_name:
+        validate_timezone(tz_name, "schedule_timezone")
+    content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=content.pk)
+    _check_publishable(content)
+    _check_profiles(content, profiles)
+    when = parse_when(scheduled_for, tz_name or profiles[0].timezone_name)
+    if when <= timezone.now():
+        raise InvalidSubject("scheduledFor is in the past.", "scheduled_for", "Must be in the future.")
+    for profile in profiles:
+        _upsert(content, profile, when, options)
+    if content.status not in (states.SCHEDULED, states.PUBLISHING):
+        transition(content, "schedule", event=None)
+    content.scheduled_for = (
+        Publication.objects.filter(content=content, status=Publication.SCHEDULED).aggregate(
+            m=Min("scheduled_for")
+        )["m"]
+        or when
+    )
+    content.save(update_fields=["scheduled_for", "updated_at"])
+    event_record(
+        organization=content.organization_id,
+        type="content.scheduled",
+        data={
+            "contentId": str(content.pk),
+            "status": content.status,
+            "scheduledFor": when.isoformat(),
+            "profileIds": [str(p.pk) for p in profiles],
+        },
+    )
+    return content
+
+
+def _upsert(
+    content: Content, profile: SocialProfile, when: datetime.datetime, options: dict[str, Any]
+) -> Publication:
+    pub = Publication.objects.select_for_update().filter(content=content, profile=profile).first()
+    if pub is None:
+        return Publication.objects.create(
+            organization_id=content.organization_id,
+            content=content,
+            profile=profile,
+            scheduled_for=when,
+            due_at=when,
+            options=options,
+        )
+    if pub.status in (
+        Publication.PUBLISHED,
+        Publication.PUBLISHING,
+        Publication.QUEUED,
+        Publication.PROCESSING,
+        Publication.UNKNOWN,
+    ):
+        raise InvalidTransition(
+            f"Publication pub_{pub.pk.hex} is already {pub.status} on {profile.username}.",
+            {"profileId": str(profile.pk), "publicationId": f"pub_{pub.pk.hex}", "status": pub.status},
+        )
+    pub.status, pub.scheduled_for, pub.due_at, pub.options = Publication.SCHEDULED, when, when, options
+    pub.attempts, pub.last_error, pub.error_code = 0, "", ""
+    pub.save()
+    return pub
+
+
+@transaction.atomic
+def publication_cancel(*, publication: Publication) -> None:
+    """Cancel one scheduled publication; content with nothing left scheduled goes back to approved."""
+    pub = Publication.objects.select_for_update().get(pk=publication.pk)
+    if pub.status != Publication.SCHEDULED:
+        raise InvalidTransition(
+            f"Only a scheduled post can be cancelled; this one is {pub.status}.", {"status": pub.status}
+        )
+    pub.status = Publication.CANCELLED
+    pub.save(update_fields=["status", "updated_at"])
+    content = Content.objects.select_for_update().get(pk=pub.content_id)
+    remaining = Publication.objects.filter(content=content, status=Publication.SCHEDULED)
+    if content.status == states.SCHEDULED and not remaining.exists():
+        content.scheduled_for = None
+        content.save(update_fields=["scheduled_for", "updated_at"])
+        transition(content, "unschedule", event="content.updated")
+    elif remaining.exists():
+        content.scheduled_for = remaining.aggregate(m=Min("scheduled_for"))["m"]
+        content.save(update_fields=["scheduled_for", "updated_at"])
+
+
+@transaction.atomic
+def publication_retry(*, publication: Publication) -> Publication:
+    """Put a failed publication back on schedule, due now (the dispatcher takes it next).
+
+    Its content follows: content that failed because of this publication goes back to
+    `scheduled`; content back in review or approved is checked as for any schedule."""
+    pub = Publication.objects.select_for_update(of=("self",)).select_related("profile").get(pk=publication.pk)
+    if pub.status != Publication.FAILED:
+        raise InvalidTransition(
+            f"Only a failed publication can be retried; this one is {pub.status}.", {"status": pub.status}
+        )
+    content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=pub.content_id)
+    _check_profiles(content, [pub.profile])
+    if content.status == states.FAILED:
+        if content.requires_approval and content.approved_at is None:  # its text changed since approval
+            raise InvalidTransition(
+                "This brand requires approval: the content changed after it was approved; approve it again first.",
+                {
+                    "status": content.status,
+                    "allowedActions": content.allowed_actions,
+                    "requiresApproval": True,
+                },
+            )
+        transition(content, "retry_publish", event="content.scheduled")
+    elif content.status in (states.REVIEW, states.APPROVED):
+        _check_publishable(content)
+        transition(content, "schedule", event="content.scheduled")
+    elif content.status not in (states.SCHEDULED, states.PUBLISHING, states.PUBLISHED):
+        raise InvalidTransition(
+            f"Content that is {content.status} cannot be published.",
+            {"status": content.status, "allowedActions": content.allowed_actions},
+        )
+    now = timezone.now()
+    pub.status, pub.due_at, pub.attempts, pub.lease_until = Publication.SCHEDULED, now, 0, None
+    pub.save(update_fields=["status", "due_at", "attempts", "lease_until", "updated_at"])
+    if content.status == states.SCHEDULED:
+        content.scheduled_for = now
+        content.save(update_fields=["scheduled_for", "updated_at"])
+    return pub
+
+
+def publications_publish_now(
+    *,
+    content: Content,
+    profiles: list[SocialProfile],
+    options: dict[str, Any] | None = None,
+    actor: object = None,
+) -> tuple[Content, list[Publication]]:
+    """Publish at once, in the request: a platform refusal is reported to the caller."""
+    now = timezone.now()
+    with transaction.atomic():
+        content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=content.pk)
+        _check_publishable(content)
+        _check_profiles(content, profiles)
+        pubs = []
+        for profile in profiles:
+            pub = _upsert(content, profile, now, dict(options or {}))
+            pub.status, pub.queued_at = Publication.QUEUED, now
+            pub.save(update_fields=["status", "queued_at", "updated_at"])
+            pubs.append(pub)
+        if content.status != states.PUBLISHING:
+            transition(content, "publish", event="content.publishing")
+    publications_run([pub.pk for pub in pubs])  # one chunk: one claim, the calls, one record
+    pubs = list(Publication.objects.filter(pk__in=[p.pk for p in pubs]).select_related("profile"))
+    failed = [p for p in pubs if p.status == Publication.FAILED]
+    content.refresh_from_db()
+    if failed and len(failed) == len(pubs):
+        raise PlatformFailure(
+            "The platform refused the post: "
+            + "; ".join(f"{p.profile.username}: {p.last_error}" for p in failed),
+            {
+                "publications": [
+                    {
+                        "profileId": str(p.profile_id),
+                        "platform": p.profile.platform,
+                        "error": p.last_error,
+                        "code": p.error_code,
+                    }
+                    for p in failed
+                ]
+            },
+        )
+    return content, pubs
