@@ -194,6 +194,7 @@ def test_right_to_left_lines_are_right_aligned():
 
 
 def _ocr(img: Image.Image) -> str:
+    assert TESSERACT, "tesseract is missing: `make media-tools` installs Debian's tesseract-ocr"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "in.png"
         img.save(path)
@@ -217,9 +218,6 @@ def _read_back(img: Image.Image, message: str) -> float:
     return sum(w in seen for w in wanted) / len(wanted)
 
 
-@pytest.mark.skipif(
-    TESSERACT is None, reason="tesseract-ocr is installed by `make test` (Makefile target ocr)"
-)
 @pytest.mark.parametrize(
     ("template", "ratio"),
     [(t, list(RATIOS)[i % len(RATIOS)]) for i, t in enumerate(TEMPLATES)]
@@ -422,6 +420,7 @@ def test_layer_edits_are_read_from_words_and_the_rest_left_for_pixels():
 
 
 def _probe(path: str) -> dict:
+    assert FFMPEG, "ffmpeg is missing: `make media-tools` installs Debian's ffmpeg"
     out = subprocess.run(
         ["ffprobe", "-v", "error", "-show_streams", "-show_format", "-of", "json", path],
         capture_output=True,
@@ -449,9 +448,6 @@ def _frame(path: str, *, last: bool) -> Image.Image:
         return Image.open(out).convert("RGB")
 
 
-@pytest.mark.skipif(
-    FFMPEG is None or TESSERACT is None, reason="ffmpeg and tesseract are installed by `make test`"
-)
 @pytest.mark.parametrize("music", [True, False])
 def test_the_designed_video_is_h264_at_30_fps_with_music_or_silent_and_reads_first_and_last(tmp_path, music):
     spec = spec_from_text(
