@@ -14,6 +14,7 @@ from apps.platforms.style import style_for_platform
 
 from .base import BrandVoice, TextRequest
 from .local_text import make_text
+from .sample_pictures import sample_pictures
 
 PLATFORM_ORDER = (
     "x",
@@ -152,6 +153,7 @@ def samples_markdown() -> str:
             f"emojis {'on' if sample.include_emojis else 'off'}, language {sample.language}"
         )
         lines += [f"## {n}. {sample.prompt}", "", f"_{settings}_", ""]
+        lines += sample_pictures(sample, n)
         for platform in PLATFORM_ORDER:
             if platform not in SUPPORTED_PLATFORMS:
                 continue

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 BRIEF = (
     "Spring sale at Crumb Co: 20% off every sourdough loaf with code SPRING20 until Sunday. "
-    "Our bakery on Rue Verte also bakes croissants and rye."
+    "Our bakery on Rue Verte also bakes croissants and rye. Parking is free behind the old church."
 )
 
 
@@ -72,8 +72,10 @@ def test_a_generated_post_is_designed_described_and_noted_in_both_families(
     alt = asset.metadata["altText"]
     assert alt.startswith("Offer graphic in brown and ")
     assert 'A badge reads "SPRING20".' in alt and "The Crumb Co logo in the top corner." in alt
-    for noun in ("croissants", "rye", "Rue Verte"):  # in the brief, not on the picture
-        assert noun not in alt
+    drawn = f"{design['headline']} {design['sub']}"
+    assert f'Text: "{design["headline"]}".' in alt and design["headline"] in drawn
+    for noun in ("Parking", "church"):  # in the brief, not on the picture
+        assert noun not in drawn and noun.lower() not in alt.lower()
     note = (
         'style "photorealistic" needs an image model: the local engine drew a designed offer graphic instead '
         "(set GENERATION_ENGINE to openai, gemini or replicate for photographs)"

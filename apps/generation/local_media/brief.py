@@ -21,7 +21,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "notice",
             r"\b(recall\w*|apolog\w*|sorry|incident|outage|safety (?:notice|warning)|do not (?:eat|use|consume|drink)"
-            r"|service (?:disruption|interruption)|important notice|rappel|retirada|rückruf)",
+            r"|service (?:disruption|interruption)|important notice|will be closed|rappel|retirada|rückruf)",
         ),
         (
             "hiring",
@@ -116,6 +116,73 @@ def find_date(text: str) -> dict[str, str] | None:
     }
 
 
+_COMMON = frozenset(
+    {
+        "your",
+        "this",
+        "with",
+        "from",
+        "that",
+        "have",
+        "will",
+        "just",
+        "more",
+        "here",
+        "there",
+        "about",
+        "what",
+        "when",
+        "they",
+        "them",
+        "their",
+        "into",
+        "only",
+        "every",
+        "than",
+        "some",
+        "like",
+        "make",
+        "take",
+        "come",
+        "over",
+        "again",
+        "back",
+        "still",
+        "also",
+        "very",
+        "much",
+        "each",
+        "ours",
+        "yours",
+        "been",
+        "were",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "whose",
+        "these",
+        "those",
+        "onto",
+        "upon",
+        "within",
+        "without",
+    }
+)
+
+
+def _content_words(text: str) -> set[str]:
+    words = {w.casefold() for w in re.findall(r"[^\W\d_]{4,}|\d+", text or "")}
+    return words - _COMMON
+
+
+def names_the_subject(hook: str, facts: list[str]) -> bool:
+    """Whether ``hook`` says something of the brief (shares a word of four letters or more, or
+    a number, with its sentences): "Meet the Trailhead 2" does, "Big day for us!" does not."""
+    return bool(_content_words(hook) & _content_words(" ".join(facts)))
+
+
 def spec_from_text(
     *,
     prompt: str,
@@ -127,17 +194,31 @@ def spec_from_text(
     background: str = "auto",
 ) -> dict[str, Any]:
     """The design of a post from its brief and its written text: nothing on it is invented."""
-    template = template or detect_template(prompt)
-    hook, facts = plain(hook), [plain(f) for f in facts if plain(f)]
+    # a recall, an apology or a closure never gets a festive layout, whatever else the brief says
+    template = "notice" if detect_template(prompt) == "notice" else template or detect_template(prompt)
+    # a link cannot be tapped on a picture (the caption carries it)
+    facts = [plain(f) for f in facts if plain(f) and not re.search(r"https?://|www\.", f)]
+    hook = plain(hook) if not re.search(r"https?://|www\.", hook or "") else ""
     first = facts[0] if facts else ""
-    headline, sub = hook or first, first if first and first.lower() != (hook or "").lower() else ""
+    second = facts[1] if len(facts) > 1 else ""
+    if first and not names_the_subject(hook, facts):
+        # "A quick update." says nothing on a picture: the brief's own sentences lead
+        headline, sub = first, second
+    else:
+        headline, sub = hook or first, first if first and first.lower() != (hook or "").lower() else ""
     steps: list[str] = []
     if template == "notice" and first:
-        headline, sub = first, facts[1] if len(facts) > 1 else ""
+        headline, sub = first, second
     elif template == "quote" and first:
-        headline, sub = first, ""
+        # "Did you know?" leads into the tip itself: both are the card's text
+        headline = f"{first} {second}" if first.endswith("?") and second else first
+        sub = ""
     elif template == "recipe":
-        steps, sub = facts[:4], ""
+        if len(facts) >= 3:  # the dish, then its steps
+            headline, steps = first, facts[1:5]
+        else:
+            steps = facts[:4]
+        sub = ""
     everything = " ".join([prompt, *facts])
     more = [f for f in facts if f not in (headline, sub)][:5]
     spec: dict[str, Any] = {

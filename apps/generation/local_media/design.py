@@ -232,7 +232,21 @@ class _Composer:
     # ----------------------------------------------------------------- backgrounds
 
     def abstract(self, size: tuple[int, int], seed: int, style: str, brand: BrandVoice) -> Image.Image:
+        """The abstract composition as a background, in the brand's palette only (the prompt's
+        accent hues would clash with it)."""
         scene = build_scene(self.spec.get("prompt", ""), brand, seed)
+        palette = [
+            self.secondary,
+            lighten(self.primary, 0.35),
+            lighten(self.secondary, 0.45),
+            darken(self.secondary, 0.25),
+            lighten(self.primary, 0.6),
+            (255, 255, 255),
+        ]
+        scene.shapes = [
+            dataclasses.replace(sh, colour=palette[n % len(palette)]) for n, sh in enumerate(scene.shapes)
+        ]
+        scene.accent = self.secondary
         return render_scene(scene, size[0], size[1], style, seed, grain=False)
 
 

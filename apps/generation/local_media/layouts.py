@@ -287,13 +287,15 @@ def _hiring(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[in
     d = ImageDraw.Draw(img)
     d.rectangle((0, 0, c.w, c.h), fill=c.light)
     if c.wide:
-        cut = round(c.w * 0.58)
+        cut = round(c.w * 0.58) if spec.get("sub") else c.w
         d.rectangle((0, 0, cut, c.h), fill=c.primary)
-        head_area, sub_area = (x0, t, cut - round(c.w * 0.05), b), (cut + round(c.w * 0.05), t, r, b)
+        head_area = (x0, t, (cut - round(c.w * 0.05)) if spec.get("sub") else r, b)
+        sub_area = (cut + round(c.w * 0.05), t, r, b)
     else:
-        cut = t + round((b - t) * 0.55)
-        d.rectangle((0, 0, c.w, cut), fill=c.primary)
-        d.rectangle((0, cut, c.w, cut + max(4, c.m // 80)), fill=c.secondary)
+        cut = t + round((b - t) * (0.55 if spec.get("sub") else 1.0))
+        d.rectangle((0, 0, c.w, cut if spec.get("sub") else c.h), fill=c.primary)
+        if spec.get("sub"):
+            d.rectangle((0, cut, c.w, cut + max(4, c.m // 80)), fill=c.secondary)
         head_area, sub_area = (x0, t, r, cut - round(c.m * 0.05)), (x0, cut + round(c.m * 0.06), r, b)
     c.text(
         img,
@@ -303,7 +305,7 @@ def _hiring(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[in
         size=0.11,
         floor=0.042,
         preferred=[(255, 255, 255), c.light],
-        valign="bottom" if not c.wide else "center",
+        valign="bottom" if spec.get("sub") and not c.wide else "center",
     )
     if spec.get("sub"):
         c.text(
@@ -377,7 +379,13 @@ def _notice(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[in
     d = ImageDraw.Draw(img)
     d.rectangle((0, 0, c.w, max(6, c.m // 60)), fill=c.primary)
     _headline_and_sub(
-        c, img, spec, (x0, t + round(c.m * 0.03), r, b), preferred=[(17, 17, 20)], size=0.075, valign="center"
+        c,
+        img,
+        spec,
+        (x0, t + round(c.m * 0.03), r, b),
+        preferred=[(17, 17, 20)],
+        size=0.095 if c.wide else 0.075,
+        valign="center",
     )
 
 

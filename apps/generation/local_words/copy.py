@@ -45,32 +45,35 @@ EMOJIS = {
 #: platform's sound library (TikTok, Reels and Shorts each search their own; no id resolves
 #: across them, so none is given). The local engine's synthesised music bed plays the same mood.
 SOUNDS = {
-    "sober": ["Soft piano, 70 BPM: search \"soft piano\"", "Calm ambient pad, 60 BPM: search \"ambient calm\""],
+    "sober": ['Soft piano, 70 BPM: search "soft piano"', 'Calm ambient pad, 60 BPM: search "ambient calm"'],
     "professional": [
-        "Calm corporate piano, 96 BPM: search \"corporate piano\"",
-        "Minimal tech pulse, 110 BPM: search \"minimal technology\"",
-        "Ambient pulse, 90 BPM: search \"ambient corporate\"",
+        'Calm corporate piano, 96 BPM: search "corporate piano"',
+        'Minimal tech pulse, 110 BPM: search "minimal technology"',
+        'Ambient pulse, 90 BPM: search "ambient corporate"',
     ],
     "casual": [
-        "Lo-fi chill, 85 BPM: search \"lofi chill\"",
-        "Indie acoustic, 100 BPM: search \"indie acoustic\"",
-        "Summer house, 120 BPM: search \"summer house\"",
+        'Lo-fi chill, 85 BPM: search "lofi chill"',
+        'Indie acoustic, 100 BPM: search "indie acoustic"',
+        'Summer house, 120 BPM: search "summer house"',
     ],
     "friendly": [
-        "Upbeat acoustic pop, 112 BPM: search \"upbeat acoustic\"",
-        "Sunny ukulele, 104 BPM: search \"happy ukulele\"",
-        "Acoustic claps, 112 BPM: search \"feel good claps\"",
+        'Upbeat acoustic pop, 112 BPM: search "upbeat acoustic"',
+        'Sunny ukulele, 104 BPM: search "happy ukulele"',
+        'Acoustic claps, 112 BPM: search "feel good claps"',
     ],
     "playful": [
-        "Funky bass, 124 BPM: search \"funky bass\"",
-        "Quirky pizzicato, 130 BPM: search \"quirky pizzicato\"",
-        "Retro 8-bit, 140 BPM: search \"8 bit\"",
+        'Funky bass, 124 BPM: search "funky bass"',
+        'Quirky pizzicato, 130 BPM: search "quirky pizzicato"',
+        'Retro 8-bit, 140 BPM: search "8 bit"',
     ],
     "inspirational": [
-        "Cinematic rise, 80 BPM: search \"inspiring cinematic\"",
-        "Epic strings, 92 BPM: search \"uplifting strings\"",
+        'Cinematic rise, 80 BPM: search "inspiring cinematic"',
+        'Epic strings, 92 BPM: search "uplifting strings"',
     ],
-    "educational": ["Lo-fi chill, 85 BPM: search \"lofi study\"", "Ambient pulse, 90 BPM: search \"ambient focus\""],
+    "educational": [
+        'Lo-fi chill, 85 BPM: search "lofi study"',
+        'Ambient pulse, 90 BPM: search "ambient focus"',
+    ],
 }
 
 
