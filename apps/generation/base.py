@@ -75,6 +75,7 @@ class TextRequest:
     seed: int = 0  # varies output between regenerations
     platforms: tuple[str, ...] = ()  # every platform of the content (``(platform,)`` when empty)
     intent: str = ""  # settings.intent, or '' to detect it from the brief (apps.platforms.facts)
+    variation: int = 0  # 0 on a content's first generation, n on its n-th regeneration
 
     @property
     def all_platforms(self) -> tuple[str, ...]:

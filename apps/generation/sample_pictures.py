@@ -1,6 +1,6 @@
-"""The pictures of docs/samples.md: for each sample, the designed image the local engine makes
-from the post's own text (Instagram's 4:5 feed, the brand's colours), its alt text, and for the
-first sample a strip of frames from its 6 s 9:16 video. Written next to samples.md in
+"""The pictures of docs/samples.md: for each sample, the designed image the pipeline makes for
+Instagram's 4:5 feed (the sample brand given a palette and a logo), its alt text, and for the
+first sample a strip of frames from its TikTok video. Written next to samples.md in
 ``docs/samples/`` by ``manage.py write_samples``."""
 
 from __future__ import annotations
@@ -10,15 +10,6 @@ from pathlib import Path
 
 from django.conf import settings
 from PIL import Image, ImageDraw
-
-from apps.platforms.facts import detect_intent, language_code
-
-from .base import BrandVoice, ImageRequest, PostDesign, TextRequest, VideoRequest
-from .local import LocalEngine
-from .local_media.brief import spec_from_text
-from .local_words import make_text
-from .local_words.brief import author_sentences
-from .media_design import INTENT_TEMPLATES, cta_of, hook_of
 
 #: a palette per sample brand, as a brand would set it (the samples have no brand colours)
 PALETTES = (
@@ -49,97 +40,100 @@ def sample_logo(name: str, colour: str) -> bytes:
     return buf.getvalue()
 
 
-def _design(sample, n: int, platform: str, post_type: str, media: str) -> tuple[PostDesign, BrandVoice]:
-    primary, secondary = PALETTES[(n - 1) % len(PALETTES)]
-    name = sample.brand.name or f"Sample {n}"
-    brand = BrandVoice(
-        **{**sample.brand.__dict__, "name": name, "primary_color": primary, "secondary_color": secondary}
-    )
-    language = language_code(sample.language)
-    intent = detect_intent(sample.prompt, language)
-    text = make_text(
-        TextRequest(
+def _run(organization, brand, sample, platforms: list[str], *, media_type: str, post_type: str, seed: int):
+    """One content made by the pipeline with its media (the caller's transaction is rolled back)."""
+    from apps.content.models import Content
+    from apps.content.services import GenerationInput, content_request_generation
+
+    from .pipeline import run
+
+    content = content_request_generation(
+        organization=organization,
+        inp=GenerationInput(
             prompt=sample.prompt,
-            platform=platform,
-            post_type=post_type,
-            media_type=media,
-            tone=sample.tone,
-            length=sample.length,
-            hashtag_count=sample.hashtag_count,
-            include_emojis=sample.include_emojis,
-            language=sample.language,
+            platforms=platforms,
             brand=brand,
-            intent=intent,
-        )
+            media_type=media_type,
+            post_type=post_type,
+            dimensions="4:5" if media_type == "image" else "9:16",
+            settings=dict(sample.settings),
+            media_request={"generate": True, "style": "illustration", "count": 1},
+        ),
+        enqueue=False,
     )
-    spec = spec_from_text(
-        prompt=sample.prompt,
-        hook=hook_of(text.caption),
-        facts=author_sentences(sample.prompt, language, brand.dont),
-        cta=cta_of(text.caption),
-        brand=brand,
-        template=INTENT_TEMPLATES.get(intent, ""),
-    )
-    design = PostDesign(
-        spec=spec,
-        platform=platform,
-        post_type=post_type,
-        language=language,
-        logo=sample_logo(name, primary),
-    )
-    return design, brand
+    Content.objects.filter(pk=content.pk).update(seed=seed)
+    run(content.pk)
+    return Content.objects.get(pk=content.pk)
 
 
-def sample_pictures(sample, n: int, directory: Path | None = None) -> list[str]:
-    """Markdown lines showing sample ``n``'s designed image (and, for the first, its video)."""
+def _take(asset) -> bytes:
+    """The stored file's bytes; the file is removed (its row goes with the rollback)."""
+    with asset.file.open("rb") as fh:
+        data = fh.read()
+    for f in (asset.file, asset.thumbnail):
+        if f:
+            f.storage.delete(f.name)
+    return data
+
+
+def sample_pictures(organization, brand, sample, n: int, directory: Path | None = None) -> list[str]:
+    """Markdown lines showing sample ``n``'s designed image as the pipeline makes it for Instagram
+    (4:5, the brand given a palette and a logo), and for the first sample its TikTok video as a
+    strip of frames. Called inside the samples' rolled-back transaction."""
+    from apps.media.models import Kind, MediaAsset
+    from apps.media.services import media_create_from_bytes
+
     directory = directory or Path(settings.BASE_DIR) / "docs" / "samples"
     directory.mkdir(parents=True, exist_ok=True)
-    engine = LocalEngine()
-    design, brand = _design(sample, n, "instagram", "feed", "image")
-    result = engine.image(
-        ImageRequest(
-            prompt=sample.prompt,
-            width=540,
-            height=675,
-            style="illustration",
-            brand=brand,
-            seed=n,
-            format="JPEG",
-            design=design,
-        )
+    primary, secondary = PALETTES[(n - 1) % len(PALETTES)]
+    logo = media_create_from_bytes(
+        organization=organization,
+        data=sample_logo(brand.name, primary),
+        content_type="image/png",
+        kind=Kind.LOGO,
+        brand=brand,
     )
+    type(brand).objects.filter(pk=brand.pk).update(
+        primary_color=primary, secondary_color=secondary, logo=logo
+    )
+    brand.refresh_from_db()
+    content = _run(organization, brand, sample, ["instagram"], media_type="image", post_type="feed", seed=n)
+    asset = MediaAsset.objects.filter(content=content, kind=Kind.GENERATED).first()
+    if asset is None:
+        return [f"<sub>No picture: {content.status_reason or content.status}</sub>", ""]
+    image = Image.open(io.BytesIO(_take(asset))).convert("RGB")
+    image.thumbnail((540, 675))
     name = f"{n:02d}-instagram.jpg"
-    (directory / name).write_bytes(result.data)
+    image.save(directory / name, "JPEG", quality=85)
+    variant = content.variants.get(platform="instagram")
+    design = asset.metadata.get("design") or {}
     lines = [
-        f"![{result.alt_text}](samples/{name})",
+        f"![{variant.alt_text}](samples/{name})",
         "",
-        f"<sub>Designed image ({design.spec['template']} layout, Instagram 4:5, rendered at 540x675 for this page). "
-        f"Alt text: {result.alt_text}</sub>",
+        f"<sub>Designed image, {design.get('template', '?')} layout, Instagram 4:5 (shown at 540x675). "
+        f"Alt text: {variant.alt_text}</sub>",
         "",
     ]
     if n == 1:
-        lines += _video_strip(sample, n, directory, engine)
+        lines += _video_strip(organization, brand, sample, n, directory)
+    _take(logo)
     return lines
 
 
-def _video_strip(sample, n: int, directory: Path, engine: LocalEngine) -> list[str]:
+def _video_strip(organization, brand, sample, n: int, directory: Path) -> list[str]:
     import av
 
-    design, brand = _design(sample, n, "tiktok", "short", "video")
-    video = engine.video(
-        VideoRequest(
-            prompt=sample.prompt,
-            width=540,
-            height=960,
-            seconds=6.0,
-            style="illustration",
-            brand=brand,
-            design=design,
-        )
-    )
+    from apps.media.models import Kind, MediaAsset
+
+    content = _run(organization, brand, sample, ["tiktok"], media_type="video", post_type="short", seed=n)
+    asset = MediaAsset.objects.filter(content=content, kind=Kind.GENERATED).first()
+    if asset is None:
+        return []
+    data = _take(asset)
     times = (0.0, 0.4, 0.8, 2.5, 4.7, 5.9)
     frames: list[Image.Image] = []
-    with av.open(io.BytesIO(video.data)) as container:
+    with av.open(io.BytesIO(data)) as container:
+        has_audio = bool(container.streams.audio)
         for frame in container.decode(video=0):
             t = float(frame.pts * frame.time_base)
             if len(frames) < len(times) and t >= times[len(frames)] - 1e-6:
@@ -148,12 +142,12 @@ def _video_strip(sample, n: int, directory: Path, engine: LocalEngine) -> list[s
     for i, frame in enumerate(frames):
         strip.paste(frame, (i * 188, 0))
     strip.save(directory / f"{n:02d}-tiktok-frames.jpg", "JPEG", quality=85)
+    shown = ", ".join(f"{t:g}" for t in times)
     return [
-        f"![Frames of the 6 s TikTok video at {', '.join(f'{t:g}' for t in times)} s](samples/{n:02d}-tiktok-frames.jpg)",
+        f"![Frames of the TikTok video at {shown} s](samples/{n:02d}-tiktok-frames.jpg)",
         "",
-        f"<sub>Its 6 s 9:16 video (H.264 30 fps, "
-        f"{'with' if video.has_audio else 'without'} a synthesised music bed): frames at "
-        f"{', '.join(f'{t:g}' for t in times)} s: the headline line by line, the line under it, the logo, the closing "
-        "card with the call to action.</sub>",
+        f"<sub>Its TikTok video ({asset.duration or 0:g} s, 9:16, H.264 30 fps, "
+        f"{'with' if has_audio else 'without'} the synthesised music bed), frames at {shown} s: the headline "
+        "line by line, the line under it, the logo, the closing card.</sub>",
         "",
     ]

@@ -87,10 +87,34 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
         creativity=int(values.get("creativity", 5)),
         brand=voice,
         seed=content.seed,
+        variation=max(0, content.generation_count - 1),
     )
     if content.generation_mode == GenerationMode.MANUAL or not content.media_request.get("generate", True):
         return text_request, []
     return text_request, _media_requests(content, voice)
+
+
+def fit_text(platform: str, text: TextResult, *, post_type: str, media_type: str, per_platform: bool) -> dict:
+    """One platform's text as its variant: shaped for the platform when the engine wrote a
+    generic one (``style_for_platform``), fitted to its rules (``adapt``) and validated."""
+    draft = Draft(
+        caption=text.caption,
+        hashtags=list(text.hashtags),
+        first_comment=text.first_comment,
+        alt_text=text.alt_text,
+        title=text.title,
+        sounds=list(text.sounds),
+    )
+    styled, style_notes = style_for_platform(
+        platform, draft, post_type=post_type, only_stock_tags=per_platform
+    )  # each platform reads its own way
+    variant = adapt(platform, styled, post_type=post_type, media_type=media_type)
+    variant.adaptations = [*style_notes, *variant.adaptations]
+    data = variant.to_dict()
+    problems = validate_variant(platform, data, post_type=post_type, media_type=media_type)
+    if problems:  # adaptation guarantees validity; a failure here is a bug worth failing loudly on
+        raise EngineError(f"{platform} variant breaks its rules after adaptation: {problems}")
+    return data
 
 
 def finish(
@@ -111,28 +135,13 @@ def finish(
     variants = {}
     for platform in content.platforms:
         text = texts if isinstance(texts, TextResult) else texts[platform]
-        draft = Draft(
-            caption=text.caption,
-            hashtags=list(text.hashtags),
-            first_comment=text.first_comment,
-            alt_text=text.alt_text,
-            title=text.title,
-            sounds=list(text.sounds),
-        )
-        styled, style_notes = style_for_platform(
+        data = fit_text(
             platform,
-            draft,
+            text,
             post_type=content.post_type,
-            only_stock_tags=per_platform and not isinstance(texts, TextResult),
-        )  # each platform reads its own way
-        variant = adapt(platform, styled, post_type=content.post_type, media_type=content.media_type)
-        variant.adaptations = [*style_notes, *variant.adaptations, *(media_notes or [])]
-        data = variant.to_dict()
-        problems = validate_variant(
-            platform, data, post_type=content.post_type, media_type=content.media_type
+            media_type=content.media_type,
+            per_platform=per_platform and not isinstance(texts, TextResult),
         )
-        if problems:  # adaptation guarantees validity; a failure here is a bug worth failing loudly on
-            raise EngineError(f"{platform} variant breaks its rules after adaptation: {problems}")
         ratio = platform_rules.supported_ratio(
             platform, content.post_type, content.media_type, content.dimensions
         )
@@ -141,6 +150,8 @@ def finish(
                 *data["adaptations"],
                 f"media re-cropped from {content.dimensions} to {ratio}",
             ]
+        if media_notes:
+            data["adaptations"] = [*data["adaptations"], *media_notes]
         variants[platform] = (data, ratio)
     report_progress(content, "adapt")
 

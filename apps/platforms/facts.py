@@ -101,6 +101,88 @@ def _all_words(key: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: function words of languages the engines have no words for (a brief in one of them is not
+#: mistaken for Spanish or Portuguese because it shares 'da' or 'la' with them)
+_OTHER_LANGUAGES = {
+    "it": frozenset(
+        [
+            "il",
+            "lo",
+            "gli",
+            "di",
+            "che",
+            "per",
+            "con",
+            "della",
+            "del",
+            "delle",
+            "dei",
+            "nostro",
+            "nostra",
+            "nostri",
+            "sono",
+            "è",
+            "alle",
+            "dal",
+            "nel",
+            "nella",
+            "questo",
+            "questa",
+            "una",
+            "uno",
+            "ci",
+            "vi",
+            "anche",
+            "più",
+        ]
+    ),
+    "nl": frozenset(
+        [
+            "de",
+            "het",
+            "een",
+            "en",
+            "van",
+            "voor",
+            "met",
+            "onze",
+            "ons",
+            "is",
+            "op",
+            "bij",
+            "niet",
+            "ook",
+            "zijn",
+            "wij",
+            "jullie",
+            "naar",
+        ]
+    ),
+}
+
+
+def detect_language(text: str) -> str:
+    """The brief's language among ``LANGUAGES`` by its function words (links, handles, tags and
+    codes left out); 'other' when it reads as another language (Italian, Dutch, a script other
+    than Latin); '' when nothing tells."""
+    plain = text or ""
+    for fact in sorted(facts_in(plain), key=lambda f: -f.start):
+        if fact.kind in ("url", "handle", "hashtag", "code"):
+            plain = plain[: fact.start] + " " + plain[fact.end :]
+    tokens = [t.casefold() for t in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", plain)]
+    if not tokens:
+        return ""
+    latin = sum(1 for t in tokens if re.fullmatch(r"[a-zà-ÿß'’-]+", t))
+    if latin * 2 < len(tokens):
+        return "other"
+    scores = {lang: sum(1 for t in tokens if t in words(lang).stopwords) for lang in LANGUAGES}
+    best = max(LANGUAGES, key=lambda lang: (scores[lang], lang == "en"))
+    other = max(sum(1 for t in tokens if t in stop) for stop in _OTHER_LANGUAGES.values())
+    if other > scores[best]:
+        return "other"
+    return best if scores[best] else ""
+
+
 # --------------------------------------------------------------------------- sentences
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
@@ -377,7 +459,7 @@ INTENT_PATTERNS: dict[str, str] = {
     "release": r"\brelease[sd]?\b|\bversion\s?\d|\bv\d+(?:\.\d+)+|\bupdate\b|\bchangelog\b|\bnew feature|"
     r"\bnow available\b|\bships?\b|lanzamiento|nueva versión|disponible|nouvelle version|neue version|"
     r"verfügbar|nova versão|disponível",
-    "launch": r"\blaunch(?:es|ed|ing)?\b|\bintroducing\b|\bmeet (?:the|our)\b|\bnew\b|\bdebut|lanzamos|"
+    "launch": r"\blaunch(?:es|ed|ing)?\b|\bintroducing\b|\bannouncing\b|\bunveil|\bmeet (?:the|our)\b|\bnew\b|\bdebut|lanzamos|"
     r"presentamos|nuevo|nueva|lançamos|nouveau|nouvelle|neu\b|neue|novo|nova",
     "tip": r"\btips?\b|\bhow to\b|\bguide\b|\bmistakes?\b|\bdid you know\b|\blearn\b|\bsteps?\b|\btutorial\b|"
     r"consejos?|cómo|astuces?|conseils?|comment|tipps?|wie man|dicas?|como fazer",
@@ -464,7 +546,8 @@ def _phrases(text: str, language: str) -> list[list[str]]:
     blocked = [f for f in facts_in(text, language) if f.kind not in ("name", "hashtag")]
     cleaned = list(text)
     for f in blocked:
-        cleaned[f.start : f.end] = " . ".ljust(f.end - f.start)[: f.end - f.start]
+        size = f.end - f.start
+        cleaned[f.start : f.end] = " . ".ljust(size) if size >= 3 else "." * size  # a fact ends a phrase
     plain = "".join(cleaned)
     plain = _HASHTAG.sub(" . ", plain)
     runs: list[list[str]] = [[]]

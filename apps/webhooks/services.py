@@ -433,9 +433,11 @@ def delivery_claim(*, delivery_id=None, endpoint_id=None) -> WebhookDelivery | N
             endpoint_id = _due(now).filter(pk=delivery_id).values_list("endpoint_id", flat=True).first()
             if endpoint_id is None:
                 return None
-        # the organization first, then the endpoint: every claim locks in this order
+        # the organization first, then the endpoint: every claim locks in this order. FOR NO KEY
+        # UPDATE: it does not block (nor deadlock with) the outbox writing deliveries, whose
+        # foreign keys take KEY SHARE on both rows
         org_id = (
-            Organization.objects.select_for_update()
+            Organization.objects.select_for_update(no_key=True)
             .filter(pk=Subquery(WebhookEndpoint.objects.filter(pk=endpoint_id).values("organization_id")))
             .values_list("pk", flat=True)
             .first()
@@ -444,7 +446,9 @@ def delivery_claim(*, delivery_id=None, endpoint_id=None) -> WebhookDelivery | N
             return None
         if _in_flight(now, organization_id=org_id).count() >= organization_bound():
             return None
-        endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=endpoint_id, active=True).first()
+        endpoint = (
+            WebhookEndpoint.objects.select_for_update(no_key=True).filter(pk=endpoint_id, active=True).first()
+        )
         if endpoint is None:
             return None
         in_flight = _in_flight(now, endpoint_id=endpoint.pk).aggregate(

@@ -20,6 +20,7 @@ from apps.core.serializers import (
     StrictSerializer,
     iso,
 )
+from apps.platforms.facts import INTENTS
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import selectors, services, states
@@ -37,7 +38,19 @@ MEDIA_CHOICES = ("image", "video", "carousel")  # carousel is refused by the ser
 MEDIA_OFFERED = ("image", "video")
 
 
+class PostSettingsInput(StrictSerializer):
+    """Settings of this one post (the rest come from the profile and the brand)."""
+
+    intent = serializers.ChoiceField(
+        choices=INTENTS,
+        required=False,
+        help_text="What the post is for; it sets the register (recall, apology and incident are sober). "
+        "Left out: read from the prompt.",
+    )
+
+
 class _GenerationFields(StrictSerializer):
+    settings = PostSettingsInput(required=False)
     generationMode = serializers.ChoiceField(
         choices=GenerationMode.values, required=False, default=GenerationMode.PROMPT
     )

@@ -50,6 +50,7 @@ class _ContentBase(ApiViewSet):
             media_type=data["media"],
             dimensions=data.get("dimensions"),
             source_media=source,
+            settings=dict(data.get("settings") or {}),
             tags=tags,
             campaign=self.ref(
                 selectors.campaign_list(organization=org), data.get("campaignId"), "campaign", "campaignId"
@@ -214,7 +215,11 @@ class ContentViewSet(ListMixin, _ContentBase):
                 selectors.campaign_list(organization=org), data["campaignId"], "campaign", "campaignId"
             )
         content = services.content_update(
-            content=content, variants=data.get("content"), status=data.get("status"), **kwargs
+            content=content,
+            variants=data.get("content"),
+            status=data.get("status"),
+            actor=self.actor,
+            **kwargs,
         )
         return self._present(content)
 

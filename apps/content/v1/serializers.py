@@ -23,6 +23,7 @@ from apps.core.serializers import (
     StrictSerializer,
     iso,
 )
+from apps.platforms.facts import INTENTS
 from apps.platforms.rules import SUPPORTED_PLATFORMS, get_rules
 
 from .. import selectors, states
@@ -65,6 +66,12 @@ class SettingsInput(StrictSerializer):
     hashtagCount = serializers.IntegerField(required=False, min_value=0, max_value=30)
     includeEmojis = serializers.BooleanField(required=False)
     brandId = serializers.CharField(required=False, max_length=64)
+    intent = serializers.ChoiceField(
+        choices=INTENTS,
+        required=False,
+        help_text="What the post is for; it sets the register (recall, apology and incident are sober). "
+        "Left out: read from the prompt.",
+    )
     language = serializers.RegexField(
         r"^[a-z]{2}$",
         required=False,
@@ -89,6 +96,7 @@ class SettingsInput(StrictSerializer):
         "hashtagCount": "hashtag_count",
         "includeEmojis": "include_emojis",
         "language": "language",
+        "intent": "intent",
     }
 
     @classmethod

@@ -183,6 +183,31 @@ def names_the_subject(hook: str, facts: list[str]) -> bool:
     return bool(_content_words(hook) & _content_words(" ".join(facts)))
 
 
+def _mend(facts: list[str]) -> list[str]:
+    """Sentence pieces split at an ordinal or an abbreviation ("Am 1." + "Mai eröffnet ...",
+    "... since 10:40 a.m." + "CET.") put back together: a piece of one or two words joins the
+    sentence it belongs to (the next one after a number, else the previous one)."""
+    out: list[str] = []
+    carry = ""
+    for piece in facts:
+        fact = f"{carry} {piece}".strip() if carry else piece
+        carry = ""
+        after_abbreviation = bool(out) and bool(
+            re.search(r"(?:str|St|Nr|No|Dr|Av|Ave|Rd)\.$", out[-1]) and re.match(r"\d", fact)
+        )
+        if len(fact.split()) < 3 or after_abbreviation or fact[:1].islower():
+            if len(fact.split()) < 3 and re.search(r"\d\.$", fact):
+                carry = fact
+                continue
+            if out:
+                out[-1] = f"{out[-1]} {fact}"
+                continue
+        out.append(fact)
+    if carry:
+        out.append(carry)
+    return out
+
+
 def spec_from_text(
     *,
     prompt: str,
@@ -199,6 +224,7 @@ def spec_from_text(
     # a link cannot be tapped on a picture (the caption carries it)
     facts = [plain(f) for f in facts if plain(f) and not re.search(r"https?://|www\.", f)]
     hook = plain(hook) if not re.search(r"https?://|www\.", hook or "") else ""
+    facts = _mend(facts)
     first = facts[0] if facts else ""
     second = facts[1] if len(facts) > 1 else ""
     if first and not names_the_subject(hook, facts):

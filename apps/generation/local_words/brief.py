@@ -15,6 +15,7 @@ from apps.platforms.facts import (
     SOBER_INTENTS,
     Fact,
     detect_intent,
+    detect_language,
     facts_in,
     is_junk_hashtag,
     language_code,
@@ -40,8 +41,8 @@ _INSTRUCTION = re.compile(
     re.IGNORECASE,
 )
 _SETTINGS_TAIL = re.compile(
-    r"[,;]?\s*\b(?:with|using|in|and|add|include)\s+(?:a|an|\d+|some|lots of|many|no)?\s*(?:\w+\s+){0,2}"
-    r"(?:hashtags?|emojis?|tone|words|characters|voice|style)\b[^.!?]*",
+    r"[,;]?\s*\b(?:(?:with|using|add|include|and)\s+(?:a|an|\d+|some|lots of|many|no|a few)?\s*(?:\w+\s+){0,2}"
+    r"(?:hashtags?|emojis?)|in an? \w+(?:\s\w+)? (?:tone|voice))\b[^.!?]*",
     re.IGNORECASE,
 )
 _SETTINGS_SENTENCE = re.compile(
@@ -97,22 +98,43 @@ class Brief:
         return 3 * sum(1 for f in found if f.kind in CORE_KINDS) + len(found)
 
 
+_JOINERS = r"(?:and|or|y|o|et|ou|und|oder|e)"
+
+
 def _rephrase_banned(text: str, dont: tuple[str, ...]) -> str:
-    """A banned word goes as a word (never its sentence): 'Cheap bread today.' -> 'Bread today.'"""
+    """A banned word goes as a word (never its sentence): 'Cheap bread today.' -> 'Bread today.',
+    'waterproof and cheap, made ...' -> 'waterproof, made ...'. Only the words around a removed
+    one are tidied; the rest stays as the author wrote it."""
+    hole = "\x00"
     for raw in dont:
         item = (raw or "").strip()
-        if not item:
-            continue
-        pattern = re.compile(r"(?<![\w#@/.])#?" + re.escape(item) + r"(?![\w])", re.IGNORECASE)
-        text = pattern.sub("", text)
-    text = re.sub(r"[ \t]{2,}", " ", text)
-    text = re.sub(r"\s+([,.!?:;])", r"\1", text)
-    text = re.sub(r"^([\s,;:-]+)", "", text)
-    return text.strip()
+        if item:
+            pattern = re.compile(r"(?<![\w#@/.])#?" + re.escape(item) + r"(?![\w])", re.IGNORECASE)
+            text = pattern.sub(hole, text)
+    if hole not in text:
+        return text
+    text = re.sub(rf"[ \t]+{_JOINERS}[ \t]+{hole}(?=[ \t]*(?:[,.;:!?]|$))", hole, text)
+    text = re.sub(rf"{hole}[ \t]+{_JOINERS}[ \t]+", hole, text)  # 'cheap and cheerful' -> 'cheerful'
+    text = re.sub(
+        rf"\b((?:a|an|the|our|your|un|una|le|la|el|ein|eine|um|uma)[ \t]*){hole}[ \t]*,[ \t]*",
+        r"\1",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(rf"[ \t]*{hole}[ \t]*([,.;:!?])", r"\1", text)
+    text = re.sub(rf"[ \t]*{hole}[ \t]*", " ", text)
+    text = re.sub(r",([,.;:!?])", r"\1", text)
+    return re.sub(r"^[\s,;:-]+", "", text).strip()
 
 
 def _capitalise_first(text: str) -> str:
-    """The first letter upper-cased, nothing else touched ('crumb Co opens' -> 'Crumb Co opens')."""
+    """The first letter upper-cased, nothing else touched ('crumb Co opens' -> 'Crumb Co opens');
+    a sentence that opens with a link, a handle, a tag, a code or a figure stays as written."""
+    if any(start == len(text) - len(text.lstrip()) for start, _ in find_urls(text)):
+        return text
+    first = text.split(" ", 1)[0]
+    if first[:2].lower() in ("e.", "i.") or any(c.isdigit() for c in first):
+        return text  # 'e.g.', 'i.e.', 'iPhone15'
     for i, ch in enumerate(text):
         if ch.isalpha():
             return text[:i] + ch.upper() + text[i + 1 :] if ch.islower() else text
@@ -122,11 +144,11 @@ def _capitalise_first(text: str) -> str:
 
 
 def _without_instruction(sentence: str) -> str:
-    text = _INSTRUCTION.sub("", sentence)
-    if text != sentence:
-        text = _SETTINGS_TAIL.sub("", text).rstrip(" ,;:-")
-        if text and text[-1] not in ".!?…":
-            text += "."
+    """The sentence without the instruction around it ("Write a post about ...", "... with 30
+    hashtags", "... in a warm tone")."""
+    text = _SETTINGS_TAIL.sub("", _INSTRUCTION.sub("", sentence)).rstrip(" ,;:-")
+    if text != sentence and text and text[-1] not in ".!?…":
+        text += "."
     return text
 
 
@@ -145,6 +167,8 @@ def author_sentences(prompt: str, language: str, dont: tuple[str, ...]) -> list[
         ):
             continue
         sentence = _capitalise_first(_rephrase_banned(sentence, dont))
+        if re.fullmatch(r"(?:\s*#\w+)+\s*", sentence):
+            continue  # the author's tags alone: they go with the hashtags
         if sentence and re.search(r"\w", sentence):
             out.append(sentence)
     return out
@@ -213,6 +237,9 @@ def _hashtags(request: TextRequest, language: str, sentences: list[str], *, sobe
 
     for tag in request.brand.hashtags:
         add(tag, trusted=True)
+    for fact in facts_in(request.prompt, language):
+        if fact.kind == "hashtag":  # the author's own tags, as written
+            add(fact.text, trusted=True)
     text = " ".join(sentences)
     names = {f.text.casefold().replace(" ", "") for f in facts_in(text, language) if f.kind == "name"}
     for tag in topic_hashtags(text, language, 30):
@@ -226,9 +253,22 @@ def _hashtags(request: TextRequest, language: str, sentences: list[str], *, sobe
     return out
 
 
+def brief_language(request: TextRequest) -> str:
+    """The language to write in: ``settings.language`` when it names another language than
+    English, else the brief's own (a Spanish brief under the default 'en' gets Spanish words; a
+    brief in none of the engine's languages gets no words of the engine)."""
+    asked = language_code(request.language)
+    if asked != "en":
+        return asked
+    detected = detect_language(request.prompt)
+    if detected == "other":
+        return "und"
+    return detected or asked  # nothing tells (a few words, names): the language asked
+
+
 def read_brief(request: TextRequest) -> Brief:
     """The brief of ``request``, read once for every platform."""
-    language = language_code(request.language)
+    language = brief_language(request)
     copy = copy_for(language)
     brand = request.brand
     sentences = author_sentences(request.prompt, language, brand.dont)

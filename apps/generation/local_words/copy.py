@@ -22,6 +22,7 @@ FAMILY = {
     "linkedin": "pro",
     "x": "short",
     "bluesky": "short",
+    "mastodon": "short",
     "tiktok": "video",
     "youtube": "video",
     "pinterest": "pin",

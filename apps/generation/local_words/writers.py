@@ -27,11 +27,12 @@ from .brief import Brief
 from .copy import EMOJIS, FAMILY
 
 LONG_FORM = ("instagram", "facebook", "tiktok", "youtube", "linkedin", "pinterest")
-SHORT_FORM = ("x", "threads", "bluesky")
+SHORT_FORM = ("x", "threads", "bluesky", "mastodon")
 #: how many topic tags each platform's users put on a post (a ceiling: fewer topics, fewer tags)
 TAGS_PER_PLATFORM = {
     "x": 2,
     "bluesky": 2,
+    "mastodon": 3,
     "threads": 1,
     "facebook": 3,
     "linkedin": 4,
@@ -114,18 +115,15 @@ def _bio(brief: Brief, sentence: str) -> str:
     """A sentence's links as "link in bio" wording (Instagram, TikTok: links are not clickable
     in captions). A sentence that is only a link goes."""
     copy = brief.copy
-    for url in brief.urls:
-        if url not in sentence:
-            continue
-        if copy is None:
-            continue  # no words of ours in this language: the author's sentence keeps its link
-        head, _, tail = sentence.partition(url)
-        if not re.search(r"\w", head + tail.strip(" .!?")):
-            return ""
-        head = copy.prepositions.sub("", head.rstrip()).rstrip(" ,:")
-        sentence = f"{head} {copy.word('via_bio')}{tail}" if head else f"{copy.word('via_bio')}{tail}"
-        if sentence[-1:].isalnum():
-            sentence += "."
+    for url in sorted(brief.urls, key=len, reverse=True):
+        while copy is not None and url in sentence:  # without words of ours, the link stays
+            head, _, tail = sentence.partition(url)
+            if not re.search(r"\w", head + tail.strip(" .!?")):
+                return ""
+            head = copy.prepositions.sub("", head.rstrip()).rstrip(" ,:")
+            sentence = f"{head} {copy.word('via_bio')}{tail}" if head else f"{copy.word('via_bio')}{tail}"
+            if sentence[-1:].isalnum():
+                sentence += "."
     return sentence
 
 
@@ -208,10 +206,14 @@ def write_facebook(w: Writing) -> TextResult:
     if missing and brief.copy is not None:
         parts.append(brief.copy.link_line("facebook", " ".join(missing)))
     parts.append(_cta(w, "facebook"))
+    comment = _comment(w, "facebook")
+    if brief.sober:  # where to ask goes in the post itself, not under it
+        parts.append(comment)
+        comment = ""
     return TextResult(
         caption=_finish(parts, brief.sign_off),
         hashtags=w.tags("facebook"),
-        first_comment=_comment(w, "facebook"),
+        first_comment=comment,
     )
 
 
@@ -243,23 +245,33 @@ def write_tiktok(w: Writing) -> TextResult:
     caption = "\n".join(line for line in lines if line)
     if brief.sign_off:
         caption += "\n" + brief.sign_off
-    return TextResult(caption=caption, hashtags=w.tags("tiktok"))
+    return TextResult(caption=caption, hashtags=w.tags("tiktok"), title=_title(brief, 90))
 
 
 def _title(brief: Brief, limit: int = 100) -> str:
-    """A title in the author's words: the first sentence (its first clause when too long),
-    without its closing period."""
+    """A title in the author's words: the first sentence without its link, cut when too long at
+    the last clause boundary (a comma, a colon, a parenthesis, 'for', 'with'...) that splits no
+    fact ('Friday, June 12' stays whole); a closing period goes, an abbreviation's stays."""
     first = next((s for s in brief.sentences if not s.startswith("http")), brief.sentences[0])
     for url in brief.urls:
         first = first.replace(url, "").strip()
     title = first.rstrip(" ")
     if not re.search(r"(?:\b\w\.\w\.|\b(?:Co|Inc|Ltd|St|Dr|Jr|Sr|etc)\.)$", title):
-        title = title.rstrip(".!?… ")  # a closing period goes, an abbreviation's stays ('8 a.m.')
+        title = title.rstrip(".!?… ")
     title = re.sub(r"[\s:,;-]+$", "", title)
-    if len(title) > limit:
-        clause = re.split(r"[,;:(]|\s[-–]\s", title)[0].strip()
-        title = clause if 12 <= len(clause) <= limit else title[:limit].rsplit(" ", 1)[0]
-    return title
+    if len(title) <= limit:
+        return title
+    spans = [(f.start, f.end) for f in brief.facts_of(title)]
+    cuts = [
+        m.start()
+        for m in re.finditer(
+            r"[,;:(]|\s[-–]\s|\s(?:for|with|because|to|and|at|on|in|por|pour|für|mit|para|com)\s", title
+        )
+        if 12 <= m.start() <= limit and not any(a < m.start() < b for a, b in spans)
+    ]
+    if cuts:
+        return title[: max(cuts)].rstrip(" ,;:-–")
+    return title[:limit].rsplit(" ", 1)[0]
 
 
 def write_youtube(w: Writing) -> TextResult:
@@ -269,13 +281,14 @@ def write_youtube(w: Writing) -> TextResult:
     missing = [u for u in brief.urls if u not in parts[0]]
     if missing and brief.copy is not None:
         parts.append(brief.copy.link_line("youtube", " ".join(missing)))
-    cta = _cta(w, "youtube")
-    if cta and brief.copy is not None:
-        parts.append(f"{cta} {brief.copy.word('youtube_subscribe')}".strip())
+    if _cta(w, "youtube") and brief.copy is not None:  # YouTube's own call to action
+        parts.append(brief.copy.word("youtube_subscribe"))
+    elif brief.sober and brief.copy is not None:  # a sober description closes with where to ask
+        parts.append(brief.copy.pick("comments", brief.intent, "all", brief.rng("closing")))
     return TextResult(
         caption=_finish(parts, brief.sign_off),
         hashtags=w.tags("youtube"),
-        first_comment=_comment(w, "youtube"),
+        first_comment="" if brief.sober else _comment(w, "youtube"),
         title=_title(brief),
     )
 
@@ -284,7 +297,8 @@ def write_pinterest(w: Writing) -> TextResult:
     brief = w.brief
     body = [_strip_emoji(s) for s in _body(brief)]
     tags = w.tags("pinterest")
-    parts = [" ".join(body)]
+    lead = [brief.copy.label(brief.intent)] if brief.sober and brief.copy is not None else []
+    parts = [" ".join([*lead, *body])]
     missing = [u for u in brief.urls if u not in parts[0]]
     if missing and brief.copy is not None:
         parts.append(brief.copy.link_line("pinterest", " ".join(missing)))
@@ -297,7 +311,7 @@ def write_pinterest(w: Writing) -> TextResult:
         if not decoration:
             break
         body.remove(decoration[-1])  # decoration goes before any fact
-        caption = "\n\n".join([" ".join(body), *parts[1:]])
+        caption = "\n\n".join([" ".join([*lead, *body]), *parts[1:]])
     return TextResult(caption=caption, hashtags=tags, title=_title(brief))
 
 

@@ -21,6 +21,7 @@ def present_profile(profile, request=None) -> dict:
         "profilePicture": profile.picture_url or None,
         "brandId": ids.render(profile.brand_id, "brand"),
         "settings": settings_of(profile),
+        "sandbox": profile.sandbox,
     }
 
 
