@@ -9,6 +9,7 @@ the image model, applied after."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from django.db import transaction
 
@@ -84,7 +85,7 @@ def edit_image(content_id, prompt: str) -> MediaAsset | None:
     design = (current.metadata or {}).get("design")
     changes, pixel_prompt = parse_layer_edits(prompt) if design else ({}, prompt)
     result: ImageResult | None = None
-    if changes:
+    if changes and design:
         result = _redesign(content, current, design, changes)
     if pixel_prompt or result is None:
         if result is None:
@@ -100,7 +101,7 @@ def edit_image(content_id, prompt: str) -> MediaAsset | None:
         if locked.status != states.REVIEW:
             return None
         MediaAsset.objects.filter(pk=current.pk).update(kind=Kind.BACKUP)
-        metadata = {"editedFrom": str(current.pk), "prompt": prompt}
+        metadata: dict[str, Any] = {"editedFrom": str(current.pk), "prompt": prompt}
         if result.design:
             metadata["design"] = dict(result.design)
         edited_asset = media_create_from_bytes(

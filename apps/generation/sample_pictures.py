@@ -132,15 +132,15 @@ def _video_strip(organization, brand, sample, n: int, directory: Path) -> list[s
     data = _take(asset)
     times = (0.0, 0.4, 0.8, 2.5, 4.7, 5.9)
     frames: list[Image.Image] = []
-    with av.open(io.BytesIO(data)) as container:
+    with av.open(io.BytesIO(data), mode="r") as container:
         has_audio = bool(container.streams.audio)
         for frame in container.decode(video=0):
-            t = float(frame.pts * frame.time_base)
+            t = float((frame.pts or 0) * (frame.time_base or 0))
             if len(frames) < len(times) and t >= times[len(frames)] - 1e-6:
                 frames.append(frame.to_image().resize((180, 320)))
     strip = Image.new("RGB", (180 * len(frames) + 8 * (len(frames) - 1), 320), (255, 255, 255))
-    for i, frame in enumerate(frames):
-        strip.paste(frame, (i * 188, 0))
+    for i, still in enumerate(frames):
+        strip.paste(still, (i * 188, 0))
     strip.save(directory / f"{n:02d}-tiktok-frames.jpg", "JPEG", quality=85)
     shown = ", ".join(f"{t:g}" for t in times)
     return [

@@ -258,11 +258,11 @@ def _logo_image(data: bytes | None, height: int, max_width: int) -> Image.Image 
     if not data:
         return None
     try:
-        logo = Image.open(io.BytesIO(data))
-        logo.load()
+        opened = Image.open(io.BytesIO(data))
+        opened.load()
     except Exception as exc:  # Pillow raises several types for bad data
         raise EngineError(f"the brand's logo could not be read: {exc}") from exc
-    logo = logo.convert("RGBA")
+    logo = opened.convert("RGBA")
     bbox = logo.getchannel("A").getbbox()
     if bbox:
         logo = logo.crop(bbox)

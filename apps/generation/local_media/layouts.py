@@ -49,35 +49,47 @@ def _headline_and_sub(
     head_floor, sub_size, sub_floor = 0.042, 0.05, 0.03
     head_area = (x0, t, r, b - (round((b - t) * 0.3) if sub else 0))
     head_font = c.font(headline)
-    head = head_font and fit_text(
-        headline,
-        head_font,
-        head_area,
-        max_size=round(c.m * size),
-        min_size=max(8, round(c.m * head_floor)),
-        balance=True,
-    )
-    if not head and sub:
-        headline, sub, size = sub, "", size * 0.8  # the fact sentence carries the message alone
-        head_font = c.font(headline)
-        head = head_font and fit_text(
+    head = (
+        fit_text(
             headline,
             head_font,
-            area,
+            head_area,
             max_size=round(c.m * size),
             min_size=max(8, round(c.m * head_floor)),
             balance=True,
         )
+        if head_font
+        else None
+    )
+    if not head and sub:
+        headline, sub, size = sub, "", size * 0.8  # the fact sentence carries the message alone
+        head_font = c.font(headline)
+        head = (
+            fit_text(
+                headline,
+                head_font,
+                area,
+                max_size=round(c.m * size),
+                min_size=max(8, round(c.m * head_floor)),
+                balance=True,
+            )
+            if head_font
+            else None
+        )
     sub_block = None
     if head and sub:
         sub_font = c.font(sub, False)
-        sub_block = sub_font and fit_text(
-            sub,
-            sub_font,
-            (x0, head.box[3] + gap, r, b),
-            max_size=round(c.m * sub_size),
-            min_size=max(8, round(c.m * sub_floor)),
-            max_lines=5,
+        sub_block = (
+            fit_text(
+                sub,
+                sub_font,
+                (x0, head.box[3] + gap, r, b),
+                max_size=round(c.m * sub_size),
+                min_size=max(8, round(c.m * sub_floor)),
+                max_lines=5,
+            )
+            if sub_font
+            else None
         )
     group = (head.box[3] - head.box[1] if head else 0) + (
         (sub_block.box[3] - head.box[3]) if head and sub_block else 0

@@ -65,9 +65,9 @@ def make_post_image(request: ImageRequest) -> tuple[bytes, str, str, tuple[str, 
         return data, content_type, alt, ((note,) if note else ()), None
     design = design_for(request, request.design)
     report(1, 3)
-    img: Image.Image = design.draw()
+    drawn: Image.Image = design.draw()
     report(2, 3)
-    data, content_type = encode_image(img, request.format)
+    data, content_type = encode_image(drawn, request.format)
     report(3, 3)
     template = design.spec.get("template", "announcement")
     note = style_note(style, f"a designed {template} graphic")

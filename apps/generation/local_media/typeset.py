@@ -257,7 +257,8 @@ def _extent(font: ImageFont.FreeTypeFont, line: str, height: int) -> tuple[int, 
     "J" or an italic reaches left of the origin, marks above the ascent)."""
     ink = font.getbbox(line, anchor="la", direction="rtl" if is_rtl(line) else None)
     advance = math.ceil(font.getlength(line, direction="rtl" if is_rtl(line) else None))
-    return (min(0, ink[0]), min(0, ink[1]), max(advance, ink[2]), max(height, ink[3]))
+    left, top, right, bottom = (math.floor(ink[0]), math.floor(ink[1]), math.ceil(ink[2]), math.ceil(ink[3]))
+    return (min(0, left), min(0, top), max(advance, right), max(height, bottom))
 
 
 def _place(
