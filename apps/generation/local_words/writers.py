@@ -131,12 +131,24 @@ def _ends_with_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
-def _cta(w: Writing, platform: str) -> str:
+def _content_words(text: str) -> set[str]:
+    return {t.casefold() for t in re.findall(r"[^\W\d_]{4,}", text)}
+
+
+def _cta(w: Writing, platform: str, hook: str = "") -> str:
+    """A call to action that fits the intent and says something the hook did not ('Save this
+    for later.' is never followed by 'Save this post for later.')."""
     brief = w.brief
     if brief.sober or brief.request.length == "short":
         return ""
     family = FAMILY[platform]
-    line = w.pick("cta", family, platform)
+    line = ""
+    for _ in range(4):
+        line = w.pick("cta", family, platform)
+        if not (_content_words(line) & _content_words(hook)):
+            break
+    else:
+        line = ""  # every call to action would repeat the hook: none
     if brief.quiet and _ends_with_question(line):
         return ""
     return line
@@ -187,10 +199,11 @@ def _finish(parts: list[str], sign_off: str) -> str:
 def write_instagram(w: Writing) -> TextResult:
     brief = w.brief
     body = [s for s in (_bio(brief, s) for s in _body(brief)) if s]
-    parts = [_with_emoji(_hook(w, "instagram"), w.emoji(0)), *_paragraphs(body, 2)]
+    hook = _hook(w, "instagram")
+    parts = [_with_emoji(hook, w.emoji(0)), *_paragraphs(body, 2)]
     if brief.urls and brief.copy is not None and not any(brief.copy.word("via_bio") in s for s in body):
         parts.append(brief.copy.word("bio_line"))
-    parts.append(_with_emoji(_cta(w, "instagram"), w.emoji(1)))
+    parts.append(_with_emoji(_cta(w, "instagram", hook), w.emoji(1)))
     return TextResult(
         caption=_finish(parts, brief.sign_off),
         hashtags=w.tags("instagram"),
@@ -201,11 +214,12 @@ def write_instagram(w: Writing) -> TextResult:
 def write_facebook(w: Writing) -> TextResult:
     brief = w.brief
     body = _body(brief)
-    parts = [_with_emoji(_hook(w, "facebook"), w.emoji(1)), " ".join(body)]
+    hook = _hook(w, "facebook")
+    parts = [_with_emoji(hook, w.emoji(1)), " ".join(body)]
     missing = [u for u in brief.urls if u not in " ".join(body)]
     if missing and brief.copy is not None:
         parts.append(brief.copy.link_line("facebook", " ".join(missing)))
-    parts.append(_cta(w, "facebook"))
+    parts.append(_cta(w, "facebook", hook))
     comment = _comment(w, "facebook")
     if brief.sober:  # where to ask goes in the post itself, not under it
         parts.append(comment)
@@ -220,11 +234,12 @@ def write_facebook(w: Writing) -> TextResult:
 def write_linkedin(w: Writing) -> TextResult:
     brief = w.brief
     body = _body(brief)
-    parts = [_hook(w, "linkedin"), *_paragraphs(body, 1)]
+    hook = _hook(w, "linkedin")
+    parts = [hook, *_paragraphs(body, 1)]
     missing = [u for u in brief.urls if u not in " ".join(body)]
     if missing and brief.copy is not None:
         parts.append(brief.copy.link_line("linkedin", " ".join(missing)))
-    parts.append(_cta(w, "linkedin"))
+    parts.append(_cta(w, "linkedin", hook))
     return TextResult(
         caption=_finish(parts, brief.sign_off),
         hashtags=w.tags("linkedin"),
@@ -239,7 +254,7 @@ def write_tiktok(w: Writing) -> TextResult:
     lines = [hook, " ".join(body)] if hook else [" ".join(body)]
     if brief.urls and brief.copy is not None and not any(brief.copy.word("via_bio") in s for s in body):
         lines.append(brief.copy.word("bio_line"))
-    cta = _cta(w, "tiktok")
+    cta = _cta(w, "tiktok", hook)
     if cta:
         lines.append(cta)
     caption = "\n".join(line for line in lines if line)
@@ -269,8 +284,13 @@ def _title(brief: Brief, limit: int = 100) -> str:
         )
         if 12 <= m.start() <= limit and not any(a < m.start() < b for a, b in spans)
     ]
-    if cuts:
-        return title[: max(cuts)].rstrip(" ,;:-–")
+    candidates = [title[:c].rstrip(" ,;:-–") for c in cuts]
+    for m in re.finditer(r",\s", title):  # 'In episode 18 of X, Lena Ortiz shares ...': the main clause
+        rest = title[m.end() :]
+        if not any(a < m.start() < b for a, b in spans) and 20 <= len(rest) <= limit:
+            candidates.append(rest[:1].upper() + rest[1:])
+    if candidates:
+        return max(candidates, key=len)
     return title[:limit].rsplit(" ", 1)[0]
 
 
