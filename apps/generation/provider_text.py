@@ -16,8 +16,9 @@ appended (the reply as the assistant's message, then a user message naming every
 missing keys, a missing platform, a lost fact verbatim, a banned word, a junk tag, a limit with
 its count), never an identical retry. After ``repairs`` repair turns, a reply that still is not
 JSON, misses a platform or its caption, or loses a fact raises :class:`EngineError`; smaller
-problems (a banned word, a junk tag, emojis in a sober post) are mended deterministically
-(:func:`apps.generation.text_checks.clean_texts`).
+problems (a banned word, a junk tag, emojis in a sober post) are left to the pipeline's check
+(:func:`apps.generation.text_checks.publishable`), which mends them for every engine and notes
+each change in the variant's adaptations.
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ from .text_checks import (
     Problem,
     banned_phrases,
     check_texts,
-    clean_texts,
     dont_instructions,
     is_sober,
     register_intent,
@@ -516,9 +516,9 @@ class TextConversation:
         return [{"role": "system", "content": self.system}, *self.messages]
 
     def reply(self, raw: str | None) -> dict[str, TextResult] | None:
-        """The model's reply: the results when it is good (or mended), None when a repair turn
-        was appended (send ``messages`` again). Raises EngineError when the repairs are spent and
-        the reply is still incomplete or loses a fact."""
+        """The model's reply: the results when it is good (or only has problems the pipeline
+        mends), None when a repair turn was appended (send ``messages`` again). Raises
+        EngineError when the repairs are spent and the reply is still incomplete or loses a fact."""
         self.turns += 1
         results, problems = parse_texts(raw, self.request)
         if not problems:
@@ -536,8 +536,10 @@ class TextConversation:
                 f"{self.engine}: the reply still breaks the rules after {self.repairs} repair turn(s): {listed}",
                 retryable=False,
             )
-        mended, _notes = clean_texts(self.request, results)  # the pipeline's check finds nothing left
-        return mended
+        # smaller leftovers (a banned word, a junk tag, an emoji in a sober post) are mended by the
+        # pipeline's check (text_checks.publishable in steps.finish), which notes each change in
+        # the variant's adaptations for the reviewer
+        return results
 
 
 def one_platform(texts, request: TextRequest) -> TextResult:

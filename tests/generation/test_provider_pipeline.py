@@ -110,6 +110,27 @@ def test_gemini_through_the_pipeline(owner, settings):
     _assert_the_good_reply_was_published(content)
 
 
+def test_what_the_repairs_left_is_mended_and_noted_for_the_reviewer(owner, settings):
+    with OpenAIFake() as fake:
+        settings.GENERATION_ENGINE = "openai"
+        settings.OPENAI_API_KEY = "sk-test"
+        settings.OPENAI_BASE_URL = fake.base_url
+        _build.cache_clear()
+        fake.chat_replies += [raw("banned_word")] * 3
+        try:
+            content = _generate(owner)
+        finally:
+            _build.cache_clear()
+
+    assert content.status == "review"
+    instagram = _variants(content)["instagram"]
+    assert instagram.caption == "Bread and more: " + GOOD["instagram"]["caption"]
+    assert instagram.adaptations[:2] == [
+        '"cheap" removed from the caption (the brand never uses it)',
+        '"hey guys" removed from the caption (the brand never uses it)',
+    ]
+
+
 def test_a_provider_reply_that_stays_broken_fails_the_generation_with_the_reason(owner, settings):
     with OpenAIFake() as fake:
         settings.GENERATION_ENGINE = "openai"

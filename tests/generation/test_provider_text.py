@@ -19,6 +19,7 @@ from apps.generation.gemini_engine import GeminiEngine
 from apps.generation.openai_engine import OpenAIEngine
 from apps.generation.provider_text import render_prompt
 from apps.generation.replicate_engine import ReplicateEngine
+from apps.generation.text_checks import publishable
 
 from .provider_fakes import GeminiFake, OpenAIFake, ReplicateFake, WebhookReceiver
 
@@ -220,18 +221,27 @@ def test_banned_words_and_junk_tags_left_after_the_repairs_are_never_published(f
     banned["linkedin"]["hashtags"] = ["#CrumbAndCo", "#httpsxcom", "#utm_source", "#Bakery"]
     fake.chat_replies += [json.dumps(banned)] * 3
 
-    results = _engine(fake).texts(REQUEST)
+    results = _engine(fake).texts(REQUEST)  # no error: what is left can be mended
+    mended, notes = publishable(REQUEST, results, engine="openai")  # what steps.finish runs
 
     assert len(_chats(fake)) == 3
     # the words go, never their sentence: the offer is still there
-    assert results["instagram"].caption == "Bread and more: " + GOOD["instagram"]["caption"]
-    assert results["linkedin"].hashtags == ["#CrumbAndCo", "#Bakery"]
-    assert results["x"].caption == GOOD["x"]["caption"]
+    assert mended["instagram"].caption == "Bread and more: " + GOOD["instagram"]["caption"]
+    assert mended["linkedin"].hashtags == ["#CrumbAndCo", "#Bakery"]
+    assert mended["x"] == results["x"]
+    assert notes == {
+        "instagram": [
+            '"cheap" removed from the caption (the brand never uses it)',
+            '"hey guys" removed from the caption (the brand never uses it)',
+        ],
+        "x": [],
+        "linkedin": ["junk hashtags dropped: #httpsxcom #utm_source"],
+    }
 
 
 def test_a_url_left_on_instagram_after_the_repairs_becomes_link_in_bio(fake):
     fake.chat_replies += [raw("url_on_instagram")] * 3
-    results = _engine(fake).texts(REQUEST)
+    results, _ = publishable(REQUEST, _engine(fake).texts(REQUEST))
     assert results["instagram"].caption.endswith("until 31 March. Order here: link in bio")
     assert "https://" not in results["instagram"].caption
 
