@@ -292,6 +292,11 @@ STATIC_ROOT = env("STATIC_ROOT", default=str(VAR_DIR / "static"))
 # WhiteNoise serves STATIC_ROOT (collected: compressed, fingerprinted, cached for a year) and,
 # for a process started before any `collectstatic`, the apps' own static folders.
 WHITENOISE_USE_FINDERS = True
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "apps.core.redoc.RedocFinder",  # ReDoc's bundle without its CDN logo
+]
 Path(STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default=env("S3_BUCKET", default=""))
 if AWS_STORAGE_BUCKET_NAME:
@@ -435,8 +440,12 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI and ReDoc from the service itself (drf-spectacular-sidecar), never a CDN
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
+    # the sidecar's bundle without its logo from cdn.redoc.ly (apps.core.redoc)
+    "REDOC_DIST": "/static/postforge/redoc",
 }
+
+#: requests one address may make to one outside-approver link per rate window (issue 21)
+APPROVAL_LINK_RATE_LIMIT = env.int("APPROVAL_LINK_RATE_LIMIT", default=60)
 
 #: mounts the baseline views of bench/api_list.py; never set in production
 BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)
@@ -566,6 +575,11 @@ OAUTH_RESTRICTED_SCOPES = env.list("OAUTH_RESTRICTED_SCOPES", default=[])
 #: the LinkedIn-Version header (YYYYMM) of every /rest call; LinkedIn's deprecation headers are logged
 LINKEDIN_API_VERSION = env("LINKEDIN_API_VERSION", default="202610")
 OAUTH_APP_NAME = env("OAUTH_APP_NAME", default="Postforge")
+#: platforms an operator deliberately offers through the local sandbox outside development
+#: (demos, staging): a platform without app credentials is otherwise not offered there, and a
+#: connect answers 4xx naming the variables to set (in development every platform falls back
+#: to the sandbox)
+SANDBOX_PLATFORMS = env.list("SANDBOX_PLATFORMS", default=[])
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -79,14 +79,14 @@ def _incr_local(key: str, window_end: int) -> int:
             count = 0
         count += 1
         _local_counts[key] = (window_end, count)
-        if len(_local_counts) > 50_000:  # drop windows that have passed
+        if len(_local_counts) > 50_000:  # drop windows that have passed (one ending now has)
             now = int(time.time())
-            for k in [k for k, (e, _) in _local_counts.items() if e < now]:
+            for k in [k for k, (e, _) in _local_counts.items() if e <= now]:
                 _local_counts.pop(k, None)
         return count
 
 
-def hit(credential: str, bucket: str = "default", *, cost: int = 1, limit: int | None = None) -> Decision:
+def hit(credential: str, bucket: str = "default", *, limit: int | None = None) -> Decision:
     """Count one request of ``bucket`` for ``credential`` and decide (against ``limit``, e.g.
     the organization's plan's, or the bucket's global figure)."""
     limit = limit_for(bucket) if limit is None else limit

@@ -150,7 +150,7 @@ def _run_claimed(content: Content) -> Content | None:
             if not isinstance(request, VideoRequest):
                 report_progress(content, "media", 30 + int(30 * (n + 1) / len(media_requests)))
     report_progress(content, "media")
-    return finish(content, texts, per_platform=per_platform)
+    return finish(content, texts, per_platform=per_platform, request=text_request, engine=engine.name)
 
 
 def submits_predictions(engine) -> bool:

@@ -215,7 +215,7 @@ def prediction_complete(*, prediction_id) -> Content | None:
     text = run.filter(kind="text").latest("position").output  # the last turn's (after any repairs)
     if "by_platform" in text:
         texts = {p: TextResult(**t) for p, t in text["by_platform"].items()}
-        return steps.finish(content, texts, per_platform=True)
+        return steps.finish(content, texts, per_platform=True, request=text_request, engine=engine.name)
     return steps.finish(content, TextResult(**text))
 
 

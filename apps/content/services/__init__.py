@@ -7,6 +7,14 @@ Every transition runs here, in a transaction, with the row locked, and records i
 
 from __future__ import annotations
 
+from .approval_links import (
+    LinkDead,
+    approval_link_create,
+    approval_link_decide,
+    approval_link_open,
+    approval_link_revoke,
+    token_for,
+)
 from .batches import (
     batch_item_finished,
     batch_progress,
@@ -25,6 +33,7 @@ from .creation import (
     generation_brand,
     generations_within_plan,
 )
+from .history import actor_label, history_record, review_opened, text_changes
 from .labels import (
     campaign_create,
     campaign_delete,
@@ -51,6 +60,12 @@ __all__ = [
     "MAX_IMAGES",
     "TEXT_LOCKED",
     "GenerationInput",
+    "LinkDead",
+    "actor_label",
+    "approval_link_create",
+    "approval_link_decide",
+    "approval_link_open",
+    "approval_link_revoke",
     "batch_item_finished",
     "batch_progress",
     "batch_start",
@@ -74,9 +89,13 @@ __all__ = [
     "enqueue_generation_id",
     "generation_brand",
     "generations_within_plan",
+    "history_record",
+    "review_opened",
     "schedule_plan",
     "tag_create",
     "tag_delete",
     "tag_update",
+    "text_changes",
+    "token_for",
     "variant_upsert",
 ]
