@@ -125,6 +125,7 @@ def finish(
     per_platform: bool = False,
     request: TextRequest | None = None,
     engine: str = "",
+    media_notes: list[str] | None = None,
 ) -> Content:
     """Fit each platform's text to its platform, validate, and move the content to review (once).
 
@@ -134,7 +135,8 @@ def finish(
     format expects; a generic one is shaped for each platform first (``style_for_platform``).
     With the ``request``, every engine's texts first pass the same checks
     (``text_checks.publishable``: banned words, junk tags, links, a sober register mended and
-    noted in the variant's adaptations; a lost fact logged)."""
+    noted in the variant's adaptations; a lost fact logged). ``media_notes`` (what the media
+    engine adapted, e.g. a style it cannot draw) go on every variant's adaptations."""
     mend_notes: dict[str, list[str]] = {}
     if request is not None and not isinstance(texts, TextResult):
         texts, mend_notes = publishable(request, texts, engine=engine)
@@ -157,6 +159,8 @@ def finish(
                 *data["adaptations"],
                 f"media re-cropped from {content.dimensions} to {ratio}",
             ]
+        if media_notes:
+            data["adaptations"] = [*data["adaptations"], *media_notes]
         variants[platform] = (data, ratio)
     report_progress(content, "adapt")
 
@@ -259,7 +263,11 @@ def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
         height=result.height,
         duration=result.seconds if video else None,
         thumbnail=result.thumbnail if video else None,
-        metadata={"contentId": str(content.pk)},
+        metadata={
+            "contentId": str(content.pk),
+            **({"design": dict(result.design)} if getattr(result, "design", None) else {}),
+            **({"altText": result.alt_text} if getattr(result, "alt_text", "") else {}),
+        },
         content=content,
         position=0 if video else position,
     )

@@ -116,30 +116,44 @@ def test_peek_does_not_count_and_refuses_at_the_limit(backend, clock, cred, sett
     assert ratelimit.peek(cred("ip"), "auth_failure").allowed
 
 
-def test_charge_counts_all_or_nothing(backend, clock, cred):
-    first = ratelimit.charge(cred("a"), "batch", 3, limit=5)
-    assert (first.allowed, first.limit, first.remaining, first.reset) == (True, 5, 2, START + 60)
-    refused = ratelimit.charge(cred("a"), "batch", 3, limit=5)
-    assert (refused.allowed, refused.remaining) == (False, 2)  # nothing counted
-    exact = ratelimit.charge(cred("a"), "batch", 2, limit=5)  # 3 + 2 = exactly the limit
+def test_charge_counts_all_or_nothing(backend, clock, cred, settings):
+    settings.RATE_LIMIT_BATCH = 2  # the bucket's own figure: the limits given here differ from it
+    first = ratelimit.charge(cred("a"), "batch", 3, limit=6)
+    assert (first.allowed, first.limit, first.remaining, first.reset) == (True, 6, 3, START + 60)
+    refused = ratelimit.charge(cred("a"), "batch", 4, limit=6)
+    assert (refused.allowed, refused.limit, refused.remaining) == (False, 6, 3)  # nothing counted
+    exact = ratelimit.charge(cred("a"), "batch", 3, limit=6)  # 3 + 3 = exactly the limit
     assert (exact.allowed, exact.remaining) == (True, 0)
-    assert not ratelimit.charge(cred("a"), "batch", 1, limit=5).allowed
+    assert not ratelimit.charge(cred("a"), "batch", 1, limit=6).allowed
     # another credential has its own count
-    other = ratelimit.charge(cred("b"), "batch", 5, limit=5)
+    other = ratelimit.charge(cred("b"), "batch", 6, limit=6)
     assert (other.allowed, other.remaining) == (True, 0)
     # and a charge is seen by hit and peek in the same bucket
-    assert ratelimit.hit(cred("c"), "batch", limit=5).remaining == 4
-    assert ratelimit.charge(cred("c"), "batch", 4, limit=5).remaining == 0
-    assert ratelimit.peek(cred("a"), "batch").remaining == max(0, django_settings.RATE_LIMIT_BATCH - 5)
+    assert ratelimit.hit(cred("c"), "batch", limit=6).remaining == 5
+    assert ratelimit.charge(cred("c"), "batch", 5, limit=6).remaining == 0
+    assert ratelimit.peek(cred("c"), "batch").remaining == 0
 
 
 def test_two_charges_in_one_window_add_up_and_a_new_window_forgets_them(backend, clock, cred):
-    assert ratelimit.charge(cred("a"), "generation", 4, limit=10).remaining == 6
-    assert ratelimit.charge(cred("a"), "generation", 4, limit=10).remaining == 2
-    assert not ratelimit.charge(cred("a"), "generation", 3, limit=10).allowed
+    assert ratelimit.charge(cred("a"), "generation", 4, limit=11).remaining == 7
+    assert ratelimit.charge(cred("a"), "generation", 4, limit=11).remaining == 3
+    assert not ratelimit.charge(cred("a"), "generation", 4, limit=11).allowed
     clock.move_to(START + 60)
-    again = ratelimit.charge(cred("a"), "generation", 10, limit=10)
+    again = ratelimit.charge(cred("a"), "generation", 11, limit=11)
     assert (again.allowed, again.remaining, again.reset) == (True, 0, START + 120)
+
+
+@pytest.mark.services
+def test_redis_keys_expire_a_second_after_their_window(clock, cred):
+    """The counters outlive their window by one second (EXPIRE window + 1), on Redis's clock."""
+    from apps.core import redisconn
+
+    assert django_settings.REDIS_URL, "needs REDIS_URL"
+    client = redisconn.client(django_settings.REDIS_URL)
+    ratelimit.hit(cred("h"), limit=3)
+    ratelimit.charge(cred("c"), "batch", 2, limit=3)
+    for key in (f"pf:rl:default:{cred('h')}:{START}", f"pf:rl:batch:{cred('c')}:{START}"):
+        assert client.ttl(key) in (60, 61), key
 
 
 def test_charge_uses_the_buckets_limit_by_default(backend, clock, cred, settings):
