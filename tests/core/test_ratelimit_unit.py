@@ -178,6 +178,19 @@ def test_the_local_counts_drop_past_windows_past_fifty_thousand_keys(clock, sett
     assert ratelimit._local_counts == {}
 
 
+def test_the_local_counts_prune_only_past_fifty_thousand(clock, settings):
+    settings.REDIS_URL = ""
+    ratelimit.reset_local()
+    for i in range(49_999):
+        ratelimit.hit(f"old{i}", limit=1)
+    clock.move_to(START + 60)
+    ratelimit.hit("new0", limit=1)
+    assert len(ratelimit._local_counts) == 50_000  # stale ones held: not past the threshold
+    ratelimit.hit("new1", limit=1)
+    assert len(ratelimit._local_counts) == 2  # past it: the stale ones dropped
+    ratelimit.reset_local()
+
+
 def test_the_local_key_names_bucket_credential_and_window(clock, settings):
     settings.REDIS_URL = ""
     ratelimit.reset_local()
