@@ -14,8 +14,8 @@ def previews_for(content: Content, variants: list, media: list) -> dict:
     from apps.profiles.models import SocialProfile
 
     profiles: dict[str, SocialProfile] = {}
-    for prof in SocialProfile.objects.filter(organization_id=content.organization_id).order_by("created_at"):
-        profiles.setdefault(prof.platform, prof)
+    for row in SocialProfile.objects.filter(organization_id=content.organization_id).order_by("created_at"):
+        profiles.setdefault(row.platform, row)
     if content.profile_id:
         own = SocialProfile.objects.filter(pk=content.profile_id).first()
         if own is not None:
