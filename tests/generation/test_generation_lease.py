@@ -63,9 +63,9 @@ def test_the_heartbeat_renews_the_lease_while_the_engine_runs(owner, settings, m
     settings.GENERATION_LEASE_SECONDS = 1
     content = make_content(owner.org, status=states.PENDING, image=False)
     leases = []
-    real_text = pipeline.get_engine().__class__.text
+    real_texts = pipeline.get_engine().__class__.texts  # the pipeline asks for every platform's text
 
-    def slow_text(self, request):
+    def slow_texts(self, request):
         import time
 
         deadline = time.monotonic() + 1.5
@@ -74,9 +74,9 @@ def test_the_heartbeat_renews_the_lease_while_the_engine_runs(owner, settings, m
                 Content.objects.filter(pk=content.pk).values_list("generation_lease_until", flat=True).get()
             )
             time.sleep(0.1)
-        return real_text(self, request)
+        return real_texts(self, request)
 
-    monkeypatch.setattr(pipeline.get_engine().__class__, "text", slow_text)
+    monkeypatch.setattr(pipeline.get_engine().__class__, "texts", slow_texts)
     pipeline.run(content.pk)
     content.refresh_from_db()
     assert content.status == states.REVIEW
