@@ -122,6 +122,8 @@ TEMPLATES = [
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'postforge.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+#: a request that found the database away (a restart, a failover) is a 503 with this Retry-After
+DATABASE_UNAVAILABLE_RETRY_AFTER = env.int("DATABASE_UNAVAILABLE_RETRY_AFTER", default=5)
 # Persistent connections suit WSGI workers (set CONN_MAX_AGE=60 for gunicorn). Under ASGI
 # every sync view runs in a thread that would keep its own connection, exhausting
 # PostgreSQL's max_connections, so the default is 0.
@@ -290,6 +292,11 @@ STATIC_ROOT = env("STATIC_ROOT", default=str(VAR_DIR / "static"))
 # WhiteNoise serves STATIC_ROOT (collected: compressed, fingerprinted, cached for a year) and,
 # for a process started before any `collectstatic`, the apps' own static folders.
 WHITENOISE_USE_FINDERS = True
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "apps.core.redoc.RedocFinder",  # ReDoc's bundle without its CDN logo
+]
 Path(STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default=env("S3_BUCKET", default=""))
 if AWS_STORAGE_BUCKET_NAME:
@@ -377,9 +384,13 @@ PLAN_AFTER_CANCEL = env("PLAN_AFTER_CANCEL", default="free")
 #: Stripe price ids to plan names, e.g. {"price_1Nxyz": "pro"} (a price's lookup_key or a
 #: `plan` metadata entry naming a plan is used first)
 STRIPE_PRICE_PLANS = env.json("STRIPE_PRICE_PLANS", default={})
-# Failed authentications (401) allowed per client address per window; past it, requests from
-# that address are answered 429 without checking their credentials (0: no limit).
+# Failed authentications (401) allowed per client address per window; past it, that address's
+# requests without credentials, or with credentials that fail, are answered 429 (valid
+# credentials always go through) (0: no limit).
 AUTH_FAILURE_LIMIT = env.int("AUTH_FAILURE_LIMIT", default=30)
+# Reverse proxies (CIDRs) whose X-Forwarded-For names the client (apps/core/proxies.py): set it
+# to your proxy's address, or every client behind it shares the proxy's failure budget
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
 
 # Websockets (/ws/events/): open sockets allowed per credential and per organization (0: no cap).
 WS_MAX_CONNECTIONS_PER_CREDENTIAL = env.int("WS_MAX_CONNECTIONS_PER_CREDENTIAL", default=20)
@@ -429,8 +440,12 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI and ReDoc from the service itself (drf-spectacular-sidecar), never a CDN
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
+    # the sidecar's bundle without its logo from cdn.redoc.ly (apps.core.redoc)
+    "REDOC_DIST": "/static/postforge/redoc",
 }
+
+#: requests one address may make to one outside-approver link per rate window (issue 21)
+APPROVAL_LINK_RATE_LIMIT = env.int("APPROVAL_LINK_RATE_LIMIT", default=60)
 
 #: mounts the baseline views of bench/api_list.py; never set in production
 BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)
@@ -492,6 +507,13 @@ REPLICATE_BASE_URL = env("REPLICATE_BASE_URL", default="")
 REPLICATE_TEXT_MODEL = env("REPLICATE_TEXT_MODEL", default="")
 REPLICATE_IMAGE_MODEL = env("REPLICATE_IMAGE_MODEL", default="")
 REPLICATE_VIDEO_MODEL = env("REPLICATE_VIDEO_MODEL", default="")
+#: how the OpenAI-compatible engine asks for JSON: json_schema (structured outputs), json_object
+#: (servers without them) or none (the prompt alone)
+OPENAI_JSON_MODE = env("OPENAI_JSON_MODE", default="json_schema")
+#: Gemini is given the reply's JSON schema (response_json_schema); false: the JSON mime type only
+GEMINI_JSON_SCHEMA = env.bool("GEMINI_JSON_SCHEMA", default=True)
+#: repair turns a provider's text reply that breaks the rules gets before the generation fails
+GENERATION_TEXT_REPAIRS = env.int("GENERATION_TEXT_REPAIRS", default=2)
 # --- Outbound webhooks -------------------------------------------------------------------
 #: http:// webhook URLs (development only)
 WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)
@@ -553,6 +575,11 @@ OAUTH_RESTRICTED_SCOPES = env.list("OAUTH_RESTRICTED_SCOPES", default=[])
 #: the LinkedIn-Version header (YYYYMM) of every /rest call; LinkedIn's deprecation headers are logged
 LINKEDIN_API_VERSION = env("LINKEDIN_API_VERSION", default="202610")
 OAUTH_APP_NAME = env("OAUTH_APP_NAME", default="Postforge")
+#: platforms an operator deliberately offers through the local sandbox outside development
+#: (demos, staging): a platform without app credentials is otherwise not offered there, and a
+#: connect answers 4xx naming the variables to set (in development every platform falls back
+#: to the sandbox)
+SANDBOX_PLATFORMS = env.list("SANDBOX_PLATFORMS", default=[])
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

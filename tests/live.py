@@ -108,3 +108,65 @@ def celery_worker(*, queues: str = "default,generation,publishing,webhooks", con
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def _wait_healthy(proc: subprocess.Popen, base: str, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if requests.get(f"{base}/healthz", timeout=1).status_code == 200:
+                return
+        except (requests.ConnectionError, requests.Timeout):
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not start (exit {proc.poll()})")
+        time.sleep(0.1)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@contextmanager
+def wsgi_server(*, workers: int = 2, args: tuple[str, ...] = (), **env):
+    """gunicorn serving config.wsgi, as docker/compose.yaml's `web` runs it."""
+    port = free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "config.wsgi:application",
+        "-b",
+        f"127.0.0.1:{port}",
+        "-w",
+        str(workers),
+        "--log-level",
+        "warning",
+        *args,
+    ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=process_env(**env))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(proc, base, "gunicorn")
+        yield base
+    finally:
+        _stop(proc)
+
+
+@contextmanager
+def reverse_proxy(upstream: str):
+    """tests/proxy.py in front of `upstream` (http://127.0.0.1:PORT), as its own process: it
+    appends the client's address to X-Forwarded-For."""
+    port = free_port()
+    upstream_port = int(upstream.rsplit(":", 1)[1])
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "proxy.py"), str(port), str(upstream_port)])
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(proc, base, "the reverse proxy")
+        yield base
+    finally:
+        _stop(proc)

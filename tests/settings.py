@@ -15,5 +15,21 @@ from cryptography.fernet import Fernet
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
 os.environ.setdefault("TOKEN_ENCRYPTION_KEYS", Fernet.generate_key().decode())
 os.environ.setdefault("OAUTH_ALLOWED_REDIRECT_ORIGINS", "https://app.example.com")
+# The test deployment offers every platform through the sandbox on purpose (outside development
+# an operator must list them; tests/publishing/test_sandbox_production.py checks the refusal).
+os.environ.setdefault(
+    "SANDBOX_PLATFORMS", "instagram,facebook,tiktok,youtube,linkedin,x,threads,pinterest,bluesky"
+)
 
 from config.settings import *  # noqa: E402,F403
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # The embedded default's test database is a file, as the service's own is (config.settings:
+    # WAL, BEGIN IMMEDIATE, a 20 s busy timeout), not Django's in-memory shared-cache database,
+    # whose table locks fail concurrent writers at once ("database table is locked") where the
+    # file waits its turn: the tests that send ten requests at once then test what runs.
+    import tempfile
+
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": os.path.join(tempfile.mkdtemp(prefix="postforge-test-db-"), "test.sqlite3")
+    }

@@ -7,7 +7,7 @@ real uvicorn server runs and the schemathesis CLI fuzzes every operation of `/v1
 of `/api/schema/`. Every response must be a non-5xx, with a declared status code,
 content type, body schema and headers. Then the stateful phase, in a run of its own per
 family, chains calls along the schemas' links: a create, then what can be done with the
-object it made (apps.core.schema._links); there the object just made must be found and one
+object it made (apps.core.schema_links.add_links); there the object just made must be found and one
 deleted must not.
 
 The rate limits (and the limit on failed authentications per address) are lifted for the
@@ -347,7 +347,7 @@ def _config(family: str, objects: dict, path: Path) -> Path:
             "",
         ]
     # the stateful phase follows the schemas' own links (a create to what can be done with the
-    # object it made; apps.core.schema._links) and nothing inferred, a few steps per scenario
+    # object it made; apps.core.schema_links.add_links) and nothing inferred, a few steps per scenario
     lines += [
         "[phases.stateful]",
         f"max-steps = {STATEFUL_STEPS}",

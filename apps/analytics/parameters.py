@@ -49,20 +49,25 @@ def _parse_point(raw: str, name: str, tz, *, end: bool) -> datetime.datetime:
     try:
         if len(raw) == 10:
             day = datetime.datetime.combine(datetime.date.fromisoformat(raw), datetime.time(), tz)
-            return _shifted(day, datetime.timedelta(days=1)) if end else day
-        value = datetime.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+            value = _shifted(day, datetime.timedelta(days=1)) if end else day
+        else:
+            value = datetime.datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
         raise ValidationFailed(
             f"Invalid {name}.", {name: ["Use an ISO 8601 date (YYYY-MM-DD) or date-time."]}
         ) from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=tz)
+    # an instant beyond Python's range in UTC (0001-01-01T00:00+05:00) selects the same rows as the
+    # first or last instant Python holds: the databases read bounds in UTC (SQLite's adapter
+    # converts them itself, where this was an OverflowError, a 500)
+    try:
+        utc = value.astimezone(datetime.UTC)
+    except OverflowError:
+        return FIRST_INSTANT if value.year == 1 else LAST_INSTANT
     offset = value.utcoffset()
     if offset is not None and abs(offset) >= datetime.timedelta(hours=16):  # PostgreSQL stops at +-15:59
-        try:
-            value = value.astimezone(datetime.UTC)
-        except OverflowError:
-            value = FIRST_INSTANT if value.year == 1 else LAST_INSTANT
+        return utc
     return value
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core import ids
+from apps.core.links import public_url
 from apps.core.serializers import OutputSerializer, iso
 from apps.core.storage import absolute_url
 from apps.platforms import rules as platform_rules
@@ -103,6 +104,7 @@ class PublicationOutput(OutputSerializer):
     attempts = serializers.IntegerField()
     lastError = serializers.CharField(allow_null=True)
     firstCommentError = serializers.CharField(allow_null=True)
+    sandbox = serializers.BooleanField(help_text="true: published to the test sandbox, not the platform")
 
 
 def _profile_platform(pub) -> str:
@@ -123,11 +125,18 @@ def present_publication(pub, *, family: str) -> dict:
         "scheduledFor": iso(pub.scheduled_for),
         "publishedAt": iso(pub.published_at),
         "externalId": pub.external_id or None,
-        "url": pub.url or None,
+        "url": public_url(pub.url),
         "attempts": pub.attempts,
         "lastError": pub.last_error or None,
         "firstCommentError": pub.first_comment_error or None,
+        "sandbox": _profile_sandbox(pub),
     }
+
+
+def _profile_sandbox(pub) -> bool:
+    """Whether the publication's profile is a sandbox one (a list row carries it as a column)."""
+    sandbox = getattr(pub, "profile__sandbox", None)
+    return bool(pub.profile.sandbox if sandbox is None else sandbox)
 
 
 def publications_of(content) -> list:

@@ -16,13 +16,13 @@ def _workers_status() -> dict:
 
     from .workers import alive
 
-    if not settings.CELERY_BROKER_URL.startswith("redis"):  # the embedded default keeps no heartbeats
-        return {"alive": [], "error": "", "embedded": True}
+    # the embedded default's worker beats in a file (var/workers/), a deployment's in Redis
+    embedded = not settings.CELERY_BROKER_URL.startswith("redis")
     try:
         live = alive()
-        return {"alive": live, "error": ""}
+        return {"alive": live, "error": "", "embedded": embedded}
     except Exception as exc:  # Redis down: say so rather than break the admin
-        return {"alive": [], "error": f"{exc.__class__.__name__}: {exc}"[:200]}
+        return {"alive": [], "error": f"{exc.__class__.__name__}: {exc}"[:200], "embedded": embedded}
 
 
 def index(request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:

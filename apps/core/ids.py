@@ -6,6 +6,7 @@ families accept both forms; anything else parses to ``None`` and becomes a 404.
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import overload
 
@@ -27,6 +28,12 @@ PREFIXES = {
     "organization": "org",
     "redirect_origin": "rdo",
 }
+
+# 32 hex digits, or the canonical 8-4-4-4-12 form (uuid.UUID alone also takes braces, "urn:uuid:",
+# and, through int(), an underscore, a sign or "0x" in the digits)
+_UUID_TEXT = re.compile(
+    r"[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE
+)
 
 
 @overload
@@ -60,7 +67,4 @@ def parse(value: object, kind: str | tuple[str, ...] | None = None) -> uuid.UUID
         if prefix not in allowed:
             return None
         text = rest
-    try:
-        return uuid.UUID(text)
-    except ValueError:
-        return None
+    return uuid.UUID(text) if _UUID_TEXT.fullmatch(text) else None

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+import jsonschema
 from django.core.validators import RegexValidator
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
@@ -19,8 +20,9 @@ from drf_spectacular.utils import Direction
 from rest_framework import serializers
 from rest_framework.pagination import BasePagination
 
-from . import ids, timezones
 from .pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_PAGE
+from .schema_inputs import truthful_inputs
+from .schema_links import add_links
 from .serializers import StrictSerializer
 
 if TYPE_CHECKING:
@@ -314,10 +316,10 @@ def postprocess(result: Schema, generator: SchemaGenerator, request: Request | N
         for method, op in item.items():
             if method in ("get", "post", "put", "patch", "delete"):
                 _operation(op, method, path, family, components)
-    _truthful_inputs(result, family)
+    truthful_inputs(result, family)
     _plain_enum_refs(result, components)
     _examples(result, family)
-    _links(result)
+    add_links(result)
     return result
 
 
@@ -464,12 +466,21 @@ def _request_body(op: Schema, method: str, components: Schema, ref: Schema) -> N
     body_schema = components.get(body_ref.rsplit("/", 1)[1], {}) if body_ref else {}
     upload = op.get("requestBody", {}).get("content", {}).get("multipart/form-data", {})
     body_schema = body_schema or upload.get("schema", {})
-    if body_schema.get("required") or body_schema.get("minProperties") or body_schema.get("anyOf"):
+    if _refuses_empty(body_schema):
         op["requestBody"]["required"] = True
     if method in BODY_METHODS and op.get("requestBody"):
         op["responses"].setdefault(
             "415", {"description": "Unsupported media type", "content": {"application/json": {"schema": ref}}}
         )
+
+
+def _refuses_empty(body_schema: Schema) -> bool:
+    """Whether an empty body breaks the body's own rules (a required field, `minProperties`, or a
+    rule between fields such as publish's `not`: no `profiles` and no `options.crossPost`)."""
+    rules = {
+        k: v for k, v in body_schema.items() if k in ("required", "minProperties", "anyOf", "oneOf", "not")
+    }
+    return bool(rules) and not jsonschema.Draft4Validator(rules).is_valid({})
 
 
 def _fields_parameter(op: Schema, method: str, json_body: bool, field_names: list[str] | None) -> None:
@@ -486,145 +497,6 @@ def _fields_parameter(op: Schema, method: str, json_body: bool, field_names: lis
                     "schema": {"type": "string", "pattern": fields_pattern(field_names)},
                     "description": f"Comma-separated, any of: {', '.join(field_names)}",
                 }
-
-
-#: a date (the whole day) or an instant: what `startDate`/`endDate` accept
-DATE_OR_INSTANT = {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
-#: `period=<days>d`, 1 to 730 days (apps.analytics.parameters.parse_days)
-PERIOD = {"type": "string", "pattern": "^(?:[1-9][0-9]?|[1-6][0-9]{2}|7[0-2][0-9]|730)d$"}
-#: a `cursor` is the `nextCursor` of a previous page (base64url of its position), or empty
-CURSOR = {"type": "string", "pattern": "^[A-Za-z0-9_-]*$"}
-EMPTY = {"type": "string", "maxLength": 0}
-#: query parameters django-filter declares as date-times that also take a date
-DATE_FILTERS = frozenset({"date_from", "date_to"})
-#: names of query parameters and body fields that hold the id of another object, and its kind
-ID_FIELDS = {
-    "brandId": "brand",
-    "profileId": "profile",
-    "socialProfileId": "profile",
-    "profileIds": "profile",
-    "profiles": "profile",
-    "contentId": "content",
-    "campaignId": "campaign",
-    "tagId": "tag",
-    "tagIds": "tag",
-    "mediaId": "media",
-    "referenceImageId": "media",
-    "scheduleIds": "schedule",
-}
-#: Family A path ids: the kind of the id after each collection
-PATH_KINDS = {
-    "brands": "brand",
-    "content": "content",
-    "profiles": "profile",
-    "webhooks": "webhook",
-    "deliveries": "delivery",
-    "redirect-origins": "redirect_origin",
-    "assets": "asset",
-    "media": "media",
-    "tags": "tag",
-    "campaigns": "campaign",
-}
-
-
-def id_schema(kind: str, family: str) -> Schema:
-    """Family A names objects `<prefix>_<32 hex>`, Family B with canonical UUIDs (both accept both)."""
-    if family == "api":
-        return {"type": "string", "format": "uuid"}
-    return {"type": "string", "pattern": f"^{ids.PREFIXES[kind]}_[0-9a-f]{{32}}$"}
-
-
-def _plain_string(schema: object) -> bool:
-    return (
-        isinstance(schema, dict)
-        and schema.get("type") == "string"
-        and not {"enum", "format", "$ref"} & set(schema)
-    )
-
-
-def _truthful_inputs(result: Schema, family: str) -> None:
-    """Say what the server checks about inputs the views declare as plain strings: ids of
-    other objects, dates, time zones, periods, cursors."""
-    components = result["components"]["schemas"]
-    # the IANA names the server accepts (and no other); `x-enum-varnames` keeps generated
-    # clients from folding `Etc/GMT+1` and `Etc/GMT-1` into one enum key
-    zones = timezones.timezones()
-    components["Timezone"] = {
-        "type": "string",
-        "enum": list(zones),
-        "x-enum-varnames": [timezones.enum_varname(z) for z in zones],
-        "description": "An IANA time zone name, e.g. Europe/Paris",
-    }
-    by_name: dict[str, dict] = {
-        "startDate": DATE_OR_INSTANT,
-        "endDate": DATE_OR_INSTANT,
-        # Family B's list filters (apps.core.filters.FamilyFilterSet): a date covers its whole day
-        "date_from": DATE_OR_INSTANT,
-        "date_to": DATE_OR_INSTANT,
-        "period": PERIOD,
-        "cursor": CURSOR,
-        "timezone": {"$ref": "#/components/schemas/Timezone"},
-    }
-    for path, item in result.get("paths", {}).items():
-        segments = path.strip("/").split("/")
-        for op in item.values():
-            if not isinstance(op, dict):
-                continue
-            for param in op.get("parameters", []):
-                _truthful_parameter(param, segments, family, by_name)
-    body_fields: dict[str, dict] = {
-        "timezone": by_name["timezone"],
-        # read by apps.publishing.services.parse_when (ISO 8601; a date is its midnight)
-        "scheduledFor": DATE_OR_INSTANT,
-    }
-    for name, component in components.items():
-        if name.endswith("Request"):
-            _truthful_body(component, family, body_fields)
-
-
-def _truthful_parameter(param: Schema, segments: list[str], family: str, by_name: dict[str, Schema]) -> None:
-    """A query parameter's date, period, time zone, cursor or id; a Family A path id."""
-    name, schema = param["name"], param.get("schema")
-    if (
-        param["in"] == "query"
-        and (
-            _plain_string(schema)
-            or (name in DATE_FILTERS and isinstance(schema, dict) and schema.get("type") == "string")
-        )
-        and name != "cursor"
-        and (name in by_name or name in ID_FIELDS)
-    ):
-        strict: dict = by_name.get(name) or id_schema(ID_FIELDS[name], family)
-        # an empty value is read as a parameter left out (HTML forms send them), which
-        # a required one cannot be
-        empty = [] if param.get("required") else [EMPTY]
-        options = [*strict.get("anyOf", [strict]), *empty]
-        param["schema"] = {"anyOf": options} if len(options) > 1 else options[0]
-    elif param["in"] == "query" and name == "cursor" and _plain_string(schema):
-        param["schema"] = dict(CURSOR)
-    elif param["in"] == "path" and family == "v1" and _plain_string(schema):
-        at = segments.index("{" + name + "}") if "{" + name + "}" in segments else 0
-        kind = PATH_KINDS.get(segments[at - 1]) if at else None
-        if kind:
-            param["schema"] = id_schema(kind, family)
-
-
-def _truthful_body(component: Schema, family: str, body_fields: dict[str, Schema]) -> None:
-    """A request body's time zone, scheduled time and ids of other objects."""
-    for field, prop in component.get("properties", {}).items():
-        if field in body_fields and _plain_string(prop):
-            shape = body_fields[field]
-            described = {} if "$ref" in shape else {k: v for k, v in prop.items() if k == "description"}
-            component["properties"][field] = {**shape, **described}
-            continue
-        kind = ID_FIELDS.get(field)
-        if not kind or not isinstance(prop, dict):
-            continue
-        extra = {k: v for k, v in prop.items() if k in ("nullable", "description", "readOnly", "writeOnly")}
-        if _plain_string(prop):
-            component["properties"][field] = {**id_schema(kind, family), **extra}
-        elif prop.get("type") == "array" and _plain_string(prop.get("items")):
-            prop["items"] = id_schema(kind, family)
 
 
 #: request and response bodies recorded from real calls by tests/core/test_openapi_examples.py
@@ -652,159 +524,6 @@ def _examples(result: Schema, family: str) -> None:
                 content = op.get("responses", {}).get(status, {}).get("content", {}).get("application/json")
                 if content is not None:
                     content["example"] = body
-
-
-_OPERATIONS = ("get", "put", "patch", "delete", "post")
-
-
-def _segments(path: str) -> list[str]:
-    """A path's segments with every parameter as `{}` (so `{id}` and `{brand_pk}` match)."""
-    return ["{}" if s.startswith("{") else s for s in path.strip("/").split("/")]
-
-
-def _answer_resource(op: Schema, components: Schema) -> tuple[str, str] | None:
-    """The component a 2xx JSON answer carries, and the JSON pointer to it (`` for the body
-    itself, `/data` in B's envelope, `/data/0` for the first of a list)."""
-    for status, response in op.get("responses", {}).items():
-        schema = response.get("content", {}).get("application/json", {}).get("schema")
-        pointer = ""
-        while status.startswith("2") and isinstance(schema, dict):
-            ref = schema.get("$ref", "")
-            if ref.startswith("#/components/schemas/"):
-                return ref.rsplit("/", 1)[1], pointer
-            if schema.get("type") == "array":
-                schema, pointer = schema.get("items"), pointer + "/0"
-            elif "data" in schema.get("properties", {}):
-                schema, pointer = schema["properties"]["data"], pointer + "/data"
-            else:
-                break
-    return None
-
-
-def _item_paths(paths: Schema, components: Schema) -> dict[str, list[str]]:
-    """Each resource component's item paths (`<collection>/{param}`): the ones whose GET answers
-    it, or, without a GET, whose collection lists it."""
-    items: dict[str, list[str]] = {}
-    for path, item in paths.items():
-        if not path.rstrip("/").endswith("}"):
-            continue
-        collection = path.rsplit("/", 1)[0]
-        source = item.get("get") or paths.get(collection, {}).get("get")
-        found = _answer_resource(source, components) if source else None
-        if found:
-            items.setdefault(found[0], []).append(path)
-    return items
-
-
-def _id_field(component: Schema, collection: str) -> str | None:
-    """The property holding the object's id: `id`, or `<collection>Id` (`batchId`)."""
-    properties = component.get("properties", {})
-    for name in ("id", f"{collection.rstrip('s')}Id", f"{collection}Id"):
-        if name in properties:
-            return name
-    return None
-
-
-def _links(result: Schema) -> None:
-    """OpenAPI links from each create to what can be done with the object it made, derived from
-    the routes: a POST on a collection (`/brands`) or on one of its actions (`/content/generate`)
-    whose 2xx answer is the collection's resource links to every operation under its item path
-    (`/brands/{id}`, `/brands/{brand_pk}/assets`), the item's id taken from the answer
-    (`$response.body#/id`, `#/data/id` in B) and any parent's id from the request's own path.
-    An operation that answers an object it did not make (an action, a settings write) gets none."""
-    paths = result.get("paths", {})
-    components = result["components"]["schemas"]
-    items = _item_paths(paths, components)
-    for path, item in paths.items():
-        op = item.get("post")
-        found = _answer_resource(op, components) if op else None
-        if not found:
-            continue
-        links = _create_links(path, found, items, paths, components)
-        if not links:
-            continue
-        for status, response in op["responses"].items():
-            if (
-                status.startswith("2")
-                and _answer_resource({"responses": {status: response}}, components) == found
-            ):
-                response["links"] = {
-                    name: {**link, "parameters": dict(link["parameters"])} for name, link in links.items()
-                }
-
-
-def _create_links(
-    path: str, found: tuple[str, str], items: dict[str, list[str]], paths: Schema, components: Schema
-) -> dict[str, Schema]:
-    """The links of the POST on ``path`` that answers ``found`` (its resource and where the
-    answer holds it), by operation id."""
-    resource, pointer = found
-    producer = _segments(path)
-    own = path.strip("/").split("/")
-    links: dict[str, Schema] = {}
-    for item_path in items.get(resource, ()):
-        collection = _segments(item_path)[:-1]
-        depth = len(collection)
-        on_collection = producer == collection or (
-            len(producer) == depth + 1 and producer[:depth] == collection and producer[-1] != "{}"
-        )
-        if not on_collection:
-            continue  # not a create on this collection (nor one of its actions)
-        id_field = _id_field(components[resource], collection[-1])
-        if id_field is None:
-            continue
-        for target, target_item in paths.items():
-            if _segments(target)[: depth + 1] != [*collection, "{}"]:
-                continue
-            segments = target.strip("/").split("/")
-            parameters = _link_parameters(segments, depth, own, f"$response.body#{pointer}/{id_field}")
-            if parameters:
-                links.update(_links_to(target, target_item, segments, depth, parameters, components))
-    return links
-
-
-def _link_parameters(segments: list[str], depth: int, own: list[str], made_id: str) -> dict[str, str]:
-    """The path parameters of a target: the made object's id at ``depth``, a parent's id from the
-    request's own path; none when the target needs another object's id (nothing here names it)."""
-    parameters: dict[str, str] = {}
-    for i, segment in enumerate(segments):
-        if not segment.startswith("{"):
-            continue
-        if i == depth:
-            parameters[segment[1:-1]] = made_id
-        elif i < depth and own[i].startswith("{"):  # a parent's id, in the request's path
-            parameters[segment[1:-1]] = f"$request.path.{own[i][1:-1]}"
-        else:
-            return {}
-    return parameters
-
-
-def _links_to(
-    target: str,
-    target_item: Schema,
-    segments: list[str],
-    depth: int,
-    parameters: dict[str, str],
-    components: Schema,
-) -> dict[str, Schema]:
-    """The links to each operation on ``target``. A sub-resource its own POST makes (a brand's
-    logo) exists only after that POST: a new object has none yet, so only the POST is linked
-    (and a list, which is there, empty)."""
-    made_by_post = len(segments) > depth + 1 and "201" in target_item.get("post", {}).get("responses", {})
-    listed = "/0" in (_answer_resource(target_item.get("get", {}), components) or ("", ""))[1]
-    links: dict[str, Schema] = {}
-    for method in _OPERATIONS:
-        target_op = target_item.get(method)
-        if target_op is None or "operationId" not in target_op:
-            continue
-        if made_by_post and method != "post" and not (method == "get" and listed):
-            continue
-        links[target_op["operationId"]] = {
-            "operationId": target_op["operationId"],
-            "parameters": dict(parameters),
-            "description": f"{method.upper()} {target} on the object this call made",
-        }
-    return links
 
 
 def _answer_fields(op: Schema, components: Schema) -> list[str] | None:

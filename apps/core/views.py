@@ -17,13 +17,14 @@ from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.utils.module_loading import import_string
 from rest_framework import viewsets
+from rest_framework.authentication import get_authorization_header
 from rest_framework.metadata import SimpleMetadata
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from . import idempotency, ids, ratelimit
+from . import idempotency, ids, proxies, ratelimit
 from .errors import AuthenticationFailed, NotFound, RateLimited, ValidationFailed
 from .exceptions import Replay, api_exception_handler, v1_exception_handler
 from .filters import (
@@ -75,9 +76,10 @@ if TYPE_CHECKING:
 
 
 def client_address(request: HttpRequest) -> str:
-    """The client's address as the server saw it (behind a proxy, run the server with
-    `--proxy-headers`/`--forwarded-allow-ips` so this is the real client)."""
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    """The client's address: the peer's, or behind a proxy listed in TRUSTED_PROXIES the one
+    its `X-Forwarded-For` names (apps.core.proxies)."""
+    peer = request.META.get("REMOTE_ADDR") or ""
+    return proxies.client_ip(peer, request.META.get("HTTP_X_FORWARDED_FOR", "")) or "unknown"
 
 
 class FamilyMetadata(SimpleMetadata):
@@ -121,7 +123,11 @@ class _FamilyViewSet(viewsets.GenericViewSet):
         address = "addr:" + client_address(request)
         if settings.AUTH_FAILURE_LIMIT > 0:
             failures = ratelimit.peek(address, "auth_failure")
-            if not failures.allowed:  # past the limit credentials are not even checked
+            # past the limit a request with nothing to check is refused at once; credentials
+            # presented are still checked, and valid ones go through: the failure budget slows
+            # guessing from an address, it never locks out a valid key or token (which would
+            # let anyone sharing the address, or a proxy's, deny it to everyone)
+            if not failures.allowed and not get_authorization_header(request).strip():
                 self._refuse_failed_address(request, failures)
         try:
             super().initial(request, *args, **kwargs)

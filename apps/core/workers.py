@@ -1,6 +1,7 @@
 """Worker liveness: each Celery worker's main process refreshes a key in Redis
 (`pf:worker:<hostname>`, expiring after three intervals) every WORKER_HEARTBEAT_SECONDS;
-/readyz and the admin count the live ones.
+/readyz and the admin count the live ones. On the embedded default's filesystem broker (no
+Redis) the heartbeat is a file, `var/workers/<hostname>.json`, with the same expiry.
 
 The same thread watches the worker's consumer. Celery's Redis consumer can reconnect after a
 broker restart and then take nothing more (celery/celery#8030, #9054, #10205: still reported on
@@ -19,6 +20,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
@@ -36,13 +38,35 @@ def _redis() -> Redis:
     return redisconn.client(settings.CELERY_BROKER_URL)
 
 
+def _on_redis() -> bool:
+    return str(settings.CELERY_BROKER_URL).startswith("redis")
+
+
+def _folder() -> Path:
+    """The embedded default's heartbeats (one JSON file per worker)."""
+    return Path(settings.VAR_DIR) / "workers"
+
+
 def beat_once(hostname: str, queues: list[str], concurrency: int = 1) -> None:
     interval = settings.WORKER_HEARTBEAT_SECONDS
-    _redis().set(
-        PREFIX + hostname,
-        json.dumps({"at": time.time(), "queues": queues, "concurrency": concurrency}),
-        ex=max(1, int(interval * 3)),
-    )
+    now, ttl = time.time(), max(1, int(interval * 3))
+    record = {"at": now, "queues": queues, "concurrency": concurrency}
+    if _on_redis():
+        _redis().set(PREFIX + hostname, json.dumps(record), ex=ttl)
+        return
+    folder = _folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".{hostname}.{os.getpid()}.tmp"
+    partial.write_text(json.dumps({**record, "expires": now + ttl}))
+    partial.replace(folder / f"{hostname}.json")  # readers see the old beat or the new one
+
+
+def forget(hostname: str) -> None:
+    """Drop a worker's heartbeat (it stopped cleanly; tests clean up theirs)."""
+    if _on_redis():
+        _redis().delete(PREFIX + hostname)
+    else:
+        (_folder() / f"{hostname}.json").unlink(missing_ok=True)
 
 
 class StallWatch:
@@ -117,8 +141,8 @@ def _exit_stalled(hostname: str) -> None:
 
 
 def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.Thread | None:
-    if not settings.CELERY_BROKER_URL.startswith("redis"):
-        return None
+    if not _on_redis():
+        return _start_heartbeat_only(hostname, queues, max(1, concurrency))
     watch = _watch["current"] = StallWatch(
         queues=queues, concurrency=max(1, concurrency), stall_seconds=settings.WORKER_STALL_SECONDS
     )
@@ -150,9 +174,9 @@ def start(hostname: str, queues: list[str], concurrency: int = 1) -> threading.T
 
 
 def alive() -> list[dict]:
-    """The live workers: [{name, queues, concurrency, age}] (empty without a Redis broker)."""
-    if not settings.CELERY_BROKER_URL.startswith("redis"):
-        return []
+    """The live workers: [{name, queues, concurrency, age}]."""
+    if not _on_redis():
+        return _alive_in_files()
     client = _redis()
     found = []
     keys = list(client.scan_iter(match=PREFIX + "*", count=200))
@@ -172,3 +196,40 @@ def alive() -> list[dict]:
             }
         )
     return sorted(found, key=lambda w: w["name"])
+
+
+def _start_heartbeat_only(hostname: str, queues: list[str], concurrency: int) -> threading.Thread:
+    """The embedded default's worker: its heartbeat file (the stall watch reads Redis queues)."""
+
+    def loop() -> None:
+        while True:
+            try:
+                beat_once(hostname, queues, concurrency)
+            except OSError:  # a full or read-only disk: the next beat tries again
+                logger.debug("worker heartbeat failed", exc_info=True)
+            time.sleep(settings.WORKER_HEARTBEAT_SECONDS)
+
+    thread = threading.Thread(target=loop, daemon=True, name="worker-heartbeat")
+    thread.start()
+    return thread
+
+
+def _alive_in_files() -> list[dict]:
+    now = time.time()
+    found = []
+    for path in sorted(_folder().glob("*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):  # removed meanwhile, or a partial file of another writer
+            continue
+        if data.get("expires", 0) <= now:
+            continue
+        found.append(
+            {
+                "name": path.name[: -len(".json")],
+                "queues": data.get("queues", []),
+                "concurrency": int(data.get("concurrency") or 1),
+                "age": round(now - data["at"], 1),
+            }
+        )
+    return found

@@ -19,6 +19,10 @@ def _kwargs(prefix: str, names: dict[str, str]) -> dict:
     return out
 
 
+def _repairs() -> dict:
+    return {"text_repairs": int(getattr(settings, "GENERATION_TEXT_REPAIRS", 2))}
+
+
 @lru_cache(maxsize=4)
 def _build(name: str) -> Engine:
     if name == "local":
@@ -37,8 +41,10 @@ def _build(name: str) -> Engine:
                     "text_model": "TEXT_MODEL",
                     "image_model": "IMAGE_MODEL",
                     "video_model": "VIDEO_MODEL",
+                    "json_mode": "JSON_MODE",
                 },
-            )
+            ),
+            **_repairs(),
         )
     if name == "gemini":
         from .gemini_engine import GeminiEngine
@@ -52,8 +58,10 @@ def _build(name: str) -> Engine:
                     "text_model": "TEXT_MODEL",
                     "image_model": "IMAGE_MODEL",
                     "video_model": "VIDEO_MODEL",
+                    "json_schema": "JSON_SCHEMA",
                 },
-            )
+            ),
+            **_repairs(),
         )
     if name == "replicate":
         from .replicate_engine import ReplicateEngine
@@ -70,7 +78,7 @@ def _build(name: str) -> Engine:
                 "webhook_url": "WEBHOOK_URL",
             },
         )
-        return ReplicateEngine(**kwargs)
+        return ReplicateEngine(**kwargs, **_repairs())
     raise EngineError(f"Unknown GENERATION_ENGINE '{name}': use local, openai, gemini or replicate.")
 
 

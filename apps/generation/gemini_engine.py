@@ -1,6 +1,10 @@
 """Google Gen AI (Gemini Developer API) adapter.
 
-Text and ideas: ``models.generate_content`` with ``response_mime_type="application/json"``.
+Text: ``models.generate_content`` with ``response_mime_type="application/json"`` and the reply's
+JSON schema (``response_json_schema``, unless ``json_schema=False``): every platform of a
+content in one object, checked and repaired by conversation (apps/generation/provider_text.py,
+the repair turns are ``user`` contents after the model's own). Ideas: the same call with a
+small schema.
 Images (generate, edit, reference-based): ``generate_content`` on the image model with
 ``response_modalities=["IMAGE"]``; the image comes back as an ``inline_data`` part, is fitted
 with Pillow to the exact size asked for. Video: Veo through the ``predictLongRunning``
@@ -30,9 +34,7 @@ from .base import (
 )
 from .provider_common import (
     IDEAS_JSON_SCHEMA,
-    TEXT_JSON_SCHEMA,
     build_ideas_prompt,
-    build_text_prompt,
     creativity_temperature,
     fit_image,
     image_format_for,
@@ -42,11 +44,11 @@ from .provider_common import (
     nearest_aspect,
     normalize_video,
     parse_ideas_json,
-    parse_text_json,
     pick_duration,
     to_png,
     transport_failure,
 )
+from .provider_text import DEFAULT_REPAIRS, TextConversation, one_platform, texts_schema
 
 GEMINI_IMAGE_RATIOS = ("1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9")
 VEO_RATIOS = ("16:9", "9:16")
@@ -119,6 +121,8 @@ class GeminiEngine:
         video_resolution: str | None = None,
         video_poll_interval: float = 10.0,
         video_timeout: float = 900.0,
+        json_schema: bool = True,
+        text_repairs: int = DEFAULT_REPAIRS,
     ):
         from google import genai
         from google.genai import types
@@ -138,6 +142,8 @@ class GeminiEngine:
         self.video_resolution = video_resolution
         self.video_poll_interval = video_poll_interval
         self.video_timeout = video_timeout
+        self.json_schema = bool(json_schema)
+        self.text_repairs = max(0, int(text_repairs))
         retry = types.HttpRetryOptions(attempts=max_retries + 1) if max_retries > 0 else None
         self._types = types
         self.client = genai.Client(
@@ -194,18 +200,33 @@ class GeminiEngine:
 
     # -- text ---------------------------------------------------------------------------
 
-    def text(self, request: TextRequest) -> TextResult:
+    def texts(self, request: TextRequest) -> dict[str, TextResult]:
+        """Every platform of ``request`` in one conversation: one call, plus a repair turn for
+        each reply that breaks the rules (at most ``text_repairs``)."""
         types = self._types
-        system, user = build_text_prompt(request)
+        conversation = TextConversation(request, repairs=self.text_repairs, engine=self.name)
         config = types.GenerateContentConfig(
-            system_instruction=system,
+            system_instruction=conversation.system,
             response_mime_type="application/json",
-            response_json_schema=TEXT_JSON_SCHEMA,
+            response_json_schema=texts_schema(request) if self.json_schema else None,
             temperature=creativity_temperature(request.creativity),
             seed=request.seed or None,
         )
-        response = self._generate(self.text_model, user, config)
-        return parse_text_json(self._text_of(response), request)
+        while True:
+            contents = [
+                types.Content(
+                    role="model" if m["role"] == "assistant" else "user",
+                    parts=[types.Part(text=m["content"])],
+                )
+                for m in conversation.messages
+            ]
+            response = self._generate(self.text_model, contents, config)
+            results = conversation.reply(self._text_of(response))
+            if results is not None:
+                return results
+
+    def text(self, request: TextRequest) -> TextResult:
+        return one_platform(self.texts, request)
 
     def ideas(self, request: IdeasRequest) -> list[str]:
         types = self._types

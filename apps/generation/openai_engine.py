@@ -1,6 +1,8 @@
 """OpenAI adapter (also OpenAI-compatible servers: Ollama, vLLM, LM Studio for text).
 
-Text and ideas go through Chat Completions asking for a JSON object; images through the
+Text goes through Chat Completions: every platform of a content in one JSON object (a strict
+``json_schema`` response format by default, see ``json_mode``), checked and repaired by
+conversation (apps/generation/provider_text.py); ideas ask for a JSON object too. Images go through the
 Images API (``images.generate`` / ``images.edit``), generated at the nearest size the model
 supports and then fitted with Pillow to the exact pixel size asked for; video through the
 Videos API (``client.videos``) when the installed SDK has it.
@@ -29,9 +31,7 @@ from .base import (
 )
 from .provider_common import (
     IDEAS_JSON_SCHEMA,
-    TEXT_JSON_SCHEMA,
     build_ideas_prompt,
-    build_text_prompt,
     creativity_temperature,
     fit_image,
     image_format_for,
@@ -42,10 +42,10 @@ from .provider_common import (
     normalize_video,
     parse_ideas_json,
     parse_size,
-    parse_text_json,
     pick_duration,
     to_png,
 )
+from .provider_text import DEFAULT_REPAIRS, TextConversation, one_platform, texts_schema
 
 # ---------------------------------------------------------------------------------------
 
@@ -103,8 +103,9 @@ class OpenAIEngine:
 
     ``base_url`` points the client at any OpenAI-compatible server (e.g.
     ``http://localhost:11434/v1`` for Ollama); ``json_mode`` picks how the JSON reply is
-    requested: ``json_object`` (OpenAI, vLLM, Ollama), ``json_schema`` (strict schema; OpenAI,
-    LM Studio, vLLM) or ``none`` (prompt only).
+    requested: ``json_schema`` (strict structured outputs; OpenAI, vLLM, Ollama, LM Studio),
+    ``json_object`` (servers without structured outputs) or ``none`` (the prompt only).
+    ``text_repairs`` is how many repair turns a reply that breaks the rules gets.
     """
 
     name = "openai"
@@ -122,7 +123,8 @@ class OpenAIEngine:
         timeout: float = 60.0,
         image_timeout: float = 180.0,
         max_retries: int = 2,
-        json_mode: str = "json_object",
+        json_mode: str = "json_schema",
+        text_repairs: int = DEFAULT_REPAIRS,
         max_tokens: int | None = None,
         image_sizes: Sequence[str] | None = None,
         image_quality: str | None = None,
@@ -140,6 +142,7 @@ class OpenAIEngine:
         self.edit_model = edit_model or image_model
         self.video_model = video_model
         self.json_mode = json_mode
+        self.text_repairs = max(0, int(text_repairs))
         self.max_tokens = max_tokens
         self.image_timeout = image_timeout
         self.image_sizes = tuple(image_sizes) if image_sizes else _openai_sizes_for(image_model)
@@ -174,13 +177,19 @@ class OpenAIEngine:
         return None
 
     def _chat(
-        self, system: str, user: str, *, temperature: float, seed: int, schema_name: str, schema: dict
+        self,
+        messages: list[dict[str, str]],
+        *,
+        temperature: float,
+        seed: int,
+        schema_name: str,
+        schema: dict,
     ) -> str:
         import openai
 
         kwargs: dict[str, Any] = {
             "model": self.text_model,
-            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            "messages": messages,
             "temperature": temperature,
         }
         fmt = self._response_format(schema_name, schema)
@@ -207,22 +216,34 @@ class OpenAIEngine:
             raise EngineError("openai: the model returned an empty reply", retryable=True)
         return content
 
+    def texts(self, request: TextRequest) -> dict[str, TextResult]:
+        """Every platform of ``request`` in one conversation: one call, plus a repair turn for
+        each reply that breaks the rules (at most ``text_repairs``)."""
+        conversation = TextConversation(request, repairs=self.text_repairs, engine=self.name)
+        schema = texts_schema(request)
+        while True:
+            raw = self._chat(
+                conversation.chat_messages,
+                temperature=creativity_temperature(request.creativity),
+                seed=request.seed,
+                schema_name="social_posts",
+                schema=schema,
+            )
+            results = conversation.reply(raw)
+            if results is not None:
+                return results
+
     def text(self, request: TextRequest) -> TextResult:
-        system, user = build_text_prompt(request)
-        raw = self._chat(
-            system,
-            user,
-            temperature=creativity_temperature(request.creativity),
-            seed=request.seed,
-            schema_name="social_post",
-            schema=TEXT_JSON_SCHEMA,
-        )
-        return parse_text_json(raw, request)
+        return one_platform(self.texts, request)
 
     def ideas(self, request: IdeasRequest) -> list[str]:
         system, user = build_ideas_prompt(request)
         raw = self._chat(
-            system, user, temperature=0.9, seed=0, schema_name="post_ideas", schema=IDEAS_JSON_SCHEMA
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            temperature=0.9,
+            seed=0,
+            schema_name="post_ideas",
+            schema=IDEAS_JSON_SCHEMA,
         )
         return parse_ideas_json(raw, request.count)
 

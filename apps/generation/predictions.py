@@ -39,9 +39,10 @@ from apps.content.models import Content, Prediction
 from apps.core.tasking import task_named
 
 from . import steps
-from .base import EngineError, PredictionEngine, TextResult, VideoRequest
+from .base import EngineError, ImageResult, PredictionEngine, TextResult, VideoRequest
 from .engines import get_engine
 from .enqueue import COMPLETE_PREDICTION
+from .media_design import media_alt
 
 logger = logging.getLogger(__name__)
 
@@ -181,7 +182,18 @@ def prediction_complete(*, prediction_id) -> Content | None:
     text_request, media_requests = steps.requests_for(content)
     request = text_request if prediction.kind == "text" else media_requests[prediction.position]
     engine = cast(PredictionEngine, get_engine())  # only a prediction engine made the row
-    result = engine.result_from_prediction(prediction.payload, prediction.kind, request=request)
+    if prediction.kind == "text" and hasattr(engine, "continue_text"):
+        earlier = list(
+            Prediction.objects.filter(content=content, kind="text", position__lt=prediction.position)
+            .order_by("position")
+            .values_list("payload", flat=True)
+        )
+        outcome = engine.continue_text(prediction.payload, text_request, earlier=earlier)
+        if isinstance(outcome, str):  # the reply broke the rules: a repair turn was submitted
+            return _repair_submitted(content, prediction, engine.name, outcome)
+        result = outcome
+    else:
+        result = engine.result_from_prediction(prediction.payload, prediction.kind, request=request)
     output: dict = {}
     if isinstance(result, TextResult):
         output = dataclasses.asdict(result)
@@ -201,8 +213,38 @@ def prediction_complete(*, prediction_id) -> Content | None:
     )
     if finished < total:
         return content
-    text = run.get(kind="text").output
+    text = run.filter(kind="text").latest("position").output  # the last turn's (after any repairs)
+    if media_requests:  # the provider's picture described by what its final prompt asked for
+        alt = media_alt(ImageResult(b"", 0, 0, ""), media_requests[0])
+        text = {**text, "alt_text": alt}
+        if "by_platform" in text:
+            text["by_platform"] = {p: {**t, "alt_text": alt} for p, t in text["by_platform"].items()}
     if "by_platform" in text:
         texts = {p: TextResult(**t) for p, t in text["by_platform"].items()}
-        return steps.finish(content, texts, per_platform=True)
+        return steps.finish(content, texts, per_platform=True, request=text_request, engine=engine.name)
     return steps.finish(content, TextResult(**text))
+
+
+def _repair_submitted(
+    content: Content, prediction: Prediction, provider: str, external_id: str
+) -> Content | None:
+    """A text prediction whose reply asked for a repair turn is done; the turn it submitted
+    (the next position) is a prediction of the run like any other, completed by its webhook."""
+    with transaction.atomic():
+        done = Prediction.objects.filter(pk=prediction.pk, status=Prediction.RECEIVED).update(
+            status=Prediction.DONE,
+            output={"repairTurn": external_id},
+            completed_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
+        if not done:
+            return None  # another run of this task handed it over already
+        Prediction.objects.create(
+            content=content,
+            provider=provider,
+            external_id=external_id,
+            kind="text",
+            position=prediction.position + 1,
+        )
+    prediction_receive(provider=provider, external_id=external_id)  # its webhook may be here already
+    return content

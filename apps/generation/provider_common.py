@@ -20,34 +20,17 @@ from .base import (
     IdeasRequest,
     ImageRequest,
     ImageResult,
-    TextRequest,
-    TextResult,
     VideoRequest,
     VideoResult,
 )
 
-TEXT_FIELDS = ("caption", "hashtags", "firstComment", "altText", "title", "sounds")
-_FIELD_ALIASES = {
+FIELD_ALIASES = {
     "caption": ("caption", "text", "post"),
     "hashtags": ("hashtags", "hashTags", "tags"),
     "firstComment": ("firstComment", "first_comment", "firstcomment"),
     "altText": ("altText", "alt_text", "alttext", "alt"),
     "title": ("title",),
     "sounds": ("sounds", "sound", "music"),
-}
-
-TEXT_JSON_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "caption": {"type": "string"},
-        "hashtags": {"type": "array", "items": {"type": "string"}},
-        "firstComment": {"type": "string"},
-        "altText": {"type": "string"},
-        "title": {"type": "string"},
-        "sounds": {"type": "array", "items": {"type": "string"}},
-    },
-    "required": list(TEXT_FIELDS),
-    "additionalProperties": False,
 }
 
 IDEAS_JSON_SCHEMA: dict[str, Any] = {
@@ -71,14 +54,6 @@ POLICY_MARKERS = (
     "responsible ai",
     "violat",
 )
-
-_LENGTH_GUIDE = {
-    "short": "short: one or two sentences, at most about 120 characters",
-    "medium": "medium: two to four sentences, about 150 to 400 characters",
-    "long": "long: five to eight sentences or short paragraphs, about 500 to 1200 characters",
-}
-
-_TITLE_PLATFORMS = {"youtube", "pinterest", "tiktok", "linkedin"}
 
 
 def creativity_temperature(creativity: int) -> float:
@@ -110,22 +85,28 @@ def _bullets(items: Iterable[str]) -> str:
     return "; ".join(i.strip() for i in items if i and i.strip())
 
 
+def sentence(text: str) -> str:
+    """``text`` ending with one full stop: 'warm' -> 'warm.', 'Crumb & Co.' stays (never 'Co..')."""
+    text = text.strip()
+    return text if not text or text[-1] in ".!?…" else text + "."
+
+
 def brand_context(brand) -> list[str]:
     lines: list[str] = []
     if brand.name:
-        lines.append(f"Brand: {brand.name}.")
+        lines.append(sentence(f"Brand: {brand.name}"))
     if brand.voice:
-        lines.append(f"Brand voice: {brand.voice}.")
+        lines.append(sentence(f"Brand voice: {brand.voice}"))
     if brand.caption_style:
-        lines.append(f"Caption style: {brand.caption_style}.")
+        lines.append(sentence(f"Caption style: {brand.caption_style}"))
     if brand.audience:
-        lines.append(f"Audience: {brand.audience}.")
+        lines.append(sentence(f"Audience: {brand.audience}"))
     if brand.themes:
-        lines.append(f"Themes: {_bullets(brand.themes)}.")
+        lines.append(sentence(f"Themes: {_bullets(brand.themes)}"))
     if brand.do:
-        lines.append(f"Always do: {_bullets(brand.do)}.")
+        lines.append(sentence(f"Always do: {_bullets(brand.do)}"))
     if brand.dont:
-        lines.append(f"Never do: {_bullets(brand.dont)}.")
+        lines.append(sentence(f"Never do: {_bullets(brand.dont)}"))
     return lines
 
 
@@ -133,76 +114,6 @@ def _system_intro(brand, role: str) -> list[str]:
     """The brand's own system prompt first, then the role, then the brand context."""
     parts = [brand.system_prompt.strip()] if brand.system_prompt else []
     return [*parts, role, *brand_context(brand)]
-
-
-# How each platform reads; the provider is asked for text written that way (adaptation then
-# enforces the limits and hashtag ranges for every engine).
-PLATFORM_STYLE = {
-    "x": "X: one short idea in one or two sentences, at most two hashtags.",
-    "twitter": "X: one short idea in one or two sentences, at most two hashtags.",
-    "linkedin": "LinkedIn: several short paragraphs, professional and specific, at most one emoji.",
-    "instagram": "Instagram: warm, a strong first line, short paragraphs separated by line breaks.",
-    "facebook": "Facebook: friendly and conversational, two or three short paragraphs.",
-    "tiktok": "TikTok: a hook alone on the first line, then one or two short lines.",
-    "pinterest": (
-        "Pinterest: a keyword-rich description that starts with what the pin shows, in the words people "
-        "search for, without asking for comments or likes; a title of searchable words (at most 100 characters)."
-    ),
-    "youtube": "YouTube: a clear title and a description whose first lines say what the video is about.",
-    "threads": "Threads: conversational and short, one or two sentences, one topic tag.",
-    "bluesky": "Bluesky: conversational and short, one or two sentences.",
-}
-
-
-def build_text_prompt(request: TextRequest) -> tuple[str, str]:
-    """Return (system, user) messages asking for the post JSON object."""
-    brand = request.brand
-    system_parts = _system_intro(brand, "You are an expert social media copywriter.")
-    system_parts.append(
-        "Reply with one JSON object only, no prose and no code fences, with exactly these keys: "
-        '"caption" (string), "hashtags" (array of strings, each starting with #), '
-        '"firstComment" (string, may be empty), "altText" (string describing the visual for '
-        'screen readers), "title" (string, may be empty), "sounds" (array of strings, may be empty).'
-    )
-    system = "\n".join(system_parts)
-
-    platform = request.platform or "social media"
-    user: list[str] = [
-        f"Write a {platform} {request.post_type} post ({request.media_type}) about: {request.prompt.strip()}",
-        f"Tone: {request.tone}.",
-        f"Length of the caption: {_LENGTH_GUIDE.get(request.length, request.length)}.",
-        f"Language: write everything in the language with ISO 639-1 code '{request.language}'.",
-        "Keep names in their own case and links from the prompt as links in the caption.",
-    ]
-    if style := PLATFORM_STYLE.get((request.platform or "").lower()):
-        user.append(style)
-    if request.include_emojis:
-        user.append("Use a few fitting emojis in the caption.")
-    else:
-        user.append("Do not use any emojis.")
-    if request.include_hashtags and request.hashtag_count > 0:
-        tags = (
-            f'Give at most {request.hashtag_count} hashtags in "hashtags", fewer when fewer fit: topics of the '
-            "post only (never parts of links, stop words or lone adjectives)"
-        )
-        if brand.hashtags:
-            tags += f", including the brand hashtags {' '.join(brand.hashtags)}"
-        user.append(tags + "; do not put hashtags inside the caption.")
-    else:
-        user.append('Do not use hashtags: "hashtags" must be an empty array.')
-    user.append(f'"altText" describes the {request.media_type} that goes with the post.')
-    if request.platform in _TITLE_PLATFORMS or request.media_type == "video":
-        user.append('"title" is a short catchy title for the post.')
-    else:
-        user.append('"title" may be empty.')
-    if request.post_type in ("reel", "short", "story") and request.media_type == "video":
-        user.append('"sounds" lists up to 3 fitting background sound or music names.')
-    else:
-        user.append('"sounds" is an empty array.')
-    user.append('"firstComment" is an optional first comment that adds value (or empty).')
-    if request.seed:
-        user.append(f"Variation #{request.seed}: phrase it differently from earlier versions.")
-    return system, "\n".join(user)
 
 
 def build_ideas_prompt(request: IdeasRequest) -> tuple[str, str]:
@@ -220,24 +131,21 @@ def build_ideas_prompt(request: IdeasRequest) -> tuple[str, str]:
 
 
 def image_prompt(request: ImageRequest | VideoRequest, *, kind: str = "image") -> str:
-    brand = request.brand
+    """The final prompt of a provider's picture: what it should show (``visual_description``:
+    subject, setting, composition, brand colours, no text unless asked; no URLs, codes, prices or
+    banned words), the style, and the reference when there is one."""
+    from .visual_prompt import visual_description
+
     style = (
         "photorealistic photograph, natural light, high detail"
-        if request.style == "photorealistic"
+        if request.style in ("photorealistic", "")
         else "clean flat illustration, bold shapes"
     )
-    parts = [request.prompt.strip().rstrip(".") + ".", f"Style: {style}."]
-    if brand.name:
-        parts.append(f"For the brand {brand.name}.")
-    parts.append(f"Use the brand colours {brand.primary_color} and {brand.secondary_color} where natural.")
-    if brand.dont:
-        parts.append(f"Avoid: {_bullets(brand.dont)}.")
+    parts = [visual_description(request), f"Style: {style}."]
     if request.reference is not None:
         parts.append("Follow the palette and composition of the reference image.")
     if isinstance(request, VideoRequest):
         parts.append(f"A {request.seconds:g} second vertical-safe social media clip, smooth camera motion.")
-    else:
-        parts.append("No text or watermarks unless asked.")
     return " ".join(parts)
 
 
@@ -262,36 +170,6 @@ def extract_json_object(raw: str) -> dict:
         if isinstance(value, dict):
             return value
     raise EngineError(f"the model reply is not a JSON object: {text[:200]!r}", retryable=True)
-
-
-def _pick(data: dict, field: str) -> tuple[bool, Any]:
-    lowered = {str(k).lower(): v for k, v in data.items()}
-    for alias in _FIELD_ALIASES[field]:
-        if alias in data:
-            return True, data[alias]
-        if alias.lower() in lowered:
-            return True, lowered[alias.lower()]
-    return False, None
-
-
-def _as_text(value: Any, field: str) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (int, float)):
-        return str(value)
-    if not isinstance(value, str):
-        raise EngineError(f"the model reply has a non-text {field!r}", retryable=True)
-    return value.strip()
-
-
-def _as_list(value: Any, field: str) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [v for v in re.split(r"[\s,]+", value) if v]
-    if not isinstance(value, list):
-        raise EngineError(f"the model reply has a non-list {field!r}", retryable=True)
-    return [str(v).strip() for v in value if str(v).strip()]
 
 
 def normalize_hashtags(tags: Iterable[str], limit: int) -> list[str]:
@@ -320,48 +198,6 @@ def strip_emojis(text: str) -> str:
             continue
         kept.append(ch)
     return re.sub(r"[ \t]{2,}", " ", "".join(kept)).strip()
-
-
-def parse_text_json(raw: str, request: TextRequest) -> TextResult:
-    """Parse the model's JSON reply into a TextResult; missing fields raise EngineError."""
-    data = extract_json_object(raw)
-    values: dict[str, Any] = {}
-    missing: list[str] = []
-    for field in TEXT_FIELDS:
-        found, value = _pick(data, field)
-        if not found:
-            missing.append(field)
-        values[field] = value
-    if missing:
-        raise EngineError(f"the model reply is missing fields: {', '.join(missing)}", retryable=True)
-    caption = _as_text(values["caption"], "caption")
-    if not caption:
-        raise EngineError("the model reply has an empty caption", retryable=True)
-    first_comment = _as_text(values["firstComment"], "firstComment")
-    alt_text = _as_text(values["altText"], "altText")
-    title = _as_text(values["title"], "title")
-    if not request.include_emojis:
-        caption, first_comment, title = (
-            strip_emojis(caption),
-            strip_emojis(first_comment),
-            strip_emojis(title),
-        )
-    hashtags: list[str] = []
-    if request.include_hashtags:
-        hashtags = normalize_hashtags(_as_list(values["hashtags"], "hashtags"), request.hashtag_count)
-    sounds = (
-        _as_list(values["sounds"], "sounds")
-        if not isinstance(values["sounds"], str)
-        else ([values["sounds"].strip()] if values["sounds"].strip() else [])
-    )
-    return TextResult(
-        caption=caption,
-        hashtags=hashtags,
-        first_comment=first_comment,
-        alt_text=alt_text,
-        title=title,
-        sounds=sounds,
-    )
 
 
 def parse_ideas_json(raw: str, count: int) -> list[str]:

@@ -9,6 +9,12 @@ base64-decoded ``whsec_`` secret) and ``result_from_prediction`` which downloads
 files. Without a webhook URL the synchronous ``Engine`` methods create the prediction and
 poll it until it finishes.
 
+Text asks for every platform of a content in one JSON object (apps/generation/provider_text.py).
+Replicate's language models take one prompt, so a repair turn is a new prediction whose prompt
+is the whole conversation so far (the brief, each earlier reply and what was wrong with it);
+with webhooks, ``continue_text`` either accepts a finished text prediction or submits that
+repair turn.
+
 Model inputs differ between Replicate models; the defaults suit the common ones (FLUX image
 models, FLUX Kontext for edits, Llama-style text models, and text-to-video models taking
 ``prompt``/``aspect_ratio``/``duration``). ``*_input`` dicts add or override inputs and the
@@ -38,7 +44,6 @@ from .base import (
 )
 from .provider_common import (
     build_ideas_prompt,
-    build_text_prompt,
     creativity_temperature,
     fit_image,
     image_format_for,
@@ -48,11 +53,11 @@ from .provider_common import (
     nearest_aspect,
     normalize_video,
     parse_ideas_json,
-    parse_text_json,
     pick_duration,
     to_png,
     transport_failure,
 )
+from .provider_text import DEFAULT_REPAIRS, TextConversation, one_platform, replay, transcript
 
 REPLICATE_IMAGE_RATIOS = ("1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21")
 REPLICATE_VIDEO_RATIOS = ("16:9", "9:16", "1:1")
@@ -118,7 +123,7 @@ def verify_replicate_webhook(
         raise WebhookVerificationError("webhook signature mismatch")
     try:
         payload = json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # nested too deep for the parser: not ours either
         raise WebhookBodyError("webhook body is not JSON") from exc
     if not isinstance(payload, dict):
         raise WebhookBodyError("webhook body is not a JSON object")
@@ -187,6 +192,7 @@ class ReplicateEngine:
         reference_key: str = "image",
         edit_image_key: str = "input_image",
         video_reference_key: str = "image",
+        text_repairs: int = DEFAULT_REPAIRS,
     ):
         import httpx
         import replicate
@@ -210,6 +216,7 @@ class ReplicateEngine:
         self.reference_key = reference_key
         self.edit_image_key = edit_image_key
         self.video_reference_key = video_reference_key
+        self.text_repairs = max(0, int(text_repairs))
         self.client = replicate.Client(
             api_token=api_token,
             base_url=base_url,
@@ -223,7 +230,7 @@ class ReplicateEngine:
             "prompt": user,
             "system_prompt": system,
             "temperature": temperature,
-            "max_tokens": 1024,
+            "max_tokens": 4096,  # every platform's post in one JSON object
         }
         if seed:
             data["seed"] = int(seed)
@@ -292,12 +299,36 @@ class ReplicateEngine:
             )
         return self._create(model, data, webhook=True).id
 
-    def submit_text(self, request: TextRequest) -> str:
-        system, user = build_text_prompt(request)
-        return self._submit(
-            self.text_model,
-            self._text_input(system, user, creativity_temperature(request.creativity), request.seed),
+    def _conversation_input(self, conversation: TextConversation) -> dict[str, Any]:
+        request = conversation.request
+        return self._text_input(
+            conversation.system,
+            transcript(conversation),
+            creativity_temperature(request.creativity),
+            request.seed,
         )
+
+    def submit_text(self, request: TextRequest) -> str:
+        conversation = TextConversation(request, repairs=self.text_repairs, engine=self.name)
+        return self._submit(self.text_model, self._conversation_input(conversation))
+
+    def continue_text(
+        self,
+        prediction: Mapping[str, Any],
+        request: TextRequest,
+        *,
+        earlier: Sequence[Mapping[str, Any]] = (),
+    ) -> dict[str, TextResult] | str:
+        """A finished text prediction of a webhook run (``earlier``: the run's previous text
+        predictions, each of which asked for a repair): its texts by platform, or the id of
+        the repair turn it submitted (a new prediction, completed by its own webhook)."""
+        conversation = replay(
+            request, [self._raw_text(p) for p in earlier], repairs=self.text_repairs, engine=self.name
+        )
+        results = conversation.reply(self._raw_text(prediction))
+        if results is not None:
+            return results
+        return self._submit(self.text_model, self._conversation_input(conversation))
 
     def submit_ideas(self, request: IdeasRequest) -> str:
         system, user = build_ideas_prompt(request)
@@ -349,6 +380,26 @@ class ReplicateEngine:
         return response.content
 
     @staticmethod
+    def _finished(prediction: Mapping[str, Any]) -> Mapping[str, Any]:
+        status = prediction.get("status")
+        if status == "failed":
+            raise _failed_prediction_error(str(prediction.get("error") or "unknown error"))
+        if status == "canceled":
+            raise EngineError("replicate: the prediction was canceled", retryable=False)
+        if status != "succeeded":
+            raise EngineError(f"replicate: the prediction is not finished (status {status})", retryable=True)
+        return prediction
+
+    def _raw_text(self, prediction: Mapping[str, Any]) -> str:
+        """A finished language-model prediction's text (its streamed tokens joined)."""
+        output = self._finished(prediction).get("output")
+        if isinstance(output, list):
+            return "".join(str(x) for x in output)
+        if isinstance(output, str):
+            return output
+        raise EngineError("replicate: the prediction has no text output", retryable=True)
+
+    @staticmethod
     def _first_url(output: Any) -> str:
         if isinstance(output, str) and output:
             return output
@@ -368,37 +419,28 @@ class ReplicateEngine:
         kind: str,
         *,
         request: TextRequest | ImageRequest | VideoRequest | IdeasRequest | None = None,
-    ) -> TextResult | ImageResult | VideoResult | list[str]:
+    ) -> dict[str, TextResult] | ImageResult | VideoResult | list[str]:
         """Turn a finished prediction (webhook body or polled JSON) into an engine result.
 
-        ``kind`` is text, ideas, image, edit or video. ``request`` (the original request) gives
+        ``kind`` is text (the texts by platform, checked, with no repair turn left), ideas,
+        image, edit or video. ``request`` (the original request) gives
         the exact size, format and duration to fit the output to; without it images keep
         their own size and videos their own length.
         """
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}")
-        status = prediction.get("status")
-        if status == "failed":
-            raise _failed_prediction_error(str(prediction.get("error") or "unknown error"))
-        if status == "canceled":
-            raise EngineError("replicate: the prediction was canceled", retryable=False)
-        if status != "succeeded":
-            raise EngineError(f"replicate: the prediction is not finished (status {status})", retryable=True)
-        output = prediction.get("output")
         if kind in ("text", "ideas"):
-            if isinstance(output, list):
-                raw = "".join(str(x) for x in output)
-            elif isinstance(output, str):
-                raw = output
-            else:
-                raise EngineError("replicate: the prediction has no text output", retryable=True)
+            raw = self._raw_text(prediction)
             if kind == "ideas":
                 count = request.count if isinstance(request, IdeasRequest) else 10
                 return parse_ideas_json(raw, count)
-            text_request = (
-                request if isinstance(request, TextRequest) else TextRequest(prompt="", platform="")
-            )
-            return parse_text_json(raw, text_request)
+            if not isinstance(request, TextRequest):
+                raise ValueError("a text prediction is read against its TextRequest")
+            # the last word: no repair turn from here (continue_text submits those)
+            results = TextConversation(request, repairs=0, engine=self.name).reply(raw)
+            assert results is not None  # with no repair left, reply() returns or raises
+            return results
+        output = self._finished(prediction).get("output")
         data = self._download(self._first_url(output))
         if kind in ("image", "edit"):
             if isinstance(request, ImageRequest):
@@ -445,12 +487,18 @@ class ReplicateEngine:
             raise map_replicate_error(exc) from exc
         return prediction.dict()
 
+    def texts(self, request: TextRequest) -> dict[str, TextResult]:
+        """Every platform of ``request``: one prediction, plus one per repair turn (at most
+        ``text_repairs``), each polled until it finishes."""
+        conversation = TextConversation(request, repairs=self.text_repairs, engine=self.name)
+        while True:
+            prediction = self._run(self.text_model, self._conversation_input(conversation))
+            results = conversation.reply(self._raw_text(prediction))
+            if results is not None:
+                return results
+
     def text(self, request: TextRequest) -> TextResult:
-        system, user = build_text_prompt(request)
-        data = self._text_input(system, user, creativity_temperature(request.creativity), request.seed)
-        return cast(
-            TextResult, self.result_from_prediction(self._run(self.text_model, data), "text", request=request)
-        )
+        return one_platform(self.texts, request)
 
     def ideas(self, request: IdeasRequest) -> list[str]:
         system, user = build_ideas_prompt(request)

@@ -16,6 +16,8 @@ from django.db import transaction
 from apps.platforms.captions import compose_caption
 from apps.platforms.rules import SUPPORTED_PLATFORMS, count_text, get_format, get_rules
 
+from .sample_pictures import sample_pictures
+
 PLATFORM_ORDER = (
     "x",
     "linkedin",
@@ -158,6 +160,7 @@ def generate_samples() -> list[tuple[Sample, dict]]:
                 image_platforms = [p for p in PLATFORM_ORDER if p != "youtube" and p in SUPPORTED_PLATFORMS]
                 variants = _generate(organization, brand, sample, image_platforms, "image", seed=n)
                 variants.update(_generate(organization, brand, sample, ["youtube"], "video", seed=n))
+                variants["_pictures"] = sample_pictures(organization, brand, sample, n)
                 out.append((sample, variants))
             raise _Rollback
     except _Rollback:
@@ -188,6 +191,7 @@ def samples_markdown() -> str:
         if sample.dont:
             brand_line += f", never says: {', '.join(sample.dont)}"
         lines += [f"## {n}. {sample.prompt}", "", f"_Brand {brand_line}; {settings_line}._", ""]
+        lines += variants.get("_pictures", [])
         for platform in PLATFORM_ORDER:
             variant = variants.get(platform)
             if variant is None:

@@ -12,6 +12,11 @@ import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
+from itertools import accumulate
+
+from . import tlds
+from . import unicode_tables as tables
+from .twemoji import TWEMOJI_UTF16
 
 # Units in which platforms count text.
 UNIT_CHARACTERS = "characters"  # Unicode code points
@@ -34,118 +39,53 @@ _UNIT_LABELS = {
 DEFAULT_URL_LENGTH = 23
 
 
-# Extended_Pictographic (emoji-data.txt), approximated by ranges; sorted, inclusive.
-_EXT_PICT_RANGES: tuple[tuple[int, int], ...] = (
-    (0x00A9, 0x00A9),
-    (0x00AE, 0x00AE),
-    (0x203C, 0x203C),
-    (0x2049, 0x2049),
-    (0x2122, 0x2122),
-    (0x2139, 0x2139),
-    (0x2194, 0x2199),
-    (0x21A9, 0x21AA),
-    (0x231A, 0x231B),
-    (0x2328, 0x2328),
-    (0x2388, 0x2388),
-    (0x23CF, 0x23CF),
-    (0x23E9, 0x23F3),
-    (0x23F8, 0x23FA),
-    (0x24C2, 0x24C2),
-    (0x25AA, 0x25AB),
-    (0x25B6, 0x25B6),
-    (0x25C0, 0x25C0),
-    (0x25FB, 0x25FE),
-    (0x2600, 0x2605),
-    (0x2607, 0x2612),
-    (0x2614, 0x2685),
-    (0x2690, 0x2705),
-    (0x2708, 0x2712),
-    (0x2714, 0x2714),
-    (0x2716, 0x2716),
-    (0x271D, 0x271D),
-    (0x2721, 0x2721),
-    (0x2728, 0x2728),
-    (0x2733, 0x2734),
-    (0x2744, 0x2744),
-    (0x2747, 0x2747),
-    (0x274C, 0x274C),
-    (0x274E, 0x274E),
-    (0x2753, 0x2755),
-    (0x2757, 0x2757),
-    (0x2763, 0x2767),
-    (0x2795, 0x2797),
-    (0x27A1, 0x27A1),
-    (0x27B0, 0x27B0),
-    (0x27BF, 0x27BF),
-    (0x2934, 0x2935),
-    (0x2B05, 0x2B07),
-    (0x2B1B, 0x2B1C),
-    (0x2B50, 0x2B50),
-    (0x2B55, 0x2B55),
-    (0x3030, 0x3030),
-    (0x303D, 0x303D),
-    (0x3297, 0x3297),
-    (0x3299, 0x3299),
-    (0x1F000, 0x1F0FF),
-    (0x1F10D, 0x1F10F),
-    (0x1F12F, 0x1F12F),
-    (0x1F16C, 0x1F171),
-    (0x1F17E, 0x1F17F),
-    (0x1F18E, 0x1F18E),
-    (0x1F191, 0x1F19A),
-    (0x1F1AD, 0x1F1E5),
-    (0x1F201, 0x1F20F),
-    (0x1F21A, 0x1F21A),
-    (0x1F22F, 0x1F22F),
-    (0x1F232, 0x1F23A),
-    (0x1F23C, 0x1F23F),
-    (0x1F249, 0x1F3FA),
-    (0x1F400, 0x1F53D),
-    (0x1F546, 0x1F64F),
-    (0x1F680, 0x1F6FF),
-    (0x1F774, 0x1F77F),
-    (0x1F7D5, 0x1F7FF),
-    (0x1F80C, 0x1F80F),
-    (0x1F848, 0x1F84F),
-    (0x1F85A, 0x1F85F),
-    (0x1F888, 0x1F88F),
-    (0x1F8AE, 0x1F8FF),
-    (0x1F90C, 0x1F93A),
-    (0x1F93C, 0x1F945),
-    (0x1F947, 0x1FAFF),
-    (0x1FC00, 0x1FFFD),
-)
-_EXT_PICT_STARTS = [r[0] for r in _EXT_PICT_RANGES]
+class _Ranges:
+    """Membership in sorted, inclusive code point ranges."""
+
+    def __init__(self, ranges: tuple[tuple[int, int], ...]) -> None:
+        self.ranges = ranges
+        self.starts = [first for first, _ in ranges]
+
+    def __contains__(self, cp: int) -> bool:
+        i = bisect.bisect_right(self.starts, cp) - 1
+        return i >= 0 and cp <= self.ranges[i][1]
+
+
+_EXT_PICT = _Ranges(tables.EXTENDED_PICTOGRAPHIC)
+_EXTEND = _Ranges(tables.EXTEND)
+_SPACING_MARK = _Ranges(tables.SPACING_MARK)
+_PREPEND = _Ranges(tables.PREPEND)
+_CONTROL = _Ranges(tables.CONTROL)
+_INCB_CONSONANT = _Ranges(tables.INCB_CONSONANT)
+_INCB_LINKER = _Ranges(tables.INCB_LINKER)
+_INCB_EXTEND = _Ranges(tables.INCB_EXTEND)
 
 
 def _is_ext_pict(cp: int) -> bool:
-    i = bisect.bisect_right(_EXT_PICT_STARTS, cp) - 1
-    return i >= 0 and cp <= _EXT_PICT_RANGES[i][1]
+    return cp in _EXT_PICT
 
 
 def _is_regional_indicator(cp: int) -> bool:
     return 0x1F1E6 <= cp <= 0x1F1FF
 
 
-def _is_extend(ch: str) -> bool:
-    """Grapheme_Cluster_Break Extend / SpacingMark (approximated): never break before these."""
-    cp = ord(ch)
-    if cp in (0x200C, 0xFF9E, 0xFF9F):  # ZWNJ, half-width katakana voiced marks
-        return True
-    if 0x1F3FB <= cp <= 0x1F3FF:  # emoji skin-tone modifiers
-        return True
-    if 0xE0020 <= cp <= 0xE007F:  # tag characters (subdivision flags)
-        return True
-    return unicodedata.category(ch) in ("Mn", "Me", "Mc")  # incl. variation selectors
-
-
-def _is_control(ch: str) -> bool:
-    if ch in "\r\n":
-        return True
-    cp = ord(ch)
-    if cp in (0x200C, 0x200D) or 0xE0020 <= cp <= 0xE007F:
-        return False
-    return unicodedata.category(ch) in ("Cc", "Zl", "Zp", "Cf")
+def _break_class(cp: int) -> str:
+    """The code point's Grapheme_Cluster_Break value (UAX #29)."""
+    if cp in (0x0D, 0x0A):
+        return "CR" if cp == 0x0D else "LF"
+    if cp == 0x200D:
+        return "ZWJ"
+    for name, ranges in (
+        ("Control", _CONTROL),
+        ("Extend", _EXTEND),
+        ("SpacingMark", _SPACING_MARK),
+        ("Prepend", _PREPEND),
+    ):
+        if cp in ranges:
+            return name
+    if _is_regional_indicator(cp):
+        return "RI"
+    return _hangul(cp)
 
 
 def _hangul(cp: int) -> str:
@@ -157,107 +97,184 @@ def _hangul(cp: int) -> str:
         return "T"
     if 0xAC00 <= cp <= 0xD7A3:
         return "LV" if (cp - 0xAC00) % 28 == 0 else "LVT"
-    return ""
+    return "Other"
 
 
-def _hangul_continues(before: str, after: str) -> bool:
-    """Hangul jamo that stay in one syllable: L before L, V, LV or LVT; LV or V before V or T;
-    LVT or T before T."""
-    return (
-        (before == "L" and after in ("L", "V", "LV", "LVT"))
-        or (before in ("LV", "V") and after in ("V", "T"))
-        or (before in ("LVT", "T") and after == "T")
-    )
+_HANGUL_JOINS = {("L", "L"), ("L", "V"), ("L", "LV"), ("L", "LVT"), ("LV", "V"), ("LV", "T"), ("V", "V")}
+_HANGUL_JOINS |= {("V", "T"), ("LVT", "T"), ("T", "T")}
 
 
-def _continues(prev: str, ch: str, ri_run: int, has_pict: bool) -> bool:
-    """Whether ``ch`` stays in the cluster that ``prev`` ends: CR LF, Hangul syllables,
-    combining marks and ZWJ, emoji joined by ZWJ, and regional indicators in pairs; never
-    across another control."""
-    if prev == "\r" and ch == "\n":
+@dataclass
+class _Run:
+    """What the text before a boundary says about it: regional indicators in a row, an emoji
+    (pictograph, Extend*) perhaps ended by ZWJ, an Indic consonant perhaps followed by a linker."""
+
+    ri: int = 0
+    pict: int = 0  # 0 none, 1 pictograph Extend*, 2 pictograph Extend* ZWJ
+    conjunct: int = 0  # 0 none, 1 consonant [Extend Linker]*, 2 with a linker among them
+
+    def after(self, cp: int, cls: str) -> None:
+        self.ri = self.ri + 1 if cls == "RI" else 0
+        if cp in _EXT_PICT:
+            self.pict = 1
+        elif self.pict == 1 and cls in ("Extend", "ZWJ"):
+            self.pict = 1 if cls == "Extend" else 2
+        else:
+            self.pict = 0
+        if cp in _INCB_CONSONANT:
+            self.conjunct = 1
+        elif self.conjunct and cp in _INCB_LINKER:
+            self.conjunct = 2
+        elif not (self.conjunct and cp in _INCB_EXTEND):
+            self.conjunct = 0
+
+
+def _joins(prev: str, cls: str, cp: int, run: _Run) -> bool:
+    """Whether there is no boundary between a code point of class ``prev`` and ``cp`` (UAX #29
+    rules GB3 to GB13)."""
+    if prev == "CR" and cls == "LF":
         return True
-    if _is_control(prev) or _is_control(ch):
+    if prev in ("Control", "CR", "LF") or cls in ("Control", "CR", "LF"):
         return False
-    cp, pcp = ord(ch), ord(prev)
     return (
-        ((after := _hangul(cp)) != "" and _hangul_continues(_hangul(pcp), after))
-        or cp == 0x200D
-        or _is_extend(ch)
-        or (pcp == 0x200D and has_pict and _is_ext_pict(cp))
-        or (_is_regional_indicator(cp) and _is_regional_indicator(pcp) and ri_run % 2 == 1)
+        (prev, cls) in _HANGUL_JOINS
+        or cls in ("Extend", "ZWJ", "SpacingMark")
+        or prev == "Prepend"
+        or (run.conjunct == 2 and cp in _INCB_CONSONANT)
+        or (run.pict == 2 and cp in _EXT_PICT)
+        or (cls == "RI" and run.ri % 2 == 1)
     )
 
 
 def graphemes(text: str) -> list[str]:
-    """Split ``text`` into (approximate) extended grapheme clusters, UAX #29 style.
-
-    Handles CR LF, controls, combining marks, variation selectors, ZWJ emoji sequences,
-    skin-tone modifiers, regional-indicator pairs (flags), tag sequences and Hangul jamo.
-    """
+    """Split ``text`` into extended grapheme clusters (UAX #29)."""
     clusters: list[str] = []
-    current: list[str] = []
+    start = 0
     prev = ""
-    ri_run = 0  # regional indicators in the current cluster
-    has_pict = False  # an Extended_Pictographic char started the current emoji sequence
-    for ch in text:
+    run = _Run()
+    for i, ch in enumerate(text):
         cp = ord(ch)
-        join = bool(current) and _continues(prev, ch, ri_run, has_pict)
-        if join:
-            current.append(ch)
-        else:
-            if current:
-                clusters.append("".join(current))
-            current = [ch]
-            ri_run = 0
-            has_pict = False
-        if _is_regional_indicator(cp):
-            ri_run += 1
-        if _is_ext_pict(cp):
-            has_pict = True
-        prev = ch
-    if current:
-        clusters.append("".join(current))
+        cls = _break_class(cp)
+        if i and not _joins(prev, cls, cp, run):
+            clusters.append(text[start:i])
+            start = i
+        run.after(cp, cls)
+        prev = cls
+    if text:
+        clusters.append(text[start:])
     return clusters
 
 
 def _is_emoji_cluster(cluster: str) -> bool:
-    for ch in cluster:
-        cp = ord(ch)
-        if cp in (0xFE0F, 0x20E3) or _is_regional_indicator(cp) or 0x1F3FB <= cp <= 0x1F3FF:
-            return True
-        if cp > 0xFF and _is_ext_pict(cp):
-            return True
-    return False
+    """Whether a cluster is an emoji, as twitter-text's emoji parser finds them: one that starts
+    with a pictograph above Latin-1 (or with © and ® when VS16 asks for emoji presentation), a
+    regional indicator, a skin tone, or a keycap (``#``, ``*``, a digit, VS16, U+20E3); never one
+    with VS15 (text presentation)."""
+    if "\ufe0e" in cluster:
+        return False
+    first = ord(cluster[0])
+    if _is_regional_indicator(first) or 0x1F3FB <= first <= 0x1F3FF:
+        return True
+    if cluster[0] in "#*0123456789":
+        return cluster[1:] == "\ufe0f\u20e3"
+    return _is_ext_pict(first) and (first > 0xFF or "\ufe0f" in cluster)
 
 
-# URLs. twitter-text also recognises bare domains; the TLD list is the common subset.
-_URL_CHARS = r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%\u00C0-\u024F]"
-_TLDS = (
-    "com|org|net|edu|gov|mil|int|io|co|me|ly|app|dev|ai|info|biz|tv|fm|gg|to|be|us|uk|de|fr|"
-    "es|it|nl|ca|au|jp|cn|in|br|ru|ch|se|no|eu|at|pl|pt|ie|nz|mx|kr|tw|hk|sg|ar|cl|dk|fi|cz|"
-    "gr|hu|ro|za|il|tr|ua|vn|id|ph|my|th|ae|sa|xyz|shop|store|blog|news|site|online|tech|"
-    "link|page|social|live|media|art|design|studio|agency|cloud|digital"
+# URLs, as twitter-text's extractUrl finds them (its character classes, written out here): a
+# domain with a TLD twitter-text knows (apps/platforms/tlds.py), an optional port, a path that ends on a
+# letter, digit, one of ``+-=_#/`` or balanced parentheses (so a '.', ')' or '!' after a URL is
+# not part of it), and a query that ends on a letter, digit or one of ``-_&=#/``.
+
+
+def _alternation(words: tuple[str, ...]) -> str:
+    """A pattern matching any of ``words``, factored on their common prefixes: re tries a flat
+    alternation branch by branch, and this one has 1,500 branches."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for ch in word.lower():
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def pattern(node: dict) -> str:
+        branches = [re.escape(ch) + pattern(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(trie)
+
+
+_TLDS = _alternation(tlds.GENERIC + tlds.COUNTRY)
+_LATIN = (
+    "\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff\u0100-\u024f\u0253\u0254\u0256\u0257\u0259\u025b"
+    "\u0263\u0268\u026f\u0272\u0289\u028b\u02bb\u0300-\u036f\u1e00-\u1eff"
 )
-_SCHEME_URL = rf"(?<![A-Za-z0-9@.])https?://[A-Za-z0-9]{_URL_CHARS}*"
-_BARE_URL = (
-    rf"(?<![A-Za-z0-9@.\-/:_])(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{{0,61}}[A-Za-z0-9])?\.)+"
-    rf"(?:{_TLDS})(?![A-Za-z0-9\-])(?::\d{{1,5}})?(?:/{_URL_CHARS}*)?"
+_CYRILLIC = "\u0400-\u04ff"
+_PUNCT = r"!'#%&()*+,\\\-./:;<=>?@\[\]^_{|}~$"
+_SPACES = "\t-\r \u0085\u00a0\u1680\u180e\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_INVALID = "\ufffe\ufeff\uffff"
+_DIRECTIONAL = "\u202a-\u202e\u061c\u200e\u200f\u2066-\u2069"
+_DOMAIN_CHAR = f"[^{_PUNCT}{_SPACES}{_INVALID}{_DIRECTIONAL}]"
+_TLD = rf"(?:(?:{_TLDS})(?=[^0-9a-zA-Z@+\-]|$)|xn--[\-0-9a-z]+)"
+_PATH_CHAR = rf"[a-z{_CYRILLIC}0-9!*';:=+,.$/%#\[\]\-\u2013_~@|&{_LATIN}]"
+_PARENS = rf"\((?:{_PATH_CHAR}+|{_PATH_CHAR}*\({_PATH_CHAR}+\){_PATH_CHAR}*)\)"
+# twitter-text's path: its ending-character pattern is spliced in without a group, so balanced
+# parentheses are a path segment of their own rather than an ending ("/x(a)" keeps "(a)",
+# "/x!(a)" ends at "x"); kept as it is, since it is what X counts.
+_PATH = rf"(?:{_PATH_CHAR}*(?:{_PARENS}{_PATH_CHAR}*)*[+\-a-z{_CYRILLIC}0-9=_#/{_LATIN}]|{_PARENS}|@{_PATH_CHAR}+/)"
+_QUERY = r"\?[a-z0-9!?*'@();:&=+$/%#\[\]\-_.,~|]*[a-z0-9\-_&=#/]"
+# A label starts and ends with a domain character (possessive: the '.' after it cannot be one).
+# At most 63 characters a label (DNS's limit: twitter-text refuses a longer label after matching
+# it) and 16 labels: unbounded, hostile text ('a.' or '日' ten thousand times) took seconds.
+_DOMAIN = (
+    rf"(?:{_DOMAIN_CHAR}(?:[_\-]*+{_DOMAIN_CHAR}){{0,62}}+\.){{0,15}}"
+    rf"{_DOMAIN_CHAR}(?:-*+{_DOMAIN_CHAR}){{0,62}}+\.{_TLD}"
 )
-_URL_RE_SCHEME = re.compile(_SCHEME_URL)
-_URL_RE_ANY = re.compile(rf"{_SCHEME_URL}|{_BARE_URL}", re.IGNORECASE)
-_URL_TRAILING = ".,:;!?'\")]"
+# re.ASCII: case folds ASCII letters only, as a JavaScript regular expression without the u flag
+_FLAGS = re.IGNORECASE | re.ASCII
+_URL_RE = re.compile(
+    rf"(?:[^A-Za-z0-9@＠$#＃{_INVALID}]|^)"  # the character before (taken)
+    rf"((https?://)?({_DOMAIN})(?::[0-9]+)?(/{_PATH}*)?(?:{_QUERY})?)",
+    _FLAGS,
+)
+_ASCII_DOMAIN = re.compile(rf"(?:[\-a-z0-9{_LATIN}]+\.)+{_TLD}", _FLAGS)
+
+
+def _valid_domain(domain: str, url: str, scheme: str) -> bool:
+    """twitter-text's check of a URL's domain: every label 1 to 63 characters once
+    punycode-encoded, and the URL so encoded at most 4096 UTF-16 units with its scheme."""
+    if domain[:4] == "xn--" and not _ASCII_DOMAIN.search(domain):
+        return False
+    encoded = 0
+    for label in domain.split("."):
+        ascii_label = label if label.isascii() else "xn--" + label.encode("punycode").decode("ascii")
+        if not 1 <= len(ascii_label) <= 63:
+            return False
+        encoded += len(ascii_label) + 1
+    return len(scheme) + count_utf16(url) + encoded - 1 - count_utf16(domain) <= 4096
 
 
 def find_urls(text: str, *, bare_domains: bool = True) -> list[tuple[int, int]]:
-    """Spans of URLs in ``text`` (trailing punctuation excluded, as twitter-text does)."""
-    pattern = _URL_RE_ANY if bare_domains else _URL_RE_SCHEME
-    spans = []
-    for m in pattern.finditer(text):
-        start, end = m.span()
-        while end > start and text[end - 1] in _URL_TRAILING:
-            end -= 1
-        if end > start:
+    """Spans of URLs in ``text`` as twitter-text's extractUrlsWithIndices finds them: with a
+    scheme, or (``bare_domains``) also a domain without one, unless it follows '-', '_', '.' or
+    '/'; of a domain with other characters, its ASCII parts."""
+    spans: list[tuple[int, int]] = []
+    for m in _URL_RE.finditer(text):
+        start, end = m.span(1)
+        if not _valid_domain(m.group(3), m.group(1), m.group(2) or "https://"):
+            continue
+        if m.group(2):
             spans.append((start, end))
+            continue
+        if not bare_domains or (start > 0 and text[start - 1] in "-_./"):
+            continue
+        # (a bare domain keeps its path, and with it its query; without a path, the domain alone)
+        parts = [(start + d.start(), start + d.end()) for d in _ASCII_DOMAIN.finditer(m.group(3))]
+        if parts and m.group(4):
+            parts[-1] = (parts[-1][0], end)
+        spans.extend(parts)
     return spans
 
 
@@ -266,26 +283,42 @@ def _x_light(cp: int) -> bool:
     return cp <= 4351 or 8192 <= cp <= 8205 or 8208 <= cp <= 8223 or 8242 <= cp <= 8247
 
 
-def _weigh_x_plain(segment: str) -> int:
-    total = 0
-    for cluster in graphemes(segment):
-        if _is_emoji_cluster(cluster):
-            total += 2
-        else:
-            total += sum(1 if _x_light(ord(c)) else 2 for c in cluster)
-    return total
+def _utf16_units(text: str) -> str:
+    """``text`` as UTF-16 code units, one str character each (a pair of surrogates for a
+    character beyond the BMP): the units twitter-text indexes and its emoji regex reads."""
+    return "".join(ch if ord(ch) < 0x10000 else _surrogates(ord(ch)) for ch in text)
+
+
+def _surrogates(cp: int) -> str:
+    cp -= 0x10000
+    return chr(0xD800 + (cp >> 10)) + chr(0xDC00 + (cp & 0x3FF))
 
 
 def count_weighted(text: str, url_length: int = DEFAULT_URL_LENGTH) -> int:
-    """X's weighted length (twitter-text v3): NFC; code points in the Latin/general-punctuation
-    ranges weigh 1, others (CJK, ...) 2; an emoji sequence weighs 2; every URL ``url_length``."""
+    """X's weighted length, as twitter-text v3's parseTweet counts it: NFC; every URL
+    ``url_length``; every emoji its emoji parser finds (twemoji) 2; every other character 1 in
+    the Latin and general-punctuation ranges and 2 elsewhere (CJK, a character beyond the BMP)."""
     text = unicodedata.normalize("NFC", text)
+    units = _utf16_units(text)
+    urls = {}
+    if spans := find_urls(text, bare_domains=True):
+        at = list(accumulate((2 if ord(ch) > 0xFFFF else 1 for ch in text), initial=0))
+        urls = {at[start]: at[end] for start, end in spans}
+    emoji = {m.start(): m.end() for m in TWEMOJI_UTF16.finditer(units) if m.end() > m.start()}
     total = 0
-    pos = 0
-    for start, end in find_urls(text, bare_domains=True):
-        total += _weigh_x_plain(text[pos:start]) + url_length
-        pos = end
-    return total + _weigh_x_plain(text[pos:])
+    i, n = 0, len(units)
+    while i < n:
+        if i in urls:
+            total += url_length
+            i = urls[i]
+        elif i in emoji:
+            total += 2
+            i = emoji[i]
+        else:
+            cp = ord(units[i])
+            total += 1 if _x_light(cp) else 2
+            i += 2 if 0xD800 <= cp <= 0xDBFF and i + 1 < n and 0xDC00 <= ord(units[i + 1]) <= 0xDFFF else 1
+    return total
 
 
 def count_utf16(text: str) -> int:

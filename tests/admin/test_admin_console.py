@@ -49,6 +49,6 @@ def test_the_admin_index_shows_whether_workers_are_alive(admin_page, live_server
         text = admin_page.inner_text("#worker-status")
         assert "w-admin@host" in text and "alive" in text
     finally:
-        workers._redis().delete(workers.PREFIX + "w-admin@host")
+        workers.forget("w-admin@host")
     admin_page.goto(f"{live_server.url}/admin/")
     assert "w-admin@host" not in admin_page.inner_text("#worker-status")

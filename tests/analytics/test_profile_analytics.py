@@ -69,3 +69,18 @@ def test_any_valid_date_or_date_time_bound_is_answered_not_a_500(owner, outsider
     response = owner.client().get(f"/v1/analytics/profiles/{ids.render(posts['ig'].pk, 'profile')}?{query}")
     assert response.status_code == 200, response.content
     assert response.json()["profile"]["id"] == ids.render(posts["ig"].pk, "profile")
+
+
+@pytest.mark.parametrize("zone", ["Asia/Karachi", "Pacific/Kiritimati", "America/Los_Angeles"])
+def test_a_first_day_bound_in_a_zone_ahead_of_utc_is_answered_not_a_500(owner, outsider, zone):
+    """0001-01-01 in a zone ahead of UTC is before Python's first instant in UTC: on SQLite (whose
+    adapter converts bounds to UTC) it was an OverflowError, a 500 (issue 24)."""
+    posts = build(owner.org, outsider.org)
+    url = f"/v1/analytics/profiles/{ids.render(posts['ig'].pk, 'profile')}"
+    for query in (
+        {"startDate": "0001-01-01", "endDate": "9999-12-31", "timezone": zone},
+        {"startDate": "0001-01-01T00:00:00+14:00", "timezone": zone},
+    ):
+        response = owner.client().get(url, query)
+        assert response.status_code == 200, (query, response.content)
+        assert response.json()["profile"]["id"] == ids.render(posts["ig"].pk, "profile")

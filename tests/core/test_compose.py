@@ -92,3 +92,22 @@ def test_every_queue_has_a_worker_and_webhooks_and_generation_have_their_own():
     assert set().union(*consumed.values()) == set(QUEUES.split(","))
     assert consumed["worker-webhooks"] == {"webhooks"} and consumed["worker-generation"] == {"generation"}
     assert "default" in consumed["worker"] and "publishing" in consumed["worker"]
+
+
+def test_gunicorn_and_uvicorn_trust_the_proxy_and_only_the_proxy_for_the_client_address():
+    """Issue 20: behind Caddy every request came from the proxy's address, so one client's
+    failed authentications locked out everyone. The proxy has a fixed address; the servers and
+    TRUSTED_PROXIES (the failure budget's client address) trust that address alone."""
+    import ipaddress
+
+    compose = _compose()
+    services = compose["services"]
+    proxy_ip = services["proxy"]["networks"]["default"]["ipv4_address"]
+    subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    assert ipaddress.ip_address(proxy_ip) in ipaddress.ip_network(subnet)
+    web, ws = services["web"]["command"], services["ws"]["command"]
+    assert web[web.index("--forwarded-allow-ips") + 1] == proxy_ip
+    assert "--proxy-headers" in ws and ws[ws.index("--forwarded-allow-ips") + 1] == proxy_ip
+    trusted = services["web"]["environment"]["TRUSTED_PROXIES"]
+    assert trusted == f"${{TRUSTED_PROXIES:-{proxy_ip}/32}}"
+    assert services["ws"]["environment"]["TRUSTED_PROXIES"] == trusted

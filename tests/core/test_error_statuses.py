@@ -118,6 +118,7 @@ APPS = Path(__file__).resolve().parents[2] / "apps"
 #: request fields ("scheduledDate")
 SERVICE_MODULES = [
     *sorted(APPS.glob("*/services.py")),
+    *sorted(APPS.glob("*/services/*.py")),
     APPS / "publishing/oauth.py",
     APPS / "publishing/post_urls.py",
 ]

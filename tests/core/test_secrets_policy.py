@@ -22,6 +22,10 @@ COMPOSE = {  # docker/compose.yaml's environment, with real secrets as its READM
 
 def _env(**extra) -> dict:
     env = process_env(**COMPOSE)
+    # a deployment names its database (config.settings.DEVELOPMENT): in the embedded default the
+    # suite runs on SQLite and hands its children no DATABASE_URL, so they get one of their own
+    # (a file nothing opens: these checks and imports read no table)
+    env.setdefault("DATABASE_URL", f"sqlite:///{ROOT / 'var' / 'deploy-check.sqlite3'}")
     for name in ("SECRET_KEY", "TOKEN_ENCRYPTION_KEYS", "DEBUG", "ALLOWED_HOSTS", "SILENCED_SYSTEM_CHECKS"):
         env.pop(name, None)
     env.update(extra)

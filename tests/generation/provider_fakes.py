@@ -288,12 +288,71 @@ def _json(status: int, data: Any, extra: dict[str, str] | None = None) -> tuple[
 def default_post_json(topic: str = "our product") -> dict[str, Any]:
     return {
         "caption": f"Fresh ideas about {topic} ☕ Come say hi this weekend!",
-        "hashtags": ["#coffee", "morning", "#Coffee", "#local brew", "#weekend", "#roastery", "#extra"],
+        "hashtags": ["#coffee", "#Coffee", "#roastery", "#espresso"],
         "firstComment": "Which roast should we feature next?",
         "altText": "A steaming cup of coffee on a wooden table",
         "title": "Weekend roast",
         "sounds": ["lofi-morning-01"],
     }
+
+
+_OPENERS = {
+    "instagram": "Big news from us.",
+    "facebook": "Some news we have been waiting to share.",
+    "tiktok": "Wait for it.",
+    "youtube": "In this video:",
+    "linkedin": "An update from our team.",
+    "x": "",
+    "threads": "",
+    "bluesky": "",
+    "pinterest": "Ideas to save:",
+    "mastodon": "",
+}
+_URL_RE = re.compile(r"https?://\S+|\b[\w-]+(?:\.[\w-]+)+/\S*")
+
+
+def requested_platforms(prompt_text: str, schema: dict | None = None) -> list[str]:
+    """The platforms a text request asks for: the JSON schema's keys, else the prompt's list."""
+    if isinstance(schema, dict) and isinstance(schema.get("required"), list):
+        keys = [k for k in schema["required"] if isinstance(k, str)]
+        if keys and "caption" not in keys:
+            return keys
+    m = re.search(r"Its keys are exactly the platforms ([^.]+)\.", prompt_text)
+    return re.findall(r'"(\w+)"', m.group(1)) if m else []
+
+
+def brief_of(prompt_text: str) -> str:
+    m = re.search(r'"""\n(.*?)\n"""', prompt_text, re.DOTALL)
+    return m.group(1).strip() if m else ""
+
+
+def default_posts_json(platforms: list[str], brief: str) -> dict[str, Any]:
+    """What a well-behaved model answers: each platform its own opener around the brief's own
+    words (no URL where links are not clickable), no hashtags it could get wrong."""
+    posts: dict[str, Any] = {}
+    for platform in platforms:
+        text = brief
+        if platform in ("instagram", "tiktok", "pinterest"):
+            text = re.sub(r"\s*:?\s*" + _URL_RE.pattern, "", text).strip()
+            if platform != "pinterest":
+                text += " Link in bio."
+        opener = _OPENERS.get(platform, "")
+        posts[platform] = {
+            "caption": f"{opener} {text}".strip() if opener else text,
+            "hashtags": [],
+            "firstComment": "",
+            "altText": "The product on a table" if platform not in ("tiktok", "youtube") else "",
+            "title": "Our news" if platform in ("youtube", "pinterest") else "",
+            "sounds": [],
+        }
+    return posts
+
+
+def default_reply(prompt_text: str, schema: dict | None, topic_fallback: str) -> str:
+    platforms = requested_platforms(prompt_text, schema)
+    if platforms:
+        return json.dumps(default_posts_json(platforms, brief_of(prompt_text)))
+    return json.dumps(default_post_json(topic_fallback))
 
 
 # ---------------------------------------------------------------------------------------
@@ -381,7 +440,9 @@ class OpenAIFake(FakeServer):
         else:
             user = next(m["content"] for m in body["messages"] if m["role"] == "user")
             topic = user.split("about:", 1)[-1].split("\n", 1)[0].strip() or "our product"
-            content = json.dumps(default_post_json(topic))
+            schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+            everything = "\n".join(str(m.get("content") or "") for m in body["messages"])
+            content = default_reply(everything, schema, topic)
         message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
         finish = "stop"
         if self.chat_refusal:
@@ -598,7 +659,10 @@ class GeminiFake(FakeServer):
             else:
                 user = " ".join(p.get("text", "") for c in body["contents"] for p in c.get("parts", []))
                 topic = user.split("about:", 1)[-1].split("\n", 1)[0].strip() or "our product"
-                text = json.dumps(default_post_json(topic))
+                system = " ".join(
+                    p.get("text", "") for p in (body.get("systemInstruction") or {}).get("parts", [])
+                )
+                text = default_reply(system + "\n" + user, config.get("responseJsonSchema"), topic)
             parts = [{"text": text}]
         return _json(
             200,
@@ -676,6 +740,7 @@ class ReplicateFake(FakeServer):
         self.predictions: dict[str, dict[str, Any]] = {}
         self.files: dict[str, tuple[bytes, str]] = {}
         self.text_output: str | None = None
+        self.text_outputs: list[str] = []  # scripted text outputs, one per prediction (FIFO)
         self.fail_predictions_with: str | None = None
         self.webhook_delay = 0.01
         self.webhook_deliveries: list[tuple[str, int]] = []  # (url, receiver status)
@@ -783,11 +848,13 @@ class ReplicateFake(FakeServer):
             return
         kind, inp = pred["_kind"], pred["input"]
         if kind == "text":
-            text = (
-                self.text_output
-                if self.text_output is not None
-                else json.dumps(default_post_json(inp["prompt"][:40]))
-            )
+            if self.text_outputs:
+                text = self.text_outputs.pop(0)
+            elif self.text_output is not None:
+                text = self.text_output
+            else:
+                prompt_text = str(inp.get("system_prompt") or "") + "\n" + str(inp["prompt"])
+                text = default_reply(prompt_text, None, inp["prompt"][:40])
             pred["output"] = [text[i : i + 7] for i in range(0, len(text), 7)]  # streamed tokens
         elif kind == "image":
             ratio = inp.get("aspect_ratio", "1:1")

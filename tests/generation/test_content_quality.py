@@ -338,10 +338,10 @@ def test_instagram_habits_stay_on_instagram_and_tiktok(language):
 def test_provider_engines_are_asked_for_a_searchable_pin():
     """The same holds for the provider engines: their prompt asks Pinterest for search words, and
     the style step above enforces it on whatever they return."""
-    from apps.generation.provider_common import build_text_prompt
+    from apps.generation.provider_text import render_prompt
 
-    _, user = build_text_prompt(TextRequest(prompt="Handmade teacups from Kyoto", platform="pinterest"))
-    assert "search" in user and "without asking for comments" in user and "100 characters" in user
+    _, user = render_prompt(TextRequest(prompt="Handmade teacups from Kyoto", platform="pinterest"))
+    assert "searchable words" in user and "no calls for comments" in user and "at most 100 characters" in user
     provider_like = Draft(
         caption="Meet our new teacups! 😍\n\nHandmade teacups from our Kyoto workshop, glazed in celadon "
         "green.\n\nTell us in the comments which one you love!",

@@ -99,4 +99,4 @@ def test_readyz_reports_live_workers(client):
         body = client.get("/readyz").json()
         assert body["workers"]["alive"] >= 1 and "w-test@host" in body["workers"]["names"]
     finally:
-        workers._redis().delete(workers.PREFIX + "w-test@host")
+        workers.forget("w-test@host")

@@ -16,7 +16,7 @@ from tests.generation.provider_fakes import OpenAIFake
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-NOT_JSON = "I cannot produce JSON today."
+EMPTY = ""  # an empty reply is retryable (a reply that is not JSON gets a repair turn instead)
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_the_task_declares_its_queue_and_retry_policy():
 
 
 def test_a_retryable_engine_error_is_tried_again_and_the_generation_finishes(owner, openai):
-    openai.chat_replies.append(NOT_JSON)  # the first answer is not JSON: retryable
+    openai.chat_replies.append(EMPTY)  # the first answer is empty: retryable
 
     content = _generate(owner, enqueue=False)
 
@@ -75,9 +75,9 @@ def test_a_permanent_engine_error_fails_the_content_at_once_without_reaching_the
 
 
 def test_the_last_retry_fails_the_content_with_the_engines_reason(owner, openai):
-    openai.chat_replies.append(NOT_JSON)
+    openai.chat_replies.append(EMPTY)
     content = _generate(owner, enqueue=False, retries=django_settings.GENERATION_MAX_RETRIES)  # the last try
 
     assert content.status == "failed"
-    assert "not a JSON object" in content.status_reason
+    assert content.status_reason == "Generation failed: openai: the model returned an empty reply"
     assert len(openai.requests_to("/chat/completions")) == 1

@@ -123,7 +123,10 @@ def test_a_generation_submitted_as_predictions_is_finished_by_its_webhooks(clien
     content.refresh_from_db()
     assert content.status == "review" and content.progress == 100
     variant = content.variants.get()
-    assert variant.platform == "instagram" and variant.caption.startswith("Fresh ideas about")
+    assert (
+        variant.platform == "instagram"
+        and variant.caption == "Big news from us. espresso tonic on a sunny terrace Link in bio."
+    )
     (image,) = MediaAsset.objects.filter(content=content, kind=Kind.GENERATED)
     assert (image.width, image.height) == (1080, 1350)  # the provider's output, fitted exactly
     assert set(Prediction.objects.filter(content=content).values_list("status", flat=True)) == {"done"}
@@ -281,7 +284,7 @@ def test_a_prediction_whose_webhook_never_comes_is_completed_by_the_poll(client,
     assert all(g.headers["authorization"] == f"Bearer {replicate.token}" for g in gets)
     content.refresh_from_db()
     assert content.status == "review" and content.progress == 100
-    assert content.variants.get().caption.startswith("Fresh ideas about")
+    assert content.variants.get().caption.startswith("Big news from us. espresso tonic")
     (image,) = MediaAsset.objects.filter(content=content, kind=Kind.GENERATED)
     assert (image.width, image.height) == (1080, 1350)
     assert set(Prediction.objects.filter(content=content).values_list("status", flat=True)) == {"done"}

@@ -460,6 +460,8 @@ def test_allowed_hosts_default_to_the_public_host_outside_development():
         PUBLIC_BASE_URL="https://posts.example.com", DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false"
     )
     env.pop("ALLOWED_HOSTS", None)
+    # a deployment names its database; in the embedded default the suite hands its children none
+    env.setdefault("DATABASE_URL", f"sqlite:///{ROOT / 'var' / 'deploy-check.sqlite3'}")
     run = subprocess.run(
         [sys.executable, "-c", f"import django; django.setup(); {code}"],
         cwd=ROOT,

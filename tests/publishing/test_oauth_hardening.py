@@ -89,6 +89,8 @@ def test_connect_refuses_a_redirect_uri_that_is_not_https_on_an_allowed_origin(
     owner, settings, redirect, reason
 ):
     assert settings.OAUTH_ALLOWED_REDIRECT_ORIGINS == ["https://app.example.com"]  # the test run's deployment
+    # a deployment (the embedded default, a development run, takes loopback http)
+    settings.DEBUG, settings.DEVELOPMENT = False, False
     a = v1_connect(owner, redirect)
     assert a.status_code == 400, a.content
     error = a.json()["error"]
