@@ -63,7 +63,7 @@ def test_the_heartbeat_renews_the_lease_while_the_engine_runs(owner, settings, m
     settings.GENERATION_LEASE_SECONDS = 1
     content = make_content(owner.org, status=states.PENDING, image=False)
     leases = []
-    real_texts = pipeline.get_engine().__class__.texts
+    real_texts = pipeline.get_engine().__class__.texts  # the pipeline asks for every platform's text
 
     def slow_texts(self, request):
         import time
