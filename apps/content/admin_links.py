@@ -97,7 +97,7 @@ class ApprovalLinkAdmin(admin.ModelAdmin):
         "contents",
         "address",
     ]
-    fields = readonly_fields
+    fields = tuple(readonly_fields)
     actions = ["revoke"]
 
     def has_add_permission(self, request):

@@ -163,14 +163,14 @@ class ApprovalLinkInput(StrictSerializer):
         child=serializers.CharField(max_length=64), required=False, max_length=49, default=list
     )
     expiresInDays = serializers.IntegerField(min_value=1, max_value=30, required=False, default=7)
-    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")  # type: ignore[assignment]
 
 
 class ApprovalLinkOutput(OutputSerializer):
     id = serializers.CharField()
     url = serializers.URLField(help_text="Opens the approval page without a login; keep it private.")
     contentIds = serializers.ListField(child=serializers.CharField())
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]
     expiresAt = serializers.DateTimeField()
     revokedAt = serializers.DateTimeField(allow_null=True)
     createdAt = serializers.DateTimeField()

@@ -83,7 +83,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         "leased_until",
         "last_status_code",
     ]
-    fields = readonly_fields
+    fields = tuple(readonly_fields)
     inlines = [AttemptInline]
     actions = ["redeliver"]
 
