@@ -122,6 +122,8 @@ TEMPLATES = [
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'postforge.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+#: a request that found the database away (a restart, a failover) is a 503 with this Retry-After
+DATABASE_UNAVAILABLE_RETRY_AFTER = env.int("DATABASE_UNAVAILABLE_RETRY_AFTER", default=5)
 # Persistent connections suit WSGI workers (set CONN_MAX_AGE=60 for gunicorn). Under ASGI
 # every sync view runs in a thread that would keep its own connection, exhausting
 # PostgreSQL's max_connections, so the default is 0.
@@ -573,6 +575,11 @@ OAUTH_RESTRICTED_SCOPES = env.list("OAUTH_RESTRICTED_SCOPES", default=[])
 #: the LinkedIn-Version header (YYYYMM) of every /rest call; LinkedIn's deprecation headers are logged
 LINKEDIN_API_VERSION = env("LINKEDIN_API_VERSION", default="202610")
 OAUTH_APP_NAME = env("OAUTH_APP_NAME", default="Postforge")
+#: platforms an operator deliberately offers through the local sandbox outside development
+#: (demos, staging): a platform without app credentials is otherwise not offered there, and a
+#: connect answers 4xx naming the variables to set (in development every platform falls back
+#: to the sandbox)
+SANDBOX_PLATFORMS = env.list("SANDBOX_PLATFORMS", default=[])
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

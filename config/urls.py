@@ -16,6 +16,9 @@ from apps.webhooks.inbound import (
     replicate_webhook,
 )
 
+# an error raised outside a view: the database being away is a 503 in the family's format
+handler500 = "apps.core.fallback.server_error"
+
 admin.site.site_header = "Postforge"
 admin.site.site_title = "Postforge"
 admin.site.index_title = "Staff console"

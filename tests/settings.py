@@ -15,6 +15,11 @@ from cryptography.fernet import Fernet
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
 os.environ.setdefault("TOKEN_ENCRYPTION_KEYS", Fernet.generate_key().decode())
 os.environ.setdefault("OAUTH_ALLOWED_REDIRECT_ORIGINS", "https://app.example.com")
+# The test deployment offers every platform through the sandbox on purpose (outside development
+# an operator must list them; tests/publishing/test_sandbox_production.py checks the refusal).
+os.environ.setdefault(
+    "SANDBOX_PLATFORMS", "instagram,facebook,tiktok,youtube,linkedin,x,threads,pinterest,bluesky"
+)
 
 from config.settings import *  # noqa: E402,F403
 

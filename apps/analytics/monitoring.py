@@ -87,7 +87,7 @@ def errors(
             profiles = profiles.filter(pk=profile_id)
         qs = _dated(profiles, "updated_at", since, until)
         for g in (
-            qs.values("platform", "token_status")
+            qs.values("platform", "token_status", "token_error")
             .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
             .order_by("-last")[:limit]
         ):
@@ -97,7 +97,9 @@ def errors(
                     "kind": "token_refresh",
                     "platform": g["platform"],
                     "cause": f"token_{g['token_status']}",
-                    "message": f"The {g['platform']} token is {g['token_status']}: reconnect the profile.",
+                    # the platform's reason when it gave one (a dead Facebook Page token's 190/460)
+                    "message": g["token_error"]
+                    or f"The {g['platform']} token is {g['token_status']}: reconnect the profile.",
                     "count": g["count"],
                     "lastAt": g["last"],
                     "object": {"type": "profile", "id": pid, "url": f"/api/profiles/{pid}"},

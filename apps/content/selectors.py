@@ -77,6 +77,7 @@ PUBLICATION_FIELDS = (
     "content_id",
     "profile_id",
     "profile__platform",
+    "profile__sandbox",
     "status",
     "scheduled_for",
     "published_at",

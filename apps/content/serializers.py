@@ -104,6 +104,7 @@ class PublicationOutput(OutputSerializer):
     attempts = serializers.IntegerField()
     lastError = serializers.CharField(allow_null=True)
     firstCommentError = serializers.CharField(allow_null=True)
+    sandbox = serializers.BooleanField(help_text="true: published to the test sandbox, not the platform")
 
 
 def _profile_platform(pub) -> str:
@@ -128,7 +129,14 @@ def present_publication(pub, *, family: str) -> dict:
         "attempts": pub.attempts,
         "lastError": pub.last_error or None,
         "firstCommentError": pub.first_comment_error or None,
+        "sandbox": _profile_sandbox(pub),
     }
+
+
+def _profile_sandbox(pub) -> bool:
+    """Whether the publication's profile is a sandbox one (a list row carries it as a column)."""
+    sandbox = getattr(pub, "profile__sandbox", None)
+    return bool(pub.profile.sandbox if sandbox is None else sandbox)
 
 
 def publications_of(content) -> list:

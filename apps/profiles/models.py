@@ -58,6 +58,17 @@ class SocialProfile(OrgScopedModel):
     token_expires_at = models.DateTimeField(null=True, blank=True)
     token_scopes = models.CharField(max_length=1000, blank=True, default="")
     token_status = models.CharField(max_length=20, default="valid")  # one of TOKEN_STATUSES
+    #: why the token is expired or revoked (the platform's words), shown wherever the status is
+    token_error = models.CharField(max_length=500, blank=True, default="")
+    #: the platform's id of the person who granted access, when it is not the account's own
+    #: (Meta: the user's app-scoped id, which deauthorize and data-deletion callbacks name)
+    platform_user_id = models.CharField(max_length=200, blank=True, default="", db_index=True)
+    #: a credential the platform has instead of a refreshable grant (Bluesky's app password),
+    #: encrypted at rest like the tokens
+    secret_enc = models.TextField(blank=True, default="")
+    #: what the platform client needs besides the tokens (Bluesky: the PDS; LinkedIn: the
+    #: organization; token-expiry warnings already sent)
+    platform_data = models.JSONField(default=dict, blank=True)
     #: the sandbox publisher is used when the platform has no app credentials
     sandbox = models.BooleanField(default=False)
 

@@ -17,6 +17,10 @@ from apps.events.services import event_record
 from .models import SocialProfile
 
 HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+#: Instagram and Threads refresh their long-lived access token itself (no refresh token)
+SELF_REFRESHING_PLATFORMS = ("instagram", "threads")
+#: a token that cannot be refreshed is announced this many days before it expires
+TOKEN_WARN_DAYS = (7, 1)
 VISIBILITIES = ("public", "private", "unlisted", "followers", "connections")
 
 
@@ -189,6 +193,24 @@ def profile_access_revoked(*, platforms, external_id: str) -> int:
             data={"profileId": str(profile.pk), "platform": profile.platform, "reason": "access_revoked"},
         )
     return len(profiles)
+
+
+def token_refreshable(profile: SocialProfile) -> bool:
+    """Whether the service can renew the token itself before it expires (a refresh token, or
+    a token that refreshes itself). LinkedIn apps outside the partner program get none: the
+    member must reconnect by day 60."""
+    return bool(profile.refresh_token_enc) or profile.platform in SELF_REFRESHING_PLATFORMS
+
+
+def token_expiring_soon(
+    profile: SocialProfile, *, now: datetime.datetime | None = None, days: int = TOKEN_WARN_DAYS[0]
+) -> bool:
+    """A valid token that nothing can refresh and that expires within ``days``."""
+    if profile.sandbox or profile.token_status != "valid" or profile.token_expires_at is None:
+        return False
+    if token_refreshable(profile):
+        return False
+    return profile.token_expires_at <= (now or timezone.now()) + datetime.timedelta(days=days)
 
 
 def profiles_move_brand(*, brand, successor) -> int:

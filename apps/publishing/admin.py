@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from apps.content.admin import ContentAdmin, error_text
 from apps.content.models import Content
 from apps.core.errors import ApplicationError
+from apps.profiles.admin import profile_badges
 from apps.profiles.models import Platform, SocialProfile
 
 from . import oauth, permissions, post_urls, services
@@ -55,7 +56,7 @@ class PublicationAdmin(admin.ModelAdmin):
     list_display = [
         "content_link",
         "profile",
-        "platform",
+        "platform_shown",
         "organization",
         "status",
         "attempts",
@@ -113,9 +114,10 @@ class PublicationAdmin(admin.ModelAdmin):
         url = reverse("admin:content_content_change", args=[obj.content_id])
         return format_html('<a href="{}">{}</a>', url, obj.content.prompt[:50])
 
-    @admin.display(description="Platform", ordering="profile__platform")
-    def platform(self, obj):
-        return obj.profile.platform
+    @admin.display(description="Platform", ordering="platform")
+    def platform_shown(self, obj):
+        """The platform with the profile's badges (SANDBOX: the post went nowhere; TOKEN ...)."""
+        return format_html("{}{}", obj.platform or obj.profile.platform, profile_badges(obj.profile))
 
     @admin.display(description="Last error")
     def error(self, obj):

@@ -31,14 +31,22 @@ from social_core.exceptions import (
 
 from apps.brands.services import brand_ensure_default
 from apps.core import ids
-from apps.core.errors import InvalidSubject, UnknownReference
+from apps.core.errors import InvalidSubject, RuleViolation, UnknownReference
 from apps.events.services import event_record
 from apps.profiles.models import SocialProfile, normalize_platform
 from apps.publishing.platforms.base import AccountInfo, PlatformError
 
 from . import crypto, sandbox
 from .models import OAuthState
-from .oauth_backends import OAUTH_PLATFORMS, TokenSet, backend_for, is_real, scopes_for
+from .oauth_backends import (
+    OAUTH_PLATFORMS,
+    TokenSet,
+    backend_for,
+    connect_mode,
+    credential_settings,
+    is_real,
+    scopes_for,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +77,37 @@ class TokenRefreshFailed(Exception):
 
 
 def supported_platforms() -> list[dict]:
-    return [{"platform": p, "mode": "real" if is_real(p) else "sandbox"} for p in OAUTH_PLATFORMS]
+    """Every platform with how it connects here: ``real``, ``sandbox`` (development, or listed
+    in SANDBOX_PLATFORMS) or ``unavailable`` with the settings that would make it real."""
+    rows = []
+    for p in OAUTH_PLATFORMS:
+        mode = connect_mode(p)
+        rows.append(
+            {
+                "platform": p,
+                "mode": mode,
+                "requires": not_configured_settings(p) if mode == "unavailable" else [],
+            }
+        )
+    return rows
+
+
+def not_configured_settings(platform: str) -> list[str]:
+    """The settings an operator must set for the platform to connect for real."""
+    return credential_settings(platform)
+
+
+def check_offered(platform: str) -> None:
+    """Outside development a platform without app credentials is not offered (unless the
+    operator lists it in SANDBOX_PLATFORMS): a 4xx naming what to set, never a silent sandbox."""
+    if connect_mode(platform) != "unavailable":
+        return
+    names = " and ".join(not_configured_settings(platform))
+    raise RuleViolation(
+        f"{platform} is not configured on this server: the operator must set {names} "
+        f"(or list {platform} in SANDBOX_PLATFORMS to offer the test sandbox, whose posts go nowhere).",
+        problems={"platform": [f"Set {names}."]},
+    )
 
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -259,6 +297,7 @@ def oauth_begin(
             "page_id",
             "Only for facebook, a numeric Page id.",
         )
+    check_offered(platform)
     validate_redirect_uri(redirect_uri, organization=organization)
     if brand is not None and brand.organization_id != organization.pk:
         raise UnknownReference("brand")
@@ -571,7 +610,7 @@ def _store_tokens(profile: SocialProfile, tokens: TokenSet, *, now, default_scop
         now + datetime.timedelta(seconds=tokens.expires_in) if tokens.expires_in else None
     )
     profile.token_scopes = (tokens.scope or " ".join(default_scopes))[:1000]
-    profile.token_status = "valid"
+    profile.token_status, profile.token_error = "valid", ""
 
 
 # --- refresh --------------------------------------------------------------------------------
@@ -597,9 +636,9 @@ def profile_mark_token(profile: SocialProfile, status: str, reason: str) -> Soci
         changed = (
             SocialProfile.objects.filter(pk=profile.pk)
             .exclude(token_status=status)
-            .update(token_status=status, updated_at=timezone.now())
+            .update(token_status=status, token_error=reason[:500], updated_at=timezone.now())
         )
-        profile.token_status = status
+        profile.token_status, profile.token_error = status, reason[:500]
         if changed:
             event_record(
                 organization=profile.organization_id,
@@ -668,8 +707,11 @@ def profile_refresh_token(
         tokens = backend.refresh(access_token=access, refresh_token=refresh)
     except SocialAuthBaseException as exc:
         if _refresh_revoked(exc, profile.platform):
+            detail = f" ({exc.detail})" if exc.detail else ""
             return profile_mark_token(
-                profile, "revoked", exc.detail or "The platform refused the refresh; reconnect the profile."
+                profile,
+                "revoked",
+                f"{profile.platform.capitalize()} refused to refresh the token{detail}: reconnect the profile.",
             )
         raise TokenRefreshFailed(f"{profile.platform}: {exc.code} ({exc.status_code})") from None
     if not tokens.scope:

@@ -73,6 +73,26 @@ def is_real(platform: str) -> bool:
     return bool(client_id and secret)
 
 
+def credential_settings(platform: str) -> list[str]:
+    """The settings (environment variables) that make a platform real."""
+    return [f"{platform.upper()}_CLIENT_ID", f"{platform.upper()}_CLIENT_SECRET"]
+
+
+def sandbox_allowed(platform: str) -> bool:
+    """The local sandbox stands in for a platform only in development, or when the operator
+    lists the platform in SANDBOX_PLATFORMS (a demo or staging deployment)."""
+    if bool(getattr(settings, "DEVELOPMENT", False) or settings.DEBUG):
+        return True
+    return platform in set(getattr(settings, "SANDBOX_PLATFORMS", ()) or ())
+
+
+def connect_mode(platform: str) -> str:
+    """``real`` (app credentials set), ``sandbox`` (allowed here) or ``unavailable``."""
+    if is_real(platform):
+        return "real"
+    return "sandbox" if sandbox_allowed(platform) else "unavailable"
+
+
 def callback_url(platform: str) -> str:
     base = (getattr(settings, "OAUTH_CALLBACK_BASE_URL", "") or settings.PUBLIC_BASE_URL).rstrip("/")
     return f"{base}/oauth/{platform}/callback"

@@ -28,6 +28,7 @@ def v1_body(p: SocialProfile) -> dict:
             "postingTimes": p.settings.get("postingTimes", []),
             "timezone": p.settings.get("timezone", "UTC"),
         },
+        "sandbox": p.sandbox,  # issue 22: a test-sandbox profile says so
     }
 
 

@@ -433,9 +433,21 @@ class GraphFake(FakePlatform):
     #: calls a token may make in an hour before Meta throttles it
     call_budget = 200
 
+    #: how Meta explains a dead token (code 190), by subcode
+    #: (https://developers.facebook.com/docs/graph-api/guides/error-handling#errorcodes)
+    DEAD_TOKEN_MESSAGES = {
+        458: "Error validating access token: The user has not authorized application 1234567890.",
+        460: "Error validating access token: The session has been invalidated because the user "
+        "changed their password or Facebook has changed the session for security reasons.",
+        463: "Error validating access token: Session has expired on Sunday, 22-Nov-26 10:00:00 PST.",
+        467: "Error validating access token: Invalid OAuth access token.",
+    }
+
     def __init__(self) -> None:
         self.objects: dict[str, dict[str, Any]] = {}
         self.usage_calls: list[float] = []
+        #: the subcode a dead token is refused with (the user changed their password: 460, ...)
+        self.dead_token_subcode = 463
         super().__init__()
 
     def usage_percent(self) -> int:
@@ -526,13 +538,8 @@ class GraphFake(FakePlatform):
                 is_transient=True,
             )
         if kind in {"token_expired", "token_invalid"}:
-            return graph(
-                400,
-                "Error validating access token: Session has expired on Sunday, 22-Nov-26 10:00:00 PST.",
-                "OAuthException",
-                190,
-                463,
-            )
+            subcode = options.get("subcode") or (463 if kind == "token_expired" else self.dead_token_subcode)
+            return graph(400, self.DEAD_TOKEN_MESSAGES[subcode], "OAuthException", 190, subcode)
         if kind == "bad_request":
             return graph(400, options.get("message", self.permanent_error_message), "OAuthException", 100)
         if kind == "scope_missing":

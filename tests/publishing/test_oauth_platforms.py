@@ -491,7 +491,9 @@ def test_a_facebook_page_token_is_never_refreshed_and_a_revoked_one_is_refused_o
     assert crypto.decrypt(profile.access_token_enc) == page_token
 
     # Revoking the app kills the Page token: the Graph API answers 190, which the client
-    # reports as token_expired (publishing then marks the profile expired).
+    # reports as token_expired. The refresh above changes nothing (a Page token cannot be
+    # refreshed), so publishing marks the profile expired at the first refusal instead of
+    # retrying it: tests/publishing/test_dead_tokens.py.
     provider.revoke_all()
     with pytest.raises(PlatformError) as refused:
         platform_client("facebook", access_token=page_token, account_id=profile.external_id).fetch_account()

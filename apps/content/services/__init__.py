@@ -7,6 +7,9 @@ Every transition runs here, in a transaction, with the row locked, and records i
 
 from __future__ import annotations
 
+# read from this module by callers when it was one file: the status machine's step, the shown media
+from ..machine import transition
+from ..selectors import current_media
 from .approval_links import (
     LinkDead,
     approval_link_create,
@@ -85,6 +88,7 @@ __all__ = [
     "content_request_multi_platform",
     "content_undo_image_edit",
     "content_update",
+    "current_media",
     "engine_languages",
     "enqueue_generation_id",
     "generation_brand",
@@ -97,5 +101,6 @@ __all__ = [
     "tag_update",
     "text_changes",
     "token_for",
+    "transition",
     "variant_upsert",
 ]

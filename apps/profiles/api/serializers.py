@@ -59,7 +59,9 @@ class ProfileSettingsFields(StrictSerializer):
     openapi_fields = SLOT_FIELDS
 
 
-class ProfileOutput(OutputSerializer):
+class ProfileFields(OutputSerializer):
+    """What both families present of a profile (Family A's output is this, with prefixed ids)."""
+
     def present(self, instance) -> dict:
         return present_profile(instance, self.request)
 
@@ -73,6 +75,9 @@ class ProfileOutput(OutputSerializer):
     profilePicture = serializers.CharField(allow_null=True)
     brandId = serializers.CharField()
     settings = ProfileSettingsFields()
+    sandbox = serializers.BooleanField(
+        help_text="true: a test-sandbox profile; its posts go nowhere (development, or SANDBOX_PLATFORMS)"
+    )
     #: per feature: whether the grant allows it and the permissions it lacks
     features = serializers.ListField(child=serializers.DictField(), required=False)
     pages = serializers.ListField(
@@ -81,6 +86,11 @@ class ProfileOutput(OutputSerializer):
         help_text="Facebook: the Pages ({id, name}) the connecting account manages; connect again with `pageId` "
         "to add another as its own profile",
     )
+
+
+class ProfileOutput(ProfileFields):
+    """Family B's profile: also its grant's state, whether it is the sandbox's, and when it came."""
+
     tokenStatus = serializers.ChoiceField(
         choices=TOKEN_STATUSES,
         help_text="`expired`: the platform refused to refresh the grant; reconnect the profile",

@@ -21,18 +21,14 @@ def present_profile(profile, request=None) -> dict:
         "profilePicture": profile.picture_url or None,
         "brandId": ids.render(profile.brand_id, "brand"),
         "settings": settings_of(profile),
+        "sandbox": profile.sandbox,
     }
 
 
-class ProfileOutput(api_serializers.ProfileOutput):
+class ProfileOutput(api_serializers.ProfileFields):
     # one output shape, two id forms: Family A presents prefixed ids
     def present(self, instance) -> dict:
         return present_profile(instance, self.request)
-
-    # Family B's own fields (not presented in A)
-    tokenStatus = None
-    sandbox = None
-    createdAt = None
 
 
 class ProfileSettingsInput(StrictSerializer):

@@ -45,8 +45,15 @@ class AuthorizeOutput(serializers.Serializer):
 
 class PlatformOutput(serializers.Serializer):
     platform = serializers.ChoiceField(choices=PLATFORMS)
-    mode = serializers.ChoiceField(choices=["real", "sandbox"])
+    mode = serializers.ChoiceField(
+        choices=["real", "sandbox", "unavailable"],
+        help_text="real: app credentials set; sandbox: the local test sandbox (development, or listed "
+        "in SANDBOX_PLATFORMS); unavailable: not offered here (see requires)",
+    )
     scopes = serializers.ListField(child=serializers.CharField())
+    requires = serializers.ListField(
+        child=serializers.CharField(), help_text="unavailable: the settings the operator must set"
+    )
 
 
 class OAuthViewSet(ApiViewSet):

@@ -29,11 +29,23 @@ if TYPE_CHECKING:
 
 def client_for(profile: SocialProfile) -> PlatformClient:
     """The sandbox publisher, or the platform's real client with the decrypted token."""
-    from ..oauth_backends import is_real, platform_client
+    from ..oauth_backends import credential_settings, is_real, platform_client, sandbox_allowed
     from ..platforms.sandbox import SandboxClient
 
-    if profile.sandbox or not is_real(profile.platform):
+    if profile.sandbox:
+        if not sandbox_allowed(profile.platform):
+            raise PlatformError(
+                f"This is a sandbox profile (its posts go nowhere) and the sandbox is not offered for "
+                f"{profile.platform} on this server: connect the account for real.",
+                code="sandbox_not_allowed",
+            )
         return SandboxClient(profile=profile)
+    if not is_real(profile.platform):  # never silently through the sandbox
+        raise PlatformError(
+            f"{profile.platform} is not configured on this server: the operator must set "
+            f"{' and '.join(credential_settings(profile.platform))}.",
+            code="platform_not_configured",
+        )
     from ..crypto import decrypt
 
     return platform_client(

@@ -204,6 +204,7 @@ def _publication_updated(pub: Publication) -> None:
             "url": public_url(pub.url),
             "lastError": pub.last_error or None,
             "firstCommentError": pub.first_comment_error or None,
+            "sandbox": pub.profile.sandbox,
         },
     )
     if pub.status == Publication.FAILED:
@@ -217,6 +218,7 @@ def _publication_updated(pub: Publication) -> None:
                 "platform": pub.platform or pub.profile.platform,
                 "error": pub.last_error or None,
                 "errorCode": pub.error_code or None,
+                "sandbox": pub.profile.sandbox,
             },
         )
 

@@ -33,7 +33,7 @@ from .outcomes import (
     _sync_contents,
     _Unknown,
 )
-from .tokens import _token_refresh, token_fresh_for_use
+from .tokens import token_fresh_for_use, token_refused
 
 logger = logging.getLogger(__name__)
 
@@ -82,11 +82,8 @@ def _processing_check(pub: Publication, *, refreshed: bool = False) -> _Attempt:
     except PlatformError as exc:
         if exc.code == "media_processing_failed":
             return _Failed(pub, error=exc)
-        if exc.token_expired and not refreshed:
-            from ..crypto import decrypt
-
-            if _token_refresh(pub.profile, unless_access_changed_from=decrypt(pub.profile.access_token_enc)):
-                return _processing_check(pub, refreshed=True)
+        if exc.token_expired and not refreshed and token_refused(pub.profile, exc) == "refreshed":
+            return _processing_check(pub, refreshed=True)
         # Not an answer about the post (rate limit, network, a token to reconnect): ask later.
         return _still_processing(pub, state, error=exc)
     except Exception as exc:  # our own surprise must not strand the row

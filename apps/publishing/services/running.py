@@ -21,7 +21,7 @@ from .claims import _claim_many, _hand_back, _lease_renewer
 from .clients import _chunk_context, _ChunkContext, client_for, post_request_for
 from .outcomes import MAX_ATTEMPTS, _Attempt, _Failed, _Flushes, _Processing, _Published, _record, _Retry
 from .reconciliation import _reconciled, _unknown
-from .tokens import _token_refresh, token_fresh_for_use
+from .tokens import token_fresh_for_use, token_refused
 
 logger = logging.getLogger(__name__)
 
@@ -134,13 +134,11 @@ def _refused(
         if refreshed:  # a fresh token refused too: try again later, the grant stands
             exc.retryable = True
         else:
-            from ..crypto import decrypt
-
-            stale = decrypt(pub.profile.access_token_enc)
-            if _token_refresh(pub.profile, unless_access_changed_from=stale):
+            outcome = token_refused(pub.profile, exc)
+            if outcome == "refreshed":
                 return _attempt(pub, must_reconcile, context, refreshed=True)
-            if pub.profile.token_status != "valid":
-                exc.message = (
+            if outcome == "dead":  # never tried again with a token nothing can renew
+                exc.message = pub.profile.token_error or (
                     f"{exc.message} (the platform refused to refresh the token: reconnect the profile)"
                 )
                 return _Failed(pub, error=exc)

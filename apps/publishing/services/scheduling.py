@@ -48,9 +48,14 @@ def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
         )
     disconnected = [p for p in profiles if not p.connected or p.token_status != "valid"]
     if disconnected:
+        reasons = [
+            f"{p.username}: {p.token_status if p.connected else 'disconnected'}"
+            + (f" ({p.token_error})" if p.token_error else "")
+            for p in disconnected
+        ]
         raise RuleViolation(
-            "A profile needs to be reconnected before it can publish.",
-            problems={"profile": [f"{p.username}: {p.token_status}" for p in disconnected]},
+            "A profile needs to be reconnected before it can publish: " + "; ".join(reasons),
+            problems={"profile": reasons},
         )
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import datetime
 import logging
+from typing import Literal
 
 from django.conf import settings
 from django.utils import timezone
 
 from apps.profiles.models import SocialProfile
+
+from ..platforms.base import PlatformError
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +42,7 @@ def _token_refresh(
         "token_expires_at",
         "token_scopes",
         "token_status",
+        "token_error",
     ):
         setattr(profile, field, getattr(fresh, field))
     return profile.token_status == "valid"
@@ -52,3 +56,40 @@ def token_fresh_for_use(profile: SocialProfile) -> SocialProfile:
     if profile.token_expires_at <= soon:
         _token_refresh(profile, unless_valid_until=soon)
     return profile
+
+
+def token_refusal_reason(profile: SocialProfile, error: PlatformError) -> str:
+    """The platform's refusal of a token, in words a person can act on (Graph: code/subcode)."""
+    code = str(error.code or error.status_code or "")
+    body = error.raw.get("error") if isinstance(error.raw, dict) else None
+    subcode = body.get("error_subcode") if isinstance(body, dict) else None
+    if subcode:
+        code = f"{code}/{subcode}"
+    return (
+        f"{profile.platform.capitalize()} refused the token ({code}: {error.message[:300]}) and it "
+        f"cannot be refreshed: reconnect the profile."
+    )
+
+
+def token_refused(profile: SocialProfile, error: PlatformError) -> Literal["refreshed", "dead", "later"]:
+    """The platform refused the profile's token (a 401, Graph's 190): refresh it once.
+
+    ``refreshed``: there is a new token to try. ``dead``: nothing can renew it (a Facebook Page
+    token never refreshes, LinkedIn gives most apps no refresh token, or the platform refused
+    the refresh): the profile is marked expired with the platform's reason, once, with its
+    ``profile.token_expired`` event (and webhook). ``later``: the refresh could not be tried
+    (network, the platform down): the grant stands."""
+    from ..crypto import decrypt
+    from ..oauth import profile_mark_token
+
+    stale = decrypt(profile.access_token_enc)
+    refreshed = _token_refresh(profile, unless_access_changed_from=stale)
+    if profile.token_status != "valid":
+        return "dead"
+    if not refreshed:
+        return "later"
+    if decrypt(profile.access_token_enc) != stale:
+        return "refreshed"
+    # The refresh "succeeded" without a new token: the refused one is all there is.
+    profile_mark_token(profile, "expired", token_refusal_reason(profile, error))
+    return "dead"
