@@ -20,7 +20,8 @@ from apps.accounts.models import SCOPES
 from apps.accounts.services import api_key_create
 from apps.brands.models import Brand
 from apps.content import states
-from apps.content.models import Batch, Campaign, Content, ContentSchedule, Tag, Variant
+from apps.content.models import ApprovalLink, Batch, Campaign, Content, ContentSchedule, Tag, Variant
+from apps.content.services import approval_link_create
 from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 from apps.profiles.models import SocialProfile
@@ -229,6 +230,14 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         },
     ),
     ("v1", "content/<pk>/approve"): ("/v1/content/{content}/approve", {"post": r(WRITE_MEDIA, "admin")}),
+    ("v1", "content/<pk>/approval-links"): (
+        "/v1/content/{content}/approval-links",
+        {"post": r(WRITE_MEDIA, "admin", JSON, label="Matrix")},
+    ),
+    ("v1", "approval-links/<pk>"): (
+        "/v1/approval-links/{approval_link}",
+        {"delete": r(WRITE_MEDIA, "admin")},
+    ),
     ("v1", "content/<pk>/reject"): (
         "/v1/content/{content}/reject",
         {"post": r(WRITE_MEDIA, "admin", JSON, reason="x")},
@@ -292,6 +301,14 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         },
     ),
     ("api", "content/<pk>/approve"): ("/api/content/{content}/approve", {"post": r(WRITE_MEDIA, "admin")}),
+    ("api", "content/<pk>/approval-links"): (
+        "/api/content/{content}/approval-links",
+        {"post": r(WRITE_MEDIA, "admin", JSON, label="Matrix")},
+    ),
+    ("api", "approval-links/<pk>"): (
+        "/api/approval-links/{approval_link}",
+        {"delete": r(WRITE_MEDIA, "admin")},
+    ),
     ("api", "content/<pk>/reject"): (
         "/api/content/{content}/reject",
         {"post": r(WRITE_MEDIA, "admin", JSON, reason="x")},
@@ -447,6 +464,7 @@ class Objects:
     webhook: WebhookEndpoint
     delivery: WebhookDelivery
     origin: OAuthRedirectOrigin
+    approval_link: ApprovalLink
 
     def ids(self, family: str) -> dict:
         if family == "v1":
@@ -460,6 +478,7 @@ class Objects:
                 "webhook": f"whk_{self.webhook.pk.hex}",
                 "delivery": f"dlv_{self.delivery.pk.hex}",
                 "origin": f"rdo_{self.origin.pk.hex}",
+                "approval_link": f"apl_{self.approval_link.pk.hex}",
             }
         return {
             "brand": str(self.brand.pk),
@@ -475,6 +494,7 @@ class Objects:
             "webhook": str(self.webhook.pk),
             "delivery": str(self.delivery.pk),
             "origin": str(self.origin.pk),
+            "approval_link": str(self.approval_link.pk),
         }
 
 
@@ -527,6 +547,7 @@ def make_objects(org) -> Objects:
         payload={},
     )
     return Objects(
+        approval_link=approval_link_create(organization=org, contents=[content]),
         webhook=webhook,
         delivery=delivery,
         origin=OAuthRedirectOrigin.objects.create(organization=org, origin=f"https://{org.slug}.example.org"),

@@ -620,7 +620,7 @@ def _for_page(content: Content, variants: list, editing: dict, media: list) -> l
     previews = previews_for(content, variants, media)
     keys = [{_adaptation_key(a) for a in (v.adaptations or [])} for v in variants]
     common = set.intersection(*keys) if len(variants) > 1 else set()
-    content.common_adaptations = sorted(common)  # type: ignore[attr-defined]  # the page reads it
+    content.common_adaptations = sorted(common)  # type: ignore[attr-defined]  # for the page
     for v in variants:
         v.own_adaptations = [a for a in (v.adaptations or []) if _adaptation_key(a) not in common]
         v.editing = editing["platform"] == v.platform

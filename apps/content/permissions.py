@@ -18,8 +18,14 @@ from . import states
 
 #: both families' content routes: editors write, admins approve and reject
 CONTENT = Policy(
-    scope="content:write", read_scope="content:read", action_roles={"approve": "admin", "reject": "admin"}
+    scope="content:write",
+    read_scope="content:read",
+    # an approval link lets someone outside approve: an admin's decision, as approving is
+    action_roles={"approve": "admin", "reject": "admin", "approval_links": "admin"},
 )
+
+#: revoking an outside approver's link (both families): admins
+APPROVAL_LINKS = Policy(write_role="admin", scope="content:write", read_scope="content:read")
 
 #: the staff console's actions (approve, reject, regenerate, edit image, schedule, publish now):
 #: the Django permission a staff user needs (the Reviewer group has it)

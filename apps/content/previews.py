@@ -30,7 +30,7 @@ def previews_for(content: Content, variants: list, media: list) -> dict:
     ]
     out = {}
     for v in variants:
-        prof = profiles.get(v.platform)
+        shown_as = profiles.get(v.platform)
         out[v.platform] = post_preview(
             platform=v.platform,
             caption=v.caption or "",
@@ -40,9 +40,11 @@ def previews_for(content: Content, variants: list, media: list) -> dict:
             alt_text=v.alt_text or "",
             ratio=v.ratio or "",
             media=views,
-            author_name=(prof.display_name or prof.username) if prof else str(content.brand or ""),
-            handle=prof.username if prof else "",
-            avatar_url=prof.picture_url if prof else "",
+            author_name=(shown_as.display_name or shown_as.username)
+            if shown_as
+            else str(content.brand or ""),
+            handle=shown_as.username if shown_as else "",
+            avatar_url=shown_as.picture_url if shown_as else "",
         )
     return out
 

@@ -15,7 +15,7 @@ from rest_framework import serializers
 
 from apps.core import ids
 from apps.core.links import public_url
-from apps.core.serializers import OutputSerializer, iso
+from apps.core.serializers import OutputSerializer, StrictSerializer, iso
 from apps.core.storage import absolute_url
 from apps.platforms import rules as platform_rules
 from apps.profiles.models import PLATFORMS
@@ -159,3 +159,45 @@ def register_analytics_reader(reader: Callable[[Any], dict[str, Any]]) -> None:
 def present_analytics(content) -> dict[str, Any] | None:
     """The content's analytics as its registered reader sums them; None without a reader."""
     return _analytics_readers[0](content) if _analytics_readers else None
+
+
+# --- outside approver's links (both families) ------------------------------------------------
+
+
+class ApprovalLinkInput(StrictSerializer):
+    """A link for this content (and the other `contentIds`, of the same organization)."""
+
+    contentIds = serializers.ListField(
+        child=serializers.CharField(max_length=64), required=False, max_length=49, default=list
+    )
+    expiresInDays = serializers.IntegerField(min_value=1, max_value=30, required=False, default=7)
+    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")  # type: ignore[assignment]
+
+
+class ApprovalLinkOutput(OutputSerializer):
+    id = serializers.CharField()
+    url = serializers.URLField(help_text="Opens the approval page without a login; keep it private.")
+    contentIds = serializers.ListField(child=serializers.CharField())
+    label = serializers.CharField()  # type: ignore[assignment]
+    expiresAt = serializers.DateTimeField()
+    revokedAt = serializers.DateTimeField(allow_null=True)
+    createdAt = serializers.DateTimeField()
+
+
+def present_approval_link(link, *, family: str) -> dict:
+    from django.conf import settings
+
+    from .services import token_for
+
+    a = family == "v1"
+    return {
+        "id": ids.render(link.pk, "approval_link") if a else str(link.pk),
+        "url": f"{settings.PUBLIC_BASE_URL}/approve/{token_for(link)}/",
+        "contentIds": [
+            ids.render(pk, "content") if a else str(pk) for pk in link.contents.values_list("pk", flat=True)
+        ],
+        "label": link.label,
+        "expiresAt": iso(link.expires_at),
+        "revokedAt": iso(link.revoked_at),
+        "createdAt": iso(link.created_at),
+    }

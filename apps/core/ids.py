@@ -27,6 +27,7 @@ PREFIXES = {
     "campaign": "cmp",
     "organization": "org",
     "redirect_origin": "rdo",
+    "approval_link": "apl",
 }
 
 # 32 hex digits, or the canonical 8-4-4-4-12 form (uuid.UUID alone also takes braces, "urn:uuid:",

@@ -14,7 +14,8 @@ from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import SocialProfile
 
 from .. import filters, permissions, selectors, services
-from ..models import ContentSchedule
+from .. import serializers as shared
+from ..models import ApprovalLink, Content, ContentSchedule
 from ..services import GenerationInput
 from . import serializers as s
 
@@ -235,6 +236,30 @@ class ContentViewSet(ListMixin, _ContentBase):
     def approve(self, request, pk=None):
         return self._present(services.content_approve(content=self.get_object(), actor=self.actor))
 
+    @extend_schema(
+        request=shared.ApprovalLinkInput,
+        responses={201: shared.ApprovalLinkOutput},
+        operation_id="api_content_approval_links_create",
+        description="A signed link for someone outside the organization to approve this content (and "
+        "`contentIds`) or ask for changes, without a login. It dies when it expires, when it is "
+        "revoked (DELETE /api/approval-links/:id) or when the content's text or media change.",
+    )
+    @action(detail=True, methods=["post"], url_path="approval-links")
+    def approval_links(self, request, pk=None):
+        content = self.get_object()
+        data = self.validated(shared.ApprovalLinkInput)
+        org = self.actor.organization
+        others = self.refs(Content.objects.for_organization(org), data["contentIds"], "content", "contentIds")
+        contents = list({c.pk: c for c in [content, *others]}.values())
+        link = services.approval_link_create(
+            organization=org,
+            contents=contents,
+            actor=self.actor,
+            days=data["expiresInDays"],
+            label=data["label"],
+        )
+        return self.respond(shared.present_approval_link(link, family="api"), status=201)
+
     @extend_schema(request=s.RejectInput, responses=s.ContentOutput, operation_id="api_content_reject")
     @action(detail=True, methods=["post"], url_path="reject")
     def reject(self, request, pk=None):
@@ -401,3 +426,17 @@ class BatchViewSet(ListMixin, _ContentBase):
         """A retry of a batch whose first request died: that batch, never a second one."""
         batch = self.lookup(self.get_queryset(), effect.ids[0])
         return self.respond(s.present_batch(batch), status=effect.status)
+
+
+class ApprovalLinkViewSet(ApiViewSet):
+    """An outside approver's link: revoke it (its page answers 410 from then on)."""
+
+    queryset = ApprovalLink.objects.all()
+    output_serializer = shared.ApprovalLinkOutput
+    policy = permissions.APPROVAL_LINKS
+    http_method_names = ["delete"]
+
+    @extend_schema(responses={204: None}, operation_id="api_approval_links_destroy")
+    def destroy(self, request, pk=None):
+        services.approval_link_revoke(link=self.get_object())
+        return self.respond(None, status=204)

@@ -43,8 +43,9 @@ def actor_label(actor) -> str:
     user = getattr(actor, "user", None)
     if user is None and key is not None:
         return f"API key “{key.name}”"[:200]
-    if user is None and getattr(actor, "subject", None):
-        return f"token {actor.subject}"[:200]
+    subject = getattr(actor, "subject", None)
+    if user is None and subject:
+        return f"token {subject}"[:200]
     user = user or actor
     return str(getattr(user, "username", "") or getattr(actor, "credential_id", ""))[:200]
 

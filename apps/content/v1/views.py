@@ -8,6 +8,8 @@ from apps.brands.models import Brand
 from apps.core.views import ListMixin, V1ViewSet
 
 from .. import filters, permissions, selectors, services
+from .. import serializers as shared
+from ..models import ApprovalLink, Content
 from ..services import GenerationInput
 from . import serializers as s
 
@@ -119,6 +121,29 @@ class ContentViewSet(ListMixin, V1ViewSet):
         services.content_delete(content=content)
         return self.respond(None, status=204)
 
+    @extend_schema(
+        request=shared.ApprovalLinkInput,
+        responses={201: shared.ApprovalLinkOutput},
+        operation_id="v1_content_approval_links_create",
+        description="A signed link for someone outside the organization to approve this content (and "
+        "`contentIds`) or ask for changes, without a login. It dies when it expires, when it is "
+        "revoked (DELETE /v1/approval-links/{id}) or when the content's text or media change.",
+    )
+    def approval_links(self, request, pk=None):
+        content = self.get_object()
+        data = self.validated(shared.ApprovalLinkInput)
+        org = self.actor.organization
+        others = self.refs(Content.objects.for_organization(org), data["contentIds"], "content", "contentIds")
+        contents = list({c.pk: c for c in [content, *others]}.values())
+        link = services.approval_link_create(
+            organization=org,
+            contents=contents,
+            actor=self.actor,
+            days=data["expiresInDays"],
+            label=data["label"],
+        )
+        return self.respond(shared.present_approval_link(link, family="v1"), status=201)
+
     @extend_schema(request=None, responses=s.ContentOutput, operation_id="v1_content_approve")
     def approve(self, request, pk=None):
         content = services.content_approve(content=self.get_object(), actor=self.actor)
@@ -163,3 +188,17 @@ class ContentViewSet(ListMixin, V1ViewSet):
     def _parse_update(self, data) -> dict:
         parsed = self.validated(s.UpdateInput, data=data if data is not None else {})
         return {"variants": parsed.get("content"), "status": parsed.get("status")}
+
+
+class ApprovalLinkViewSet(V1ViewSet):
+    """An outside approver's link: revoke it (its page answers 410 from then on)."""
+
+    queryset = ApprovalLink.objects.all()
+    output_serializer = shared.ApprovalLinkOutput
+    id_kind = "approval_link"
+    policy = permissions.APPROVAL_LINKS
+
+    @extend_schema(responses={204: None}, operation_id="v1_approval_links_destroy")
+    def destroy(self, request, pk=None):
+        services.approval_link_revoke(link=self.get_object())
+        return self.respond(None, status=204)
