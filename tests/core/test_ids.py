@@ -31,6 +31,7 @@ KINDS = [
     ("campaign", "cmp"),
     ("organization", "org"),
     ("redirect_origin", "rdo"),
+    ("approval_link", "apl"),
 ]
 
 
