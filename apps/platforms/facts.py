@@ -445,12 +445,12 @@ INTENT_PATTERNS: dict[str, str] = {
     r"\bopen (?:role|position)|\bvacanc|buscamos|contratamos|únete a nuestro equipo|vacante|"
     r"recrut|nous cherchons|rejoignez notre équipe|wir suchen|stellenangebot|bewirb|verstärkung|"
     r"estamos contratando|vaga\b|procuramos",
-    "fundraiser": r"fundrais|\bdonat(?:e|ion)|\bcharity\b|\braise (?:money|funds)|\braised\b|crowdfund|"
-    r"recaudaci|donativ|collecte de fonds|\bdons?\b|spenden|spendenaktion|arrecada|doaç",
+    "fundraiser": r"fundrais|\bdonat(?:e|ion)|\bcharity\b|\braise (?:money|funds)|\braise \W?\d|\bhelp us raise\b|"
+    r"\braised\b|crowdfund|recaudaci|donativ|collecte de fonds|\bdons?\b(?!')|spenden|spendenaktion|arrecada|doaç",
     "recipe": r"\brecipe\b|\bingredients?\b|\bpreheat\b|\btablespoons?\b|\bteaspoons?\b|\bbake (?:for|at)\b|"
     r"receta|ingredientes|recette|ingrédients|rezept|zutaten|receita",
     "podcast": r"\bpodcast\b|\bepisode\b|\bep\.?\s?\d|\blisten (?:now|on)\b|episodio|épisode|folge\b|episódio",
-    "opening": r"\bgrand opening\b|\bnow open\b|\bwe(?:'re| are)? ?open(?:ing|s)?\b|\bopens?\b|\bopening\b|"
+    "opening": r"\bgrand opening\b|\bnow open\b|\bwe(?:'re| are)? ?open(?:ing|s)?\b|\bopens?\b|\bopening\b(?! (?:hours|times))|"
     r"\bdoors open\b|abrimos|inaugura|apertura|\\bouvr|ouverture|eröffn|öffnet (?:am|ab)|wir öffnen|inauguração|abertura",
     "offer": r"\bsale\b|\bdiscount\b|\d+\s?% off\b|\boff (?:all|every|our|your)\b|\bpromo\b|\bcode\b|\bcoupon\b|"
     r"\bdeal\b|\bbogo\b|\bfree shipping\b|\bfor less\b|descuento|rebajas|oferta|promoción|soldes|réduction|"

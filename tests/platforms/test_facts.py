@@ -165,6 +165,10 @@ def test_fact_sentences_and_missing_facts():
         ("Introducing the Trailhead 2, our lightest hiking boot.", "en", "launch"),
         ("Three tips to keep your sourdough starter alive in winter.", "en", "tip"),
         ("Our studio moves to a bigger space next month.", "en", "announcement"),
+        # read wrongly before: "don't" as the French "don", "raise $" and "opening hours"
+        ("Tip: rinse your cup right after use so the oils don't go rancid.", "en", "tip"),
+        ("Help us raise $20,000 for the shelter's new kennels by 31 December.", "en", "fundraiser"),
+        ("Northside Library extends its opening hours from Monday 2 February.", "en", "announcement"),
         ("Retiramos del mercado el lote 12: no lo consuma.", "es", "recall"),
         ("Abrimos el sábado en la Calle Mayor.", "es", "opening"),
         ("Nous recrutons un boulanger à Lyon.", "fr", "hiring"),
@@ -191,6 +195,7 @@ def test_detect_intent(brief, language, intent):
         "#seats",
         "#we",
         "#Saturday",
+        "#Weekdays",
         "#March",
         "#2026",
         "#httpsxcom",
