@@ -569,6 +569,10 @@ OAUTH_APP_NAME = env("OAUTH_APP_NAME", default="Postforge")
 #: connect answers 4xx naming the variables to set (in development every platform falls back
 #: to the sandbox)
 SANDBOX_PLATFORMS = env.list("SANDBOX_PLATFORMS", default=[])
+#: Bluesky: where handles are resolved (any PDS or AppView answers resolveHandle) and the PLC
+#: directory that holds did:plc documents (each account's PDS is read from its DID document)
+BLUESKY_SERVICE_URL = env("BLUESKY_SERVICE_URL", default="https://bsky.social").rstrip("/")
+BLUESKY_PLC_DIRECTORY_URL = env("BLUESKY_PLC_DIRECTORY_URL", default="https://plc.directory").rstrip("/")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -39,6 +39,7 @@ from apps.publishing.platforms.base import AccountInfo, PlatformError
 from . import crypto, sandbox
 from .models import OAuthState
 from .oauth_backends import (
+    APP_PASSWORD_PLATFORMS,
     OAUTH_PLATFORMS,
     TokenSet,
     backend_for,
@@ -100,7 +101,14 @@ def not_configured_settings(platform: str) -> list[str]:
 def check_offered(platform: str) -> None:
     """Outside development a platform without app credentials is not offered (unless the
     operator lists it in SANDBOX_PLATFORMS): a 4xx naming what to set, never a silent sandbox."""
-    if connect_mode(platform) != "unavailable":
+    mode = connect_mode(platform)
+    if mode == "app_password":
+        raise RuleViolation(
+            f"{platform} connects with the account's handle and an app password, not a redirect: "
+            f"POST /v1/profiles/{platform}/connect or /api/oauth/{platform}/app-password.",
+            problems={"platform": ["Connect with a handle and an app password."]},
+        )
+    if mode != "unavailable":
         return
     names = " and ".join(not_configured_settings(platform))
     raise RuleViolation(
@@ -585,6 +593,8 @@ def profile_connect(
         if brand is not None:
             profile.brand = brand
     _store_tokens(profile, tokens, now=now, default_scopes=scopes_for(platform))
+    # who granted access: Meta's deauthorize and data-deletion callbacks name them
+    profile.platform_user_id = (tokens.user_id or tokens.account_id or "")[:200]
     if tokens.pages:  # Facebook: every Page the account manages, so the user can connect another
         profile.settings = {**(profile.settings or {}), "facebookPages": tokens.pages}
     profile.save()
@@ -654,7 +664,7 @@ def profile_mark_token(profile: SocialProfile, status: str, reason: str) -> Soci
 
 
 @transaction.atomic
-def profile_refresh_token(
+def profile_refresh_token(  # noqa: PLR0911 - one early answer per case the docstring lists
     *, profile: SocialProfile, unless_valid_until=None, unless_access_changed_from: str = ""
 ) -> SocialProfile:
     """Refresh the profile's token before it expires.
@@ -688,6 +698,10 @@ def profile_refresh_token(
         _store_tokens(profile, tokens, now=now, default_scopes=sandbox.scopes(profile.platform))
         profile.save()
         return profile
+    if profile.platform in APP_PASSWORD_PLATFORMS:
+        from .bluesky import session_renew
+
+        return session_renew(profile, now=now)
     if profile.platform not in OAUTH_PLATFORMS or not is_real(profile.platform):
         raise TokenRefreshFailed(f"{profile.platform} has no app credentials configured.")
     backend = backend_for(profile.platform)

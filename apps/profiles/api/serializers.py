@@ -73,9 +73,6 @@ class ProfileOutput(OutputSerializer):
     profilePicture = serializers.CharField(allow_null=True)
     brandId = serializers.CharField()
     settings = ProfileSettingsFields()
-    sandbox = serializers.BooleanField(
-        help_text="true: a test-sandbox profile; its posts go nowhere (development, or SANDBOX_PLATFORMS)"
-    )
     #: per feature: whether the grant allows it and the permissions it lacks
     features = serializers.ListField(child=serializers.DictField(), required=False)
     pages = serializers.ListField(

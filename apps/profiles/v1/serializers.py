@@ -30,9 +30,8 @@ class ProfileOutput(api_serializers.ProfileOutput):
     def present(self, instance) -> dict:
         return present_profile(instance, self.request)
 
-    # Family B's own fields (not presented in A)
+    # Family B's own fields (not presented in A; `sandbox` is, issue 22)
     tokenStatus = None
-    sandbox = None
     createdAt = None
 
 
