@@ -621,6 +621,8 @@ def _store_tokens(profile: SocialProfile, tokens: TokenSet, *, now, default_scop
     )
     profile.token_scopes = (tokens.scope or " ".join(default_scopes))[:1000]
     profile.token_status, profile.token_error = "valid", ""
+    if (profile.platform_data or {}).get("tokenWarned"):  # a new token: its own warnings
+        profile.platform_data = {k: v for k, v in profile.platform_data.items() if k != "tokenWarned"}
 
 
 # --- refresh --------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ def api_body(p: SocialProfile) -> dict:
         },
         "tokenStatus": p.token_status,
         "sandbox": p.sandbox,
+        "tokenExpiresAt": iso(p.token_expires_at),  # issue 22: LinkedIn's day 60
         "createdAt": iso(p.created_at),
     }
 

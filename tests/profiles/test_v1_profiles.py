@@ -29,6 +29,7 @@ def v1_body(p: SocialProfile) -> dict:
             "timezone": p.settings.get("timezone", "UTC"),
         },
         "sandbox": p.sandbox,  # issue 22: a test-sandbox profile says so
+        "tokenExpiresAt": iso(p.token_expires_at),  # issue 22: LinkedIn's day 60
     }
 
 

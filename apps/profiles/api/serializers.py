@@ -86,6 +86,11 @@ class ProfileOutput(OutputSerializer):
         help_text="`expired`: the platform refused to refresh the grant; reconnect the profile",
     )
     sandbox = serializers.BooleanField(help_text="Connected to the built-in sandbox, not the platform")
+    tokenExpiresAt = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the grant's token expires (null: it does not, or it is renewed by itself); "
+        "LinkedIn's cannot be renewed without the member: reconnect before then",
+    )
     createdAt = serializers.DateTimeField()
 
 
@@ -128,6 +133,7 @@ def present_profile(profile, request=None) -> dict:
         "settings": settings_of(profile),
         "tokenStatus": profile.token_status,
         "sandbox": profile.sandbox,
+        "tokenExpiresAt": iso(profile.token_expires_at),
         "createdAt": iso(profile.created_at),
     }
 

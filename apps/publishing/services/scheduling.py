@@ -59,6 +59,32 @@ def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
         )
 
 
+def _check_token_lifetime(profiles: list[SocialProfile], when: datetime.datetime) -> None:
+    """A post due after its profile's token expires, when nothing can renew that token
+    (LinkedIn's 60 days without a refresh token), would fail: refused with the date."""
+    from apps.profiles.services import token_refreshable
+
+    late = [
+        p
+        for p in profiles
+        if not p.sandbox
+        and p.token_expires_at is not None
+        and when >= p.token_expires_at
+        and not token_refreshable(p)
+    ]
+    if late:
+        reasons = [
+            f"{p.username}: the {p.platform} token expires on {p.token_expires_at:%Y-%m-%d %H:%M} UTC and "
+            "cannot be renewed without you; reconnect the profile, then schedule past that date"
+            for p in late
+            if p.token_expires_at is not None
+        ]
+        raise RuleViolation(
+            "A post is scheduled after its profile's access runs out: " + "; ".join(reasons),
+            problems={"scheduled_for": reasons},
+        )
+
+
 def parse_when(raw: object, tz_name: str | None) -> datetime.datetime:
     """ISO 8601; a time without offset is read in `tz_name` (the request's or profile's zone)."""
     invalid = InvalidSubject(
@@ -102,6 +128,7 @@ def publications_schedule(
     when = parse_when(scheduled_for, tz_name or profiles[0].timezone_name)
     if when <= timezone.now():
         raise InvalidSubject("scheduledFor is in the past.", "scheduled_for", "Must be in the future.")
+    _check_token_lifetime(profiles, when)
     for profile in profiles:
         _upsert(content, profile, when, options)
     if content.status not in (states.SCHEDULED, states.PUBLISHING):
