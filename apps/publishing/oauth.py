@@ -531,17 +531,13 @@ def oauth_complete(
 
 
 def connect_notice(profile: SocialProfile) -> str | None:
-    """What the user should know right after connecting (a ``notice`` on the redirect)."""
-    if (
-        profile.platform == "tiktok"
-        and not profile.sandbox
-        and not getattr(settings, "TIKTOK_APP_AUDITED", False)
-    ):
-        return (
-            "TikTok has not audited this app yet: it can post only privately (SELF_ONLY), "
-            "so set this profile's defaultVisibility to private."
-        )
-    return None
+    """What the user should know right after connecting (a ``notice`` on the redirect): each
+    app-review gate that holds their posts back (apps.platforms.gates)."""
+    from apps.platforms.gates import connect_notice as gate_notice
+
+    if profile.sandbox:
+        return None
+    return gate_notice(profile.platform)
 
 
 def _exchange(row: OAuthState, code: str) -> tuple[TokenSet, AccountInfo]:

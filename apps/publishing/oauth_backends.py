@@ -105,8 +105,10 @@ def callback_url(platform: str) -> str:
 
 
 def api_base_url(platform: str) -> str | None:
-    """The platform API base for the platform client (None: the client's default)."""
-    return _overrides(platform).get("api") or None
+    """The platform API base for the platform client (None: the client's default; Pinterest:
+    PINTEREST_API_URL, the sandbox host for Trial-access apps)."""
+    configured = getattr(settings, "PINTEREST_API_URL", "") if platform == "pinterest" else ""
+    return _overrides(platform).get("api") or configured or None
 
 
 def platform_client(platform: str, *, access_token: str, account_id: str = "") -> PlatformClient:

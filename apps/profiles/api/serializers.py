@@ -8,6 +8,7 @@ from apps.core.errors import ValidationFailed
 from apps.core.exceptions import details_in
 from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.features import features_allowed
+from apps.platforms.gates import capabilities
 
 from ..models import PLATFORMS, TOKEN_STATUSES
 from ..services import HHMM, VISIBILITIES, settings_normalized
@@ -75,6 +76,12 @@ class ProfileOutput(OutputSerializer):
     settings = ProfileSettingsFields()
     #: per feature: whether the grant allows it and the permissions it lacks
     features = serializers.ListField(child=serializers.DictField(), required=False)
+    capabilities = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="What the operator's app review lets this profile do ({capability, allowed, reason}): "
+        "YouTube and TikTok public posts before their audits, Pinterest Trial access, X's Free tier",
+    )
     pages = serializers.ListField(
         child=serializers.DictField(),
         required=False,
@@ -108,6 +115,7 @@ def present_profile_detail(profile, request=None) -> dict:
     return {
         **present_profile(profile, request),
         "features": features_allowed(profile.platform, profile.token_scopes),
+        "capabilities": capabilities(profile.platform, sandbox=profile.sandbox),
         **pages_of(profile),
     }
 

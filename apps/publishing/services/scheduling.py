@@ -17,6 +17,7 @@ from apps.content.models import Content
 from apps.core.errors import InvalidSubject, InvalidTransition, PlatformFailure, RuleViolation
 from apps.core.filters import as_utc
 from apps.events.services import event_record
+from apps.platforms.gates import visibility_refusal
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import validate_timezone
 
@@ -46,6 +47,17 @@ def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
                 for p in wrong
             ],
         )
+    gated = [
+        reason
+        for p in profiles
+        if (
+            reason := visibility_refusal(
+                p.platform, p.settings.get("defaultVisibility", "public"), sandbox=p.sandbox
+            )
+        )
+    ]
+    if gated:  # the platform would lock it private or refuse it: said before anything is scheduled
+        raise RuleViolation(" ".join(gated), problems={"profile": gated})
     disconnected = [p for p in profiles if not p.connected or p.token_status != "valid"]
     if disconnected:
         reasons = [
