@@ -41,6 +41,7 @@ from .models import OAuthState
 from .oauth_backends import (
     APP_PASSWORD_PLATFORMS,
     OAUTH_PLATFORMS,
+    PageChoiceRequired,
     TokenSet,
     backend_for,
     connect_mode,
@@ -447,6 +448,8 @@ def _granted(row: OAuthState, code: str) -> tuple[TokenSet, AccountInfo]:
         raise _NotGranted("invalid_grant", str(exc)) from None
     except AuthCanceled:
         raise _NotGranted("access_denied", "The authorization was not granted.") from None
+    except PageChoiceRequired as exc:  # Facebook: several Pages, none named: the user chooses
+        raise _NotGranted("page_required", exc.detail or str(exc)) from None
     except SocialAuthBaseException as exc:
         logger.warning(
             "OAuth token exchange failed for %s: %s (%s)", row.platform, exc.code, exc.provider_code

@@ -351,10 +351,15 @@ class XBackend(ServiceBackend, TwitterOAuth2):
     PKCE_DEFAULT_CODE_VERIFIER_LENGTH = 64
 
 
+class PageChoiceRequired(AuthResponseError):
+    """Facebook: the account manages several Pages and the connect named none (``pageId``)."""
+
+
 class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
     """Facebook Login for Pages: the user token is exchanged for a long-lived one, then the
     token (which does not expire) of the Page the user chose at connect (``pageId``), or of the
-    first Page the account manages, is kept; the profile lists every managed Page."""
+    only Page the account manages, is kept (several and none named: ``PageChoiceRequired``,
+    naming them); the profile lists every managed Page."""
 
     platform = "facebook"
     token_never_expires = True
@@ -378,6 +383,14 @@ class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
                 self, "No Facebook Page is managed by this account.", stage="token_exchange"
             )
         wanted = getattr(self, "wanted_page", "")
+        if not wanted and len(pages) > 1:  # several Pages and none named: ask, never guess
+            raise PageChoiceRequired(
+                self,
+                "This account manages several Facebook Pages: connect again with pageId set to one of "
+                + ", ".join(f"{p.get('name')} ({p.get('id')})" for p in pages)
+                + ".",
+                stage="token_exchange",
+            )
         page = next((p for p in pages if str(p.get("id")) == wanted), None) if wanted else pages[0]
         if page is None:
             raise AuthResponseError(
