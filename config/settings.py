@@ -122,6 +122,8 @@ TEMPLATES = [
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'postforge.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+#: a request that found the database away (a restart, a failover) is a 503 with this Retry-After
+DATABASE_UNAVAILABLE_RETRY_AFTER = env.int("DATABASE_UNAVAILABLE_RETRY_AFTER", default=5)
 # Persistent connections suit WSGI workers (set CONN_MAX_AGE=60 for gunicorn). Under ASGI
 # every sync view runs in a thread that would keep its own connection, exhausting
 # PostgreSQL's max_connections, so the default is 0.
@@ -290,6 +292,11 @@ STATIC_ROOT = env("STATIC_ROOT", default=str(VAR_DIR / "static"))
 # WhiteNoise serves STATIC_ROOT (collected: compressed, fingerprinted, cached for a year) and,
 # for a process started before any `collectstatic`, the apps' own static folders.
 WHITENOISE_USE_FINDERS = True
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "apps.core.redoc.RedocFinder",  # ReDoc's bundle without its CDN logo
+]
 Path(STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default=env("S3_BUCKET", default=""))
 if AWS_STORAGE_BUCKET_NAME:
@@ -433,8 +440,12 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI and ReDoc from the service itself (drf-spectacular-sidecar), never a CDN
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
+    # the sidecar's bundle without its logo from cdn.redoc.ly (apps.core.redoc)
+    "REDOC_DIST": "/static/postforge/redoc",
 }
+
+#: requests one address may make to one outside-approver link per rate window (issue 21)
+APPROVAL_LINK_RATE_LIMIT = env.int("APPROVAL_LINK_RATE_LIMIT", default=60)
 
 #: mounts the baseline views of bench/api_list.py; never set in production
 BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)

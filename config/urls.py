@@ -4,8 +4,10 @@ from django.urls import include, path, re_path
 from django.views.static import serve as static_serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from apps.content.approval_views import approval_decide, approval_page
 from apps.core.fallback import api_not_found, v1_not_found
 from apps.core.health import healthz, readyz
+from apps.publishing.views import sandbox_post
 from apps.webhooks.inbound import (
     meta_data_deletion,
     meta_deauthorize,
@@ -14,9 +16,26 @@ from apps.webhooks.inbound import (
     replicate_webhook,
 )
 
+# an error raised outside a view: the database being away is a 503 in the family's format
+handler500 = "apps.core.fallback.server_error"
+
 admin.site.site_header = "Postforge"
 admin.site.site_title = "Postforge"
 admin.site.index_title = "Staff console"
+admin.site.site_url = "/v1/docs/"  # "View site": the API docs (the service has no public site)
+
+
+def _hide_internal_tables() -> None:
+    """Python Social Auth's tables (associations, nonces, partial pipelines, social logins) are
+    the login library's bookkeeping, not something staff manage: off the admin index."""
+    from social_django.models import Association, Code, Nonce, Partial, UserSocialAuth
+
+    for model in (Association, Code, Nonce, Partial, UserSocialAuth):
+        if admin.site.is_registered(model):
+            admin.site.unregister(model)
+
+
+_hide_internal_tables()
 
 urlpatterns = [
     path("healthz", healthz),
@@ -44,6 +63,13 @@ urlpatterns = [
     path("v1/", include("config.urls_v1")),
     path("api/", include("config.urls_api")),
     path("oauth/", include("apps.publishing.urls")),
+    path("approve/<str:token>/", approval_page, name="approval-page"),
+    path("approve/<str:token>/<uuid:content_id>/", approval_decide, name="approval-decide"),
+    path(
+        "sandbox/<str:platform>/<str:username>/<str:external_id>",
+        sandbox_post,
+        name="sandbox-post",
+    ),
     # [\s\S]: a path may contain an (encoded) newline, which `.` would not match -> HTML 404
     # (not the inline flag (?s): Django cannot reverse a pattern holding it, and then no
     # reverse() works, the admin's included)

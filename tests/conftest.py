@@ -30,6 +30,9 @@ def _eager_celery_and_isolated_media(settings, tmp_path):
     # every test client calls from 127.0.0.1: the suite's many deliberate 401s would trip the
     # per-address failure limit; tests/core/test_auth_failures.py turns it on
     settings.AUTH_FAILURE_LIMIT = 0
+    # a fixed share of webhook slots per organization (the default reads the live workers'
+    # heartbeats, which differ from run to run); tests/webhooks/test_slow_receiver.py sets it
+    settings.WEBHOOK_ORGANIZATION_CONCURRENCY = 4
     ratelimit.reset_local()
     yield
 

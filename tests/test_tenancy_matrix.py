@@ -790,6 +790,36 @@ def test_a_batch_delete_of_scheduled_content_needs_an_admin(editor, mine):
     assert Content.objects.filter(pk=scheduled.pk).exists()
 
 
+@pytest.mark.parametrize("family", ["v1", "api"])
+def test_deleting_published_content_needs_an_admin_in_both_families(family, owner, editor, mine):
+    """Issue 20: an editor deleted published content (204) and its publications and metrics
+    history went with it. Now an admin only (decided in docs/decisions.md, issue 20)."""
+    published = mine.publication.content
+    Content.objects.filter(pk=published.pk).update(status=states.PUBLISHED)
+    mine.publication.__class__.objects.filter(pk=mine.publication.pk).update(status="published")
+    path = f"/{family}/content/" + (f"cnt_{published.pk.hex}" if family == "v1" else str(published.pk))
+    refused = client_for(editor, family, jwt=family == "api").delete(path)
+    details = assert_error(refused, family, 403, "AUTHORIZATION_ERROR")
+    assert (details["role"], details["requiredRole"]) == ("editor", "admin")
+    message = refused.json()["error"]["message"] if family == "v1" else refused.json()["error"]
+    assert message == (
+        "Published content can be deleted by an admin only: its publications and their metrics "
+        "history go with it. This credential has the editor role."
+    )
+    assert Content.objects.filter(pk=published.pk, status=states.PUBLISHED).exists()
+    batch = editor.client().post(
+        "/v1/content/batch",
+        {"operations": [{"method": "delete", "id": f"cnt_{published.pk.hex}"}]},
+        format="json",
+    )
+    assert batch.json()["results"][0]["error"]["code"] == "AUTHORIZATION_ERROR"
+    # content that failed after one of its publications went out counts as published too
+    Content.objects.filter(pk=published.pk).update(status=states.FAILED)
+    assert client_for(editor, family, jwt=False).delete(path).status_code == 403
+    assert client_for(owner, family, jwt=family == "api").delete(path).status_code == 204
+    assert not Content.objects.filter(pk=published.pk).exists()
+
+
 @pytest.mark.parametrize("setting", ["require_approval", "auto_publish"])
 @pytest.mark.parametrize("jwt", [False, True])
 def test_switching_approval_settings_of_a_brand_needs_an_admin(setting, jwt, owner, editor, mine):

@@ -5,6 +5,7 @@ loads from a CDN); each point keeps its value as an SVG ``<desc>``/``<title>``."
 from __future__ import annotations
 
 import datetime
+import math
 from typing import Any
 
 import pygal
@@ -67,6 +68,19 @@ def _chart(kind, *, title: str, labels: list[str], height: int = 300, empty: boo
     return chart
 
 
+def whole_ticks(top: float) -> list[int]:
+    """0 to at least `top` in at most ten whole, round steps (1, 2 or 5 times a power of 10)."""
+    top = max(1, math.ceil(top))
+    magnitude = 1
+    while True:
+        for m in (1, 2, 5):
+            step = m * magnitude
+            if top / step <= 10:
+                last = -(-top // step) * step
+                return list(range(0, last + 1, step))
+        magnitude *= 10
+
+
 def over_time(
     series: list[dict], buckets: list[datetime.date], *, figure: str, title: str, group_by: str
 ) -> str:
@@ -76,13 +90,13 @@ def over_time(
     values = {(row["date"], row["platform"]): row[figure] for row in series}
     labels = [_label(b, group_by) for b in buckets]
     config: dict[str, Any] = {}
-    if figure == "posts":  # whole posts on the axis
-        totals: dict = {}
-        for row in series:
-            totals[row["date"]] = totals.get(row["date"], 0) + row["posts"]
-        top = max(totals.values(), default=0)
-        if top:  # pygal fails on y_labels without data (its "no data" text is drawn instead)
-            config["y_labels"] = list(range(0, top + 1, max(1, (top + 9) // 10)))
+    totals: dict = {}
+    for row in series:
+        totals[row["date"]] = totals.get(row["date"], 0) + (row[figure] or 0)
+    if platforms:  # pygal fails on y_labels without data (its "no data" text is drawn instead)
+        # whole numbers on the axis: pygal's own ticks of an all-zero (or small) series are
+        # fractions (0, 0.2, ... 1) that the whole-number formatter printed as "0 0 0 1 1 1"
+        config["y_labels"] = whole_ticks(max(totals.values(), default=0))
     chart = _chart(pygal.StackedBar, title=title, labels=labels, empty=not platforms, **config)
     for platform in platforms:
         chart.add(platform, [values.get((b, platform), 0) for b in buckets])

@@ -6,10 +6,12 @@ from __future__ import annotations
 from django.db.models import F, QuerySet
 from rest_framework.filters import BaseFilterBackend
 
-from apps.core.errors import ValidationFailed
+from apps.brands.models import Brand
+from apps.content.models import Campaign, Tag
+from apps.core.errors import NotFound, ValidationFailed
 from apps.core.filters import ListFilterSet, query_filter
 from apps.core.schema import sort_enum
-from apps.profiles.models import Platform
+from apps.profiles.models import Platform, SocialProfile
 
 from .parameters import parse_period, parse_platform, parse_tz
 
@@ -43,7 +45,15 @@ class ContentMetricsFilter(ListFilterSet):
         return queryset  # the three make one period, applied by `filter_queryset`
 
     def _id(self, value: str, name: str, kind: str) -> object:
-        return self.id_of(value, kind=kind, field=name, detail=f"Not a {kind} id.")
+        """The id of an object of the caller's organization (malformed: a 400 naming the
+        parameter); another organization's, or none, is a 404 naming the parameter, as the
+        analytics reports answer (`profileId` of /api/analytics/profiles, `contentId` of
+        /v1/analytics/content). Issue 20: it was an empty 200."""
+        pk = self.id_of(value, kind=kind, field=name, detail=f"Not a {kind} id.")
+        model = {"brand": Brand, "profile": SocialProfile, "campaign": Campaign, "tag": Tag}[kind]
+        if not model.objects.for_organization(self.organization).filter(pk=str(pk)).exists():
+            raise NotFound("Resource not found.", {name: value[:100]})
+        return pk
 
     def filter_brand(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         return queryset.filter(brand_id=self._id(value, name, "brand"))

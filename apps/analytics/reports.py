@@ -46,7 +46,7 @@ def profile_report(profile, days: int) -> dict:
     )
     total_eng = int(agg["engagement"] or 0)
     return {
-        "profileId": ids.render(profile.pk, "profile"),
+        "profileId": str(profile.pk),  # Family B's reports: a UUID, as everywhere in /api
         "period": f"{days}d",
         "metrics": {
             "totalContent": agg["total"],
@@ -344,7 +344,7 @@ def _rank(profile, rows, limit: int) -> dict:
 def best_times(profile, limit: int = 5) -> dict:
     rows = [r[1:] for r in _best_rows([profile], profile.timezone_name)]
     return {
-        "profileId": ids.render(profile.pk, "profile"),
+        "profileId": str(profile.pk),  # Family B's reports: a UUID, as everywhere in /api
         "timezone": profile.timezone_name,
         **_rank(profile, rows, limit),
     }

@@ -270,3 +270,57 @@ class Prediction(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"{self.provider} {self.kind} {self.external_id}"
+
+
+class ContentHistory(models.Model):
+    """What happened to a content item, by whom: text edits (with their diff), approvals and
+    rejections from the console, the API and an outside approver's link."""
+
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="history")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    #: who: a staff username, "api key <name>", a token's subject
+    actor = models.CharField(max_length=200, blank=True, default="")
+    action = models.CharField(max_length=40)  # edit, approve, reject, ...
+    #: per platform, per field: {"before": ..., "after": ..., "diff": unified diff lines}
+    changes = models.JSONField(default=dict, blank=True)
+    note = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "content history"
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.actor or 'someone'}"
+
+
+class ReviewOpen(models.Model):
+    """A staff member opened a content item's page (the review queue's "not opened yet")."""
+
+    content = models.ForeignKey(Content, on_delete=models.CASCADE, related_name="review_opens")
+    user = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    opened_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["content", "user"], name="review_open_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} opened {self.content_id}"
+
+
+class ApprovalLink(OrgScopedModel):
+    """A signed, expiring, revocable link that lets someone outside the organization approve or
+    ask for changes to one content item or a set, without a login (issue 21)."""
+
+    contents = models.ManyToManyField(Content, related_name="approval_links")
+    label = models.CharField(max_length=200, blank=True, default="")  # who it is for, in words
+    created_by = models.CharField(max_length=200, blank=True, default="")
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    #: the texts and media the link was made for: a change kills the link
+    fingerprint = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"approval link {self.pk}"

@@ -14,6 +14,7 @@ from typing import Any
 from rest_framework import serializers
 
 from apps.core import ids
+from apps.core.links import public_url
 from apps.core.serializers import OutputSerializer, iso
 from apps.core.storage import absolute_url
 from apps.platforms import rules as platform_rules
@@ -124,7 +125,7 @@ def present_publication(pub, *, family: str) -> dict:
         "scheduledFor": iso(pub.scheduled_for),
         "publishedAt": iso(pub.published_at),
         "externalId": pub.external_id or None,
-        "url": pub.url or None,
+        "url": public_url(pub.url),
         "attempts": pub.attempts,
         "lastError": pub.last_error or None,
         "firstCommentError": pub.first_comment_error or None,

@@ -9,8 +9,10 @@ from __future__ import annotations
 import logging
 from typing import Any, TypeAlias
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -115,10 +117,29 @@ _DJANGO_ERRORS: tuple[tuple[type[Exception] | tuple[type[Exception], ...], int, 
 )
 
 
+#: the database went away (a restart, a failover, a dropped connection): a 503 to retry
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+DATABASE_UNAVAILABLE_MESSAGE = "The database is unavailable for a moment; retry after Retry-After seconds."
+
+
+def database_unavailable_headers() -> dict:
+    return {"Retry-After": str(settings.DATABASE_UNAVAILABLE_RETRY_AFTER)}
+
+
 def _normalize(exc: Exception, family: str) -> tuple[int, int, str, str, dict, dict]:
     """(status A, status B, code, message, details, headers) for any exception; `details` in
     the family's field names."""
     headers: dict = {}
+    if isinstance(exc, DATABASE_UNAVAILABLE):
+        logger.warning("database unavailable: %s", str(exc).strip()[:200])
+        return (
+            503,
+            503,
+            "SERVICE_UNAVAILABLE",
+            DATABASE_UNAVAILABLE_MESSAGE,
+            {},
+            database_unavailable_headers(),
+        )
     if isinstance(exc, errors.ApplicationError):
         status_a, status_b = statuses_of(exc)
         if isinstance(exc, errors.RateLimited):
@@ -178,7 +199,7 @@ def _plain(value: object) -> Plain:
 
 
 def _log_unexpected(exc: Exception, status: int) -> None:
-    if status >= 500 and not isinstance(exc, errors.PlatformFailure):
+    if status >= 500 and not isinstance(exc, errors.PlatformFailure | OperationalError | InterfaceError):
         logger.exception("Unhandled error", exc_info=exc)
 
 

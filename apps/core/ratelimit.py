@@ -74,19 +74,18 @@ _local_counts: dict[str, tuple[int, int]] = {}
 
 def _incr_local(key: str, window_end: int) -> int:
     with _local_lock:
-        end, count = _local_counts.get(key, (window_end, 0))
-        if end != window_end:
-            count = 0
+        # the key names its window: an entry found is this window's
+        _, count = _local_counts.get(key, (window_end, 0))
         count += 1
         _local_counts[key] = (window_end, count)
-        if len(_local_counts) > 50_000:  # drop windows that have passed
+        if len(_local_counts) > 50_000:  # drop windows that have passed (one ending now has)
             now = int(time.time())
-            for k in [k for k, (e, _) in _local_counts.items() if e < now]:
+            for k in [k for k, (e, _) in _local_counts.items() if e <= now]:
                 _local_counts.pop(k, None)
         return count
 
 
-def hit(credential: str, bucket: str = "default", *, cost: int = 1, limit: int | None = None) -> Decision:
+def hit(credential: str, bucket: str = "default", *, limit: int | None = None) -> Decision:
     """Count one request of ``bucket`` for ``credential`` and decide (against ``limit``, e.g.
     the organization's plan's, or the bucket's global figure)."""
     limit = limit_for(bucket) if limit is None else limit
@@ -136,9 +135,7 @@ def charge(credential: str, bucket: str, cost: int, *, limit: int | None = None)
         ok, count = bool(int(ok)), int(count)
     else:
         with _local_lock:
-            end, count = _local_counts.get(key, (window_end, 0))
-            if end != window_end:
-                count = 0
+            _, count = _local_counts.get(key, (window_end, 0))
             ok = count + cost <= limit
             if ok:
                 count += cost

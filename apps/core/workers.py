@@ -39,7 +39,7 @@ def _redis() -> Redis:
 
 
 def _on_redis() -> bool:
-    return settings.CELERY_BROKER_URL.startswith("redis")
+    return str(settings.CELERY_BROKER_URL).startswith("redis")
 
 
 def _folder() -> Path:

@@ -97,6 +97,24 @@ class TextResult:
 
 
 @dataclass(frozen=True)
+class PostDesign:
+    """What a designed post carries (the local engine typesets it; providers ignore it): the
+    design spec written from the post's own text (``local_media.design.spec_from_text``), where
+    it goes, and the brand's assets."""
+
+    spec: Mapping[str, Any]
+    platform: str = ""
+    post_type: str = "feed"
+    language: str = "en"
+    logo: bytes | None = None  # the brand's logo (PNG/JPEG bytes)
+    photo: bytes | None = None  # the brand's own image, as background or framed picture
+    fonts: tuple[str, ...] = ()  # the brand's font families or files, tried in order
+    slide: int = 0  # carousel: this picture's index among ``slides``
+    slides: int = 1
+    music: bool = True  # video: a synthesised music bed (False: silent)
+
+
+@dataclass(frozen=True)
 class ImageRequest:
     prompt: str
     width: int
@@ -106,6 +124,7 @@ class ImageRequest:
     reference: bytes | None = None  # reference image bytes (reference_based mode)
     seed: int = 0
     format: str = "PNG"  # PNG or JPEG
+    design: PostDesign | None = None  # a designed post (local engine); None: the picture alone
 
 
 @dataclass(frozen=True)
@@ -114,6 +133,9 @@ class ImageResult:
     width: int
     height: int
     content_type: str  # image/png, image/jpeg
+    alt_text: str = ""  # written from what was drawn (or the final image prompt); "" unknown
+    notes: tuple[str, ...] = ()  # what was adapted (a style the engine cannot draw, ...)
+    design: Mapping[str, Any] | None = None  # the layers of a designed image (for layer edits)
 
 
 @dataclass(frozen=True)
@@ -127,6 +149,7 @@ class VideoRequest:
     brand: BrandVoice = field(default_factory=BrandVoice)
     reference: bytes | None = None
     seed: int = 0
+    design: PostDesign | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +160,9 @@ class VideoResult:
     seconds: float
     thumbnail: bytes  # JPEG
     content_type: str = "video/mp4"
+    alt_text: str = ""
+    notes: tuple[str, ...] = ()
+    has_audio: bool = False
 
 
 @dataclass(frozen=True)

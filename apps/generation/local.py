@@ -20,7 +20,7 @@ from .base import (
     VideoResult,
 )
 from .local_media import edit_image as _edit_image
-from .local_media import make_image, make_video
+from .local_media import make_post_image, make_video
 from .local_text import LANGUAGES, make_ideas
 from .local_words import make_text, make_texts
 
@@ -45,8 +45,18 @@ class LocalEngine:
         return make_ideas(request)
 
     def image(self, request: ImageRequest) -> ImageResult:
-        data, content_type = make_image(request)
-        return ImageResult(data=data, width=request.width, height=request.height, content_type=content_type)
+        """A designed post when the request carries its text (``request.design``), else the
+        abstract composition; alt text written from what was drawn."""
+        data, content_type, alt, notes, design = make_post_image(request)
+        return ImageResult(
+            data=data,
+            width=request.width,
+            height=request.height,
+            content_type=content_type,
+            alt_text=alt,
+            notes=notes,
+            design=design,
+        )
 
     def edit_image(self, *, image: bytes, prompt: str, seed: int = 0) -> ImageResult:
         """Apply the edits named in ``prompt`` in order (brighter, black and white, crop to 4:5,
@@ -55,7 +65,14 @@ class LocalEngine:
         return ImageResult(data=data, width=width, height=height, content_type=content_type)
 
     def video(self, request: VideoRequest) -> VideoResult:
-        data, thumbnail, seconds = make_video(request)
+        made = make_video(request)
         return VideoResult(
-            data=data, width=request.width, height=request.height, seconds=seconds, thumbnail=thumbnail
+            data=made.data,
+            width=request.width,
+            height=request.height,
+            seconds=made.seconds,
+            thumbnail=made.thumbnail,
+            alt_text=made.alt_text,
+            notes=made.notes,
+            has_audio=made.has_audio,
         )

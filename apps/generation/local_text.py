@@ -1,5 +1,7 @@
-"""Template-based copywriting for the local engine, in English, Spanish, French, German and
-Portuguese.
+"""The local engine's picture descriptions (alt text) and content ideas, in English, Spanish,
+French, German and Portuguese, and the caption data they read. (Captions are written by
+``local_words`` from the author's own sentences since issue 19; the template captions that
+lived here are gone.)
 
 A caption is assembled from sentences in the requested language: a hook chosen by tone, body
 sentences about the subject, sentences about the brand (themes, audience, things to mention)
@@ -31,7 +33,7 @@ import yaml
 
 from apps.platforms.text import find_urls
 
-from .base import BrandVoice, EngineError, IdeasRequest, TextRequest, TextResult
+from .base import BrandVoice, EngineError, IdeasRequest, TextRequest
 
 CAPTIONS_DIR = Path(__file__).resolve().parent / "data" / "captions"
 LENGTHS = ("short", "medium", "long")
@@ -402,10 +404,6 @@ def _hashtag(words: str) -> str:
     return "#" + "".join(p[:1].upper() + p[1:] for p in parts)
 
 
-def has_emoji(text: str) -> bool:
-    return bool(_EMOJI_RE.search(text))
-
-
 # --------------------------------------------------------------------------- text
 
 
@@ -445,90 +443,6 @@ def other_phrases(prompt: str, language: str, dont: tuple[str, ...], topic: str)
         if phrase.casefold() not in {o.casefold() for o in out}:
             out.append(phrase)
     return out
-
-
-def hashtag_topics(prompt: str, language: str, dont: tuple[str, ...] = ()) -> list[str]:
-    """Topics of the prompt as hashtags: each phrase of two or three words whole, longer
-    phrases by their names and their last two words, and single words that are not weak
-    (adjectives and verbs never stand alone: 'small batches' -> #SmallBatches, never #small)."""
-    weak = _WEAK_WORDS.get(language, set()) | _WEAK_WORDS["en"]
-    out: list[str] = []
-    for phrase in noun_phrases(prompt, language, dont):
-        run = phrase
-        strong = [w for w in run if w.casefold() not in weak]
-        if not strong:
-            continue
-        while len(run) > 1 and run[0].casefold() in _CAPTIONS.quantifiers:
-            run = run[1:]  # 'every teacup' -> #teacup
-        if len(run) <= 3:
-            if len(run) > 1 and run[-1].casefold() in weak and not run[-1][:1].isupper():
-                run = [w for w in run if w.casefold() not in weak] or run  # 'brewed best' -> #brewed
-                if len(run) == 1 and run[0].lower().endswith("ed"):
-                    continue
-            if (
-                len(run) == 1
-                and language == "en"
-                and not run[0][:1].isupper()
-                and re.search(r"(?:ed|en|ing)$", run[0])
-            ):
-                continue  # 'thrown', 'brewed', 'making': a verb form is never a topic on its own
-            if len(run) > 1 or len(run[0]) >= 3:
-                out.append(_hashtag(" ".join(run)))
-            continue
-        names: list[str] = []
-        for word in run:  # consecutive capitalised words: 'Ethiopian Yirgacheffe' (never 'Montag')
-            if word[:1].isupper() and word.casefold() not in weak:
-                names.append(word)
-            elif names:
-                out.append(_hashtag(" ".join(names)))
-                names = []
-        if names:
-            out.append(_hashtag(" ".join(names)))
-        tail = run[-2:]
-        if any(w.casefold() not in weak for w in tail):
-            out.append(_hashtag(" ".join(tail)))
-    return out
-
-
-def build_hashtags(
-    topic: str,
-    keywords: list[str],
-    request: TextRequest,
-    language: str,
-    dont: list[re.Pattern],
-    rng: random.Random,
-) -> list[str]:
-    """At most ``hashtag_count`` topic hashtags (a ceiling, not a quota): the brand's and
-    profile's own tags first, those sharing a word with the subject leading, then the prompt's
-    topics, then the brand's themes. Never filler: fewer topics give fewer tags."""
-    if not request.include_hashtags or request.hashtag_count <= 0:
-        return []
-    count = int(request.hashtag_count)
-    out: list[str] = []
-    seen: set[str] = set()
-
-    def add(tag: str) -> None:
-        tag = tag.strip()
-        if not tag.startswith("#"):
-            tag = "#" + tag
-        body = tag[1:]
-        if not re.fullmatch(r"\w+", body or "") or not any(c.isalpha() for c in body):
-            return
-        if tag.casefold() in seen or _violates(tag, dont) or _violates(body, dont):
-            return
-        seen.add(tag.casefold())
-        out.append(tag)
-
-    kw = {k.lower() for k in keywords}
-    brand_tags = list(request.brand.hashtags)
-    brand_tags.sort(key=lambda t: 0 if any(k in t.lower() for k in kw) else 1)
-    for tag in brand_tags:
-        add(tag)
-    for tag in hashtag_topics(request.prompt, language, request.brand.dont):
-        add(tag)
-    for theme in request.brand.themes:
-        add(_hashtag(theme))
-    return out[:count]
 
 
 @dataclass
@@ -646,89 +560,6 @@ def _writer(request: TextRequest) -> tuple[_Writer, str, list[str], list[str], d
     return writer, topic, keywords, facts, intent
 
 
-def _hook(w: _Writer) -> str:
-    hook = w.choose(w.copy["hooks"])
-    return hook + " " + w.tone_emojis[0] if w.emojis else hook
-
-
-def _body(w: _Writer, facts: list[str], intent: dict[str, Any] | None) -> list[str]:
-    """The prompt's own facts first (a person restates what the brief says); template sentences
-    (about the subject only, never a keyword slotted in) stand in when it has none."""
-    n_bodies = {"short": 0, "medium": 1, "long": 3}[w.length]
-    if intent and intent.get("needs_facts"):
-        n_bodies = max(n_bodies, 1)  # "Save the date!" is followed by what and when
-    body: list[str] = facts[:n_bodies]
-    bodies = list(w.phrases["bodies"])
-    w.rng.shuffle(bodies)
-    for template in bodies:
-        if len(body) >= n_bodies or facts:
-            break
-        sentence = w.fill(template, **w.values)
-        if w.allowed(sentence) and sentence not in body:
-            body.append(sentence)
-    if w.length == "long" and w.emojis and body:
-        body[-1] += " " + w.tone_emojis[2 % len(w.tone_emojis)]
-    return body
-
-
-def _extras(w: _Writer, *, ask: bool) -> list[str]:
-    """Sentences about the brand: what it asks to mention, and on long captions its themes,
-    audience and name; a question when the style asks for one or a long caption is creative."""
-    brand, L = w.brand, w.phrases
-    extras: list[str] = []
-    if w.length != "short":
-        for item in brand.do:
-            m = _DO_VERBS.match(item or "")
-            if m and w.allowed(m.group(1)):
-                extras.append(w.fill(L["do"], item=m.group(1).strip().rstrip(".")))
-    if w.length == "long":
-        themes = [t for t in brand.themes if t and w.allowed(t)]
-        if themes:
-            extras.append(w.fill(L["themes"], themes=_join(themes[:3], L["and"])))
-        if brand.audience and w.allowed(brand.audience):
-            extras.append(w.fill(L["audience"], audience=brand.audience.strip().rstrip(".")))
-        if brand.name and w.allowed(brand.name):
-            extras.append(w.fill(L["brand"], brand=brand.name))
-    if ask or (w.length == "long" and w.request.creativity >= 7):
-        question = w.fill(L["question"], **w.values)
-        if w.allowed(question):
-            extras.append(question)
-    return extras
-
-
-def _cta(w: _Writer) -> str:
-    if w.length == "short":
-        return ""
-    cta = w.choose(w.copy["cta"])
-    return cta + " " + w.tone_emojis[1] if w.emojis else cta
-
-
-def _caption(w: _Writer, facts: list[str], intent: dict[str, Any] | None) -> str:
-    """Hook, body, the brand's sentences, the prompt's links, call to action and sign-off, one
-    paragraph each (the body as a bulleted list when the caption style asks for one)."""
-    style = (w.brand.caption_style or "").lower()
-    as_list = "list" in style or "bullet" in style
-    hook = _hook(w)
-    body = _body(w, facts, intent)
-    extras = _extras(w, ask="question" in style)
-    cta = _cta(w)
-
-    paragraphs = [hook]
-    if body:
-        paragraphs.append("\n".join(f"• {s}" for s in body) if as_list else " ".join(body))
-    if extras:
-        paragraphs.append(" ".join(extras))
-    urls = prompt_urls(w.request.prompt)
-    if urls:  # the prompt's links stay links, in a sentence of their own
-        paragraphs.append(LINK[w.language].format(url=" ".join(urls)))
-    if cta:
-        paragraphs.append(cta)
-    if w.sign_off and w.allowed(w.sign_off):
-        paragraphs.append(w.sign_off)
-    caption = "\n\n".join(paragraphs)
-    return caption if w.allowed(caption) else _scrub(caption, w.dont)
-
-
 def _alt_text(w: _Writer, topic: str) -> str:
     """The picture described: the subject, two more of the prompt's phrases, the brand's colours."""
     brand, L = w.brand, w.phrases
@@ -747,29 +578,6 @@ def _alt_text(w: _Writer, topic: str) -> str:
     extra = w.fill(L["alt_extra"], k2=others[0], k3=others[1]) if len(others) > 1 else ""
     media = "video" if w.request.media_type == "video" else "image"
     return _scrub(w.fill(L["alt"][media], extra=extra, colours=colours, **w.values), w.dont)
-
-
-def make_text(request: TextRequest) -> TextResult:
-    w, topic, keywords, facts, intent = _writer(request)
-    caption = _caption(w, facts, intent)
-    hashtags = build_hashtags(topic, keywords, request, w.language, w.dont, w.rng)
-
-    comment = w.choose(w.copy["comments"])
-    if w.emojis:
-        comment += " " + w.tone_emojis[3 % len(w.tone_emojis)]
-    title = w.choose(w.copy["titles"])
-    title = title[:100].rsplit(" ", 1)[0] if len(title) > 100 else title
-
-    sounds = list(SOUNDS[w.tone])
-    shift = w.rng.randrange(len(sounds))
-    return TextResult(
-        caption=caption,
-        hashtags=hashtags,
-        first_comment=comment,
-        alt_text=_alt_text(w, topic),
-        title=title,
-        sounds=sounds[shift:] + sounds[:shift],
-    )
 
 
 def make_alt_text(request: TextRequest) -> str:

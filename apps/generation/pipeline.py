@@ -8,6 +8,7 @@ errors. An engine that answers by webhook (Replicate) hands the run to ``predict
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import uuid
 
@@ -20,10 +21,12 @@ from apps.content import machine, states
 from apps.content.models import Content, Prediction
 from apps.core.heartbeat import Heartbeat
 
-from .base import VideoRequest, texts_for
+from .base import TextResult, VideoRequest, texts_for
 from .engines import get_engine
 from .enqueue import enqueue_generation
+from .media_design import media_alt, media_notes, with_design
 from .predictions import predictions_submit
+from .render_progress import listening
 from .steps import clear_generated_media, fail_locked, finish, report_progress, requests_for, store_media
 
 
@@ -142,15 +145,43 @@ def _run_claimed(content: Content) -> Content | None:
 
     texts, per_platform = texts_for(engine, text_request)
     report_progress(content, "text")
+    alt, notes = "", []
     if media_requests:
         clear_generated_media(content)
+        first = texts if isinstance(texts, TextResult) else texts[content.platforms[0]]
+        media_requests = with_design(content, media_requests, first, text_request)
         for n, request in enumerate(media_requests):
-            result = engine.video(request) if isinstance(request, VideoRequest) else engine.image(request)
+            with listening(_media_progress(content, n, len(media_requests))):
+                result = engine.video(request) if isinstance(request, VideoRequest) else engine.image(request)
             store_media(content, result, position=n)
-            if not isinstance(request, VideoRequest):
-                report_progress(content, "media", 30 + int(30 * (n + 1) / len(media_requests)))
+            alt = alt or media_alt(result, request)
+            notes += [note for note in media_notes(result) if note not in notes]
+            report_progress(content, "media", 30 + int(30 * (n + 1) / len(media_requests)))
     report_progress(content, "media")
-    return finish(content, texts, per_platform=per_platform)
+    if alt:  # the pictures' alt text, written from what was drawn, on every platform's text
+        texts = (
+            dataclasses.replace(texts, alt_text=alt)
+            if isinstance(texts, TextResult)
+            else {p: dataclasses.replace(t, alt_text=alt) for p, t in texts.items()}
+        )
+    return finish(
+        content,
+        texts,
+        per_platform=per_platform,
+        request=text_request,
+        engine=engine.name,
+        media_notes=notes,
+    )
+
+
+def _media_progress(content: Content, n: int, count: int):
+    """Progress 30-60 through the media: each of ``count`` pictures its share, reported as the
+    engine renders (frames of a video, steps of an image)."""
+
+    def listener(fraction: float) -> None:
+        report_progress(content, "media", 30 + int(30 * (n + fraction) / count))
+
+    return listener
 
 
 def submits_predictions(engine) -> bool:

@@ -39,9 +39,10 @@ from apps.content.models import Content, Prediction
 from apps.core.tasking import task_named
 
 from . import steps
-from .base import EngineError, PredictionEngine, TextResult, VideoRequest
+from .base import EngineError, ImageResult, PredictionEngine, TextResult, VideoRequest
 from .engines import get_engine
 from .enqueue import COMPLETE_PREDICTION
+from .media_design import media_alt
 
 logger = logging.getLogger(__name__)
 
@@ -213,9 +214,14 @@ def prediction_complete(*, prediction_id) -> Content | None:
     if finished < total:
         return content
     text = run.filter(kind="text").latest("position").output  # the last turn's (after any repairs)
+    if media_requests:  # the provider's picture described by what its final prompt asked for
+        alt = media_alt(ImageResult(b"", 0, 0, ""), media_requests[0])
+        text = {**text, "alt_text": alt}
+        if "by_platform" in text:
+            text["by_platform"] = {p: {**t, "alt_text": alt} for p, t in text["by_platform"].items()}
     if "by_platform" in text:
         texts = {p: TextResult(**t) for p, t in text["by_platform"].items()}
-        return steps.finish(content, texts, per_platform=True)
+        return steps.finish(content, texts, per_platform=True, request=text_request, engine=engine.name)
     return steps.finish(content, TextResult(**text))
 
 

@@ -131,24 +131,21 @@ def build_ideas_prompt(request: IdeasRequest) -> tuple[str, str]:
 
 
 def image_prompt(request: ImageRequest | VideoRequest, *, kind: str = "image") -> str:
-    brand = request.brand
+    """The final prompt of a provider's picture: what it should show (``visual_description``:
+    subject, setting, composition, brand colours, no text unless asked; no URLs, codes, prices or
+    banned words), the style, and the reference when there is one."""
+    from .visual_prompt import visual_description
+
     style = (
         "photorealistic photograph, natural light, high detail"
-        if request.style == "photorealistic"
+        if request.style in ("photorealistic", "")
         else "clean flat illustration, bold shapes"
     )
-    parts = [request.prompt.strip().rstrip(".") + ".", f"Style: {style}."]
-    if brand.name:
-        parts.append(f"For the brand {brand.name}.")
-    parts.append(f"Use the brand colours {brand.primary_color} and {brand.secondary_color} where natural.")
-    if brand.dont:
-        parts.append(f"Avoid: {_bullets(brand.dont)}.")
+    parts = [visual_description(request), f"Style: {style}."]
     if request.reference is not None:
         parts.append("Follow the palette and composition of the reference image.")
     if isinstance(request, VideoRequest):
         parts.append(f"A {request.seconds:g} second vertical-safe social media clip, smooth camera motion.")
-    else:
-        parts.append("No text or watermarks unless asked.")
     return " ".join(parts)
 
 

@@ -48,6 +48,7 @@ from .text_checks import (
     dont_instructions,
     is_sober,
     register_intent,
+    with_article,
 )
 
 PROMPT_DIR = Path(__file__).resolve().parent / "prompts"
@@ -97,12 +98,14 @@ PLATFORM_NOTES = {
     ),
     "mastodon": "plain and conversational, the link in the text, hashtags in CamelCase",
 }
-LINKS_IN_TEXT = {"x", "threads", "bluesky", "facebook", "linkedin", "mastodon", "youtube"}
 LINK_IN_BIO = {"instagram", "tiktok"}
 _LINK_RULES = {
     "text": "the brief's links in the caption, exactly as written",
     "bio": "no URL anywhere; write 'link in bio' (in the post's language) where the link would go",
-    "pinterest": "no URL in the description (the Pin's link field carries it)",
+    "pinterest": (
+        "the brief's links at the end of the description, exactly as written (the Pin's destination "
+        "link is set when it is published)"
+    ),
 }
 _LENGTHS = {
     "short": "short: the facts in two or three sentences, nothing more",
@@ -112,10 +115,10 @@ _LENGTHS = {
 
 # The register each intent is written in (apps.platforms.facts.detect_intent names them).
 SOBER_REGISTER = (
-    "This is a {intent} post: write it sober and plain. The instruction or the apology comes first "
+    "This is {intent} post: write it sober and plain. The instruction or the apology comes first "
     "(what to do or not do, who is affected), then the facts. No emojis, no exclamation marks, no hype "
     "or sales hook, no questions to the reader and no calls for comments, likes, shares or tags, and no "
-    'upbeat sounds ("sounds" is []).'
+    "upbeat sounds (a calm one or none)."
 )
 REGISTERS = {
     "launch": "This is a launch or an opening: say what opens or launches and when, warm and concrete, then one invitation.",
@@ -237,7 +240,7 @@ def _platform_context(platform: str, request: TextRequest) -> dict[str, str]:
         title = 'none on this platform ("")'
     if fmt is not None and fmt.sounds_supported:
         sounds = "up to 3 names of fitting background sounds" + (
-            ", or [] for a sober post" if is_sober(request) else ""
+            ", calm ones or [] for a sober post" if is_sober(request) else ""
         )
     else:
         sounds = "none on this format ([])"
@@ -258,7 +261,7 @@ def _platform_context(platform: str, request: TextRequest) -> dict[str, str]:
 def register_line(request: TextRequest) -> str:
     intent = register_intent(request)
     if is_sober(request):
-        return SOBER_REGISTER.format(intent=intent or "sensitive")
+        return SOBER_REGISTER.format(intent=with_article(intent or "sensitive"))
     return REGISTERS.get(intent, DEFAULT_REGISTER)
 
 
@@ -518,7 +521,7 @@ class TextConversation:
                 f"{self.engine}: the reply still breaks the rules after {self.repairs} repair turn(s): {listed}",
                 retryable=False,
             )
-        mended, _notes = clean_texts(self.request, results)
+        mended, _notes = clean_texts(self.request, results)  # the pipeline's check finds nothing left
         return mended
 
 

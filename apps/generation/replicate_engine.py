@@ -123,7 +123,7 @@ def verify_replicate_webhook(
         raise WebhookVerificationError("webhook signature mismatch")
     try:
         payload = json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # nested too deep for the parser: not ours either
         raise WebhookBodyError("webhook body is not JSON") from exc
     if not isinstance(payload, dict):
         raise WebhookBodyError("webhook body is not a JSON object")

@@ -33,6 +33,7 @@ from .base import (
     VideoRequest,
     VideoResult,
 )
+from .text_checks import publishable
 from .voice import voice_from
 
 logger = logging.getLogger(__name__)
@@ -94,40 +95,62 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
     return text_request, _media_requests(content, voice)
 
 
+def fit_text(platform: str, text: TextResult, *, post_type: str, media_type: str, per_platform: bool) -> dict:
+    """One platform's text as its variant: shaped for the platform when the engine wrote a
+    generic one (``style_for_platform``), fitted to its rules (``adapt``) and validated."""
+    draft = Draft(
+        caption=text.caption,
+        hashtags=list(text.hashtags),
+        first_comment=text.first_comment,
+        alt_text=text.alt_text,
+        title=text.title,
+        sounds=list(text.sounds),
+    )
+    styled, style_notes = style_for_platform(
+        platform, draft, post_type=post_type, only_stock_tags=per_platform
+    )  # each platform reads its own way
+    variant = adapt(platform, styled, post_type=post_type, media_type=media_type)
+    variant.adaptations = [*style_notes, *variant.adaptations]
+    data = variant.to_dict()
+    problems = validate_variant(platform, data, post_type=post_type, media_type=media_type)
+    if problems:  # adaptation guarantees validity; a failure here is a bug worth failing loudly on
+        raise EngineError(f"{platform} variant breaks its rules after adaptation: {problems}")
+    return data
+
+
 def finish(
-    content: Content, texts: Mapping[str, TextResult] | TextResult, *, per_platform: bool = False
+    content: Content,
+    texts: Mapping[str, TextResult] | TextResult,
+    *,
+    per_platform: bool = False,
+    request: TextRequest | None = None,
+    engine: str = "",
+    media_notes: list[str] | None = None,
 ) -> Content:
     """Fit each platform's text to its platform, validate, and move the content to review (once).
 
     ``texts`` holds one result per platform (``texts_for``); a single result (a provider's one
     generic post, e.g. a Replicate prediction) serves every platform. A result written for its
     platform (``per_platform``) is only fitted to the platform's limits and gets the tags its
-    format expects; a generic one is shaped for each platform first (``style_for_platform``)."""
+    format expects; a generic one is shaped for each platform first (``style_for_platform``).
+    With the ``request``, every engine's texts first pass the same checks
+    (``text_checks.publishable``: banned words, junk tags, links, a sober register mended and
+    noted in the variant's adaptations; a lost fact logged). ``media_notes`` (what the media
+    engine adapted, e.g. a style it cannot draw) go on every variant's adaptations."""
+    mend_notes: dict[str, list[str]] = {}
+    if request is not None and not isinstance(texts, TextResult):
+        texts, mend_notes = publishable(request, texts, engine=engine)
     variants = {}
     for platform in content.platforms:
         text = texts if isinstance(texts, TextResult) else texts[platform]
-        draft = Draft(
-            caption=text.caption,
-            hashtags=list(text.hashtags),
-            first_comment=text.first_comment,
-            alt_text=text.alt_text,
-            title=text.title,
-            sounds=list(text.sounds),
-        )
-        styled, style_notes = style_for_platform(
+        data = fit_text(
             platform,
-            draft,
+            text,
             post_type=content.post_type,
-            only_stock_tags=per_platform and not isinstance(texts, TextResult),
-        )  # each platform reads its own way
-        variant = adapt(platform, styled, post_type=content.post_type, media_type=content.media_type)
-        variant.adaptations = [*style_notes, *variant.adaptations]
-        data = variant.to_dict()
-        problems = validate_variant(
-            platform, data, post_type=content.post_type, media_type=content.media_type
+            media_type=content.media_type,
+            per_platform=per_platform and not isinstance(texts, TextResult),
         )
-        if problems:  # adaptation guarantees validity; a failure here is a bug worth failing loudly on
-            raise EngineError(f"{platform} variant breaks its rules after adaptation: {problems}")
+        data["adaptations"] = [*mend_notes.get(platform, []), *data["adaptations"]]
         ratio = platform_rules.supported_ratio(
             platform, content.post_type, content.media_type, content.dimensions
         )
@@ -136,6 +159,8 @@ def finish(
                 *data["adaptations"],
                 f"media re-cropped from {content.dimensions} to {ratio}",
             ]
+        if media_notes:
+            data["adaptations"] = [*data["adaptations"], *media_notes]
         variants[platform] = (data, ratio)
     report_progress(content, "adapt")
 
@@ -238,7 +263,11 @@ def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
         height=result.height,
         duration=result.seconds if video else None,
         thumbnail=result.thumbnail if video else None,
-        metadata={"contentId": str(content.pk)},
+        metadata={
+            "contentId": str(content.pk),
+            **({"design": dict(result.design)} if getattr(result, "design", None) else {}),
+            **({"altText": result.alt_text} if getattr(result, "alt_text", "") else {}),
+        },
         content=content,
         position=0 if video else position,
     )

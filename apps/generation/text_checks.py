@@ -12,6 +12,7 @@ Instagram or TikTok caption). The facts themselves are read by :mod:`apps.platfo
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -23,19 +24,27 @@ from apps.platforms.text import find_urls
 
 from .base import TextRequest, TextResult
 
+logger = logging.getLogger(__name__)
+
 #: problems no mending can fix: the reply is incomplete, or it lost the author's facts
 HARD_KINDS = frozenset({"json", "structure", "missing_platform", "missing_key", "fact"})
 
 #: the long-form platforms keep every fact of the brief; the others keep the core facts
 SHORT_FORM = frozenset({"x", "threads", "bluesky"})
-#: where a URL in the caption is not a link (Instagram, TikTok) or has its own field (Pinterest)
-NO_URL_IN_CAPTION = frozenset({"instagram", "tiktok", "pinterest"})
+#: where a URL in the caption is not a link: "link in bio" there (the URL stays on the content)
+NO_URL_IN_CAPTION = frozenset({"instagram", "tiktok"})
 SOBER_INTENTS = brief_facts.SOBER_INTENTS
 #: tones in which a post asks nothing of the reader and shows no emojis
 QUIET_TONES = frozenset({"empathetic", "serious", "sober", "solemn", "respectful", "formal"})
 
 _EMOJI_RE = re.compile(
     "(?:[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u2300-\u23ff]\ufe0f?|\u200d|\ufe0f)"
+)
+#: sounds a sober post never gets (a calm one, "soft piano", is fine)
+_UPBEAT = re.compile(
+    r"happy|upbeat|party|dance|\bfun|energetic|hype|celebrat|ukulele|\bpop\b|summer|groove|bounce|cheer|"
+    r"uplifting|festive|disco|bright|joy|whistl|clap",
+    re.IGNORECASE,
 )
 _ENGAGEMENT = re.compile(
     r"\b(?:comment below|in the comments|tell us|let us know|drop (?:a|your)|tag (?:a friend|someone|us)|"
@@ -62,6 +71,11 @@ def register_intent(request: TextRequest) -> str:
     """The intent a post is written for: the one set (``settings.intent``), else the brief's."""
     given = (request.intent or "").strip().lower()
     return given or brief_facts.detect_intent(request.prompt, request.language)
+
+
+def with_article(word: str) -> str:
+    """'a recall', 'an incident', 'an apology' (never 'a incident')."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def is_sober(request: TextRequest) -> bool:
@@ -222,10 +236,7 @@ def _link_problems(platform: str, result: TextResult) -> list[Problem]:
     if not urls:
         return []
     display = get_rules(platform).display_name
-    if platform == "pinterest":
-        advice = "leave the URL out of the description (the Pin's link field carries it)"
-    else:
-        advice = f"links are not clickable on {display}: write 'link in bio' instead and leave the URL out"
+    advice = f"links are not clickable on {display}: write 'link in bio' instead and leave the URL out"
     return [Problem(platform, "caption", "link", f"the caption holds {', '.join(urls)}; {advice}.")]
 
 
@@ -238,7 +249,11 @@ def _register_problems(
 ) -> list[Problem]:
     if not is_quiet(request):
         return []
-    what = f"a {register_intent(request)} post" if is_sober(request) else f"a post in a {request.tone} tone"
+    what = (
+        f"{with_article(register_intent(request))} post"
+        if is_sober(request)
+        else f"a post in {with_article(request.tone)} tone"
+    )
     out: list[Problem] = []
     for name, text in _fields(result):
         if _has_emoji(text):
@@ -256,9 +271,15 @@ def _register_problems(
     if is_sober(request):
         if any("!" in t for t in texts):
             out.append(Problem(platform, "caption", "register", f"{what} has no exclamation marks."))
-        if result.sounds:
+        upbeat = [s for s in result.sounds if _UPBEAT.search(s)]
+        if upbeat and fmt is not None and fmt.sounds_supported:
             out.append(
-                Problem(platform, "sounds", "register", f'{what} takes no upbeat sounds: "sounds" is [].')
+                Problem(
+                    platform,
+                    "sounds",
+                    "register",
+                    f"{what} takes no upbeat sounds ({', '.join(upbeat)}): a calm one or none.",
+                )
             )
     return out
 
@@ -355,7 +376,7 @@ def _without_urls(text: str, platform: str, language: str) -> str:
     post's language) unless the caption says it already."""
     spans = find_urls(text)
     say = LINK_IN_BIO.get(brief_facts.language_code(language), "")
-    if platform == "pinterest" or _LINK_IN_BIO_RE.search(text):
+    if _LINK_IN_BIO_RE.search(text):
         say = ""
     for n, (s, e) in enumerate(reversed(spans)):
         first = n == len(spans) - 1
@@ -374,7 +395,7 @@ class _Mending:
     notes: list[str]
 
     def note(self, text: str) -> None:
-        self.notes.append(f"{self.platform}: {text}")
+        self.notes.append(text)
 
     def without_banned(self, banned: list[tuple[str, re.Pattern[str]]]) -> None:
         for phrase, pattern in banned:
@@ -421,21 +442,22 @@ class _Mending:
             if "!" in self.fields[key]:
                 self.fields[key] = re.sub(r"!+", ".", self.fields[key]).replace("..", ".")
                 self.note(f"exclamation marks removed from the {key.replace('_', ' ')}")
-        if self.sounds:
-            self.sounds = []
-            self.note("sounds dropped (a sober post)")
+        upbeat = [s for s in self.sounds if _UPBEAT.search(s)]
+        if upbeat:
+            self.sounds = [s for s in self.sounds if s not in upbeat]
+            self.note(f"upbeat sounds dropped (a sober post): {', '.join(upbeat)}")
 
 
 def clean_texts(
     request: TextRequest, results: Mapping[str, TextResult]
-) -> tuple[dict[str, TextResult], list[str]]:
-    """``results`` with what can be mended without a writer mended, and notes of each change:
-    banned words removed as words (and hashtags holding them dropped), junk hashtags dropped, a
-    URL taken out of an Instagram, TikTok or Pinterest caption ("link in bio" instead on the
-    first two), emojis out of a quiet post and exclamation marks and sounds out of a sober one."""
+) -> tuple[dict[str, TextResult], dict[str, list[str]]]:
+    """``results`` with what can be mended without a writer mended, and notes of each change by
+    platform: banned words removed as words (and hashtags holding them dropped), junk hashtags
+    dropped, a URL in an Instagram or TikTok caption made "link in bio", emojis out of a quiet post, exclamation marks and upbeat sounds out of a
+    sober one."""
     banned = _banned_patterns(request)
     out: dict[str, TextResult] = {}
-    notes: list[str] = []
+    notes: dict[str, list[str]] = {}
     for name, result in results.items():
         work = _Mending(
             platform=normalize_platform(name),
@@ -447,7 +469,7 @@ def clean_texts(
             },
             hashtags=list(result.hashtags),
             sounds=list(result.sounds),
-            notes=notes,
+            notes=notes.setdefault(name, []),
         )
         work.without_banned(banned)
         work.without_junk_tags(request.language)
@@ -458,6 +480,21 @@ def clean_texts(
             work.sober()
         out[name] = dataclasses.replace(result, hashtags=work.hashtags, sounds=work.sounds, **work.fields)
     return out, notes
+
+
+def publishable(
+    request: TextRequest, results: Mapping[str, TextResult], *, engine: str = ""
+) -> tuple[dict[str, TextResult], dict[str, list[str]]]:
+    """The checks every engine's text passes before it is fitted to its platforms (the pipeline
+    runs this for every engine, local or provider): what can be mended is mended (with a note
+    per platform for its ``adaptations``), and what is still wrong afterwards (a lost fact, an
+    identical caption) is logged with the engine's name. A provider engine has already sent its
+    problems back to the model (apps/generation/provider_text.py)."""
+    mended, notes = clean_texts(request, results)
+    left = check_texts(request, mended)
+    if left:
+        logger.warning("%s text still breaks the checks: %s", engine or "engine", problems_text(left))
+    return mended, notes
 
 
 def problems_text(problems: Iterable[Problem]) -> str:

@@ -26,6 +26,7 @@ from .captions import (
     normalize_hashtags,
     replace_forbidden,
     shorten,
+    shorten_keeping_facts,
 )
 from .rules import FormatRules, PlatformRules, get_rules, normalize_platform
 from .text import TextLimit
@@ -354,9 +355,10 @@ def _place_hashtags(work: _Fitting) -> None:
 
 def _fit_caption_length(work: _Fitting) -> None:
     """The caption and the hashtags kept after it within the caption limit: hashtags that
-    cannot fit even alone go; then whole sentences from the end; when not even the first
-    sentence fits beside the hashtags, the hashtags go (one by one) before the caption is cut
-    inside a sentence."""
+    cannot fit even alone go; then the sentences that carry no fact (decoration); then the
+    hashtags, one by one, before a sentence that carries a fact (a code, a date, the link); then
+    fact sentences from the end (the first stays); the caption is cut inside a sentence only
+    when not even that fits. A caption that fits is never touched."""
     tags = work.hashtags
     if tags and not work.fits_with("", tags):
         before_n = len(tags)
@@ -371,14 +373,16 @@ def _fit_caption_length(work: _Fitting) -> None:
     def fits(text: str) -> bool:
         return work.fits_with(text, tags)
 
-    cut = shorten(caption, fits, sentences_only=True)
+    cut = shorten_keeping_facts(caption, fits, drop_facts=False)
     dropped = 0
     while caption and not cut and tags:
         tags.pop()
         dropped += 1
-        cut = shorten(caption, fits, sentences_only=True)
+        cut = shorten_keeping_facts(caption, fits, drop_facts=False)
     if dropped:
-        work.note(f"{dropped} hashtag(s) dropped so that the caption keeps its first sentence")
+        work.note(f"{dropped} hashtag(s) dropped so that the caption keeps its first sentence and its facts")
+    if caption and not cut:
+        cut = shorten_keeping_facts(caption, fits)
     if caption and not cut:
         cut = shorten(caption, fits)
     work.caption = cut

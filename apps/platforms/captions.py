@@ -3,7 +3,11 @@
 Shortening never cuts a word or a hashtag in half: it drops whole sentences from the end
 first; if even the first sentence is too long it drops whole words from the end and adds
 "…". A word is a run of non-whitespace (CJK text is also split after its full-width
-punctuation, see :func:`tokenize`); a word longer than the limit is dropped entirely.
+punctuation, see :func:`tokenize`); a word longer than the limit is dropped entirely. A
+sentence ends where :func:`apps.platforms.facts.split_sentences` ends one: never at "Co.",
+"Dr.", "e.g.", "8 a.m." before a name, a decimal or a URL. :func:`shorten_keeping_facts`
+drops the sentences that carry no fact (:func:`apps.platforms.facts.facts_in`) before those
+that do, so a code or a date outlives the decoration around it.
 
 How a variant is published: the hashtags go at the end of the caption, after a blank line
 (:func:`compose_caption`); that composed text is what is measured against the caption limit.
@@ -14,8 +18,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
+from .facts import facts_in, split_sentences
 from .rules import get_rules
 from .text import find_urls
 
@@ -115,14 +121,28 @@ def replace_forbidden(platform: str, text: str) -> str:
     return text
 
 
+@lru_cache(maxsize=512)
+def _sentence_ends(text: str) -> frozenset[int]:
+    """The offsets in ``text`` where :func:`~apps.platforms.facts.split_sentences` ends a
+    sentence (not after an abbreviation, an initial, a decimal or inside a URL)."""
+    ends: set[int] = set()
+    position = 0
+    for sentence in split_sentences(text):
+        at = text.find(sentence, position)
+        if at >= 0:
+            position = at + len(sentence)
+            ends.add(position)
+    return frozenset(ends)
+
+
 def _ends_sentence(text: str, spans: list[tuple[int, int]], i: int) -> bool:
     start, end = spans[i]
-    word = text[start:end].rstrip(_CLOSERS)
-    if word and word[-1] in _SENTENCE_END:
+    if i + 1 < len(spans) and "\n" in text[end : spans[i + 1][0]]:
         return True
-    if i + 1 < len(spans):
-        return "\n" in text[end : spans[i + 1][0]]
-    return False
+    word = text[start:end].rstrip(_CLOSERS)
+    if not word or word[-1] not in _SENTENCE_END:
+        return False
+    return word[-1] in "。！？" or end in _sentence_ends(text)
 
 
 def _has_content(word: str) -> bool:
@@ -170,6 +190,47 @@ def shorten(text: str, fits: Callable[[str], bool], *, sentences_only: bool = Fa
     best = _last_fitting(word_ends, lambda end: fits(_with_ellipsis(text[:end])))
     if best is not None:
         return _with_ellipsis(text[:best])
+    return ""
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text`` (as :func:`sentences` reads them)."""
+    spans = tokenize(text)
+    out: list[tuple[int, int]] = []
+    start = None
+    for i, (s, e) in enumerate(spans):
+        if start is None:
+            start = s
+        if _ends_sentence(text, spans, i) or i == len(spans) - 1:
+            out.append((start, e))
+            start = None
+    return out
+
+
+def shorten_keeping_facts(text: str, fits: Callable[[str], bool], *, drop_facts: bool = True) -> str:
+    """``text`` made to fit by leaving out whole sentences, decoration first: the sentences
+    that carry no fact (a date, time, price, code, handle, URL, number or name), from the
+    last, then (``drop_facts``) those that do, from the last, the first of them kept. The
+    sentences kept stay in their order with their own line breaks. "" when no choice of whole
+    sentences fits (then :func:`shorten` may cut inside one)."""
+    text = text.strip()
+    if fits(text):
+        return text
+    pieces = _sentence_spans(text)
+    informative = [bool(facts_in(text[s:e])) for s, e in pieces]
+    plain = [i for i in reversed(range(len(pieces))) if not informative[i]]
+    factual = [i for i in reversed(range(len(pieces))) if informative[i]][:-1] if drop_facts else []
+    kept = list(range(len(pieces)))
+    for i in [*plain, *factual]:
+        if len(kept) == 1:
+            break
+        kept.remove(i)
+        candidate = "".join(
+            (text[pieces[k - 1][1] : pieces[k][0]] if n else "") + text[pieces[k][0] : pieces[k][1]]
+            for n, k in enumerate(kept)
+        ).strip()
+        if fits(candidate):
+            return candidate
     return ""
 
 

@@ -101,17 +101,86 @@ def _all_words(key: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: function words of languages the engines have no words for (a brief in one of them is not
+#: mistaken for Spanish or Portuguese because it shares 'da' or 'la' with them)
+_OTHER_LANGUAGES = {
+    "it": frozenset(
+        [
+            "il",
+            "lo",
+            "gli",
+            "di",
+            "che",
+            "per",
+            "con",
+            "della",
+            "del",
+            "delle",
+            "dei",
+            "nostro",
+            "nostra",
+            "nostri",
+            "sono",
+            "è",
+            "alle",
+            "dal",
+            "nel",
+            "nella",
+            "questo",
+            "questa",
+            "una",
+            "uno",
+            "ci",
+            "vi",
+            "anche",
+            "più",
+        ]
+    ),
+    "nl": frozenset(
+        [
+            "de",
+            "het",
+            "een",
+            "en",
+            "van",
+            "voor",
+            "met",
+            "onze",
+            "ons",
+            "is",
+            "op",
+            "bij",
+            "niet",
+            "ook",
+            "zijn",
+            "wij",
+            "jullie",
+            "naar",
+        ]
+    ),
+}
+
+
 def detect_language(text: str) -> str:
-    """The brief's language among ``LANGUAGES`` by its function words, or '' when it reads as
-    none of them (too few of any language's stopwords)."""
-    tokens = [t.casefold() for t in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", text or "")]
+    """The brief's language among ``LANGUAGES`` by its function words (links, handles, tags and
+    codes left out); 'other' when it reads as another language (Italian, Dutch, a script other
+    than Latin); '' when nothing tells."""
+    plain = text or ""
+    for fact in sorted(facts_in(plain), key=lambda f: -f.start):
+        if fact.kind in ("url", "handle", "hashtag", "code"):
+            plain = plain[: fact.start] + " " + plain[fact.end :]
+    tokens = [t.casefold() for t in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", plain)]
     if not tokens:
         return ""
+    latin = sum(1 for t in tokens if re.fullmatch(r"[a-zà-ÿß'’-]+", t))
+    if latin * 2 < len(tokens):
+        return "other"
     scores = {lang: sum(1 for t in tokens if t in words(lang).stopwords) for lang in LANGUAGES}
     best = max(LANGUAGES, key=lambda lang: (scores[lang], lang == "en"))
-    if scores[best] == 0 or (len(tokens) >= 6 and scores[best] / len(tokens) < 0.12):
-        return ""
-    return best
+    other = max(sum(1 for t in tokens if t in stop) for stop in _OTHER_LANGUAGES.values())
+    if other > scores[best]:
+        return "other"
+    return best if scores[best] else ""
 
 
 # --------------------------------------------------------------------------- sentences
@@ -166,6 +235,9 @@ def _abbreviation(before: str, rest: str, language: str) -> bool:
             german and before.isdigit() and len(before) <= 2 and word_after.casefold() in w.months
         )  # '1. Mai'
         or (key in (w.may_end | words("en").may_end) and word_after not in _data()["sentence_starters"])
+        or (
+            key in ("a.m", "p.m") and re.fullmatch(r"[A-Z]{2,4}T?|UTC|GMT", word_after) is not None
+        )  # '3 p.m. UTC'
     )
 
 
@@ -205,7 +277,7 @@ _PERCENT = re.compile(
     re.I,
 )
 _TIME = re.compile(
-    r"(?<![\w:.])(?:\d{1,2}(?::\d{2})?\s?(?:a\.m\.|p\.m\.|am|pm|AM|PM)(?![\w])"
+    r"(?<![\w:.])(?:\d{1,2}(?::\d{2})?\s?(?:a\.m\.|p\.m\.|am|pm|AM|PM)(?![\w])(?:\s?(?:[A-Z]{2,4}T|UTC|GMT)\b)?"
     r"|\d{1,2}[:h]\d{2}(?:\s?(?:a\.m\.|p\.m\.|am|pm|AM|PM|Uhr|h)(?!\w))?(?:\s?(?:[A-Z]{2,4}T|UTC|GMT))?"
     r"|\d{1,2}\s?(?:Uhr|h)(?!\w)|noon|midnight|mediodía|midi|minuit|Mittag|meio-dia)"
     r"(?:\s?(?:-|–|to|a|à|bis|até)\s?\d{1,2}(?::\d{2})?\s?(?:a\.m\.|p\.m\.|am|pm|AM|PM|Uhr|h)?(?!\w))?",
@@ -379,11 +451,11 @@ INTENT_PATTERNS: dict[str, str] = {
     r"receta|ingredientes|recette|ingrédients|rezept|zutaten|receita",
     "podcast": r"\bpodcast\b|\bepisode\b|\bep\.?\s?\d|\blisten (?:now|on)\b|episodio|épisode|folge\b|episódio",
     "opening": r"\bgrand opening\b|\bnow open\b|\bwe(?:'re| are)? ?open(?:ing|s)?\b|\bopens?\b|\bopening\b|"
-    r"\bdoors open\b|abrimos|inaugura|apertura|ouvr|ouverture|eröffn|öffn|inauguração|abertura",
+    r"\bdoors open\b|abrimos|inaugura|apertura|\\bouvr|ouverture|eröffn|öffnet (?:am|ab)|wir öffnen|inauguração|abertura",
     "offer": r"\bsale\b|\bdiscount\b|\d+\s?% off\b|\boff (?:all|every|our|your)\b|\bpromo\b|\bcode\b|\bcoupon\b|"
     r"\bdeal\b|\bbogo\b|\bfree shipping\b|\bfor less\b|descuento|rebajas|oferta|promoción|soldes|réduction|"
     r"remise|rabatt|angebot|gutschein|desconto|promoção|cupom",
-    "event": r"\bworkshop\b|\btalk\b|\bmeetup\b|\bwebinar\b|\bconcert\b|\bfestival\b|\btasting\b|\bpanel\b|"
+    "event": r"\bworkshop\b|\bvolunteers?\b|\bplanting day\b|bénévoles|freiwillige|voluntári|\btalk\b|\bmeetup\b|\bwebinar\b|\bconcert\b|\bfestival\b|\btasting\b|\bpanel\b|"
     r"\bconference\b|\bRSVP\b|\bregister\b|\btickets?\b|\bjoin us\b|\blive (?:at|on)\b|\bmarket\b|\bclass\b|"
     r"taller|charla|evento|entradas|atelier|conférence|événement|billets|veranstaltung|vortrag|"
     r"anmeldung|palestra|oficina|ingressos",
@@ -474,7 +546,12 @@ def _phrases(text: str, language: str) -> list[list[str]]:
     """Runs of content words (names in their case), split at stopwords, verbs, numbers,
     facts that are no topic (URLs, handles, codes, times, dates) and punctuation."""
     w, en = words(language), words("en")
-    blocked = [f for f in facts_in(text, language) if f.kind not in ("name", "hashtag")]
+    blocked = [
+        f
+        for f in facts_in(text, language)
+        if f.kind not in ("name", "hashtag")
+        and not (f.kind == "date" and " " not in f.text and re.search(r"[A-Z][\w'’]*\s$", text[: f.start]))
+    ]  # 'Black Friday', 'Cyber Monday' are names, not dates alone
     cleaned = list(text)
     for f in blocked:
         size = f.end - f.start
@@ -497,8 +574,10 @@ def _phrases(text: str, language: str) -> list[list[str]]:
             or low in en.stopwords
             or low in w.verbs
             or low in en.verbs
-            or low in w.days
-            or low in w.months
+            or (
+                (low in w.days or low in w.months)
+                and not (tok[:1].isupper() and runs[-1] and runs[-1][-1][:1].isupper())
+            )
             or low in w.instruction
             or (tok[:1].islower() and low in en.weak and not runs[-1])
         ):
@@ -524,21 +603,38 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
     for m in _HASHTAG.finditer(text or ""):
         add(m.group(0))
     w = words(language)
+    weak = w.weak | words("en").weak
+    names = {part for f in facts_in(text or "", language) if f.kind == "name" for part in f.text.split()}
+    german = language_code(language) == "de"
+    singles: list[str] = []
     for phrase in _phrases(text or "", language):
         run = phrase
-        while run and run[-1].casefold() in (w.weak | words("en").weak) and not run[-1][:1].isupper():
+        while (
+            run
+            and not run[-1][:1].isupper()
+            and (
+                run[-1].casefold() in weak or re.fullmatch(r"[a-z]+ed", run[-1])  # 'tools provided' -> #Tools
+            )
+        ):
             run = run[:-1]
-        while len(run) > 1 and run[0].casefold() in (w.weak | words("en").weak):
+        while len(run) > 1 and run[0].casefold() in weak:
             run = run[1:]
+        if german:  # every noun is capitalised: adjectives and adverbs are not topics
+            run = [t for t in run if t[:1].isupper()] if any(t[:1].isupper() for t in run) else []
         if not run:
             continue
         if len(run) > 3:
             run = run[-2:]
         if len(run) == 1:
             word = run[0]
-            if len(word) < 4 and not word.isupper():
-                continue
-            if is_junk_hashtag(word, language):  # checked in its own case: 'recalling' is no topic
+            if (len(word) < 4 and not word.isupper()) or is_junk_hashtag(word, language):
+                continue  # checked in its own case: 'recalling' is no topic
+            if word not in names and not (german and word[:1].isupper()):
+                singles.append(_camel(run))  # a common noun alone: only when there is little else
                 continue
         add(_camel(run))
+    for tag in singles:
+        if len(out) >= 2:
+            break
+        add(tag)
     return out[: max(0, count)]

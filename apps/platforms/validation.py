@@ -139,10 +139,8 @@ def _check_hashtags(check: _Checking, caption: str, tags: list[str]) -> None:
     if rules.hashtag_max is not None:
         n = len(hashtag_keys(caption, [t for t in tags if normalize_hashtag(t) == t]))
         if n > rules.hashtag_max:
-            check.add(
-                "hashtags",
-                f"at most {rules.hashtag_max} hashtags are allowed{on}; found {n} (caption and hashtags)",
-            )
+            allowed = "1 hashtag is" if rules.hashtag_max == 1 else f"{rules.hashtag_max} hashtags are"
+            check.add("hashtags", f"at most {allowed} allowed{on}; found {n} (caption and hashtags)")
 
 
 def _check_first_comment(check: _Checking, comment: str) -> None:

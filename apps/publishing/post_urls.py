@@ -99,4 +99,6 @@ def _sandbox_link(platform: str, url: str, refuse) -> PostLink:
     if not url.startswith(base):
         raise refuse(f"a sandbox post's link starts with {base}.")
     segments = url[len(base) :].split("?", maxsplit=1)[0].strip("/").split("/")
-    return PostLink(url=url, external_id=segments[1] if len(segments) == 2 else "")
+    # stored as a path, made absolute when answering (apps.core.links.public_url)
+    path = url[len(settings.PUBLIC_BASE_URL) :]
+    return PostLink(url=path, external_id=segments[1] if len(segments) == 2 else "")

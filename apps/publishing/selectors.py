@@ -47,3 +47,36 @@ def profiles_for_publishing(
         raise UnknownReference("profile", unknown)
     # in the order given, each once (every id is known here: none is None)
     return list({pk: by_pk[pk] for pk in pks if pk is not None}.values())
+
+
+def sandbox_post_page(*, platform: str, username: str, external_id: str):
+    """The sandbox post behind `/sandbox/<platform>/<user>/<id>` with its profile, and the
+    variant it was published from (for its crop), or (None, None)."""
+    from apps.content.models import Variant
+
+    from .models import SandboxPost
+
+    post = (
+        SandboxPost.objects.select_related("profile")
+        .filter(platform=platform, external_id=external_id, profile__username=username)
+        .first()
+    )
+    if post is None:
+        return None, None
+    pub = (
+        Publication.objects.filter(pk=post.reference).only("content_id").first()
+        if _is_uuid(post.reference)
+        else None
+    )
+    variant = Variant.objects.filter(content_id=pub.content_id, platform=platform).first() if pub else None
+    return post, variant
+
+
+def _is_uuid(value: str) -> bool:
+    import uuid
+
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True

@@ -7,6 +7,7 @@
   request asks for JSON.
 - ``GET|POST /oauth/sandbox/<platform>/authorize``: the sandbox consent page.
 - ``GET /oauth/sandbox/avatar/<id>.png``: sandbox profile pictures.
+- ``GET /sandbox/<platform>/<user>/<id>``: a sandbox post as its platform shows it.
 """
 
 from __future__ import annotations
@@ -21,20 +22,29 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods
 
 from apps.core.request_id import current_request_id
+from apps.platforms.preview import MediaView, post_preview
 from apps.profiles.models import Platform
 
-from . import oauth, sandbox
+from . import oauth, sandbox, selectors
 from .oauth_backends import callback_url
 
 AVATAR_KEY = re.compile(r"^sbx_[0-9a-f]{24}$")
 _V1_CODES = {400: "VALIDATION_ERROR", 403: "AUTHORIZATION_ERROR", 409: "CONFLICT"}
 
 
-def _no_store(response: HttpResponse) -> HttpResponse:
-    # The URL carried an authorization code: keep it out of caches and Referer headers.
+def _no_store(response: HttpResponse, *, referrer: str = "no-referrer") -> HttpResponse:
+    # The URL carried an authorization code or a state: keep it out of caches and out of
+    # other sites' Referer headers.
     response["Cache-Control"] = "no-store"
-    response["Referrer-Policy"] = "no-referrer"
+    response["Referrer-Policy"] = referrer
     return response
+
+
+def _consent_page(response: HttpResponse) -> HttpResponse:
+    """The consent page holds a form posted to this same origin: `same-origin` keeps the state
+    out of third-party referrers and still lets the browser send the real `Origin` with the
+    post (with `no-referrer` Chromium sends `Origin: null` and Django's CSRF check refuses it)."""
+    return _no_store(response, referrer="same-origin")
 
 
 def _error_page(request, title: str, message: str, status: int = 400) -> HttpResponse:
@@ -118,7 +128,7 @@ def sandbox_authorize(request, platform: str):
         "error": "",
     }
     if request.method == "GET":
-        return _no_store(render(request, "publishing/sandbox_consent.html", context))
+        return _consent_page(render(request, "publishing/sandbox_consent.html", context))
 
     callback = callback_url(platform)
     if request.POST.get("action") != "authorize":
@@ -131,9 +141,44 @@ def sandbox_authorize(request, platform: str):
     username = (request.POST.get("username") or "").strip()
     if not sandbox.USERNAME.match(username):
         context.update(username=username, error="Use 1 to 30 letters, digits, dots or underscores.")
-        return _no_store(render(request, "publishing/sandbox_consent.html", context, status=400))
+        return _consent_page(render(request, "publishing/sandbox_consent.html", context, status=400))
     code = sandbox.issue_code(platform=platform, state=row.state, username=username)
     return _no_store(HttpResponseRedirect(f"{callback}?{urlencode({'code': code, 'state': row.state})}"))
+
+
+@require_GET
+def sandbox_post(request, platform: str, username: str, external_id: str):
+    """`/sandbox/<platform>/<user>/<id>`: a post the sandbox accepted, as its platform shows it
+    (the page a sandbox publication's `url` opens)."""
+    post, variant = selectors.sandbox_post_page(platform=platform, username=username, external_id=external_id)
+    if post is None:
+        raise Http404("No such sandbox post.")
+    profile = post.profile
+    media = [
+        MediaView(url=item, kind="video" if item.rsplit(".", 1)[-1].lower() in VIDEO_EXTENSIONS else "image")
+        for item in post.media or []
+    ]
+    preview = post_preview(
+        platform=platform,
+        caption=post.caption,
+        composed=True,
+        title=post.title,
+        first_comment=post.first_comment,
+        alt_text=variant.alt_text if variant else "",
+        ratio=variant.ratio if variant else "",
+        media=media,
+        author_name=profile.display_name or profile.username,
+        handle=profile.username,
+        avatar_url=profile.picture_url,
+    )
+    return render(
+        request,
+        "publishing/sandbox_post.html",
+        {"p": preview, "post": post, "platform_label": _platform_label(platform)},
+    )
+
+
+VIDEO_EXTENSIONS = {"mp4", "mov", "webm", "m4v"}
 
 
 @require_GET

@@ -1,3 +1,5 @@
+import json
+
 from django.contrib import admin, messages
 from django.db.models import Count
 from django.urls import reverse
@@ -74,15 +76,30 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         "event",
         "message_id",
         "event_type",
-        "payload",
+        "payload_pretty",
         "status",
         "attempt_count",
         "next_attempt_at",
         "leased_until",
         "last_status_code",
     ]
+    fields = readonly_fields
     inlines = [AttemptInline]
     actions = ["redeliver"]
+
+    # a log: what was sent, shown as it was sent (redeliver from the list)
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="Payload")
+    def payload_pretty(self, obj):
+        return format_html(
+            '<pre class="pf-payload" style="white-space: pre-wrap; overflow-wrap: anywhere; max-width: 100%; margin: 0">{}</pre>',
+            json.dumps(obj.payload, indent=2, ensure_ascii=False, sort_keys=False),
+        )
 
     @admin.action(description="Redeliver the selected deliveries")
     def redeliver(self, request, queryset):

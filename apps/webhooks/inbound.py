@@ -8,17 +8,25 @@ verified with REPLICATE_WEBHOOK_SECRET by the adapter's own verifier (the functi
 - 401: a bad signature, a timestamp outside 5 minutes (an old replay), or no secret configured;
 - 200: accepted, and 200 again for a replay of a delivery already accepted (same webhook-id),
   which changes nothing. A prediction we do not know is acknowledged too (nothing to retry).
+
+Every inbound route answers malformed input with a 4xx JSON error, never a 500 (issue 20):
+a method it does not take is a 405 with `Allow`, a body over DATA_UPLOAD_MAX_MEMORY_SIZE a
+413, an unreadable form or body a 400 (`inbound_endpoint`); bodies are parsed with the API's
+depth-limited parser once their signature holds (`providers.parse_body`).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.db import IntegrityError, transaction
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, JsonResponse, UnreadablePostError
+from django.http.multipartparser import MultiPartParserError
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 
 from apps.generation.replicate_engine import (
     WebhookBodyError,
@@ -42,8 +50,8 @@ def inbound_webhook_record(
         with transaction.atomic():
             InboundWebhook.objects.create(
                 provider=provider,
-                event_id=event_id,
-                subject=subject,
+                event_id=_bounded(event_id),
+                subject=subject[:200].replace("\x00", ""),
                 payload=payload,
                 processed_at=timezone.now() if processed else None,
                 outcome="in the request" if processed else "",
@@ -57,25 +65,66 @@ def _error(status: int, message: str) -> JsonResponse:
     return JsonResponse({"error": message}, status=status)
 
 
-@csrf_exempt
-@require_POST
+def inbound_endpoint(*methods: str):
+    """An inbound route: CSRF-exempt, the methods it takes (any other is a JSON 405 with
+    `Allow`), and what Django raises on a malformed request answered as a JSON 4xx instead
+    of its HTML page: a body too large (413), a form or multipart body it cannot parse, too
+    many fields, a body that could not be read (400)."""
+
+    def wrap(view):
+        @csrf_exempt
+        @functools.wraps(view)
+        def guarded(request: HttpRequest, *args, **kwargs):
+            if request.method not in methods:
+                response = _error(405, f"Use {' or '.join(methods)}.")
+                response["Allow"] = ", ".join(methods)
+                return response
+            try:
+                return view(request, *args, **kwargs)
+            except RequestDataTooBig:
+                return _error(413, "The request body is too large.")
+            except (SuspiciousOperation, MultiPartParserError, UnreadablePostError) as exc:
+                logger.warning("inbound webhook %s refused: %s", request.path, exc.__class__.__name__)
+                return _error(400, "The request is malformed.")
+
+        return guarded
+
+    return wrap
+
+
+def _bounded(value: str, length: int = 200) -> str:
+    """A provider's id as a column can keep it: without NUL (PostgreSQL refuses it in text),
+    and a longer one by its digest (still one row per distinct id)."""
+    if len(value) <= length and "\x00" not in value:
+        return value
+    return "sha256:" + hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()
+
+
+@inbound_endpoint("POST")
 def replicate_webhook(request: HttpRequest) -> JsonResponse:
+    from .providers import Refused, parse_body, timestamp_value
+
     headers = request.headers
     webhook_id = headers.get("webhook-id")
     timestamp = headers.get("webhook-timestamp")
     if not webhook_id or not timestamp or not headers.get("webhook-signature"):
         return _error(400, "webhook-id, webhook-timestamp and webhook-signature headers are required.")
-    if not timestamp.isdigit():
-        return _error(400, "webhook-timestamp must be an integer.")
     try:
-        payload = verify_replicate_webhook(headers, request.body, settings.REPLICATE_WEBHOOK_SECRET)
+        timestamp_value(timestamp)
+    except Refused as exc:
+        return _error(exc.status, "webhook-timestamp must be an integer of at most 16 digits.")
+    try:
+        verify_replicate_webhook(headers, request.body, settings.REPLICATE_WEBHOOK_SECRET)
+        payload = parse_body(request.body)  # as the API parses JSON, once the signature holds
     except WebhookVerificationError as exc:
         status = (
             400 if isinstance(exc, WebhookBodyError) else 401
         )  # a signed body that is not JSON is malformed
         logger.warning("replicate webhook %s refused: %s", webhook_id, exc)
         return _error(status, str(exc))
-    prediction_id = str(payload.get("id") or "")
+    except Refused as exc:
+        return _refuse("replicate", exc)
+    prediction_id = str(payload.get("id") or "")[:200].replace("\x00", "")
     if not inbound_webhook_record(
         provider="replicate", event_id=webhook_id, subject=prediction_id, payload=payload, processed=True
     ):
@@ -105,7 +154,7 @@ def _secret_or_503(provider: str):
     return secret
 
 
-@csrf_exempt
+@inbound_endpoint("POST", "GET")
 def provider_webhook(request: HttpRequest, provider: str) -> JsonResponse:
     """POST /webhook/<provider> (and Meta's GET verification)."""
     from .providers import VERIFIERS, Refused
@@ -115,7 +164,9 @@ def provider_webhook(request: HttpRequest, provider: str) -> JsonResponse:
     if provider == "meta" and request.method == "GET":
         return meta_verify(request)
     if request.method != "POST":
-        return _error(405, "Use POST.")
+        response = _error(405, "Use POST.")
+        response["Allow"] = "POST"
+        return response
     secret = _secret_or_503(provider)
     if not secret:
         return _error(503, f"The {provider} webhook is not configured on this server.")
@@ -176,21 +227,17 @@ def meta_profiles_revoke(*, product: str, user_id: str, report: list | None = No
     )
 
 
-@csrf_exempt
-@require_POST
+@inbound_endpoint("POST")
 def meta_deauthorize(request: HttpRequest, product: str = "facebook") -> JsonResponse:
     return _meta_signed(request, deletion=False, product=product)
 
 
-@csrf_exempt
-@require_POST
+@inbound_endpoint("POST")
 def meta_data_deletion(request: HttpRequest, product: str = "facebook") -> JsonResponse:
     return _meta_signed(request, deletion=True, product=product)
 
 
 def _meta_signed(request: HttpRequest, *, deletion: bool, product: str) -> JsonResponse:
-    import hashlib
-
     from .providers import Refused, parse_signed_request
 
     if product not in META_PRODUCTS:

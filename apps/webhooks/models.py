@@ -96,6 +96,7 @@ class WebhookDelivery(TimeStampedModel):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name_plural = "webhook deliveries"
         constraints = [
             models.UniqueConstraint(fields=["endpoint", "event"], name="webhook_delivery_once_per_event"),
         ]

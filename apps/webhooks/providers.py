@@ -15,10 +15,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import time
 
 from django.conf import settings
+
+from apps.core.parsers import parse_json_bytes
 
 
 class Refused(Exception):
@@ -48,11 +49,21 @@ def _header(request, name: str) -> str:
     return value
 
 
+#: digits a signature timestamp may have (seconds or milliseconds since 1970, for millennia)
+TIMESTAMP_DIGITS = 16
+
+
+def timestamp_value(timestamp: str) -> int:
+    """A signature timestamp as sent: ASCII digits, at most TIMESTAMP_DIGITS of them (a
+    400-digit one overflowed the float arithmetic: a 500); else Refused(400)."""
+    timestamp = timestamp.strip()
+    if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= TIMESTAMP_DIGITS):
+        raise Refused(400, "The signature timestamp is not an integer of at most 16 digits.")
+    return int(timestamp)
+
+
 def _fresh(provider: str, timestamp: str, *, millis: bool = False) -> None:
-    try:
-        moment = int(timestamp) / (1000 if millis else 1)
-    except ValueError:
-        raise Refused(400, "The signature timestamp is not an integer.") from None
+    moment = timestamp_value(timestamp) / (1000 if millis else 1)
     if abs(time.time() - moment) > TOLERANCE[provider]:
         raise Refused(401, "The signature timestamp is outside the tolerance (a stale or replayed request).")
 
@@ -67,15 +78,20 @@ def _pairs(header: str) -> list[tuple[str, str]]:
 
 
 def _match(expected: str, candidates) -> None:
-    if not any(hmac.compare_digest(expected, c) for c in candidates):
+    """Constant-time comparison of bytes: a signature of non-ASCII characters (header bytes
+    arrive as latin-1 text) is simply wrong, where comparing str raised TypeError (a 500)."""
+    wanted = expected.encode()
+    if not any(hmac.compare_digest(wanted, c.encode("utf-8", "replace")) for c in candidates):
         raise Refused(401, "The signature does not match.")
 
 
-def _json(body: bytes) -> dict:
+def parse_body(body: bytes) -> dict:
+    """A verified body as the API parses JSON (apps.core.parsers: depth-limited, no recursion
+    error, no NaN or NUL that PostgreSQL refuses); it must be an object."""
     try:
-        payload = json.loads(body)
-    except ValueError:
-        raise Refused(400, "The body is not JSON.") from None
+        payload = parse_json_bytes(body, refuse_nul=True)
+    except ValueError as exc:
+        raise Refused(400, f"The body is not acceptable JSON: {exc}.") from None
     if not isinstance(payload, dict):
         raise Refused(400, "The body is not a JSON object.")
     return payload
@@ -94,10 +110,10 @@ def verify_clerk(request, secret: str):
     _fresh("clerk", ts)
     key = base64.b64decode(secret.removeprefix("whsec_"))
     expected = base64.b64encode(
-        hmac.new(key, f"{msg_id}.{ts}.".encode() + request.body, hashlib.sha256).digest()
+        hmac.new(key, f"{msg_id}.{ts}.".encode("utf-8", "replace") + request.body, hashlib.sha256).digest()
     ).decode()
     _match(expected, [s.partition(",")[2] for s in sigs.split() if s.startswith("v1,")])
-    return msg_id, _json(request.body)
+    return msg_id, parse_body(request.body)
 
 
 def verify_workos(request, secret: str):
@@ -107,7 +123,7 @@ def verify_workos(request, secret: str):
         raise Refused(400, "The WorkOS-Signature header has no timestamp.")
     _fresh("workos", ts, millis=True)
     _match(_hex(secret.encode(), f"{ts}.".encode() + request.body), [v for k, v in pairs if k == "v1"])
-    payload = _json(request.body)
+    payload = parse_body(request.body)
     return str(payload.get("id") or hashlib.sha256(request.body).hexdigest()), payload
 
 
@@ -118,7 +134,7 @@ def verify_billing(request, secret: str):
         raise Refused(400, "The Stripe-Signature header has no timestamp.")
     _fresh("billing", ts)
     _match(_hex(secret.encode(), f"{ts}.".encode() + request.body), [v for k, v in pairs if k == "v1"])
-    payload = _json(request.body)
+    payload = parse_body(request.body)
     return str(payload.get("id") or hashlib.sha256(request.body).hexdigest()), payload
 
 
@@ -129,15 +145,19 @@ def _b64url(value: str) -> bytes:
 def parse_signed_request(signed_request: str, secret: str) -> dict:
     """Meta's `signed_request`: base64url(signature).base64url(payload), HMAC-SHA256 with the app secret."""
     encoded_sig, _, encoded_payload = (signed_request or "").partition(".")
-    if not encoded_sig or not encoded_payload:
+    if not encoded_sig or not encoded_payload or not signed_request.isascii():
         raise Refused(400, "signed_request is malformed.")
     try:
-        signature, payload = _b64url(encoded_sig), json.loads(_b64url(encoded_payload))
+        signature = _b64url(encoded_sig)
     except ValueError:
         raise Refused(400, "signed_request is malformed.") from None
     expected = hmac.new(secret.encode(), encoded_payload.encode(), hashlib.sha256).digest()
     if not hmac.compare_digest(expected, signature):
         raise Refused(401, "The signed_request signature does not match.")
+    try:  # parsed once its signature holds, as the API parses JSON
+        payload = parse_json_bytes(_b64url(encoded_payload), refuse_nul=True)
+    except ValueError:
+        raise Refused(400, "signed_request is malformed.") from None
     if not isinstance(payload, dict) or str(payload.get("algorithm", "")).upper() != "HMAC-SHA256":
         raise Refused(400, "signed_request must use HMAC-SHA256.")
     return payload
@@ -148,7 +168,7 @@ def verify_meta(request, secret: str):
     if not header.startswith("sha256="):
         raise Refused(400, "X-Hub-Signature-256 must start with sha256=.")
     _match(_hex(secret.encode(), request.body), [header[7:]])
-    return hashlib.sha256(request.body).hexdigest(), _json(request.body)
+    return hashlib.sha256(request.body).hexdigest(), parse_body(request.body)
 
 
 def verify_tiktok(request, secret: str):
@@ -158,7 +178,7 @@ def verify_tiktok(request, secret: str):
         raise Refused(400, "The TikTok-Signature header has no timestamp.")
     _fresh("tiktok", ts)
     _match(_hex(secret.encode(), f"{ts}.".encode() + request.body), [v for k, v in pairs if k == "s"])
-    return hashlib.sha256(request.body).hexdigest(), _json(request.body)
+    return hashlib.sha256(request.body).hexdigest(), parse_body(request.body)
 
 
 VERIFIERS = {

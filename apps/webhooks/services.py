@@ -329,13 +329,23 @@ def deliveries_kick(*, delivery_ids=None, endpoint_id=None, limit: int = 1) -> N
     deliver_endpoint = task_named("apps.webhooks.tasks.deliver_endpoint")
     if delivery_ids is not None:
         counts: dict = {}
+        orgs: dict = {}
         # only deliveries due now: a failing endpoint's new ones wait for its back-off (the sweep)
-        for endpoint_pk in WebhookDelivery.objects.filter(
+        for endpoint_pk, org_pk in WebhookDelivery.objects.filter(
             pk__in=list(delivery_ids), next_attempt_at__lte=clock()
-        ).values_list("endpoint_id", flat=True):
+        ).values_list("endpoint_id", "organization_id"):
             counts[endpoint_pk] = counts.get(endpoint_pk, 0) + 1
+            orgs[endpoint_pk] = org_pk
         bound = max(1, settings.WEBHOOK_ENDPOINT_CONCURRENCY)
-        kicks = [endpoint_pk for endpoint_pk, n in counts.items() for _ in range(min(n, bound))]
+        # no more tasks than the organization has room for: tasks it could not use would queue
+        # ahead of other organizations' (an organization at its share gets its new deliveries
+        # through its running drains, which lease the next due one, or the sweep)
+        room = organization_room(set(orgs.values()))
+        kicks = []
+        for endpoint_pk, n in counts.items():
+            take = max(0, min(n, bound, room[orgs[endpoint_pk]]))
+            room[orgs[endpoint_pk]] -= take
+            kicks += [endpoint_pk] * take
     else:
         kicks = [endpoint_id] * limit
     for endpoint_pk in kicks:
@@ -417,6 +427,17 @@ def organization_bound() -> int:
     return max(1, webhook_worker_slots() // 2)
 
 
+def organization_room(org_ids) -> dict:
+    """{organization id: attempts it may still start now} (organization_bound less its leases)."""
+    bound = organization_bound()
+    taken = dict(
+        _in_flight(clock(), organization_id__in=list(org_ids))
+        .values_list("organization_id")
+        .annotate(n=models.Count("pk"))
+    )
+    return {org: bound - taken.get(org, 0) for org in org_ids}
+
+
 def _in_flight(now, **scope) -> models.QuerySet:
     """Attempts under way (leased, the lease not run out: a killed worker's lease expires)."""
     return WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, leased_until__gte=now, **scope)
@@ -434,9 +455,11 @@ def delivery_claim(*, delivery_id=None, endpoint_id=None) -> WebhookDelivery | N
             endpoint_id = _due(now).filter(pk=delivery_id).values_list("endpoint_id", flat=True).first()
             if endpoint_id is None:
                 return None
-        # the organization first, then the endpoint: every claim locks in this order
+        # the organization first, then the endpoint: every claim locks in this order. FOR NO KEY
+        # UPDATE: it does not block (nor deadlock with) the outbox writing deliveries, whose
+        # foreign keys take KEY SHARE on both rows
         org_id = (
-            Organization.objects.select_for_update()
+            Organization.objects.select_for_update(no_key=True)
             .filter(pk=Subquery(WebhookEndpoint.objects.filter(pk=endpoint_id).values("organization_id")))
             .values_list("pk", flat=True)
             .first()
@@ -445,7 +468,9 @@ def delivery_claim(*, delivery_id=None, endpoint_id=None) -> WebhookDelivery | N
             return None
         if _in_flight(now, organization_id=org_id).count() >= organization_bound():
             return None
-        endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=endpoint_id, active=True).first()
+        endpoint = (
+            WebhookEndpoint.objects.select_for_update(no_key=True).filter(pk=endpoint_id, active=True).first()
+        )
         if endpoint is None:
             return None
         in_flight = _in_flight(now, endpoint_id=endpoint.pk).aggregate(
@@ -635,7 +660,11 @@ def _record(delivery, endpoint, started, latency_ms, outcome, ok, *, claim_next:
         endpoint_disable(endpoint_id=endpoint.pk, reason=disable_reason)
     if ok and probed and settings.WEBHOOK_ENDPOINT_CONCURRENCY > 1:
         # the probe answered: the rest of the backlog may go out in parallel now
-        deliveries_kick(endpoint_id=endpoint.pk, limit=settings.WEBHOOK_ENDPOINT_CONCURRENCY - 1)
+        room = organization_room({endpoint.organization_id})[endpoint.organization_id]
+        if room > 0:
+            deliveries_kick(
+                endpoint_id=endpoint.pk, limit=min(settings.WEBHOOK_ENDPOINT_CONCURRENCY - 1, room)
+            )
     return attempt, following
 
 

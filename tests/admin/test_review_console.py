@@ -71,11 +71,13 @@ def test_the_review_queue_lists_content_in_review_with_its_thumbnail(admin_page,
     admin_page.goto(f"{live_server.url}/admin/content/reviewitem/")
     rows = admin_page.locator("#result_list tbody tr")
     expect(rows).to_have_count(1)
-    expect(rows.first).to_contain_text("instagram, x")
+    # each platform's caption excerpt (issue 21)
+    expect(rows.first.locator(".pf-q-line")).to_have_count(2)
+    expect(rows.first.locator('.pf-q-line[data-platform="x"]')).to_contain_text("X")
     image_loaded(admin_page, "#result_list img.pf-thumb")
 
     rows.first.locator("a").first.click()
-    admin_page.wait_for_url(re.compile(rf"/admin/content/content/{waiting.pk}/change/$"))
+    admin_page.wait_for_url(re.compile(rf"/admin/content/content/{waiting.pk}/change/\?queue=1"))
     variants = admin_page.locator(".pf-variant")
     expect(variants).to_have_count(2)
     expect(variants.nth(0)).to_contain_text("Fresh autumn roast, out today.")
@@ -89,7 +91,9 @@ def test_the_review_queue_lists_content_in_review_with_its_thumbnail(admin_page,
     assert "Approved." in messages_text(admin_page)
     waiting.refresh_from_db()
     assert waiting.status == "approved" and waiting.approved_by == "staff"
-    expect(admin_page.locator("#pf-status")).to_have_text("approved")
+    # approved from the queue: on to the next item, here the (now empty) queue
+    admin_page.wait_for_url(re.compile(r"/admin/content/reviewitem/"))
+    expect(admin_page.locator("#result_list tbody tr")).to_have_count(0)
 
 
 def test_staff_reject_one_item_with_a_reason(admin_page, live_server, org, brand):

@@ -13,11 +13,16 @@ pytestmark = pytest.mark.django_db
 PERIOD = "startDate=2026-03-01&endDate=2026-04-30"
 
 
-@pytest.fixture(params=["sql", "orm"])
+@pytest.fixture(params=[pytest.param("sql", marks=pytest.mark.services), "orm"])
 def posts(request, owner, outsider, monkeypatch):
-    """Each test twice: with PostgreSQL's statement, and with the ORM form other databases
-    (SQLite, the embedded default) run."""
-    if request.param == "orm":
+    """Each test with PostgreSQL's statement (on PostgreSQL: `services`) and with the ORM form
+    other databases (SQLite, the embedded default) run; on SQLite the ORM form is the only one,
+    so it runs once there."""
+    from django.db import connection
+
+    if request.param == "sql":
+        assert connection.vendor == "postgresql", "the SQL variant runs on PostgreSQL"
+    elif connection.vendor == "postgresql":  # PostgreSQL takes the SQL path: the ORM one chosen
         monkeypatch.setattr(selectors, "_content_rows", selectors._content_rows_orm)
     return build(owner.org, outsider.org)
 

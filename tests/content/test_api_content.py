@@ -399,12 +399,19 @@ def test_a_batch_of_three_schedules_completes_with_per_item_progress(
 
 
 def test_a_batch_enqueues_videos_first_and_keeps_its_items_in_selected_order(
-    api, owner, monkeypatch, django_capture_on_commit_callbacks
+    api, owner, request, django_capture_on_commit_callbacks
 ):
-    from apps.generation import tasks
+    from celery.signals import task_prerun
 
+    # the real tasks run (eager Celery); Celery's own signal says in which order they started
     enqueued = []
-    monkeypatch.setattr(tasks.generate_content, "delay", enqueued.append)
+
+    def started_task(sender=None, args=None, **_):
+        if sender.name == "apps.content.tasks.generate_content":
+            enqueued.append(args[0])
+
+    task_prerun.connect(started_task, weak=False)
+    request.addfinalizer(lambda: task_prerun.disconnect(started_task))
     profile = ProfileFactory(organization=owner.org, platform="x")
     tomorrow = (timezone.localdate() + datetime.timedelta(days=1)).isoformat()
     media = ["image", "image", "video", "image", "video"]

@@ -210,7 +210,6 @@ def test_a_keyset_walk_visits_every_row_once_in_order(profiles, field, direction
 
 
 def test_the_order_puts_empty_values_last_ascending_and_first_descending(profiles):
-    _org, rows = profiles
     asc = list(pg.order_for_paging(SocialProfile.objects.all(), "connected_at", "asc"))
     desc = list(pg.order_for_paging(SocialProfile.objects.all(), "connected_at", "desc"))
     assert [p.connected_at is None for p in asc] == [False] * 5 + [True] * 2

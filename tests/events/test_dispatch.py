@@ -24,10 +24,19 @@ def _record(org, n: int) -> list[Event]:
         ]
 
 
-def test_events_committed_inside_a_deferred_block_are_sent_when_it_ends(monkeypatch):
+def test_events_committed_inside_a_deferred_block_are_sent_when_it_ends(request):
+    from celery.signals import task_prerun
+
     org = organization_get_or_create(name="Deferred Org")
+    # the real dispatch task runs (eager Celery); Celery's own signal records each run's ids
     enqueued = []
-    monkeypatch.setattr("apps.events.tasks.dispatch_event_batch.delay", enqueued.append)
+
+    def started_task(sender=None, args=None, **_):
+        if sender.name == "apps.events.tasks.dispatch_event_batch":
+            enqueued.append(args[0])
+
+    task_prerun.connect(started_task, weak=False)
+    request.addfinalizer(lambda: task_prerun.disconnect(started_task))
     with services.dispatch_deferred():
         events = _record(org, 2) + _record(org, 1)  # two transactions
         assert Event.objects.filter(pk__in=[e.pk for e in events], dispatched_at__isnull=True).count() == 3
@@ -36,6 +45,7 @@ def test_events_committed_inside_a_deferred_block_are_sent_when_it_ends(monkeypa
     # outside a block, a transaction's events go to one dispatch task
     more = _record(org, 2)
     assert enqueued == [[str(e.pk) for e in more]]
+    assert Event.objects.filter(pk__in=[e.pk for e in more], dispatched_at__isnull=False).count() == 2
 
 
 def test_each_event_is_dispatched_once_even_when_asked_twice():

@@ -520,11 +520,15 @@ def test_it_writes_a_first_comment_alt_text_title_and_sounds():
     result = ENGINE.text(
         TextRequest(prompt=PROMPT, platform="youtube", media_type="video", brand=BRAND, language="de")
     )
-    assert result.first_comment == "Was sagt ihr dazu?"  # the launch's question on YouTube, in German
+    assert (
+        result.first_comment == "Welches Detail gefällt euch am besten?"
+    )  # the launch question on YouTube, in German
     assert result.alt_text.startswith("Kurzes Video") and "espresso" in result.alt_text
     assert "Blau" in result.alt_text  # the brand's primary colour, named in German
     assert result.title == PROMPT
-    assert len(result.sounds) == 3 and all(re.fullmatch(r"sound:[a-z0-9-]+-\d+bpm", s) for s in result.sounds)
+    assert len(result.sounds) == 3 and all(
+        re.fullmatch(r'[A-Z][\w -]+, \d+ BPM: search "[\w -]+"', s) for s in result.sounds
+    )
 
 
 def test_ideas_are_distinct_on_topic_and_in_the_language_asked():

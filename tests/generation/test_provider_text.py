@@ -286,7 +286,7 @@ def test_a_recall_is_written_sober_and_a_cheerful_reply_is_sent_back(fake):
             "- instagram: a recall post asks the reader nothing: no questions and no calls for comments, "
             "likes, shares or tags.",
             "- instagram: a recall post has no exclamation marks.",
-            '- tiktok: a recall post takes no upbeat sounds: "sounds" is [].',
+            "- tiktok: a recall post takes no upbeat sounds (Happy Ukulele): a calm one or none.",
             "Reply with the whole JSON object again, keyed by instagram, tiktok, with these fixed and "
             "everything else kept.",
         ]

@@ -190,7 +190,7 @@ class ContentOutput(OutputSerializer):
 
     id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=states.STATUS_WORDS_B)
-    platform = serializers.ChoiceField(choices=SUPPORTED_PLATFORMS, allow_null=True)
+    platform = serializers.ChoiceField(choices=SUPPORTED_PLATFORMS, help_text="The first of `platforms`")
     platforms = serializers.ListField(child=serializers.ChoiceField(choices=SUPPORTED_PLATFORMS))
     postType = serializers.ChoiceField(choices=PostType.values)
     socialProfileId = serializers.UUIDField(allow_null=True)

@@ -215,7 +215,11 @@ class ContentViewSet(ListMixin, _ContentBase):
                 selectors.campaign_list(organization=org), data["campaignId"], "campaign", "campaignId"
             )
         content = services.content_update(
-            content=content, variants=data.get("content"), status=data.get("status"), **kwargs
+            content=content,
+            variants=data.get("content"),
+            status=data.get("status"),
+            actor=self.actor,
+            **kwargs,
         )
         return self._present(content)
 

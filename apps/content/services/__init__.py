@@ -7,6 +7,17 @@ Every transition runs here, in a transaction, with the row locked, and records i
 
 from __future__ import annotations
 
+# read from this module by callers when it was one file: the status machine's step, the shown media
+from ..machine import transition
+from ..selectors import current_media
+from .approval_links import (
+    LinkDead,
+    approval_link_create,
+    approval_link_decide,
+    approval_link_open,
+    approval_link_revoke,
+    token_for,
+)
 from .batches import (
     batch_item_finished,
     batch_progress,
@@ -25,6 +36,7 @@ from .creation import (
     generation_brand,
     generations_within_plan,
 )
+from .history import actor_label, history_record, review_opened, text_changes
 from .labels import (
     campaign_create,
     campaign_delete,
@@ -51,6 +63,12 @@ __all__ = [
     "MAX_IMAGES",
     "TEXT_LOCKED",
     "GenerationInput",
+    "LinkDead",
+    "actor_label",
+    "approval_link_create",
+    "approval_link_decide",
+    "approval_link_open",
+    "approval_link_revoke",
     "batch_item_finished",
     "batch_progress",
     "batch_start",
@@ -70,13 +88,19 @@ __all__ = [
     "content_request_multi_platform",
     "content_undo_image_edit",
     "content_update",
+    "current_media",
     "engine_languages",
     "enqueue_generation_id",
     "generation_brand",
     "generations_within_plan",
+    "history_record",
+    "review_opened",
     "schedule_plan",
     "tag_create",
     "tag_delete",
     "tag_update",
+    "text_changes",
+    "token_for",
+    "transition",
     "variant_upsert",
 ]

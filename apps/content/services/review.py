@@ -34,6 +34,7 @@ from ..models import (
 from ..selectors import current_media
 from ..signals import content_approved
 from .creation import _enqueue_generation
+from .history import actor_label, history_record, text_changes, text_of
 
 #: statuses in which the per-platform text cannot be edited
 TEXT_LOCKED = (states.PENDING, states.GENERATING, states.PUBLISHING, states.PUBLISHED)
@@ -42,10 +43,11 @@ TEXT_LOCKED = (states.PENDING, states.GENERATING, states.PUBLISHING, states.PUBL
 @transaction.atomic
 def content_approve(*, content: Content, actor=None) -> Content:
     content = _locked(content.pk)
-    transition(content, "approve", event="content.approved")
+    transition(content, "approve", event="content.approved", approvedBy=actor_label(actor) or None)
     content.approved_at = timezone.now()
     content.approved_by = _actor_name(actor)
     content.save(update_fields=["approved_at", "approved_by", "updated_at"])
+    history_record(content=content, actor=actor, action="approve")
     # publishing schedules auto-published brands' content (apps.publishing.receivers), in this transaction
     content_approved.send(sender=Content, content=content, actor=actor)
     return content
@@ -54,12 +56,16 @@ def content_approve(*, content: Content, actor=None) -> Content:
 @transaction.atomic
 def content_reject(*, content: Content, reason: str = "", actor=None) -> Content:
     content = _locked(content.pk)
-    return transition(content, "reject", event="content.rejected", reason=reason or "Rejected.")
+    transition(content, "reject", event="content.rejected", reason=reason or "Rejected.")
+    history_record(content=content, actor=actor, action="reject", note=reason or "Rejected.")
+    return content
 
 
 def _actor_name(actor) -> str:
     if actor is None:
         return ""
+    if isinstance(actor, str):
+        return actor[:200]
     user = getattr(actor, "user", None) or actor
     return str(getattr(user, "username", "") or getattr(actor, "credential_id", ""))[:200]
 
@@ -145,6 +151,7 @@ def content_update(
     tags: list | None = None,
     campaign=...,
     scheduled=None,
+    actor=None,
 ) -> Content:
     """Edit per-platform text (checked against each platform's rules) and/or go back to draft.
 
@@ -161,6 +168,7 @@ def content_update(
     if variants and content.status in TEXT_LOCKED:
         # the pipeline is writing the text, or the platform already has it
         raise _refuse(content, "edit")
+    before = {v.platform: text_of(v) for v in content.variants.all()} if variants else {}
     changed = _edited_variants(content, variants) if variants else []
     if changed and content.status == states.SCHEDULED and content.requires_approval:
         raise InvalidTransition(
@@ -201,6 +209,14 @@ def content_update(
     extra: dict[str, object] = {"previousStatus": previous} if content.status != previous else {}
     if approval_withdrawn:
         extra["approvalWithdrawn"] = True
+    if changed:
+        history_record(
+            content=content,
+            actor=actor,
+            action="edit",
+            changes=text_changes({v.platform: before[v.platform] for v in changed}, changed),
+            note="Approval withdrawn: the text changed." if approval_withdrawn else "",
+        )
     event_record(
         organization=content.organization_id, type="content.updated", data=_event_data(content, **extra)
     )
@@ -309,7 +325,7 @@ def content_batch_apply(*, organization, operations: list[dict], parse_update, a
                         require_content_delete(actor, content)
                     content_delete(content=content)
                 else:
-                    content_update(content=content, **parse_update(op.get("data")))
+                    content_update(content=content, actor=actor, **parse_update(op.get("data")))
             result["status"] = "ok"
         except DataError as exc:  # a value PostgreSQL cannot store: this operation's error only
             result.update(

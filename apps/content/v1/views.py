@@ -108,7 +108,7 @@ class ContentViewSet(ListMixin, V1ViewSet):
         content = self.get_object()
         data = self.validated(s.UpdateInput)
         content = services.content_update(
-            content=content, variants=data.get("content"), status=data.get("status")
+            content=content, variants=data.get("content"), status=data.get("status"), actor=self.actor
         )
         return self._present(self._fresh(content))
 

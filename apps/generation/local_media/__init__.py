@@ -13,7 +13,8 @@ a moving crop of those planes with a few pre-rendered sprites pasted on top, whi
 """
 
 from .edits import edit_image
+from .posts import make_post_image
 from .scene import make_image
 from .video import make_video
 
-__all__ = ["edit_image", "make_image", "make_video"]
+__all__ = ["edit_image", "make_image", "make_post_image", "make_video"]

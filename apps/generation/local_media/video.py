@@ -18,6 +18,7 @@ from fractions import Fraction
 from PIL import Image, ImageDraw, ImageFilter, ImageOps
 
 from ..base import EngineError, VideoRequest
+from ..render_progress import report
 from .palette import darken, lighten
 from .scene import (
     Scene,
@@ -188,7 +189,7 @@ def _frame_planes(
     return fy, fcb, fcr
 
 
-def _open_stream(av, path: str, width: int, height: int, fps: int):
+def _open_stream(av, path: str, width: int, height: int, fps: int, preset: str = "superfast"):
     container = av.open(path, "w", format="mp4", options={"movflags": "+faststart"})
     stream = container.add_stream("libx264", rate=fps)
     stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
@@ -200,7 +201,8 @@ def _open_stream(av, path: str, width: int, height: int, fps: int):
     stream.codec_context.thread_count = threads if threads > 0 else max(1, min(os.cpu_count() or 2, 4))
     stream.codec_context.thread_type = "AUTO"
     stream.options = {
-        "preset": "superfast",  # High profile with CABAC, ~2x ultrafast's compression at small cost
+        # superfast: High profile with CABAC, ~2x ultrafast's compression at small cost
+        "preset": preset,
         "crf": "23",
         "profile": "high",
         "g": str(fps * 2),
@@ -215,6 +217,8 @@ def _encode(av, stage: _Stage, path: str, frames: int, fps: int, seconds: float)
     thumbnail = b""
     container, stream = _open_stream(av, path, width, height, fps)
     for i in range(frames):
+        if i % 15 == 0:
+            report(i, frames)
         fy, fcb, fcr = _frame_planes(stage, i, frames, fps, seconds)
         frame = av.VideoFrame(width, height, "yuv420p")
         frame.planes[0].update(fy.tobytes())
@@ -231,12 +235,38 @@ def _encode(av, stage: _Stage, path: str, frames: int, fps: int, seconds: float)
     return thumbnail
 
 
-def make_video(request: VideoRequest) -> tuple[bytes, bytes, float]:
+@dataclass
+class MadeVideo:
+    data: bytes
+    thumbnail: bytes
+    seconds: float
+    alt_text: str = ""
+    notes: tuple[str, ...] = ()
+    has_audio: bool = False
+
+
+def make_video(request: VideoRequest) -> MadeVideo:
+    """The post's design animated when the request carries it (``designed_video``), else the
+    prompt's animated abstract scene."""
+    check_video(request.width, request.height, request.seconds, request.fps)
+    if request.design is not None:
+        from .motion import designed_video
+
+        return designed_video(request)
+    data, thumbnail, seconds = _scene_video(request)
+    from .describe import describe_abstract
+    from .posts import style_note
+
+    note = style_note(request.style, "moving abstract shapes")
+    alt = describe_abstract(request.brand.primary_color, request.brand.secondary_color)
+    return MadeVideo(data, thumbnail, seconds, alt, (note,) if note else ())
+
+
+def _scene_video(request: VideoRequest) -> tuple[bytes, bytes, float]:
     """Encode the prompt's animated scene as H.264 MP4; returns (mp4, jpeg thumbnail, seconds)."""
     import av  # imported lazily: only video generation needs FFmpeg
 
     width, height, seconds, fps = request.width, request.height, request.seconds, request.fps
-    check_video(width, height, seconds, fps)
     style = normalise_style(request.style)
     scene = build_scene(request.prompt, request.brand, request.seed, load_reference(request.reference))
     frames = round(seconds * fps)

@@ -41,8 +41,8 @@ _INSTRUCTION = re.compile(
     re.IGNORECASE,
 )
 _SETTINGS_TAIL = re.compile(
-    r"[,;]?\s*\b(?:with|using|in|and|add|include)\s+(?:a|an|\d+|some|lots of|many|no)?\s*(?:\w+\s+){0,2}"
-    r"(?:hashtags?|emojis?|tone|words|characters|voice|style)\b[^.!?]*",
+    r"[,;]?\s*\b(?:(?:with|using|add|include|and)\s+(?:a|an|\d+|some|lots of|many|no|a few)?\s*(?:\w+\s+){0,2}"
+    r"(?:hashtags?|emojis?)|in an? \w+(?:\s\w+)? (?:tone|voice))\b[^.!?]*",
     re.IGNORECASE,
 )
 _SETTINGS_SENTENCE = re.compile(
@@ -98,26 +98,43 @@ class Brief:
         return 3 * sum(1 for f in found if f.kind in CORE_KINDS) + len(found)
 
 
+_JOINERS = r"(?:and|or|y|o|et|ou|und|oder|e)"
+
+
 def _rephrase_banned(text: str, dont: tuple[str, ...]) -> str:
-    """A banned word goes as a word (never its sentence): 'Cheap bread today.' -> 'Bread today.'"""
+    """A banned word goes as a word (never its sentence): 'Cheap bread today.' -> 'Bread today.',
+    'waterproof and cheap, made ...' -> 'waterproof, made ...'. Only the words around a removed
+    one are tidied; the rest stays as the author wrote it."""
+    hole = "\x00"
     for raw in dont:
         item = (raw or "").strip()
-        if not item:
-            continue
-        pattern = re.compile(r"(?<![\w#@/.])#?" + re.escape(item) + r"(?![\w])", re.IGNORECASE)
-        text = pattern.sub("", text)
-    text = re.sub(r"[ \t]{2,}", " ", text)
-    text = re.sub(r"\s+([,.!?:;])", r"\1", text)
+        if item:
+            pattern = re.compile(r"(?<![\w#@/.])#?" + re.escape(item) + r"(?![\w])", re.IGNORECASE)
+            text = pattern.sub(hole, text)
+    if hole not in text:
+        return text
+    text = re.sub(rf"[ \t]+{_JOINERS}[ \t]+{hole}(?=[ \t]*(?:[,.;:!?]|$))", hole, text)
+    text = re.sub(rf"{hole}[ \t]+{_JOINERS}[ \t]+", hole, text)  # 'cheap and cheerful' -> 'cheerful'
     text = re.sub(
-        r"\s+(?:and|or|y|o|et|ou|und|oder|e)(?=[,.;:!?])", "", text
-    )  # 'waterproof and,' -> 'waterproof,'
+        rf"\b((?:a|an|the|our|your|un|una|le|la|el|ein|eine|um|uma)[ \t]*){hole}[ \t]*,[ \t]*",
+        r"\1",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(rf"[ \t]*{hole}[ \t]*([,.;:!?])", r"\1", text)
+    text = re.sub(rf"[ \t]*{hole}[ \t]*", " ", text)
     text = re.sub(r",([,.;:!?])", r"\1", text)
-    text = re.sub(r"^([\s,;:-]+)", "", text)
-    return text.strip()
+    return re.sub(r"^[\s,;:-]+", "", text).strip()
 
 
 def _capitalise_first(text: str) -> str:
-    """The first letter upper-cased, nothing else touched ('crumb Co opens' -> 'Crumb Co opens')."""
+    """The first letter upper-cased, nothing else touched ('crumb Co opens' -> 'Crumb Co opens');
+    a sentence that opens with a link, a handle, a tag, a code or a figure stays as written."""
+    if any(start == len(text) - len(text.lstrip()) for start, _ in find_urls(text)):
+        return text
+    first = text.split(" ", 1)[0]
+    if first[:2].lower() in ("e.", "i.") or any(c.isdigit() for c in first):
+        return text  # 'e.g.', 'i.e.', 'iPhone15'
     for i, ch in enumerate(text):
         if ch.isalpha():
             return text[:i] + ch.upper() + text[i + 1 :] if ch.islower() else text
@@ -127,11 +144,11 @@ def _capitalise_first(text: str) -> str:
 
 
 def _without_instruction(sentence: str) -> str:
-    text = _INSTRUCTION.sub("", sentence)
-    if text != sentence:
-        text = _SETTINGS_TAIL.sub("", text).rstrip(" ,;:-")
-        if text and text[-1] not in ".!?…":
-            text += "."
+    """The sentence without the instruction around it ("Write a post about ...", "... with 30
+    hashtags", "... in a warm tone")."""
+    text = _SETTINGS_TAIL.sub("", _INSTRUCTION.sub("", sentence)).rstrip(" ,;:-")
+    if text != sentence and text and text[-1] not in ".!?…":
+        text += "."
     return text
 
 
@@ -244,9 +261,9 @@ def brief_language(request: TextRequest) -> str:
     if asked != "en":
         return asked
     detected = detect_language(request.prompt)
-    if detected:
-        return detected
-    return "und" if len((request.prompt or "").split()) >= 6 else "en"  # a few words: the default
+    if detected == "other":
+        return "und"
+    return detected or asked  # nothing tells (a few words, names): the language asked
 
 
 def read_brief(request: TextRequest) -> Brief:

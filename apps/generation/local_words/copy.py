@@ -42,14 +42,39 @@ EMOJIS = {
     "announcement": ["📣", "✨", "👋"],
 }
 #: sound identifiers by register: sober posts get calm ones only
+#: sound suggestions a person can act on: the mood and tempo, then the phrase to type into the
+#: platform's sound library (TikTok, Reels and Shorts each search their own; no id resolves
+#: across them, so none is given). The local engine's synthesised music bed plays the same mood.
 SOUNDS = {
-    "sober": ["sound:soft-piano-70bpm", "sound:ambient-pad-60bpm"],
-    "professional": ["sound:corporate-piano-96bpm", "sound:minimal-tech-110bpm", "sound:ambient-pulse-90bpm"],
-    "casual": ["sound:lofi-chill-85bpm", "sound:indie-acoustic-100bpm", "sound:summer-house-120bpm"],
-    "friendly": ["sound:upbeat-pop-118bpm", "sound:ukulele-sunny-104bpm", "sound:acoustic-claps-112bpm"],
-    "playful": ["sound:funky-bass-124bpm", "sound:quirky-pizzicato-130bpm", "sound:retro-8bit-140bpm"],
-    "inspirational": ["sound:cinematic-rise-80bpm", "sound:epic-strings-92bpm"],
-    "educational": ["sound:lofi-chill-85bpm", "sound:ambient-pulse-90bpm"],
+    "sober": ['Soft piano, 70 BPM: search "soft piano"', 'Calm ambient pad, 60 BPM: search "ambient calm"'],
+    "professional": [
+        'Calm corporate piano, 96 BPM: search "corporate piano"',
+        'Minimal tech pulse, 110 BPM: search "minimal technology"',
+        'Ambient pulse, 90 BPM: search "ambient corporate"',
+    ],
+    "casual": [
+        'Lo-fi chill, 85 BPM: search "lofi chill"',
+        'Indie acoustic, 100 BPM: search "indie acoustic"',
+        'Summer house, 120 BPM: search "summer house"',
+    ],
+    "friendly": [
+        'Upbeat acoustic pop, 112 BPM: search "upbeat acoustic"',
+        'Sunny ukulele, 104 BPM: search "happy ukulele"',
+        'Acoustic claps, 112 BPM: search "feel good claps"',
+    ],
+    "playful": [
+        'Funky bass, 124 BPM: search "funky bass"',
+        'Quirky pizzicato, 130 BPM: search "quirky pizzicato"',
+        'Retro 8-bit, 140 BPM: search "8 bit"',
+    ],
+    "inspirational": [
+        'Cinematic rise, 80 BPM: search "inspiring cinematic"',
+        'Epic strings, 92 BPM: search "uplifting strings"',
+    ],
+    "educational": [
+        'Lo-fi chill, 85 BPM: search "lofi study"',
+        'Ambient pulse, 90 BPM: search "ambient focus"',
+    ],
 }
 
 

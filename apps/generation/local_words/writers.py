@@ -115,18 +115,15 @@ def _bio(brief: Brief, sentence: str) -> str:
     """A sentence's links as "link in bio" wording (Instagram, TikTok: links are not clickable
     in captions). A sentence that is only a link goes."""
     copy = brief.copy
-    for url in brief.urls:
-        if url not in sentence:
-            continue
-        if copy is None:
-            continue  # no words of ours in this language: the author's sentence keeps its link
-        head, _, tail = sentence.partition(url)
-        if not re.search(r"\w", head + tail.strip(" .!?")):
-            return ""
-        head = copy.prepositions.sub("", head.rstrip()).rstrip(" ,:")
-        sentence = f"{head} {copy.word('via_bio')}{tail}" if head else f"{copy.word('via_bio')}{tail}"
-        if sentence[-1:].isalnum():
-            sentence += "."
+    for url in sorted(brief.urls, key=len, reverse=True):
+        while copy is not None and url in sentence:  # without words of ours, the link stays
+            head, _, tail = sentence.partition(url)
+            if not re.search(r"\w", head + tail.strip(" .!?")):
+                return ""
+            head = copy.prepositions.sub("", head.rstrip()).rstrip(" ,:")
+            sentence = f"{head} {copy.word('via_bio')}{tail}" if head else f"{copy.word('via_bio')}{tail}"
+            if sentence[-1:].isalnum():
+                sentence += "."
     return sentence
 
 
@@ -134,12 +131,24 @@ def _ends_with_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
-def _cta(w: Writing, platform: str) -> str:
+def _content_words(text: str) -> set[str]:
+    return {t.casefold() for t in re.findall(r"[^\W\d_]{4,}", text)}
+
+
+def _cta(w: Writing, platform: str, hook: str = "") -> str:
+    """A call to action that fits the intent and says something the hook did not ('Save this
+    for later.' is never followed by 'Save this post for later.')."""
     brief = w.brief
     if brief.sober or brief.request.length == "short":
         return ""
     family = FAMILY[platform]
-    line = w.pick("cta", family, platform)
+    line = ""
+    for _ in range(4):
+        line = w.pick("cta", family, platform)
+        if not (_content_words(line) & _content_words(hook)):
+            break
+    else:
+        line = ""  # every call to action would repeat the hook: none
     if brief.quiet and _ends_with_question(line):
         return ""
     return line
@@ -190,10 +199,11 @@ def _finish(parts: list[str], sign_off: str) -> str:
 def write_instagram(w: Writing) -> TextResult:
     brief = w.brief
     body = [s for s in (_bio(brief, s) for s in _body(brief)) if s]
-    parts = [_with_emoji(_hook(w, "instagram"), w.emoji(0)), *_paragraphs(body, 2)]
+    hook = _hook(w, "instagram")
+    parts = [_with_emoji(hook, w.emoji(0)), *_paragraphs(body, 2)]
     if brief.urls and brief.copy is not None and not any(brief.copy.word("via_bio") in s for s in body):
         parts.append(brief.copy.word("bio_line"))
-    parts.append(_with_emoji(_cta(w, "instagram"), w.emoji(1)))
+    parts.append(_with_emoji(_cta(w, "instagram", hook), w.emoji(1)))
     return TextResult(
         caption=_finish(parts, brief.sign_off),
         hashtags=w.tags("instagram"),
@@ -204,11 +214,12 @@ def write_instagram(w: Writing) -> TextResult:
 def write_facebook(w: Writing) -> TextResult:
     brief = w.brief
     body = _body(brief)
-    parts = [_with_emoji(_hook(w, "facebook"), w.emoji(1)), " ".join(body)]
+    hook = _hook(w, "facebook")
+    parts = [_with_emoji(hook, w.emoji(1)), " ".join(body)]
     missing = [u for u in brief.urls if u not in " ".join(body)]
     if missing and brief.copy is not None:
         parts.append(brief.copy.link_line("facebook", " ".join(missing)))
-    parts.append(_cta(w, "facebook"))
+    parts.append(_cta(w, "facebook", hook))
     comment = _comment(w, "facebook")
     if brief.sober:  # where to ask goes in the post itself, not under it
         parts.append(comment)
@@ -223,11 +234,12 @@ def write_facebook(w: Writing) -> TextResult:
 def write_linkedin(w: Writing) -> TextResult:
     brief = w.brief
     body = _body(brief)
-    parts = [_hook(w, "linkedin"), *_paragraphs(body, 1)]
+    hook = _hook(w, "linkedin")
+    parts = [hook, *_paragraphs(body, 1)]
     missing = [u for u in brief.urls if u not in " ".join(body)]
     if missing and brief.copy is not None:
         parts.append(brief.copy.link_line("linkedin", " ".join(missing)))
-    parts.append(_cta(w, "linkedin"))
+    parts.append(_cta(w, "linkedin", hook))
     return TextResult(
         caption=_finish(parts, brief.sign_off),
         hashtags=w.tags("linkedin"),
@@ -242,29 +254,44 @@ def write_tiktok(w: Writing) -> TextResult:
     lines = [hook, " ".join(body)] if hook else [" ".join(body)]
     if brief.urls and brief.copy is not None and not any(brief.copy.word("via_bio") in s for s in body):
         lines.append(brief.copy.word("bio_line"))
-    cta = _cta(w, "tiktok")
+    cta = _cta(w, "tiktok", hook)
     if cta:
         lines.append(cta)
     caption = "\n".join(line for line in lines if line)
     if brief.sign_off:
         caption += "\n" + brief.sign_off
-    return TextResult(caption=caption, hashtags=w.tags("tiktok"))
+    return TextResult(caption=caption, hashtags=w.tags("tiktok"), title=_title(brief, 90))
 
 
 def _title(brief: Brief, limit: int = 100) -> str:
-    """A title in the author's words: the first sentence (its first clause when too long),
-    without its closing period."""
+    """A title in the author's words: the first sentence without its link, cut when too long at
+    the last clause boundary (a comma, a colon, a parenthesis, 'for', 'with'...) that splits no
+    fact ('Friday, June 12' stays whole); a closing period goes, an abbreviation's stays."""
     first = next((s for s in brief.sentences if not s.startswith("http")), brief.sentences[0])
     for url in brief.urls:
         first = first.replace(url, "").strip()
     title = first.rstrip(" ")
     if not re.search(r"(?:\b\w\.\w\.|\b(?:Co|Inc|Ltd|St|Dr|Jr|Sr|etc)\.)$", title):
-        title = title.rstrip(".!?… ")  # a closing period goes, an abbreviation's stays ('8 a.m.')
+        title = title.rstrip(".!?… ")
     title = re.sub(r"[\s:,;-]+$", "", title)
-    if len(title) > limit:
-        clause = re.split(r"[,;:(]|\s[-–]\s", title)[0].strip()
-        title = clause if 12 <= len(clause) <= limit else title[:limit].rsplit(" ", 1)[0]
-    return title
+    if len(title) <= limit:
+        return title
+    spans = [(f.start, f.end) for f in brief.facts_of(title)]
+    cuts = [
+        m.start()
+        for m in re.finditer(
+            r"[,;:(]|\s[-–]\s|\s(?:for|with|because|to|and|at|on|in|por|pour|für|mit|para|com)\s", title
+        )
+        if 12 <= m.start() <= limit and not any(a < m.start() < b for a, b in spans)
+    ]
+    candidates = [title[:c].rstrip(" ,;:-–") for c in cuts]
+    for m in re.finditer(r",\s", title):  # 'In episode 18 of X, Lena Ortiz shares ...': the main clause
+        rest = title[m.end() :]
+        if not any(a < m.start() < b for a, b in spans) and 20 <= len(rest) <= limit:
+            candidates.append(rest[:1].upper() + rest[1:])
+    if candidates:
+        return max(candidates, key=len)
+    return title[:limit].rsplit(" ", 1)[0]
 
 
 def write_youtube(w: Writing) -> TextResult:

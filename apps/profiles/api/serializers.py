@@ -60,7 +60,9 @@ class ProfileSettingsFields(StrictSerializer):
     openapi_fields = SLOT_FIELDS
 
 
-class ProfileOutput(OutputSerializer):
+class ProfileFields(OutputSerializer):
+    """What both families present of a profile (Family A's output is this, with prefixed ids)."""
+
     def present(self, instance) -> dict:
         return present_profile(instance, self.request)
 
@@ -74,6 +76,12 @@ class ProfileOutput(OutputSerializer):
     profilePicture = serializers.CharField(allow_null=True)
     brandId = serializers.CharField()
     settings = ProfileSettingsFields()
+    sandbox = serializers.BooleanField(help_text="Connected  to the built-in sandbox, not the platform")
+    tokenExpiresAt = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the grant's token expires (null: it does not, or it is renewed by itself); "
+        "LinkedIn's cannot be renewed without the member: reconnect before then",
+    )
     #: per feature: whether the grant allows it and the permissions it lacks
     features = serializers.ListField(child=serializers.DictField(), required=False)
     capabilities = serializers.ListField(
@@ -88,15 +96,14 @@ class ProfileOutput(OutputSerializer):
         help_text="Facebook: the Pages ({id, name}) the connecting account manages; connect again with `pageId` "
         "to add another as its own profile",
     )
+
+
+class ProfileOutput(ProfileFields):
+    """Family B's profile: also its grant's state and when it came."""
+
     tokenStatus = serializers.ChoiceField(
         choices=TOKEN_STATUSES,
         help_text="`expired`: the platform refused to refresh the grant; reconnect the profile",
-    )
-    sandbox = serializers.BooleanField(help_text="Connected to the built-in sandbox, not the platform")
-    tokenExpiresAt = serializers.DateTimeField(
-        allow_null=True,
-        help_text="When the grant's token expires (null: it does not, or it is renewed by itself); "
-        "LinkedIn's cannot be renewed without the member: reconnect before then",
     )
     createdAt = serializers.DateTimeField()
 

@@ -26,14 +26,10 @@ def present_profile(profile, request=None) -> dict:
     }
 
 
-class ProfileOutput(api_serializers.ProfileOutput):
+class ProfileOutput(api_serializers.ProfileFields):
     # one output shape, two id forms: Family A presents prefixed ids
     def present(self, instance) -> dict:
         return present_profile(instance, self.request)
-
-    # Family B's own fields (not presented in A; `sandbox` is, issue 22)
-    tokenStatus = None
-    createdAt = None
 
 
 class ProfileSettingsInput(StrictSerializer):

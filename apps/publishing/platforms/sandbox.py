@@ -18,7 +18,6 @@ import math
 import time
 import uuid
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -127,8 +126,9 @@ class SandboxClient(PlatformClient):
         raise OutcomeUnknown("Sandbox: the connection dropped after the post was sent.")
 
     def _url(self, external_id: str) -> str:
-        base = settings.PUBLIC_BASE_URL
-        return f"{base}/sandbox/{self.profile.platform}/{self.profile.username}/{external_id}"
+        # a path: the answers make it absolute under the PUBLIC_BASE_URL of the moment
+        # (apps.core.links.public_url), so a later port change does not break stored links
+        return f"/sandbox/{self.profile.platform}/{self.profile.username}/{external_id}"
 
     def find_published(self, req: PostRequest) -> PublishResult | None:
         from apps.publishing.models import SandboxPost

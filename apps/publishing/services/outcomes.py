@@ -17,6 +17,7 @@ from apps.content import states
 from apps.content.machine import transition
 from apps.content.models import Content
 from apps.core.db import relax_commit
+from apps.core.links import public_url
 
 from ..models import Publication
 from ..platforms.base import (
@@ -200,7 +201,7 @@ def _publication_updated(pub: Publication) -> None:
             "platform": pub.platform or pub.profile.platform,
             "status": pub.status,
             "externalId": pub.external_id or None,
-            "url": pub.url or None,
+            "url": public_url(pub.url),
             "lastError": pub.last_error or None,
             "firstCommentError": pub.first_comment_error or None,
             "sandbox": pub.profile.sandbox,

@@ -7,6 +7,9 @@ a Celery worker and beat as child processes on the filesystem broker.
 - With PUBLIC_BASE_URL unset, the URLs handed out (sandbox authUrl, media, callbacks) use the
   address served on; the children inherit it.
 - Worker and beat log to var/log/; one banner is printed when everything is up.
+- A worker or beat that exits on its own is started again (`_supervise`): `make run`'s
+  restart policy, as compose's `restart: unless-stopped` (issue 20: the worker's stall watch
+  exits it when its consumer is stuck after a Redis restart).
 """
 
 from __future__ import annotations
@@ -86,6 +89,9 @@ class Command(BaseCommand):
                 settings.OAUTH_CALLBACK_BASE_URL = base
         base = settings.PUBLIC_BASE_URL
         children = [] if no_worker else self._start_children()
+        stopping = threading.Event()
+        if children:
+            threading.Thread(target=self._supervise, args=(children, stopping), daemon=True).start()
 
         config = uvicorn.Config(
             "config.asgi:application",
@@ -96,7 +102,6 @@ class Command(BaseCommand):
             lifespan="off",
         )
         server = uvicorn.Server(config)
-        stopping = threading.Event()
 
         def banner_when_up() -> None:
             while not server.started and not stopping.wait(0.1):
@@ -175,21 +180,41 @@ class Command(BaseCommand):
             "-f",
             str(log_dir / "beat.log"),
         ]
-        children = []
-        for cmd, name in ((worker, "worker"), (beat, "beat")):
-            # the banner and anything before logging starts (the child keeps its own descriptor)
-            with open(log_dir / f"{name}.out", "ab") as out:
-                children.append(
-                    subprocess.Popen(
-                        cmd,
-                        env=env,
-                        stdout=out,
-                        stderr=subprocess.STDOUT,
-                        stdin=subprocess.DEVNULL,
-                        preexec_fn=_die_with_parent,  # noqa: PLW1509 - only prctl, so children die with serve
-                    )
-                )
-        return children
+        self._commands = [(worker, "worker", env), (beat, "beat", env)]
+        return [self._spawn(cmd, name, env) for cmd, name, env in self._commands]
+
+    @staticmethod
+    def _spawn(cmd: list[str], name: str, env: dict) -> subprocess.Popen:
+        log_dir = settings.VAR_DIR / "log"
+        # the banner and anything before logging starts (the child keeps its own descriptor)
+        with open(log_dir / f"{name}.out", "ab") as out:
+            return subprocess.Popen(
+                cmd,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent,  # noqa: PLW1509 - only prctl, so children die with serve
+            )
+
+    def _supervise(self, children: list[subprocess.Popen], stopping: threading.Event) -> None:
+        """The restart policy of `make run`, as compose's `restart: unless-stopped`: a worker or
+        beat that exits on its own (the stall watch's exit after a broker restart, a crash, a
+        kill) is started again, after a second, and after 10 s when it keeps exiting."""
+        recent: dict[int, list[float]] = {}
+        while not stopping.wait(1.0):
+            for i, child in enumerate(children):
+                code = child.poll()
+                if code is None or stopping.is_set():
+                    continue
+                cmd, name, env = self._commands[i]
+                now = time.monotonic()
+                starts = [t for t in recent.get(i, []) if now - t < 60] + [now]
+                recent[i] = starts
+                self.stderr.write(f"serve: the {name} exited (code {code}); starting it again\n")
+                if len(starts) > 3 and stopping.wait(10.0):
+                    return
+                children[i] = self._spawn(cmd, name, env)
 
     @staticmethod
     def _stop(children: list[subprocess.Popen]) -> None:

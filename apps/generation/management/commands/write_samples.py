@@ -1,4 +1,4 @@
-"""Write docs/samples.md: 10 varied prompts x 9 platforms, for a person to read."""
+"""Write docs/samples.md: 12 varied briefs x 9 platforms through the generation pipeline, for a person to read."""
 
 from pathlib import Path
 
@@ -9,7 +9,7 @@ from apps.generation.samples import samples_markdown
 
 
 class Command(BaseCommand):
-    help = "Write sample generated posts (10 prompts x 9 platforms) to docs/samples.md"
+    help = "Write sample generated posts (12 briefs x 9 platforms, through the pipeline) to docs/samples.md"
 
     def add_arguments(self, parser):
         parser.add_argument("--output", default=str(Path(settings.BASE_DIR) / "docs" / "samples.md"))

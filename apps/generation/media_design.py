@@ -1,0 +1,148 @@
+"""What a generation's pictures carry once its text is written: the design of the post (its
+hook and fact sentences, never invented text), the brand's logo, photo and fonts, the carousel
+slide, and the brand's music setting; and, after the media exist, the alt text and the notes the
+content shows (a style the engine could not draw).
+
+Engines that draw designs (the local one) read ``request.design``; provider engines ignore it
+and get a picture description (``visual_prompt``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from apps.content.models import Content, GenerationMode
+from apps.media.models import Kind, MediaAsset
+from apps.platforms.facts import language_code
+
+from .base import ImageRequest, ImageResult, PostDesign, TextRequest, TextResult, VideoRequest, VideoResult
+from .local_media.brief import spec_from_text
+from .local_words.brief import author_sentences
+from .visual_prompt import alt_from_prompt, visual_description
+
+CAROUSEL_PLATFORMS = frozenset({"instagram", "facebook", "linkedin", "x", "threads", "bluesky", "tiktok"})
+
+
+def _read(asset: MediaAsset | None) -> bytes | None:
+    if asset is None or asset.media_type != "image" or not asset.file:
+        return None
+    try:
+        with asset.file.open("rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def brand_logo(content: Content) -> bytes | None:
+    brand = content.brand
+    return _read(brand.logo) if brand is not None and brand.logo_id else None
+
+
+def brand_photo(content: Content) -> bytes | None:
+    """The brand's own picture for the design: the content's source image, else the brand's
+    latest reference image, else its latest brand asset."""
+    if content.source_media_id:
+        data = _read(content.source_media)
+        if data:
+            return data
+    if content.brand_id is None:
+        return None
+    for kind in (Kind.REFERENCE, Kind.ASSET):
+        asset = (
+            MediaAsset.objects.filter(brand_id=content.brand_id, kind=kind, media_type="image")
+            .order_by("-created_at")
+            .first()
+        )
+        data = _read(asset)
+        if data:
+            return data
+    return None
+
+
+def hook_of(caption: str) -> str:
+    """The caption's first paragraph (the hook)."""
+    return (caption or "").strip().split("\n\n", 1)[0].strip()
+
+
+def cta_of(caption: str) -> str:
+    """The caption's call to action: its last short paragraph that is not the hook, a link, a
+    list or hashtags ("" when there is none)."""
+    paragraphs = [p.strip() for p in (caption or "").split("\n\n") if p.strip()]
+    for paragraph in reversed(paragraphs[1:]):
+        if len(paragraph) <= 90 and not re.search(r"https?://|#\w|^•", paragraph):
+            return paragraph
+    return ""
+
+
+#: the picture's layout for what the text was written for (``apps.platforms.facts.INTENTS``)
+INTENT_TEMPLATES = {
+    "recall": "notice",
+    "apology": "notice",
+    "incident": "notice",
+    "hiring": "hiring",
+    "recipe": "recipe",
+    "offer": "offer",
+    "event": "event",
+    "release": "product",
+    "launch": "product",
+    "tip": "quote",
+    "opening": "announcement",
+    "podcast": "announcement",
+    "fundraiser": "announcement",
+    "announcement": "announcement",
+}
+
+
+def with_design(
+    content: Content, requests: list[ImageRequest | VideoRequest], text: TextResult, text_request: TextRequest
+) -> list[ImageRequest | VideoRequest]:
+    """``requests`` carrying the design of the post written as ``text`` (for ``text_request``'s
+    intent: the picture and the words say the same thing)."""
+    if not requests:
+        return requests
+    brand = requests[0].brand
+    language = language_code(text_request.language)
+    spec = spec_from_text(
+        prompt=content.prompt,
+        hook=hook_of(text.caption),
+        facts=author_sentences(content.prompt, language, brand.dont),
+        cta=cta_of(text.caption),
+        brand=brand,
+        template=INTENT_TEMPLATES.get(text_request.intent, ""),
+        background=str(content.media_request.get("background") or "auto"),
+    )
+    logo, photo = brand_logo(content), brand_photo(content)
+    if photo is None and content.generation_mode == GenerationMode.REFERENCE:
+        photo = requests[0].reference
+    fonts = tuple(str(f) for f in (getattr(content.brand, "fonts", None) or []) if f)
+    music = bool((getattr(content.brand, "settings", None) or {}).get("videoMusic", True))
+    images = sum(1 for r in requests if isinstance(r, ImageRequest))
+    carousel = images > 1 and content.platforms[0] in CAROUSEL_PLATFORMS
+    out: list[ImageRequest | VideoRequest] = []
+    for n, request in enumerate(requests):
+        design = PostDesign(
+            spec=spec,
+            platform=content.platforms[0],
+            post_type=content.post_type,
+            language=language,
+            logo=logo,
+            photo=photo,
+            fonts=fonts,
+            slide=n if carousel else 0,
+            slides=images if carousel else 1,
+            music=music,
+        )
+        out.append(dataclasses.replace(request, design=design))
+    return out
+
+
+def media_alt(result: ImageResult | VideoResult, request: ImageRequest | VideoRequest) -> str:
+    """The alt text of a picture made: what the engine drew, or, for a provider's picture, what
+    its final prompt asked for."""
+    if result.alt_text:
+        return result.alt_text
+    return alt_from_prompt(visual_description(request))
+
+
+def media_notes(result: ImageResult | VideoResult) -> list[str]:
+    return list(result.notes)
