@@ -20,6 +20,10 @@ os.environ.setdefault("OAUTH_ALLOWED_REDIRECT_ORIGINS", "https://app.example.com
 # The test deployment's platform apps passed their reviews; the gates have their own tests
 # (tests/publishing/test_app_gates.py).
 os.environ.setdefault("YOUTUBE_PROJECT_AUDITED", "1")
+# Bluesky's directory and PLC host are the fake PDS of the test that needs them; elsewhere (the
+# schema fuzzers) a closed local port answers at once, never the real network.
+os.environ.setdefault("BLUESKY_SERVICE_URL", "http://127.0.0.1:9")
+os.environ.setdefault("BLUESKY_PLC_DIRECTORY_URL", "http://127.0.0.1:9/plc")
 os.environ.setdefault("TIKTOK_APP_AUDITED", "1")
 os.environ.setdefault(
     "SANDBOX_PLATFORMS", "instagram,facebook,tiktok,youtube,linkedin,x,threads,pinterest,bluesky"
