@@ -477,6 +477,14 @@ PUBLISH_PROCESSING_POLL_DELAYS = [
 ]
 #: TikTok audited the app: without it TikTok accepts only SELF_ONLY posts (profiles say so)
 TIKTOK_APP_AUDITED = env.bool("TIKTOK_APP_AUDITED", default=False)
+#: Google audited the YouTube API project: without it every upload is locked private
+YOUTUBE_PROJECT_AUDITED = env.bool("YOUTUBE_PROJECT_AUDITED", default=False)
+#: Pinterest granted Standard access: without it (Trial) writes go to PINTEREST_API_URL's sandbox
+PINTEREST_STANDARD_ACCESS = env.bool("PINTEREST_STANDARD_ACCESS", default=False)
+#: the Pinterest API host: https://api-sandbox.pinterest.com for Trial-access apps
+PINTEREST_API_URL = env("PINTEREST_API_URL", default="").rstrip("/")
+#: the operator's X API access tier: free, basic, pro or enterprise (Free reads no posts back)
+X_API_TIER = env("X_API_TIER", default="free")
 PUBLISH_PROCESSING_MAX_SECONDS = env.int("PUBLISH_PROCESSING_MAX_SECONDS", default=24 * 3600)
 PUBLISH_CONCURRENCY = {
     "instagram": 4,
@@ -580,6 +588,10 @@ OAUTH_APP_NAME = env("OAUTH_APP_NAME", default="Postforge")
 #: connect answers 4xx naming the variables to set (in development every platform falls back
 #: to the sandbox)
 SANDBOX_PLATFORMS = env.list("SANDBOX_PLATFORMS", default=[])
+#: Bluesky: where handles are resolved (any PDS or AppView answers resolveHandle) and the PLC
+#: directory that holds did:plc documents (each account's PDS is read from its DID document)
+BLUESKY_SERVICE_URL = env("BLUESKY_SERVICE_URL", default="https://bsky.social").rstrip("/")
+BLUESKY_PLC_DIRECTORY_URL = env("BLUESKY_PLC_DIRECTORY_URL", default="https://plc.directory").rstrip("/")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -44,6 +44,9 @@ urlpatterns = [
     path("webhook/meta/deauthorize", meta_deauthorize),
     path("webhook/meta/data-deletion", meta_data_deletion),
     path("webhook/meta/deletion/<str:code>", meta_deletion_status),
+    # each Meta product's app signs its own callbacks (issue 22); the two above are Facebook's
+    path("webhook/meta/<str:product>/deauthorize", meta_deauthorize),
+    path("webhook/meta/<str:product>/data-deletion", meta_data_deletion),
     path("webhook/<str:provider>", provider_webhook),
     path("admin/", admin.site.urls),
     # API docs: one schema per family

@@ -17,6 +17,14 @@ os.environ.setdefault("TOKEN_ENCRYPTION_KEYS", Fernet.generate_key().decode())
 os.environ.setdefault("OAUTH_ALLOWED_REDIRECT_ORIGINS", "https://app.example.com")
 # The test deployment offers every platform through the sandbox on purpose (outside development
 # an operator must list them; tests/publishing/test_sandbox_production.py checks the refusal).
+# The test deployment's platform apps passed their reviews; the gates have their own tests
+# (tests/publishing/test_app_gates.py).
+os.environ.setdefault("YOUTUBE_PROJECT_AUDITED", "1")
+# Bluesky's directory and PLC host are the fake PDS of the test that needs them; elsewhere (the
+# schema fuzzers) a closed local port answers at once, never the real network.
+os.environ.setdefault("BLUESKY_SERVICE_URL", "http://127.0.0.1:9")
+os.environ.setdefault("BLUESKY_PLC_DIRECTORY_URL", "http://127.0.0.1:9/plc")
+os.environ.setdefault("TIKTOK_APP_AUDITED", "1")
 os.environ.setdefault(
     "SANDBOX_PLATFORMS", "instagram,facebook,tiktok,youtube,linkedin,x,threads,pinterest,bluesky"
 )

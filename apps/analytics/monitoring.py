@@ -105,6 +105,7 @@ def errors(
                     "object": {"type": "profile", "id": pid, "url": f"/api/profiles/{pid}"},
                 }
             )
+        groups.extend(_tokens_expiring(organization, platform=platform, profile_id=profile_id))
     if kind in (None, "webhook_delivery") and not platform and not profile_id:
         from apps.webhooks.models import DeliveryStatus, WebhookDelivery
 
@@ -188,3 +189,42 @@ def _dated(qs, field: str, since: datetime.datetime | None, until: datetime.date
     if until:
         qs = qs.filter(**{f"{field}__lt": until})
     return qs
+
+
+def _tokens_expiring(organization, *, platform=None, profile_id=None) -> list[dict]:
+    """Profiles whose token nothing can renew and which expires within 7 days (LinkedIn's day 60):
+    one entry each, with the date, before any post fails."""
+    import datetime
+
+    from django.utils import timezone
+
+    from apps.profiles.services import TOKEN_WARN_DAYS, token_expiring_soon
+
+    profiles = SocialProfile.objects.for_organization(organization).filter(
+        connected=True,
+        sandbox=False,
+        token_status="valid",
+        token_expires_at__lte=timezone.now() + datetime.timedelta(days=max(TOKEN_WARN_DAYS)),
+    )
+    if platform:
+        profiles = profiles.filter(platform=platform)
+    if profile_id:
+        profiles = profiles.filter(pk=profile_id)
+    out = []
+    for p in profiles.order_by("token_expires_at")[:100]:
+        if not token_expiring_soon(p):
+            continue
+        pid = ids.render(p.pk, "profile")
+        out.append(
+            {
+                "kind": "token_refresh",
+                "platform": p.platform,
+                "cause": "token_expiring",
+                "message": f"The {p.platform} token of {p.username} expires on "
+                f"{p.token_expires_at:%Y-%m-%d %H:%M} UTC and cannot be renewed: reconnect the profile before then.",
+                "count": 1,
+                "lastAt": p.token_expires_at,
+                "object": {"type": "profile", "id": pid, "url": f"/api/profiles/{pid}"},
+            }
+        )
+    return out

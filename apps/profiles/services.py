@@ -167,14 +167,22 @@ def schedule_slots(
 
 
 @transaction.atomic
-def profile_access_revoked(*, platforms, external_id: str) -> int:
+def profile_access_revoked(
+    *, platforms, external_id: str, user_id: str = "", report: list | None = None
+) -> int:
     """The platform says the account's grant is gone (deauthorized, data deletion, TikTok's
-    authorization.removed): its profiles are marked disconnected and their tokens deleted,
-    each with a `profile.disconnected` event. Returns how many were connected."""
+    authorization.removed): its profiles are marked disconnected and their tokens (and a stored
+    app password) deleted, each with a `profile.disconnected` event. A profile matches by its
+    account id, or by the id of the person who granted access (``user_id``: Meta's app-scoped
+    user id of a Facebook Page's admin). ``report`` receives ``{platform, username}`` of each.
+    Returns how many were connected."""
+    from django.db.models import Q
+
+    match = Q(external_id=str(external_id))
+    if user_id:
+        match |= Q(platform_user_id=str(user_id))
     profiles = list(
-        SocialProfile.objects.select_for_update().filter(
-            platform__in=list(platforms), external_id=str(external_id), connected=True
-        )
+        SocialProfile.objects.select_for_update().filter(match, platform__in=list(platforms), connected=True)
     )
     if not profiles:
         return 0
@@ -182,11 +190,15 @@ def profile_access_revoked(*, platforms, external_id: str) -> int:
         connected=False,
         access_token_enc="",
         refresh_token_enc="",
+        secret_enc="",
         token_status="revoked",
+        token_error="The account removed the app's access at the platform.",
         token_expires_at=None,
         updated_at=timezone.now(),
     )
     for profile in profiles:
+        if report is not None:
+            report.append({"platform": profile.platform, "username": profile.username})
         event_record(
             organization=profile.organization_id,
             type="profile.disconnected",

@@ -49,8 +49,11 @@ OAUTH_PLATFORMS = (
     "pinterest",
     "bluesky",
 )
-#: platforms that only have the sandbox flow (Bluesky needs PAR + DPoP, which social-core cannot do)
+#: platforms without an OAuth flow here (Bluesky's needs PAR + DPoP, which social-core cannot do):
+#: their redirect flow is the sandbox's, in development
 SANDBOX_ONLY = frozenset({"bluesky"})
+#: platforms that connect for real with the account's own app password (apps.publishing.bluesky)
+APP_PASSWORD_PLATFORMS = frozenset({"bluesky"})
 
 
 def _overrides(platform: str) -> dict[str, str]:
@@ -87,10 +90,13 @@ def sandbox_allowed(platform: str) -> bool:
 
 
 def connect_mode(platform: str) -> str:
-    """``real`` (app credentials set), ``sandbox`` (allowed here) or ``unavailable``."""
+    """``real`` (app credentials set), ``sandbox`` (allowed here), ``app_password`` (Bluesky
+    outside development: connect with a handle and an app password) or ``unavailable``."""
     if is_real(platform):
         return "real"
-    return "sandbox" if sandbox_allowed(platform) else "unavailable"
+    if sandbox_allowed(platform):
+        return "sandbox"
+    return "app_password" if platform in APP_PASSWORD_PLATFORMS else "unavailable"
 
 
 def callback_url(platform: str) -> str:
@@ -99,8 +105,10 @@ def callback_url(platform: str) -> str:
 
 
 def api_base_url(platform: str) -> str | None:
-    """The platform API base for the platform client (None: the client's default)."""
-    return _overrides(platform).get("api") or None
+    """The platform API base for the platform client (None: the client's default; Pinterest:
+    PINTEREST_API_URL, the sandbox host for Trial-access apps)."""
+    configured = getattr(settings, "PINTEREST_API_URL", "") if platform == "pinterest" else ""
+    return _overrides(platform).get("api") or configured or None
 
 
 def platform_client(platform: str, *, access_token: str, account_id: str = "") -> PlatformClient:
@@ -166,6 +174,9 @@ class TokenSet:
     raw_keys: list[str] = field(default_factory=list)
     #: Facebook: the Pages the account manages ({"id", "name"}), the connected one among them
     pages: list[dict[str, str]] = field(default_factory=list)
+    #: the person who granted access, when the account is not theirs (Facebook: the user's
+    #: app-scoped id, which Meta's deauthorize and data-deletion callbacks name)
+    user_id: str = ""
 
     def __repr__(self) -> str:  # never print tokens
         return f"TokenSet(expires_in={self.expires_in}, scope={self.scope!r}, account_id={self.account_id!r})"
@@ -340,10 +351,15 @@ class XBackend(ServiceBackend, TwitterOAuth2):
     PKCE_DEFAULT_CODE_VERIFIER_LENGTH = 64
 
 
+class PageChoiceRequired(AuthResponseError):
+    """Facebook: the account manages several Pages and the connect named none (``pageId``)."""
+
+
 class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
     """Facebook Login for Pages: the user token is exchanged for a long-lived one, then the
     token (which does not expire) of the Page the user chose at connect (``pageId``), or of the
-    first Page the account manages, is kept; the profile lists every managed Page."""
+    only Page the account manages, is kept (several and none named: ``PageChoiceRequired``,
+    naming them); the profile lists every managed Page."""
 
     platform = "facebook"
     token_never_expires = True
@@ -367,6 +383,14 @@ class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
                 self, "No Facebook Page is managed by this account.", stage="token_exchange"
             )
         wanted = getattr(self, "wanted_page", "")
+        if not wanted and len(pages) > 1:  # several Pages and none named: ask, never guess
+            raise PageChoiceRequired(
+                self,
+                "This account manages several Facebook Pages: connect again with pageId set to one of "
+                + ", ".join(f"{p.get('name')} ({p.get('id')})" for p in pages)
+                + ".",
+                stage="token_exchange",
+            )
         page = next((p for p in pages if str(p.get("id")) == wanted), None) if wanted else pages[0]
         if page is None:
             raise AuthResponseError(
@@ -375,7 +399,13 @@ class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
                 f"(it manages {', '.join(str(p.get('id')) for p in pages)}).",
                 stage="token_exchange",
             )
+        me = self.get_json(
+            f"{base.rstrip('/')}/me",
+            params={"fields": "id", "access_token": long_lived.access_token},
+            stage="token_exchange",
+        )
         return TokenSet(
+            user_id=str(me.get("id") or ""),
             access_token=str(page.get("access_token") or ""),
             scope=self.granted_permissions(base, long_lived.access_token) or tokens.scope,
             account_id=str(page.get("id") or ""),

@@ -44,3 +44,16 @@ def present_redirect_origin(row, family: str) -> dict:
         "origin": row.origin,
         "createdAt": row.created_at.isoformat().replace("+00:00", "Z"),
     }
+
+
+class BlueskyConnectInput(StrictSerializer):
+    """A Bluesky account: its handle (or DID) and an app password made for Postforge."""
+
+    handle = serializers.CharField(max_length=253, help_text="e.g. acme.bsky.social")
+    appPassword = serializers.CharField(
+        max_length=64,
+        trim_whitespace=False,
+        help_text="An app password (bsky.app: Settings > Privacy and security > App passwords); "
+        "stored encrypted, revocable at Bluesky",
+    )
+    brandId = serializers.CharField(required=False, allow_null=True, max_length=64)

@@ -11,9 +11,14 @@ from . import oauth
 
 @shared_task(base=DefaultTask)
 def refresh_expiring_tokens() -> int:
-    """Beat, hourly: refresh OAuth tokens before they expire; forget stale connect attempts."""
+    """Beat, hourly: refresh OAuth tokens before they expire; announce those nothing can renew
+    (profile.token_expiring, 7 days and 1 day ahead); forget stale connect attempts."""
+    from .services import tokens_warn_expiring
+
     oauth.oauth_states_purge()
-    return oauth.tokens_refresh_due()
+    refreshed = oauth.tokens_refresh_due()
+    tokens_warn_expiring()
+    return refreshed
 
 
 # --- publishing ---------------------------------------------------------------------------

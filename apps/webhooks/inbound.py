@@ -201,29 +201,51 @@ def hmac_equal(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
-def meta_profiles_revoke(*, user_id: str) -> int:
-    """Mark this Meta user's profiles disconnected and delete their tokens."""
+#: Meta's products, each its own app with its own secret: Facebook Login (Pages), Instagram API
+#: with Instagram Login, Threads. Each signs its deauthorize and data-deletion callbacks with it.
+META_PRODUCTS = ("facebook", "instagram", "threads")
+
+
+def meta_product_secret(product: str) -> str:
+    """The app secret that signs ``product``'s callbacks (Facebook: META_APP_SECRET, else the
+    Facebook app's client secret; Instagram and Threads: their own app's client secret)."""
+    if product == "facebook":
+        return str(
+            getattr(settings, "META_APP_SECRET", "") or getattr(settings, "FACEBOOK_CLIENT_SECRET", "")
+        )
+    return str(getattr(settings, f"{product.upper()}_CLIENT_SECRET", "") or "")
+
+
+def meta_profiles_revoke(*, product: str, user_id: str, report: list | None = None) -> int:
+    """Disconnect the profiles this Meta user granted in ``product`` and delete their tokens:
+    matched by the app-scoped user id stored at connect (a Facebook Page's admin) or, for
+    Instagram and Threads, the account's own id (the callback's user_id is the account)."""
     from apps.profiles.services import profile_access_revoked
 
-    return profile_access_revoked(platforms=_META_PLATFORMS, external_id=str(user_id))
+    return profile_access_revoked(
+        platforms=(product,), external_id=str(user_id), user_id=str(user_id), report=report
+    )
 
 
 @inbound_endpoint("POST")
-def meta_deauthorize(request: HttpRequest) -> JsonResponse:
-    return _meta_signed(request, deletion=False)
+def meta_deauthorize(request: HttpRequest, product: str = "facebook") -> JsonResponse:
+    return _meta_signed(request, deletion=False, product=product)
 
 
 @inbound_endpoint("POST")
-def meta_data_deletion(request: HttpRequest) -> JsonResponse:
-    return _meta_signed(request, deletion=True)
+def meta_data_deletion(request: HttpRequest, product: str = "facebook") -> JsonResponse:
+    return _meta_signed(request, deletion=True, product=product)
 
 
-def _meta_signed(request: HttpRequest, *, deletion: bool) -> JsonResponse:
+def _meta_signed(request: HttpRequest, *, deletion: bool, product: str) -> JsonResponse:
     from .providers import Refused, parse_signed_request
 
-    secret = _secret_or_503("meta")
+    if product not in META_PRODUCTS:
+        return _error(404, f"Unknown Meta product {product[:40]!r}: one of {', '.join(META_PRODUCTS)}.")
+    secret = meta_product_secret(product)
     if not secret:
-        return _error(503, "The meta webhook is not configured on this server.")
+        logger.error("meta %s callback refused: its app secret is not configured", product)
+        return _error(503, f"The {product} app's callbacks are not configured on this server.")
     try:
         payload = parse_signed_request(request.POST.get("signed_request", ""), secret)
     except Refused as exc:
@@ -232,19 +254,26 @@ def _meta_signed(request: HttpRequest, *, deletion: bool) -> JsonResponse:
     if not user_id:
         return _error(400, "signed_request has no user_id.")
     kind = "deletion" if deletion else "deauthorize"
-    code = hashlib.sha256(f"{kind}:{user_id}:{payload.get('issued_at')}".encode()).hexdigest()[:20]
+    code = hashlib.sha256(f"{product}:{kind}:{user_id}:{payload.get('issued_at')}".encode()).hexdigest()[:20]
     with transaction.atomic():
         fresh = inbound_webhook_record(
             provider="meta",
             event_id=f"{kind}:{code}",
-            subject=kind,
-            payload={"user_id": user_id, "issued_at": payload.get("issued_at")},
+            subject=f"{product}.{kind}",
+            payload={"product": product, "user_id": user_id, "issued_at": payload.get("issued_at")},
             processed=True,
         )
-        revoked = meta_profiles_revoke(user_id=user_id) if fresh else None
         if fresh:
+            report: list[dict] = []
+            revoked = meta_profiles_revoke(product=product, user_id=user_id, report=report)
             InboundWebhook.objects.filter(provider="meta", event_id=f"{kind}:{code}").update(
-                payload={"user_id": user_id, "issued_at": payload.get("issued_at"), "profiles": revoked}
+                payload={
+                    "product": product,
+                    "user_id": user_id,
+                    "issued_at": payload.get("issued_at"),
+                    "profiles": revoked,
+                    "deleted": report,
+                }
             )
     if not deletion:
         return JsonResponse({"status": "accepted" if fresh else "duplicate"})
@@ -260,8 +289,16 @@ def meta_deletion_status(request: HttpRequest, code: str):
     if record is None:
         return HttpResponse("<h1>Unknown deletion request</h1>", status=404)
     profiles = record.payload.get("profiles") or 0
+    deleted = record.payload.get("deleted") or []
+    items = "".join(
+        f"<li>{escape(str(d.get('platform')))} profile {escape(str(d.get('username')))}: disconnected; "
+        "its access token, refresh token and any stored app password deleted</li>"
+        for d in deleted
+    )
     return HttpResponse(
         f"<h1>Data deletion request {escape(code)}</h1><p>Received {escape(record.received_at.isoformat())}. "
         f"Completed: {profiles} connected profile(s) were disconnected and their access and refresh tokens "
-        "deleted. Published posts stay on the platform; delete them there.</p>"
+        f"deleted.</p><ul>{items}</ul><p>Kept: the posts already published (they stay on the platform; "
+        "delete them there) and their history in Postforge, which names no personal data of yours beyond "
+        "the account's public name.</p>"
     )

@@ -6,7 +6,8 @@ recorded the event), and read once for every event of the dispatch.
   publications (platform post ids and URLs for content.published, each platform's error for
   content.failed) and, when the event gave one, `reason`;
 - publication.*: the publication as it appears in the content, plus `error` and `errorCode`;
-- profile.connected | profile.token_expired: the profile as GET /v1/profiles/{id};
+- profile.connected | profile.token_expired | profile.token_expiring: the profile as GET
+  /v1/profiles/{id}, with the event's status, reason, expiresAt and daysLeft;
 - anything else, or a resource gone by then (content.deleted, profile.disconnected): the
   event's own fields, their ids in Family A form.
 """
@@ -26,7 +27,9 @@ ID_KEYS = {
     "mediaId": "media",
     "scheduleId": "schedule",
 }
-PROFILE_EVENTS = ("profile.connected", "profile.token_expired")
+PROFILE_EVENTS = ("profile.connected", "profile.token_expired", "profile.token_expiring")
+#: what a profile event says besides the profile (why it expired, when it will)
+PROFILE_EVENT_KEYS = ("status", "reason", "expiresAt", "daysLeft")
 
 
 def _ids_a(data: dict) -> dict:
@@ -91,6 +94,7 @@ def render_events(events) -> dict:
             data.update(error=publication.last_error or None, errorCode=publication.error_code or None)
         elif profile is not None and profile.organization_id == event.organization_id:
             data = present_profile(profile)
+            data.update({k: event.data[k] for k in PROFILE_EVENT_KEYS if k in event.data})
         else:
             data = base
         rendered[event.pk] = data

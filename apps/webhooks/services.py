@@ -53,6 +53,7 @@ EVENT_TYPES = (
     "profile.connected",
     "profile.disconnected",
     "profile.token_expired",
+    "profile.token_expiring",
     "batch.progress",
     "batch.completed",
     "publication.failed",

@@ -51,7 +51,7 @@ PINNED = [
     (f"/api/analytics/export?format=csv&{PERIOD}", "B", 4),  # + one server-side cursor
     (f"/api/analytics/export?format=json&{PERIOD}", "B", 4),
     ("/api/analytics/best-times?profileId={ig}", "B", 5),  # + the profile, one GROUP BY
-    ("/api/monitoring/errors", "B", 8),  # + one GROUP BY per kind (five kinds)
+    ("/api/monitoring/errors", "B", 9),  # + one GROUP BY per kind (five kinds), + tokens expiring soon
     ("/api/monitoring/errors?kind=publishing_unknown", "B", 4),
     ("/api/monitoring/errors?kind=publishing&platform=instagram", "B", 4),
     (

@@ -36,6 +36,7 @@ def api_body(p: SocialProfile) -> dict:
         },
         "tokenStatus": p.token_status,
         "sandbox": p.sandbox,
+        "tokenExpiresAt": iso(p.token_expires_at),  # issue 22: LinkedIn's day 60
         "createdAt": iso(p.created_at),
     }
 
@@ -130,6 +131,8 @@ def test_it_gets_a_profile(b, profiles):
     assert response.status_code == 200
     body = response.json()["data"]
     features = body.pop("features")
+    # issue 22: what the operator's app review allows (the factory's profiles: no gate of theirs holds)
+    assert all(set(c) == {"capability", "allowed", "reason"} for c in body.pop("capabilities"))
     assert body == api_body(profiles[0])
     # which features the stored grant allows (the factory's grant: whatever it holds)
     assert {f["feature"] for f in features} >= {"publish"}

@@ -157,15 +157,15 @@ def profile_from(location: str) -> SocialProfile:
     return SocialProfile.objects.get(pk=ids.parse(params["profileId"], "profile"))
 
 
-def connect(persona, platform: str, *, family: str = "v1") -> dict:
+def connect(persona, platform: str, *, family: str = "v1", **extra) -> dict:
     if family == "v1":
         response = persona.client().post(
-            "/v1/profiles/connect", {"platform": platform, "redirectUri": REDIRECT}, format="json"
+            "/v1/profiles/connect", {"platform": platform, "redirectUri": REDIRECT, **extra}, format="json"
         )
         assert response.status_code == 200, response.content
         return response.json()
     response = persona.token_client().post(
-        f"/api/oauth/{platform}/authorize", {"redirectUri": REDIRECT}, format="json"
+        f"/api/oauth/{platform}/authorize", {"redirectUri": REDIRECT, **extra}, format="json"
     )
     assert response.status_code == 200, response.content
     return response.json()["data"]
@@ -538,8 +538,16 @@ def test_a_facebook_account_with_several_pages_connects_the_page_the_user_choose
             "followers_count": 1200,
         }
     )
-    # without a choice: the first Page, and the profile lists every Page the account manages
-    first = provider_connect(owner, provider)
+    # without a choice: no guess (issue 22), the redirect names the Pages to choose from
+    params = query_of(callback("facebook", provider.consent(connect(owner, "facebook")["authUrl"])))
+    assert params["error"] == "page_required"
+    assert params["error_description"] == (
+        "This account manages several Facebook Pages: connect again with pageId set to one of "
+        "Acme Bakery (112233445566778), Acme Coffee (998877665544332)."
+    )
+    assert not SocialProfile.objects.filter(platform="facebook").exists()
+    # the first Page named: the profile lists every Page the account manages
+    first = provider_connect(owner, provider, pageId="112233445566778")
     assert first.external_id == "112233445566778"
     shown = owner.token_client().get(f"/api/profiles/{first.pk}").json()["data"]
     assert shown["pages"] == [

@@ -160,7 +160,8 @@ def _signed_request(payload: dict, secret: str = META) -> str:
 
 
 @pytest.mark.django_db
-def test_meta_data_deletion_disconnects_and_answers_a_status_page(owner):
+def test_meta_data_deletion_disconnects_and_answers_a_status_page(owner, settings):
+    settings.INSTAGRAM_CLIENT_SECRET = META  # Instagram Login's app signs its own callbacks (issue 22)
     profile = ProfileFactory(
         organization=owner.org,
         platform="instagram",
@@ -170,12 +171,12 @@ def test_meta_data_deletion_disconnects_and_answers_a_status_page(owner):
     )
     c = Client()
     bad = c.post(
-        "/webhook/meta/data-deletion",
+        "/webhook/meta/instagram/data-deletion",
         {"signed_request": _signed_request({"algorithm": "HMAC-SHA256", "user_id": "1789"}, "wrong")},
     )
     assert bad.status_code == 401
     r = c.post(
-        "/webhook/meta/data-deletion",
+        "/webhook/meta/instagram/data-deletion",
         {
             "signed_request": _signed_request(
                 {"algorithm": "HMAC-SHA256", "user_id": "1789", "issued_at": 1700000000}
@@ -190,7 +191,7 @@ def test_meta_data_deletion_disconnects_and_answers_a_status_page(owner):
     page = c.get("/webhook/meta/deletion/" + body["confirmation_code"])
     assert page.status_code == 200 and b"1 connected profile" in page.content
     deauth = c.post(
-        "/webhook/meta/deauthorize",
+        "/webhook/meta/instagram/deauthorize",
         {
             "signed_request": _signed_request(
                 {"algorithm": "HMAC-SHA256", "user_id": "1789", "issued_at": 1700000001}

@@ -8,6 +8,7 @@ from apps.core.errors import ValidationFailed
 from apps.core.exceptions import details_in
 from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
 from apps.platforms.features import features_allowed
+from apps.platforms.gates import capabilities
 
 from ..models import PLATFORMS, TOKEN_STATUSES
 from ..services import HHMM, VISIBILITIES, settings_normalized
@@ -75,11 +76,20 @@ class ProfileFields(OutputSerializer):
     profilePicture = serializers.CharField(allow_null=True)
     brandId = serializers.CharField()
     settings = ProfileSettingsFields()
-    sandbox = serializers.BooleanField(
-        help_text="true: a test-sandbox profile; its posts go nowhere (development, or SANDBOX_PLATFORMS)"
+    sandbox = serializers.BooleanField(help_text="Connected  to the built-in sandbox, not the platform")
+    tokenExpiresAt = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the grant's token expires (null: it does not, or it is renewed by itself); "
+        "LinkedIn's cannot be renewed without the member: reconnect before then",
     )
     #: per feature: whether the grant allows it and the permissions it lacks
     features = serializers.ListField(child=serializers.DictField(), required=False)
+    capabilities = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="What the operator's app review lets this profile do ({capability, allowed, reason}): "
+        "YouTube and TikTok public posts before their audits, Pinterest Trial access, X's Free tier",
+    )
     pages = serializers.ListField(
         child=serializers.DictField(),
         required=False,
@@ -89,13 +99,12 @@ class ProfileFields(OutputSerializer):
 
 
 class ProfileOutput(ProfileFields):
-    """Family B's profile: also its grant's state, whether it is the sandbox's, and when it came."""
+    """Family B's profile: also its grant's state and when it came."""
 
     tokenStatus = serializers.ChoiceField(
         choices=TOKEN_STATUSES,
         help_text="`expired`: the platform refused to refresh the grant; reconnect the profile",
     )
-    sandbox = serializers.BooleanField(help_text="Connected to the built-in sandbox, not the platform")
     createdAt = serializers.DateTimeField()
 
 
@@ -113,6 +122,7 @@ def present_profile_detail(profile, request=None) -> dict:
     return {
         **present_profile(profile, request),
         "features": features_allowed(profile.platform, profile.token_scopes),
+        "capabilities": capabilities(profile.platform, sandbox=profile.sandbox),
         **pages_of(profile),
     }
 
@@ -138,6 +148,7 @@ def present_profile(profile, request=None) -> dict:
         "settings": settings_of(profile),
         "tokenStatus": profile.token_status,
         "sandbox": profile.sandbox,
+        "tokenExpiresAt": iso(profile.token_expires_at),
         "createdAt": iso(profile.created_at),
     }
 

@@ -22,6 +22,7 @@ def present_profile(profile, request=None) -> dict:
         "brandId": ids.render(profile.brand_id, "brand"),
         "settings": settings_of(profile),
         "sandbox": profile.sandbox,
+        "tokenExpiresAt": iso(profile.token_expires_at),
     }
 
 

@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 
 from apps.core.views import ListMixin, V1ViewSet
 from apps.platforms.features import features_allowed
+from apps.platforms.gates import capabilities
 
 from .. import filters, permissions, selectors, services
 from ..api.serializers import pages_of
@@ -36,6 +37,7 @@ class ProfileViewSet(ListMixin, V1ViewSet):
             {
                 **s.present_profile(profile),
                 "features": features_allowed(profile.platform, profile.token_scopes),
+                "capabilities": capabilities(profile.platform, sandbox=profile.sandbox),
                 **pages_of(profile),
             }
         )

@@ -12,5 +12,6 @@ urlpatterns = [
     path("oauth/platforms", OAuthViewSet.as_view({"get": "platforms"})),
     path("oauth/redirect-origins", RedirectOriginViewSet.as_view({"get": "list", "post": "create"})),
     path("oauth/redirect-origins/<str:pk>", RedirectOriginViewSet.as_view({"delete": "destroy"})),
+    path("oauth/bluesky/app-password", OAuthViewSet.as_view({"post": "bluesky"})),
     path("oauth/<str:platform>/authorize", OAuthViewSet.as_view({"post": "authorize"})),
 ]

@@ -8,10 +8,13 @@ from rest_framework.response import Response
 
 from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet, ListMixin
+from apps.profiles.api.serializers import ProfileOutput as ApiProfileOutput
+from apps.profiles.api.serializers import present_profile
 from apps.profiles.models import PLATFORMS, Platform
 from apps.profiles.permissions import PROFILES
 
 from .. import oauth, permissions
+from ..bluesky import bluesky_connect
 from ..models import OAuthRedirectOrigin
 from ..oauth_backends import scopes_for
 from ..sandbox import scopes as sandbox_scopes
@@ -19,6 +22,7 @@ from ..selectors import brand_for_connect
 from ..serializers import (
     PAGE_ID,
     REDIRECT_URI,
+    BlueskyConnectInput,
     RedirectOriginInput,
     RedirectOriginOutput,
     present_redirect_origin,
@@ -46,7 +50,7 @@ class AuthorizeOutput(serializers.Serializer):
 class PlatformOutput(serializers.Serializer):
     platform = serializers.ChoiceField(choices=PLATFORMS)
     mode = serializers.ChoiceField(
-        choices=["real", "sandbox", "unavailable"],
+        choices=["real", "sandbox", "app_password", "unavailable"],
         help_text="real: app credentials set; sandbox: the local test sandbox (development, or listed "
         "in SANDBOX_PLATFORMS); unavailable: not offered here (see requires)",
     )
@@ -94,6 +98,22 @@ class OAuthViewSet(ApiViewSet):
             page_id=data.get("pageId") or "",
         )
         return self.respond({"authUrl": auth_url, "state": state})
+
+    @extend_schema(
+        request=BlueskyConnectInput,
+        responses={201: ApiProfileOutput},
+        operation_id="api_oauth_bluesky_app_password",
+        description="Connect a Bluesky account with its handle and an app password (no redirect).",
+    )
+    def bluesky(self, request):
+        data = self.validated(BlueskyConnectInput)
+        profile = bluesky_connect(
+            organization=self.actor.organization,
+            handle=data["handle"],
+            app_password=data["appPassword"],
+            brand=brand_for_connect(organization=self.actor.organization, brand_id=data.get("brandId")),
+        )
+        return self.respond(present_profile(profile, request), status=201)
 
 
 @extend_schema_view(list=extend_schema(operation_id="api_oauth_redirect_origins_list"))

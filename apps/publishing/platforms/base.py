@@ -251,6 +251,13 @@ def _pinterest_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
     return body["message"], body.get("code"), {}
 
 
+def _xrpc_error(body: Any) -> tuple[str, Any, dict[str, Any]]:
+    """AT Protocol XRPC errors: ``{"error": "ExpiredToken", "message": "..."}``."""
+    if not isinstance(body, dict) or not isinstance(body.get("error"), str):
+        return "", None, {}
+    return str(body.get("message") or body["error"]), body["error"], {}
+
+
 ERROR_PARSERS: dict[str, Callable[[Any], tuple[str, Any, dict[str, Any]]]] = {
     "graph": _graph_error,
     "tiktok": _tiktok_error,
@@ -258,6 +265,7 @@ ERROR_PARSERS: dict[str, Callable[[Any], tuple[str, Any, dict[str, Any]]]] = {
     "x": _x_error,
     "linkedin": _linkedin_error,
     "pinterest": _pinterest_error,
+    "xrpc": _xrpc_error,
 }
 
 

@@ -17,6 +17,7 @@ from apps.publishing.platforms.base import (
     AccountInfo,
     Metrics,
     PlatformClient,
+    PlatformError,
     PostRequest,
     PublishResult,
     check_https,
@@ -28,6 +29,8 @@ VIDEO_TYPES = {"video/mp4", "video/quicktime", "video/x-m4v"}
 VIDEO_SECONDS = (4, 900)
 CAROUSEL_RANGE = (2, 5)
 REFERENCE_PREFIX = "postforge:"
+#: "Your application consumer type is not supported." (Trial access on the production host)
+APP_CONFIGURATION_CODE = 29
 
 
 class PinterestClient(PlatformClient):
@@ -38,6 +41,18 @@ class PinterestClient(PlatformClient):
     token_expired_codes = frozenset({2})
     #: "Your token does not have sufficient permissions to perform this operation" (HTTP 401)
     scope_error_codes = frozenset({3})
+
+    def adjust_error(self, error: PlatformError, resp: Any, extra: dict[str, Any]) -> PlatformError:
+        """Code 29: the app is not allowed this call (a Trial-access app writing to production):
+        an app configuration error, not the post's, with Pinterest's reason and the fix."""
+        if error.code == APP_CONFIGURATION_CODE:
+            error.retryable, error.token_expired = False, False
+            error.message = (
+                f"{error.message} (Pinterest code 29: the app's configuration refuses this call. A Trial-access "
+                "app must write to https://api-sandbox.pinterest.com: the operator sets PINTEREST_API_URL, or "
+                "gets Standard access)"
+            )
+        return error
 
     def is_scope_error(self, status: int, code: Any, body: Any) -> bool:
         # code 3 also comes with other statuses; with a 401 it is the grant, not the token

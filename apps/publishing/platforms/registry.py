@@ -7,6 +7,7 @@ them imports it back.
 from __future__ import annotations
 
 from .base import PlatformClient
+from .bluesky import BlueskyClient
 from .facebook import FacebookClient
 from .instagram import InstagramClient
 from .linkedin import LinkedInClient
@@ -19,6 +20,7 @@ from .youtube import YouTubeClient
 CLIENTS: dict[str, type[PlatformClient]] = {
     cls.platform: cls
     for cls in (
+        BlueskyClient,
         FacebookClient,
         InstagramClient,
         LinkedInClient,

@@ -41,7 +41,7 @@ from .slots import (
     queue_add,
     register_fallback_slots,
 )
-from .tokens import token_fresh_for_use
+from .tokens import token_fresh_for_use, tokens_warn_expiring
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -69,4 +69,5 @@ __all__ = [
     "register_fallback_slots",
     "sweep",
     "token_fresh_for_use",
+    "tokens_warn_expiring",
 ]

@@ -29,7 +29,13 @@ if TYPE_CHECKING:
 
 def client_for(profile: SocialProfile) -> PlatformClient:
     """The sandbox publisher, or the platform's real client with the decrypted token."""
-    from ..oauth_backends import credential_settings, is_real, platform_client, sandbox_allowed
+    from ..oauth_backends import (
+        APP_PASSWORD_PLATFORMS,
+        credential_settings,
+        is_real,
+        platform_client,
+        sandbox_allowed,
+    )
     from ..platforms.sandbox import SandboxClient
 
     if profile.sandbox:
@@ -40,6 +46,10 @@ def client_for(profile: SocialProfile) -> PlatformClient:
                 code="sandbox_not_allowed",
             )
         return SandboxClient(profile=profile)
+    if profile.platform in APP_PASSWORD_PLATFORMS:  # Bluesky: the session on the account's own PDS
+        from ..bluesky import client_of
+
+        return client_of(profile)
     if not is_real(profile.platform):  # never silently through the sandbox
         raise PlatformError(
             f"{profile.platform} is not configured on this server: the operator must set "
@@ -99,7 +109,8 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
         sounds=list(variant.sounds),
         privacy=publication.profile.settings.get("defaultVisibility", "public"),
         reference=str(publication.pk),
-        options=dict(publication.options),
+        # when the publication was made: a stable seed (Bluesky's record key is derived from it)
+        options={**publication.options, "_created_at": publication.created_at.isoformat()},
     )
 
 

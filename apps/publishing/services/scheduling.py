@@ -17,6 +17,7 @@ from apps.content.models import Content
 from apps.core.errors import InvalidSubject, InvalidTransition, PlatformFailure, RuleViolation
 from apps.core.filters import as_utc
 from apps.events.services import event_record
+from apps.platforms.gates import visibility_refusal
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import validate_timezone
 
@@ -46,6 +47,17 @@ def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
                 for p in wrong
             ],
         )
+    gated = [
+        reason
+        for p in profiles
+        if (
+            reason := visibility_refusal(
+                p.platform, p.settings.get("defaultVisibility", "public"), sandbox=p.sandbox
+            )
+        )
+    ]
+    if gated:  # the platform would lock it private or refuse it: said before anything is scheduled
+        raise RuleViolation(" ".join(gated), problems={"profile": gated})
     disconnected = [p for p in profiles if not p.connected or p.token_status != "valid"]
     if disconnected:
         reasons = [
@@ -56,6 +68,32 @@ def _check_profiles(content: Content, profiles: list[SocialProfile]) -> None:
         raise RuleViolation(
             "A profile needs to be reconnected before it can publish: " + "; ".join(reasons),
             problems={"profile": reasons},
+        )
+
+
+def _check_token_lifetime(profiles: list[SocialProfile], when: datetime.datetime) -> None:
+    """A post due after its profile's token expires, when nothing can renew that token
+    (LinkedIn's 60 days without a refresh token), would fail: refused with the date."""
+    from apps.profiles.services import token_refreshable
+
+    late = [
+        p
+        for p in profiles
+        if not p.sandbox
+        and p.token_expires_at is not None
+        and when >= p.token_expires_at
+        and not token_refreshable(p)
+    ]
+    if late:
+        reasons = [
+            f"{p.username}: the {p.platform} token expires on {p.token_expires_at:%Y-%m-%d %H:%M} UTC and "
+            "cannot be renewed without you; reconnect the profile, then schedule past that date"
+            for p in late
+            if p.token_expires_at is not None
+        ]
+        raise RuleViolation(
+            "A post is scheduled after its profile's access runs out: " + "; ".join(reasons),
+            problems={"scheduled_for": reasons},
         )
 
 
@@ -102,6 +140,7 @@ def publications_schedule(
     when = parse_when(scheduled_for, tz_name or profiles[0].timezone_name)
     if when <= timezone.now():
         raise InvalidSubject("scheduledFor is in the past.", "scheduled_for", "Must be in the future.")
+    _check_token_lifetime(profiles, when)
     for profile in profiles:
         _upsert(content, profile, when, options)
     if content.status not in (states.SCHEDULED, states.PUBLISHING):

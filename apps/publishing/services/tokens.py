@@ -93,3 +93,60 @@ def token_refused(profile: SocialProfile, error: PlatformError) -> Literal["refr
     # The refresh "succeeded" without a new token: the refused one is all there is.
     profile_mark_token(profile, "expired", token_refusal_reason(profile, error))
     return "dead"
+
+
+def tokens_warn_expiring(*, now: datetime.datetime | None = None) -> int:
+    """``profile.token_expiring`` (event and webhook) 7 days and 1 day before a token that
+    nothing can renew expires (LinkedIn's 60-day token for apps without refresh tokens): once
+    per warning per token (``platform_data.tokenWarned`` holds the days already announced for
+    the current expiry; a new token starts again). Returns how many warnings were sent."""
+    from django.db import transaction
+
+    from apps.events.services import event_record
+    from apps.profiles.services import TOKEN_WARN_DAYS, token_expiring_soon
+
+    now = now or timezone.now()
+    horizon = now + datetime.timedelta(days=max(TOKEN_WARN_DAYS))
+    sent = 0
+    candidates = SocialProfile.objects.filter(
+        connected=True,
+        sandbox=False,
+        token_status="valid",
+        token_expires_at__gt=now,
+        token_expires_at__lte=horizon,
+    ).values_list("pk", flat=True)
+    for pk in list(candidates):
+        with transaction.atomic():
+            profile = SocialProfile.objects.select_for_update(skip_locked=True).filter(pk=pk).first()
+            if profile is None or profile.token_expires_at is None:
+                continue
+            expires = profile.token_expires_at.isoformat()
+            warned = dict((profile.platform_data or {}).get("tokenWarned") or {})
+            done = set(warned.get(expires) or [])
+            due = [
+                d for d in TOKEN_WARN_DAYS if d not in done and token_expiring_soon(profile, now=now, days=d)
+            ]
+            if not due:
+                continue
+            left = (profile.token_expires_at - now).total_seconds() / 86400
+            event_record(
+                organization=profile.organization_id,
+                type="profile.token_expiring",
+                data={
+                    "profileId": str(profile.pk),
+                    "platform": profile.platform,
+                    "expiresAt": expires,
+                    "daysLeft": round(left, 1),
+                    "reason": (
+                        f"The {profile.platform} token expires on {profile.token_expires_at:%Y-%m-%d %H:%M} UTC "
+                        f"and cannot be renewed without the member: reconnect the profile before then."
+                    ),
+                },
+            )
+            profile.platform_data = {
+                **(profile.platform_data or {}),
+                "tokenWarned": {expires: sorted(done | set(due))},
+            }
+            profile.save(update_fields=["platform_data", "updated_at"])
+            sent += 1
+    return sent

@@ -8,6 +8,7 @@ ID = "<str:pk>"
 urlpatterns = [
     # mounted before the profiles package, so that "connect" is not taken for a profile id
     path("profiles/connect", ProfileConnectViewSet.as_view({"post": "connect"})),
+    path("profiles/bluesky/connect", ProfileConnectViewSet.as_view({"post": "bluesky"})),
     path(f"content/{ID}/schedule", ContentPublishingViewSet.as_view({"post": "schedule"})),
     path(f"content/{ID}/publish", ContentPublishingViewSet.as_view({"post": "publish"})),
     path("oauth/redirect-origins", RedirectOriginViewSet.as_view({"get": "list", "post": "create"})),

@@ -9,13 +9,17 @@ from apps.core.serializers import NamedChoiceField, StrictSerializer
 from apps.core.views import ListMixin, V1ViewSet
 from apps.profiles.models import Platform
 from apps.profiles.permissions import PROFILES
+from apps.profiles.v1.serializers import ProfileOutput as V1ProfileOutput
+from apps.profiles.v1.serializers import present_profile
 
 from .. import oauth, permissions
+from ..bluesky import bluesky_connect
 from ..models import OAuthRedirectOrigin
 from ..selectors import brand_for_connect
 from ..serializers import (
     PAGE_ID,
     REDIRECT_URI,
+    BlueskyConnectInput,
     RedirectOriginInput,
     RedirectOriginOutput,
     present_redirect_origin,
@@ -72,6 +76,22 @@ class ProfileConnectViewSet(V1ViewSet):
             page_id=data.get("pageId") or "",
         )
         return self.respond({"authUrl": auth_url, "state": state})
+
+    @extend_schema(
+        request=BlueskyConnectInput,
+        responses={201: V1ProfileOutput},
+        operation_id="v1_profiles_connect_bluesky",
+        description="Connect a Bluesky account with its handle and an app password (no redirect).",
+    )
+    def bluesky(self, request):
+        data = self.validated(BlueskyConnectInput)
+        profile = bluesky_connect(
+            organization=self.actor.organization,
+            handle=data["handle"],
+            app_password=data["appPassword"],
+            brand=brand_for_connect(organization=self.actor.organization, brand_id=data.get("brandId")),
+        )
+        return self.respond(present_profile(profile, request), status=201)
 
 
 @extend_schema_view(list=extend_schema(operation_id="v1_oauth_redirect_origins_list"))

@@ -1,0 +1,428 @@
+"""Bluesky on the AT Protocol (XRPC over HTTPS against the account's own PDS).
+
+Flow (platforms.yaml bluesky.publish_flow; https://docs.bsky.app/docs/advanced-guides/posts):
+the account connects with its handle and an app password (``com.atproto.server.createSession``
+at the PDS found from the handle's DID document); the session's ``accessJwt`` (about 2 h) is
+renewed with ``refreshSession`` (the ``refreshJwt``, about 2 months), and created again from the
+app password when that has expired too. A post is one ``app.bsky.feed.post`` record written with
+``com.atproto.repo.createRecord`` under a record key derived from the publication (a TID), so
+``find_published`` reads that very record back (``getRecord``) after an unknown outcome. Text is
+at most 300 graphemes; links, mentions (handles resolved to DIDs) and hashtags are facets whose
+offsets count UTF-8 BYTES (https://docs.bsky.app/docs/advanced-guides/post-richtext). Up to four
+images go up with ``uploadBlob`` (recompressed under the blob limit) in ``app.bsky.embed.images``
+with their alt text; a post with a link and no image gets an ``app.bsky.embed.external`` card
+from the page's OpenGraph tags, its image uploaded as the thumbnail. Metrics (likes, reposts,
+replies, quotes) come from ``app.bsky.feed.getPostThread``; Bluesky has no view counts.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import re
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import requests
+
+from apps.platforms.text import find_urls, graphemes
+from apps.publishing.platforms.base import (
+    AccountInfo,
+    Metrics,
+    PlatformClient,
+    PlatformError,
+    PostRequest,
+    PublishResult,
+    normalise_type,
+)
+
+POST_COLLECTION = "app.bsky.feed.post"
+MAX_GRAPHEMES = 300
+MAX_TEXT_BYTES = 3000
+MAX_IMAGES = 4
+#: app.bsky.embed.images: each image blob at most this many bytes (platforms.yaml: 2 MB since
+#: 2026-04-08; the lexicon's maxSize before was 1,000,000)
+MAX_IMAGE_BYTES = 2_000_000
+#: app.bsky.embed.external's thumb blob limit (lexicon maxSize)
+MAX_THUMB_BYTES = 1_000_000
+IMAGE_TYPES = {"image/jpeg", "image/png", "image/webp", "image/gif"}
+DEFAULT_SERVICE = "https://bsky.social"
+DEFAULT_PLC_DIRECTORY = "https://plc.directory"
+_B32 = "234567abcdefghijklmnopqrstuvwxyz"
+# a handle: dot-separated DNS labels (https://atproto.com/specs/handle), after an @ not in a word
+_MENTION = re.compile(r"(?:^|(?<=[\s(\[]))@(([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,})")
+# a hashtag: # then word characters with at least one letter (trailing punctuation stays out)
+_TAG = re.compile(r"(?:^|(?<=\s))#(\w*[^\W\d_]\w*)")
+
+
+def tid_for(created_at: datetime, reference: str) -> str:
+    """A record key in the TID format (https://atproto.com/specs/record-key#record-key-type-tid):
+    53 bits of microseconds since the epoch and a 10-bit clock id, base32-sortable, 13
+    characters. Derived from the publication's creation time and id, so every attempt at one
+    publication writes, and finds, the same record."""
+    micros = int(created_at.timestamp() * 1_000_000) & ((1 << 53) - 1)
+    clock = int(hashlib.sha256(reference.encode()).hexdigest(), 16) & 0x3FF
+    value = (micros << 10) | clock
+    out = ""
+    for _ in range(13):
+        out = _B32[value & 31] + out
+        value >>= 5
+    return out
+
+
+def byte_offset(text: str, index: int) -> int:
+    """The UTF-8 byte offset of character ``index`` of ``text`` (facets count bytes)."""
+    return len(text[:index].encode("utf-8"))
+
+
+def jwt_expiry(token: str) -> datetime | None:
+    """The ``exp`` of a session JWT (read, not verified: the PDS verifies it)."""
+    try:
+        payload = token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        return datetime.fromtimestamp(int(claims["exp"]), tz=UTC)
+    except (IndexError, KeyError, ValueError, TypeError):
+        return None
+
+
+def recompress(data: bytes, limit: int) -> tuple[bytes, str, tuple[int, int]]:
+    """The image as JPEG under ``limit`` bytes (quality first, then size), with its dimensions."""
+    from PIL import Image
+
+    image: Image.Image = Image.open(io.BytesIO(data))
+    image.load()
+    if image.mode not in ("RGB", "L"):
+        image = image.convert("RGB")
+    width, height = image.size
+    scale = 1.0
+    while True:
+        frame = (
+            image if scale == 1.0 else image.resize((max(1, int(width * scale)), max(1, int(height * scale))))
+        )
+        for quality in (90, 80, 70, 60):
+            out = io.BytesIO()
+            frame.save(out, "JPEG", quality=quality, optimize=True)
+            if out.tell() <= limit:
+                return out.getvalue(), "image/jpeg", frame.size
+        scale *= 0.75
+
+
+class _OpenGraph(HTMLParser):
+    """The page's og:title, og:description and og:image (and <title> as a fallback)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.meta: dict[str, str] = {}
+        self._in_title = False
+        self.title = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        if tag == "meta":
+            key = values.get("property") or values.get("name") or ""
+            if key.startswith("og:") and "content" in values:
+                self.meta.setdefault(key, values["content"])
+        self._in_title = tag == "title"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_title = False
+
+
+class BlueskyClient(PlatformClient):
+    """One account on its PDS: ``access_token`` is the session's accessJwt, ``account_id`` its DID."""
+
+    platform = "bluesky"
+    default_base_url = DEFAULT_SERVICE
+    error_style = "xrpc"
+    #: https://docs.bsky.app/docs/advanced-guides/rate-limits
+    rate_limit_codes = frozenset({"RateLimitExceeded"})
+    token_expired_codes = frozenset({"ExpiredToken", "InvalidToken"})
+    transient_codes = frozenset({"UpstreamFailure", "InternalServerError"})
+
+    # ---- sessions (app password) -------------------------------------------------------
+
+    def xrpc_url(self, nsid: str) -> str:
+        return f"{self.base_url}/xrpc/{nsid}"
+
+    def create_session(self, identifier: str, password: str) -> dict[str, Any]:
+        """``com.atproto.server.createSession``: accessJwt, refreshJwt, did, handle."""
+        return self.get_json(
+            "POST",
+            self.xrpc_url("com.atproto.server.createSession"),
+            auth=False,
+            json={"identifier": identifier, "password": password},
+        )
+
+    def refresh_session(self, refresh_jwt: str) -> dict[str, Any]:
+        """``com.atproto.server.refreshSession``, authorized by the refreshJwt itself."""
+        return self.get_json(
+            "POST",
+            self.xrpc_url("com.atproto.server.refreshSession"),
+            auth=False,
+            headers={"Authorization": f"Bearer {refresh_jwt}"},
+        )
+
+    def resolve_handle(self, handle: str) -> str:
+        """A handle's DID (``com.atproto.identity.resolveHandle``)."""
+        body = self.get_json(
+            "GET",
+            self.xrpc_url("com.atproto.identity.resolveHandle"),
+            auth=False,
+            params={"handle": handle.lstrip("@").lower()},
+        )
+        did = str(body.get("did") or "")
+        if not did.startswith("did:"):
+            raise PlatformError(f"Bluesky could not resolve @{handle}.", code="handle_not_found")
+        return did
+
+    def resolve_pds(self, did: str, *, plc_directory: str = DEFAULT_PLC_DIRECTORY) -> str:
+        """The PDS that hosts ``did``, from its DID document (did:plc through the PLC directory,
+        did:web from https://<host>/.well-known/did.json): the ``#atproto_pds`` service."""
+        if did.startswith("did:plc:"):
+            url = f"{plc_directory.rstrip('/')}/{quote(did, safe=':')}"
+        elif did.startswith("did:web:"):
+            host = did.removeprefix("did:web:").replace("%3A", ":")
+            url = f"https://{host}/.well-known/did.json"
+        else:
+            raise PlatformError(f"Unsupported DID method: {did}", code="did_unsupported")
+        doc = self.get_json("GET", url, auth=False)
+        for service in doc.get("service") or []:
+            if (
+                isinstance(service, dict)
+                and str(service.get("id") or "").endswith("#atproto_pds")
+                and service.get("type") == "AtprotoPersonalDataServer"
+            ):
+                return str(service.get("serviceEndpoint") or "").rstrip("/")
+        raise PlatformError(f"The DID document of {did} names no PDS.", code="pds_not_found")
+
+    # ---- the public operations ---------------------------------------------------------
+
+    def fetch_account(self) -> AccountInfo:
+        body = self.get_json(
+            "GET", self.xrpc_url("app.bsky.actor.getProfile"), params={"actor": self.account_id}
+        )
+        return AccountInfo(
+            external_id=str(body.get("did") or self.account_id),
+            username=str(body.get("handle") or ""),
+            display_name=str(body.get("displayName") or ""),
+            picture_url=str(body.get("avatar") or ""),
+            followers=int(body.get("followersCount") or 0),
+        )
+
+    def validate(self, req: PostRequest) -> None:
+        count = len(graphemes(req.caption))
+        if count > MAX_GRAPHEMES:
+            raise self.invalid(
+                f"A Bluesky post holds {MAX_GRAPHEMES} graphemes; this one has {count}.", "text_too_long"
+            )
+        if len(req.caption.encode("utf-8")) > MAX_TEXT_BYTES:
+            raise self.invalid(f"A Bluesky post holds {MAX_TEXT_BYTES} bytes of text.", "text_too_long")
+        if req.videos:
+            raise self.invalid(
+                "Bluesky video goes through the video service, which Postforge does not use yet: "
+                "post images or text.",
+                "video_unsupported",
+            )
+        if len(req.images) > MAX_IMAGES:
+            raise self.invalid(f"A Bluesky post holds at most {MAX_IMAGES} images.", "too_many_images")
+        for item in req.images:
+            if normalise_type(item.content_type) not in IMAGE_TYPES:
+                raise self.invalid(f"Bluesky does not take {item.content_type} images.", "unsupported_media")
+
+    def record_key(self, req: PostRequest) -> str:
+        created = req.options.get("_created_at")
+        when = datetime.fromisoformat(created) if isinstance(created, str) and created else datetime.now(UTC)
+        return tid_for(when, req.reference or req.caption)
+
+    def publish(self, req: PostRequest) -> PublishResult:
+        self.validate(req)
+        rkey = self.record_key(req)
+        record: dict[str, Any] = {
+            "$type": POST_COLLECTION,
+            "text": req.caption,
+            "createdAt": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        }
+        facets = self.facets(req.caption)
+        if facets:
+            record["facets"] = facets
+        embed = self.images_embed(req) if req.images else self.link_card(req.caption, facets)
+        if embed:
+            record["embed"] = embed
+        langs = req.options.get("langs")
+        if isinstance(langs, list) and langs:
+            record["langs"] = [str(x) for x in langs][:3]
+        body = self.get_json(
+            "POST",
+            self.xrpc_url("com.atproto.repo.createRecord"),
+            create=True,
+            json={"repo": self.account_id, "collection": POST_COLLECTION, "rkey": rkey, "record": record},
+        )
+        return self.result(str(body.get("uri") or ""), raw=body)
+
+    def result(self, uri: str, raw: dict[str, Any] | None = None) -> PublishResult:
+        rkey = uri.rsplit("/", 1)[-1]
+        return PublishResult(
+            external_id=uri, url=f"https://bsky.app/profile/{self.account_id}/post/{rkey}", raw=raw or {}
+        )
+
+    def find_published(self, req: PostRequest) -> PublishResult | None:
+        """The record this publication writes, by its record key (``getRecord``)."""
+        rkey = self.record_key(req)
+        try:
+            body = self.get_json(
+                "GET",
+                self.xrpc_url("com.atproto.repo.getRecord"),
+                params={"repo": self.account_id, "collection": POST_COLLECTION, "rkey": rkey},
+            )
+        except PlatformError as exc:
+            if exc.code == "RecordNotFound" or exc.status_code == 404:
+                return None
+            raise
+        return self.result(
+            str(body.get("uri") or f"at://{self.account_id}/{POST_COLLECTION}/{rkey}"), raw=body
+        )
+
+    def delete(self, external_id: str) -> None:
+        """Take the post down (``com.atproto.repo.deleteRecord``)."""
+        self.get_json(
+            "POST",
+            self.xrpc_url("com.atproto.repo.deleteRecord"),
+            json={
+                "repo": self.account_id,
+                "collection": POST_COLLECTION,
+                "rkey": external_id.rsplit("/", 1)[-1],
+            },
+        )
+
+    def fetch_metrics(self, external_id: str) -> Metrics:
+        body = self.get_json(
+            "GET", self.xrpc_url("app.bsky.feed.getPostThread"), params={"uri": external_id, "depth": 0}
+        )
+        post = (body.get("thread") or {}).get("post") or {}
+        replies = int(post.get("replyCount") or 0)
+        reposts = int(post.get("repostCount") or 0)
+        return Metrics(
+            views=0,
+            likes=int(post.get("likeCount") or 0),
+            comments=replies,
+            shares=reposts,
+            replies=replies,
+            reposts=reposts,
+            quotes=int(post.get("quoteCount") or 0),
+            unavailable={"views": "Bluesky does not report views."},
+        )
+
+    # ---- rich text -----------------------------------------------------------------------
+
+    def facets(self, text: str) -> list[dict[str, Any]]:
+        """Links, mentions (resolved to DIDs; an unknown handle stays plain text) and hashtags,
+        each with its UTF-8 byte range."""
+        out: list[dict[str, Any]] = []
+        taken: list[tuple[int, int]] = []
+        for start, end in find_urls(text, bare_domains=False):
+            uri = text[start:end]
+            out.append(self._facet(text, start, end, {"$type": "app.bsky.richtext.facet#link", "uri": uri}))
+            taken.append((start, end))
+        for m in _MENTION.finditer(text):
+            start, end = m.start(), m.end()
+            if any(a <= start < b for a, b in taken):
+                continue
+            try:
+                did = self.resolve_handle(m.group(1))
+            except PlatformError:
+                continue
+            out.append(
+                self._facet(text, start, end, {"$type": "app.bsky.richtext.facet#mention", "did": did})
+            )
+            taken.append((start, end))
+        for m in _TAG.finditer(text):
+            start, end = m.start(), m.end()
+            if any(a <= start < b for a, b in taken) or len(m.group(1)) > 64:
+                continue
+            out.append(
+                self._facet(text, start, end, {"$type": "app.bsky.richtext.facet#tag", "tag": m.group(1)})
+            )
+        out.sort(key=lambda f: f["index"]["byteStart"])
+        return out
+
+    @staticmethod
+    def _facet(text: str, start: int, end: int, feature: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "index": {"byteStart": byte_offset(text, start), "byteEnd": byte_offset(text, end)},
+            "features": [feature],
+        }
+
+    # ---- embeds --------------------------------------------------------------------------
+
+    def upload_blob(self, data: bytes, content_type: str) -> dict[str, Any]:
+        body = self.get_json(
+            "POST",
+            self.xrpc_url("com.atproto.repo.uploadBlob"),
+            data=data,
+            headers={"Content-Type": content_type},
+        )
+        blob = body.get("blob")
+        if not isinstance(blob, dict):
+            raise PlatformError(
+                "Bluesky answered uploadBlob without a blob.", code="bad_response", retryable=True
+            )
+        return blob
+
+    def images_embed(self, req: PostRequest) -> dict[str, Any]:
+        images = []
+        for item in req.images:
+            data, content_type = item.read(), normalise_type(item.content_type)
+            size = (item.width, item.height)
+            if len(data) > MAX_IMAGE_BYTES:
+                data, content_type, size = recompress(data, MAX_IMAGE_BYTES)
+            entry: dict[str, Any] = {
+                "alt": item.alt_text or "",
+                "image": self.upload_blob(data, content_type),
+            }
+            if size[0] and size[1]:
+                entry["aspectRatio"] = {"width": size[0], "height": size[1]}
+            images.append(entry)
+        return {"$type": "app.bsky.embed.images", "images": images}
+
+    def link_card(self, text: str, facets: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """An ``app.bsky.embed.external`` card for the post's first link, from the page's
+        OpenGraph tags (the page unreachable: no card, the link stays a facet)."""
+        links = [f["features"][0]["uri"] for f in facets if f["features"][0]["$type"].endswith("#link")]
+        if not links:
+            return None
+        uri = links[0]
+        try:
+            page = requests.get(uri, timeout=(3, 10), headers={"User-Agent": "Postforge link preview"})
+        except requests.RequestException:
+            return None
+        if not page.ok:
+            return None
+        parser = _OpenGraph()
+        parser.feed(page.text[:500_000])
+        external: dict[str, Any] = {
+            "uri": uri,
+            "title": (parser.meta.get("og:title") or parser.title or urlsplit(uri).hostname or uri).strip()[
+                :300
+            ],
+            "description": (parser.meta.get("og:description") or "").strip()[:1000],
+        }
+        image = parser.meta.get("og:image")
+        if image:
+            try:
+                thumb = requests.get(image, timeout=(3, 10))
+                if thumb.ok and thumb.content:
+                    data, content_type = thumb.content, normalise_type(thumb.headers.get("Content-Type", ""))
+                    if len(data) > MAX_THUMB_BYTES or content_type not in IMAGE_TYPES:
+                        data, content_type, _ = recompress(data, MAX_THUMB_BYTES)
+                    external["thumb"] = self.upload_blob(data, content_type)
+            except (requests.RequestException, OSError):
+                pass
+        return {"$type": "app.bsky.embed.external", "external": external}

@@ -1,0 +1,355 @@
+"""A fake AT Protocol PDS (and PLC directory) on 127.0.0.1 speaking XRPC, for the real Bluesky client.
+
+It checks what a PDS checks, after the lexicons of bluesky-social/atproto
+(lexicons/com/atproto/server/createSession.json, refreshSession.json, repo/uploadBlob.json,
+repo/createRecord.json, app/bsky/feed/post.json, app/bsky/richtext/facet.json,
+app/bsky/embed/images.json, app/bsky/embed/external.json):
+
+- sessions: createSession takes the handle or DID and a live app password; the access JWT
+  expires (``ExpiredToken``, HTTP 400) after ``access_ttl`` s, the refresh JWT after
+  ``refresh_ttl`` s; refreshSession rotates both; a revoked app password is
+  ``AuthenticationRequired`` (401).
+- uploadBlob: a Content-Type and at most ``blob_limit`` bytes (``BlobTooLarge``).
+- createRecord of an ``app.bsky.feed.post``: the repo is the session's DID, the record key a
+  TID, ``text`` at most 300 graphemes and 3000 bytes, ``createdAt`` a datetime, every facet's
+  byte range inside the text's UTF-8 bytes, on character boundaries, and covering what its
+  feature says (a link's URI, ``@handle`` of the mentioned DID, ``#tag``); embeds: 1-4 images
+  each with ``alt`` and an uploaded image blob, or an external card (uri, title, description,
+  an optional uploaded thumb under 1,000,000 bytes). A record key already used is refused.
+- reads: getRecord, getPostThread (counts set by the test), app.bsky.actor.getProfile,
+  resolveHandle, the PLC directory's DID documents; deleteRecord.
+- as an HTTP proxy it serves ``http://example.com/...`` pages with OpenGraph tags (link cards).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import jwt
+
+from apps.platforms.text import graphemes
+
+SECRET = "fake-pds-signing-key-of-at-least-32-bytes"
+TID = re.compile(r"^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$")
+DID = re.compile(r"^did:[a-z]+:[a-zA-Z0-9._:%-]+$")
+
+
+@dataclass
+class Account:
+    did: str
+    handle: str
+    display_name: str = ""
+    followers: int = 0
+    app_passwords: set[str] = field(default_factory=set)
+
+
+class FakePDS:
+    def __init__(self) -> None:
+        self.clock = time.time
+        self.access_ttl = 7200
+        self.refresh_ttl = 90 * 86400
+        self.blob_limit = 2_000_000
+        self.accounts: dict[str, Account] = {}
+        self.blobs: dict[str, dict[str, Any]] = {}
+        self.records: dict[tuple[str, str], dict[str, Any]] = {}
+        self.counts: dict[str, dict[str, int]] = {}
+        self.pages: dict[str, tuple[str, bytes]] = {}
+        self.requests: list[tuple[str, str]] = []
+        self.refused: list[str] = []
+        self.revoked_refresh: set[str] = set()
+        self._n = 0
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server.fake = self  # type: ignore[attr-defined]
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def add_account(self, handle: str, app_password: str, **kw: Any) -> Account:
+        did = "did:plc:" + hashlib.sha256(handle.encode()).hexdigest()[:24]
+        account = Account(did=did, handle=handle, app_passwords={app_password}, **kw)
+        self.accounts[did] = account
+        return account
+
+    # ---- sessions ------------------------------------------------------------------------
+
+    def _jwt(self, did: str, scope: str, ttl: float) -> str:
+        self._n += 1
+        now = self.clock()
+        return jwt.encode(
+            {"scope": scope, "sub": did, "iat": int(now), "exp": int(now + ttl), "jti": str(self._n)},
+            SECRET,
+            algorithm="HS256",
+        )
+
+    def session(self, did: str) -> dict[str, Any]:
+        account = self.accounts[did]
+        return {
+            "did": did,
+            "handle": account.handle,
+            "accessJwt": self._jwt(did, "com.atproto.appPass", self.access_ttl),
+            "refreshJwt": self._jwt(did, "com.atproto.refresh", self.refresh_ttl),
+            "active": True,
+        }
+
+    def bearer(self, headers: dict[str, str], scope: str) -> tuple[str | None, tuple[int, dict] | None]:
+        token = headers.get("authorization", "").removeprefix("Bearer ").strip()
+        try:
+            claims = jwt.decode(
+                token,
+                SECRET,
+                algorithms=["HS256"],
+                options={"verify_exp": False, "verify_iat": False, "verify_nbf": False},
+            )
+        except jwt.PyJWTError:
+            return None, (400, {"error": "InvalidToken", "message": "Malformed token"})
+        if claims.get("scope") != scope or token in self.revoked_refresh:
+            return None, (400, {"error": "InvalidToken", "message": "Bad token scope"})
+        if claims["exp"] <= self.clock():
+            return None, (400, {"error": "ExpiredToken", "message": "Token has expired"})
+        return str(claims["sub"]), None
+
+    # ---- record checks (the lexicons) -------------------------------------------------------
+
+    def check_post(self, did: str, rkey: str, record: dict[str, Any]) -> str | None:  # noqa: PLR0911
+        if not TID.match(rkey):
+            return f"Invalid record key: {rkey}"
+        if (did, rkey) in self.records:
+            return f"Record already exists: {rkey}"
+        if record.get("$type") != "app.bsky.feed.post":
+            return "Invalid $type"
+        text = record.get("text")
+        if not isinstance(text, str):
+            return "Record/text must be a string"
+        data = text.encode("utf-8")
+        if len(data) > 3000 or len(graphemes(text)) > 300:
+            return "Record/text must not be longer than 300 graphemes"
+        try:
+            datetime.fromisoformat(str(record.get("createdAt")).replace("Z", "+00:00"))
+        except ValueError:
+            return "Record/createdAt must be an valid atproto datetime"
+        for facet in record.get("facets") or []:
+            problem = self.check_facet(data, facet)
+            if problem:
+                return problem
+        embed = record.get("embed")
+        if embed is not None:
+            return self.check_embed(embed)
+        return None
+
+    def check_facet(self, data: bytes, facet: dict[str, Any]) -> str | None:
+        index = facet.get("index") or {}
+        start, end = index.get("byteStart"), index.get("byteEnd")
+        if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(data)):
+            return f"Facet byte range {start}-{end} is outside the text ({len(data)} bytes)"
+        try:
+            covered = data[start:end].decode("utf-8")
+        except UnicodeDecodeError:
+            return f"Facet byte range {start}-{end} splits a character"
+        features = facet.get("features") or []
+        if len(features) != 1:
+            return "Facet must have one feature here"
+        feature = features[0]
+        kind = feature.get("$type")
+        if kind == "app.bsky.richtext.facet#link":
+            ok = covered == feature.get("uri")
+        elif kind == "app.bsky.richtext.facet#mention":
+            account = self.accounts.get(str(feature.get("did")))
+            ok = (
+                bool(DID.match(str(feature.get("did"))))
+                and account is not None
+                and covered == "@" + account.handle
+            )
+        elif kind == "app.bsky.richtext.facet#tag":
+            tag = str(feature.get("tag") or "")
+            ok = covered == "#" + tag and len(tag.encode()) <= 640 and len(graphemes(tag)) <= 64
+        else:
+            return f"Unknown facet feature {kind}"
+        return None if ok else f"Facet {start}-{end} covers {covered!r}, not what its {kind} says"
+
+    def check_blob(self, blob: Any, limit: int) -> str | None:
+        if not isinstance(blob, dict) or blob.get("$type") != "blob":
+            return "Expected a blob"
+        stored = self.blobs.get(str((blob.get("ref") or {}).get("$link")))
+        if stored is None:
+            return "Blob not found (not uploaded)"
+        if not str(stored["mimeType"]).startswith("image/") or stored["size"] > limit:
+            return f"Blob is {stored['mimeType']}, {stored['size']} bytes (limit {limit})"
+        return None
+
+    def check_embed(self, embed: dict[str, Any]) -> str | None:
+        kind = embed.get("$type")
+        if kind == "app.bsky.embed.images":
+            images = embed.get("images") or []
+            if not 1 <= len(images) <= 4:
+                return "Embed/images must have 1 to 4 items"
+            for item in images:
+                if not isinstance(item.get("alt"), str):
+                    return "Embed/images/alt is required"
+                problem = self.check_blob(item.get("image"), self.blob_limit)
+                if problem:
+                    return problem
+            return None
+        if kind == "app.bsky.embed.external":
+            ext = embed.get("external") or {}
+            if not all(isinstance(ext.get(k), str) for k in ("uri", "title", "description")):
+                return "Embed/external needs uri, title and description"
+            return self.check_blob(ext["thumb"], 1_000_000) if "thumb" in ext else None
+        return f"Unknown embed {kind}"
+
+    # ---- the wire ----------------------------------------------------------------------------
+
+    def handle(
+        self, method: str, raw_path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, Any, str]:
+        parts = urlsplit(raw_path)
+        if parts.hostname == "example.com":  # as a proxy: a page with OpenGraph tags
+            ctype, content = self.pages.get(parts.path, ("text/plain", b""))
+            return (200 if content else 404), content, ctype
+        path, query = parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()}
+        self.requests.append((method, path))
+        if path.startswith("/plc/"):
+            did = path.removeprefix("/plc/")
+            if did not in self.accounts:
+                return 404, {"message": "DID not registered"}, "application/json"
+            return (
+                200,
+                {
+                    "@context": ["https://www.w3.org/ns/did/v1"],
+                    "id": did,
+                    "alsoKnownAs": [f"at://{self.accounts[did].handle}"],
+                    "service": [
+                        {
+                            "id": "#atproto_pds",
+                            "type": "AtprotoPersonalDataServer",
+                            "serviceEndpoint": self.url,
+                        }
+                    ],
+                },
+                "application/json",
+            )
+        nsid = path.removeprefix("/xrpc/")
+        payload = (
+            json.loads(body)
+            if body and headers.get("content-type", "").startswith("application/json")
+            else {}
+        )
+        status, answer = self.xrpc(method, nsid, query, payload, headers, body)
+        if status >= 400:
+            self.refused.append(f"{nsid}: {answer.get('message')}")
+        return status, answer, "application/json"
+
+    def xrpc(self, method, nsid, query, payload, headers, body) -> tuple[int, dict[str, Any]]:  # noqa: C901, PLR0911, PLR0912
+        if nsid == "com.atproto.identity.resolveHandle":
+            for account in self.accounts.values():
+                if account.handle == query.get("handle"):
+                    return 200, {"did": account.did}
+            return 400, {"error": "InvalidRequest", "message": "Unable to resolve handle"}
+        if nsid == "com.atproto.server.createSession":
+            ident = str(payload.get("identifier") or "")
+            account = self.accounts.get(ident) or next(
+                (a for a in self.accounts.values() if a.handle == ident), None
+            )
+            if account is None or payload.get("password") not in account.app_passwords:
+                return 401, {"error": "AuthenticationRequired", "message": "Invalid identifier or password"}
+            return 200, self.session(account.did)
+        if nsid == "com.atproto.server.refreshSession":
+            did, refused = self.bearer(headers, "com.atproto.refresh")
+            if refused:
+                return refused
+            self.revoked_refresh.add(headers["authorization"].removeprefix("Bearer ").strip())
+            return 200, self.session(str(did))
+        did, refused = self.bearer(headers, "com.atproto.appPass")
+        if refused:
+            return refused
+        if nsid == "com.atproto.repo.uploadBlob":
+            ctype = headers.get("content-type", "")
+            if not ctype or ctype == "application/json":
+                return 400, {"error": "InvalidRequest", "message": "A Content-Type is required"}
+            if len(body) > self.blob_limit:
+                return 400, {"error": "BlobTooLarge", "message": f"{len(body)} bytes > {self.blob_limit}"}
+            cid = "bafkrei" + hashlib.sha256(body).hexdigest()[:52]
+            self.blobs[cid] = {"mimeType": ctype, "size": len(body)}
+            return 200, {
+                "blob": {"$type": "blob", "ref": {"$link": cid}, "mimeType": ctype, "size": len(body)}
+            }
+        if nsid == "com.atproto.repo.createRecord":
+            if payload.get("repo") != did or payload.get("collection") != "app.bsky.feed.post":
+                return 400, {"error": "InvalidRequest", "message": "repo must be the session's DID"}
+            rkey, record = str(payload.get("rkey") or ""), payload.get("record") or {}
+            problem = self.check_post(str(did), rkey, record)
+            if problem:
+                return 400, {"error": "InvalidRequest", "message": problem}
+            uri = f"at://{did}/app.bsky.feed.post/{rkey}"
+            self.records[(str(did), rkey)] = {"uri": uri, "cid": "bafyrei" + rkey, "value": record}
+            return 200, {"uri": uri, "cid": "bafyrei" + rkey}
+        if nsid == "com.atproto.repo.getRecord":
+            found = self.records.get((query.get("repo", ""), query.get("rkey", "")))
+            return (
+                (200, found)
+                if found
+                else (400, {"error": "RecordNotFound", "message": "Could not locate record"})
+            )
+        if nsid == "com.atproto.repo.deleteRecord":
+            self.records.pop((str(payload.get("repo")), str(payload.get("rkey"))), None)
+            return 200, {}
+        if nsid == "app.bsky.feed.getPostThread":
+            uri = query.get("uri", "")
+            found = next((r for r in self.records.values() if r["uri"] == uri), None)
+            if found is None:
+                return 400, {"error": "NotFound", "message": f"Post not found: {uri}"}
+            counts = self.counts.get(uri, {})
+            post = {
+                "uri": uri,
+                "cid": found["cid"],
+                "record": found["value"],
+                **{k: counts.get(k, 0) for k in ("likeCount", "repostCount", "replyCount", "quoteCount")},
+            }
+            return 200, {"thread": {"$type": "app.bsky.feed.defs#threadViewPost", "post": post}}
+        if nsid == "app.bsky.actor.getProfile":
+            account = self.accounts.get(query.get("actor", ""))
+            if account is None:
+                return 400, {"error": "InvalidRequest", "message": "Profile not found"}
+            return 200, {
+                "did": account.did,
+                "handle": account.handle,
+                "displayName": account.display_name,
+                "followersCount": account.followers,
+            }
+        return 501, {"error": "MethodNotImplemented", "message": nsid}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def _serve(self) -> None:
+        fake: FakePDS = self.server.fake  # type: ignore[attr-defined]
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        status, answer, ctype = fake.handle(self.command, self.path, headers, body)
+        data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = _serve
+
+    def log_message(self, *args: Any) -> None:
+        pass
