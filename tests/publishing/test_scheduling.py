@@ -53,7 +53,8 @@ def test_scheduled_content_goes_out_once_when_due(owner, brand, profile):
     assert services.dispatch_due() == 0  # not due yet: nothing goes out early
     assert services.dispatch_due(now=later(31)) == 1
     pub = Publication.objects.get(content=content)
-    assert pub.status == "published" and pub.external_id and pub.url.startswith("http")
+    # a sandbox post link is stored as its path (made absolute when answering, issue 21)
+    assert pub.status == "published" and pub.external_id and pub.url.startswith(f"/sandbox/{pub.profile.platform}/")
     assert SandboxPost.objects.filter(reference=str(pub.pk)).count() == 1
     content.refresh_from_db()
     assert content.status == "published" and content.published_at is not None
