@@ -13,7 +13,7 @@ import re
 
 from apps.content.models import Content, GenerationMode
 from apps.media.models import Kind, MediaAsset
-from apps.platforms.facts import language_code
+from apps.platforms.facts import language_code, split_sentences
 
 from .base import ImageRequest, ImageResult, PostDesign, TextRequest, TextResult, VideoRequest, VideoResult
 from .local_media.brief import spec_from_text
@@ -59,9 +59,13 @@ def brand_photo(content: Content) -> bytes | None:
     return None
 
 
-def hook_of(caption: str) -> str:
-    """The caption's first paragraph (the hook)."""
-    return (caption or "").strip().split("\n\n", 1)[0].strip()
+def hook_of(caption: str, language: str = "en") -> str:
+    """The caption's hook: the first sentence of its first paragraph. A short platform's post
+    (X, Threads, Bluesky) is one paragraph, hook and facts together: the whole of it would be
+    set as the headline with its first fact again under it."""
+    paragraph = (caption or "").strip().split("\n\n", 1)[0].strip()
+    sentences = split_sentences(paragraph, language)
+    return sentences[0].strip() if sentences else paragraph
 
 
 def cta_of(caption: str) -> str:
@@ -104,7 +108,7 @@ def with_design(
     language = language_code(text_request.language)
     spec = spec_from_text(
         prompt=content.prompt,
-        hook=hook_of(text.caption),
+        hook=hook_of(text.caption, language),
         facts=author_sentences(content.prompt, language, brand.dont),
         cta=cta_of(text.caption),
         brand=brand,
