@@ -54,7 +54,11 @@ def test_scheduled_content_goes_out_once_when_due(owner, brand, profile):
     assert services.dispatch_due(now=later(31)) == 1
     pub = Publication.objects.get(content=content)
     # a sandbox post link is stored as its path (made absolute when answering, issue 21)
-    assert pub.status == "published" and pub.external_id and pub.url.startswith(f"/sandbox/{pub.profile.platform}/")
+    assert (
+        pub.status == "published"
+        and pub.external_id
+        and pub.url.startswith(f"/sandbox/{pub.profile.platform}/")
+    )
     assert SandboxPost.objects.filter(reference=str(pub.pk)).count() == 1
     content.refresh_from_db()
     assert content.status == "published" and content.published_at is not None
