@@ -522,6 +522,22 @@ def test_pinterest_creates_an_image_pin_on_the_board_with_our_reference_in_the_n
     assert result.url == f"https://www.pinterest.com/pin/{result.external_id}/"
 
 
+def test_pinterest_links_the_pin_to_the_posts_own_link_when_none_is_given(pinterest_fake):
+    """Issue 19: a Pin's link field is where Pinterest sends a click; the generated description
+    keeps the brief's link, and the Pin links to it unless the publish options name another."""
+    request = PostRequest(
+        caption="Spring sale: 15% off with code CRUMB15. Order at https://crumb.com/shop. #Bread",
+        media=[image(alt="A loaf")],
+        title="Spring sale",
+        reference="pub_2",
+        options={"board_id": BOARD},
+    )
+    make_client(pinterest_fake).publish(request)
+    [create] = pinterest_fake.calls("create_pin")
+    assert create.json["link"] == "https://crumb.com/shop"
+    assert pinterest_fake.posts[0]["link"] == "https://crumb.com/shop"
+
+
 def test_pinterest_uploads_a_video_to_storage_waits_for_it_and_pins_it_with_a_cover(pinterest_fake):
     request = PostRequest(caption="Video pin", title="Clip", media=[video()], options={"board_id": BOARD})
     make_client(pinterest_fake).publish(request)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from apps.platforms.text import find_urls
 from apps.publishing.platforms.base import (
     AccountInfo,
     Metrics,
@@ -118,6 +119,10 @@ class PinterestClient(PlatformClient):
         for key in ("board_section_id", "link", "dominant_color"):
             if req.options.get(key):
                 body[key] = req.options[key]
+        if "link" not in body:  # a Pin's link is its destination: the post's own link, unless one is given
+            spans = find_urls(req.caption, bare_domains=False)
+            if spans:
+                body["link"] = req.caption[spans[0][0] : spans[0][1]]
         note = req.options.get("note") or (f"{REFERENCE_PREFIX}{req.reference}" if req.reference else "")
         if note:
             # A Pin's note is private to the account: it carries our reference for reconciliation.
