@@ -46,6 +46,7 @@ media-tools:
 	@missing=""; \
 	  command -v tesseract >/dev/null 2>&1 || missing="$$missing tesseract-ocr tesseract-ocr-eng"; \
 	  command -v ffmpeg >/dev/null 2>&1 || missing="$$missing ffmpeg"; \
+	  [ -n "$$(fc-list :lang=ja 2>/dev/null)" ] || missing="$$missing fonts-noto-cjk"; \
 	  if [ -n "$$missing" ]; then \
 	    if [ "$(UID_NOW)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	      echo "Installing Debian's$$missing for the media tests"; \

@@ -177,10 +177,30 @@ def test_stories_keep_text_out_of_the_top_bar_and_the_reply_box():
     assert tiktok == (76, 173, 896, 1421)  # the right-hand buttons and the caption are kept clear
 
 
-def test_a_script_no_shipped_font_covers_is_not_set_and_the_alt_text_says_so():
-    design = compose(_spec("quote", "新しいパン屋が土曜日に開店します"), 480, 480, brand=BRAND)
+def test_a_script_no_font_covers_is_not_set_and_the_alt_text_says_so():
+    design = compose(
+        _spec("quote", "\U00010000\U00010001\U00010002 \U00010003"), 480, 480, brand=BRAND
+    )  # Linear B
     assert "headline" in design.dropped and not any(b.role == "headline" for b in design.blocks)
     assert "No text." in describe(design)
+
+
+def test_chinese_japanese_and_korean_are_set_in_the_machines_cjk_font():
+    """No shipped font has them: fontconfig finds Debian's Noto Sans CJK (make test installs it);
+    spaceless lines break between characters and stay inside the area."""
+    for text in (
+        "新しいパン屋が土曜日の朝八時に開店します",
+        "新面包店周六早上八点开业",
+        "새 빵집이 토요일에 문을 엽니다",
+    ):
+        design = compose(_spec("quote", text), 480, 600, brand=BRAND)
+        head = next(b for b in design.blocks if b.role == "headline")
+        assert head.set.font.name.startswith("Noto Sans CJK"), head.set.font
+        assert "".join(head.set.lines).replace(" ", "") == text.replace(" ", "")
+        assert len(head.set.lines) > 1
+        left, top, right, bottom = head.set.box
+        assert left >= 0 and right <= 480 and top >= 0 and bottom <= 600
+        assert text.split(" ")[0][:4] in describe(design)
 
 
 def test_right_to_left_lines_are_right_aligned():

@@ -127,7 +127,33 @@ def font_for(text: str, *, bold: bool = True, brand_fonts: tuple[str, ...] = ())
         path = str(FONT_DIR / file)
         if needed <= _coverage(path):
             return FontChoice(path, _family(path), False)
+    path = system_font_file(frozenset(needed), bold)
+    if path:
+        return FontChoice(path, _family(path), False)
     return None
+
+
+@lru_cache(maxsize=64)
+def system_font_file(needed: frozenset[int], bold: bool = True) -> str | None:
+    """A font installed on the machine (fontconfig) that has every character of ``needed``: the
+    scripts no shipped font covers (Chinese, Japanese and Korean, with Debian's fonts-noto-cjk,
+    which `make test` installs and docs/deploy.md names). None when none is installed."""
+    if not needed or not shutil.which("fc-match"):
+        return None
+    charset = " ".join(f"{c:x}" for c in sorted(needed))
+    try:
+        found = subprocess.run(
+            ["fc-match", "-f", "%{file}", f":charset={charset}:weight={'bold' if bold else 'regular'}"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if not found.lower().endswith((".ttf", ".otf", ".ttc")) or not Path(found).is_file():
+        return None
+    return found if needed <= _coverage(found) else None
 
 
 @lru_cache(maxsize=256)
