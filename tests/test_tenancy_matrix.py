@@ -195,6 +195,16 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         "/api/oauth/tiktok/authorize",
         {"post": r(PR, "admin", JSON, redirectUri="https://app.example.com/connected")},
     ),
+    # Bluesky connects with a handle and an app password, no redirect (issue 22): an admin's act as
+    # the OAuth connects are (the directory the tests point at refuses, so a let-through is a 4xx/502)
+    ("api", "oauth/bluesky/app-password"): (
+        "/api/oauth/bluesky/app-password",
+        {"post": r(PR, "admin", JSON, handle="matrix.bsky.social", appPassword="abcd-efgh-ijkl-mnop")},
+    ),
+    ("v1", "profiles/bluesky/connect"): (
+        "/v1/profiles/bluesky/connect",
+        {"post": r(PR, "admin", JSON, handle="matrix.bsky.social", appPassword="abcd-efgh-ijkl-mnop")},
+    ),
     # Family B: media
     ("api", "media"): ("/api/media", {"get": r(READ_MEDIA)}),
     ("api", "media/upload"): ("/api/media/upload", {"post": r(WRITE_MEDIA, "editor", UPLOAD)}),
