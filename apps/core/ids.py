@@ -63,7 +63,7 @@ def parse(value: object, kind: str | tuple[str, ...] | None = None) -> uuid.UUID
     text = value.strip()
     if "_" in text:
         prefix, _, rest = text.partition("_")
-        kinds = (kind,) if isinstance(kind, str) else (kind or tuple(PREFIXES))
+        kinds = (kind,) if isinstance(kind, str) and kind else (kind or tuple(PREFIXES))
         allowed = {PREFIXES[k] for k in kinds}
         if prefix not in allowed:
             return None

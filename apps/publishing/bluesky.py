@@ -18,7 +18,7 @@ import datetime
 from django.conf import settings
 from django.utils import timezone
 
-from apps.core.errors import InvalidSubject
+from apps.core.errors import InvalidSubject, PlatformFailure
 from apps.profiles.models import SocialProfile
 
 from . import crypto
@@ -61,6 +61,8 @@ def bluesky_connect(*, organization, handle: str, app_password: str, brand=None)
         did = handle if handle.startswith("did:") else directory.resolve_handle(handle)
         pds = directory.resolve_pds(did, plc_directory=settings.BLUESKY_PLC_DIRECTORY_URL)
     except PlatformError as exc:
+        if exc.retryable:  # Bluesky not reached (network, 5xx, 429): not the handle's fault, a 502
+            raise PlatformFailure(f"Bluesky could not be reached to find @{handle}: {exc.message}") from None
         raise InvalidSubject(
             f"Bluesky could not find @{handle}: {exc.message}", "handle", exc.message
         ) from None
@@ -68,8 +70,8 @@ def bluesky_connect(*, organization, handle: str, app_password: str, brand=None)
     try:
         session = client.create_session(did, app_password)
     except PlatformError as exc:
-        if exc.retryable:
-            raise
+        if exc.retryable:  # a raw PlatformError would reach the family handler as a 500
+            raise PlatformFailure(f"Bluesky could not be reached to sign in: {exc.message}") from None
         raise InvalidSubject(
             f"Bluesky refused the handle and app password: {exc.message}",
             "app_password",

@@ -158,3 +158,9 @@ def test_parse_length_guard_at_63_64_65():
         assert ids.parse(value, "content") == expected, length
         bare = CANONICAL.rjust(length)
         assert ids.parse(bare) == expected, length
+
+
+def test_parse_with_an_empty_kind_reads_any_prefix_and_never_raises():
+    assert ids.parse(f"cnt_{HEX}", "") == U
+    assert ids.parse(f"zzz_{HEX}", "") is None
+    assert ids.parse("__main__", "") is None

@@ -92,6 +92,22 @@ def test_connect_with_a_handle_and_an_app_password_in_both_families(owner, pds):
     assert wrong_b.status_code == 400 and "could not find @nobody.bsky.social" in wrong_b.json()["error"]
 
 
+def test_bluesky_out_of_reach_is_a_502_in_both_families_not_a_bad_handle(owner, settings):
+    """The directory does not answer (tests/settings points it at a closed port): the handle is
+    not at fault, so neither a 400 on it nor a 500 (schemathesis's ST202 found the 400)."""
+    settings.BLUESKY_SERVICE_URL = "http://127.0.0.1:9"
+    a = connect_v1(owner)
+    assert a.status_code == 502 and a.json()["error"]["code"] == "PLATFORM_ERROR"
+    assert a.json()["error"]["message"].startswith("Bluesky could not be reached to find @acme.bsky.social")
+    b = owner.token_client().post(
+        "/api/oauth/bluesky/app-password",
+        {"handle": "acme.bsky.social", "appPassword": PASSWORD},
+        format="json",
+    )
+    assert b.status_code == 502 and b.json()["error"].startswith("Bluesky could not be reached")
+    assert not SocialProfile.objects.filter(platform="bluesky").exists()
+
+
 def _bluesky_content(owner, text=TEXT):
     brand = Brand.objects.get(organization=owner.org, is_default=True)
     content = content_services.content_request_generation(

@@ -49,6 +49,16 @@ def test_family_b_creates_and_revokes_with_uuids(owner, client, settings):
     assert ApprovalLink.objects.get().revoked_at is not None
 
 
+@pytest.mark.parametrize("raw", ["__main__", "apl_nothex", "x_0123abcd456789ef0123456789abcdef", "12345"])
+def test_an_id_that_names_no_link_is_a_404_in_both_families(owner, raw):
+    """schemathesis found `DELETE /api/approval-links/__main__` answered 500 (the Family B view
+    named no id kind, and parse() looked up the prefix of kind "")."""
+    b = owner.token_client().delete(f"/api/approval-links/{raw}")
+    assert b.status_code == 404 and b.json()["details"]["code"] == "NOT_FOUND", b.content
+    a = owner.client().delete(f"/v1/approval-links/{raw}")
+    assert a.status_code == 404 and a.json()["error"]["code"] == "NOT_FOUND", a.content
+
+
 def test_only_admins_and_only_their_own_organization(owner, editor, outsider):
     content = make_content(owner.org)
     refused = editor.client().post(f"/v1/content/cnt_{content.pk.hex}/approval-links", {}, format="json")

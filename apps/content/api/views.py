@@ -432,6 +432,7 @@ class ApprovalLinkViewSet(ApiViewSet):
     """An outside approver's link: revoke it (its page answers 410 from then on)."""
 
     queryset = ApprovalLink.objects.all()
+    id_kind = "approval_link"
     output_serializer = shared.ApprovalLinkOutput
     policy = permissions.APPROVAL_LINKS
     http_method_names = ["delete"]
