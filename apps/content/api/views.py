@@ -250,10 +250,9 @@ class ContentViewSet(ListMixin, _ContentBase):
         data = self.validated(shared.ApprovalLinkInput)
         org = self.actor.organization
         others = self.refs(Content.objects.for_organization(org), data["contentIds"], "content", "contentIds")
-        contents = list({c.pk: c for c in [content, *others]}.values())
         link = services.approval_link_create(
             organization=org,
-            contents=contents,
+            contents=[content, *others],
             actor=self.actor,
             days=data["expiresInDays"],
             label=data["label"],

@@ -60,6 +60,7 @@ def token_for(link: ApprovalLink) -> str:
 def approval_link_create(
     *, organization, contents: Sequence[Content], actor=None, days: int = 7, label: str = ""
 ) -> ApprovalLink:
+    contents = list({c.pk: c for c in contents}.values())  # an item named twice is one item
     if not contents:
         raise InvalidSubject("Name at least one content item.", "contents", "At least one is needed.")
     if len(contents) > MAX_ITEMS:
