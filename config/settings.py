@@ -201,6 +201,8 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 #: tries of an event fan-out that met a transient error (database or Redis away) before the
 #: outbox sweep is left to send it (apps.events.tasks)
 EVENTS_DISPATCH_MAX_RETRIES = env.int("EVENTS_DISPATCH_MAX_RETRIES", default=5)
+#: the test suite's record of every websocket message (apps/events/tap.py); unset in deployments
+EVENTS_TAP_PATH = env("EVENTS_TAP_PATH", default="")
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from apps.content.approval_views import approval_decide, approval_page
 from apps.core.fallback import api_not_found, v1_not_found
 from apps.core.health import healthz, readyz
+from apps.events.asyncapi import asyncapi_json, asyncapi_page
 from apps.publishing.views import sandbox_post
 from apps.webhooks.inbound import (
     meta_data_deletion,
@@ -60,6 +61,11 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(urlconf="config.urls_api_schema"), name="schema-api"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema-api"), name="docs-api"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema-api"), name="redoc-api"),
+    # the websocket's AsyncAPI 3.0 documents, one per family, next to the OpenAPI schemas
+    path("v1/asyncapi/", asyncapi_json, {"family": "v1"}, name="asyncapi-v1"),
+    path("v1/asyncapi/docs/", asyncapi_page, {"family": "v1"}, name="asyncapi-docs-v1"),
+    path("api/asyncapi/", asyncapi_json, {"family": "api"}, name="asyncapi-api"),
+    path("api/asyncapi/docs/", asyncapi_page, {"family": "api"}, name="asyncapi-docs-api"),
     path("v1/", include("config.urls_v1")),
     path("api/", include("config.urls_api")),
     path("oauth/", include("apps.publishing.urls")),

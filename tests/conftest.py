@@ -6,6 +6,7 @@ An owner (admin key) and a viewer of one organization, and an outsider in anothe
 from __future__ import annotations
 
 import io
+import json
 import os
 import uuid
 from collections import Counter
@@ -129,3 +130,55 @@ def pytest_sessionfinish(session, exitstatus):
     out = Path(__file__).resolve().parent.parent / "var" / "services-tests.txt"
     out.parent.mkdir(exist_ok=True)
     out.write_text(str(_services_passed["services"]))
+
+
+# --- every websocket message validates against the AsyncAPI documents --------------------------
+_tap = {"position": 0, "internal": 0, "v1": 0, "api": 0}
+
+
+def _tap_read() -> list[dict]:
+    """The messages recorded since the last read (apps/events/tap.py), by any process of the run."""
+    from django.conf import settings
+
+    path = settings.EVENTS_TAP_PATH
+    if not path or not os.path.exists(path):
+        return []
+    with open(path, "rb") as handle:
+        handle.seek(_tap["position"])
+        chunk = handle.read()
+    complete = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written is read next time
+    _tap["position"] += len(complete)
+    return [json.loads(line) for line in complete.splitlines() if line.strip()]
+
+
+@pytest.fixture(autouse=True)
+def _events_match_the_asyncapi_documents(request):
+    """After each test, every message sent to a websocket group (rendered into both families)
+    and every frame a socket sent (in its family) since the last check validates against the
+    family's AsyncAPI payload schema. Tests that push hand-made payloads through the outbox's
+    plumbing say so with `@pytest.mark.handmade_events`."""
+    _tap_read()  # what came before this test was checked by the test before it
+    yield
+    from tests.events.asyncapi_check import internal_event_errors, message_errors
+
+    problems = []
+    for entry in _tap_read():
+        family = entry["family"]
+        _tap["internal" if family is None else family] += 1
+        errors = internal_event_errors(entry["payload"]) if family is None else message_errors(entry["payload"], family)
+        if errors:
+            problems.append(f"{json.dumps(entry['payload'])[:300]}\n    " + "\n    ".join(errors))
+    if problems and not request.node.get_closest_marker("handmade_events"):
+        pytest.fail(
+            f"{len(problems)} websocket message(s) do not match the AsyncAPI documents "
+            "(declare new fields in apps/events/definitions.py):\n" + "\n".join(problems[:10]),
+            pytrace=False,
+        )
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _tap["internal"] or _tap["v1"] or _tap["api"]:
+        terminalreporter.write_line(
+            f"websocket messages checked against the AsyncAPI documents: {_tap['internal']} events sent "
+            f"to groups (in both families), {_tap['v1']} frames sent to v1 sockets, {_tap['api']} to api sockets"
+        )

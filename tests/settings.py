@@ -9,6 +9,7 @@ sessions and tokens. The client application of the tests returns to https://app.
 
 import os
 import secrets
+import tempfile
 
 from cryptography.fernet import Fernet
 
@@ -29,6 +30,12 @@ os.environ.setdefault(
     "SANDBOX_PLATFORMS", "instagram,facebook,tiktok,youtube,linkedin,x,threads,pinterest,bluesky"
 )
 
+# every websocket message of the run, from this process and the servers and workers it starts,
+# is recorded there and checked against the AsyncAPI documents (tests/conftest.py)
+os.environ.setdefault(
+    "EVENTS_TAP_PATH", os.path.join(tempfile.mkdtemp(prefix="postforge-events-tap-"), "events.jsonl")
+)
+
 from config.settings import *  # noqa: E402,F403
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
@@ -36,8 +43,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # WAL, BEGIN IMMEDIATE, a 20 s busy timeout), not Django's in-memory shared-cache database,
     # whose table locks fail concurrent writers at once ("database table is locked") where the
     # file waits its turn: the tests that send ten requests at once then test what runs.
-    import tempfile
-
     DATABASES["default"]["TEST"] = {  # noqa: F405
         "NAME": os.path.join(tempfile.mkdtemp(prefix="postforge-test-db-"), "test.sqlite3")
     }

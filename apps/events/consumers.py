@@ -15,6 +15,12 @@ with 4401 within a second), and a JWT's socket closes itself at the token's `exp
 per credential and per organization are capped (4429 past the cap). A frame that is not a
 JSON object (binary, malformed, nested too deep) answers `{"type": "error"}` and the
 socket stays open.
+
+Every message is rendered in the caller's family at this edge (apps.events.catalog): an API
+key reads Family A (`cnt_...` ids, `generated`), as /v1 answers it; an organization token
+(JWT) reads Family B (UUIDs, `reviewing`), as /api answers it. An API key used with /api asks
+for Family B with `?family=api`; staff sessions read Family B. The messages and their
+payloads are documented in the AsyncAPI documents at /v1/asyncapi/ and /api/asyncapi/.
 """
 
 from __future__ import annotations
@@ -31,9 +37,10 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from apps.core import ids
 from apps.core.errors import AuthenticationFailed
 
-from . import connections, subjects
+from . import catalog, connections, subjects, tap
 from .dispatch import org_group, subject_group
 
+CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_TOO_MANY = 4429
 
@@ -76,11 +83,17 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         self.actor = None
         self.registered = False
         self.timers: list[asyncio.Task] = []
+        self.family = "api"
+        asked = self._asked_family()
+        if asked not in ("", *catalog.FAMILIES):
+            await self.close(code=CLOSE_BAD_REQUEST)
+            return
         if not token:
             self.staff = _staff_user(self.scope)
             if self.staff is None:
                 await self.close(code=4401)
                 return
+            self.family = asked or "api"
             await self.accept()
             await self.send_json({"type": "connection.ready", "data": {"staff": True}})
             return
@@ -89,6 +102,10 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         except AuthenticationFailed:
             await self.close(code=CLOSE_UNAUTHORIZED)
             return
+        if self.actor.api_key is None and asked == "v1":  # /v1 takes API keys only (a JWT is a 401 there)
+            await self.close(code=CLOSE_UNAUTHORIZED)
+            return
+        self.family = asked or ("v1" if self.actor.api_key is not None else "api")
         verdict = await database_sync_to_async(connections.register)(**self._registration())
         if verdict != connections.OK:
             await self.close(code=CLOSE_TOO_MANY)
@@ -128,6 +145,16 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         with contextlib.suppress(Exception):
             await self.send_json({"type": type_, "data": {"message": message}})
         await self.close(code=CLOSE_UNAUTHORIZED)
+
+    def _asked_family(self) -> str:
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        return (query.get("family") or [""])[0]
+
+    async def send_json(self, content, close=False):
+        """Every frame leaves in the caller's family (its ids and statuses)."""
+        rendered = catalog.render(content, self.family)
+        tap.record(rendered, family=self.family)
+        await super().send_json(rendered, close=close)
 
     def _token(self) -> tuple[str | None, str | None]:
         query = parse_qs(self.scope.get("query_string", b"").decode())
@@ -191,7 +218,7 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
                     self.groups_joined = []
                     await self._join(subject_group(kind, pk))
                     self.subscription = f"{kind}:{pk}"
-                    await self.send_json({"type": "subscribed", "data": {key: content[key]}})
+                    await self.send_json({"type": "subscribed", "data": {key: str(pk)}})
                     return
             await self.send_json({"type": "error", "data": {"message": "Give contentId or batchId."}})
         elif action == "unsubscribe":

@@ -110,7 +110,7 @@ def events_dispatch(*, event_ids: Sequence[UUID | str]) -> int:
     try:
         sends = []
         for event in events:
-            sent = message(event.type, {"id": ids.render(event.pk, "event"), **event.data})
+            sent = message(event.type, {"id": str(event.pk), **event.data})  # internal form: see catalog
             sends += [(group, sent) for group in groups(event.organization_id, _subjects(event))]
         group_send_many(sends)
     except Exception:

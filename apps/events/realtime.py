@@ -50,6 +50,11 @@ def group_send_many(sends: list[tuple[str, dict]]) -> None:
         return
     from channels.layers import get_channel_layer
 
+    from . import tap
+
+    for payload in {id(m["payload"]): m["payload"] for _, m in sends if "payload" in m}.values():
+        tap.record(payload, family=None)
+
     layer = get_channel_layer()
     if layer is None:
         return

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
+from . import catalog
 from .dispatch import (  # noqa: F401  (the dispatch side, named here for callers)
     event_dispatch,
     events_dispatch,
@@ -90,6 +91,7 @@ def event_record(*, organization, type: str, data: dict) -> Event:
     """Record an event in the caller's transaction (the outbox); after commit, one task per
     transaction fans that transaction's events out. Nothing is lost if that task is: the
     beat sweep dispatches whatever is left undispatched."""
+    catalog.require(type)  # a type the AsyncAPI documents do not describe is a programming error
     org_id = getattr(organization, "pk", organization)
     event = Event.objects.create(organization_id=org_id, type=type, data=data)
     connection = transaction.get_connection()
@@ -107,5 +109,6 @@ def event_record(*, organization, type: str, data: dict) -> Event:
 
 def broadcast(*, organization_id, type: str, data: dict, subjects: Sequence[tuple[str, str]] = ()) -> None:
     """Send a real-time-only message (e.g. progress) to the org group and subject groups."""
+    catalog.require(type)
     sent = message(type, data)
     group_send_many([(group, sent) for group in groups(organization_id, subjects)])

@@ -14,6 +14,7 @@ from typing import Any
 from django.db import transaction
 
 from apps.content import selectors, states
+from apps.content.machine import event_data
 from apps.content.models import Content, Variant
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
@@ -128,11 +129,6 @@ def edit_image(content_id, prompt: str) -> MediaAsset | None:
         event_record(
             organization=locked.organization_id,
             type="content.updated",
-            data={
-                "contentId": str(locked.pk),
-                "status": locked.status,
-                "imageEdited": True,
-                "mediaId": str(edited_asset.pk),
-            },
+            data=event_data(locked, imageEdited=True, mediaId=str(edited_asset.pk)),
         )
     return edited_asset

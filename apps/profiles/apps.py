@@ -8,6 +8,9 @@ class ProfilesConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.brands.signals import brand_retiring
+        from apps.events import catalog
+
+        from .models import TOKEN_STATUSES
 
         from .services import profiles_move_brand
 
@@ -15,3 +18,4 @@ class ProfilesConfig(AppConfig):
             profiles_move_brand(brand=brand, successor=successor)
 
         brand_retiring.connect(move, dispatch_uid="profiles.profiles_move_brand", weak=False)
+        catalog.vocabulary("token", TOKEN_STATUSES)  # profile.token_expired's `status`

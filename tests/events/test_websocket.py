@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 
 import pytest
 import websockets
@@ -12,6 +13,7 @@ from django.db import transaction
 
 from apps.accounts.auth import dev_token_issue
 from apps.accounts.services import api_key_create, organization_get_or_create
+from apps.core import ids
 from apps.events.services import event_record
 from tests.live import asgi_server
 
@@ -43,6 +45,7 @@ def test_an_event_reaches_the_organizations_websocket_through_redis():
     other = organization_get_or_create(name="Other Org")
     key = api_key_create(organization=org).secret
     other_key = api_key_create(organization=other).secret
+    profile_id = uuid.uuid4()
 
     async def scenario(base):
         ws_url = base.replace("http", "ws") + "/ws/events/"
@@ -51,15 +54,15 @@ def test_an_event_reaches_the_organizations_websocket_through_redis():
             websockets.connect(ws_url, subprotocols=["bearer", other_key]) as theirs,
         ):
             ready = await _receive_type(mine, "connection.ready")
-            assert ready["data"]["organizationId"] == str(org.pk)
+            assert ready["data"]["organizationId"] == ids.render(org.pk, "organization")  # a key: Family A
             await _receive_type(theirs, "connection.ready")
-            await sync_to_async(_record)(org, "profile.connected", {"profileId": "p1"})
-            message = await _receive_type(mine, "profile.connected")
-            assert message["data"]["profileId"] == "p1"
+            await sync_to_async(_record)(org, "profile.updated", {"profileId": str(profile_id)})
+            message = await _receive_type(mine, "profile.updated")
+            assert message["data"]["profileId"] == ids.render(profile_id, "profile")
             assert message["data"]["id"].startswith("evt_")
             assert message["sentAt"].endswith("Z")
             with pytest.raises(TimeoutError):
-                await _receive_type(theirs, "profile.connected", timeout=1.0)
+                await _receive_type(theirs, "profile.updated", timeout=1.0)
 
     with asgi_server() as base:
         asyncio.run(scenario(base))
@@ -75,6 +78,7 @@ def test_a_bad_token_is_refused_and_a_dev_token_is_accepted():
             async with websockets.connect(f"{ws_url}?token=pf_live_nope") as ws:
                 await ws.recv()
         async with websockets.connect(f"{ws_url}?token={token}") as ws:
+            # a token: Family B's UUIDs
             assert (await _receive_type(ws, "connection.ready"))["data"]["organizationId"] == str(org.pk)
             await ws.send(json.dumps({"action": "ping"}))
             assert (await _receive_type(ws, "pong"))["type"] == "pong"

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from apps.content import states
-from apps.content.machine import ensure_allowed, transition
+from apps.content.machine import ensure_allowed, event_data, transition
 from apps.content.models import Content
 from apps.core.errors import InvalidSubject, InvalidTransition, PlatformFailure, RuleViolation
 from apps.core.filters import as_utc
@@ -155,12 +155,7 @@ def publications_schedule(
     event_record(
         organization=content.organization_id,
         type="content.scheduled",
-        data={
-            "contentId": str(content.pk),
-            "status": content.status,
-            "scheduledFor": when.isoformat(),
-            "profileIds": [str(p.pk) for p in profiles],
-        },
+        data=event_data(content, scheduledFor=when.isoformat(), profileIds=[str(p.pk) for p in profiles]),
     )
     return content
 
