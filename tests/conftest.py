@@ -182,3 +182,24 @@ def pytest_terminal_summary(terminalreporter):
             f"websocket messages checked against the AsyncAPI documents: {_tap['internal']} events sent "
             f"to groups (in both families), {_tap['v1']} frames sent to v1 sockets, {_tap['api']} to api sockets"
         )
+
+
+@pytest.fixture
+def events_sent():
+    """What this test has sent to websocket groups so far (internal form, from the tap):
+    `events_sent()` -> [{type, data, sentAt}, ...], in the order they were sent."""
+    from django.conf import settings
+
+    path = settings.EVENTS_TAP_PATH
+    start = os.path.getsize(path) if path and os.path.exists(path) else 0
+
+    def read() -> list[dict]:
+        if not path or not os.path.exists(path):
+            return []
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            lines = handle.read().splitlines()
+        entries = [json.loads(line) for line in lines if line.strip().endswith(b"}")]
+        return [e["payload"] for e in entries if e["family"] is None]
+
+    return read

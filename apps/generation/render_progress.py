@@ -25,15 +25,16 @@ def report(done: float, total: float) -> None:
 
 
 @contextlib.contextmanager
-def listening(callback: Callable[[float], None], *, every: float = 0.25) -> Iterator[None]:
-    """Call ``callback(fraction)`` while the block renders: at most every ``every`` seconds, and
-    always for the end (1.0)."""
-    last = [0.0]
+def listening(callback: Callable[[float], None], *, every: float = 0.25, step: float = 0.1) -> Iterator[None]:
+    """Call ``callback(fraction)`` while the block renders: when ``every`` seconds have passed
+    or the render moved on by ``step`` since the last call (an image's few steps each arrive,
+    however fast; a video's hundreds of frames are thinned), and always for the end (1.0)."""
+    last = [0.0, 0.0]  # when, and how far, the last call was
 
     def throttled(fraction: float) -> None:
         now = time.monotonic()
-        if fraction >= 1.0 or now - last[0] >= every:
-            last[0] = now
+        if fraction >= 1.0 or now - last[0] >= every or fraction - last[1] >= step:
+            last[0], last[1] = now, fraction
             callback(fraction)
 
     token = _listener.set(throttled)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
+import uuid
 from pathlib import Path
 
 import pytest
@@ -119,10 +120,11 @@ def test_a_subscriber_follows_a_generation_on_a_real_worker_from_progress_to_rev
     assert values == sorted(values) and values[0] < 100 and values[-1] == 100, values
     assert next(p["stage"] for p in progress) == "settings"
     assert {"settings", "text", "media", "adapt", "done"} <= {p["stage"] for p in progress}
-    assert all(p["contentId"] == str(content.pk) for p in progress)
+    # an API key's socket reads Family A: `cnt_` ids and `generated`, as GET /v1/content answers
+    assert all(p["contentId"] == ids.render(content.pk, "content") for p in progress)
     generated = messages[-1]["data"]
-    assert generated["contentId"] == str(content.pk)
-    assert generated["status"] == "review" and generated["previousStatus"] == "generating"
+    assert generated["contentId"] == ids.render(content.pk, "content")
+    assert generated["status"] == "generated" and generated["previousStatus"] == "generating"
     assert generated["id"].startswith("evt_")
 
     content.refresh_from_db()
@@ -211,7 +213,7 @@ def test_a_batch_of_four_runs_on_two_worker_processes_and_completes_once(broker,
 
     progress = [m["data"] for m in messages if m["type"] == "batch.progress"]
     assert progress, [m["type"] for m in messages]
-    assert all(p["batchId"] == str(batch.pk) and p["total"] == 4 for p in progress)
+    assert all(p["batchId"] == ids.render(batch.pk, "batch") and p["total"] == 4 for p in progress)
     completed = messages[-1]["data"]
     assert completed["status"] == "completed"
     assert (completed["completed"], completed["failed"], completed["total"], completed["progress"]) == (
@@ -220,9 +222,9 @@ def test_a_batch_of_four_runs_on_two_worker_processes_and_completes_once(broker,
         4,
         100,
     )
-    assert sorted(i["status"] for i in completed["items"]) == ["review"] * 4
+    assert sorted(i["status"] for i in completed["items"]) == ["generated"] * 4  # Family A's word
     # per-item progress of the batch's contents reaches batch subscribers too
-    item_ids = {str(c) for c in Content.objects.filter(batch=batch).values_list("pk", flat=True)}
+    item_ids = {ids.render(c, "content") for c in Content.objects.filter(batch=batch).values_list("pk", flat=True)}
     streamed = {m["data"]["contentId"] for m in messages if m["type"] == "content.generation.progress"}
     assert streamed == item_ids
 
@@ -239,7 +241,8 @@ def test_an_event_left_in_the_outbox_reaches_the_websocket_through_the_sweep(bro
     org, _, key = tenant
     # A committed event whose dispatch was never enqueued (the broker was down, or the
     # process died right after commit): only the outbox row exists.
-    event = Event.objects.create(organization=org, type="profile.connected", data={"profileId": "prf_live"})
+    profile_id = uuid.uuid4()
+    event = Event.objects.create(organization=org, type="profile.updated", data={"profileId": str(profile_id)})
     Event.objects.filter(pk=event.pk).update(created_at=timezone.now() - datetime.timedelta(minutes=1))
 
     async def scenario(base):
@@ -249,12 +252,12 @@ def test_an_event_left_in_the_outbox_reaches_the_websocket_through_the_sweep(bro
             with celery_worker(queues="default", concurrency=1):
                 # what beat sends every 5 s (CELERY_BEAT_SCHEDULE["dispatch-events"])
                 broker.send_task("apps.events.tasks.dispatch_events")
-                return await _receive_until(ws, lambda m: m["type"] == "profile.connected", 60)
+                return await _receive_until(ws, lambda m: m["type"] == "profile.updated", 60)
 
     with asgi_server() as base:
         messages = asyncio.run(scenario(base))
 
     delivered = messages[-1]["data"]
-    assert delivered == {"id": ids.render(event.pk, "event"), "profileId": "prf_live"}
+    assert delivered == {"id": ids.render(event.pk, "event"), "profileId": ids.render(profile_id, "profile")}
     event.refresh_from_db()
     assert event.dispatched_at is not None
