@@ -165,7 +165,11 @@ def _events_match_the_asyncapi_documents(request):
     for entry in _tap_read():
         family = entry["family"]
         _tap["internal" if family is None else family] += 1
-        errors = internal_event_errors(entry["payload"]) if family is None else message_errors(entry["payload"], family)
+        errors = (
+            internal_event_errors(entry["payload"])
+            if family is None
+            else message_errors(entry["payload"], family)
+        )
         if errors:
             problems.append(f"{json.dumps(entry['payload'])[:300]}\n    " + "\n    ".join(errors))
     if problems and not request.node.get_closest_marker("handmade_events"):

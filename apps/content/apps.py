@@ -12,8 +12,8 @@ class ContentConfig(AppConfig):
 
         from . import states
         from .models import Batch, Content
-        from .serializers import PUBLICATION_STATUSES
         from .selectors import subject_owned
+        from .serializers import PUBLICATION_STATUSES
         from .services import content_move_brand
 
         # websockets may follow one content or one batch of their organization

@@ -304,6 +304,12 @@ def postprocess(result: Schema, generator: SchemaGenerator, request: Request | N
     title, base = FAMILY_INFO[family]
     info = result.setdefault("info", {})
     info.update({"title": title, "version": "1.0.0", "license": LICENSE})
+    if "/asyncapi/" not in info.get("description", ""):  # the websocket's document, next to this one
+        info["description"] = (
+            f"{info.get('description', '')}\n\nLive updates over the websocket `/ws/events/`, in this "
+            f"family's ids and statuses: [its AsyncAPI 3.0 document](/{family}/asyncapi/docs/) "
+            f"([JSON](/{family}/asyncapi/))."
+        ).strip()
     # paths are relative to the server's base path (a client's base_url ends in /v1 or /api)
     result["servers"] = [{"url": base, "description": "This server"}]
     result["paths"] = paths = {

@@ -13,6 +13,8 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 
 from . import catalog
@@ -161,6 +163,12 @@ def asyncapi_json(request: HttpRequest, family: str) -> HttpResponse:
 # --- the page ---------------------------------------------------------------------------------
 
 
+def _code(text: str) -> SafeString:
+    """`text` escaped, its `backticked` words set as code (the documents' descriptions)."""
+    parts = escape(text).split("`")
+    return mark_safe("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))  # noqa: S308
+
+
 def _type_of(schema: dict[str, Any]) -> str:
     kind = schema.get("type", "")
     text = " or ".join(kind) if isinstance(kind, list) else str(kind)
@@ -193,7 +201,7 @@ def _rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, Any]]:
                 "type": _type_of(field),
                 "required": name in required,
                 "constraint": _constraint(field) or _constraint(field.get("items") or {}),
-                "description": field.get("description", ""),
+                "description_html": _code(field.get("description", "")),
             }
         )
         if field.get("type") == "object":
@@ -208,16 +216,32 @@ def _rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, Any]]:
 def asyncapi_page(request: HttpRequest, family: str) -> HttpResponse:
     doc = _request_document(request, family)
     schemas = doc["components"]["schemas"]
-    messages = []
+    # messages with the same payload (the ten content events) share one table
+    sections: dict[str, dict[str, Any]] = {}
     for key, message in doc["components"]["messages"].items():
         schema = schemas[key]
         data = schema["properties"]["data"] if "data" in schema.get("properties", {}) else schema
-        messages.append({**message, "key": key, "rows": _rows(data), "schema_json": json.dumps(schema, indent=2)})
+        shape = message["x-postforge-source"] + json.dumps(data, sort_keys=True)
+        section = sections.setdefault(
+            shape,
+            {
+                "source": message["x-postforge-source"],
+                "names": [],
+                "rows": _rows(data),
+                "schema_json": json.dumps(schema, indent=2),
+            },
+        )
+        section["names"].append(
+            {"key": key, "name": message["name"], "summary_html": _code(message["summary"])}
+        )
+    titles = {
+        catalog.OUTBOX: "Events",
+        catalog.LIVE: "Live progress",
+        catalog.CONTROL: "The socket's replies",
+        catalog.CLIENT: "What a client sends",
+    }
     groups = [
-        ("Events", [m for m in messages if m["x-postforge-source"] == catalog.OUTBOX]),
-        ("Live progress", [m for m in messages if m["x-postforge-source"] == catalog.LIVE]),
-        ("The socket's replies", [m for m in messages if m["x-postforge-source"] == catalog.CONTROL]),
-        ("What a client sends", [m for m in messages if m["x-postforge-source"] == catalog.CLIENT]),
+        (title, [s for s in sections.values() if s["source"] == source]) for source, title in titles.items()
     ]
     server = doc["servers"]["postforge"]
     return render(
@@ -227,6 +251,7 @@ def asyncapi_page(request: HttpRequest, family: str) -> HttpResponse:
             "doc": doc,
             "family": family,
             "facts": _FAMILY[family],
+            "description": _code(doc["info"]["description"]),
             "url": f"{server['protocol']}://{server['host']}{ADDRESS}",
             "groups": groups,
             "json_url": f"/{family}/asyncapi/",

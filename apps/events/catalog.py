@@ -52,7 +52,9 @@ class Vocabulary:
 _vocabularies: dict[str, Vocabulary] = {}
 
 
-def vocabulary(name: str, values: Iterable[str], words: Mapping[str, Mapping[str, str]] | None = None) -> None:
+def vocabulary(
+    name: str, values: Iterable[str], words: Mapping[str, Mapping[str, str]] | None = None
+) -> None:
     """Register (or replace) the statuses of `name` and their words per family."""
     _vocabularies[name] = Vocabulary(tuple(values), dict(words or {}))
 
@@ -75,7 +77,9 @@ def _nullable(schema: dict[str, Any], nullable: bool) -> dict[str, Any]:
 
 def id_(kind: str, description: str = "", *, nullable: bool = False) -> dict[str, Any]:
     assert kind in ids.PREFIXES, kind
-    return _nullable({"type": "string", ID_MARK: kind, "description": description or f"A {kind} id."}, nullable)
+    return _nullable(
+        {"type": "string", ID_MARK: kind, "description": description or f"A {kind} id."}, nullable
+    )
 
 
 def status(name: str, description: str = "") -> dict[str, Any]:
@@ -106,7 +110,9 @@ def array(items: dict[str, Any], description: str = "") -> dict[str, Any]:
     return {"type": "array", "items": items, "description": description}
 
 
-def obj(required: Mapping[str, dict], optional: Mapping[str, dict] | None = None, description: str = "") -> dict:
+def obj(
+    required: Mapping[str, dict], optional: Mapping[str, dict] | None = None, description: str = ""
+) -> dict:
     """An object with exactly these fields (a field not declared here fails the suite's check)."""
     properties = {**required, **(optional or {})}
     return {
@@ -137,7 +143,10 @@ class EventType:
         if self.source != OUTBOX:
             return self.data
         schema = copy.deepcopy(self.data)
-        schema["properties"] = {"id": id_("event", "The event's id (also the webhook message id)."), **schema["properties"]}
+        schema["properties"] = {
+            "id": id_("event", "The event's id (also the webhook message id)."),
+            **schema["properties"],
+        }
         schema["required"] = ["id", *schema["required"]]
         return schema
 
@@ -187,9 +196,7 @@ def render_value(value: Any, schema: Mapping[str, Any], family: str) -> Any:
         return vocabulary_get(schema[STATUS_MARK]).word(value, family) if isinstance(value, str) else value
     if isinstance(value, dict) and "properties" in schema:
         properties = schema["properties"]
-        return {
-            k: render_value(v, properties[k], family) if k in properties else v for k, v in value.items()
-        }
+        return {k: render_value(v, properties[k], family) if k in properties else v for k, v in value.items()}
     if isinstance(value, list) and "items" in schema:
         return [render_value(v, schema["items"], family) for v in value]
     return value
@@ -248,7 +255,11 @@ def message_schema(event_type: EventType, family: str) -> dict[str, Any]:
         "properties": {
             "type": {"type": "string", "const": event_type.name},
             "data": family_schema(event_type.data_schema(), family),
-            "sentAt": {"type": "string", "format": "date-time", "description": "When the service sent it (UTC)."},
+            "sentAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When the service sent it (UTC).",
+            },
         },
         "additionalProperties": False,
     }

@@ -24,7 +24,9 @@ from .catalog import (
     string,
 )
 
-PLATFORM = string("The platform: instagram, facebook, tiktok, youtube, linkedin, x, threads, pinterest, bluesky.")
+PLATFORM = string(
+    "The platform: instagram, facebook, tiktok, youtube, linkedin, x, threads, pinterest, bluesky."
+)
 
 # --- content ----------------------------------------------------------------------------------
 
@@ -227,5 +229,10 @@ define(
     ),
     source=CLIENT,
 )
-define("unsubscribe", "Back to the organization's stream.", obj({"action": string(const="unsubscribe")}), source=CLIENT)
+define(
+    "unsubscribe",
+    "Back to the organization's stream.",
+    obj({"action": string(const="unsubscribe")}),
+    source=CLIENT,
+)
 define("ping", "Answered `pong`.", obj({"action": string(const="ping")}), source=CLIENT)

@@ -11,7 +11,6 @@ class ProfilesConfig(AppConfig):
         from apps.events import catalog
 
         from .models import TOKEN_STATUSES
-
         from .services import profiles_move_brand
 
         def move(sender, *, brand, successor, **kwargs) -> None:

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from apps.accounts.services import api_key_create, organization_get_or_create
+from apps.core import ids
 from apps.generation.steps import report_progress
 from tests.content.factories import make_content
 
@@ -98,10 +99,14 @@ def test_api_clients_keep_token_auth_and_their_organization_stream():
         ws = communicator(f"/ws/events/?token={key}", origin=None)
         connected, _ = await ws.connect()
         assert connected
-        assert (await ws.receive_json_from())["data"] == {"organizationId": str(org.pk)}
+        # an API key's socket reads Family A's ids (`org_...`, `cnt_...`), as /v1 answers them
+        assert (await ws.receive_json_from())["data"] == {
+            "organizationId": ids.render(org.pk, "organization")
+        }
         await database_sync_to_async(report_progress)(content, "media")
         message = await ws.receive_json_from()
         assert message["type"] == "content.generation.progress" and message["data"]["progress"] == 60
+        assert message["data"]["contentId"] == ids.render(content.pk, "content")
         await ws.disconnect()
 
     asyncio.run(scenario())

@@ -256,7 +256,7 @@ def test_websocket_receives_generation_progress_from_the_worker_serve_started(se
         )
         posted_at = time.monotonic()
         assert created.status_code in (200, 201, 202), created.text
-        content_id = created.json()["id"].removeprefix("cnt_")
+        content_id = created.json()["id"]  # an API key's socket reads the same `cnt_` id
         seen: list[tuple[float, dict]] = []
         deadline = time.monotonic() + 90
         while True:
@@ -271,13 +271,20 @@ def test_websocket_receives_generation_progress_from_the_worker_serve_started(se
     progress = [
         m["data"]["progress"]
         for _, m in seen
-        if m["type"] == "content.generation.progress"
-        and m["data"]["contentId"].replace("-", "") == content_id
+        if m["type"] == "content.generation.progress" and m["data"]["contentId"] == content_id
     ]
     assert progress, f"no generation progress reached the websocket: {types}"
     assert progress == sorted(progress) and progress[-1] == 100 and len(set(progress)) >= 3, progress
     generation = [t for t in types if t.startswith("content.generat")]
     assert generation[-1] == "content.generated", types
+    # Family A's words, as GET /v1/content answers for the same object
+    generated = next(m["data"] for _, m in seen if m["type"] == "content.generated")
+    rest = requests.get(f"{serve.base}/v1/content/{content_id}", headers=headers, timeout=30).json()
+    assert (
+        (generated["contentId"], generated["status"])
+        == (rest["id"], rest["status"])
+        == (content_id, "generated")
+    )
     import datetime
 
     def lag(message):

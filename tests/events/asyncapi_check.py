@@ -27,7 +27,9 @@ def spec_validator() -> jsonschema.protocols.Validator:
 
 
 def document_errors(document: dict[str, Any]) -> list[str]:
-    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in spec_validator().iter_errors(document)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in spec_validator().iter_errors(document)
+    ]
 
 
 @functools.cache

@@ -20,7 +20,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _record(org, n: int) -> list[Event]:
     with transaction.atomic():
         return [
-            services.event_record(organization=org, type="profile.updated", data={"profileId": str(uuid.uuid4())})
+            services.event_record(
+                organization=org, type="profile.updated", data={"profileId": str(uuid.uuid4())}
+            )
             for _ in range(n)
         ]
 

@@ -224,7 +224,9 @@ def test_a_batch_of_four_runs_on_two_worker_processes_and_completes_once(broker,
     )
     assert sorted(i["status"] for i in completed["items"]) == ["generated"] * 4  # Family A's word
     # per-item progress of the batch's contents reaches batch subscribers too
-    item_ids = {ids.render(c, "content") for c in Content.objects.filter(batch=batch).values_list("pk", flat=True)}
+    item_ids = {
+        ids.render(c, "content") for c in Content.objects.filter(batch=batch).values_list("pk", flat=True)
+    }
     streamed = {m["data"]["contentId"] for m in messages if m["type"] == "content.generation.progress"}
     assert streamed == item_ids
 
@@ -242,7 +244,9 @@ def test_an_event_left_in_the_outbox_reaches_the_websocket_through_the_sweep(bro
     # A committed event whose dispatch was never enqueued (the broker was down, or the
     # process died right after commit): only the outbox row exists.
     profile_id = uuid.uuid4()
-    event = Event.objects.create(organization=org, type="profile.updated", data={"profileId": str(profile_id)})
+    event = Event.objects.create(
+        organization=org, type="profile.updated", data={"profileId": str(profile_id)}
+    )
     Event.objects.filter(pk=event.pk).update(created_at=timezone.now() - datetime.timedelta(minutes=1))
 
     async def scenario(base):
