@@ -5,6 +5,8 @@ from __future__ import annotations
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import OpenApiResponse
 
+from apps.content.states import STATUS_WORDS_B
+
 from .models import POST_METRICS
 from .reports import EXPORT_COLUMNS
 
@@ -81,8 +83,8 @@ CONTENT_METRICS_ROW = {
         "engagementRateBasis",
     ],
     "properties": {
-        "contentId": {"type": "string"},
-        "status": {"type": "string"},
+        "contentId": {"type": "string", "format": "uuid"},
+        "status": {"type": "string", "enum": list(STATUS_WORDS_B)},
         "platforms": {"type": "array", "items": {"type": "string"}},
         "publishedAt": {"type": "string", "format": "date-time", "nullable": True},
         **{m: _NINT for m in ("views", "reach", "likes", "comments", "shares")},

@@ -11,6 +11,7 @@ from django.db.models import Count, F, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce, ExtractHour, ExtractIsoWeekDay
 from django.utils import timezone
 
+from apps.content import states
 from apps.content.models import Content
 from apps.core import ids
 from apps.publishing.models import Publication
@@ -120,7 +121,7 @@ def overview(organization, days: int) -> dict:
             "end": end.isoformat(),
             "previousStart": prev_start.isoformat(),
         },
-        "contentByStatus": by_status,
+        "contentByStatus": {states.word_b(status): n for status, n in by_status.items()},
         "publications": [
             {"platform": p["profile__platform"], "status": p["status"], "count": p["n"]} for p in pubs
         ],
@@ -129,7 +130,7 @@ def overview(organization, days: int) -> dict:
         "engagement": pair(agg["engagement"], agg["prev_engagement"]),
         "topPosts": [
             {
-                "contentId": ids.render(t["content_id"], "content"),
+                "contentId": str(t["content_id"]),  # Family B's id, as GET /api/content answers it
                 "platform": t["profile__platform"],
                 "engagement": int(t["eng"]),
                 "engagementRate": t["rate"],
@@ -185,8 +186,9 @@ def content_metric_rows():
 def present_content_metrics(c) -> dict:
     rate = round(c.engagement * 100.0 / c.reach, 4) if c.reach else None
     return {
-        "contentId": ids.render(c.pk, "content"),
-        "status": c.status,
+        # Family B's id and status word, as GET /api/content answers for the same content
+        "contentId": str(c.pk),
+        "status": states.word_b(c.status),
         "platforms": list(c.platforms),
         "publishedAt": c.published_at.isoformat() if c.published_at else None,
         "views": c.views,

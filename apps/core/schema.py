@@ -173,6 +173,7 @@ ERROR_A = {
                         "PLATFORM_ERROR",
                         "SERVER_ERROR",
                         "METHOD_NOT_ALLOWED",
+                        "SERVICE_UNAVAILABLE",
                     ],
                 },
                 "message": {"type": "string"},
@@ -250,6 +251,7 @@ ERROR_STATUSES = {
     "422": "Unprocessable (Family B)",
     "429": "Rate limit exceeded",
     "500": "Unexpected server error (reported with the request id)",
+    "503": "The database is unavailable for a moment (a restart, a failover): retry after Retry-After seconds",
 }
 #: per family: title, base path (a generated client's base_url is the site root)
 FAMILY_INFO = {
@@ -435,7 +437,7 @@ def _list_parameters(op: Schema, sort_fields: list[str] | None, family_b: bool) 
 
 
 def _error_responses(op: Schema, family_b: bool) -> Schema:
-    """The family's error answers (422 in B only; 429 with its Retry-After); returns the
+    """The family's error answers (422 in B only; 429 and 503 with their Retry-After); returns the
     reference to the family's error body."""
     ref = {"$ref": "#/components/schemas/ErrorB" if family_b else "#/components/schemas/ErrorA"}
     for status, description in ERROR_STATUSES.items():
@@ -448,6 +450,10 @@ def _error_responses(op: Schema, family_b: bool) -> Schema:
             if not family_b:
                 headers["X-RateLimit-Retry-After"] = {"schema": _INT}
             response["headers"] = headers
+        if status == "503":
+            response["headers"] = {
+                "Retry-After": {"schema": _INT, "description": "Seconds to wait before retrying"}
+            }
     return ref
 
 

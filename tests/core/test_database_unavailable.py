@@ -14,6 +14,7 @@ import requests
 from django.db import connection
 
 from tests.live import wsgi_server
+from tests.openapi_check import assert_conforms
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -60,6 +61,9 @@ def test_requests_while_the_database_is_away_are_503_with_retry_after_then_serve
     assert v1.json()["error"]["message"].startswith("The database is unavailable for a moment")
     assert v1.json()["requestId"] == v1.headers["X-Request-ID"]
     assert (api.status_code, api.headers["Retry-After"]) == (503, "7")
+    # both as their OpenAPI documents declare the 503 (body and Retry-After)
+    assert_conforms("v1", "/brands", "get", 503, v1.json())
+    assert_conforms("api", "/brands", "get", 503, api.json())
     assert api.json() == {
         "error": "The database is unavailable for a moment; retry after Retry-After seconds.",
         "details": {"code": "SERVICE_UNAVAILABLE"},

@@ -29,6 +29,8 @@ def test_the_schemas_validate_and_declare_what_a_generator_needs(schemas):
             for method, op in item.items():
                 assert op.get("summary") and op.get("tags"), (path, method)
                 assert "500" in op["responses"], (path, method)
+                # the database away: a 503 to retry after its Retry-After (in the family's error body)
+                assert "Retry-After" in op["responses"]["503"]["headers"], (path, method)
                 body = op.get("requestBody", {}).get("content", {})
                 if body:
                     assert "415" in op["responses"], (path, method)

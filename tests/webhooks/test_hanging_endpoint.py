@@ -160,6 +160,7 @@ def test_an_answering_endpoint_with_an_attempt_waiting_too_long_gets_no_second_o
     assert services.endpoint_bound(endpoint, now) == 1
 
 
+@pytest.mark.handmade_events  # hand-made payloads through the webhook plumbing
 def test_a_failing_endpoints_new_deliveries_wait_for_its_back_off_instead_of_each_costing_an_attempt(
     loopback, monkeypatch
 ):

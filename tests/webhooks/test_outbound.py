@@ -88,6 +88,7 @@ def test_family_b_same_service(owner, loopback):
 # --- deliveries and signatures ------------------------------------------------------------
 
 
+@pytest.mark.handmade_events  # hand-made payloads through the webhook plumbing
 def test_event_from_outbox_is_delivered_signed(owner, receiver):
     wid = _create(owner, receiver.url, ["content.published"]).json()
     other = _create(owner, receiver.url, ["content.failed"]).json()  # not subscribed to this one
@@ -287,6 +288,7 @@ def test_failing_endpoint_gets_one_attempt_in_flight(owner, receiver, clock, set
     assert services.deliveries_sweep() == 1
 
 
+@pytest.mark.handmade_events  # hand-made payloads through the webhook plumbing
 def test_a_burst_drains_over_one_kept_connection_per_task(owner, receiver, settings):
     """Ten events committed together: their endpoint's deliveries go one after another over
     one connection (one task per endpoint up to its bound, not one per delivery), each next
@@ -325,6 +327,7 @@ def test_a_drain_stops_at_a_failure_and_hands_on_after_its_budget(owner, receive
     assert WebhookDelivery.objects.filter(endpoint=endpoint, status="succeeded").count() == 2
 
 
+@pytest.mark.handmade_events  # hand-made payloads through the webhook plumbing
 def test_data_is_the_resource_as_get_v1_renders_it(owner, receiver, api):
     """content.published carries the content as GET /v1/content/{id} shows it (publications
     with their post URLs); publication.failed the publication with its error; a resource gone
