@@ -17,6 +17,7 @@ A payload schema is JSON Schema with two markers the renderer reads:
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -138,6 +139,11 @@ class EventType:
     data: dict[str, Any]
     source: str = OUTBOX
 
+    @functools.cached_property
+    def sent_schema(self) -> dict[str, Any]:
+        """`data_schema()`, computed once (the consumer renders every frame with it)."""
+        return self.data_schema()
+
     def data_schema(self) -> dict[str, Any]:
         """The payload's `data` as sent: an outbox event carries its own `id` too."""
         if self.source != OUTBOX:
@@ -202,13 +208,38 @@ def render_value(value: Any, schema: Mapping[str, Any], family: str) -> Any:
     return value
 
 
+#: the last messages rendered, per family: an organization's sockets in one process receive the
+#: same message, rendered once (about 80 us a message here, 40 ms for 500 sockets otherwise)
+_rendered: dict[tuple, dict[str, Any]] = {}
+RENDERED_KEPT = 512
+
+
+def _memo_key(payload: Mapping[str, Any], family: str) -> tuple | None:
+    """One message's identity: its type, its send time (to the microsecond) and its object."""
+    data = payload.get("data")
+    if not payload.get("sentAt") or not isinstance(data, Mapping):
+        return None  # the socket's own replies: few, and not shared
+    subject = data.get("id") or data.get("contentId") or data.get("batchId") or data.get("profileId")
+    return (family, payload.get("type"), payload["sentAt"], str(subject), data.get("progress"))
+
+
 def render(payload: Mapping[str, Any], family: str) -> dict[str, Any]:
-    """A websocket message `{type, data, sentAt}` in `family`'s ids and statuses."""
+    """A websocket message `{type, data, sentAt}` in `family`'s ids and statuses (the returned
+    dict may be shared by every socket of the family: do not change it)."""
     event_type = _types.get(str(payload.get("type")))
     if event_type is None:
         logger.warning("websocket message of undefined type %r sent as is", payload.get("type"))
         return dict(payload)
-    return {**payload, "data": render_value(payload.get("data") or {}, event_type.data_schema(), family)}
+    key = _memo_key(payload, family)
+    found = _rendered.get(key) if key is not None else None
+    if found is not None:
+        return found
+    rendered = {**payload, "data": render_value(payload.get("data") or {}, event_type.sent_schema, family)}
+    if key is not None:
+        if len(_rendered) >= RENDERED_KEPT:
+            _rendered.clear()
+        _rendered[key] = rendered
+    return rendered
 
 
 # --- the family's JSON Schema (for the AsyncAPI documents) ------------------------------------
