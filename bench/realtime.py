@@ -37,6 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.baseline.tasks import BENCH_EVENT  # noqa: E402
 from bench.common import pct, setup_django  # noqa: E402
 
 
@@ -117,7 +118,7 @@ class Clients:
     def __init__(self, url: str, token: str, n: int):
         self.url, self.token, self.n = url, token, n
         self.sockets = []
-        self.receipts: dict[str, list[tuple[int, float]]] = {"bench.bare": [], "bench.event": []}
+        self.receipts: dict[str, list[tuple[int, float]]] = {"bench.bare": [], BENCH_EVENT: []}
         self.readers: list[asyncio.Task] = []
 
     async def connect(self) -> None:
@@ -211,7 +212,7 @@ async def run(args, cluster, org, token: str, layer_name: str, *, deflate: bool,
                 "bench.baseline.tasks.bench_event", args=[str(org.pk), seq, stamp_key], queue="default"
             )
             await asyncio.sleep(args.interval)
-        await clients.wait_for("bench.event", args.clients * args.messages, 60)
+        await clients.wait_for(BENCH_EVENT, args.clients * args.messages, 60)
         cpu += [cpu_seconds(server.pid), time.process_time()]
         stamps = {
             int(k): float(v) for k, v in redis.Redis(port=cluster.redis_port).hgetall(stamp_key).items()
@@ -221,7 +222,7 @@ async def run(args, cluster, org, token: str, layer_name: str, *, deflate: bool,
         server.terminate()
         server.wait(10)
     bare = latencies(clients.receipts["bench.bare"], bare_stamps)
-    ours = latencies(clients.receipts["bench.event"], stamps)
+    ours = latencies(clients.receipts[BENCH_EVENT], stamps)
     expected = args.clients * args.messages
     load = loadavg()
     print(

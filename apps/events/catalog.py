@@ -212,6 +212,7 @@ def render_value(value: Any, schema: Mapping[str, Any], family: str) -> Any:
 #: same message, rendered once (about 80 us a message here, 40 ms for 500 sockets otherwise)
 _rendered: dict[tuple, dict[str, Any]] = {}
 RENDERED_KEPT = 512
+_undefined_seen: set[Any] = set()
 
 
 def _memo_key(payload: Mapping[str, Any], family: str) -> tuple | None:
@@ -228,7 +229,9 @@ def render(payload: Mapping[str, Any], family: str) -> dict[str, Any]:
     dict may be shared by every socket of the family: do not change it)."""
     event_type = _types.get(str(payload.get("type")))
     if event_type is None:
-        logger.warning("websocket message of undefined type %r sent as is", payload.get("type"))
+        if payload.get("type") not in _undefined_seen:  # once a type and process, not per socket
+            _undefined_seen.add(payload.get("type"))
+            logger.warning("websocket message of undefined type %r sent as is", payload.get("type"))
         return dict(payload)
     key = _memo_key(payload, family)
     found = _rendered.get(key) if key is not None else None
