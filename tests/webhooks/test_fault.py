@@ -42,6 +42,7 @@ def _state(endpoint, events) -> str:
     )
 
 
+@pytest.mark.handmade_events  # hand-made payloads through the webhook plumbing
 def test_every_event_is_delivered_despite_a_killed_worker_and_a_redis_restart(settings):
     settings.WEBHOOK_ALLOW_HTTP = True
     settings.WEBHOOK_ALLOWED_CIDRS = ["127.0.0.0/8"]

@@ -68,6 +68,7 @@ class HangingServer:
         self.server.server_close()
 
 
+@pytest.mark.handmade_events  # hand-made payloads through the webhook plumbing
 def test_a_hanging_endpoint_holds_one_worker_slot_and_the_healthy_one_gets_everything(settings):
     settings.WEBHOOK_ALLOW_HTTP = True
     settings.WEBHOOK_ALLOWED_CIDRS = ["127.0.0.0/8"]
