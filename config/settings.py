@@ -477,6 +477,9 @@ PUBLISH_PROCESSING_POLL_DELAYS = [
 ]
 #: TikTok audited the app: without it TikTok accepts only SELF_ONLY posts (profiles say so)
 TIKTOK_APP_AUDITED = env.bool("TIKTOK_APP_AUDITED", default=False)
+#: domains (their subdomains too) and https URL prefixes verified in the TikTok developer portal
+#: (URL properties): TikTok pulls photos (PULL_FROM_URL) only from those; checked before init
+TIKTOK_VERIFIED_URL_PREFIXES = env.list("TIKTOK_VERIFIED_URL_PREFIXES", default=[])
 #: Google audited the YouTube API project: without it every upload is locked private
 YOUTUBE_PROJECT_AUDITED = env.bool("YOUTUBE_PROJECT_AUDITED", default=False)
 #: Pinterest granted Standard access: without it (Trial) writes go to PINTEREST_API_URL's sandbox

@@ -87,8 +87,16 @@ _SHARED_FIELD_NAMES = {
 
 #: per family: the request field that names each domain subject of an error's `problems`
 FIELD_NAMES: dict[str, dict[str, str]] = {
-    "v1": dict(_SHARED_FIELD_NAMES),
-    "api": dict(_SHARED_FIELD_NAMES),
+    "v1": {
+        **_SHARED_FIELD_NAMES,
+        "tiktok_privacy_level": "options.tiktok.privacyLevel",
+        "tiktok_consent": "options.tiktok.consent",
+    },
+    "api": {
+        **_SHARED_FIELD_NAMES,
+        "tiktok_privacy_level": "tiktok.privacyLevel",
+        "tiktok_consent": "tiktok.consent",
+    },
 }
 
 

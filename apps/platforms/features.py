@@ -31,7 +31,7 @@ def features_allowed(platform: str, granted: str) -> list[dict[str, Any]]:
         if platform == "tiktok" and name == "publish" and not getattr(settings, "TIKTOK_APP_AUDITED", False):
             note = (
                 "This TikTok app is not audited yet: TikTok lets it post only privately (SELF_ONLY), "
-                "for at most 5 users a day; set defaultVisibility to private until TikTok audits it."
+                "for at most 5 users a day; choose SELF_ONLY for each post until TikTok audits it."
             )
         out.append(
             {

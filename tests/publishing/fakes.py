@@ -1180,6 +1180,16 @@ class TikTokFake(FakePlatform):
         self.publishes: dict[str, dict[str, Any]] = {}
         #: seconds of moderation after PUBLISH_COMPLETE before a public post's id exists
         self.moderation_seconds = 0.0
+        #: the app passed TikTok's audit. Until then (content sharing guidelines): every post is
+        #: SELF_ONLY whatever was asked, the account must be private at posting time
+        #: (403 unaudited_client_can_only_post_to_private_accounts), and at most 5 users post in
+        #: 24 h (403 reached_active_user_cap); a user is known here by the token it presents
+        self.audited = True
+        self.account_private = False
+        self.active_users: dict[str, float] = {}
+        #: domains and URL prefixes the app verified in the developer portal: PULL_FROM_URL from
+        #: anywhere else is 403 url_ownership_unverified
+        self.verified_url_prefixes = ["postforge.test", "postforge.dev"]
 
     def routes_setup(self) -> None:
         self.route("POST", r"/v2/post/publish/creator_info/query/", self.creator_info)
@@ -1251,19 +1261,55 @@ class TikTokFake(FakePlatform):
             }
         )
 
-    def _check_post_info(self, info: dict[str, Any]) -> Reply | None:
+    def _check_post_info(self, info: dict[str, Any], req: FakeRequest | None = None) -> Reply | None:
         if info.get("privacy_level") not in self.privacy_level_options:
             return self.error_reply("bad_request")
+        if self.audited or req is None:
+            return None
+        if not self.account_private:
+            return self.err(
+                403,
+                "unaudited_client_can_only_post_to_private_accounts",
+                "Unaudited clients can only post to a private account.",
+            )
+        now, user = self.clock(), self.presented_token(req)
+        self.active_users = {u: t for u, t in self.active_users.items() if now - t < 86400}
+        if user not in self.active_users and len(self.active_users) >= 5:
+            return self.err(
+                403,
+                "reached_active_user_cap",
+                "The daily quota for active publishing users from your client is reached.",
+            )
+        self.active_users.setdefault(user, now)
+        info["privacy_level"] = "SELF_ONLY"  # restricted to private viewing, whatever was asked
         return None
+
+    def _url_verified(self, url: str) -> bool:
+        from urllib.parse import urlsplit
+
+        host = (urlsplit(url).hostname or "").lower()
+        return url.startswith("https://") and any(
+            url.startswith(p) if "://" in p else host == p or host.endswith("." + p)
+            for p in self.verified_url_prefixes
+        )
+
+    def _unverified(self) -> Reply:
+        return self.err(
+            403,
+            "url_ownership_unverified",
+            "The ownership of the domain or URL prefix of the media URL is not verified.",
+        )
 
     def video_init(self, req: FakeRequest) -> Reply:
         if not self._json_ok(req) or not isinstance(req.json, dict):
             return self.err(400, "invalid_params", "Content-Type must be application/json")
         body = req.json
-        problem = self._check_post_info(body.get("post_info") or {})
+        source = body.get("source_info") or {}
+        if source.get("source") == "PULL_FROM_URL" and not self._url_verified(str(source.get("video_url", ""))):
+            return self._unverified()
+        problem = self._check_post_info(body.get("post_info") or {}, req)
         if problem:
             return problem
-        source = body.get("source_info") or {}
         publish_id = f"v_pub_file~v2-1.{self.next_id(19)}"
         entry: dict[str, Any] = {
             "id": publish_id,
@@ -1294,8 +1340,6 @@ class TikTokFake(FakePlatform):
                 }
             )
         if source.get("source") == "PULL_FROM_URL":
-            if not str(source.get("video_url", "")).startswith("https://"):
-                return self.err(403, "url_ownership_unverified", "The video_url domain is not verified.")
             self.publishes[publish_id] = entry
             self._finish_upload(req, entry)
             return self.ok({"publish_id": publish_id})
@@ -1338,10 +1382,12 @@ class TikTokFake(FakePlatform):
 
     def content_init(self, req: FakeRequest) -> Reply:
         body = req.json or {}
-        problem = self._check_post_info(body.get("post_info") or {})
+        source = body.get("source_info") or {}
+        if not all(self._url_verified(str(u)) for u in source.get("photo_images") or []):
+            return self._unverified()
+        problem = self._check_post_info(body.get("post_info") or {}, req)
         if problem:
             return problem
-        source = body.get("source_info") or {}
         if (
             body.get("media_type") != "PHOTO"
             or source.get("source") != "PULL_FROM_URL"
@@ -1442,6 +1488,14 @@ class YouTubeFake(FakePlatform):
         self.sessions: dict[str, dict[str, Any]] = {}
         self.videos: dict[str, dict[str, Any]] = {}
         self.comments: list[dict[str, Any]] = []
+        #: Google audited the API project: until then every upload is locked private, whatever
+        #: status.privacyStatus asked (https://developers.google.com/youtube/v3/docs/videos/insert)
+        self.project_audited = True
+        #: videos.insert's own daily bucket per Cloud project (default 100 calls a day, reset at
+        #: midnight Pacific): past it, 403 quotaExceeded in the youtube.quota domain
+        #: (https://developers.google.com/youtube/v3/determine_quota_cost)
+        self.uploads_per_day = 100
+        self.uploads_today: dict[str, int] = {}
 
     _YT = "https://www.googleapis.com/auth/youtube"
     # videos.insert: youtube.upload (or youtube, youtube.force-ssl); commentThreads.insert:
@@ -1521,8 +1575,18 @@ class YouTubeFake(FakePlatform):
             "NOT_FOUND",
         )
 
+    def _pacific_day(self) -> str:
+        from datetime import UTC, datetime
+        from zoneinfo import ZoneInfo
+
+        return datetime.fromtimestamp(self.clock(), UTC).astimezone(ZoneInfo("America/Los_Angeles")).date().isoformat()
+
     def start_upload(self, req: FakeRequest) -> Reply:
         q = req.query
+        day = self._pacific_day()
+        if self.uploads_today.get(day, 0) >= self.uploads_per_day:
+            return self.error_reply("quota_exceeded")
+        self.uploads_today[day] = self.uploads_today.get(day, 0) + 1
         if q.get("uploadType") != "resumable" or set(q.get("part", "").split(",")) != {"snippet", "status"}:
             return self.error_reply(
                 "bad", message="uploadType=resumable and part=snippet,status are required"
@@ -1573,6 +1637,10 @@ class YouTubeFake(FakePlatform):
         session["video_id"] = video_id
         failure = self.take_processing_failure()
         meta = session["metadata"]
+        status = {**meta.get("status", {}), "uploadStatus": "uploaded"}
+        if not self.project_audited:  # the private lock: what was asked does not matter
+            status["privacyStatus"] = "private"
+            status.pop("publishAt", None)
         video = {
             "id": video_id,
             "snippet": {
@@ -1580,7 +1648,7 @@ class YouTubeFake(FakePlatform):
                 "channelId": self.account.external_id,
                 "publishedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             },
-            "status": {**meta.get("status", {}), "uploadStatus": "uploaded"},
+            "status": status,
             "processing": {"polls_left": self.processing_polls, "failure": failure},
             "bytes": bytes(session["received"]),
             "notify": session["notify"],

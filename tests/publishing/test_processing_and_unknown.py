@@ -25,6 +25,8 @@ from tests.publishing.fakes import FakeClock
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIKTOK_SCOPES = "user.info.basic,video.publish,video.upload,video.list,user.info.stats"
+#: what a TikTok schedule carries: the creator's privacy level and consent (no default)
+TIKTOK_CHOICES = {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE", "consent": True}}
 
 
 @pytest.fixture
@@ -61,7 +63,9 @@ def scheduled(owner, brand, profile, platform):
         inp=content_services.GenerationInput(prompt="Autumn latte launch", platforms=[platform], brand=brand),
     )
     when = timezone.now() + datetime.timedelta(minutes=30)
-    services.publications_schedule(content=content, profiles=[profile], scheduled_for=when)
+    services.publications_schedule(
+        content=content, profiles=[profile], scheduled_for=when, options=TIKTOK_CHOICES
+    )
     return Publication.objects.get(content=content)
 
 

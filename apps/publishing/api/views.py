@@ -12,6 +12,7 @@ from apps.profiles.api.serializers import ProfileOutput as ApiProfileOutput
 from apps.profiles.api.serializers import present_profile
 from apps.profiles.models import PLATFORMS, Platform
 from apps.profiles.permissions import PROFILES
+from apps.profiles.selectors import profile_rows
 
 from .. import oauth, permissions
 from ..bluesky import bluesky_connect
@@ -23,10 +24,13 @@ from ..serializers import (
     PAGE_ID,
     REDIRECT_URI,
     BlueskyConnectInput,
+    CreatorInfoOutput,
     RedirectOriginInput,
     RedirectOriginOutput,
+    present_creator_info,
     present_redirect_origin,
 )
+from ..services.tiktok import tiktok_creator_info
 
 
 class AuthorizeInput(StrictSerializer):
@@ -142,3 +146,24 @@ class RedirectOriginViewSet(ListMixin, ApiViewSet):
     def destroy(self, request, pk=None):
         oauth.redirect_origin_remove(row=self.get_object())
         return self.respond(None, status=204)
+
+
+class TikTokCreatorInfoViewSet(ApiViewSet):
+    """TikTok's creator_info for a client's composer."""
+
+    policy = PROFILES
+    id_kind = "profile"
+    queryset = profile_rows()
+
+    @extend_schema(
+        responses=CreatorInfoOutput,
+        operation_id="api_profiles_tiktok_creator_info",
+        description="What TikTok lets this creator choose now (creator_info/query): nickname, avatar, "
+        "privacy levels (show them with none preselected), the longest video, and the interactions the "
+        "creator disabled. A TikTok schedule or publish sends the chosen level and the creator's "
+        "consent in `tiktok`. A profile on another platform is a 400.",
+    )
+    def creator_info(self, request, pk=None):
+        profile = self.get_object()
+        info = tiktok_creator_info(profile=profile)
+        return self.respond(present_creator_info(profile, info, family="api"))

@@ -82,6 +82,9 @@ class PublishResult:
     #: caller keeps ``state`` and asks ``check_pending(state)`` later; never post it again
     pending: bool = False
     state: dict[str, Any] = field(default_factory=dict)
+    #: who can see the post, in the platform's own words, as it reported it (YouTube's
+    #: privacyStatus read back, TikTok's privacy_level); empty: not known
+    visibility: str = ""
 
 
 @dataclass

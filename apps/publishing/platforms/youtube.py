@@ -64,6 +64,14 @@ class YouTubeClient(PlatformClient):
         if error.code in QUOTA_REASONS and error.retry_after is None:
             # Daily project quota: retrying before it resets only burns attempts.
             error.retry_after = seconds_until_pacific_midnight()
+        if error.code == "quotaExceeded":
+            error.message = (
+                f"{error.message} (YouTube quotaExceeded: the daily quota of this app's Google Cloud "
+                "project is used up, for every customer at once; videos.insert has its own bucket of "
+                "about 100 uploads a day. It resets at midnight Pacific time, when the post is tried "
+                "again; the operator can ask Google for more through the quota extension form, "
+                "https://developers.google.com/youtube/v3/guides/quota_and_compliance_audits)"
+            )
         return error
 
     def validate(self, req: PostRequest) -> None:
@@ -155,6 +163,7 @@ class YouTubeClient(PlatformClient):
         resource = self._upload(session_uri, blob, ctype)
         video_id = resource["id"]
         resource = self._wait_for_processing(video_id, resource)
+        visibility = self.read_visibility(video_id, resource)
         raw: dict[str, Any] = {"video_id": video_id, "status": resource.get("status", {})}
         if req.first_comment:
             raw["first_comment"] = self.after_publish(
@@ -165,7 +174,26 @@ class YouTubeClient(PlatformClient):
             if req.post_type == "short"
             else f"https://www.youtube.com/watch?v={video_id}"
         )
-        return PublishResult(external_id=video_id, url=url, raw=raw)
+        return PublishResult(external_id=video_id, url=url, raw=raw, visibility=visibility)
+
+    def read_visibility(self, video_id: str, resource: dict[str, Any]) -> str:
+        """``status.privacyStatus`` as YouTube holds it after the upload (``videos.list
+        part=status``): a project Google has not audited gets every upload locked private,
+        whatever the metadata asked. The processing reads carry it; otherwise one more read,
+        which may fail without failing the publish (the video exists)."""
+        if "processing_wait_error" not in resource:
+            status = (resource.get("status") or {}).get("privacyStatus")
+            if status:
+                return str(status)
+
+        def read() -> str:
+            items = self.get_json(
+                "GET", "/youtube/v3/videos", params={"part": "status", "id": video_id}
+            ).get("items") or [{}]
+            return str((items[0].get("status") or {}).get("privacyStatus") or "")
+
+        found = self.after_publish("read_visibility", read)
+        return found if isinstance(found, str) else ""
 
     def _upload(self, session_uri: str, blob: bytes, ctype: str) -> dict[str, Any]:
         total = len(blob)

@@ -99,6 +99,13 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
                 generated=asset.kind == "generated",
             )
         )
+    tiktok = publication.options.get("tiktok")
+    if publication.profile.platform == "tiktok" and not (isinstance(tiktok, dict) and tiktok.get("privacyLevel")):
+        raise PlatformError(
+            "This TikTok post carries no privacy level chosen by the creator, and TikTok has no "
+            "default: schedule it again with the TikTok choices (privacyLevel, consent).",
+            code="privacy_level_missing",
+        )
     first_comment = publication.options.get("firstComment") or variant.first_comment
     return PostRequest(
         caption=compose_caption(variant.caption, variant.hashtags),

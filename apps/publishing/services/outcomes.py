@@ -130,6 +130,7 @@ def _updates_for(a: _Attempt, now: datetime.datetime) -> dict[str, Any]:
             "last_error": "",
             "error_code": "",
             "first_comment_error": _first_comment_error(a.result),
+            "visibility": a.result.visibility[:40],
         }
     if isinstance(a, _Processing):
         # The platform answered: the post exists (or will), so it is never posted again.
@@ -204,6 +205,7 @@ def _publication_updated(pub: Publication) -> None:
             "url": public_url(pub.url),
             "lastError": pub.last_error or None,
             "firstCommentError": pub.first_comment_error or None,
+            "visibility": pub.visibility or None,
             "sandbox": pub.profile.sandbox,
         },
     )

@@ -9,6 +9,7 @@ from apps.core.serializers import NamedChoiceField, StrictSerializer
 from apps.core.views import ListMixin, V1ViewSet
 from apps.profiles.models import Platform
 from apps.profiles.permissions import PROFILES
+from apps.profiles.selectors import profile_rows
 from apps.profiles.v1.serializers import ProfileOutput as V1ProfileOutput
 from apps.profiles.v1.serializers import present_profile
 
@@ -20,10 +21,13 @@ from ..serializers import (
     PAGE_ID,
     REDIRECT_URI,
     BlueskyConnectInput,
+    CreatorInfoOutput,
     RedirectOriginInput,
     RedirectOriginOutput,
+    present_creator_info,
     present_redirect_origin,
 )
+from ..services.tiktok import tiktok_creator_info
 
 
 class ConnectInput(StrictSerializer):
@@ -119,3 +123,24 @@ class RedirectOriginViewSet(ListMixin, V1ViewSet):
     def destroy(self, request, pk=None):
         oauth.redirect_origin_remove(row=self.get_object())
         return self.respond(None, status=204)
+
+
+class TikTokCreatorInfoViewSet(V1ViewSet):
+    """TikTok's creator_info for a client's composer."""
+
+    policy = PROFILES
+    id_kind = "profile"
+    queryset = profile_rows()
+
+    @extend_schema(
+        responses=CreatorInfoOutput,
+        operation_id="v1_profiles_tiktok_creator_info",
+        description="What TikTok lets this creator choose now (creator_info/query): nickname, avatar, "
+        "privacy levels (show them with none preselected), the longest video, and the interactions the "
+        "creator disabled. A TikTok schedule or publish sends the chosen level and the creator's "
+        "consent in `options.tiktok`. A profile on another platform is a 400.",
+    )
+    def creator_info(self, request, pk=None):
+        profile = self.get_object()
+        info = tiktok_creator_info(profile=profile)
+        return self.respond(present_creator_info(profile, info, family="v1"))
