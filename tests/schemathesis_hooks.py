@@ -21,6 +21,8 @@ SCHEMATHESIS_HOOKS). Each one supplies what a schema cannot say and a real clien
   a new default brand), not on the request (that 400 is pinned in tests/publishing);
 - no positive Bluesky connect: it needs Bluesky's directory, out of reach in the run (its 502
   is pinned in tests/publishing/test_bluesky.py);
+- no positive TikTok creator-info read: the run binds one profile, on Instagram, and creator
+  info is TikTok's (that 400 is pinned in tests/publishing/test_tiktok_choices.py; the 200 too);
 - a positive approval-link body names no other content (`contentIds` empty): a generated
   string is no content of the organization, and that 400 is pinned in tests/review;
 - no DELETE of the objects the run's bindings name (SCHEMATHESIS_KEEP_IDS): every later case
@@ -191,6 +193,14 @@ def _bluesky_reached(case) -> bool:
     return not _negative(case, ParameterLocation.BODY)
 
 
+def _creator_info_off_tiktok(case) -> bool:
+    """A positive TikTok creator-info read: the run's profile is on Instagram, so the answer is
+    the 400 naming the platform (pinned in tests/publishing/test_tiktok_choices.py)."""
+    if not case.operation.path.endswith("/tiktok/creator-info"):
+        return False
+    return not _negative(case, ParameterLocation.PATH)
+
+
 #: the ids of the objects the run binds (tests/test_schemathesis.py), in both families' forms
 PROFILE = os.environ.get("SCHEMATHESIS_PROFILE_ID", "")
 KEEP = frozenset(filter(None, os.environ.get("SCHEMATHESIS_KEEP_IDS", "").split(",")))
@@ -204,7 +214,13 @@ def _deletes_kept(case) -> bool:
 
 @schemathesis.hook
 def filter_case(ctx, case):
-    if _headers_hold(case) or _page_off_facebook(case) or _deletes_kept(case) or _bluesky_reached(case):
+    if (
+        _headers_hold(case)
+        or _page_off_facebook(case)
+        or _deletes_kept(case)
+        or _bluesky_reached(case)
+        or _creator_info_off_tiktok(case)
+    ):
         return False
     query = case.query or {}
     start, end = query.get("startDate"), query.get("endDate")

@@ -722,12 +722,9 @@ def profile_refresh_token(  # noqa: PLR0911 - one early answer per case the docs
         tokens = backend.refresh(access_token=access, refresh_token=refresh)
     except SocialAuthBaseException as exc:
         if _refresh_revoked(exc, profile.platform):
-            detail = f" ({exc.detail})" if exc.detail else ""
-            return profile_mark_token(
-                profile,
-                "revoked",
-                f"{profile.platform.capitalize()} refused to refresh the token{detail}: reconnect the profile.",
-            )
+            from .services.tokens import refresh_refusal
+
+            return profile_mark_token(profile, *refresh_refusal(profile, exc.detail, now=now))
         raise TokenRefreshFailed(f"{profile.platform}: {exc.code} ({exc.status_code})") from None
     if not tokens.scope:
         tokens.scope = profile.token_scopes

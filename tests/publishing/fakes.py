@@ -1305,7 +1305,9 @@ class TikTokFake(FakePlatform):
             return self.err(400, "invalid_params", "Content-Type must be application/json")
         body = req.json
         source = body.get("source_info") or {}
-        if source.get("source") == "PULL_FROM_URL" and not self._url_verified(str(source.get("video_url", ""))):
+        if source.get("source") == "PULL_FROM_URL" and not self._url_verified(
+            str(source.get("video_url", ""))
+        ):
             return self._unverified()
         problem = self._check_post_info(body.get("post_info") or {}, req)
         if problem:
@@ -1579,7 +1581,12 @@ class YouTubeFake(FakePlatform):
         from datetime import UTC, datetime
         from zoneinfo import ZoneInfo
 
-        return datetime.fromtimestamp(self.clock(), UTC).astimezone(ZoneInfo("America/Los_Angeles")).date().isoformat()
+        return (
+            datetime.fromtimestamp(self.clock(), UTC)
+            .astimezone(ZoneInfo("America/Los_Angeles"))
+            .date()
+            .isoformat()
+        )
 
     def start_upload(self, req: FakeRequest) -> Reply:
         q = req.query

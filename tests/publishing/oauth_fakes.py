@@ -236,6 +236,7 @@ class Issued:
     kind: str  # access | short | long | user | page | refresh
     scopes: frozenset[str]
     refresh_ttl: int = 0
+    issued_at: float = 0.0
 
 
 def _scopes(value: str) -> frozenset[str]:
@@ -271,6 +272,9 @@ class FakeProvider:
     refresh_omits_new_token: bool = False
     #: LinkedIn: the app is approved for programmatic refresh tokens
     refresh_tokens_enabled: bool = True
+    #: Google: the app's OAuth consent screen is in Testing, so its refresh tokens die 7 days
+    #: after they were issued (https://developers.google.com/identity/protocols/oauth2#expiration)
+    consent_screen_testing: bool = False
     #: the redirect URI registered for the app (None: anything ending in /oauth/<platform>/callback)
     redirect_uri: str | None = None
     issued: dict[str, Issued] = field(default_factory=dict)
@@ -358,7 +362,7 @@ class FakeProvider:
 
     def _mint(self, kind: str, scopes: frozenset[str], *, refresh_ttl: int = 0) -> str:
         token = self._new(kind)
-        self.issued[token] = Issued(kind=kind, scopes=scopes, refresh_ttl=refresh_ttl)
+        self.issued[token] = Issued(kind=kind, scopes=scopes, refresh_ttl=refresh_ttl, issued_at=time.time())
         (self.refresh_tokens if kind == "refresh" else self.access_tokens).add(token)
         return token
 
@@ -368,6 +372,9 @@ class FakeProvider:
             return None
         if token not in self.access_tokens and token not in self.refresh_tokens:
             return None
+        testing = self.platform == "youtube" and self.consent_screen_testing and info.kind == "refresh"
+        if testing and time.time() - info.issued_at >= 7 * 86400:
+            return None  # Google answers invalid_grant "Token has been expired or revoked."
         return info
 
     def kind_of(self, token: str) -> str:

@@ -15,6 +15,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
+from apps.brands.models import Brand
 from apps.content import services as content_services
 from apps.core import ids
 from apps.publishing import services
@@ -23,15 +24,21 @@ from apps.publishing.platforms.base import MediaItem, PlatformError, PostRequest
 from apps.publishing.platforms.tiktok import TikTokClient
 from tests.factories import ProfileFactory
 from tests.publishing.conftest import client_for
-from tests.publishing.test_processing_and_unknown import TIKTOK_SCOPES, brand, real_profile  # noqa: F401
+from tests.publishing.test_processing_and_unknown import TIKTOK_SCOPES, real_profile
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def brand(owner):
+    return Brand.objects.get(organization=owner.org, is_default=True)
+
 
 CHOICES = {"privacyLevel": "PUBLIC_TO_EVERYONE", "consent": True}
 
 
 @pytest.fixture
-def tiktok(settings, owner, brand, make_fake, monkeypatch):  # noqa: F811
+def tiktok(settings, owner, brand, make_fake, monkeypatch):
     fake = make_fake("tiktok")
     settings.PUBLIC_BASE_URL = "https://postforge.test"
     fake.processing_polls = 0
@@ -39,7 +46,7 @@ def tiktok(settings, owner, brand, make_fake, monkeypatch):  # noqa: F811
     return fake, real_profile(settings, owner, brand, fake, scopes=TIKTOK_SCOPES)
 
 
-def made(owner, brand, media_type="video"):  # noqa: F811
+def made(owner, brand, media_type="video"):
     content = content_services.content_request_generation(
         organization=owner.org,
         inp=content_services.GenerationInput(
@@ -55,7 +62,7 @@ def later() -> str:
     return (timezone.now() + datetime.timedelta(hours=2)).isoformat()
 
 
-def test_a_tiktok_post_without_the_creators_choices_is_a_400_in_both_families(owner, brand):  # noqa: F811
+def test_a_tiktok_post_without_the_creators_choices_is_a_400_in_both_families(owner, brand):
     profile = ProfileFactory(organization=owner.org, brand=brand, platform="tiktok", sandbox=True)
     content = made(owner, brand)
     v1 = owner.client()
@@ -98,7 +105,7 @@ def test_the_level_must_be_one_the_creator_offers_now_and_an_unaudited_app_only_
     owner,
     brand,
     tiktok,
-    settings,  # noqa: F811
+    settings,
 ):
     fake, profile = tiktok
     fake.privacy_level_options = ["FOLLOWER_OF_CREATOR", "SELF_ONLY"]  # a private account
@@ -126,7 +133,7 @@ def test_the_level_must_be_one_the_creator_offers_now_and_an_unaudited_app_only_
     assert Publication.objects.get(content=content).status == "scheduled"
 
 
-def test_creator_info_for_the_composer_in_both_families(owner, brand, tiktok, settings):  # noqa: F811
+def test_creator_info_for_the_composer_in_both_families(owner, brand, tiktok, settings):
     fake, profile = tiktok
     settings.TIKTOK_APP_AUDITED = False
     v1 = owner.client().get(f"/v1/profiles/{ids.render(profile.pk, 'profile')}/tiktok/creator-info")
@@ -157,7 +164,7 @@ def test_creator_info_for_the_composer_in_both_families(owner, brand, tiktok, se
 def test_the_post_carries_the_chosen_level_the_toggles_and_is_aigc_and_records_the_visibility(
     owner,
     brand,
-    tiktok,  # noqa: F811
+    tiktok,
 ):
     fake, profile = tiktok
     content = made(owner, brand)
@@ -180,7 +187,7 @@ def test_the_post_carries_the_chosen_level_the_toggles_and_is_aigc_and_records_t
     assert a["publications"][0]["visibility"] == "FOLLOWER_OF_CREATOR"
 
 
-def test_a_publication_without_a_chosen_level_is_never_posted_with_a_default(owner, brand, tiktok):  # noqa: F811
+def test_a_publication_without_a_chosen_level_is_never_posted_with_a_default(owner, brand, tiktok):
     fake, profile = tiktok
     content = made(owner, brand)
     when = timezone.now() + datetime.timedelta(minutes=5)

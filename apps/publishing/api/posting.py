@@ -17,8 +17,8 @@ from .. import services
 from ..filters import PublicationFilter, PublicationProfileFilter
 from ..models import Publication
 from ..permissions import POSTING
-from ..serializers import TIKTOK_HELP, TikTokChoicesInput
 from ..selectors import profiles_for_publishing, publication_rows
+from ..serializers import TIKTOK_HELP, TikTokChoicesInput
 
 
 class PostScheduleInput(StrictSerializer):
@@ -153,7 +153,11 @@ class PostsViewSet(ApiViewSet):
             [profile] = profiles_for_publishing(
                 organization=self.actor.organization, content=content, raw_ids=[data["profileId"]]
             )
-            services.queue_add(content=content, profile=profile, options={"tiktok": data["tiktok"]} if "tiktok" in data else None)
+            services.queue_add(
+                content=content,
+                profile=profile,
+                options={"tiktok": data["tiktok"]} if "tiktok" in data else None,
+            )
             return self.respond(content_s.present_content(self._content(content.pk), request), status=201)
         pubs = self._of_profile().upcoming().order_by("scheduled_for", "created_at")[:100]
         profiles = SocialProfile.objects.for_organization(self.actor.organization).filter(connected=True)

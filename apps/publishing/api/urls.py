@@ -9,9 +9,7 @@ router = Router()
 router.register("posts", PostsViewSet, basename="api-posts")
 urlpatterns = [
     *router.urls,
-    path(
-        "profiles/<str:pk>/tiktok/creator-info", TikTokCreatorInfoViewSet.as_view({"get": "creator_info"})
-    ),
+    path("profiles/<str:pk>/tiktok/creator-info", TikTokCreatorInfoViewSet.as_view({"get": "creator_info"})),
     path("oauth/platforms", OAuthViewSet.as_view({"get": "platforms"})),
     path("oauth/redirect-origins", RedirectOriginViewSet.as_view({"get": "list", "post": "create"})),
     path("oauth/redirect-origins/<str:pk>", RedirectOriginViewSet.as_view({"delete": "destroy"})),

@@ -187,9 +187,9 @@ class YouTubeClient(PlatformClient):
                 return str(status)
 
         def read() -> str:
-            items = self.get_json(
-                "GET", "/youtube/v3/videos", params={"part": "status", "id": video_id}
-            ).get("items") or [{}]
+            items = self.get_json("GET", "/youtube/v3/videos", params={"part": "status", "id": video_id}).get(
+                "items"
+            ) or [{}]
             return str((items[0].get("status") or {}).get("privacyStatus") or "")
 
         found = self.after_publish("read_visibility", read)

@@ -100,7 +100,9 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
             )
         )
     tiktok = publication.options.get("tiktok")
-    if publication.profile.platform == "tiktok" and not (isinstance(tiktok, dict) and tiktok.get("privacyLevel")):
+    if publication.profile.platform == "tiktok" and not (
+        isinstance(tiktok, dict) and tiktok.get("privacyLevel")
+    ):
         raise PlatformError(
             "This TikTok post carries no privacy level chosen by the creator, and TikTok has no "
             "default: schedule it again with the TikTok choices (privacyLevel, consent).",

@@ -17,7 +17,7 @@ from typing import Any, TypedDict
 
 from django.conf import settings
 
-from apps.core.errors import InvalidSubject, PlatformFailure, RuleViolation
+from apps.core.errors import InvalidSubject, PlatformFailure, Problem, RuleViolation
 from apps.platforms.gates import connect_notice, tiktok_privacy_refusal
 from apps.profiles.models import SocialProfile
 
@@ -112,7 +112,7 @@ def tiktok_choices_check(
     chosen = options.get("tiktok")
     chosen = chosen if isinstance(chosen, dict) else {}
     level = chosen.get("privacyLevel")
-    problems: dict[str, str] = {}
+    problems: dict[str, Problem] = {}
     if not level:
         problems["tiktok_privacy_level"] = (
             "Required for a TikTok post (TikTok has no default): one of the creator's "
@@ -127,7 +127,7 @@ def tiktok_choices_check(
         )
     if problems:
         raise InvalidSubject(
-            "A TikTok post needs the creator's choices: " + " ".join(problems.values()),
+            "A TikTok post needs the creator's choices: " + " ".join(str(p) for p in problems.values()),
             problems=problems,
         )
     gated = [r for p in tiktok if (r := tiktok_privacy_refusal(str(level), sandbox=p.sandbox))]

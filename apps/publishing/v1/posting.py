@@ -12,8 +12,8 @@ from apps.core.views import V1ViewSet
 
 from .. import services
 from ..permissions import POSTING
-from ..serializers import TIKTOK_HELP, TikTokChoicesInput
 from ..selectors import profiles_for_publishing
+from ..serializers import TIKTOK_HELP, TikTokChoicesInput
 
 
 class ScheduleOptions(StrictSerializer):
