@@ -127,7 +127,8 @@ def tiktok_choices_check(
         )
     if problems:
         raise InvalidSubject(
-            "A TikTok post needs the creator's choices: " + " ".join(str(p) for p in problems.values()),
+            "A TikTok post needs the creator's own choice of privacy level (TikTok has no default) and "
+            "the creator's consent.",
             problems=problems,
         )
     gated = [r for p in tiktok if (r := tiktok_privacy_refusal(str(level), sandbox=p.sandbox))]
