@@ -53,9 +53,9 @@ class SocialProfileAdmin(admin.ModelAdmin):
 
     @admin.display(description="Features the grant allows")
     def features_allowed(self, obj):
-        from apps.platforms.features import features_allowed
+        from apps.platforms.features import feature_platform, features_allowed
 
-        rows = features_allowed(obj.platform, obj.token_scopes)
+        rows = features_allowed(feature_platform(obj.platform, obj.external_id), obj.token_scopes)
         return format_html_join(
             "\n",
             "<div>{}: {}</div>",
