@@ -547,10 +547,12 @@ class FakeProvider:
             if old not in self.refresh_tokens:
                 return 400, invalid
             self.refresh_tokens.discard(old)  # X refresh tokens are single use
+            # the new tokens carry what the user granted (before, a fixed narrower scope: a
+            # refreshed X profile could no longer post, which the 90-day run found)
             return 200, {
                 "token_type": "bearer",
                 "expires_in": 7200,
-                **self._issue("tweet.read users.read offline.access"),
+                **self._issue(self.refresh_scopes.get(old) or "tweet.read users.read offline.access"),
             }
         return 400, {"error": "unsupported_grant_type", "error_description": "grant_type not supported"}
 
