@@ -10,9 +10,9 @@ without expiry, LinkedIn 60 days with no refresh token (an app outside the partn
 Bluesky a 2-hour session with a 90-day refresh JWT and the app password behind it. The
 publishing fakes accept only the tokens those issued, alive, with their scopes.
 
-The clock is moved by time-machine: each day the beat runs at 08:00, 09:10, 14:00, 20:00 and
-02:00 (token refresh, expiry warnings, due posts, status reads) and each profile gets a post at
-09:05. After every beat: a profile that says `valid` holds a token its platform accepts, or one
+The clock is moved by time-machine: each day the beat runs at 08:00, 09:10 and 20:00 (token
+refresh, expiry warnings, due posts, status reads) and each profile gets a post at 09:05 (the
+hour-long and two-hour tokens are refreshed before use, as a publish does). After every beat: a profile that says `valid` holds a token its platform accepts, or one
 the service can renew (a live refresh token, a live app password); a profile that is not valid
 has had its `profile.token_expired` at once; a token nothing can renew (LinkedIn's) was announced
 with `profile.token_expiring` 7 days and 1 day before it ran out. When the LinkedIn page's token
@@ -52,7 +52,7 @@ PLATFORMS = (*OAUTH, "bluesky")
 DAYS = 90
 START = datetime.datetime(2026, 12, 1, 8, 0, tzinfo=datetime.UTC)
 #: the beat's runs after 08:00 each day, as offsets from 08:00
-BEATS = (datetime.timedelta(hours=1, minutes=10), *(datetime.timedelta(hours=h) for h in (6, 12, 18)))
+BEATS = (datetime.timedelta(hours=1, minutes=10), datetime.timedelta(hours=12))
 BOARD = "1022106146619699000"
 BLUESKY_PASSWORD = "abcd-efgh-ijkl-mnop"
 
