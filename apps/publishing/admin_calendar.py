@@ -24,7 +24,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import Organization
 from apps.brands.models import Brand
-from apps.content.admin import error_text
 from apps.core import ids
 from apps.core.errors import ApplicationError, Conflict, InvalidSubject
 from apps.profiles.models import SocialProfile
@@ -42,6 +41,8 @@ def staff_organizations(user: AbstractUser | AnonymousUser) -> QuerySet[Organiza
     orgs = Organization.objects.order_by("name")
     if getattr(user, "is_superuser", False):
         return orgs
+    if user.pk is None:
+        return orgs.none()
     member_of = Organization.objects.filter(memberships__user_id=user.pk)
     return orgs.filter(pk__in=member_of.values("pk")) if member_of.exists() else orgs
 
@@ -69,20 +70,20 @@ def _organization(request: HttpRequest) -> Organization | None:
 
 
 def _filters(request: HttpRequest, org: Organization) -> tuple[uuid.UUID | None, uuid.UUID | None]:
-    """``brand`` and ``profile`` of this organization (another's is a 404, as its org)."""
-    brand_id, profile_id = _uuid(request.GET.get("brand")), _uuid(request.GET.get("profile"))
-    if request.GET.get("brand") and not Brand.objects.filter(pk=brand_id, organization=org).exists():
-        raise Http404("No such brand.")
-    if (
-        request.GET.get("profile")
-        and not SocialProfile.objects.filter(pk=profile_id, organization=org).exists()
-    ):
-        raise Http404("No such profile.")
-    return brand_id, profile_id
+    """``brand`` and ``profile`` of this organization (another's, or no id, is a 404, as its org)."""
+    chosen: list[uuid.UUID | None] = []
+    for name, model in (("brand", Brand), ("profile", SocialProfile)):
+        raw = request.GET.get(name)
+        pk = _uuid(raw)
+        if raw and (pk is None or not model.objects.filter(pk=pk, organization=org).exists()):
+            raise Http404(f"No such {name}.")
+        chosen.append(pk)
+    return chosen[0], chosen[1]
 
 
 def _invalid(exc: ApplicationError, status: int = 400) -> JsonResponse:
-    return JsonResponse({"error": error_text(exc), "problems": exc.problems}, status=status)
+    # the message says it all (error_text would repeat the problems after it)
+    return JsonResponse({"error": exc.message, "problems": exc.problems}, status=status)
 
 
 def calendar_view(request: HttpRequest) -> TemplateResponse:

@@ -3,7 +3,7 @@
 One organization at a time (optionally one brand or one profile), drawn in one time zone:
 - posts: publications that are scheduled, on their way out, published or failed (cancelled ones
   are not shown), placed at their publish time (a published post at the time it went out);
-- slots: each connected profile's posting times (``settings.postingTimes``) that no open
+- slots: each connected profile's (with a valid grant) posting times (``settings.postingTimes``) that no open
   publication of that profile takes, in the future: where the queue would put the next post.
 
 The whole read is four statements however many posts and profiles there are (publications with
@@ -130,7 +130,10 @@ def calendar_data(
         )
     )
     pubs = Publication.objects.filter(in_window, organization_id=organization_id, status__in=SHOWN)
-    profiles = SocialProfile.objects.filter(organization_id=organization_id, connected=True)
+    # a profile that cannot publish (disconnected, its grant lapsed) offers no slot
+    profiles = SocialProfile.objects.filter(
+        organization_id=organization_id, connected=True, token_status="valid"
+    )
     if brand_id:
         pubs, profiles = pubs.filter(profile__brand_id=brand_id), profiles.filter(brand_id=brand_id)
     if profile_id:

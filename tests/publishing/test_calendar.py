@@ -214,7 +214,7 @@ def _staff(django_user_model, *perms: str):
 
 
 def test_a_staff_member_of_one_organization_sees_only_it(client, django_user_model, two_orgs):
-    ours, theirs, profile, other = two_orgs
+    ours, theirs, _, other = two_orgs
     user = _staff(django_user_model, "publishing.view_publication", "publishing.change_publication")
     Membership.objects.create(organization=ours, user=user, role="admin")
     client.force_login(user)

@@ -93,10 +93,8 @@
     thumb.appendChild(icon(p.platform));
     a.appendChild(thumb);
     var body = el("span", "pf-cal-body");
-    var line = el("span", "pf-cal-line");
-    line.appendChild(el("strong", "pf-cal-time", p.time));
-    line.appendChild(el("span", "pf-cal-status pf-st-" + p.status, p.status));
-    body.appendChild(line);
+    body.appendChild(el("strong", "pf-cal-time", p.time));
+    body.appendChild(el("span", "pf-cal-status pf-st-" + p.status, p.status));
     body.appendChild(el("span", "pf-cal-text", p.text || "@" + p.profile));
     a.appendChild(body);
     if (p.draggable && mayMove) {
@@ -231,8 +229,7 @@
       grid.appendChild(h);
     }
     var first = 24;
-    for (var hour = 0; hour < 24; hour++) {
-      var hh = (hour < 10 ? "0" : "") + hour;
+    var hourRow = function (hh) {
       grid.appendChild(el("div", "pf-cal-hour", hh + ":00"));
       days.forEach(function (day) {
         var cell = el("div", "pf-cal-slotcell");
@@ -241,12 +238,13 @@
         if (day < now) cell.classList.add("pf-cal-past");
         var inHour = function (x) { return x.time.slice(0, 2) === hh; };
         var ps = (posts[day] || []).filter(inHour), ss = (slots[day] || []).filter(inHour);
-        if (ps.length || ss.length) first = Math.min(first, hour);
+        if (ps.length || ss.length) first = Math.min(first, +hh);
         dayItems(cell, ps, ss);
         dropTarget(cell, function (p) { return {date: day, time: hh + ":" + p.time.slice(3, 5)}; });
         grid.appendChild(cell);
       });
-    }
+    };
+    for (var hour = 0; hour < 24; hour++) hourRow((hour < 10 ? "0" : "") + hour);
     wrap.appendChild(grid);
     wrap.dataset.firstHour = String(first === 24 ? 8 : Math.min(first, 8));
     return wrap;
@@ -265,7 +263,8 @@
       var wrap = drawWeek(data, posts, slots);
       root.appendChild(wrap);
       var row = wrap.querySelectorAll(".pf-cal-hour")[+wrap.dataset.firstHour];
-      if (row) wrap.scrollTop = row.offsetTop - 40;
+      var head = wrap.querySelector(".pf-cal-dow");
+      if (row) wrap.scrollTop = row.offsetTop - (head ? head.offsetHeight : 0);
     } else {
       var mid = addDays(data.start, 14);
       title.textContent = MONTHS[parse(mid).getUTCMonth()] + " " + parse(mid).getUTCFullYear();
