@@ -44,7 +44,12 @@ def queue(serve):
         )
     )
     serve.staff_user("cleo", "calendar-pass-1", reviewer=True)
-    return cider, hours, *ids
+    yield cider, hours, *ids
+    # the lapsed profile leaves with its post: other tests on this server pick "the" Instagram profile
+    serve.python(
+        "from apps.profiles.models import SocialProfile\n"
+        "SocialProfile.objects.filter(external_id='sandbox-calendar').delete()"
+    )
 
 
 def _publication(serve, content_id: str) -> dict:
