@@ -176,6 +176,7 @@ def _the_month(page, demo_id, day, cider, cider_pub):
     page.click("#pf-cal-month")
     page.wait_for_function("() => document.querySelector('.pf-cal-month') !== null")
     page.wait_for_selector("#pf-calendar[aria-busy=false]")
+    assert page.locator("#pf-cal-error").is_hidden()  # the last refusal is not carried to another view
     month_day = page.locator(f'.pf-cal-day[data-date="{day}"]')
     assert month_day.locator(".pf-cal-post").count() >= 2
     assert month_day.locator(f'.pf-cal-slot[data-profile="{demo_id}"]').count() == 2  # 09:00 and 12:30

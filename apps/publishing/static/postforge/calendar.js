@@ -289,9 +289,9 @@
   }
   document.getElementById("pf-cal-prev").addEventListener("click", function () { step(-1); });
   document.getElementById("pf-cal-next").addEventListener("click", function () { step(1); });
-  document.getElementById("pf-cal-today").addEventListener("click", function () { state.date = today(); load(); });
+  document.getElementById("pf-cal-today").addEventListener("click", function () { state.date = today(); showError(""); load(); });
   document.querySelectorAll(".pf-cal-views button").forEach(function (b) {
-    b.addEventListener("click", function () { state.view = b.dataset.view; load(); });
+    b.addEventListener("click", function () { state.view = b.dataset.view; showError(""); load(); });
   });
   var tzInput = document.getElementById("pf-cal-tz");
   if (tzInput && !tzInput.value) tzInput.value = state.tz;
