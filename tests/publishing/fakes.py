@@ -1796,14 +1796,21 @@ class LinkedInFake(FakePlatform):
     permanent_error_message = "ERROR :: /commentary :: length of commentary exceeds the maximum allowed"
     # Posts API: creating needs w_member_social; the author FINDER needs r_member_social
     # (approved partners only); member post analytics r_member_postAnalytics.
+    # An organization page (Community Management API): creating as it needs w_organization_social
+    # and an approved page role, reading its posts r_organization_social, its share statistics
+    # and the member's page roles rw_organization_admin (ADMINISTRATOR).
     route_scopes = {
-        "images_action": ("w_member_social",),
-        "videos_action": ("w_member_social",),
-        "create_post": ("w_member_social",),
-        "comment": ("w_member_social",),
-        "find_posts": ("r_member_social",),
+        "images_action": ("w_member_social", "w_organization_social"),
+        "videos_action": ("w_member_social", "w_organization_social"),
+        "create_post": ("w_member_social", "w_organization_social"),
+        "comment": ("w_member_social", "w_organization_social"),
+        "find_posts": ("r_member_social", "r_organization_social"),
         "analytics": ("r_member_postAnalytics",),
+        "organization_acls": ("rw_organization_admin", "r_organization_admin"),
+        "share_statistics": ("rw_organization_admin",),
     }
+    #: the page roles that may post as the organization (Posts API: w_organization_social)
+    POSTING_ROLES = frozenset({"ADMINISTRATOR", "DIRECT_SPONSORED_CONTENT_POSTER", "CONTENT_ADMINISTRATOR"})
 
     def __init__(self) -> None:
         super().__init__()
@@ -1815,8 +1822,175 @@ class LinkedInFake(FakePlatform):
         self.assets: dict[str, dict[str, Any]] = {}
         self.comments: list[dict[str, Any]] = []
         self.omit_restli_id = False
+        #: organization pages: id -> {"localizedName", "vanityName", "followers"}
+        self.organizations: dict[str, dict[str, Any]] = {}
+        #: the member's page roles, as organizationAcls lists them
+        self.acls: list[dict[str, Any]] = []
+
+    # ---- organization pages ----------------------------------------------------------------
+
+    def add_organization(
+        self,
+        org_id: str,
+        name: str,
+        *,
+        role: str = "ADMINISTRATOR",
+        state: str = "APPROVED",
+        followers: int = 0,
+    ) -> str:
+        """A page; the member holds ``role`` on it (``""``: no role). Returns its URN."""
+        urn = f"urn:li:organization:{org_id}"
+        self.organizations[org_id] = {
+            "localizedName": name,
+            "vanityName": re.sub(r"\W+", "-", name.lower()).strip("-"),
+            "followers": followers,
+        }
+        if role:
+            self.acls.append(
+                {
+                    "roleAssignee": f"urn:li:person:{self.person_id}",
+                    "role": role,
+                    "state": state,
+                    "organization": urn,
+                }
+            )
+        return urn
+
+    def set_role(self, org_urn: str, role: str, state: str = "APPROVED") -> None:
+        """The member's role on a page changes (``""``: the admin removed them)."""
+        self.acls = [a for a in self.acls if a["organization"] != org_urn]
+        if role:
+            self.acls.append(
+                {
+                    "roleAssignee": f"urn:li:person:{self.person_id}",
+                    "role": role,
+                    "state": state,
+                    "organization": org_urn,
+                }
+            )
+
+    def may_act_as(self, req: FakeRequest, author: str) -> Reply | None:
+        """None when the token's member may act as ``author``; else LinkedIn's refusal. A member
+        acts as themselves with w_member_social; as a page with w_organization_social and an
+        approved posting role on it."""
+        person = f"urn:li:person:{self.person_id}"
+        if author == person or (
+            author == self.account.external_id and not author.startswith("urn:li:organization:")
+        ):
+            if req.scopes is not None and "w_member_social" not in req.scopes:
+                return self.error_reply("scope_missing")
+            return None
+        if (
+            not author.startswith("urn:li:organization:")
+            or author.rsplit(":", 1)[1] not in self.organizations
+        ):
+            return self.error_reply("bad", message=f"ERROR :: /author :: {author} is not a valid author")
+        if req.scopes is not None and "w_organization_social" not in req.scopes:
+            return self.error_reply("scope_missing")
+        if not any(
+            a["organization"] == author and a["state"] == "APPROVED" and a["role"] in self.POSTING_ROLES
+            for a in self.acls
+        ):
+            return self.li(
+                403,
+                f"Not enough permissions to access: partnerApiPostsExternal.CREATE: member {person} has no "
+                f"approved ADMINISTRATOR, CONTENT_ADMINISTRATOR or DIRECT_SPONSORED_CONTENT_POSTER role on {author}",
+                "ACCESS_DENIED",
+                100,
+            )
+        return None
+
+    def organization_acls(self, req: FakeRequest) -> Reply:
+        q = req.query
+        if q.get("q") != "roleAssignee":
+            return self.error_reply("bad", message="Invalid finder")
+        rows = [
+            a
+            for a in self.acls
+            if (not q.get("role") or a["role"] == q["role"])
+            and (not q.get("state") or a["state"] == q["state"])
+        ]
+        start, count = int(q.get("start", 0)), int(q.get("count", 10))
+        return Reply(
+            200,
+            {
+                "elements": rows[start : start + count],
+                "paging": {"start": start, "count": count, "total": len(rows)},
+            },
+        )
+
+    def organization(self, req: FakeRequest, org_id: str) -> Reply:
+        org = self.organizations.get(org_id)
+        if org is None:
+            return self.error_reply("not_found", message=f"Organization {org_id} not found")
+        return Reply(
+            200,
+            {
+                "id": int(org_id),
+                "localizedName": org["localizedName"],
+                "vanityName": org["vanityName"],
+                "$URN": f"urn:li:organization:{org_id}",
+            },
+        )
+
+    def network_size(self, req: FakeRequest, urn: str) -> Reply:
+        org = self.organizations.get(urn.rsplit(":", 1)[-1])
+        if org is None or req.query.get("edgeType") != "COMPANY_FOLLOWED_BY_MEMBER":
+            return self.error_reply(
+                "bad", message="edgeType=COMPANY_FOLLOWED_BY_MEMBER and an organization URN"
+            )
+        return Reply(200, {"firstDegreeSize": org["followers"]})
+
+    def share_statistics(self, req: FakeRequest) -> Reply:
+        """organizationalEntityShareStatistics for an organization's posts (lifetime totals)."""
+        q = req.query
+        org = q.get("organizationalEntity", "")
+        if q.get("q") != "organizationalEntity" or org.rsplit(":", 1)[-1] not in self.organizations:
+            return self.error_reply(
+                "bad", message="q=organizationalEntity with an organization URN is required"
+            )
+        if not any(
+            a["organization"] == org and a["state"] == "APPROVED" and a["role"] == "ADMINISTRATOR"
+            for a in self.acls
+        ):
+            return self.li(
+                403,
+                f"Not enough permissions to access: organizationalEntityShareStatistics for {org}",
+                "ACCESS_DENIED",
+                100,
+            )
+        listed = q.get("shares") or q.get("ugcPosts") or ""
+        match = re.fullmatch(r"List\((.*)\)", listed)
+        if not match:
+            return self.error_reply("bad", message="shares=List(...) or ugcPosts=List(...) is required")
+        rows = []
+        for urn in [unquote(u) for u in match[1].split(",") if u]:
+            post = next((p for p in self.posts if p["id"] == urn and p.get("author") == org), None)
+            if post is None:
+                continue
+            m = self.metrics.get(urn, {"views": 0, "likes": 0, "comments": 0, "shares": 0})
+            rows.append(
+                {
+                    "organizationalEntity": org,
+                    "share" if urn.startswith("urn:li:share:") else "ugcPost": urn,
+                    "totalShareStatistics": {
+                        "impressionCount": m["views"],
+                        "uniqueImpressionsCount": m.get("reach", m["views"]),
+                        "clickCount": m.get("clicks", 0),
+                        "likeCount": m["likes"],
+                        "commentCount": m["comments"],
+                        "shareCount": m["shares"],
+                        "engagement": 0.0,
+                    },
+                }
+            )
+        return Reply(200, {"elements": rows, "paging": {"start": 0, "count": 10, "links": []}})
 
     def routes_setup(self) -> None:
+        self.route("GET", r"/rest/organizationAcls", self.organization_acls)
+        self.route("GET", r"/rest/organizations/(\d+)", self.organization)
+        self.route("GET", r"/rest/networkSizes/([^/]+)", self.network_size)
+        self.route("GET", r"/rest/organizationalEntityShareStatistics", self.share_statistics)
         self.route("POST", r"/rest/images", self.images_action)
         self.route("POST", r"/rest/videos", self.videos_action)
         self.route("PUT", r"/dms-uploads/([\w.-]+)", self.upload, auth=True)
@@ -1896,7 +2070,10 @@ class LinkedInFake(FakePlatform):
     def images_action(self, req: FakeRequest) -> Reply:
         owner = ((req.json or {}).get("initializeUploadRequest") or {}).get("owner")
         if req.query.get("action") != "initializeUpload" or owner != self.account.external_id:
-            return self.error_reply("bad", message="initializeUploadRequest.owner must be the member")
+            return self.error_reply("bad", message="initializeUploadRequest.owner must be the author")
+        refused = self.may_act_as(req, owner)
+        if refused is not None:
+            return refused
         urn = f"urn:li:image:C4E10AQ{self.next_id(8)}"
         self.assets[urn] = {
             "id": urn,
@@ -1921,7 +2098,10 @@ class LinkedInFake(FakePlatform):
         if action == "initializeUpload":
             init = body.get("initializeUploadRequest") or {}
             if init.get("owner") != self.account.external_id:
-                return self.error_reply("bad", message="owner must be the member")
+                return self.error_reply("bad", message="owner must be the author")
+            refused = self.may_act_as(req, init["owner"])
+            if refused is not None:
+                return refused
             size = int(init.get("fileSizeBytes") or 0)
             urn = f"urn:li:video:C5F10AQ{self.next_id(8)}"
             part = 4 * 1024 * 1024
@@ -2005,6 +2185,9 @@ class LinkedInFake(FakePlatform):
             return self.error_reply(
                 "bad", message=f"ERROR :: missing or invalid fields {sorted(required - body.keys())}"
             )
+        refused = self.may_act_as(req, body["author"])
+        if refused is not None:
+            return refused
         content = body.get("content") or {}
         ids = (
             [content["media"]["id"]]
@@ -2038,10 +2221,16 @@ class LinkedInFake(FakePlatform):
             return self.error_reply(
                 "bad", message="q=author with the author URN and X-RestLi-Method: FINDER are required"
             )
+        author = q["author"]
+        if (
+            req.scopes is not None
+            and ("r_organization_social" if author.startswith("urn:li:organization:") else "r_member_social")
+            not in req.scopes
+        ):
+            return self.error_reply("scope_missing")
         count = int(q.get("count", 10))
-        return Reply(
-            200, {"elements": self.posts[:count], "paging": {"start": 0, "count": count, "links": []}}
-        )
+        mine = [p for p in self.posts if p.get("author") == author]
+        return Reply(200, {"elements": mine[:count], "paging": {"start": 0, "count": count, "links": []}})
 
     def comment(self, req: FakeRequest, urn: str) -> Reply:
         body = req.json or {}
@@ -2051,6 +2240,9 @@ class LinkedInFake(FakePlatform):
             or body.get("actor") != self.account.external_id
         ):
             return self.error_reply("bad", message="actor and object must match the post")
+        refused = self.may_act_as(req, body["actor"])
+        if refused is not None:
+            return refused
         comment = {
             "id": self.next_id(19),
             "object": urn,

@@ -89,6 +89,25 @@ class LinkedInClient(PlatformClient):
                 "LinkedIn deprecation notice for LinkedIn-Version %s: %s", self.api_version, notice
             )
 
+    def adjust_error(
+        self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]
+    ) -> PlatformError:
+        """An organization page whose member lost the page role: LinkedIn refuses with
+        ACCESS_DENIED (a 403) what the grant's scopes allow; say so (a page admin reconnects)."""
+        if (
+            error.scope_missing
+            and self.account_id.startswith("urn:li:organization:")
+            and error.status_code == 403
+        ):
+            error.message = (
+                f"LinkedIn refused this call as the organization page {self.account_id}: the member who "
+                "connected it must hold an approved ADMINISTRATOR role on the page (and the grant "
+                "w_organization_social); a page admin must reconnect it. LinkedIn said: "
+                + str((error.raw or {}).get("message") if isinstance(error.raw, dict) else error.raw)[:300]
+            )
+            error.code = "organization_access_denied"
+        return error
+
     @property
     def author(self) -> str:
         if not self.account_id:
@@ -279,6 +298,8 @@ class LinkedInClient(PlatformClient):
                 likes=int(stats.get("likeCount") or 0),
                 comments=int(stats.get("commentCount") or 0),
                 shares=int(stats.get("shareCount") or 0),
+                reach=int(stats.get("uniqueImpressionsCount") or 0),
+                clicks=int(stats.get("clickCount") or 0),
             )
         kind = "ugc" if ":ugcPost:" in external_id else "share"
         counts: dict[str, int] = {}
