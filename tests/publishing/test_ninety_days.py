@@ -47,6 +47,8 @@ from tests.publishing.test_oauth_platforms import REDIRECT, callback, profile_fr
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(900)]
 
+#: a TikTok post carries the creator's privacy level and consent (no default, issue 22)
+OPTIONS = {"tiktok": {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE", "consent": True}}}
 OAUTH = ("instagram", "facebook", "tiktok", "youtube", "linkedin", "x", "threads", "pinterest")
 PLATFORMS = (*OAUTH, "bluesky")
 DAYS = 90
@@ -231,7 +233,7 @@ def test_nine_profiles_publish_daily_for_90_days_and_no_token_dies_unannounced(o
                         content=content,
                         profiles=[run.profiles[platform]],
                         scheduled_for=timezone.now() + datetime.timedelta(minutes=5),
-                        options={"board_id": BOARD} if platform == "pinterest" else None,
+                        options={"board_id": BOARD} if platform == "pinterest" else OPTIONS.get(platform),
                     )
                     pubs[platform].append(Publication.objects.get(content=content).pk)
                 morning = timezone.now()

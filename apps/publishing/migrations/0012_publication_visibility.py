@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("publishing", "0010_sandbox_post_url_paths")]
+    dependencies = [("publishing", "0011_oauthstate_linkedin_account_type")]
 
     operations = [
         migrations.AddField(
