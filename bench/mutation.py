@@ -42,8 +42,13 @@ MODULES: dict[str, list[str]] = {
         "tests/platforms/test_text_units.py",
         "tests/platforms/test_platform_rules.py",
     ],
-    "apps/platforms/captions.py": ["tests/platforms/test_captions.py"],
-    "apps/platforms/validation.py": ["tests/platforms/test_validation.py"],
+    "apps/platforms/captions.py": ["tests/platforms/test_captions.py", "tests/platforms/test_adaptation.py"],
+    "apps/platforms/validation.py": [
+        "tests/platforms/test_validation.py",
+        "tests/platforms/test_adaptation.py",
+    ],
+    # the literal examples only: the properties over every format (test_adaptation_properties.py,
+    # 90 Hypothesis runs, 40 s plain) take minutes a mutant under mutmut's tracing
     "apps/platforms/adaptation.py": ["tests/platforms/test_adaptation.py"],
 }
 # mutmut's exit codes per mutant: a test failed (1, 3: pytest's internal error), or the tests ran
@@ -90,7 +95,10 @@ def prepare(modules: list[str]) -> None:
         "only_mutate": modules,
         "also_copy": ["config", "templates", "manage.py"],
         "pytest_add_cli_args_test_selection": tests,
-        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-p", "no:randomly"],
+        # --reuse-db: the DB-backed tests (pagination) create the test database once, in the clean
+        # run, and each mutant's run reuses it (created anew per mutant it took 10 s, and two
+        # children creating and dropping the same database at once failed each other)
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-p", "no:randomly", "--reuse-db"],
     }
     section = "\n[tool.mutmut]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in config.items())
     (WORK / "pyproject.toml").write_text(pyproject + section)

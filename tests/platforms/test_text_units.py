@@ -93,3 +93,59 @@ def test_text_limit():
     assert t.TextLimit(5, t.UNIT_UTF16, url_length=23).unit_label == "UTF-16 code units"
     assert t.TextLimit(5).unit_label == "characters"
     assert t.TextLimit(5, t.UNIT_EMOJI_BYTES).unit_label == "characters (emoji count as their UTF-8 bytes)"
+
+
+@pytest.mark.parametrize(
+    ("cluster", "units"),
+    [
+        ("\u263a\ufe0e", 2),  # VS15 asks for text: its characters, not its bytes
+        ("\U0001f600\ufe0e", 2),
+        ("\U0001f1e6", 4), ("\U0001f1ff", 4),  # a lone regional indicator, first and last
+        ("\U0001f3fb", 4), ("\U0001f3ff", 4),  # a lone skin tone, first and last
+        ("#\ufe0f\u20e3", 7), ("*\ufe0f\u20e3", 7), ("0\ufe0f\u20e3", 7), ("9\ufe0f\u20e3", 7),
+        ("1\u20e3", 2),  # a keycap without VS16 is two characters
+        ("X\ufe0f\u20e3", 3),  # not a keycap base
+        ("5", 1), ("a\ufe0f", 2),
+        ("\u00a9", 1), ("\u00a9\ufe0f", 5),  # © is an emoji only with VS16 (Latin-1)
+        ("\u203c", 3),  # a pictograph above Latin-1 is one without it
+        ("\u4e2d", 1),  # above Latin-1 but no pictograph
+    ],
+)  # fmt: skip
+def test_threads_emoji_bytes_by_cluster(cluster, units):
+    assert t.count_emoji_bytes(cluster) == units
+    assert t.count_emoji_bytes("ab\n" + cluster) == 3 + units  # (a skin tone would join a letter)
+
+
+def test_a_url_domain_label_is_at_most_sixty_three_characters_once_punycode_encoded():
+    # "ü" * 57 is xn-- and 59 characters: 63; one more "ü" is 64
+    assert t.find_urls("https://" + "\u00fc" * 57 + ".com") == [(0, 69)]
+    assert t.find_urls("https://" + "\u00fc" * 58 + ".com") == []
+    assert t.find_urls("https://" + "a" * 63 + ".com") == [(0, 75)]  # ASCII as it is
+    assert t.find_urls("https://\u65e5\u672c.com x") == [(0, 14)]
+    assert t.find_urls("https://\u65e5\u672c\u8a9e.jp") == [(0, 14)]
+    # a domain written as punycode must be one in ASCII
+    assert t.find_urls("https://xn--\u65e5\u672c.com x") == []
+    assert t.find_urls("https://xn--p1ai.com") == [(0, 20)]
+
+
+@pytest.mark.parametrize("prefix", ["https://example.com/", "example.com/"])
+def test_a_url_is_at_most_4096_units_with_its_scheme(prefix):
+    # twitter-text counts the scheme (https:// for a bare domain) besides the URL: 8 + 4088
+    longest = prefix + "a" * (4088 - len(prefix))
+    assert t.find_urls(longest) == [(0, 4088)]
+    assert t.find_urls(longest + "a") == []
+    assert t.count_weighted(longest) == 23
+    assert t.count_weighted(longest + "a") == 4089
+
+
+def test_a_url_after_characters_beyond_the_bmp_is_found_at_its_utf16_offset():
+    # the emoji before it are two UTF-16 units each (three would miss the URL too)
+    assert t.count_weighted("\U0001f600 https://example.com x") == 2 + 1 + 23 + 2
+    assert t.count_weighted("\U0001f600\U0001f600 https://example.com") == 4 + 1 + 23
+    assert t.count_weighted("\u4e2d\U00020000 https://example.com") == 2 + 2 + 1 + 23
+
+
+def test_utf16_counts_are_whole_numbers():
+    assert t.TextLimit(2, t.UNIT_UTF16).problem("a\U0001f600") == (
+        "is 3 UTF-16 code units; the limit is 2 UTF-16 code units"
+    )
