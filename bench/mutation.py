@@ -9,6 +9,7 @@ it. Fails when a module scores under --min (85%).
     .venv/bin/python bench/mutation.py                 # every mutant (the full run)
     .venv/bin/python bench/mutation.py --sample 40     # a seeded sample of each module (CI)
     .venv/bin/python bench/mutation.py --module apps/core/ids.py
+    .venv/bin/python bench/mutation.py --module apps/core/ids.py --survivors  # after new tests
 
 mutmut works in a copy (var/mutation/): apps, config, tests and pyproject.toml with a
 [tool.mutmut] section for this run. apps/core/ratelimit.py's Redis path needs Redis: the tests
@@ -151,6 +152,12 @@ def main() -> int:
     ap.add_argument("--max-children", type=int, default=2)
     ap.add_argument("--report", action="store_true", help="only report the results mutmut has so far")
     ap.add_argument(
+        "--survivors",
+        action="store_true",
+        help="rerun only the mutants that survived the last run (after adding tests: a mutant killed "
+        "before stays killed, since tests are only added)",
+    )
+    ap.add_argument(
         "--not-gated",
         action="append",
         default=[],
@@ -168,6 +175,16 @@ def main() -> int:
     wanted: set[str] | None = None
     if args.report:
         pass
+    elif args.survivors:
+        chosen = [
+            n
+            for module in modules
+            for n, code in results(module).items()
+            if n not in skip and code is not None and code not in KILLED
+        ]
+        print(f"rerunning {len(chosen)} survivors", flush=True)
+        if chosen:
+            mutmut("run", "--max-children", str(args.max_children), *chosen)
     elif args.sample:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
         print(f"mutation sample: {args.sample} mutants per module, seed {seed}", flush=True)
