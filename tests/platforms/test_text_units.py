@@ -205,6 +205,8 @@ KA, VIRAMA, SSA = "\u0915", "\u094d", "\u0937"  # Devanagari: consonant, linker,
         (KA + VIRAMA + "\u0941" + SSA, 1), (KA + VIRAMA + "\u200d" + SSA, 1), (KA + SSA, 2),
         (KA + VIRAMA + SSA + VIRAMA + KA, 1), (KA + VIRAMA + "a", 2),
         ("a" + VIRAMA + SSA, 2),  # GB9c needs a consonant first (the regex module joins these)
+        (KA + VIRAMA + "a" + SSA, 3),  # a letter between ends the conjunct
+        ("\u0600\r", 2),  # GB5 before Prepend's GB9b
     ],
 )  # fmt: skip
 def test_grapheme_rules(text, clusters):
@@ -257,3 +259,17 @@ def test_a_text_exactly_at_the_byte_cap_fits():
     bsky = t.TextLimit(300, t.UNIT_GRAPHEMES, max_bytes=3000)
     assert bsky.problem(FAMILY * 120) is None  # 120 graphemes, exactly 3000 bytes
     assert bsky.problem(FAMILY * 120 + "a") == "is 3001 bytes (UTF-8); the limit is 3000 bytes (UTF-8)"
+
+
+def test_a_bare_domain_skipped_does_not_end_the_search():
+    assert t.find_urls("-example.com https://a.com") == [(13, 26)]
+    assert t.find_urls("example.com https://a.com", bare_domains=False) == [(12, 25)]
+
+
+def test_a_bare_domain_with_other_characters_is_its_ascii_part():
+    assert t.find_urls("see \u65e5\u672c.example.com") == [(7, 18)]
+
+
+def test_a_url_after_a_wide_character_beyond_the_bmp():
+    # U+10000 is two UTF-16 units, U+3002 weighs 2: the URL starts at unit 3
+    assert t.count_weighted("\U00010000\u3002https://example.com") == 2 + 2 + 23
