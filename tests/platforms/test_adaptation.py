@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.platforms.adaptation import Draft, Variant, adapt
+from apps.platforms.adaptation import Draft, Variant, adapt, as_draft
 from apps.platforms.captions import (
     ELLIPSIS,
     compose_caption,
@@ -304,3 +304,286 @@ def test_shorten_keeps_whole_sentences_then_whole_words():
     assert shorten("One two. Three four five six.", fits) == "One two."
     assert shorten("Onetwothree fourfive sixseven", fits) == "Onetwothree" + ELLIPSIS
     assert shorten("x" * 30, fits) == ""
+
+
+# --- the notes of what changed, literal (issue 24) ------------------------------------------
+
+A50, B51 = "#" + "a" * 50, "#" + "b" * 51
+
+
+@pytest.mark.parametrize(
+    ("platform", "draft", "caption", "hashtags", "notes"),
+    [
+        (
+            "threads",
+            Draft(caption="Hello #one", hashtags=["#one", A50, B51, "#two"]),
+            "Hello #one",
+            [],
+            [
+                "hashtags already in the caption not repeated: #one",
+                f"hashtags longer than 50 characters dropped (on Threads): {B51}",  # 50 is allowed
+                "hashtags reduced from 3 to 1 (at most 1 on Threads)",  # the caption's own tag stays
+            ],
+        ),
+        (
+            "instagram",
+            Draft(caption="Fresh roast", hashtags=[f"#t{i}" for i in range(6)]),
+            "Fresh roast",
+            ["#t0", "#t1", "#t2", "#t3", "#t4"],
+            ["hashtags reduced from 6 to 5 (at most 5 on Instagram)"],
+        ),
+        ("x", Draft(caption="Fresh roast", hashtags=["#a", "#b"]), "Fresh roast", ["#a", "#b"], []),  # at 2
+        (
+            "x",
+            Draft(caption="Fresh #a #b roast", hashtags=["#c"]),
+            "Fresh #a #b roast",
+            [],
+            ["hashtags reduced from 3 to 2 (recommended 1-2 on X; the caption comes first)"],
+        ),
+        (
+            "mastodon",
+            Draft(caption="#a #b hi", hashtags=["#a", "#b", "#c"]),
+            "#a #b hi",
+            ["#c"],
+            ["hashtags already in the caption not repeated: #a #b"],
+        ),
+        (
+            "bluesky",
+            Draft(caption="hi", hashtags=["#" + "a" * 65, "#" + "b" * 65, "#" + "c" * 64]),
+            "hi",
+            ["#" + "c" * 64],
+            [f"hashtags longer than 64 characters dropped (on Bluesky): #{'a' * 65} #{'b' * 65}"],
+        ),
+        (
+            "x",
+            Draft(caption="word " * 60),
+            "word " * 54 + "word" + ELLIPSIS,  # 55 words, 5 each with the ellipsis (weight 2)
+            [],
+            ["caption shortened from 299 to 276 weighted characters (limit 280 weighted characters)"],
+        ),
+    ],
+)
+def test_hashtag_and_caption_notes(platform, draft, caption, hashtags, notes):
+    v = adapt(platform, draft)
+    assert (v.caption, v.hashtags, v.adaptations) == (caption, hashtags, notes)
+
+
+def test_drafts_and_variants_from_mappings():
+    assert Draft.from_dict({}) == Draft()
+    assert Draft.from_dict({"caption": None, "title": None, "firstComment": None}) == Draft()
+    assert Draft.from_dict({"caption": 5, "alt_text": "a"}) == Draft(caption="5", alt_text="a")
+    assert Draft.from_dict({"hashtags": "#a, #b  #c,,#d", "sounds": ("s",)}).hashtags == [
+        "#a",
+        "#b",
+        "#c",
+        "#d",
+    ]
+    assert Draft.from_dict({"sounds": ("s", 1)}).sounds == ["s", "1"]
+    v = Variant.from_dict({"caption": "x", "adaptations": ["a", 1]})
+    assert (v.caption, v.adaptations) == ("x", ["a", "1"])
+    assert Variant.from_dict({"caption": "x"}).adaptations == []
+
+
+def test_a_first_comment_over_its_limit_is_shortened_with_a_note():
+    v = adapt("instagram", Draft(caption="hi", first_comment="word " * 500))
+    assert v.first_comment == "word " * 439 + "word" + ELLIPSIS  # 2200 units
+    assert v.adaptations == [
+        "first comment shortened from 2499 to 2200 UTF-16 code units (limit 2200 UTF-16 code units)"
+    ]
+
+
+def test_hashtags_that_cannot_fit_even_alone_give_way_one_by_one():
+    v = adapt("mastodon", Draft(caption="hi", hashtags=["#" + c * 120 for c in "abcde"]))
+    assert v.caption == "hi" and v.hashtags == ["#" + c * 120 for c in "abcd"]  # 4 x 121 + 3 + 4 = 491
+    assert v.adaptations == ["hashtags reduced from 5 to 4 to fit the caption limit"]
+
+
+def test_hashtags_filling_the_limit_exactly_alone_move_to_the_first_comment():
+    tags = ["#" + "a" * 124, "#" + "b" * 123, "#" + "c" * 123, "#" + "d" * 123]  # 500 with spaces
+    v = adapt("mastodon", Draft(caption="hi", hashtags=tags))
+    assert (v.caption, v.hashtags, v.first_comment) == ("hi", [], " ".join(tags))
+    assert v.adaptations == ["hashtags moved to first comment"]
+
+
+def test_hashtags_moved_to_the_first_comment_follow_the_one_there():
+    tags = [f"#tag{i}" for i in range(5)]
+    v = adapt("instagram", Draft(caption="a" * 2190, hashtags=tags, first_comment="Thanks"))
+    assert (v.caption, v.hashtags) == ("a" * 2190, [])  # 2190 + 2 + 29 would be 2221
+    assert v.first_comment == "Thanks\n\n#tag0 #tag1 #tag2 #tag3 #tag4"
+    assert v.adaptations == ["hashtags moved to first comment"]
+
+
+def test_forbidden_characters_replaced_with_a_note_per_field():
+    v = adapt("youtube", Draft(caption="a < b", title="x > y"), media_type="video")
+    assert (v.caption, v.title) == ("a \u2039 b", "x \u203a y")
+    assert v.adaptations == [
+        "'<' and '>' replaced in the caption (not allowed on YouTube)",
+        "'<' and '>' replaced in the title (not allowed on YouTube)",
+    ]
+
+
+def test_hashtags_give_way_before_a_sentence_with_a_fact():
+    caption = "Code SAVE10 works today. " + ("Call 555-0100 now. " * 25).strip()  # 499, all facts
+    v = adapt("pinterest", Draft(caption=caption, hashtags=["#a", "#b"]))  # no first comment there
+    assert (v.caption, v.hashtags) == (caption, [])  # with one tag: 503
+    assert v.adaptations == [
+        "2 hashtag(s) dropped so that the caption keeps its first sentence and its facts",
+        "title derived from the caption",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("platform", "draft", "caption", "hashtags", "notes"),
+    [
+        (
+            "tiktok",
+            Draft(caption="hi", first_comment="Thanks all"),
+            "hi\n\nThanks all",
+            [],
+            ["first comment folded into the caption: no first comment on TikTok (feed image)"],
+        ),
+        (  # five hashtags with it: TikTok's recommended most, still folded
+            "tiktok",
+            Draft(caption="hi", hashtags=[f"#t{i}" for i in range(5)], first_comment="thanks"),
+            "hi\n\nthanks",
+            [f"#t{i}" for i in range(5)],
+            ["first comment folded into the caption: no first comment on TikTok (feed image)"],
+        ),
+        (  # six: dropped
+            "tiktok",
+            Draft(caption="hi #x", hashtags=[f"#t{i}" for i in range(4)], first_comment="thanks #y"),
+            "hi #x",
+            [f"#t{i}" for i in range(4)],
+            [
+                "first comment dropped: not supported on TikTok (feed image) and it does not fit in the caption"
+            ],
+        ),
+        (
+            "pinterest",
+            Draft(caption="a" * 490, first_comment="Thanks for reading!"),
+            "a" * 490,
+            [],
+            [
+                "first comment dropped: not supported on Pinterest (feed image) and it does not fit in the caption"
+            ],
+        ),
+    ],
+)
+def test_a_first_comment_where_there_is_none_is_folded_or_dropped(platform, draft, caption, hashtags, notes):
+    v = adapt(platform, draft)
+    assert (v.caption, v.hashtags, v.first_comment) == (caption, hashtags, "")
+    assert v.adaptations == [*notes, "title derived from the caption"]
+
+
+def test_a_story_drops_its_first_comment_without_a_reason_about_the_caption():
+    v = adapt("instagram", Draft(caption="hi", first_comment="Thanks"), post_type="story")
+    assert (v.caption, v.first_comment) == ("", "")
+    assert v.adaptations == [
+        "caption dropped: there is no caption on Instagram (story image)",
+        "first comment dropped: not supported on Instagram (story image)",
+    ]
+
+
+def test_facts_go_from_the_end_when_even_without_hashtags_they_do_not_fit():
+    facts = "Code SAVE10 works today. " + ("Call 555-0100 now. " * 27).strip()  # 537
+    v = adapt("pinterest", Draft(caption=facts, hashtags=["#a"]))
+    assert (v.caption, v.hashtags) == ("Code SAVE10 works today. " + ("Call 555-0100 now. " * 25).strip(), [])
+    assert v.adaptations == [
+        "1 hashtag(s) dropped so that the caption keeps its first sentence and its facts",
+        "caption shortened from 537 to 499 characters (limit 500 characters)",
+        "title derived from the caption",
+    ]
+
+
+def test_decoration_goes_first_and_the_hashtags_stay():
+    v = adapt("pinterest", Draft(caption="Code SAVE10 works. " + "Nice day. " * 60, hashtags=["#a"]))
+    assert (v.caption, v.hashtags) == ("Code SAVE10 works. " + ("Nice day. " * 47).strip(), ["#a"])
+    assert v.adaptations == [
+        "caption shortened from 618 to 488 characters (limit 500 characters including hashtags)",
+        "title derived from the caption",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("platform", "media_type", "draft", "title", "notes"),
+    [
+        (
+            "x",
+            "image",
+            Draft(caption="hi", title="A title"),
+            "",
+            ["title dropped: not supported on X (feed image)"],
+        ),
+        (
+            "youtube",
+            "video",
+            Draft(caption="hi", title="word " * 30),
+            "word " * 19 + "word" + ELLIPSIS,
+            ["title shortened from 149 to 100 characters (limit 100 characters)"],
+        ),
+        # derived: from the caption, else the first comment, the alt text, the hashtags
+        (
+            "youtube",
+            "video",
+            Draft(caption="#only", hashtags=["#coffee"]),
+            "#coffee",
+            ["title derived from the caption"],
+        ),
+        (
+            "youtube",
+            "video",
+            Draft(caption="#a", first_comment="a < b. Come by"),
+            "a \u2039 b.",
+            ["title derived from the caption"],
+        ),
+        (
+            "pinterest",
+            "image",
+            Draft(caption="#a", alt_text="A cup of coffee. On a table"),
+            "A cup of coffee.",
+            ["title derived from the caption"],
+        ),
+        (
+            "youtube",
+            "video",
+            Draft(caption="#a", hashtags=["#" + "a" * 60, "#" + "b" * 60]),
+            "#" + "a" * 60 + " " + ELLIPSIS,
+            ["title derived from the caption"],
+        ),
+    ],
+)
+def test_titles_dropped_shortened_or_derived(platform, media_type, draft, title, notes):
+    v = adapt(platform, draft, media_type=media_type)
+    assert (v.title, v.adaptations) == (title, notes)
+
+
+def test_alt_text_shortened_or_dropped_with_a_note():
+    v = adapt("x", Draft(caption="hi", alt_text="word " * 250))
+    assert v.alt_text == "word " * 199 + "word" + ELLIPSIS
+    assert v.adaptations == ["alt text shortened from 1249 to 1000 characters (limit 1000 characters)"]
+    v = adapt("tiktok", Draft(caption="hi", alt_text="A cup"))
+    assert v.alt_text == ""
+    assert v.adaptations == [
+        "alt text dropped: not supported on TikTok (feed image)",
+        "title derived from the caption",
+    ]
+
+
+def test_sounds_and_hashtags_normalised_with_a_note():
+    v = adapt(
+        "tiktok", Draft(caption="hi", sounds=["  ", "a", "a", ""]), post_type="short", media_type="video"
+    )
+    assert (v.sounds, v.adaptations) == (["a"], ["sounds normalised (blank and duplicate entries removed)"])
+    v = adapt("instagram", Draft(caption="hi", hashtags=["coffee", "#Coffee", "#1"]))
+    assert v.hashtags == ["#coffee"]
+    assert v.adaptations == [
+        "hashtags normalised to '#' + letters/digits/_ (invalid and duplicate tags removed)"
+    ]
+
+
+def test_an_empty_draft_stays_empty_and_anything_else_is_refused():
+    assert as_draft(Draft()) == Draft()
+    assert as_draft(Variant()) == Draft()
+    assert adapt("x", Draft()).to_dict() == Variant().to_dict()
+    with pytest.raises(TypeError, match=r"^expected a Draft, Variant or mapping, got int$"):
+        adapt("x", 5)
