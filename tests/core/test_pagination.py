@@ -404,3 +404,27 @@ def test_query_param_states_an_optional_query_parameter():
         "description": "Words",
     }
     assert pg.query_param("q", {"type": "string"})["description"] == ""
+
+
+def test_a_cursor_holds_any_value_as_its_string():
+    import decimal
+
+    assert pg._encode_cursor([decimal.Decimal("1.50"), "x"]) == "WyIxLjUwIiwieCJd"  # ["1.50","x"]
+
+
+@pytest.mark.parametrize(
+    ("field", "direction", "nulls"),
+    [
+        ("connected_at", "asc", "NULLS LAST"),
+        ("connected_at", "desc", "NULLS FIRST"),
+        ("follower_count", "asc", None),
+        ("follower_count", "desc", None),
+    ],
+)
+def test_the_order_states_where_empty_values_go_on_every_database(field, direction, nulls):
+    # (PostgreSQL's default is this order too; SQLite's is the other way round)
+    sql = str(pg.order_for_paging(SocialProfile.objects.all(), field, direction).query)
+    if nulls:
+        assert nulls in sql
+    else:
+        assert "NULLS" not in sql
