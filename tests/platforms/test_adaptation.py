@@ -587,3 +587,44 @@ def test_an_empty_draft_stays_empty_and_anything_else_is_refused():
     assert adapt("x", Draft()).to_dict() == Variant().to_dict()
     with pytest.raises(TypeError, match=r"^expected a Draft, Variant or mapping, got int$"):
         adapt("x", 5)
+
+
+PIN_TAGS = ["#" + "a" * 124, "#" + "b" * 123, "#" + "c" * 123, "#" + "d" * 123]  # 500 with spaces
+DROPPED_ONE = "1 hashtag(s) dropped so that the caption keeps its first sentence and its facts"
+DERIVED = "title derived from the caption"
+
+
+@pytest.mark.parametrize(
+    ("draft", "caption", "hashtags", "notes"),
+    [
+        # hashtags filling the limit exactly alone still fit alone; with the caption one goes
+        (Draft(caption="hi", hashtags=PIN_TAGS), "hi", PIN_TAGS[:3], [DROPPED_ONE, DERIVED]),
+        # one more: it goes first (then the caption needs one more gone)
+        (
+            Draft(caption="hi", hashtags=[*PIN_TAGS, "#" + "e" * 9]),
+            "hi",
+            PIN_TAGS[:3],
+            ["hashtags reduced from 5 to 4 to fit the caption limit", DROPPED_ONE, DERIVED],
+        ),
+        # 496 characters of facts: one hashtag of two has room, and stays
+        (
+            Draft(
+                caption="Code SAVE10 is valid. " + ("Call 555-0100 now. " * 25).strip(), hashtags=["#a", "#b"]
+            ),
+            "Code SAVE10 is valid. " + ("Call 555-0100 now. " * 25).strip(),
+            ["#a"],
+            [DROPPED_ONE, DERIVED],
+        ),
+    ],
+)
+def test_hashtags_give_way_one_at_a_time_at_the_limit(draft, caption, hashtags, notes):
+    v = adapt("pinterest", draft)  # 500 characters, no first comment to move them to
+    assert (v.caption, v.hashtags, v.adaptations) == (caption, hashtags, notes)
+
+
+def test_facts_dropped_from_the_end_keep_a_later_fact_over_an_earlier_decoration():
+    fact, decoration = "Code SAVE10 works today.", "Nice day."
+    long_fact = "Call 555-0100 and " + "more " * 89 + "info."  # 468
+    v = adapt("pinterest", Draft(caption=f"{fact} {decoration} {long_fact} Call 555-0199 later."))
+    assert v.caption == f"{fact} {long_fact}"  # not the prefix "fact decoration" a cut would keep
+    assert v.adaptations == ["caption shortened from 524 to 493 characters (limit 500 characters)", DERIVED]
