@@ -1036,7 +1036,8 @@ class FacebookFake(GraphFake):
         return self.error_reply("bad_request", message="(#100) upload_phase must be one of {start, finish}")
 
     def rupload(self, req: FakeRequest, video_id: str) -> Reply:
-        if req.header("authorization") != f"OAuth {self.token}":
+        presented = req.header("authorization").removeprefix("OAuth ")
+        if presented != self.token and presented not in self.grants:
             return Reply(
                 401,
                 {

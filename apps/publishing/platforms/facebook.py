@@ -32,6 +32,9 @@ MULTI_PHOTO_MAX = 10
 class FacebookClient(GraphClient):
     platform = "facebook"
     default_base_url = "https://graph.facebook.com/v25.0"
+    #: how long ``publish`` reads a reel's status before handing it to the processing poller
+    #: (Meta: about once a minute for up to five minutes)
+    reel_wait = 300.0
 
     @property
     def page(self) -> str:
@@ -62,7 +65,10 @@ class FacebookClient(GraphClient):
     def publish(self, req: PostRequest) -> PublishResult:
         self.validate(req)
         if req.videos:
-            post_id, url, raw = self._publish_reel(req)
+            reel = self._publish_reel(req)
+            if reel.pending:
+                return reel
+            post_id, url, raw = reel.external_id, reel.url, reel.raw
         elif len(req.images) == 1:
             item = req.images[0]
             body = self.graph_post(
@@ -104,7 +110,7 @@ class FacebookClient(GraphClient):
             url = found.get("permalink_url", "")
         return PublishResult(external_id=post_id, url=url, raw=raw)
 
-    def _publish_reel(self, req: PostRequest) -> tuple[str, str, dict[str, Any]]:
+    def _publish_reel(self, req: PostRequest) -> PublishResult:
         item = req.videos[0]
         start = self.graph_post(f"{self.page}/video_reels", upload_phase="start")
         video_id = str(start["video_id"])
@@ -124,15 +130,52 @@ class FacebookClient(GraphClient):
             title=req.title,
             create=True,
         )
+        state: dict[str, Any] = {"video_id": video_id, "kind": "reel", "first_comment": req.first_comment}
+        last: dict[str, Any] = {}
+
+        def read() -> dict[str, Any]:
+            last.clear()
+            last.update(self.graph_get(video_id, fields="status"))
+            return dict(last)
+
         try:
             status = self.poll(
-                lambda: self.graph_get(video_id, fields="status"),
+                read,
                 lambda body: _reel_done(body.get("status") or {}),
                 what=f"reel {video_id}",
+                timeout=min(self.poll_timeout, self.reel_wait),
             )
         except PlatformError as exc:
-            # The reel was sent for publishing; only its status read failed. Never post it twice.
-            return video_id, "", {"video_id": video_id, "status": "PENDING", "status_error": exc.message}
+            # The reel was sent for publishing; only its status is not known yet. Never post it
+            # twice: the processing poller reads the status later (``check_pending``).
+            extra = {} if exc.code == "processing_timeout" else {"status_error": exc.message}
+            return self._reel_pending(state, last, extra)
+        return self._reel_result(state, status)
+
+    def check_pending(self, state: dict[str, Any]) -> PublishResult:
+        """One status read for a reel ``publish`` left pending (its status poll ran out)."""
+        status = self.graph_get(str(state["video_id"]), fields="status")
+        if not _reel_done(status.get("status") or {}):
+            return self._reel_pending(state, status, {})
+        result = self._reel_result(state, status)
+        if state.get("first_comment"):
+            post_id = result.external_id
+            result.raw["first_comment"] = self.after_publish(
+                "first_comment",
+                lambda: self.graph_post(f"{post_id}/comments", message=state["first_comment"]),
+            )
+        return result
+
+    @staticmethod
+    def _reel_pending(state: dict[str, Any], body: dict[str, Any], extra: dict[str, Any]) -> PublishResult:
+        video_status = str((body.get("status") or {}).get("video_status") or "processing")
+        state = {**state, "status": video_status, **extra}
+        return PublishResult(
+            external_id="", url="", pending=True, state=state, raw={"video_id": state["video_id"]}
+        )
+
+    def _reel_result(self, state: dict[str, Any], status: dict[str, Any]) -> PublishResult:
+        video_id = str(state["video_id"])
         st = status.get("status") or {}
         if st.get("video_status") == "error" or (st.get("processing_phase") or {}).get("status") == "error":
             errors = (st.get("processing_phase") or {}).get("errors") or [{}]
@@ -140,10 +183,12 @@ class FacebookClient(GraphClient):
         info = self.after_publish(
             "permalink", lambda: self.graph_get(video_id, fields="permalink_url,post_id")
         )
-        url = info.get("permalink_url", "")
+        url = str(info.get("permalink_url", ""))
         if url.startswith("/"):
             url = "https://www.facebook.com" + url
-        return str(info.get("post_id") or video_id), url, {"video_id": video_id}
+        return PublishResult(
+            external_id=str(info.get("post_id") or video_id), url=url, raw={"video_id": video_id}
+        )
 
     # ---- reads ----------------------------------------------------------------------
 
