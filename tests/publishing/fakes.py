@@ -529,6 +529,18 @@ class GraphFake(FakePlatform):
             reply = graph(400, "(#32) Page request limit reached", "OAuthException", 32)
             reply.headers["X-Business-Use-Case-Usage"] = json.dumps(usage)
             return reply
+        policy = {  # (#368) temporarily blocked for policies violations, (#506) duplicate post
+            "blocked": (
+                "It looks like you were misusing this feature by going too fast.",
+                368,
+                1390008,
+                {"error_user_title": "You Can't Use This Feature Right Now"},
+            ),
+            "duplicate": ("(#506) Duplicate status message", 506, None, {}),
+        }
+        if kind in policy:
+            message, code, subcode, extra = policy[kind]
+            return graph(400, message, "OAuthException", code, subcode, **extra)
         if kind == "server_error":
             return graph(
                 500,
