@@ -386,6 +386,11 @@ class PlatformClient(ABC):
     def fetch_account(self) -> AccountInfo:
         """Read the connected account's profile."""
 
+    def unfindable_reason(self, req: PostRequest) -> str:
+        """Why ``find_published`` could not see ``req`` if it went out ("" when it could): a
+        lost answer for such a post is for a person to confirm, never posted again."""
+        return ""
+
     def publish_quota(self) -> Quota | None:
         """The platform's own publishing quota, where it has an endpoint for it."""
         return None

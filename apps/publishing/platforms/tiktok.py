@@ -371,6 +371,16 @@ class TikTokClient(PlatformClient):
                 return PublishResult(external_id=str(video["id"]), url=video.get("share_url", ""), raw=video)
         return None
 
+    def unfindable_reason(self, req: PostRequest) -> str:
+        """video.list returns the creator's public videos only: a private, friends or
+        followers post whose answer was lost cannot be found there."""
+        if PRIVACY_LEVELS.get(req.privacy, req.privacy) == "PUBLIC_TO_EVERYONE":
+            return ""
+        return (
+            f"TikTok lists only public videos, so this {req.privacy} post cannot be looked up; "
+            f"check the TikTok app's profile and confirm it in the admin"
+        )
+
     @staticmethod
     def is_publish_id(external_id: str) -> bool:
         """A publish id (``v_pub_file~…``, ``v_pub_url~…``, ``p_pub_url~…``), not a video id."""
