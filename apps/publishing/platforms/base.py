@@ -143,6 +143,7 @@ class PlatformError(Exception):
         token_expired: bool = False,
         raw: Any = None,
         scope_missing: bool = False,
+        resume: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -153,6 +154,10 @@ class PlatformError(Exception):
         self.token_expired = token_expired
         self.raw = raw
         self.scope_missing = scope_missing
+        #: what the next attempt can pick up instead of doing again (LinkedIn's uploaded video
+        #: URN after its processing wait ran out); kept on the publication, given back in
+        #: ``PostRequest.options["_resume"]``
+        self.resume = dict(resume or {})
 
     def __repr__(self) -> str:
         return (

@@ -62,6 +62,8 @@ class LinkedInClient(PlatformClient):
     # 403 ACCESS_DENIED: the grant lacks the endpoint's permission (the author FINDER needs the
     # partner-only r_member_social)
     scope_error_codes = frozenset({"ACCESS_DENIED"})
+    #: how long one attempt waits for an uploaded video to be AVAILABLE (the retry resumes it)
+    video_wait = 300.0
 
     @property
     def api_version(self) -> str:
@@ -140,7 +142,9 @@ class LinkedInClient(PlatformClient):
             "isReshareDisabledByAuthor": bool(req.options.get("disable_reshare", False)),
         }
         if req.videos:
-            media: dict[str, Any] = {"id": self._upload_video(req.videos[0], author)}
+            media: dict[str, Any] = {
+                "id": self._upload_video(req.videos[0], author, req.options.get("_resume"))
+            }
             if req.title:
                 media["title"] = req.title
             body["content"] = {"media": media}
@@ -197,7 +201,16 @@ class LinkedInClient(PlatformClient):
         self._wait_available("images", value["image"])
         return value["image"]
 
-    def _upload_video(self, item: MediaItem, owner: str) -> str:
+    def _upload_video(self, item: MediaItem, owner: str, resume: dict[str, Any] | None = None) -> str:
+        urn = str((resume or {}).get("linkedin_video") or "")
+        if urn:  # uploaded by an earlier attempt whose wait ran out: wait for it, never upload again
+            try:
+                self._wait_video(urn)
+            except PlatformError as exc:
+                if exc.status_code != 404:
+                    raise
+            else:
+                return urn
         blob = item.read()
         value = self.get_json(
             "POST",
@@ -233,14 +246,25 @@ class LinkedInClient(PlatformClient):
                 }
             },
         )
-        self._wait_available("videos", value["video"])
+        self._wait_video(value["video"])
         return value["video"]
 
-    def _wait_available(self, collection: str, urn: str) -> None:
+    def _wait_video(self, urn: str) -> None:
+        """Wait up to ``video_wait`` for the video; past it, the retry keeps the URN."""
+        try:
+            self._wait_available("videos", urn, timeout=min(self.poll_timeout, self.video_wait))
+        except PlatformError as exc:
+            if exc.code == "processing_timeout":
+                exc.resume = {"linkedin_video": urn}
+                exc.message = f"{exc.message}; the next attempt waits for the same upload"
+            raise
+
+    def _wait_available(self, collection: str, urn: str, *, timeout: float | None = None) -> None:
         body = self.poll(
             lambda: self.get_json("GET", f"/rest/{collection}/{urn_path(urn)}"),
             lambda b: b.get("status") in {"AVAILABLE", "PROCESSING_FAILED"},
             what=f"{urn} processing",
+            timeout=timeout,
         )
         if body.get("status") == "PROCESSING_FAILED":
             raise self.processing_failed(

@@ -110,7 +110,12 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
         privacy=publication.profile.settings.get("defaultVisibility", "public"),
         reference=str(publication.pk),
         # when the publication was made: a stable seed (Bluesky's record key is derived from it)
-        options={**publication.options, "_created_at": publication.created_at.isoformat()},
+        options={
+            **publication.options,
+            "_created_at": publication.created_at.isoformat(),
+            # what an earlier attempt left to pick up (PlatformError.resume)
+            "_resume": dict((publication.platform_state or {}).get("resume") or {}),
+        },
     )
 
 
