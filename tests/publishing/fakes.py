@@ -954,6 +954,7 @@ class FacebookFake(GraphFake):
         "feed": ("pages_manage_posts",),
         "photos": ("pages_manage_posts",),
         "video_reels": ("pages_manage_posts",),
+        "page_videos": ("pages_manage_posts",),
         "comment": ("pages_manage_engagement",),
         "post_insights": ("read_insights",),
     }
@@ -962,12 +963,16 @@ class FacebookFake(GraphFake):
         super().__init__()
         self.account.external_id = "104000000000001"
         self.account.picture_url = "https://scontent.xx.fbcdn.net/v/page.png"
+        self.upload_sessions: dict[str, dict[str, Any]] = {}
 
     def routes_setup(self) -> None:
         self.route("POST", r"/v25.0/(\w+)/feed", self.feed)
         self.route("POST", r"/v25.0/(\w+)/photos", self.photos)
         self.route("POST", r"/v25.0/(\w+)/video_reels", self.video_reels)
         self.route("POST", r"/video-upload/v25.0/(\w+)", self.rupload, auth=False)
+        self.route("POST", r"/v25.0/([\w-]+)/uploads", self.app_uploads)
+        self.route("POST", r"/v25.0/upload:(\w+)", self.upload_session, auth=False)
+        self.route("POST", r"/v25.0/(\w+)/videos", self.page_videos)
         self.route("POST", r"/v25.0/(\w+)/comments", self.comment)
         self.route("GET", r"/v25.0/(\w+)/published_posts", self.published_posts)
         self.route("GET", r"/v25.0/(\w+)/insights", self.post_insights)
@@ -1074,6 +1079,65 @@ class FacebookFake(GraphFake):
             )
         video.update(uploaded=True, file_url=req.header("file_url"))
         return Reply(200, {"success": True})
+
+    # The Resumable Upload API (https://developers.facebook.com/docs/graph-api/resumable-upload-api)
+    # and the Page's /videos edge publishing its handle (Video API guide).
+
+    def app_uploads(self, req: FakeRequest, app_id: str) -> Reply:
+        p = req.params
+        if p.get("file_type") not in {"video/mp4", "image/jpeg", "image/jpg", "image/png", "application/pdf"}:
+            return self.error_reply("bad_request", message="(#100) Invalid file_type")
+        if not p.get("file_length", "").isdigit() or not int(p["file_length"]):
+            return self.error_reply("bad_request", message="(#100) file_length must be a positive integer")
+        sid = self.next_id(12)
+        self.upload_sessions[sid] = {
+            "app_id": app_id,
+            "length": int(p["file_length"]),
+            "name": p.get("file_name", ""),
+            "received": 0,
+            "bytes": bytearray(),
+        }
+        return Reply(200, {"id": f"upload:{sid}"})
+
+    def upload_session(self, req: FakeRequest, sid: str) -> Reply:
+        presented = req.header("authorization").removeprefix("OAuth ")
+        if presented != self.token and presented not in self.grants:
+            return self.error_reply("token_invalid")
+        session = self.upload_sessions.get(sid)
+        if session is None:
+            return self.error_reply("not_found")
+        if req.header("file_offset") != str(session["received"]):
+            return self.error_reply(
+                "bad_request", message=f"(#100) file_offset must be {session['received']}"
+            )
+        session["received"] += len(req.body)
+        session["bytes"] += req.body
+        if session["received"] < session["length"]:
+            return Reply(200, {"id": f"upload:{sid}", "file_offset": session["received"]})
+        handle = f"2:c2FtcGxl{sid}"
+        session["handle"] = handle
+        return Reply(200, {"h": handle})
+
+    def page_videos(self, req: FakeRequest, page: str) -> Reply:
+        p = req.params
+        if not self._page_ok(page):
+            return self.error_reply("not_found")
+        handle = p.get("fbuploader_video_file_chunk", "")
+        session = next((s for s in self.upload_sessions.values() if s.get("handle") == handle), None)
+        if session is None or session["received"] != session["length"]:
+            return self.error_reply("bad_request", message="(#100) Invalid fbuploader_video_file_chunk")
+        vid = self.next_id(16)
+        post = self._new_post(req, p.get("description", ""), video_id=vid, page_video=dict(p))
+        self.objects[vid] = {
+            "id": vid,
+            "kind": "page_video",
+            "title": p.get("title", ""),
+            "description": p.get("description", ""),
+            "size": session["length"],
+            "post_id": post["id"],
+            "permalink_url": f"/{self.account.external_id}/videos/{vid}/",
+        }
+        return Reply(200, {"id": vid})
 
     def comment(self, req: FakeRequest, post_id: str) -> Reply:
         post = self.objects.get(post_id)

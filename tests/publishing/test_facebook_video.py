@@ -91,3 +91,25 @@ def test_a_reel_that_fails_processing_after_the_poll_ran_out_fails(owner, brand,
     services.processing_poll_due(now=pub.due_at + datetime.timedelta(seconds=1))
     pub.refresh_from_db()
     assert pub.status == "failed" and "unsupported codec" in pub.last_error
+
+
+@pytest.mark.parametrize(("width", "height", "seconds"), [(1920, 1080, 30.0), (1080, 1920, 120.0)])
+def test_a_video_that_is_no_reel_goes_through_the_pages_video_upload(
+    owner, brand, facebook, width, height, seconds
+):
+    fake, profile = facebook
+    pub = run_due(video_scheduled(owner, brand, profile, width=width, height=height, seconds=seconds))
+    assert pub.status == "published", pub.last_error
+    assert not fake.calls("video_reels")  # not a reel
+    [session] = fake.upload_sessions.values()
+    asset = MediaAsset.objects.get(content=pub.content, media_type="video")
+    with asset.file.open("rb") as fh:
+        assert bytes(session["bytes"]) == fh.read()  # the whole file, from offset 0
+    assert session["app_id"] == "fake-client-id" and session["length"] == asset.file.size
+    [post] = fake.posts
+    video = fake.objects[post["video_id"]]
+    assert video["kind"] == "page_video" and video["description"] == post["message"]
+    assert pub.external_id == post["id"]
+    assert pub.url == f"https://www.facebook.com/{profile.external_id}/videos/{post['video_id']}/"
+    [upload] = fake.calls("upload_session")
+    assert upload.header("authorization").startswith("OAuth ") and upload.header("file_offset") == "0"

@@ -3,7 +3,9 @@
 Flows (platforms.yaml facebook.publish_flow): text/link -> ``/{page}/feed``; photo ->
 ``/{page}/photos`` (several photos: unpublished photos attached to a feed post); reel ->
 ``/{page}/video_reels`` start -> rupload (``file_url``) -> finish with
-``video_state=PUBLISHED`` -> poll the video status; first comment ->
+``video_state=PUBLISHED`` -> poll the video status (a poll that runs out leaves it to the
+processing poller); any other video (landscape, over 90 s) -> the Resumable Upload API ->
+``/{page}/videos`` with the file handle; first comment ->
 ``/{post}/comments``.
 """
 
@@ -14,6 +16,8 @@ from typing import Any
 
 from apps.publishing.platforms.base import (
     AccountInfo,
+    ChunkReader,
+    MediaItem,
     Metrics,
     PlatformError,
     PostRequest,
@@ -24,6 +28,8 @@ from apps.publishing.platforms.base import (
 )
 from apps.publishing.platforms.meta import GraphClient
 
+#: a Page video (not a reel) lasts up to 240 minutes
+PAGE_VIDEO_SECONDS = 4 * 3600
 PHOTO_TYPES = {"image/jpeg", "image/png", "image/gif", "image/bmp", "image/tiff"}
 REEL_SECONDS = (3, 90)
 MULTI_PHOTO_MAX = 10
@@ -44,7 +50,7 @@ class FacebookClient(GraphClient):
         if not req.caption and not req.media and not req.options.get("link"):
             raise self.invalid("A Facebook post needs a message, a link or media.")
         if req.videos and (len(req.media) != 1):
-            raise self.invalid("A Facebook reel is exactly one video.")
+            raise self.invalid("A Facebook video post is exactly one video.")
         if len(req.images) > MULTI_PHOTO_MAX:
             raise self.invalid(f"A Facebook post holds at most {MULTI_PHOTO_MAX} photos.")
         for item in req.media:
@@ -54,17 +60,28 @@ class FacebookClient(GraphClient):
                 raise self.invalid(f"Facebook does not accept {ctype} photos.", "invalid_media_format")
             if item.kind == "video":
                 if ctype != "video/mp4":
-                    raise self.invalid(f"Facebook reels must be MP4, not {ctype}.", "invalid_media_format")
-                if item.seconds is not None and not REEL_SECONDS[0] <= item.seconds <= REEL_SECONDS[1]:
-                    raise self.invalid("Facebook reels last 3-90 s.", "invalid_media_duration")
-                if item.width and item.height and abs(item.width / item.height - 9 / 16) > 0.01:
-                    raise self.invalid("Facebook reels must be 9:16.", "invalid_media_dimensions")
+                    raise self.invalid(f"Facebook videos must be MP4, not {ctype}.", "invalid_media_format")
+                if req.post_type == "reel":
+                    if item.seconds is not None and not REEL_SECONDS[0] <= item.seconds <= REEL_SECONDS[1]:
+                        raise self.invalid("Facebook reels last 3-90 s.", "invalid_media_duration")
+                    if item.width and item.height and abs(item.width / item.height - 9 / 16) > 0.01:
+                        raise self.invalid("Facebook reels must be 9:16.", "invalid_media_dimensions")
+                elif not is_reel(item):
+                    if item.seconds is not None and item.seconds > PAGE_VIDEO_SECONDS:
+                        raise self.invalid("Facebook Page videos last at most 4 h.", "invalid_media_duration")
+                    if not item.readable:
+                        raise self.invalid(
+                            "A Facebook Page video is uploaded from the file: the media needs a loader.",
+                            "media_bytes_unavailable",
+                        )
 
     # ---- publish -------------------------------------------------------------------
 
     def publish(self, req: PostRequest) -> PublishResult:
         self.validate(req)
-        if req.videos:
+        if req.videos and req.post_type != "reel" and not is_reel(req.videos[0]):
+            post_id, url, raw = self._publish_page_video(req)
+        elif req.videos:
             reel = self._publish_reel(req)
             if reel.pending:
                 return reel
@@ -152,6 +169,55 @@ class FacebookClient(GraphClient):
             return self._reel_pending(state, last, extra)
         return self._reel_result(state, status)
 
+    def _publish_page_video(self, req: PostRequest) -> tuple[str, str, dict[str, Any]]:
+        """A video that is no reel (landscape or square, or over 90 s): the Resumable Upload
+        API (``/{app-id}/uploads`` -> ``/upload:{session}`` with ``file_offset``, the file
+        streamed from storage) gives a handle the Page's ``/videos`` edge publishes
+        (https://developers.facebook.com/docs/video-api/guides/publishing)."""
+        item = req.videos[0]
+        size = item.byte_size()
+        session = self.graph_post(
+            f"{self.app_id}/uploads",
+            file_name=f"postforge-{req.reference or 'video'}.mp4",
+            file_length=size,
+            file_type="video/mp4",
+        )
+        with item.open() as fh:
+            uploaded = self.get_json(
+                "POST",
+                f"{self.base_url}/{session['id']}",  # "upload:<id>" would read as a URL scheme
+                auth=False,
+                data=ChunkReader(fh, 0, size - 1),
+                headers={"Authorization": f"OAuth {self.access_token}", "file_offset": "0"},
+            )
+        body = self.graph_post(
+            f"{self.page}/videos",
+            title=req.title,
+            description=req.caption,
+            fbuploader_video_file_chunk=uploaded["h"],
+            create=True,
+        )
+        video_id = str(body["id"])
+        info = self.after_publish(
+            "permalink", lambda: self.graph_get(video_id, fields="permalink_url,post_id")
+        )
+        url = str(info.get("permalink_url", ""))
+        if url.startswith("/"):
+            url = "https://www.facebook.com" + url
+        return str(info.get("post_id") or video_id), url, {"video_id": video_id}
+
+    @property
+    def app_id(self) -> str:
+        from django.conf import settings
+
+        app_id = str(getattr(settings, "FACEBOOK_CLIENT_ID", "") or "")
+        if not app_id:
+            raise self.invalid(
+                "Facebook Page videos are uploaded through the app (FACEBOOK_CLIENT_ID is not set).",
+                "platform_not_configured",
+            )
+        return app_id
+
     def check_pending(self, state: dict[str, Any]) -> PublishResult:
         """One status read for a reel ``publish`` left pending (its status poll ran out)."""
         status = self.graph_get(str(state["video_id"]), fields="status")
@@ -236,6 +302,13 @@ class FacebookClient(GraphClient):
             picture_url=((body.get("picture") or {}).get("data") or {}).get("url", ""),
             followers=int(body.get("followers_count") or 0),
         )
+
+
+def is_reel(item: MediaItem) -> bool:
+    """A vertical 9:16 video of 3-90 s goes out as a reel; any other as a Page video."""
+    vertical = not (item.width and item.height) or abs(item.width / item.height - 9 / 16) <= 0.01
+    short = item.seconds is None or REEL_SECONDS[0] <= item.seconds <= REEL_SECONDS[1]
+    return vertical and short
 
 
 def _reel_done(status: dict[str, Any]) -> bool:
