@@ -631,6 +631,7 @@ class InstagramFake(GraphFake):
         self.route("POST", r"/v25.0/(\w+)/media_publish", self.media_publish)
         self.route("POST", r"/v25.0/(\w+)/comments", self.comment)
         self.route("GET", r"/v25.0/(\w+)/media", self.list_media)
+        self.route("GET", r"/v25.0/(\w+)/stories", self.list_stories)
         self.route("GET", r"/v25.0/(\w+)/insights", self.media_insights)
         self.route("GET", r"/v25.0/(\w+)/content_publishing_limit", self.publishing_limit)
         self.route("GET", r"/v25.0/(\w+)", self.get_object)
@@ -693,14 +694,22 @@ class InstagramFake(GraphFake):
         c["published"] = True
         mid = self.next_id()
         params = c["params"]
+        story = params.get("media_type") == "STORIES"
         post = {
             "id": mid,
             "kind": "media",
             "caption": params.get("caption", ""),
-            "media_type": {"REELS": "VIDEO", "CAROUSEL": "CAROUSEL_ALBUM"}.get(
-                params.get("media_type", ""), "IMAGE"
-            ),
-            "permalink": f"https://www.instagram.com/p/C{mid[-8:]}/",
+            "media_type": "VIDEO"
+            if story and "video_url" in params
+            else {"REELS": "VIDEO", "CAROUSEL": "CAROUSEL_ALBUM"}.get(params.get("media_type", ""), "IMAGE"),
+            # https://developers.facebook.com/docs/instagram-platform/reference/instagram-media
+            "media_product_type": "STORY"
+            if story
+            else {"REELS": "REELS"}.get(params.get("media_type", ""), "FEED"),
+            "permalink": f"https://www.instagram.com/stories/{self.account.username}/{mid}/"
+            if story
+            else f"https://www.instagram.com/p/C{mid[-8:]}/",
+            "created_ts": self.clock(),
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S+0000", time.gmtime()),
             "container": params,
             "comments": [],
@@ -719,8 +728,23 @@ class InstagramFake(GraphFake):
         return Reply(200, {"id": cid})
 
     def list_media(self, req: FakeRequest, user: str) -> Reply:
+        """The media edge: feed posts and reels; stories are not on it (the stories edge)."""
         limit = int(req.params.get("limit", 25))
-        rows = [self.graph_fields(req, p) for p in self.posts[:limit]]
+        feed = [p for p in self.posts if p.get("media_product_type") != "STORY"]
+        rows = [self.graph_fields(req, p) for p in feed[:limit]]
+        return Reply(200, {"data": rows, "paging": {"cursors": {"before": "QVFI", "after": "QVFJ"}}})
+
+    def list_stories(self, req: FakeRequest, user: str) -> Reply:
+        """``/{ig-user-id}/stories``: the stories of the last 24 hours, newest first."""
+        if not self._user_ok(user):
+            return self.error_reply("not_found")
+        now = self.clock()
+        live = [
+            p
+            for p in self.posts
+            if p.get("media_product_type") == "STORY" and p.get("created_ts", now) > now - 86400
+        ]
+        rows = [self.graph_fields(req, p) for p in live]
         return Reply(200, {"data": rows, "paging": {"cursors": {"before": "QVFI", "after": "QVFJ"}}})
 
     def media_insights(self, req: FakeRequest, media_id: str) -> Reply:

@@ -119,6 +119,8 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
         options={
             **publication.options,
             "_created_at": publication.created_at.isoformat(),
+            # a post made before this is not ours (stories are found by time and kind alone)
+            "_not_before": publication.scheduled_for.isoformat(),
             # what an earlier attempt left to pick up (PlatformError.resume)
             "_resume": dict((publication.platform_state or {}).get("resume") or {}),
         },
