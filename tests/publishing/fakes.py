@@ -537,10 +537,16 @@ class GraphFake(FakePlatform):
                 {"error_user_title": "You Can't Use This Feature Right Now"},
             ),
             "duplicate": ("(#506) Duplicate status message", 506, None, {}),
+            # (#4) the app's own limit (platform rate limiting), shared by every user and Page
+            "app_rate_limit": ("(#4) Application request limit reached", 4, None, {}),
         }
         if kind in policy:
             message, code, subcode, extra = policy[kind]
-            return graph(400, message, "OAuthException", code, subcode, **extra)
+            reply = graph(400, message, "OAuthException", code, subcode, **extra)
+            if code == 4:
+                usage = {"call_count": 100, "total_cputime": 37, "total_time": 41}
+                reply.headers["X-App-Usage"] = json.dumps(usage)
+            return reply
         if kind == "server_error":
             return graph(
                 500,
@@ -2201,6 +2207,14 @@ class XFake(FakePlatform):
                 "x-rate-limit-remaining": "0",
                 "x-rate-limit-reset": str(reset),
             }
+            if options.get("app_wide"):  # the app's 24-hour cap, shared by every account
+                headers.update(
+                    {
+                        "x-app-limit-24hour-limit": "10000",
+                        "x-app-limit-24hour-remaining": "0",
+                        "x-app-limit-24hour-reset": str(reset),
+                    }
+                )
             return self.problem(429, "Too Many Requests", "Too Many Requests", "about:blank", headers)
         if kind == "server_error":
             return self.problem(503, "Service Unavailable", "Service Unavailable", "about:blank")

@@ -210,6 +210,9 @@ class PlatformError(Exception):
         #: URN after its processing wait ran out); kept on the publication, given back in
         #: ``PostRequest.options["_resume"]``
         self.resume = dict(resume or {})
+        #: a rate limit on the operator's whole app (every profile of the platform waits), not
+        #: on this account's token alone (``PlatformClient.limit_is_app_wide``)
+        self.app_wide = False
 
     def __repr__(self) -> str:
         return (
@@ -570,7 +573,14 @@ class PlatformClient(ABC):
             raw=body,
             scope_missing=scope_missing,
         )
+        error.app_wide = error.retryable and self.limit_is_app_wide(error, resp)
         return self.adjust_error(error, resp, extra)
+
+    def limit_is_app_wide(self, error: PlatformError, resp: requests.Response) -> bool:
+        """Whether a retryable refusal limits the operator's app as a whole (other profiles of
+        the platform would be refused too) rather than this account's token: no by default,
+        the platforms that say so override it."""
+        return False
 
     def is_scope_error(self, status: int, code: Any, body: Any) -> bool:
         """Whether the answer says the grant lacks a permission (``scope_error_codes``; a

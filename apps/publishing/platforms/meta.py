@@ -12,6 +12,8 @@ from apps.publishing.platforms.base import PlatformClient, PlatformError, Quota
 
 # https://developers.facebook.com/docs/graph-api/guides/error-handling
 GRAPH_RATE_LIMIT_CODES = frozenset({4, 17, 32, 341, 613, *range(80001, 80015)})
+#: (#4) Application request limit reached: the app's limit, shared by every profile
+GRAPH_APP_LIMIT_CODE = 4
 GRAPH_TOKEN_EXPIRED_CODES = frozenset({190, 102})
 GRAPH_TRANSIENT_CODES = frozenset({1, 2})
 # (#10) and (#200-#299): the permission is missing from the grant
@@ -86,6 +88,25 @@ class GraphClient(PlatformClient):
 
     def auth_headers(self) -> dict[str, str]:
         return {} if self.token_as_param else super().auth_headers()
+
+    def limit_is_app_wide(self, error: PlatformError, resp: requests.Response) -> bool:
+        """(#4) "Application request limit reached", or ``X-App-Usage`` (the app's platform
+        rate limit) at 100 %: every profile waits. (#17) user, (#32) Page, (#613) and the
+        business use case codes (80001-80014, ``X-Business-Use-Case-Usage``) limit one
+        account's token: that profile waits alone."""
+        if error.code == GRAPH_APP_LIMIT_CODE:
+            return True
+        try:
+            usage = json.loads(resp.headers.get("X-App-Usage") or "{}")
+        except ValueError:
+            return False
+        if not isinstance(usage, dict):
+            return False
+        shares = []
+        for key in ("call_count", "total_cputime", "total_time"):
+            with contextlib.suppress(TypeError, ValueError):
+                shares.append(float(usage.get(key) or 0))
+        return max(shares, default=0) >= 100
 
     def adjust_error(
         self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import requests
+
 from apps.publishing.platforms.base import (
     AccountInfo,
     MediaItem,
@@ -35,6 +37,11 @@ class XClient(PlatformClient):
         {89, "https://api.twitter.com/2/problems/not-authorized-for-resource-expired"}
     )
     segment_size = 4 * MB
+
+    def limit_is_app_wide(self, error: PlatformError, resp: requests.Response) -> bool:
+        """X limits each endpoint per user (``x-rate-limit-*``) and per app; a 429 whose
+        ``x-app-limit-24hour-remaining`` is 0 is the app's daily cap, shared by every account."""
+        return error.status_code == 429 and resp.headers.get("x-app-limit-24hour-remaining") == "0"
 
     def is_scope_error(self, status: int, code: Any, body: Any) -> bool:
         # A call outside the token's scopes gets a bare 403 problem naming nothing

@@ -58,6 +58,11 @@ class YouTubeClient(PlatformClient):
     chunk_size = 32 * KIB256  # 8 MiB
     max_resumes = 3
 
+    def limit_is_app_wide(self, error: PlatformError, resp: requests.Response) -> bool:
+        """The daily quota is the Cloud project's, shared by every channel; rateLimitExceeded
+        and userRateLimitExceeded limit one channel's calls."""
+        return error.code in QUOTA_REASONS
+
     def adjust_error(
         self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]
     ) -> PlatformError:
