@@ -26,6 +26,7 @@ from apps.publishing.platforms.base import (
     PostRequest,
     PublishResult,
     normalise_type,
+    read_chunk,
 )
 
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/gif"}
@@ -109,7 +110,7 @@ class LinkedInClient(PlatformClient):
         if len(req.images) > 1 and not MULTI_IMAGE_RANGE[0] <= len(req.images) <= MULTI_IMAGE_RANGE[1]:
             raise self.invalid("A LinkedIn multi-image post holds 2 to 20 images.")
         for item in req.media:
-            if item.loader is None:
+            if not item.readable:
                 raise self.invalid(
                     "LinkedIn uploads the file itself: the media needs a loader.", "media_bytes_unavailable"
                 )
@@ -211,7 +212,7 @@ class LinkedInClient(PlatformClient):
                     raise
             else:
                 return urn
-        blob = item.read()
+        size = item.byte_size()
         value = self.get_json(
             "POST",
             "/rest/videos",
@@ -219,21 +220,22 @@ class LinkedInClient(PlatformClient):
             json={
                 "initializeUploadRequest": {
                     "owner": owner,
-                    "fileSizeBytes": len(blob),
+                    "fileSizeBytes": size,
                     "uploadCaptions": False,
                     "uploadThumbnail": False,
                 }
             },
         )["value"]
         etags = []
-        for part in value["uploadInstructions"]:
-            resp = self.request(
-                "PUT",
-                part["uploadUrl"],
-                data=blob[part["firstByte"] : part["lastByte"] + 1],
-                headers={"Content-Type": "application/octet-stream"},
-            )
-            etags.append(resp.headers.get("ETag", "").strip('"'))
+        with item.open() as fh:  # one part in memory at a time
+            for part in value["uploadInstructions"]:
+                resp = self.request(
+                    "PUT",
+                    part["uploadUrl"],
+                    data=read_chunk(fh, part["firstByte"], part["lastByte"]),
+                    headers={"Content-Type": "application/octet-stream"},
+                )
+                etags.append(resp.headers.get("ETag", "").strip('"'))
         self.request(
             "POST",
             "/rest/videos",

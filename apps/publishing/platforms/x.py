@@ -20,6 +20,7 @@ from apps.publishing.platforms.base import (
     PostRequest,
     PublishResult,
     normalise_type,
+    read_chunk,
 )
 
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/webp"}
@@ -105,7 +106,7 @@ class XClient(PlatformClient):
         return PublishResult(external_id=tweet_id, url=f"https://x.com/i/web/status/{tweet_id}", raw=raw)
 
     def _upload(self, item: MediaItem) -> str:
-        blob = item.read()
+        size = item.byte_size()
         ctype = normalise_type(item.content_type)
         category = (
             "tweet_video" if item.kind == "video" else "tweet_gif" if ctype == "image/gif" else "tweet_image"
@@ -113,18 +114,18 @@ class XClient(PlatformClient):
         init = self.get_json(
             "POST",
             "/2/media/upload/initialize",
-            json={"media_type": ctype, "total_bytes": len(blob), "media_category": category},
+            json={"media_type": ctype, "total_bytes": size, "media_category": category},
         )["data"]
         media_id = str(init["id"])
-        for index, start in enumerate(range(0, len(blob), self.segment_size)):
-            self.request(
-                "POST",
-                f"/2/media/upload/{media_id}/append",
-                data={"segment_index": str(index)},
-                files={
-                    "media": ("blob", blob[start : start + self.segment_size], "application/octet-stream")
-                },
-            )
+        with item.open() as fh:  # one segment in memory at a time
+            for index, start in enumerate(range(0, size, self.segment_size)):
+                segment = read_chunk(fh, start, min(start + self.segment_size, size) - 1)
+                self.request(
+                    "POST",
+                    f"/2/media/upload/{media_id}/append",
+                    data={"segment_index": str(index)},
+                    files={"media": ("blob", segment, "application/octet-stream")},
+                )
         final = self.get_json("POST", f"/2/media/upload/{media_id}/finalize")["data"]
         info = final.get("processing_info")
         if info and info.get("state") not in {"succeeded", "failed"}:
