@@ -232,3 +232,20 @@ def test_topic_hashtags_from_briefs():
         "#CalleMayor"
     ]
     assert topic_hashtags("CRUMB15 opens Saturday", "en", 3) == []
+
+
+def test_topic_hashtags_leave_out_commands_adverbs_and_where_to_listen():
+    # the three light edits of the last reading: #WaterRight, #PipInstall…, #Spotify/#ApplePodcasts
+    assert topic_hashtags("Water your tomatoes right: deep and slow, twice a week.", "en", 5) == [
+        "#Water",
+        "#Tomatoes",
+    ]
+    assert topic_hashtags("New release: pip install postforge==2.0 ships a faster scheduler.", "en", 5) == [
+        "#FasterScheduler",
+        "#Release",
+    ]
+    assert topic_hashtags(
+        "Episode 42 is out! Listen on Spotify and Apple Podcasts: we talk soil health with Dr. Ana Ruiz.",
+        "en",
+        5,
+    ) == ["#SoilHealth", "#AnaRuiz"]
