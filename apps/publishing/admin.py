@@ -435,3 +435,6 @@ class OAuthRedirectOriginAdmin(admin.ModelAdmin):
     def delete_queryset(self, request, queryset):
         for row in queryset:
             oauth.redirect_origin_remove(row=row)
+
+
+from . import admin_calendar  # noqa: E402, F401  (the calendar's routes on the admin site)
