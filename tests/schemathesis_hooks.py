@@ -172,14 +172,22 @@ def _headers_hold(case) -> bool:
 
 
 def _page_off_facebook(case) -> bool:
-    """A positive Family B connect that names a Facebook Page for another platform: the
-    platform is in the path and the Page in the body, a rule across the two that JSON Schema
-    cannot state (Family A, with both in the body, states it; the 400 is pinned in tests/publishing)."""
+    """A positive Family B connect that names a Page for a platform without Pages (Facebook's, a
+    LinkedIn organization's), asks for a LinkedIn organization on another platform, or names a
+    Page for a LinkedIn member: the platform is in the path and the rest in the body, a rule
+    across the two that JSON Schema cannot state (Family A, with both in the body, states it; the
+    400s are pinned in tests/publishing/test_oauth_platforms.py and test_linkedin_pages.py)."""
     if case.operation.path != "/oauth/{platform}/authorize" or not isinstance(case.body, dict):
         return False
     if _negative(case, ParameterLocation.BODY) or _negative(case, ParameterLocation.PATH):
         return False
-    return bool(case.body.get("pageId")) and (case.path_parameters or {}).get("platform") != "facebook"
+    platform = (case.path_parameters or {}).get("platform")
+    page, kind = case.body.get("pageId"), case.body.get("accountType")
+    return bool(
+        (page and platform not in ("facebook", "linkedin"))
+        or (kind == "organization" and platform != "linkedin")
+        or (page and kind == "member")
+    )
 
 
 def _bluesky_reached(case) -> bool:

@@ -81,6 +81,7 @@ _SHARED_FIELD_NAMES = {
     "default_visibility": "defaultVisibility",
     "redirect_uri": "redirectUri",
     "page_id": "pageId",
+    "account_type": "accountType",
     "source_media": "mediaId",
     "reference_image": "referenceImageId",
 }

@@ -49,6 +49,9 @@ class OAuthState(models.Model):
     sandbox = models.BooleanField(default=False)
     #: Facebook: the Page the user chose to connect (empty: the first Page the account manages)
     page_id = models.CharField(max_length=40, blank=True, default="")
+    #: LinkedIn: "organization" connects an organization page the member administers (its id in
+    #: page_id, or empty: the only one, or page_required); empty: the member
+    account_type = models.CharField(max_length=20, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)

@@ -15,7 +15,7 @@ REDIRECT_URI = {
     "description": "An https URL on an allowed redirect origin (the organization's own, "
     "OAUTH_ALLOWED_REDIRECT_ORIGINS or PUBLIC_BASE_URL)",
 }
-#: a Facebook Page's numeric id, or empty (the first Page the account manages)
+#: a Facebook Page's or LinkedIn organization page's numeric id, or empty (the only Page; several: page_required)
 PAGE_ID = {"pattern": "^[0-9]*$"}
 #: `https://host[:port]` with nothing after it (apps.publishing.oauth.normalize_redirect_origin)
 ORIGIN = {

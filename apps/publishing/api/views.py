@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from apps.core.serializers import StrictSerializer
+from apps.core.serializers import NamedChoiceField, StrictSerializer
 from apps.core.views import ApiViewSet, ListMixin
 from apps.profiles.api.serializers import ProfileOutput as ApiProfileOutput
 from apps.profiles.api.serializers import present_profile
@@ -37,7 +37,16 @@ class AuthorizeInput(StrictSerializer):
         allow_blank=True,
         max_length=40,
         trim_whitespace=False,
-        help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)",
+        help_text="Facebook, or a LinkedIn organization page: the id of the Page to connect (default: the only "
+        "Page; several and none named: the callback answers `error=page_required` naming them); the profile lists "
+        "them all in `pages`",
+    )
+    accountType = NamedChoiceField(
+        choices=["member", "organization"],
+        required=False,
+        max_length=20,
+        help_text="LinkedIn: `organization` connects an organization page the member administers (Community "
+        "Management API; implied by `pageId`), `member` (default) the member's own profile",
     )
     openapi_fields = {"redirectUri": REDIRECT_URI, "pageId": PAGE_ID}
 
@@ -96,6 +105,7 @@ class OAuthViewSet(ApiViewSet):
             brand=brand_for_connect(organization=self.actor.organization, brand_id=data.get("brandId")),
             family="api",
             page_id=data.get("pageId") or "",
+            account_type=data.get("accountType") or "",
         )
         return self.respond({"authUrl": auth_url, "state": state})
 

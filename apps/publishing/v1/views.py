@@ -35,20 +35,45 @@ class ConnectInput(StrictSerializer):
         allow_blank=True,
         max_length=40,
         trim_whitespace=False,
-        help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)",
+        help_text="Facebook, or a LinkedIn organization page: the id of the Page to connect (default: the only "
+        "Page; several and none named: the callback answers `error=page_required` naming them); the profile lists "
+        "them all in `pages`",
+    )
+    accountType = NamedChoiceField(
+        choices=["member", "organization"],
+        required=False,
+        max_length=20,
+        help_text="LinkedIn: `organization` connects an organization page the member administers (Community "
+        "Management API; implied by `pageId`), `member` (default) the member's own profile",
     )
     openapi_fields = {"redirectUri": REDIRECT_URI, "pageId": PAGE_ID}
-    #: a Page id only with platform facebook (apps.publishing.oauth.oauth_begin), stated as the
-    #: bodies refused (a non-empty `pageId` with another platform): a top-level `not` leaves the
-    #: body's type to the generators, where an `anyOf` of partial schemas made it `Any`/`unknown`
+    #: a Page id only with platform facebook or linkedin, `organization` only with linkedin, no Page
+    #: id for a LinkedIn `member` (apps.publishing.linkedin_pages.connect_target), stated as the
+    #: bodies refused: a top-level `not` leaves the body's type to the generators, where an `anyOf`
+    #: of partial schemas made it `Any`/`unknown` (patterns, not enums: drf-spectacular would make
+    #: components of enums here)
     openapi_rules = {
         "not": {
-            "required": ["pageId"],
-            "properties": {
-                "pageId": {"minLength": 1},
-                # (a pattern, not an enum: drf-spectacular would make a component of an enum here)
-                "platform": {"not": {"pattern": "^facebook$"}},
-            },
+            "anyOf": [
+                {
+                    "required": ["pageId"],
+                    "properties": {
+                        "pageId": {"minLength": 1},
+                        "platform": {"not": {"pattern": "^(facebook|linkedin)$"}},
+                    },
+                },
+                {
+                    "required": ["accountType"],
+                    "properties": {
+                        "accountType": {"pattern": "^organization$"},
+                        "platform": {"not": {"pattern": "^linkedin$"}},
+                    },
+                },
+                {
+                    "required": ["pageId", "accountType"],
+                    "properties": {"pageId": {"minLength": 1}, "accountType": {"pattern": "^member$"}},
+                },
+            ]
         }
     }
 
@@ -74,6 +99,7 @@ class ProfileConnectViewSet(V1ViewSet):
             brand=brand_for_connect(organization=self.actor.organization, brand_id=data.get("brandId")),
             family="v1",
             page_id=data.get("pageId") or "",
+            account_type=data.get("accountType") or "",
         )
         return self.respond({"authUrl": auth_url, "state": state})
 
