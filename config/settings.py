@@ -595,6 +595,9 @@ SANDBOX_PLATFORMS = env.list("SANDBOX_PLATFORMS", default=[])
 #: directory that holds did:plc documents (each account's PDS is read from its DID document)
 BLUESKY_SERVICE_URL = env("BLUESKY_SERVICE_URL", default="https://bsky.social").rstrip("/")
 BLUESKY_PLC_DIRECTORY_URL = env("BLUESKY_PLC_DIRECTORY_URL", default="https://plc.directory").rstrip("/")
+#: Bluesky's video service: videos go there (app.bsky.video.uploadVideo), which puts the
+#: processed video on the account's PDS as a blob for the post's app.bsky.embed.video
+BLUESKY_VIDEO_SERVICE_URL = env("BLUESKY_VIDEO_SERVICE_URL", default="https://video.bsky.app").rstrip("/")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -529,6 +529,24 @@ class GraphFake(FakePlatform):
             reply = graph(400, "(#32) Page request limit reached", "OAuthException", 32)
             reply.headers["X-Business-Use-Case-Usage"] = json.dumps(usage)
             return reply
+        policy = {  # (#368) temporarily blocked for policies violations, (#506) duplicate post
+            "blocked": (
+                "It looks like you were misusing this feature by going too fast.",
+                368,
+                1390008,
+                {"error_user_title": "You Can't Use This Feature Right Now"},
+            ),
+            "duplicate": ("(#506) Duplicate status message", 506, None, {}),
+            # (#4) the app's own limit (platform rate limiting), shared by every user and Page
+            "app_rate_limit": ("(#4) Application request limit reached", 4, None, {}),
+        }
+        if kind in policy:
+            message, code, subcode, extra = policy[kind]
+            reply = graph(400, message, "OAuthException", code, subcode, **extra)
+            if code == 4:
+                usage = {"call_count": 100, "total_cputime": 37, "total_time": 41}
+                reply.headers["X-App-Usage"] = json.dumps(usage)
+            return reply
         if kind == "server_error":
             return graph(
                 500,
@@ -619,6 +637,7 @@ class InstagramFake(GraphFake):
         self.route("POST", r"/v25.0/(\w+)/media_publish", self.media_publish)
         self.route("POST", r"/v25.0/(\w+)/comments", self.comment)
         self.route("GET", r"/v25.0/(\w+)/media", self.list_media)
+        self.route("GET", r"/v25.0/(\w+)/stories", self.list_stories)
         self.route("GET", r"/v25.0/(\w+)/insights", self.media_insights)
         self.route("GET", r"/v25.0/(\w+)/content_publishing_limit", self.publishing_limit)
         self.route("GET", r"/v25.0/(\w+)", self.get_object)
@@ -681,14 +700,22 @@ class InstagramFake(GraphFake):
         c["published"] = True
         mid = self.next_id()
         params = c["params"]
+        story = params.get("media_type") == "STORIES"
         post = {
             "id": mid,
             "kind": "media",
             "caption": params.get("caption", ""),
-            "media_type": {"REELS": "VIDEO", "CAROUSEL": "CAROUSEL_ALBUM"}.get(
-                params.get("media_type", ""), "IMAGE"
-            ),
-            "permalink": f"https://www.instagram.com/p/C{mid[-8:]}/",
+            "media_type": "VIDEO"
+            if story and "video_url" in params
+            else {"REELS": "VIDEO", "CAROUSEL": "CAROUSEL_ALBUM"}.get(params.get("media_type", ""), "IMAGE"),
+            # https://developers.facebook.com/docs/instagram-platform/reference/instagram-media
+            "media_product_type": "STORY"
+            if story
+            else {"REELS": "REELS"}.get(params.get("media_type", ""), "FEED"),
+            "permalink": f"https://www.instagram.com/stories/{self.account.username}/{mid}/"
+            if story
+            else f"https://www.instagram.com/p/C{mid[-8:]}/",
+            "created_ts": self.clock(),
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S+0000", time.gmtime()),
             "container": params,
             "comments": [],
@@ -707,8 +734,23 @@ class InstagramFake(GraphFake):
         return Reply(200, {"id": cid})
 
     def list_media(self, req: FakeRequest, user: str) -> Reply:
+        """The media edge: feed posts and reels; stories are not on it (the stories edge)."""
         limit = int(req.params.get("limit", 25))
-        rows = [self.graph_fields(req, p) for p in self.posts[:limit]]
+        feed = [p for p in self.posts if p.get("media_product_type") != "STORY"]
+        rows = [self.graph_fields(req, p) for p in feed[:limit]]
+        return Reply(200, {"data": rows, "paging": {"cursors": {"before": "QVFI", "after": "QVFJ"}}})
+
+    def list_stories(self, req: FakeRequest, user: str) -> Reply:
+        """``/{ig-user-id}/stories``: the stories of the last 24 hours, newest first."""
+        if not self._user_ok(user):
+            return self.error_reply("not_found")
+        now = self.clock()
+        live = [
+            p
+            for p in self.posts
+            if p.get("media_product_type") == "STORY" and p.get("created_ts", now) > now - 86400
+        ]
+        rows = [self.graph_fields(req, p) for p in live]
         return Reply(200, {"data": rows, "paging": {"cursors": {"before": "QVFI", "after": "QVFJ"}}})
 
     def media_insights(self, req: FakeRequest, media_id: str) -> Reply:
@@ -942,6 +984,7 @@ class FacebookFake(GraphFake):
         "feed": ("pages_manage_posts",),
         "photos": ("pages_manage_posts",),
         "video_reels": ("pages_manage_posts",),
+        "page_videos": ("pages_manage_posts",),
         "comment": ("pages_manage_engagement",),
         "post_insights": ("read_insights",),
     }
@@ -950,12 +993,16 @@ class FacebookFake(GraphFake):
         super().__init__()
         self.account.external_id = "104000000000001"
         self.account.picture_url = "https://scontent.xx.fbcdn.net/v/page.png"
+        self.upload_sessions: dict[str, dict[str, Any]] = {}
 
     def routes_setup(self) -> None:
         self.route("POST", r"/v25.0/(\w+)/feed", self.feed)
         self.route("POST", r"/v25.0/(\w+)/photos", self.photos)
         self.route("POST", r"/v25.0/(\w+)/video_reels", self.video_reels)
         self.route("POST", r"/video-upload/v25.0/(\w+)", self.rupload, auth=False)
+        self.route("POST", r"/v25.0/([\w-]+)/uploads", self.app_uploads)
+        self.route("POST", r"/v25.0/upload:(\w+)", self.upload_session, auth=False)
+        self.route("POST", r"/v25.0/(\w+)/videos", self.page_videos)
         self.route("POST", r"/v25.0/(\w+)/comments", self.comment)
         self.route("GET", r"/v25.0/(\w+)/published_posts", self.published_posts)
         self.route("GET", r"/v25.0/(\w+)/insights", self.post_insights)
@@ -1036,7 +1083,8 @@ class FacebookFake(GraphFake):
         return self.error_reply("bad_request", message="(#100) upload_phase must be one of {start, finish}")
 
     def rupload(self, req: FakeRequest, video_id: str) -> Reply:
-        if req.header("authorization") != f"OAuth {self.token}":
+        presented = req.header("authorization").removeprefix("OAuth ")
+        if presented != self.token and presented not in self.grants:
             return Reply(
                 401,
                 {
@@ -1061,6 +1109,65 @@ class FacebookFake(GraphFake):
             )
         video.update(uploaded=True, file_url=req.header("file_url"))
         return Reply(200, {"success": True})
+
+    # The Resumable Upload API (https://developers.facebook.com/docs/graph-api/resumable-upload-api)
+    # and the Page's /videos edge publishing its handle (Video API guide).
+
+    def app_uploads(self, req: FakeRequest, app_id: str) -> Reply:
+        p = req.params
+        if p.get("file_type") not in {"video/mp4", "image/jpeg", "image/jpg", "image/png", "application/pdf"}:
+            return self.error_reply("bad_request", message="(#100) Invalid file_type")
+        if not p.get("file_length", "").isdigit() or not int(p["file_length"]):
+            return self.error_reply("bad_request", message="(#100) file_length must be a positive integer")
+        sid = self.next_id(12)
+        self.upload_sessions[sid] = {
+            "app_id": app_id,
+            "length": int(p["file_length"]),
+            "name": p.get("file_name", ""),
+            "received": 0,
+            "bytes": bytearray(),
+        }
+        return Reply(200, {"id": f"upload:{sid}"})
+
+    def upload_session(self, req: FakeRequest, sid: str) -> Reply:
+        presented = req.header("authorization").removeprefix("OAuth ")
+        if presented != self.token and presented not in self.grants:
+            return self.error_reply("token_invalid")
+        session = self.upload_sessions.get(sid)
+        if session is None:
+            return self.error_reply("not_found")
+        if req.header("file_offset") != str(session["received"]):
+            return self.error_reply(
+                "bad_request", message=f"(#100) file_offset must be {session['received']}"
+            )
+        session["received"] += len(req.body)
+        session["bytes"] += req.body
+        if session["received"] < session["length"]:
+            return Reply(200, {"id": f"upload:{sid}", "file_offset": session["received"]})
+        handle = f"2:c2FtcGxl{sid}"
+        session["handle"] = handle
+        return Reply(200, {"h": handle})
+
+    def page_videos(self, req: FakeRequest, page: str) -> Reply:
+        p = req.params
+        if not self._page_ok(page):
+            return self.error_reply("not_found")
+        handle = p.get("fbuploader_video_file_chunk", "")
+        session = next((s for s in self.upload_sessions.values() if s.get("handle") == handle), None)
+        if session is None or session["received"] != session["length"]:
+            return self.error_reply("bad_request", message="(#100) Invalid fbuploader_video_file_chunk")
+        vid = self.next_id(16)
+        post = self._new_post(req, p.get("description", ""), video_id=vid, page_video=dict(p))
+        self.objects[vid] = {
+            "id": vid,
+            "kind": "page_video",
+            "title": p.get("title", ""),
+            "description": p.get("description", ""),
+            "size": session["length"],
+            "post_id": post["id"],
+            "permalink_url": f"/{self.account.external_id}/videos/{vid}/",
+        }
+        return Reply(200, {"id": vid})
 
     def comment(self, req: FakeRequest, post_id: str) -> Reply:
         post = self.objects.get(post_id)
@@ -2367,6 +2474,14 @@ class XFake(FakePlatform):
                 "x-rate-limit-remaining": "0",
                 "x-rate-limit-reset": str(reset),
             }
+            if options.get("app_wide"):  # the app's 24-hour cap, shared by every account
+                headers.update(
+                    {
+                        "x-app-limit-24hour-limit": "10000",
+                        "x-app-limit-24hour-remaining": "0",
+                        "x-app-limit-24hour-reset": str(reset),
+                    }
+                )
             return self.problem(429, "Too Many Requests", "Too Many Requests", "about:blank", headers)
         if kind == "server_error":
             return self.problem(503, "Service Unavailable", "Service Unavailable", "about:blank")

@@ -26,6 +26,7 @@ from apps.publishing.platforms.base import (
     check_https,
     json_body,
     normalise_type,
+    read_chunk,
 )
 
 MB = 1024 * 1024
@@ -229,7 +230,7 @@ class TikTokClient(PlatformClient):
                     f"TikTok videos must be MP4, WebM or MOV, not {video.content_type}.",
                     "invalid_media_format",
                 )
-            if video.loader is None or req.options.get("source") == "PULL_FROM_URL":
+            if not video.readable or req.options.get("source") == "PULL_FROM_URL":
                 check_https(video, self.platform)
                 self.check_pull_urls([video.url])
             if utf16_len(req.caption) > 2200:
@@ -413,64 +414,65 @@ class TikTokClient(PlatformClient):
     def _init_video(self, req: PostRequest, post_info: dict[str, Any]) -> str:
         video = req.videos[0]
         post_info["title"] = req.caption
-        if video.loader is None or req.options.get("source") == "PULL_FROM_URL":
+        if not video.readable or req.options.get("source") == "PULL_FROM_URL":
             data = self.post_json(
                 "/v2/post/publish/video/init/",
                 {"post_info": post_info, "source_info": {"source": "PULL_FROM_URL", "video_url": video.url}},
                 create=True,
             )
             return data["publish_id"]
-        blob = video.read()
-        plan = chunk_plan(len(blob), self.chunk_size)
+        size = video.byte_size()
+        plan = chunk_plan(size, self.chunk_size)
         data = self.post_json(
             "/v2/post/publish/video/init/",
             {
                 "post_info": post_info,
                 "source_info": {
                     "source": "FILE_UPLOAD",
-                    "video_size": len(blob),
+                    "video_size": size,
                     "chunk_size": plan[0][1] + 1,
                     "total_chunk_count": len(plan),
                 },
             },
         )
         publish_id = data["publish_id"]
-        for index, (first, last) in enumerate(plan):
-            final = index == len(plan) - 1
+        with video.open() as fh:  # one chunk in memory at a time, read from the stored file
+            for index, (first, last) in enumerate(plan):
+                final = index == len(plan) - 1
 
-            def put(first: int = first, last: int = last, final: bool = final) -> None:
-                # Completing the upload is what posts the video.
-                self.request(
-                    "PUT",
-                    data["upload_url"],
-                    auth=False,
-                    create=final,
-                    data=blob[first : last + 1],
-                    headers={
-                        "Content-Type": normalise_type(video.content_type),
-                        "Content-Range": f"bytes {first}-{last}/{len(blob)}",
-                    },
-                )
+                def put(first: int = first, last: int = last, final: bool = final) -> None:
+                    # Completing the upload is what posts the video.
+                    self.request(
+                        "PUT",
+                        data["upload_url"],
+                        auth=False,
+                        create=final,
+                        data=read_chunk(fh, first, last),
+                        headers={
+                            "Content-Type": normalise_type(video.content_type),
+                            "Content-Range": f"bytes {first}-{last}/{size}",
+                        },
+                    )
 
-            try:
-                put()
-            except OutcomeUnknown as lost:
-                # The last chunk's answer was lost. The publish id is ours already, so TikTok's
-                # status says whether the bytes arrived (no video.list needed): all of them, the
-                # post is on its way; fewer, the chunk never landed and is sent again, once.
                 try:
-                    status = self._status(publish_id)
-                except PlatformError as exc:
-                    if exc.code == "media_processing_failed":
-                        raise
-                    raise lost from exc
-                received = status.get("uploaded_bytes")
-                if (
-                    status.get("status") == "PROCESSING_UPLOAD"
-                    and received is not None
-                    and int(received) < len(blob)
-                ):
                     put()
+                except OutcomeUnknown as lost:
+                    # The last chunk's answer was lost. The publish id is ours already, so TikTok's
+                    # status says whether the bytes arrived (no video.list needed): all of them, the
+                    # post is on its way; fewer, the chunk never landed and is sent again, once.
+                    try:
+                        status = self._status(publish_id)
+                    except PlatformError as exc:
+                        if exc.code == "media_processing_failed":
+                            raise
+                        raise lost from exc
+                    received = status.get("uploaded_bytes")
+                    if (
+                        status.get("status") == "PROCESSING_UPLOAD"
+                        and received is not None
+                        and int(received) < size
+                    ):
+                        put()
         return publish_id
 
     # ---- reads ----------------------------------------------------------------------
@@ -486,6 +488,16 @@ class TikTokClient(PlatformClient):
             if self.same_text(text, req.caption):
                 return PublishResult(external_id=str(video["id"]), url=video.get("share_url", ""), raw=video)
         return None
+
+    def unfindable_reason(self, req: PostRequest) -> str:
+        """video.list returns the creator's public videos only: a private, friends or
+        followers post whose answer was lost cannot be found there."""
+        if PRIVACY_LEVELS.get(req.privacy, req.privacy) == "PUBLIC_TO_EVERYONE":
+            return ""
+        return (
+            f"TikTok lists only public videos, so this {req.privacy} post cannot be looked up; "
+            f"check the TikTok app's profile and confirm it in the admin"
+        )
 
     @staticmethod
     def is_publish_id(external_id: str) -> bool:

@@ -167,6 +167,8 @@ def _updates_for(a: _Attempt, now: datetime.datetime) -> dict[str, Any]:
             "last_error": a.error.message[:2000],
             "error_code": str(a.error.code or "")[:100],
         }
+        if a.error.resume:  # what the next attempt picks up (an uploaded video still processing)
+            updates["platform_state"] = {**(pub.platform_state or {}), "resume": a.error.resume}
         if not a.keep_unknown:
             updates["outcome_unknown"] = False  # the platform answered: nothing was posted
         return updates

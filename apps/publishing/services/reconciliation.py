@@ -73,6 +73,9 @@ def _reconciled(pub: Publication, client: PlatformClient, req: PostRequest) -> _
     unknown outcome when the grant cannot look, or None to post it."""
     if not can_reconcile(pub.profile):
         return _unknown(pub, OutcomeUnknown("An earlier attempt may have posted it."))
+    unfindable = client.unfindable_reason(req)
+    if unfindable:
+        return _Unknown(pub, error=OutcomeUnknown(f"An earlier attempt may have posted it ({unfindable})."))
     try:
         found = client.find_published(req)
     except PlatformError as exc:
