@@ -9,6 +9,7 @@ it. Fails when a module scores under --min (85%).
     .venv/bin/python bench/mutation.py                 # every mutant (the full run)
     .venv/bin/python bench/mutation.py --sample 40     # a seeded sample of each module (CI)
     .venv/bin/python bench/mutation.py --module apps/core/ids.py
+    .venv/bin/python bench/mutation.py --module apps/core/ids.py --survivors  # after new tests
 
 mutmut works in a copy (var/mutation/): apps, config, tests and pyproject.toml with a
 [tool.mutmut] section for this run. apps/core/ratelimit.py's Redis path needs Redis: the tests
@@ -42,8 +43,13 @@ MODULES: dict[str, list[str]] = {
         "tests/platforms/test_text_units.py",
         "tests/platforms/test_platform_rules.py",
     ],
-    "apps/platforms/captions.py": ["tests/platforms/test_captions.py"],
-    "apps/platforms/validation.py": ["tests/platforms/test_validation.py"],
+    "apps/platforms/captions.py": ["tests/platforms/test_captions.py", "tests/platforms/test_adaptation.py"],
+    "apps/platforms/validation.py": [
+        "tests/platforms/test_validation.py",
+        "tests/platforms/test_adaptation.py",
+    ],
+    # the literal examples only: the properties over every format (test_adaptation_properties.py,
+    # 90 Hypothesis runs, 40 s plain) take minutes a mutant under mutmut's tracing
     "apps/platforms/adaptation.py": ["tests/platforms/test_adaptation.py"],
 }
 # mutmut's exit codes per mutant: a test failed (1, 3: pytest's internal error), or the tests ran
@@ -90,7 +96,10 @@ def prepare(modules: list[str]) -> None:
         "only_mutate": modules,
         "also_copy": ["config", "templates", "manage.py"],
         "pytest_add_cli_args_test_selection": tests,
-        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-p", "no:randomly"],
+        # --reuse-db: the DB-backed tests (pagination) create the test database once, in the clean
+        # run, and each mutant's run reuses it (created anew per mutant it took 10 s, and two
+        # children creating and dropping the same database at once failed each other)
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-p", "no:randomly", "--reuse-db"],
     }
     section = "\n[tool.mutmut]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in config.items())
     (WORK / "pyproject.toml").write_text(pyproject + section)
@@ -143,6 +152,12 @@ def main() -> int:
     ap.add_argument("--max-children", type=int, default=2)
     ap.add_argument("--report", action="store_true", help="only report the results mutmut has so far")
     ap.add_argument(
+        "--survivors",
+        action="store_true",
+        help="rerun only the mutants that survived the last run (after adding tests: a mutant killed "
+        "before stays killed, since tests are only added)",
+    )
+    ap.add_argument(
         "--not-gated",
         action="append",
         default=[],
@@ -160,6 +175,16 @@ def main() -> int:
     wanted: set[str] | None = None
     if args.report:
         pass
+    elif args.survivors:
+        chosen = [
+            n
+            for module in modules
+            for n, code in results(module).items()
+            if n not in skip and code is not None and code not in KILLED
+        ]
+        print(f"rerunning {len(chosen)} survivors", flush=True)
+        if chosen:
+            mutmut("run", "--max-children", str(args.max_children), *chosen)
     elif args.sample:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
         print(f"mutation sample: {args.sample} mutants per module, seed {seed}", flush=True)

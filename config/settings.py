@@ -479,6 +479,9 @@ PUBLISH_PROCESSING_POLL_DELAYS = [
 ]
 #: TikTok audited the app: without it TikTok accepts only SELF_ONLY posts (profiles say so)
 TIKTOK_APP_AUDITED = env.bool("TIKTOK_APP_AUDITED", default=False)
+#: domains (their subdomains too) and https URL prefixes verified in the TikTok developer portal
+#: (URL properties): TikTok pulls photos (PULL_FROM_URL) only from those; checked before init
+TIKTOK_VERIFIED_URL_PREFIXES = env.list("TIKTOK_VERIFIED_URL_PREFIXES", default=[])
 #: Google audited the YouTube API project: without it every upload is locked private
 YOUTUBE_PROJECT_AUDITED = env.bool("YOUTUBE_PROJECT_AUDITED", default=False)
 #: Pinterest granted Standard access: without it (Trial) writes go to PINTEREST_API_URL's sandbox
@@ -594,6 +597,9 @@ SANDBOX_PLATFORMS = env.list("SANDBOX_PLATFORMS", default=[])
 #: directory that holds did:plc documents (each account's PDS is read from its DID document)
 BLUESKY_SERVICE_URL = env("BLUESKY_SERVICE_URL", default="https://bsky.social").rstrip("/")
 BLUESKY_PLC_DIRECTORY_URL = env("BLUESKY_PLC_DIRECTORY_URL", default="https://plc.directory").rstrip("/")
+#: Bluesky's video service: videos go there (app.bsky.video.uploadVideo), which puts the
+#: processed video on the account's PDS as a blob for the post's app.bsky.embed.video
+BLUESKY_VIDEO_SERVICE_URL = env("BLUESKY_VIDEO_SERVICE_URL", default="https://video.bsky.app").rstrip("/")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -21,6 +21,8 @@ SCHEMATHESIS_HOOKS). Each one supplies what a schema cannot say and a real clien
   a new default brand), not on the request (that 400 is pinned in tests/publishing);
 - no positive Bluesky connect: it needs Bluesky's directory, out of reach in the run (its 502
   is pinned in tests/publishing/test_bluesky.py);
+- no positive TikTok creator-info read: the run binds one profile, on Instagram, and creator
+  info is TikTok's (that 400 is pinned in tests/publishing/test_tiktok_choices.py; the 200 too);
 - a positive approval-link body names no other content (`contentIds` empty): a generated
   string is no content of the organization, and that 400 is pinned in tests/review;
 - no DELETE of the objects the run's bindings name (SCHEMATHESIS_KEEP_IDS): every later case
@@ -172,14 +174,22 @@ def _headers_hold(case) -> bool:
 
 
 def _page_off_facebook(case) -> bool:
-    """A positive Family B connect that names a Facebook Page for another platform: the
-    platform is in the path and the Page in the body, a rule across the two that JSON Schema
-    cannot state (Family A, with both in the body, states it; the 400 is pinned in tests/publishing)."""
+    """A positive Family B connect that names a Page for a platform without Pages (Facebook's, a
+    LinkedIn organization's), asks for a LinkedIn organization on another platform, or names a
+    Page for a LinkedIn member: the platform is in the path and the rest in the body, a rule
+    across the two that JSON Schema cannot state (Family A, with both in the body, states it; the
+    400s are pinned in tests/publishing/test_oauth_platforms.py and test_linkedin_pages.py)."""
     if case.operation.path != "/oauth/{platform}/authorize" or not isinstance(case.body, dict):
         return False
     if _negative(case, ParameterLocation.BODY) or _negative(case, ParameterLocation.PATH):
         return False
-    return bool(case.body.get("pageId")) and (case.path_parameters or {}).get("platform") != "facebook"
+    platform = (case.path_parameters or {}).get("platform")
+    page, kind = case.body.get("pageId"), case.body.get("accountType")
+    return bool(
+        (page and platform not in ("facebook", "linkedin"))
+        or (kind == "organization" and platform != "linkedin")
+        or (page and kind == "member")
+    )
 
 
 def _bluesky_reached(case) -> bool:
@@ -189,6 +199,14 @@ def _bluesky_reached(case) -> bool:
     if case.operation.path not in ("/profiles/bluesky/connect", "/oauth/bluesky/app-password"):
         return False
     return not _negative(case, ParameterLocation.BODY)
+
+
+def _creator_info_off_tiktok(case) -> bool:
+    """A positive TikTok creator-info read: the run's profile is on Instagram, so the answer is
+    the 400 naming the platform (pinned in tests/publishing/test_tiktok_choices.py)."""
+    if not case.operation.path.endswith("/tiktok/creator-info"):
+        return False
+    return not _negative(case, ParameterLocation.PATH)
 
 
 #: the ids of the objects the run binds (tests/test_schemathesis.py), in both families' forms
@@ -204,7 +222,13 @@ def _deletes_kept(case) -> bool:
 
 @schemathesis.hook
 def filter_case(ctx, case):
-    if _headers_hold(case) or _page_off_facebook(case) or _deletes_kept(case) or _bluesky_reached(case):
+    if (
+        _headers_hold(case)
+        or _page_off_facebook(case)
+        or _deletes_kept(case)
+        or _bluesky_reached(case)
+        or _creator_info_off_tiktok(case)
+    ):
         return False
     query = case.query or {}
     start, end = query.get("startDate"), query.get("endDate")

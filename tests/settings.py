@@ -26,6 +26,8 @@ os.environ.setdefault("YOUTUBE_PROJECT_AUDITED", "1")
 os.environ.setdefault("BLUESKY_SERVICE_URL", "http://127.0.0.1:9")
 os.environ.setdefault("BLUESKY_PLC_DIRECTORY_URL", "http://127.0.0.1:9/plc")
 os.environ.setdefault("TIKTOK_APP_AUDITED", "1")
+# The hosts the tests serve media from, as verified in the TikTok developer portal (PULL_FROM_URL)
+os.environ.setdefault("TIKTOK_VERIFIED_URL_PREFIXES", "postforge.test,postforge.dev")
 os.environ.setdefault(
     "SANDBOX_PLATFORMS", "instagram,facebook,tiktok,youtube,linkedin,x,threads,pinterest,bluesky"
 )

@@ -201,6 +201,16 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         "/api/oauth/bluesky/app-password",
         {"post": r(PR, "admin", JSON, handle="matrix.bsky.social", appPassword="abcd-efgh-ijkl-mnop")},
     ),
+    # TikTok's creator_info for a client's composer (issue 22): the matrix's profile is on
+    # Instagram, so a let-through is a 400 naming the platform
+    ("v1", "profiles/<pk>/tiktok/creator-info"): (
+        "/v1/profiles/{profile}/tiktok/creator-info",
+        {"get": r(PR)},
+    ),
+    ("api", "profiles/<pk>/tiktok/creator-info"): (
+        "/api/profiles/{profile}/tiktok/creator-info",
+        {"get": r(PR)},
+    ),
     ("v1", "profiles/bluesky/connect"): (
         "/v1/profiles/bluesky/connect",
         {"post": r(PR, "admin", JSON, handle="matrix.bsky.social", appPassword="abcd-efgh-ijkl-mnop")},

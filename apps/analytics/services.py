@@ -220,10 +220,33 @@ def _pause_platform(platform: str, seconds: float) -> None:
     cache.set(f"analytics:pause:{platform}", 1, timeout=max(1, int(seconds)))
 
 
+def _paused(profile: SocialProfile, platform: str) -> bool:
+    """The platform is paused for every profile (an app-wide limit) or this profile alone."""
+    from django.core.cache import cache
+
+    keys = [f"analytics:pause:{platform}", f"analytics:pause:profile:{profile.pk}"]
+    return any(cache.get_many(keys).values())
+
+
+def _backoff(profile: SocialProfile, platform: str, exc: Exception) -> Backoff:
+    """Pause after a 429 (or any retryable refusal): the profile alone when the limit is its
+    token's, the whole platform when the platform says the operator's app is over its limit
+    (`PlatformError.app_wide`: Meta's #4 or X-App-Usage at 100 %, YouTube's project quota,
+    X's app-wide daily cap)."""
+    from django.core.cache import cache
+
+    seconds = getattr(exc, "retry_after", None) or settings.ANALYTICS_BACKOFF_SECONDS
+    if getattr(exc, "app_wide", False):
+        _pause_platform(platform, seconds)
+    else:
+        cache.set(f"analytics:pause:profile:{profile.pk}", 1, timeout=max(1, int(seconds)))
+    return Backoff(seconds)
+
+
 def collect_publication(
     publication: Publication, now=None, *, token: uuid.UUID | None = None
 ) -> PostSnapshot | None:
-    """Pull one publication's metrics and store a snapshot (None when the platform is paused
+    """Pull one publication's metrics and store a snapshot (None when the profile or platform is paused
     after a 429). With ``token``, the snapshot is stored only while that claim is held
     (``LeaseLost`` otherwise) and the claim is deleted with it."""
     from apps.publishing.platforms.base import PlatformError
@@ -236,7 +259,7 @@ def collect_publication(
     platform = publication.profile.platform if not publication.profile.sandbox else "sandbox"
     spec = for_platform(platform)
     age = now - published_at
-    if _platform_paused(platform):
+    if _paused(publication.profile, platform):
         return None
     unavailable: dict[str, str] = {}
     values: dict[str, int | None] = {}
@@ -254,8 +277,7 @@ def collect_publication(
             m = client_for(publication.profile).fetch_metrics(publication.external_id)
         except PlatformError as exc:
             if exc.retryable:
-                _pause_platform(platform, exc.retry_after or settings.ANALYTICS_BACKOFF_SECONDS)
-                raise Backoff(exc.retry_after or settings.ANALYTICS_BACKOFF_SECONDS) from exc
+                raise _backoff(publication.profile, platform, exc) from exc
             unavailable = {m: exc.message for m in set(spec.metrics.values())}
         else:
             for name in POST_METRICS:
@@ -302,7 +324,7 @@ def _resolve_post_id(publication: Publication) -> bool:
         post_id = client.resolve_post_id(publication.external_id)
     except PlatformError as exc:
         if exc.retryable:
-            raise Backoff(exc.retry_after or settings.ANALYTICS_BACKOFF_SECONDS) from exc
+            raise _backoff(publication.profile, publication.profile.platform, exc) from exc
         return False
     if not post_id:
         return False
@@ -323,11 +345,14 @@ def collect_profile(profile: SocialProfile, now=None, *, token: uuid.UUID | None
 
     now = now or timezone.now()
     fields: dict = {}
+    platform = profile.platform if not profile.sandbox else "sandbox"
+    if _paused(profile, platform):
+        raise Backoff(settings.ANALYTICS_BACKOFF_SECONDS)
     try:
         account = client_for(profile).fetch_account()
     except PlatformError as exc:
         if exc.retryable:
-            raise Backoff(exc.retry_after or settings.ANALYTICS_BACKOFF_SECONDS) from exc
+            raise _backoff(profile, platform, exc) from exc
         fields = {"unavailable": {"followers": exc.message}}
     else:
         posts = Publication.objects.filter(profile=profile, status=PUBLISHED).count()
@@ -395,7 +420,7 @@ def collect_chunk(kind: str, token: uuid.UUID, subject_ids) -> int:
             log.warning("metrics pull of %s %s outlived its lease; another worker owns it", kind, subject_id)
             continue
         except Backoff:
-            release(token, [subject_id])  # this platform is paused; others go on
+            release(token, [subject_id])  # this profile (or the whole platform) is paused; others go on
             continue
         except Exception:  # one subject's failure does not stop the chunk
             log.exception("metrics pull failed for %s %s", kind, subject_id)

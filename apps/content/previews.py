@@ -45,6 +45,7 @@ def previews_for(content: Content, variants: list, media: list) -> dict:
             else str(content.brand or ""),
             handle=shown_as.username if shown_as else "",
             avatar_url=shown_as.picture_url if shown_as else "",
+            post_type=content.post_type or "feed",
         )
     return out
 

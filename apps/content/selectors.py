@@ -86,6 +86,7 @@ PUBLICATION_FIELDS = (
     "attempts",
     "last_error",
     "first_comment_error",
+    "visibility",
 )
 #: a variant's columns its presentation reads (`serializers.present_variant`)
 VARIANT_FIELDS = (

@@ -104,6 +104,13 @@ class PublicationOutput(OutputSerializer):
     attempts = serializers.IntegerField()
     lastError = serializers.CharField(allow_null=True)
     firstCommentError = serializers.CharField(allow_null=True)
+    visibility = serializers.CharField(
+        allow_null=True,
+        help_text="Who can see the post, as the platform reported it after publishing, in its own words "
+        "(YouTube: public, unlisted or private, read back from status.privacyStatus: a project Google "
+        "has not audited gets private whatever was asked; TikTok: the privacy_level sent, e.g. "
+        "SELF_ONLY); null: not published or not known",
+    )
     sandbox = serializers.BooleanField(help_text="true: published to the test sandbox, not the platform")
 
 
@@ -129,6 +136,7 @@ def present_publication(pub, *, family: str) -> dict:
         "attempts": pub.attempts,
         "lastError": pub.last_error or None,
         "firstCommentError": pub.first_comment_error or None,
+        "visibility": getattr(pub, "visibility", "") or None,
         "sandbox": _profile_sandbox(pub),
     }
 

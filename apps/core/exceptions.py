@@ -81,14 +81,23 @@ _SHARED_FIELD_NAMES = {
     "default_visibility": "defaultVisibility",
     "redirect_uri": "redirectUri",
     "page_id": "pageId",
+    "account_type": "accountType",
     "source_media": "mediaId",
     "reference_image": "referenceImageId",
 }
 
 #: per family: the request field that names each domain subject of an error's `problems`
 FIELD_NAMES: dict[str, dict[str, str]] = {
-    "v1": dict(_SHARED_FIELD_NAMES),
-    "api": dict(_SHARED_FIELD_NAMES),
+    "v1": {
+        **_SHARED_FIELD_NAMES,
+        "tiktok_privacy_level": "options.tiktok.privacyLevel",
+        "tiktok_consent": "options.tiktok.consent",
+    },
+    "api": {
+        **_SHARED_FIELD_NAMES,
+        "tiktok_privacy_level": "tiktok.privacyLevel",
+        "tiktok_consent": "tiktok.consent",
+    },
 }
 
 

@@ -16,6 +16,18 @@ def scope_set(scope: str) -> set[str]:
     return {s for s in re.split(r"[,\s]+", scope or "") if s}
 
 
+#: LinkedIn organization pages are their own feature set (platforms.yaml `features.linkedin_organization`)
+LINKEDIN_ORGANIZATION = "linkedin_organization"
+
+
+def feature_platform(platform: str, account_id: str = "") -> str:
+    """The key of a profile's features: a LinkedIn organization page (its account is
+    ``urn:li:organization:<id>``) posts with the Community Management API's permissions."""
+    if platform == "linkedin" and (account_id or "").startswith("urn:li:organization:"):
+        return LINKEDIN_ORGANIZATION
+    return platform
+
+
 def feature_scopes(platform: str) -> dict[str, dict[str, Any]]:
     """``{feature: {"scopes": [...], "restricted": bool, "note": str}}`` from platforms.yaml."""
     return dict(((load_platforms_yaml().get("features") or {}).get(platform)) or {})
@@ -31,7 +43,7 @@ def features_allowed(platform: str, granted: str) -> list[dict[str, Any]]:
         if platform == "tiktok" and name == "publish" and not getattr(settings, "TIKTOK_APP_AUDITED", False):
             note = (
                 "This TikTok app is not audited yet: TikTok lets it post only privately (SELF_ONLY), "
-                "for at most 5 users a day; set defaultVisibility to private until TikTok audits it."
+                "for at most 5 users a day; choose SELF_ONLY for each post until TikTok audits it."
             )
         out.append(
             {

@@ -79,10 +79,10 @@ def connect_notice(platform: str, *, sandbox: bool = False) -> str | None:
     return " ".join(unique) or None
 
 
-#: visibilities (profile defaultVisibility) a gate refuses, per platform
+#: visibilities (profile defaultVisibility) a gate refuses, per platform (TikTok: each post's
+#: own privacy level, `tiktok_privacy_refusal`)
 _GATED_VISIBILITY = {
     "youtube": {"public": "public_posts", "unlisted": "unlisted_posts"},
-    "tiktok": {"public": "public_posts"},
 }
 
 
@@ -94,4 +94,15 @@ def visibility_refusal(platform: str, visibility: str, *, sandbox: bool = False)
     for cap in capabilities(platform):
         if cap["capability"] == capability and not cap["allowed"]:
             return f"A {visibility} {platform} post is not possible yet: {cap['reason']} Set the profile's defaultVisibility to private."
+    return None
+
+
+def tiktok_privacy_refusal(privacy_level: str, *, sandbox: bool = False) -> str | None:
+    """Why a TikTok post with this privacy level cannot go out as chosen (None: it can): an
+    app TikTok has not audited posts SELF_ONLY only."""
+    if sandbox or privacy_level == "SELF_ONLY":
+        return None
+    for cap in capabilities("tiktok"):
+        if cap["capability"] == "public_posts" and not cap["allowed"]:
+            return f"A {privacy_level} TikTok post is not possible yet: {cap['reason']} Choose SELF_ONLY."
     return None

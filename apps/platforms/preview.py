@@ -8,7 +8,10 @@ name and picture, and include the template with the result.
   styles them;
 - where the platform folds a long caption behind "more" in its feed, the preview folds it at
   the same place (`FOLD`: characters shown before the fold, measured the way the apps cut);
-- the picture or the video sits in the platform's crop (the variant's aspect ratio).
+- the picture or the video sits in the platform's crop (the variant's aspect ratio); a story,
+  reel, short or TikTok fills a 9:16 screen with the app's interface drawn over its safe zones
+  (`safe_zones`);
+- a carousel shows every slide (a strip that scrolls, each slide numbered, and a row of them all).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 from .captions import compose_caption
 from .rules import get_rules, ratio_value
+from .safe_zones import SafeZone, safe_zone
 
 #: Characters a feed shows before its "more" fold (None: the whole text is shown).
 #: Instagram ~125 ("… more"), Facebook ~480 ("See more"), LinkedIn ~210 ("…see more", about
@@ -91,11 +95,18 @@ class PostPreview:
     aspect: str  # CSS aspect-ratio, "4 / 5"
     accent: str
     alt_missing: bool
+    post_type: str = "feed"
+    #: the app's interface over a full-screen vertical post (None: a feed post)
+    safe_zone: SafeZone | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_folded(self) -> bool:
         return bool(self.folded)
+
+    @property
+    def is_carousel(self) -> bool:
+        return len(self.media) > 1
 
 
 def segments(text: str) -> list[Segment]:
@@ -152,8 +163,10 @@ def post_preview(
     handle: str = "",
     avatar_url: str = "",
     composed: bool = False,
+    post_type: str = "feed",
 ) -> PostPreview:
-    """The preview of one post. `composed`: `caption` already holds its hashtags (a post as sent)."""
+    """The preview of one post. `composed`: `caption` already holds its hashtags (a post as sent).
+    `post_type` (feed, story, reel, short) decides whether the app's interface covers the frame."""
     try:
         platform_name = get_rules(platform).display_name
     except (KeyError, ValueError):
@@ -161,6 +174,8 @@ def post_preview(
     text = caption if composed else compose_caption(caption or "", list(hashtags))
     shown, folded = _split_segments(text, fold_point(text, FOLD.get(platform)))
     name = author_name or handle or platform_name
+    zone = safe_zone(platform, post_type or "feed") if media else None
+    ratio = "9:16" if zone else ratio  # full screen, whatever the variant's own ratio says
     return PostPreview(
         platform=platform,
         platform_name=platform_name,
@@ -178,4 +193,6 @@ def post_preview(
         aspect=_aspect(ratio or "1:1"),
         accent=ACCENT.get(platform, "#1e66f5"),
         alt_missing=bool(media) and not alt_text and not all(m.alt for m in media),
+        post_type=post_type or "feed",
+        safe_zone=zone,
     )

@@ -10,14 +10,18 @@ BADGE_STYLES = {
     "sandbox": "background:#fde68a;color:#78350f",
     "expired": "background:#fecaca;color:#7f1d1d",
     "expiring": "background:#fed7aa;color:#7c2d12",
+    "organization": "background:#dbeafe;color:#1e3a8a",
 }
 
 
 def profile_badges(profile: SocialProfile) -> SafeString:
-    """The admin's badges for a profile: SANDBOX (its posts go nowhere), TOKEN EXPIRED/REVOKED
+    """The admin's badges for a profile: ORGANIZATION PAGE (a LinkedIn company page, posting as
+    the organization), SANDBOX (its posts go nowhere), TOKEN EXPIRED/REVOKED
     (it cannot publish until reconnected, with the reason in its events), TOKEN EXPIRES <date>
     (within 7 days and nothing can refresh it)."""
     parts = []
+    if profile.platform == "linkedin" and profile.external_id.startswith("urn:li:organization:"):
+        parts.append(format_html(BADGE, "organization", BADGE_STYLES["organization"], "ORGANIZATION PAGE"))
     if profile.sandbox:
         parts.append(format_html(BADGE, "sandbox", BADGE_STYLES["sandbox"], "SANDBOX"))
     if profile.token_status in ("expired", "revoked"):
@@ -53,9 +57,9 @@ class SocialProfileAdmin(admin.ModelAdmin):
 
     @admin.display(description="Features the grant allows")
     def features_allowed(self, obj):
-        from apps.platforms.features import features_allowed
+        from apps.platforms.features import feature_platform, features_allowed
 
-        rows = features_allowed(obj.platform, obj.token_scopes)
+        rows = features_allowed(feature_platform(obj.platform, obj.external_id), obj.token_scopes)
         return format_html_join(
             "\n",
             "<div>{}: {}</div>",

@@ -21,6 +21,7 @@ from apps.profiles.models import Platform, SocialProfile
 
 from . import oauth, permissions, post_urls, services
 from .models import OAuthRedirectOrigin, Publication, SandboxPost
+from .platforms.tiktok import TIKTOK_PRIVACY_LEVELS
 
 
 class PublicationStatusFilter(admin.SimpleListFilter):
@@ -63,6 +64,7 @@ class PublicationAdmin(admin.ModelAdmin):
         "scheduled_for",
         "due_at",
         "published_at",
+        "visibility",
         "error",
         "post_link",
     ]
@@ -89,6 +91,7 @@ class PublicationAdmin(admin.ModelAdmin):
         "external_id",
         "url",
         "published_at",
+        "visibility",
         "last_error",
         "error_code",
         "options",
@@ -289,6 +292,27 @@ class ProfilesForm(forms.Form):
     profiles = forms.ModelMultipleChoiceField(
         queryset=SocialProfile.objects.none(), widget=forms.CheckboxSelectMultiple
     )
+    # TikTok's content sharing guidelines: no preselected privacy, the creator's consent each post
+    tiktok_privacy_level = forms.ChoiceField(
+        label="TikTok privacy",
+        required=False,
+        choices=[("", "(choose)"), *((level, level) for level in TIKTOK_PRIVACY_LEVELS)],
+        help_text="TikTok profiles only: who can see the post, one of the creator's current options "
+        "(TikTok has no default; an app TikTok has not audited posts SELF_ONLY only).",
+    )
+    tiktok_consent = forms.BooleanField(label="The creator agrees to post this to TikTok", required=False)
+
+    def options(self) -> dict:
+        """The TikTok choices, when given, as a schedule or publish carries them."""
+        data = self.cleaned_data
+        if not data.get("tiktok_privacy_level") and not data.get("tiktok_consent"):
+            return {}
+        return {
+            "tiktok": {
+                "privacyLevel": data.get("tiktok_privacy_level") or None,
+                "consent": bool(data.get("tiktok_consent")),
+            }
+        }
 
     def __init__(self, *args, content: Content, **kwargs):
         super().__init__(*args, **kwargs)
@@ -319,7 +343,7 @@ class ScheduleForm(ProfilesForm):
         initial="UTC", max_length=64, help_text="An IANA time zone, e.g. Europe/Paris."
     )
 
-    field_order = ["scheduled_for", "timezone", "profiles"]
+    field_order = ["scheduled_for", "timezone", "profiles", "tiktok_privacy_level", "tiktok_consent"]
 
 
 admin.site.unregister(Content)
@@ -348,7 +372,7 @@ class ContentConsoleAdmin(ContentAdmin):
                     content=content,
                     profiles=list(data["profiles"]),
                     scheduled_for=data["scheduled_for"],
-                    options={"timezone": data["timezone"].strip()},
+                    options={"timezone": data["timezone"].strip(), **form.options()},
                     actor=request.user,
                 ),
                 "Scheduled.",
@@ -370,7 +394,10 @@ class ContentConsoleAdmin(ContentAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 _, pubs = services.publications_publish_now(
-                    content=content, profiles=list(form.cleaned_data["profiles"]), actor=request.user
+                    content=content,
+                    profiles=list(form.cleaned_data["profiles"]),
+                    options=form.options(),
+                    actor=request.user,
                 )
             except ApplicationError as exc:
                 self.message_user(request, error_text(exc), messages.ERROR)
@@ -435,3 +462,6 @@ class OAuthRedirectOriginAdmin(admin.ModelAdmin):
     def delete_queryset(self, request, queryset):
         for row in queryset:
             oauth.redirect_origin_remove(row=row)
+
+
+from . import admin_calendar  # noqa: E402, F401  (the calendar's routes on the admin site)

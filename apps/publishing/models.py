@@ -49,6 +49,9 @@ class OAuthState(models.Model):
     sandbox = models.BooleanField(default=False)
     #: Facebook: the Page the user chose to connect (empty: the first Page the account manages)
     page_id = models.CharField(max_length=40, blank=True, default="")
+    #: LinkedIn: "organization" connects an organization page the member administers (its id in
+    #: page_id, or empty: the only one, or page_required); empty: the member
+    account_type = models.CharField(max_length=20, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
@@ -149,6 +152,10 @@ class Publication(OrgScopedModel):
     #: the post went out but its first comment was refused (the platform's reason)
     first_comment_error = models.TextField(blank=True, default="")
     error_code = models.CharField(max_length=100, blank=True, default="")
+    #: who can see the post, as the platform reports it after publishing (YouTube's
+    #: status.privacyStatus read back: an unaudited project's upload is private whatever was
+    #: asked; TikTok: the privacy_level the creator chose); empty: not known
+    visibility = models.CharField(max_length=40, blank=True, default="")
     #: {firstComment, crossPost, notifyFollowers, timezone}
     options = models.JSONField(default=dict, blank=True)
     #: what the platform's client needs to ask about a post it is still processing

@@ -289,29 +289,27 @@ def oauth_begin(
     family: str = "v1",
     credential_expires_at: float | None = None,
     page_id: str = "",
+    account_type: str = "",
 ) -> tuple[str, str]:
     """Record a connect attempt and return ``(auth_url, state)``.
 
     ``credential_expires_at`` is a JWT's ``exp``: the callback refuses the attempt after it,
-    as it refuses one whose API key was revoked meanwhile. ``page_id`` (Facebook only) names
-    the Page to connect; without it the first Page the account manages is connected, and the
-    profile lists the others (connect again with one of them to add it as its own profile)."""
+    as it refuses one whose API key was revoked meanwhile. ``page_id`` (Facebook, LinkedIn
+    organization) names the Page to connect; without it the only Page is connected (several:
+    ``page_required``), and the profile lists them all. ``account_type="organization"``
+    (LinkedIn; implied by ``page_id``) connects an organization page instead of the member."""
+    from .linkedin_pages import connect_target
+
     platform = resolve_platform(platform)
-    page_id = page_id or ""
-    if page_id and (
-        platform != "facebook" or not (page_id.isascii() and page_id.isdigit()) or len(page_id) > 40
-    ):
-        raise InvalidSubject(
-            "pageId names a Facebook Page (its numeric id) and only for platform facebook.",
-            "page_id",
-            "Only for facebook, a numeric Page id.",
-        )
+    page_id, account_type = connect_target(platform, page_id or "", account_type or "")
     check_offered(platform)
     validate_redirect_uri(redirect_uri, organization=organization)
     if brand is not None and brand.organization_id != organization.pk:
         raise UnknownReference("brand")
     real = is_real(platform)
     backend = backend_for(platform) if real else None
+    if backend is not None:
+        backend.account_type = account_type  # LinkedIn: an organization page asks for its scopes
     state = secrets.token_urlsafe(32)
     verifier = secrets.token_urlsafe(64)[:86] if backend is not None and backend.uses_pkce else ""
     user = actor_user if isinstance(actor_user, get_user_model()) else None
@@ -332,6 +330,7 @@ def oauth_begin(
         family="api" if family == "api" else "v1",
         sandbox=not real,
         page_id=page_id,
+        account_type=account_type,
         expires_at=timezone.now() + STATE_TTL,
     )
     if backend is None:
@@ -548,7 +547,7 @@ def _exchange(row: OAuthState, code: str) -> tuple[TokenSet, AccountInfo]:
     if row.sandbox:
         return sandbox.exchange(platform=row.platform, state=row.state, code=code)
     backend = backend_for(row.platform)
-    backend.wanted_page = row.page_id
+    backend.wanted_page, backend.account_type = row.page_id, row.account_type
     tokens = backend.exchange_code(code=code, state=row.state, code_verifier=row.code_verifier)
     return tokens, backend.read_account(tokens)
 
@@ -594,8 +593,9 @@ def profile_connect(
     _store_tokens(profile, tokens, now=now, default_scopes=scopes_for(platform))
     # who granted access: Meta's deauthorize and data-deletion callbacks name them
     profile.platform_user_id = (tokens.user_id or tokens.account_id or "")[:200]
-    if tokens.pages:  # Facebook: every Page the account manages, so the user can connect another
-        profile.settings = {**(profile.settings or {}), "facebookPages": tokens.pages}
+    if tokens.pages:  # every Page the account manages (LinkedIn: administers), to connect another
+        key = "facebookPages" if platform == "facebook" else f"{platform}Pages"
+        profile.settings = {**(profile.settings or {}), key: tokens.pages}
     profile.save()
     event_record(
         organization=organization,
@@ -722,12 +722,9 @@ def profile_refresh_token(  # noqa: PLR0911 - one early answer per case the docs
         tokens = backend.refresh(access_token=access, refresh_token=refresh)
     except SocialAuthBaseException as exc:
         if _refresh_revoked(exc, profile.platform):
-            detail = f" ({exc.detail})" if exc.detail else ""
-            return profile_mark_token(
-                profile,
-                "revoked",
-                f"{profile.platform.capitalize()} refused to refresh the token{detail}: reconnect the profile.",
-            )
+            from .services.tokens import refresh_refusal
+
+            return profile_mark_token(profile, *refresh_refusal(profile, exc.detail, now=now))
         raise TokenRefreshFailed(f"{profile.platform}: {exc.code} ({exc.status_code})") from None
     if not tokens.scope:
         tokens.scope = profile.token_scopes

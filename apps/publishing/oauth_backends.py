@@ -190,8 +190,11 @@ class ServiceBackend:
     #: web login supports it (platforms.yaml `pkce`: X requires it, Google supports it; the
     #: others do not document it for web apps, and TikTok's is for mobile and desktop apps)
     uses_pkce: ClassVar[bool] = False
-    #: Facebook: the Page the user chose at connect (set per handshake by ``oauth._exchange``)
+    #: Facebook: the Page the user chose at connect (set per handshake by ``oauth._exchange``);
+    #: LinkedIn: the organization page's id
     wanted_page: str = ""
+    #: LinkedIn: "organization" to connect an organization page the member administers
+    account_type: str = ""
     #: True when the platform refreshes the long-lived access token itself (no refresh token)
     refreshes_access_token: ClassVar[bool] = False
     #: True when the stored token never needs a refresh (Facebook Page tokens)
@@ -352,7 +355,8 @@ class XBackend(ServiceBackend, TwitterOAuth2):
 
 
 class PageChoiceRequired(AuthResponseError):
-    """Facebook: the account manages several Pages and the connect named none (``pageId``)."""
+    """Facebook: the account manages several Pages and the connect named none (``pageId``);
+    LinkedIn: the member administers several organization pages and the connect named none."""
 
 
 class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
@@ -506,12 +510,50 @@ class YouTubeBackend(ServiceBackend, GoogleOAuth2, BaseOAuth2PKCE):
 
 class LinkedInBackend(ServiceBackend, LinkedinOAuth2):
     """LinkedIn member posting: OpenID userinfo gives the person URN (and, with ``email``,
-    the sign-in email that stands in for a handle)."""
+    the sign-in email that stands in for a handle).
+
+    With ``account_type = "organization"`` the connect asks for the Community Management API's
+    organization permissions and keeps an organization page the member administers
+    (``organizationAcls?q=roleAssignee&role=ADMINISTRATOR&state=APPROVED``): the one named
+    (``pageId``), the only one, or, with several and none named, ``PageChoiceRequired``
+    naming them, as for Facebook Pages. The profile's account is ``urn:li:organization:<id>``."""
 
     platform = "linkedin"
     DEFAULT_SCOPE = ["openid", "profile", "email", "w_member_social"]
     #: the member's follower count needs this Community Management API permission
     FOLLOWERS_SCOPE = "r_member_profileAnalytics"
+    #: an organization page: post as it, read it back, list the member's pages and read the
+    #: page's share statistics (ADMINISTRATOR role)
+    ORGANIZATION_SCOPE = [
+        "openid",
+        "profile",
+        "w_organization_social",
+        "r_organization_social",
+        "rw_organization_admin",
+    ]
+
+    def get_scope(self) -> list[str]:
+        if self.account_type == "organization":
+            from apps.platforms.features import LINKEDIN_ORGANIZATION
+
+            wanted = list(self.ORGANIZATION_SCOPE)
+            for feature in feature_scopes(LINKEDIN_ORGANIZATION).values():
+                wanted += [str(s) for s in feature.get("scopes") or [] if str(s) not in wanted]
+            return wanted
+        return super().get_scope()
+
+    def after_exchange(self, tokens: TokenSet) -> TokenSet:
+        if self.account_type != "organization":
+            return tokens
+        from .linkedin_pages import administered_pages, choose_page
+
+        client = platform_client(self.platform, access_token=tokens.access_token)
+        member, pages = administered_pages(client)
+        page = choose_page(self, pages, self.wanted_page)
+        tokens.account_id = f"urn:li:organization:{page['id']}"
+        tokens.user_id = member
+        tokens.pages = pages
+        return tokens
 
     def request_access_token(  # noqa: PLR0917 - overrides social-core's method: the signature is theirs
         self,
@@ -542,6 +584,8 @@ class LinkedInBackend(ServiceBackend, LinkedinOAuth2):
     def read_account(self, tokens: TokenSet) -> AccountInfo:
         from apps.publishing.platforms.base import AccountInfo
 
+        if tokens.account_id.startswith("urn:li:organization:"):  # the page: name, vanity name, followers
+            return super().read_account(tokens)
         client = platform_client(self.platform, access_token=tokens.access_token)
         info = client.get_json("GET", "/v2/userinfo")
         sub = str(info.get("sub") or "")

@@ -15,7 +15,7 @@ REDIRECT_URI = {
     "description": "An https URL on an allowed redirect origin (the organization's own, "
     "OAUTH_ALLOWED_REDIRECT_ORIGINS or PUBLIC_BASE_URL)",
 }
-#: a Facebook Page's numeric id, or empty (the first Page the account manages)
+#: a Facebook Page's or LinkedIn organization page's numeric id, or empty (the only Page; several: page_required)
 PAGE_ID = {"pattern": "^[0-9]*$"}
 #: `https://host[:port]` with nothing after it (apps.publishing.oauth.normalize_redirect_origin)
 ORIGIN = {
@@ -57,3 +57,65 @@ class BlueskyConnectInput(StrictSerializer):
         "stored encrypted, revocable at Bluesky",
     )
     brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
+
+
+# --- TikTok: the creator's choices each post carries, and what the composer shows -------------
+
+
+class TikTokChoicesInput(StrictSerializer):
+    """TikTok's content sharing guidelines: the creator picks the privacy level (no default) from
+    creator_info's privacy_level_options and consents to each post."""
+
+    privacyLevel = serializers.ChoiceField(
+        choices=["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"],
+        required=False,
+        help_text="Required for a TikTok profile: one of the creator's current privacyLevelOptions "
+        "(GET the profile's tiktok/creator-info); an app TikTok has not audited posts SELF_ONLY only",
+    )
+    consent = serializers.BooleanField(
+        required=False,
+        help_text="Required, true, for a TikTok profile: the creator agreed to post this content to TikTok",
+    )
+    disableComment = serializers.BooleanField(required=False)
+    disableDuet = serializers.BooleanField(required=False, help_text="Video posts only")
+    disableStitch = serializers.BooleanField(required=False, help_text="Video posts only")
+
+
+TIKTOK_HELP = (
+    "TikTok only, required when a profile is on TikTok: the creator's privacy level and consent "
+    "(and the interaction toggles) for this post"
+)
+
+
+class CreatorInfoOutput(serializers.Serializer):
+    profileId = serializers.CharField()
+    nickname = serializers.CharField()
+    username = serializers.CharField()
+    avatarUrl = serializers.CharField(allow_blank=True)
+    privacyLevelOptions = serializers.ListField(
+        child=serializers.CharField(), help_text="What the creator may choose from, with none preselected"
+    )
+    maxVideoPostDurationSec = serializers.IntegerField(allow_null=True)
+    commentDisabled = serializers.BooleanField()
+    duetDisabled = serializers.BooleanField()
+    stitchDisabled = serializers.BooleanField()
+    appAudited = serializers.BooleanField(
+        help_text="false: TikTok has not audited this app, every post is SELF_ONLY (TIKTOK_APP_AUDITED)"
+    )
+    notice = serializers.CharField(allow_null=True, help_text="What holds this profile's posts back")
+
+
+def present_creator_info(profile, info, *, family: str) -> dict:
+    return {
+        "profileId": ids.render(profile.pk, "profile") if family == "v1" else str(profile.pk),
+        "nickname": info["nickname"],
+        "username": info["username"],
+        "avatarUrl": info["avatar_url"],
+        "privacyLevelOptions": info["privacy_level_options"],
+        "maxVideoPostDurationSec": info["max_video_post_duration_sec"],
+        "commentDisabled": info["comment_disabled"],
+        "duetDisabled": info["duet_disabled"],
+        "stitchDisabled": info["stitch_disabled"],
+        "appAudited": info["app_audited"],
+        "notice": info["notice"],
+    }

@@ -170,6 +170,7 @@ def sandbox_post(request, platform: str, username: str, external_id: str):
         author_name=profile.display_name or profile.username,
         handle=profile.username,
         avatar_url=profile.picture_url,
+        post_type=post.post_type or "feed",
     )
     return render(
         request,

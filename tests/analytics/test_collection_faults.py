@@ -13,9 +13,9 @@ can only be a duplicate.
 40 more posts on 4 LinkedIn profiles are pulled by the real LinkedIn client from the local
 fake speaking LinkedIn's wire format. From its first metrics read the fake answers every
 metrics read for a few seconds with its documented throttle (429, with Retry-After until the
-window ends): the platform's pulls must back off for that long (only the reads already in
-flight meet the 429, the rest of the window sees no read at all) and complete afterwards,
-with the figures the fake reports.
+window ends): each profile's pulls must back off for that long (only the reads already in
+flight and one per profile meet the 429, the rest of the window sees no read) and complete
+afterwards, with the figures the fake reports.
 """
 
 from __future__ import annotations
@@ -226,13 +226,15 @@ def test_every_post_gets_one_snapshot_despite_killed_workers_and_a_redis_restart
     reported = {f"urn:li:share:{7000000000 + i}": i for i in range(N_SANDBOX_POSTS, N_POSTS)}
     stored = dict(snaps.filter(platform="linkedin").values_list("publication__external_id", "likes"))
     assert stored == reported
-    # it backed off: within the throttle window only the reads already under way when it began
-    # met a 429, one per worker process at most (a pull stops at its first 429 and pauses the
-    # platform for Retry-After; later chunks leave its posts to a later sweep). Without the
-    # pause every chunk would read (and meet a 429) once per LinkedIn post every sweep.
+    # it backed off: within the throttle window each LinkedIn profile met a 429 once, besides
+    # the reads already under way when it began, one per worker process at most (a pull stops
+    # at its first 429 and pauses that profile for Retry-After, issue 22: LinkedIn's 429 does
+    # not say it is the app's, so the other profiles are still asked once each; later chunks
+    # leave a paused profile's posts to a later sweep). Without the pause every chunk would
+    # read (and meet a 429) once per LinkedIn post every sweep.
     throttled = [at for at, refused in linkedin.reads if refused]
     assert throttled, "the fake never answered 429"
-    assert len(throttled) <= WORKERS * CONCURRENCY, throttled
+    assert len(throttled) <= N_LINKEDIN_PROFILES + WORKERS * CONCURRENCY, throttled
     per_profile = dict(follower_snaps.values_list("profile").annotate(n=Count("id")).order_by())
     assert len(per_profile) == N_PROFILES and set(per_profile.values()) == {1}, per_profile
     assert expired_seen > 0  # the recovery path (an expired claim taken over) was exercised

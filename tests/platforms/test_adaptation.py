@@ -1,30 +1,21 @@
-"""Adapting drafts to each platform, validating variants, and properties over every format."""
+"""Adapting drafts to each platform and validating variants, by example (the properties over every
+format are in test_adaptation_properties.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from apps.platforms.adaptation import Draft, Variant, adapt
+from apps.platforms.adaptation import Draft, Variant, adapt, as_draft
 from apps.platforms.captions import (
     ELLIPSIS,
     compose_caption,
     normalize_hashtag,
     normalize_hashtags,
-    replace_forbidden,
     shorten,
-    words,
 )
 from apps.platforms.rules import (
-    MEDIA_TYPES,
-    POST_TYPES,
-    SUPPORTED_PLATFORMS,
     UnsupportedFormat,
     count_text,
-    get_format,
 )
 from apps.platforms.validation import validate_variant
 
@@ -315,152 +306,325 @@ def test_shorten_keeps_whole_sentences_then_whole_words():
     assert shorten("x" * 30, fits) == ""
 
 
-# --- properties over every platform x post type x media type -------------------------------
+# --- the notes of what changed, literal (issue 24) ------------------------------------------
 
-PLAIN_WORDS = [
-    "coffee",
-    "Espresso",
-    "morning.",
-    "great!",
-    "really?",
-    "blend,",
-    "você",
-    "naïve",
-    "e\u0301clair",
-    "Hello",
-]
-SPECIAL_WORDS = [
-    "你好世界。",
-    "日本語のテキスト、とても長い",
-    "😀",
-    FAMILY,
-    "\U0001f1eb\U0001f1f7",
-    "\u2764\ufe0f",
-    "\U0001f44d\U0001f3fd",
-    "https://example.com/a/very/long/path/to/a/product?id=12345",
-    "example.org",
-    "#inline",
-    "#Coffee",
-    "#",
-    "<3",
-    "a>b",
-    "@brand",
-    "—",
-    "…",
-    "x" * 40,
-]
-word = st.one_of(
-    st.sampled_from(PLAIN_WORDS),
-    st.sampled_from(SPECIAL_WORDS),
-    st.text(
-        alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")),
-        min_size=1,
-        max_size=10,
-    ),
+A50, B51 = "#" + "a" * 50, "#" + "b" * 51
+
+
+@pytest.mark.parametrize(
+    ("platform", "draft", "caption", "hashtags", "notes"),
+    [
+        (
+            "threads",
+            Draft(caption="Hello #one", hashtags=["#one", A50, B51, "#two"]),
+            "Hello #one",
+            [],
+            [
+                "hashtags already in the caption not repeated: #one",
+                f"hashtags longer than 50 characters dropped (on Threads): {B51}",  # 50 is allowed
+                "hashtags reduced from 3 to 1 (at most 1 on Threads)",  # the caption's own tag stays
+            ],
+        ),
+        (
+            "instagram",
+            Draft(caption="Fresh roast", hashtags=[f"#t{i}" for i in range(6)]),
+            "Fresh roast",
+            ["#t0", "#t1", "#t2", "#t3", "#t4"],
+            ["hashtags reduced from 6 to 5 (at most 5 on Instagram)"],
+        ),
+        ("x", Draft(caption="Fresh roast", hashtags=["#a", "#b"]), "Fresh roast", ["#a", "#b"], []),  # at 2
+        (
+            "x",
+            Draft(caption="Fresh #a #b roast", hashtags=["#c"]),
+            "Fresh #a #b roast",
+            [],
+            ["hashtags reduced from 3 to 2 (recommended 1-2 on X; the caption comes first)"],
+        ),
+        (
+            "mastodon",
+            Draft(caption="#a #b hi", hashtags=["#a", "#b", "#c"]),
+            "#a #b hi",
+            ["#c"],
+            ["hashtags already in the caption not repeated: #a #b"],
+        ),
+        (
+            "bluesky",
+            Draft(caption="hi", hashtags=["#" + "a" * 65, "#" + "b" * 65, "#" + "c" * 64]),
+            "hi",
+            ["#" + "c" * 64],
+            [f"hashtags longer than 64 characters dropped (on Bluesky): #{'a' * 65} #{'b' * 65}"],
+        ),
+        (
+            "x",
+            Draft(caption="word " * 60),
+            "word " * 54 + "word" + ELLIPSIS,  # 55 words, 5 each with the ellipsis (weight 2)
+            [],
+            ["caption shortened from 299 to 276 weighted characters (limit 280 weighted characters)"],
+        ),
+    ],
 )
-separator = st.sampled_from([" ", " ", " ", "\n", "\n\n", ". "])
+def test_hashtag_and_caption_notes(platform, draft, caption, hashtags, notes):
+    v = adapt(platform, draft)
+    assert (v.caption, v.hashtags, v.adaptations) == (caption, hashtags, notes)
 
 
-@st.composite
-def texts(draw, max_words: int = 120) -> str:
-    parts = draw(st.lists(st.tuples(word, separator), max_size=max_words))
-    if draw(st.integers(0, 4)) == 0:  # sometimes one enormous word
-        long_word = draw(st.text(alphabet="abcxyz", min_size=250, max_size=3200))
-        parts.insert(draw(st.integers(0, len(parts))), (long_word, " "))
-    return "".join(w + s for w, s in parts)
+def test_drafts_and_variants_from_mappings():
+    assert Draft.from_dict({}) == Draft()
+    assert Draft.from_dict({"caption": None, "title": None, "firstComment": None}) == Draft()
+    assert Draft.from_dict({"caption": 5, "alt_text": "a"}) == Draft(caption="5", alt_text="a")
+    assert Draft.from_dict({"hashtags": "#a, #b  #c,,#d", "sounds": ("s",)}).hashtags == [
+        "#a",
+        "#b",
+        "#c",
+        "#d",
+    ]
+    assert Draft.from_dict({"sounds": ("s", 1)}).sounds == ["s", "1"]
+    v = Variant.from_dict({"caption": "x", "adaptations": ["a", 1]})
+    assert (v.caption, v.adaptations) == ("x", ["a", "1"])
+    assert Variant.from_dict({"caption": "x"}).adaptations == []
 
 
-tag = st.one_of(
-    st.sampled_from(
-        [
-            "coffee",
-            "#Coffee",
+def test_a_first_comment_over_its_limit_is_shortened_with_a_note():
+    v = adapt("instagram", Draft(caption="hi", first_comment="word " * 500))
+    assert v.first_comment == "word " * 439 + "word" + ELLIPSIS  # 2200 units
+    assert v.adaptations == [
+        "first comment shortened from 2499 to 2200 UTF-16 code units (limit 2200 UTF-16 code units)"
+    ]
+
+
+def test_hashtags_that_cannot_fit_even_alone_give_way_one_by_one():
+    v = adapt("mastodon", Draft(caption="hi", hashtags=["#" + c * 120 for c in "abcde"]))
+    assert v.caption == "hi" and v.hashtags == ["#" + c * 120 for c in "abcd"]  # 4 x 121 + 3 + 4 = 491
+    assert v.adaptations == ["hashtags reduced from 5 to 4 to fit the caption limit"]
+
+
+def test_hashtags_filling_the_limit_exactly_alone_move_to_the_first_comment():
+    tags = ["#" + "a" * 124, "#" + "b" * 123, "#" + "c" * 123, "#" + "d" * 123]  # 500 with spaces
+    v = adapt("mastodon", Draft(caption="hi", hashtags=tags))
+    assert (v.caption, v.hashtags, v.first_comment) == ("hi", [], " ".join(tags))
+    assert v.adaptations == ["hashtags moved to first comment"]
+
+
+def test_hashtags_moved_to_the_first_comment_follow_the_one_there():
+    tags = [f"#tag{i}" for i in range(5)]
+    v = adapt("instagram", Draft(caption="a" * 2190, hashtags=tags, first_comment="Thanks"))
+    assert (v.caption, v.hashtags) == ("a" * 2190, [])  # 2190 + 2 + 29 would be 2221
+    assert v.first_comment == "Thanks\n\n#tag0 #tag1 #tag2 #tag3 #tag4"
+    assert v.adaptations == ["hashtags moved to first comment"]
+
+
+def test_forbidden_characters_replaced_with_a_note_per_field():
+    v = adapt("youtube", Draft(caption="a < b", title="x > y"), media_type="video")
+    assert (v.caption, v.title) == ("a \u2039 b", "x \u203a y")
+    assert v.adaptations == [
+        "'<' and '>' replaced in the caption (not allowed on YouTube)",
+        "'<' and '>' replaced in the title (not allowed on YouTube)",
+    ]
+
+
+def test_hashtags_give_way_before_a_sentence_with_a_fact():
+    caption = "Code SAVE10 works today. " + ("Call 555-0100 now. " * 25).strip()  # 499, all facts
+    v = adapt("pinterest", Draft(caption=caption, hashtags=["#a", "#b"]))  # no first comment there
+    assert (v.caption, v.hashtags) == (caption, [])  # with one tag: 503
+    assert v.adaptations == [
+        "2 hashtag(s) dropped so that the caption keeps its first sentence and its facts",
+        "title derived from the caption",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("platform", "draft", "caption", "hashtags", "notes"),
+    [
+        (
+            "tiktok",
+            Draft(caption="hi", first_comment="Thanks all"),
+            "hi\n\nThanks all",
+            [],
+            ["first comment folded into the caption: no first comment on TikTok (feed image)"],
+        ),
+        (  # five hashtags with it: TikTok's recommended most, still folded
+            "tiktok",
+            Draft(caption="hi", hashtags=[f"#t{i}" for i in range(5)], first_comment="thanks"),
+            "hi\n\nthanks",
+            [f"#t{i}" for i in range(5)],
+            ["first comment folded into the caption: no first comment on TikTok (feed image)"],
+        ),
+        (  # six: dropped
+            "tiktok",
+            Draft(caption="hi #x", hashtags=[f"#t{i}" for i in range(4)], first_comment="thanks #y"),
+            "hi #x",
+            [f"#t{i}" for i in range(4)],
+            [
+                "first comment dropped: not supported on TikTok (feed image) and it does not fit in the caption"
+            ],
+        ),
+        (
+            "pinterest",
+            Draft(caption="a" * 490, first_comment="Thanks for reading!"),
+            "a" * 490,
+            [],
+            [
+                "first comment dropped: not supported on Pinterest (feed image) and it does not fit in the caption"
+            ],
+        ),
+    ],
+)
+def test_a_first_comment_where_there_is_none_is_folded_or_dropped(platform, draft, caption, hashtags, notes):
+    v = adapt(platform, draft)
+    assert (v.caption, v.hashtags, v.first_comment) == (caption, hashtags, "")
+    assert v.adaptations == [*notes, "title derived from the caption"]
+
+
+def test_a_story_drops_its_first_comment_without_a_reason_about_the_caption():
+    v = adapt("instagram", Draft(caption="hi", first_comment="Thanks"), post_type="story")
+    assert (v.caption, v.first_comment) == ("", "")
+    assert v.adaptations == [
+        "caption dropped: there is no caption on Instagram (story image)",
+        "first comment dropped: not supported on Instagram (story image)",
+    ]
+
+
+def test_facts_go_from_the_end_when_even_without_hashtags_they_do_not_fit():
+    facts = "Code SAVE10 works today. " + ("Call 555-0100 now. " * 27).strip()  # 537
+    v = adapt("pinterest", Draft(caption=facts, hashtags=["#a"]))
+    assert (v.caption, v.hashtags) == ("Code SAVE10 works today. " + ("Call 555-0100 now. " * 25).strip(), [])
+    assert v.adaptations == [
+        "1 hashtag(s) dropped so that the caption keeps its first sentence and its facts",
+        "caption shortened from 537 to 499 characters (limit 500 characters)",
+        "title derived from the caption",
+    ]
+
+
+def test_decoration_goes_first_and_the_hashtags_stay():
+    v = adapt("pinterest", Draft(caption="Code SAVE10 works. " + "Nice day. " * 60, hashtags=["#a"]))
+    assert (v.caption, v.hashtags) == ("Code SAVE10 works. " + ("Nice day. " * 47).strip(), ["#a"])
+    assert v.adaptations == [
+        "caption shortened from 618 to 488 characters (limit 500 characters including hashtags)",
+        "title derived from the caption",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("platform", "media_type", "draft", "title", "notes"),
+    [
+        (
+            "x",
+            "image",
+            Draft(caption="hi", title="A title"),
+            "",
+            ["title dropped: not supported on X (feed image)"],
+        ),
+        (
+            "youtube",
+            "video",
+            Draft(caption="hi", title="word " * 30),
+            "word " * 19 + "word" + ELLIPSIS,
+            ["title shortened from 149 to 100 characters (limit 100 characters)"],
+        ),
+        # derived: from the caption, else the first comment, the alt text, the hashtags
+        (
+            "youtube",
+            "video",
+            Draft(caption="#only", hashtags=["#coffee"]),
             "#coffee",
-            "new york",
-            "#1",
-            "##latte",
-            "#",
-            "café",
-            "Cafe\u0301",
-            "#très_bien",
-            "#" + "t" * 60,
-            "#日本",
-            "#emoji😀",
-        ]
-    ),
-    st.text(max_size=15),
+            ["title derived from the caption"],
+        ),
+        (
+            "youtube",
+            "video",
+            Draft(caption="#a", first_comment="a < b. Come by"),
+            "a \u2039 b.",
+            ["title derived from the caption"],
+        ),
+        (
+            "pinterest",
+            "image",
+            Draft(caption="#a", alt_text="A cup of coffee. On a table"),
+            "A cup of coffee.",
+            ["title derived from the caption"],
+        ),
+        (
+            "youtube",
+            "video",
+            Draft(caption="#a", hashtags=["#" + "a" * 60, "#" + "b" * 60]),
+            "#" + "a" * 60 + " " + ELLIPSIS,
+            ["title derived from the caption"],
+        ),
+    ],
 )
+def test_titles_dropped_shortened_or_derived(platform, media_type, draft, title, notes):
+    v = adapt(platform, draft, media_type=media_type)
+    assert (v.title, v.adaptations) == (title, notes)
 
 
-@st.composite
-def drafts(draw) -> Draft:
-    caption = draw(st.sampled_from(PLAIN_WORDS[:3])) + " " + draw(texts())
-    return Draft(
-        caption=caption,
-        hashtags=draw(st.lists(tag, max_size=40)),
-        first_comment=draw(st.one_of(st.just(""), texts(max_words=60))),
-        alt_text=draw(st.one_of(st.just(""), texts(max_words=400))),
-        title=draw(st.one_of(st.just(""), texts(max_words=30))),
-        sounds=draw(st.lists(st.text(max_size=8), max_size=3)),
+def test_alt_text_shortened_or_dropped_with_a_note():
+    v = adapt("x", Draft(caption="hi", alt_text="word " * 250))
+    assert v.alt_text == "word " * 199 + "word" + ELLIPSIS
+    assert v.adaptations == ["alt text shortened from 1249 to 1000 characters (limit 1000 characters)"]
+    v = adapt("tiktok", Draft(caption="hi", alt_text="A cup"))
+    assert v.alt_text == ""
+    assert v.adaptations == [
+        "alt text dropped: not supported on TikTok (feed image)",
+        "title derived from the caption",
+    ]
+
+
+def test_sounds_and_hashtags_normalised_with_a_note():
+    v = adapt(
+        "tiktok", Draft(caption="hi", sounds=["  ", "a", "a", ""]), post_type="short", media_type="video"
     )
+    assert (v.sounds, v.adaptations) == (["a"], ["sounds normalised (blank and duplicate entries removed)"])
+    v = adapt("instagram", Draft(caption="hi", hashtags=["coffee", "#Coffee", "#1"]))
+    assert v.hashtags == ["#coffee"]
+    assert v.adaptations == [
+        "hashtags normalised to '#' + letters/digits/_ (invalid and duplicate tags removed)"
+    ]
 
 
-def _all_whole(adapted: str, *originals: str, tail: Iterable[str] = ()) -> bool:
-    """Every word of ``adapted`` is a whole word of one of ``originals``, ignoring an ellipsis
-    after the last one; words in ``tail`` may follow it (hashtags moved to a first comment)."""
-    allowed = {w for text in originals for w in words(text)}
-    tokens = words(adapted)
-    while tokens and tokens[-1] in set(tail):
-        tokens.pop()
-    if tokens and tokens[-1] == ELLIPSIS:  # the ellipsis goes after a space following a link/tag
-        tokens.pop()
-    elif tokens and tokens[-1] not in allowed and tokens[-1].endswith(ELLIPSIS):
-        tokens[-1] = tokens[-1].removesuffix(ELLIPSIS)
-    return all(token in allowed for token in tokens)
+def test_an_empty_draft_stays_empty_and_anything_else_is_refused():
+    assert as_draft(Draft()) == Draft()
+    assert as_draft(Variant()) == Draft()
+    assert adapt("x", Draft()).to_dict() == Variant().to_dict()
+    with pytest.raises(TypeError, match=r"^expected a Draft, Variant or mapping, got int$"):
+        adapt("x", 5)
 
 
-COMBOS = [(p, pt, mt) for p in SUPPORTED_PLATFORMS for pt in POST_TYPES for mt in MEDIA_TYPES]
+PIN_TAGS = ["#" + "a" * 124, "#" + "b" * 123, "#" + "c" * 123, "#" + "d" * 123]  # 500 with spaces
+DROPPED_ONE = "1 hashtag(s) dropped so that the caption keeps its first sentence and its facts"
+DERIVED = "title derived from the caption"
 
 
-@pytest.mark.parametrize(("platform", "post_type", "media_type"), COMBOS)
-@settings(
-    max_examples=25,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+@pytest.mark.parametrize(
+    ("draft", "caption", "hashtags", "notes"),
+    [
+        # hashtags filling the limit exactly alone still fit alone; with the caption one goes
+        (Draft(caption="hi", hashtags=PIN_TAGS), "hi", PIN_TAGS[:3], [DROPPED_ONE, DERIVED]),
+        # one more: it goes first (then the caption needs one more gone)
+        (
+            Draft(caption="hi", hashtags=[*PIN_TAGS, "#" + "e" * 9]),
+            "hi",
+            PIN_TAGS[:3],
+            ["hashtags reduced from 5 to 4 to fit the caption limit", DROPPED_ONE, DERIVED],
+        ),
+        # 496 characters of facts: one hashtag of two has room, and stays
+        (
+            Draft(
+                caption="Code SAVE10 is valid. " + ("Call 555-0100 now. " * 25).strip(), hashtags=["#a", "#b"]
+            ),
+            "Code SAVE10 is valid. " + ("Call 555-0100 now. " * 25).strip(),
+            ["#a"],
+            [DROPPED_ONE, DERIVED],
+        ),
+    ],
 )
-@given(draft=drafts())
-def test_adapted_variants_are_valid_made_of_whole_original_words_and_stable(
-    platform, post_type, media_type, draft
-):
-    if (platform, media_type) == ("youtube", "image"):
-        with pytest.raises(UnsupportedFormat):
-            adapt(platform, draft, post_type=post_type, media_type=media_type)
-        return
-    v = adapt(platform, draft, post_type=post_type, media_type=media_type)
+def test_hashtags_give_way_one_at_a_time_at_the_limit(draft, caption, hashtags, notes):
+    v = adapt("pinterest", draft)  # 500 characters, no first comment to move them to
+    assert (v.caption, v.hashtags, v.adaptations) == (caption, hashtags, notes)
 
-    # always valid
-    assert validate_variant(platform, v, post_type=post_type, media_type=media_type) == {}
 
-    # every caption word is a whole word of the original caption (or of a folded first comment)
-    caption = replace_forbidden(platform, draft.caption)
-    comment = replace_forbidden(platform, draft.first_comment)
-    assert _all_whole(v.caption, caption, comment), v.caption
-
-    # every hashtag is a whole original hashtag; a first comment holds whole words and tags
-    original_tags = normalize_hashtags(draft.hashtags)
-    assert all(t in original_tags for t in v.hashtags)
-    assert _all_whole(v.first_comment, draft.first_comment, tail=original_tags)
-    assert _all_whole(v.alt_text, draft.alt_text)
-
-    # what the platform does not support is gone
-    fmt = get_format(platform, post_type, media_type)
-    assert fmt.caption_supported or (v.caption, v.hashtags) == ("", [])
-    assert fmt.first_comment_supported or v.first_comment == ""
-    assert fmt.alt_text_supported or v.alt_text == ""
-    assert fmt.sounds_supported or v.sounds == []
-    assert fmt.title_supported or v.title == ""
-
-    # idempotent: adapting the adapted variant changes nothing
-    again = adapt(platform, v, post_type=post_type, media_type=media_type)
-    assert again.to_dict() == {**v.to_dict(), "adaptations": []}
+def test_facts_dropped_from_the_end_keep_a_later_fact_over_an_earlier_decoration():
+    fact, decoration = "Code SAVE10 works today.", "Nice day."
+    long_fact = "Call 555-0100 and " + "more " * 89 + "info."  # 468
+    v = adapt("pinterest", Draft(caption=f"{fact} {decoration} {long_fact} Call 555-0199 later."))
+    assert v.caption == f"{fact} {long_fact}"  # not the prefix "fact decoration" a cut would keep
+    assert v.adaptations == ["caption shortened from 524 to 493 characters (limit 500 characters)", DERIVED]

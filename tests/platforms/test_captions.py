@@ -109,6 +109,12 @@ def test_shorten_at_word_ends_with_an_ellipsis():
     )
 
 
+def test_shorten_may_end_on_an_emoji_but_not_on_bare_punctuation():
+    fits = lambda t: len(t) <= 5  # noqa: E731
+    assert c.shorten("ab \U0001f600 cdefgh", fits) == "ab \U0001f600" + ELL  # a symbol is content
+    assert c.shorten("ab -- cdefgh", fits) == "ab" + ELL
+
+
 def test_last_fitting_is_a_binary_search():
     assert c._last_fitting([1, 2, 3, 4, 5], lambda p: p <= 3) == 3
     assert c._last_fitting([1, 2, 3, 4, 5], lambda p: p <= 5) == 5
@@ -124,6 +130,8 @@ def test_drop_inline_hashtags():
     assert c.drop_inline_hashtags("#a,#b end", 1) == "end"
     assert c.drop_inline_hashtags("one #a\n #b two", 1) == "one #a\ntwo"
     assert c.drop_inline_hashtags("#x", 0) == ""
+    assert c.drop_inline_hashtags("one #a #b\ntwo", 1) == "one #a\ntwo"  # no space before the line end
+    assert c.drop_inline_hashtags("one #a #b\t\ntwo", 1) == "one #a\ntwo"
 
 
 def test_derive_title():
@@ -149,3 +157,42 @@ def test_sentences():
     assert c.sentences("🎉 First.") == ["🎉 First."]
     assert c.sentences("") == []
     assert c.sentences("a (b.) c") == ["a (b.)", "c"]
+
+
+FACTS = "Sale ends 12 May. Nice day. Code SAVE10 works. Great stuff. Call 555-0100 now."
+
+
+@pytest.mark.parametrize(
+    ("limit", "dropping_facts", "keeping_facts"),
+    [
+        (80, FACTS, FACTS),
+        (60, "Sale ends 12 May. Code SAVE10 works. Call 555-0100 now.", "Sale ends 12 May. Code SAVE10 works. Call 555-0100 now."),
+        (45, "Sale ends 12 May. Code SAVE10 works.", ""),
+        (30, "Sale ends 12 May.", ""),
+        (17, "Sale ends 12 May.", ""),
+        (10, "", ""),
+    ],
+)  # fmt: skip
+def test_shorten_keeping_facts_drops_decoration_then_facts_from_the_end(limit, dropping_facts, keeping_facts):
+    fits = lambda t: len(t) <= limit  # noqa: E731
+    assert c.shorten_keeping_facts(FACTS, fits) == dropping_facts  # (the default)
+    assert c.shorten_keeping_facts(FACTS, fits, drop_facts=True) == dropping_facts
+    assert c.shorten_keeping_facts(FACTS, fits, drop_facts=False) == keeping_facts
+
+
+def test_shorten_keeping_facts_edges():
+    fits = lambda t: len(t) <= 20  # noqa: E731
+    # the last sentence has no full stop: still a sentence of its own
+    assert c.shorten_keeping_facts("Sale ends 12 May. Nice day and more words", fits) == "Sale ends 12 May."
+    assert c.shorten_keeping_facts("Nice day. Great stuff.", lambda t: len(t) <= 5) == ""  # "", never None
+
+
+def test_sentences_and_words_around_cjk_and_closers():
+    assert c.sentences("你好。世界") == ["你好。", "世界"]
+    assert c.sentences("你好！世界") == ["你好！", "世界"]
+    assert c.sentences("Ask Dr. Smith today. Then go.") == ["Ask Dr. Smith today.", "Then go."]
+    assert c.sentences("a ) b") == ["a ) b"]  # a word of closers only ends nothing
+    assert c.words("你好。世界 abc") == ["你好。", "世界", "abc"]
+    assert c.words("你好。世") == ["你好。", "世"]
+    assert c.inline_hashtags("你好。#tag") == [(3, 7, "#tag")]
+    assert c.normalize_hashtag("Xmas") == "#Xmas"

@@ -199,3 +199,41 @@ def test_what_cannot_be_checked_raises():
         validate("x", {}, post_type="nope")
     assert validate("youtube", {"caption": "x"}) == {"mediaType": "YouTube does not publish images"}
     assert validate("Twitter", {"caption": "a" * 280}) == {}
+
+
+STORY_PROBLEMS = {
+    "caption": "there is no caption on Instagram (story image)",
+    "hashtags": "there is no caption on Instagram (story image), so no hashtags",
+    "firstComment": "first comments are not supported on Instagram (story image)",
+    "altText": "alt text is not supported on Instagram (story image)",
+    "title": "titles are not supported on Instagram (story image)",
+    "sounds": "sounds are not supported on Instagram (story image)",
+}
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        Draft(caption="hi", hashtags=["#a"], first_comment="c", alt_text="alt", title="t", sounds=["s"]),
+        Variant(caption="hi", hashtags=["#a"], first_comment="c", alt_text="alt", title="t", sounds=["s"]),
+        {
+            "caption": "hi",
+            "hashtags": ["#a"],
+            "firstComment": "c",
+            "altText": "alt",
+            "title": "t",
+            "sounds": ["s"],
+        },
+        {
+            "caption": "hi",
+            "hashtags": ["#a"],
+            "first_comment": "c",
+            "alt_text": "alt",
+            "title": "t",
+            "sounds": ["s"],
+        },
+    ],
+    ids=["draft", "variant", "camel", "snake"],
+)
+def test_every_field_is_read_from_every_kind_of_variant(variant):
+    assert validate("instagram", variant, post_type="story") == STORY_PROBLEMS

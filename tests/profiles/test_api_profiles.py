@@ -37,6 +37,7 @@ def api_body(p: SocialProfile) -> dict:
         "tokenStatus": p.token_status,
         "sandbox": p.sandbox,
         "tokenExpiresAt": iso(p.token_expires_at),  # issue 22: LinkedIn's day 60
+        "accountType": {"facebook": "page", "linkedin": "member"}.get(p.platform, "account"),  # issue 22
         "createdAt": iso(p.created_at),
     }
 

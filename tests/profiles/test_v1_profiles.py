@@ -30,6 +30,7 @@ def v1_body(p: SocialProfile) -> dict:
         },
         "sandbox": p.sandbox,  # issue 22: a test-sandbox profile says so
         "tokenExpiresAt": iso(p.token_expires_at),  # issue 22: LinkedIn's day 60
+        "accountType": {"facebook": "page", "linkedin": "member"}.get(p.platform, "account"),  # issue 22
     }
 
 

@@ -16,6 +16,14 @@ app/bsky/embed/images.json, app/bsky/embed/external.json):
   feature says (a link's URI, ``@handle`` of the mentioned DID, ``#tag``); embeds: 1-4 images
   each with ``alt`` and an uploaded image blob, or an external card (uri, title, description,
   an optional uploaded thumb under 1,000,000 bytes). A record key already used is refused.
+- the video service (app/bsky/video/uploadVideo.json, getJobStatus.json, defs.json,
+  com/atproto/server/getServiceAuth.json, app/bsky/embed/video.json): getServiceAuth signs a
+  token bound to an audience and a method (``lxm``), at most an hour long; uploadVideo takes
+  such a token for the PDS's ``com.atproto.repo.uploadBlob`` (audience the PDS's did:web) from
+  the same DID as ``?did=``, a ``name``, ``video/mp4`` bytes under ``video_limit``; the same
+  video twice answers 409 ``already_exists`` with its job; getJobStatus runs the job through
+  ``video_polls`` reads of JOB_STATE_ENCODING to JOB_STATE_COMPLETED with the blob stored on the
+  PDS (or JOB_STATE_FAILED); a post's ``app.bsky.embed.video`` needs such a video/mp4 blob.
 - reads: getRecord, getPostThread (counts set by the test), app.bsky.actor.getProfile,
   resolveHandle, the PLC directory's DID documents; deleteRecord.
 - as an HTTP proxy it serves ``http://example.com/...`` pages with OpenGraph tags (link cards).
@@ -66,6 +74,10 @@ class FakePDS:
         self.requests: list[tuple[str, str]] = []
         self.refused: list[str] = []
         self.revoked_refresh: set[str] = set()
+        self.video_limit = 100_000_000
+        self.video_polls = 2
+        self.video_failure = ""
+        self.jobs: dict[str, dict[str, Any]] = {}
         self._n = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.fake = self  # type: ignore[attr-defined]
@@ -184,13 +196,13 @@ class FakePDS:
             return f"Unknown facet feature {kind}"
         return None if ok else f"Facet {start}-{end} covers {covered!r}, not what its {kind} says"
 
-    def check_blob(self, blob: Any, limit: int) -> str | None:
+    def check_blob(self, blob: Any, limit: int, accept: str = "image/") -> str | None:
         if not isinstance(blob, dict) or blob.get("$type") != "blob":
             return "Expected a blob"
         stored = self.blobs.get(str((blob.get("ref") or {}).get("$link")))
         if stored is None:
             return "Blob not found (not uploaded)"
-        if not str(stored["mimeType"]).startswith("image/") or stored["size"] > limit:
+        if not str(stored["mimeType"]).startswith(accept) or stored["size"] > limit:
             return f"Blob is {stored['mimeType']}, {stored['size']} bytes (limit {limit})"
         return None
 
@@ -212,7 +224,85 @@ class FakePDS:
             if not all(isinstance(ext.get(k), str) for k in ("uri", "title", "description")):
                 return "Embed/external needs uri, title and description"
             return self.check_blob(ext["thumb"], 1_000_000) if "thumb" in ext else None
+        if kind == "app.bsky.embed.video":
+            return self.check_video_embed(embed)
         return f"Unknown embed {kind}"
+
+    def check_video_embed(self, embed: dict[str, Any]) -> str | None:
+        alt = embed.get("alt", "")
+        if not isinstance(alt, str) or len(graphemes(alt)) > 1000:
+            return "Embed/video/alt must be a string of at most 1000 graphemes"
+        ratio = embed.get("aspectRatio")
+        if ratio is not None and not all(
+            isinstance(ratio.get(k), int) and ratio[k] >= 1 for k in ("width", "height")
+        ):
+            return "Embed/video/aspectRatio needs positive integer width and height"
+        return self.check_blob(embed.get("video"), 100_000_000, accept="video/mp4")
+
+    # ---- the video service -------------------------------------------------------------------
+
+    def service_auth(self, did: str, query: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        try:
+            exp = int(query.get("exp") or self.clock() + 60)
+        except ValueError:
+            return 400, {"error": "InvalidRequest", "message": "exp must be an integer"}
+        if not query.get("aud", "").startswith("did:") or exp <= self.clock() or exp > self.clock() + 3600:
+            return 400, {"error": "BadExpiration", "message": "aud must be a DID, exp within the hour"}
+        claims = {
+            "iss": did,
+            "aud": query["aud"],
+            "lxm": query.get("lxm"),
+            "exp": exp,
+            "iat": int(self.clock()),
+        }
+        return 200, {"token": jwt.encode(claims, SECRET, algorithm="HS256")}
+
+    def upload_video(self, query: dict[str, str], headers: dict[str, str], body: bytes) -> tuple[int, dict]:
+        token = headers.get("authorization", "").removeprefix("Bearer ").strip()
+        try:
+            claims = jwt.decode(token, SECRET, algorithms=["HS256"], options={"verify_aud": False})
+        except jwt.PyJWTError as exc:
+            return 401, {"error": "AuthMissing", "message": f"Bad service token: {exc}"}
+        pds_did = f"did:web:{urlsplit(self.url).hostname}"
+        if claims.get("aud") != pds_did or claims.get("lxm") != "com.atproto.repo.uploadBlob":
+            return 401, {"error": "AuthMissing", "message": "The token must be for the PDS's uploadBlob"}
+        if claims.get("iss") != query.get("did") or not query.get("name"):
+            return 400, {
+                "error": "InvalidRequest",
+                "message": "did must be the token's issuer; name is required",
+            }
+        if headers.get("content-type") != "video/mp4" or not body:
+            return 400, {"error": "InvalidRequest", "message": "Send the video/mp4 bytes"}
+        if len(body) > self.video_limit:
+            return 400, {"error": "InvalidRequest", "message": f"{len(body)} bytes > {self.video_limit}"}
+        cid = "bafkrei" + hashlib.sha256(body).hexdigest()[:52]
+        for job_id, job in self.jobs.items():
+            if job["cid"] == cid and job["did"] == claims["iss"]:
+                return 409, {"error": "already_exists", "message": "Video already processed", "jobId": job_id}
+        job_id = f"job-{len(self.jobs) + 1}"
+        self.jobs[job_id] = {
+            "did": claims["iss"],
+            "cid": cid,
+            "size": len(body),
+            "polls_left": self.video_polls,
+            "failure": self.video_failure,
+        }
+        return 200, {"jobStatus": {"jobId": job_id, "did": claims["iss"], "state": "JOB_STATE_CREATED"}}
+
+    def job_status(self, query: dict[str, str]) -> tuple[int, dict]:
+        job = self.jobs.get(query.get("jobId", ""))
+        if job is None:
+            return 400, {"error": "InvalidRequest", "message": "Job not found"}
+        status: dict[str, Any] = {"jobId": query["jobId"], "did": job["did"]}
+        if job["polls_left"] > 0:
+            job["polls_left"] -= 1
+            return 200, {"jobStatus": {**status, "state": "JOB_STATE_ENCODING", "progress": 50}}
+        if job["failure"]:
+            state = {"state": "JOB_STATE_FAILED", "error": job["failure"], "failureCode": "encoding_failure"}
+            return 200, {"jobStatus": {**status, **state}}
+        self.blobs[job["cid"]] = {"mimeType": "video/mp4", "size": job["size"]}  # now on the PDS
+        blob = {"$type": "blob", "ref": {"$link": job["cid"]}, "mimeType": "video/mp4", "size": job["size"]}
+        return 200, {"jobStatus": {**status, "state": "JOB_STATE_COMPLETED", "progress": 100, "blob": blob}}
 
     # ---- the wire ----------------------------------------------------------------------------
 
@@ -276,9 +366,15 @@ class FakePDS:
                 return refused
             self.revoked_refresh.add(headers["authorization"].removeprefix("Bearer ").strip())
             return 200, self.session(str(did))
+        if nsid == "app.bsky.video.uploadVideo":
+            return self.upload_video(query, headers, body)
+        if nsid == "app.bsky.video.getJobStatus":
+            return self.job_status(query)
         did, refused = self.bearer(headers, "com.atproto.appPass")
         if refused:
             return refused
+        if nsid == "com.atproto.server.getServiceAuth":
+            return self.service_auth(str(did), query)
         if nsid == "com.atproto.repo.uploadBlob":
             ctype = headers.get("content-type", "")
             if not ctype or ctype == "application/json":

@@ -529,6 +529,24 @@ class GraphFake(FakePlatform):
             reply = graph(400, "(#32) Page request limit reached", "OAuthException", 32)
             reply.headers["X-Business-Use-Case-Usage"] = json.dumps(usage)
             return reply
+        policy = {  # (#368) temporarily blocked for policies violations, (#506) duplicate post
+            "blocked": (
+                "It looks like you were misusing this feature by going too fast.",
+                368,
+                1390008,
+                {"error_user_title": "You Can't Use This Feature Right Now"},
+            ),
+            "duplicate": ("(#506) Duplicate status message", 506, None, {}),
+            # (#4) the app's own limit (platform rate limiting), shared by every user and Page
+            "app_rate_limit": ("(#4) Application request limit reached", 4, None, {}),
+        }
+        if kind in policy:
+            message, code, subcode, extra = policy[kind]
+            reply = graph(400, message, "OAuthException", code, subcode, **extra)
+            if code == 4:
+                usage = {"call_count": 100, "total_cputime": 37, "total_time": 41}
+                reply.headers["X-App-Usage"] = json.dumps(usage)
+            return reply
         if kind == "server_error":
             return graph(
                 500,
@@ -619,6 +637,7 @@ class InstagramFake(GraphFake):
         self.route("POST", r"/v25.0/(\w+)/media_publish", self.media_publish)
         self.route("POST", r"/v25.0/(\w+)/comments", self.comment)
         self.route("GET", r"/v25.0/(\w+)/media", self.list_media)
+        self.route("GET", r"/v25.0/(\w+)/stories", self.list_stories)
         self.route("GET", r"/v25.0/(\w+)/insights", self.media_insights)
         self.route("GET", r"/v25.0/(\w+)/content_publishing_limit", self.publishing_limit)
         self.route("GET", r"/v25.0/(\w+)", self.get_object)
@@ -681,14 +700,22 @@ class InstagramFake(GraphFake):
         c["published"] = True
         mid = self.next_id()
         params = c["params"]
+        story = params.get("media_type") == "STORIES"
         post = {
             "id": mid,
             "kind": "media",
             "caption": params.get("caption", ""),
-            "media_type": {"REELS": "VIDEO", "CAROUSEL": "CAROUSEL_ALBUM"}.get(
-                params.get("media_type", ""), "IMAGE"
-            ),
-            "permalink": f"https://www.instagram.com/p/C{mid[-8:]}/",
+            "media_type": "VIDEO"
+            if story and "video_url" in params
+            else {"REELS": "VIDEO", "CAROUSEL": "CAROUSEL_ALBUM"}.get(params.get("media_type", ""), "IMAGE"),
+            # https://developers.facebook.com/docs/instagram-platform/reference/instagram-media
+            "media_product_type": "STORY"
+            if story
+            else {"REELS": "REELS"}.get(params.get("media_type", ""), "FEED"),
+            "permalink": f"https://www.instagram.com/stories/{self.account.username}/{mid}/"
+            if story
+            else f"https://www.instagram.com/p/C{mid[-8:]}/",
+            "created_ts": self.clock(),
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S+0000", time.gmtime()),
             "container": params,
             "comments": [],
@@ -707,8 +734,23 @@ class InstagramFake(GraphFake):
         return Reply(200, {"id": cid})
 
     def list_media(self, req: FakeRequest, user: str) -> Reply:
+        """The media edge: feed posts and reels; stories are not on it (the stories edge)."""
         limit = int(req.params.get("limit", 25))
-        rows = [self.graph_fields(req, p) for p in self.posts[:limit]]
+        feed = [p for p in self.posts if p.get("media_product_type") != "STORY"]
+        rows = [self.graph_fields(req, p) for p in feed[:limit]]
+        return Reply(200, {"data": rows, "paging": {"cursors": {"before": "QVFI", "after": "QVFJ"}}})
+
+    def list_stories(self, req: FakeRequest, user: str) -> Reply:
+        """``/{ig-user-id}/stories``: the stories of the last 24 hours, newest first."""
+        if not self._user_ok(user):
+            return self.error_reply("not_found")
+        now = self.clock()
+        live = [
+            p
+            for p in self.posts
+            if p.get("media_product_type") == "STORY" and p.get("created_ts", now) > now - 86400
+        ]
+        rows = [self.graph_fields(req, p) for p in live]
         return Reply(200, {"data": rows, "paging": {"cursors": {"before": "QVFI", "after": "QVFJ"}}})
 
     def media_insights(self, req: FakeRequest, media_id: str) -> Reply:
@@ -942,6 +984,7 @@ class FacebookFake(GraphFake):
         "feed": ("pages_manage_posts",),
         "photos": ("pages_manage_posts",),
         "video_reels": ("pages_manage_posts",),
+        "page_videos": ("pages_manage_posts",),
         "comment": ("pages_manage_engagement",),
         "post_insights": ("read_insights",),
     }
@@ -950,12 +993,16 @@ class FacebookFake(GraphFake):
         super().__init__()
         self.account.external_id = "104000000000001"
         self.account.picture_url = "https://scontent.xx.fbcdn.net/v/page.png"
+        self.upload_sessions: dict[str, dict[str, Any]] = {}
 
     def routes_setup(self) -> None:
         self.route("POST", r"/v25.0/(\w+)/feed", self.feed)
         self.route("POST", r"/v25.0/(\w+)/photos", self.photos)
         self.route("POST", r"/v25.0/(\w+)/video_reels", self.video_reels)
         self.route("POST", r"/video-upload/v25.0/(\w+)", self.rupload, auth=False)
+        self.route("POST", r"/v25.0/([\w-]+)/uploads", self.app_uploads)
+        self.route("POST", r"/v25.0/upload:(\w+)", self.upload_session, auth=False)
+        self.route("POST", r"/v25.0/(\w+)/videos", self.page_videos)
         self.route("POST", r"/v25.0/(\w+)/comments", self.comment)
         self.route("GET", r"/v25.0/(\w+)/published_posts", self.published_posts)
         self.route("GET", r"/v25.0/(\w+)/insights", self.post_insights)
@@ -1036,7 +1083,8 @@ class FacebookFake(GraphFake):
         return self.error_reply("bad_request", message="(#100) upload_phase must be one of {start, finish}")
 
     def rupload(self, req: FakeRequest, video_id: str) -> Reply:
-        if req.header("authorization") != f"OAuth {self.token}":
+        presented = req.header("authorization").removeprefix("OAuth ")
+        if presented != self.token and presented not in self.grants:
             return Reply(
                 401,
                 {
@@ -1061,6 +1109,65 @@ class FacebookFake(GraphFake):
             )
         video.update(uploaded=True, file_url=req.header("file_url"))
         return Reply(200, {"success": True})
+
+    # The Resumable Upload API (https://developers.facebook.com/docs/graph-api/resumable-upload-api)
+    # and the Page's /videos edge publishing its handle (Video API guide).
+
+    def app_uploads(self, req: FakeRequest, app_id: str) -> Reply:
+        p = req.params
+        if p.get("file_type") not in {"video/mp4", "image/jpeg", "image/jpg", "image/png", "application/pdf"}:
+            return self.error_reply("bad_request", message="(#100) Invalid file_type")
+        if not p.get("file_length", "").isdigit() or not int(p["file_length"]):
+            return self.error_reply("bad_request", message="(#100) file_length must be a positive integer")
+        sid = self.next_id(12)
+        self.upload_sessions[sid] = {
+            "app_id": app_id,
+            "length": int(p["file_length"]),
+            "name": p.get("file_name", ""),
+            "received": 0,
+            "bytes": bytearray(),
+        }
+        return Reply(200, {"id": f"upload:{sid}"})
+
+    def upload_session(self, req: FakeRequest, sid: str) -> Reply:
+        presented = req.header("authorization").removeprefix("OAuth ")
+        if presented != self.token and presented not in self.grants:
+            return self.error_reply("token_invalid")
+        session = self.upload_sessions.get(sid)
+        if session is None:
+            return self.error_reply("not_found")
+        if req.header("file_offset") != str(session["received"]):
+            return self.error_reply(
+                "bad_request", message=f"(#100) file_offset must be {session['received']}"
+            )
+        session["received"] += len(req.body)
+        session["bytes"] += req.body
+        if session["received"] < session["length"]:
+            return Reply(200, {"id": f"upload:{sid}", "file_offset": session["received"]})
+        handle = f"2:c2FtcGxl{sid}"
+        session["handle"] = handle
+        return Reply(200, {"h": handle})
+
+    def page_videos(self, req: FakeRequest, page: str) -> Reply:
+        p = req.params
+        if not self._page_ok(page):
+            return self.error_reply("not_found")
+        handle = p.get("fbuploader_video_file_chunk", "")
+        session = next((s for s in self.upload_sessions.values() if s.get("handle") == handle), None)
+        if session is None or session["received"] != session["length"]:
+            return self.error_reply("bad_request", message="(#100) Invalid fbuploader_video_file_chunk")
+        vid = self.next_id(16)
+        post = self._new_post(req, p.get("description", ""), video_id=vid, page_video=dict(p))
+        self.objects[vid] = {
+            "id": vid,
+            "kind": "page_video",
+            "title": p.get("title", ""),
+            "description": p.get("description", ""),
+            "size": session["length"],
+            "post_id": post["id"],
+            "permalink_url": f"/{self.account.external_id}/videos/{vid}/",
+        }
+        return Reply(200, {"id": vid})
 
     def comment(self, req: FakeRequest, post_id: str) -> Reply:
         post = self.objects.get(post_id)
@@ -1180,6 +1287,16 @@ class TikTokFake(FakePlatform):
         self.publishes: dict[str, dict[str, Any]] = {}
         #: seconds of moderation after PUBLISH_COMPLETE before a public post's id exists
         self.moderation_seconds = 0.0
+        #: the app passed TikTok's audit. Until then (content sharing guidelines): every post is
+        #: SELF_ONLY whatever was asked, the account must be private at posting time
+        #: (403 unaudited_client_can_only_post_to_private_accounts), and at most 5 users post in
+        #: 24 h (403 reached_active_user_cap); a user is known here by the token it presents
+        self.audited = True
+        self.account_private = False
+        self.active_users: dict[str, float] = {}
+        #: domains and URL prefixes the app verified in the developer portal: PULL_FROM_URL from
+        #: anywhere else is 403 url_ownership_unverified
+        self.verified_url_prefixes = ["postforge.test", "postforge.dev"]
 
     def routes_setup(self) -> None:
         self.route("POST", r"/v2/post/publish/creator_info/query/", self.creator_info)
@@ -1251,19 +1368,57 @@ class TikTokFake(FakePlatform):
             }
         )
 
-    def _check_post_info(self, info: dict[str, Any]) -> Reply | None:
+    def _check_post_info(self, info: dict[str, Any], req: FakeRequest | None = None) -> Reply | None:
         if info.get("privacy_level") not in self.privacy_level_options:
             return self.error_reply("bad_request")
+        if self.audited or req is None:
+            return None
+        if not self.account_private:
+            return self.err(
+                403,
+                "unaudited_client_can_only_post_to_private_accounts",
+                "Unaudited clients can only post to a private account.",
+            )
+        now, user = self.clock(), self.presented_token(req)
+        self.active_users = {u: t for u, t in self.active_users.items() if now - t < 86400}
+        if user not in self.active_users and len(self.active_users) >= 5:
+            return self.err(
+                403,
+                "reached_active_user_cap",
+                "The daily quota for active publishing users from your client is reached.",
+            )
+        self.active_users.setdefault(user, now)
+        info["privacy_level"] = "SELF_ONLY"  # restricted to private viewing, whatever was asked
         return None
+
+    def _url_verified(self, url: str) -> bool:
+        from urllib.parse import urlsplit
+
+        host = (urlsplit(url).hostname or "").lower()
+        return url.startswith("https://") and any(
+            url.startswith(p) if "://" in p else host == p or host.endswith("." + p)
+            for p in self.verified_url_prefixes
+        )
+
+    def _unverified(self) -> Reply:
+        return self.err(
+            403,
+            "url_ownership_unverified",
+            "The ownership of the domain or URL prefix of the media URL is not verified.",
+        )
 
     def video_init(self, req: FakeRequest) -> Reply:
         if not self._json_ok(req) or not isinstance(req.json, dict):
             return self.err(400, "invalid_params", "Content-Type must be application/json")
         body = req.json
-        problem = self._check_post_info(body.get("post_info") or {})
+        source = body.get("source_info") or {}
+        if source.get("source") == "PULL_FROM_URL" and not self._url_verified(
+            str(source.get("video_url", ""))
+        ):
+            return self._unverified()
+        problem = self._check_post_info(body.get("post_info") or {}, req)
         if problem:
             return problem
-        source = body.get("source_info") or {}
         publish_id = f"v_pub_file~v2-1.{self.next_id(19)}"
         entry: dict[str, Any] = {
             "id": publish_id,
@@ -1294,8 +1449,6 @@ class TikTokFake(FakePlatform):
                 }
             )
         if source.get("source") == "PULL_FROM_URL":
-            if not str(source.get("video_url", "")).startswith("https://"):
-                return self.err(403, "url_ownership_unverified", "The video_url domain is not verified.")
             self.publishes[publish_id] = entry
             self._finish_upload(req, entry)
             return self.ok({"publish_id": publish_id})
@@ -1338,10 +1491,12 @@ class TikTokFake(FakePlatform):
 
     def content_init(self, req: FakeRequest) -> Reply:
         body = req.json or {}
-        problem = self._check_post_info(body.get("post_info") or {})
+        source = body.get("source_info") or {}
+        if not all(self._url_verified(str(u)) for u in source.get("photo_images") or []):
+            return self._unverified()
+        problem = self._check_post_info(body.get("post_info") or {}, req)
         if problem:
             return problem
-        source = body.get("source_info") or {}
         if (
             body.get("media_type") != "PHOTO"
             or source.get("source") != "PULL_FROM_URL"
@@ -1442,6 +1597,14 @@ class YouTubeFake(FakePlatform):
         self.sessions: dict[str, dict[str, Any]] = {}
         self.videos: dict[str, dict[str, Any]] = {}
         self.comments: list[dict[str, Any]] = []
+        #: Google audited the API project: until then every upload is locked private, whatever
+        #: status.privacyStatus asked (https://developers.google.com/youtube/v3/docs/videos/insert)
+        self.project_audited = True
+        #: videos.insert's own daily bucket per Cloud project (default 100 calls a day, reset at
+        #: midnight Pacific): past it, 403 quotaExceeded in the youtube.quota domain
+        #: (https://developers.google.com/youtube/v3/determine_quota_cost)
+        self.uploads_per_day = 100
+        self.uploads_today: dict[str, int] = {}
 
     _YT = "https://www.googleapis.com/auth/youtube"
     # videos.insert: youtube.upload (or youtube, youtube.force-ssl); commentThreads.insert:
@@ -1521,8 +1684,23 @@ class YouTubeFake(FakePlatform):
             "NOT_FOUND",
         )
 
+    def _pacific_day(self) -> str:
+        from datetime import UTC, datetime
+        from zoneinfo import ZoneInfo
+
+        return (
+            datetime.fromtimestamp(self.clock(), UTC)
+            .astimezone(ZoneInfo("America/Los_Angeles"))
+            .date()
+            .isoformat()
+        )
+
     def start_upload(self, req: FakeRequest) -> Reply:
         q = req.query
+        day = self._pacific_day()
+        if self.uploads_today.get(day, 0) >= self.uploads_per_day:
+            return self.error_reply("quota_exceeded")
+        self.uploads_today[day] = self.uploads_today.get(day, 0) + 1
         if q.get("uploadType") != "resumable" or set(q.get("part", "").split(",")) != {"snippet", "status"}:
             return self.error_reply(
                 "bad", message="uploadType=resumable and part=snippet,status are required"
@@ -1573,6 +1751,10 @@ class YouTubeFake(FakePlatform):
         session["video_id"] = video_id
         failure = self.take_processing_failure()
         meta = session["metadata"]
+        status = {**meta.get("status", {}), "uploadStatus": "uploaded"}
+        if not self.project_audited:  # the private lock: what was asked does not matter
+            status["privacyStatus"] = "private"
+            status.pop("publishAt", None)
         video = {
             "id": video_id,
             "snippet": {
@@ -1580,7 +1762,7 @@ class YouTubeFake(FakePlatform):
                 "channelId": self.account.external_id,
                 "publishedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             },
-            "status": {**meta.get("status", {}), "uploadStatus": "uploaded"},
+            "status": status,
             "processing": {"polls_left": self.processing_polls, "failure": failure},
             "bytes": bytes(session["received"]),
             "notify": session["notify"],
@@ -1721,14 +1903,21 @@ class LinkedInFake(FakePlatform):
     permanent_error_message = "ERROR :: /commentary :: length of commentary exceeds the maximum allowed"
     # Posts API: creating needs w_member_social; the author FINDER needs r_member_social
     # (approved partners only); member post analytics r_member_postAnalytics.
+    # An organization page (Community Management API): creating as it needs w_organization_social
+    # and an approved page role, reading its posts r_organization_social, its share statistics
+    # and the member's page roles rw_organization_admin (ADMINISTRATOR).
     route_scopes = {
-        "images_action": ("w_member_social",),
-        "videos_action": ("w_member_social",),
-        "create_post": ("w_member_social",),
-        "comment": ("w_member_social",),
-        "find_posts": ("r_member_social",),
+        "images_action": ("w_member_social", "w_organization_social"),
+        "videos_action": ("w_member_social", "w_organization_social"),
+        "create_post": ("w_member_social", "w_organization_social"),
+        "comment": ("w_member_social", "w_organization_social"),
+        "find_posts": ("r_member_social", "r_organization_social"),
         "analytics": ("r_member_postAnalytics",),
+        "organization_acls": ("rw_organization_admin", "r_organization_admin"),
+        "share_statistics": ("rw_organization_admin",),
     }
+    #: the page roles that may post as the organization (Posts API: w_organization_social)
+    POSTING_ROLES = frozenset({"ADMINISTRATOR", "DIRECT_SPONSORED_CONTENT_POSTER", "CONTENT_ADMINISTRATOR"})
 
     def __init__(self) -> None:
         super().__init__()
@@ -1740,8 +1929,175 @@ class LinkedInFake(FakePlatform):
         self.assets: dict[str, dict[str, Any]] = {}
         self.comments: list[dict[str, Any]] = []
         self.omit_restli_id = False
+        #: organization pages: id -> {"localizedName", "vanityName", "followers"}
+        self.organizations: dict[str, dict[str, Any]] = {}
+        #: the member's page roles, as organizationAcls lists them
+        self.acls: list[dict[str, Any]] = []
+
+    # ---- organization pages ----------------------------------------------------------------
+
+    def add_organization(
+        self,
+        org_id: str,
+        name: str,
+        *,
+        role: str = "ADMINISTRATOR",
+        state: str = "APPROVED",
+        followers: int = 0,
+    ) -> str:
+        """A page; the member holds ``role`` on it (``""``: no role). Returns its URN."""
+        urn = f"urn:li:organization:{org_id}"
+        self.organizations[org_id] = {
+            "localizedName": name,
+            "vanityName": re.sub(r"\W+", "-", name.lower()).strip("-"),
+            "followers": followers,
+        }
+        if role:
+            self.acls.append(
+                {
+                    "roleAssignee": f"urn:li:person:{self.person_id}",
+                    "role": role,
+                    "state": state,
+                    "organization": urn,
+                }
+            )
+        return urn
+
+    def set_role(self, org_urn: str, role: str, state: str = "APPROVED") -> None:
+        """The member's role on a page changes (``""``: the admin removed them)."""
+        self.acls = [a for a in self.acls if a["organization"] != org_urn]
+        if role:
+            self.acls.append(
+                {
+                    "roleAssignee": f"urn:li:person:{self.person_id}",
+                    "role": role,
+                    "state": state,
+                    "organization": org_urn,
+                }
+            )
+
+    def may_act_as(self, req: FakeRequest, author: str) -> Reply | None:
+        """None when the token's member may act as ``author``; else LinkedIn's refusal. A member
+        acts as themselves with w_member_social; as a page with w_organization_social and an
+        approved posting role on it."""
+        person = f"urn:li:person:{self.person_id}"
+        if author == person or (
+            author == self.account.external_id and not author.startswith("urn:li:organization:")
+        ):
+            if req.scopes is not None and "w_member_social" not in req.scopes:
+                return self.error_reply("scope_missing")
+            return None
+        if (
+            not author.startswith("urn:li:organization:")
+            or author.rsplit(":", 1)[1] not in self.organizations
+        ):
+            return self.error_reply("bad", message=f"ERROR :: /author :: {author} is not a valid author")
+        if req.scopes is not None and "w_organization_social" not in req.scopes:
+            return self.error_reply("scope_missing")
+        if not any(
+            a["organization"] == author and a["state"] == "APPROVED" and a["role"] in self.POSTING_ROLES
+            for a in self.acls
+        ):
+            return self.li(
+                403,
+                f"Not enough permissions to access: partnerApiPostsExternal.CREATE: member {person} has no "
+                f"approved ADMINISTRATOR, CONTENT_ADMINISTRATOR or DIRECT_SPONSORED_CONTENT_POSTER role on {author}",
+                "ACCESS_DENIED",
+                100,
+            )
+        return None
+
+    def organization_acls(self, req: FakeRequest) -> Reply:
+        q = req.query
+        if q.get("q") != "roleAssignee":
+            return self.error_reply("bad", message="Invalid finder")
+        rows = [
+            a
+            for a in self.acls
+            if (not q.get("role") or a["role"] == q["role"])
+            and (not q.get("state") or a["state"] == q["state"])
+        ]
+        start, count = int(q.get("start", 0)), int(q.get("count", 10))
+        return Reply(
+            200,
+            {
+                "elements": rows[start : start + count],
+                "paging": {"start": start, "count": count, "total": len(rows)},
+            },
+        )
+
+    def organization(self, req: FakeRequest, org_id: str) -> Reply:
+        org = self.organizations.get(org_id)
+        if org is None:
+            return self.error_reply("not_found", message=f"Organization {org_id} not found")
+        return Reply(
+            200,
+            {
+                "id": int(org_id),
+                "localizedName": org["localizedName"],
+                "vanityName": org["vanityName"],
+                "$URN": f"urn:li:organization:{org_id}",
+            },
+        )
+
+    def network_size(self, req: FakeRequest, urn: str) -> Reply:
+        org = self.organizations.get(urn.rsplit(":", 1)[-1])
+        if org is None or req.query.get("edgeType") != "COMPANY_FOLLOWED_BY_MEMBER":
+            return self.error_reply(
+                "bad", message="edgeType=COMPANY_FOLLOWED_BY_MEMBER and an organization URN"
+            )
+        return Reply(200, {"firstDegreeSize": org["followers"]})
+
+    def share_statistics(self, req: FakeRequest) -> Reply:
+        """organizationalEntityShareStatistics for an organization's posts (lifetime totals)."""
+        q = req.query
+        org = q.get("organizationalEntity", "")
+        if q.get("q") != "organizationalEntity" or org.rsplit(":", 1)[-1] not in self.organizations:
+            return self.error_reply(
+                "bad", message="q=organizationalEntity with an organization URN is required"
+            )
+        if not any(
+            a["organization"] == org and a["state"] == "APPROVED" and a["role"] == "ADMINISTRATOR"
+            for a in self.acls
+        ):
+            return self.li(
+                403,
+                f"Not enough permissions to access: organizationalEntityShareStatistics for {org}",
+                "ACCESS_DENIED",
+                100,
+            )
+        listed = q.get("shares") or q.get("ugcPosts") or ""
+        match = re.fullmatch(r"List\((.*)\)", listed)
+        if not match:
+            return self.error_reply("bad", message="shares=List(...) or ugcPosts=List(...) is required")
+        rows = []
+        for urn in [unquote(u) for u in match[1].split(",") if u]:
+            post = next((p for p in self.posts if p["id"] == urn and p.get("author") == org), None)
+            if post is None:
+                continue
+            m = self.metrics.get(urn, {"views": 0, "likes": 0, "comments": 0, "shares": 0})
+            rows.append(
+                {
+                    "organizationalEntity": org,
+                    "share" if urn.startswith("urn:li:share:") else "ugcPost": urn,
+                    "totalShareStatistics": {
+                        "impressionCount": m["views"],
+                        "uniqueImpressionsCount": m.get("reach", m["views"]),
+                        "clickCount": m.get("clicks", 0),
+                        "likeCount": m["likes"],
+                        "commentCount": m["comments"],
+                        "shareCount": m["shares"],
+                        "engagement": 0.0,
+                    },
+                }
+            )
+        return Reply(200, {"elements": rows, "paging": {"start": 0, "count": 10, "links": []}})
 
     def routes_setup(self) -> None:
+        self.route("GET", r"/rest/organizationAcls", self.organization_acls)
+        self.route("GET", r"/rest/organizations/(\d+)", self.organization)
+        self.route("GET", r"/rest/networkSizes/([^/]+)", self.network_size)
+        self.route("GET", r"/rest/organizationalEntityShareStatistics", self.share_statistics)
         self.route("POST", r"/rest/images", self.images_action)
         self.route("POST", r"/rest/videos", self.videos_action)
         self.route("PUT", r"/dms-uploads/([\w.-]+)", self.upload, auth=True)
@@ -1821,7 +2177,10 @@ class LinkedInFake(FakePlatform):
     def images_action(self, req: FakeRequest) -> Reply:
         owner = ((req.json or {}).get("initializeUploadRequest") or {}).get("owner")
         if req.query.get("action") != "initializeUpload" or owner != self.account.external_id:
-            return self.error_reply("bad", message="initializeUploadRequest.owner must be the member")
+            return self.error_reply("bad", message="initializeUploadRequest.owner must be the author")
+        refused = self.may_act_as(req, owner)
+        if refused is not None:
+            return refused
         urn = f"urn:li:image:C4E10AQ{self.next_id(8)}"
         self.assets[urn] = {
             "id": urn,
@@ -1846,7 +2205,10 @@ class LinkedInFake(FakePlatform):
         if action == "initializeUpload":
             init = body.get("initializeUploadRequest") or {}
             if init.get("owner") != self.account.external_id:
-                return self.error_reply("bad", message="owner must be the member")
+                return self.error_reply("bad", message="owner must be the author")
+            refused = self.may_act_as(req, init["owner"])
+            if refused is not None:
+                return refused
             size = int(init.get("fileSizeBytes") or 0)
             urn = f"urn:li:video:C5F10AQ{self.next_id(8)}"
             part = 4 * 1024 * 1024
@@ -1930,6 +2292,9 @@ class LinkedInFake(FakePlatform):
             return self.error_reply(
                 "bad", message=f"ERROR :: missing or invalid fields {sorted(required - body.keys())}"
             )
+        refused = self.may_act_as(req, body["author"])
+        if refused is not None:
+            return refused
         content = body.get("content") or {}
         ids = (
             [content["media"]["id"]]
@@ -1963,10 +2328,16 @@ class LinkedInFake(FakePlatform):
             return self.error_reply(
                 "bad", message="q=author with the author URN and X-RestLi-Method: FINDER are required"
             )
+        author = q["author"]
+        if (
+            req.scopes is not None
+            and ("r_organization_social" if author.startswith("urn:li:organization:") else "r_member_social")
+            not in req.scopes
+        ):
+            return self.error_reply("scope_missing")
         count = int(q.get("count", 10))
-        return Reply(
-            200, {"elements": self.posts[:count], "paging": {"start": 0, "count": count, "links": []}}
-        )
+        mine = [p for p in self.posts if p.get("author") == author]
+        return Reply(200, {"elements": mine[:count], "paging": {"start": 0, "count": count, "links": []}})
 
     def comment(self, req: FakeRequest, urn: str) -> Reply:
         body = req.json or {}
@@ -1976,6 +2347,9 @@ class LinkedInFake(FakePlatform):
             or body.get("actor") != self.account.external_id
         ):
             return self.error_reply("bad", message="actor and object must match the post")
+        refused = self.may_act_as(req, body["actor"])
+        if refused is not None:
+            return refused
         comment = {
             "id": self.next_id(19),
             "object": urn,
@@ -2100,6 +2474,14 @@ class XFake(FakePlatform):
                 "x-rate-limit-remaining": "0",
                 "x-rate-limit-reset": str(reset),
             }
+            if options.get("app_wide"):  # the app's 24-hour cap, shared by every account
+                headers.update(
+                    {
+                        "x-app-limit-24hour-limit": "10000",
+                        "x-app-limit-24hour-remaining": "0",
+                        "x-app-limit-24hour-reset": str(reset),
+                    }
+                )
             return self.problem(429, "Too Many Requests", "Too Many Requests", "about:blank", headers)
         if kind == "server_error":
             return self.problem(503, "Service Unavailable", "Service Unavailable", "about:blank")

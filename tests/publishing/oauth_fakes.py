@@ -199,6 +199,23 @@ APPS: dict[str, App] = {
         # Management API, so no r_member_profileAnalytics unless a test approves it.
         approved=frozenset({"openid", "profile", "email", "w_member_social"}),
     ),
+    # an app with the Community Management API product: organization pages
+    "linkedin_pages": App(
+        "/oauth/v2/authorization",
+        "/oauth/v2/accessToken",
+        " ",
+        approved=frozenset(
+            {
+                "openid",
+                "profile",
+                "email",
+                "w_member_social",
+                "w_organization_social",
+                "r_organization_social",
+                "rw_organization_admin",
+            }
+        ),
+    ),
     "pinterest": App(
         "/oauth/",
         "/v5/oauth/token",
@@ -236,6 +253,7 @@ class Issued:
     kind: str  # access | short | long | user | page | refresh
     scopes: frozenset[str]
     refresh_ttl: int = 0
+    issued_at: float = 0.0
 
 
 def _scopes(value: str) -> frozenset[str]:
@@ -271,6 +289,9 @@ class FakeProvider:
     refresh_omits_new_token: bool = False
     #: LinkedIn: the app is approved for programmatic refresh tokens
     refresh_tokens_enabled: bool = True
+    #: Google: the app's OAuth consent screen is in Testing, so its refresh tokens die 7 days
+    #: after they were issued (https://developers.google.com/identity/protocols/oauth2#expiration)
+    consent_screen_testing: bool = False
     #: the redirect URI registered for the app (None: anything ending in /oauth/<platform>/callback)
     redirect_uri: str | None = None
     issued: dict[str, Issued] = field(default_factory=dict)
@@ -280,6 +301,8 @@ class FakeProvider:
     lifetimes: dict[str, tuple[float | None, frozenset[str] | None]] = field(default_factory=dict)
     #: refresh token -> the scope of its grant (a refresh keeps what the user granted)
     refresh_scopes: dict[str, str] = field(default_factory=dict)
+    #: another entry of APPS for the app's dashboard (``linkedin_pages``: Community Management API)
+    app_key: str = ""
     _seq: Any = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -322,7 +345,7 @@ class FakeProvider:
     # -- plumbing ----------------------------------------------------------------------
     @property
     def app(self) -> App:
-        return APPS[self.platform]
+        return APPS[self.app_key or self.platform]
 
     @property
     def base_url(self) -> str:
@@ -358,7 +381,7 @@ class FakeProvider:
 
     def _mint(self, kind: str, scopes: frozenset[str], *, refresh_ttl: int = 0) -> str:
         token = self._new(kind)
-        self.issued[token] = Issued(kind=kind, scopes=scopes, refresh_ttl=refresh_ttl)
+        self.issued[token] = Issued(kind=kind, scopes=scopes, refresh_ttl=refresh_ttl, issued_at=time.time())
         (self.refresh_tokens if kind == "refresh" else self.access_tokens).add(token)
         return token
 
@@ -368,6 +391,9 @@ class FakeProvider:
             return None
         if token not in self.access_tokens and token not in self.refresh_tokens:
             return None
+        testing = self.platform == "youtube" and self.consent_screen_testing and info.kind == "refresh"
+        if testing and time.time() - info.issued_at >= 7 * 86400:
+            return None  # Google answers invalid_grant "Token has been expired or revoked."
         return info
 
     def kind_of(self, token: str) -> str:
@@ -528,10 +554,12 @@ class FakeProvider:
             if old not in self.refresh_tokens:
                 return 400, invalid
             self.refresh_tokens.discard(old)  # X refresh tokens are single use
+            # the new tokens carry what the user granted (before, a fixed narrower scope: a
+            # refreshed X profile could no longer post, which the 90-day run found)
             return 200, {
                 "token_type": "bearer",
                 "expires_in": 7200,
-                **self._issue("tweet.read users.read offline.access"),
+                **self._issue(self.refresh_scopes.get(old) or "tweet.read users.read offline.access"),
             }
         return 400, {"error": "unsupported_grant_type", "error_description": "grant_type not supported"}
 
@@ -996,6 +1024,10 @@ class FakeProvider:
         info = self._live(req.bearer, "access")
         if req.method == "GET" and req.path in ("/v2/userinfo", "/rest/memberFollowersCount"):
             return self._linkedin_member(req, info)
+        if req.method == "GET" and req.path.startswith(
+            ("/rest/organizationAcls", "/rest/organizations/", "/rest/networkSizes/")
+        ):
+            return self._linkedin_pages(req, info)
         return 404, {
             "status": 404,
             "code": "RESOURCE_NOT_FOUND",
@@ -1046,6 +1078,67 @@ class FakeProvider:
             "elements": [{"memberFollowersCount": a["followers"]}],
             "paging": {"count": 10, "start": 0, "links": []},
         }
+
+    def _linkedin_pages(self, req: FakeRequest, info) -> tuple[int, Any]:  # noqa: PLR0911 - one answer per refusal
+        """The member's page roles (organizationAcls roleAssignee FINDER, rw_organization_admin),
+        a page (organizations/{id}) and its follower count (networkSizes)."""
+        if info is None:
+            return 401, {
+                "status": 401,
+                "serviceErrorCode": 65600,
+                "code": "INVALID_ACCESS_TOKEN",
+                "message": "Invalid access token",
+            }
+        if not req.header("linkedin-version") or req.header("x-restli-protocol-version") != "2.0.0":
+            return 426, {
+                "status": 426,
+                "code": "NONEXISTENT_VERSION",
+                "message": "Requested version is not active",
+            }
+        denied = (
+            403,
+            {
+                "status": 403,
+                "serviceErrorCode": 100,
+                "code": "ACCESS_DENIED",
+                "message": f"Not enough permissions to access: {req.path.split('/')[2]}.GET.20261000",
+            },
+        )
+        pages = self.account.get("organizations") or []
+        if req.path == "/rest/organizationAcls":
+            if not {"rw_organization_admin", "r_organization_admin"} & info.scopes:
+                return denied
+            if req.query.get("q") != "roleAssignee":
+                return 400, {"status": 400, "code": "ILLEGAL_ARGUMENT", "message": "Invalid finder"}
+            rows = [
+                {
+                    "roleAssignee": f"urn:li:person:{self.account['sub']}",
+                    "role": p.get("role", "ADMINISTRATOR"),
+                    "state": p.get("state", "APPROVED"),
+                    "organization": f"urn:li:organization:{p['id']}",
+                }
+                for p in pages
+            ]
+            rows = [
+                r
+                for r in rows
+                if r["role"] == req.query.get("role", r["role"])
+                and r["state"] == req.query.get("state", r["state"])
+            ]
+            start, count = int(req.query.get("start", 0)), int(req.query.get("count", 10))
+            return 200, {
+                "elements": rows[start : start + count],
+                "paging": {"start": start, "count": count, "total": len(rows)},
+            }
+        org_id = req.path.rsplit("/", 1)[1].rsplit("%3A", 1)[-1].rsplit(":", 1)[-1]
+        page = next((p for p in pages if p["id"] == org_id), None)
+        if page is None:
+            return 404, {"status": 404, "code": "NOT_FOUND", "message": f"Organization {org_id} not found"}
+        if req.path.startswith("/rest/organizations/"):
+            return 200, {"id": int(org_id), "localizedName": page["name"], "vanityName": page["vanityName"]}
+        if not {"rw_organization_admin", "r_organization_admin", "r_organization_social"} & info.scopes:
+            return denied
+        return 200, {"firstDegreeSize": page["followers"]}
 
     def _linkedin_token(self, req: FakeRequest) -> tuple[int, Any]:
         form = req.form  # documented: parameters in the x-www-form-urlencoded body
@@ -1226,6 +1319,10 @@ LINKEDIN_ACCOUNT = {
     "locale": {"country": "US", "language": "en"},
     "email": "ada@acme.example",
     "followers": 640,
+    # the organization pages the member holds a role on (organizationAcls)
+    "organizations": [
+        {"id": "2414183", "name": "Acme Corp", "vanityName": "acme-corp", "followers": 12500},
+    ],
 }
 PINTEREST_ACCOUNT = {
     "account_type": "BUSINESS",

@@ -63,9 +63,8 @@ def real(owner, platform, visibility="public"):
     )
 
 
-@pytest.mark.parametrize(
-    ("platform", "visibility"), [("youtube", "public"), ("youtube", "unlisted"), ("tiktok", "public")]
-)
+# TikTok's gate reads each post's own privacy level (tests/publishing/test_tiktok_choices.py)
+@pytest.mark.parametrize(("platform", "visibility"), [("youtube", "public"), ("youtube", "unlisted")])
 def test_a_post_the_platform_would_lock_private_is_refused_before_scheduling(
     owner, unaudited, platform, visibility
 ):

@@ -26,6 +26,7 @@ from apps.publishing.platforms.tiktok import TikTokClient
 from tests.publishing.fakes import FAKES
 from tests.publishing.oauth_fakes import ACCOUNTS, CLIENT_ID, CLIENT_SECRET, FakeProvider
 from tests.publishing.test_oauth_platforms import provider_connect
+from tests.publishing.test_processing_and_unknown import TIKTOK_CHOICES
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(900)]
 
@@ -108,6 +109,7 @@ def test_three_profiles_publish_hourly_for_72_hours_without_expiring_or_posting_
                         content=content,
                         profiles=[profiles[platform]],
                         scheduled_for=timezone.now() + datetime.timedelta(minutes=5),
+                        options=TIKTOK_CHOICES if platform == "tiktok" else {},
                     )
                     pubs.append(Publication.objects.get(content=content))
                 for _ in range(6):  # the beat: token refresh every 10 minutes, due posts, status reads

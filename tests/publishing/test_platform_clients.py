@@ -270,7 +270,8 @@ def test_tiktok_lets_tiktok_pull_a_video_that_has_no_local_bytes(tiktok_fake):
 
     [init] = tiktok_fake.calls("video_init")
     assert init.json == {
-        "post_info": {"privacy_level": "SELF_ONLY", "title": "Pulled"},
+        # is_aigc: TikTok's AI-generated label, false for a video the client uploaded (issue 22)
+        "post_info": {"privacy_level": "SELF_ONLY", "title": "Pulled", "is_aigc": False},
         "source_info": {"source": "PULL_FROM_URL", "video_url": "https://cdn.postforge.test/clip.mp4"},
     }
     assert not tiktok_fake.calls("upload_chunk")

@@ -39,6 +39,7 @@ def test_a_public_tiktok_post_stays_pending_until_moderation_gives_its_id(tiktok
         "kind": "video",
         "username": "postforge_test",
         "public": True,
+        "privacy_level": "PUBLIC_TO_EVERYONE",  # the publication's visibility once done (issue 22)
         "status": "PUBLISH_COMPLETE",
     }
     again = client.check_pending(result.state)

@@ -25,6 +25,8 @@ from tests.publishing.fakes import FakeClock
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIKTOK_SCOPES = "user.info.basic,video.publish,video.upload,video.list,user.info.stats"
+#: what a TikTok schedule carries: the creator's privacy level and consent (no default)
+TIKTOK_CHOICES = {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE", "consent": True}}
 
 
 @pytest.fixture
@@ -61,7 +63,9 @@ def scheduled(owner, brand, profile, platform):
         inp=content_services.GenerationInput(prompt="Autumn latte launch", platforms=[platform], brand=brand),
     )
     when = timezone.now() + datetime.timedelta(minutes=30)
-    services.publications_schedule(content=content, profiles=[profile], scheduled_for=when)
+    services.publications_schedule(
+        content=content, profiles=[profile], scheduled_for=when, options=TIKTOK_CHOICES
+    )
     return Publication.objects.get(content=content)
 
 
@@ -117,6 +121,7 @@ def test_a_tiktok_post_waits_in_processing_for_its_id_and_is_never_posted_twice(
     assert poll_now(pub) == 1
     pub.refresh_from_db()
     assert pub.status == "published" and pub.external_id == post["id"]
+    assert pub.visibility == "PUBLIC_TO_EVERYONE"
     assert (
         pub.url
         == f"https://www.tiktok.com/@{fake.account.username}/{pub.platform_state['kind']}/{post['id']}"
@@ -196,6 +201,7 @@ def test_the_tiktok_webhook_completes_a_processing_post_with_its_id(owner, brand
     pub.refresh_from_db()
     assert pub.status == "published" and pub.external_id == "7311111111111111111"
     assert pub.url == f"https://www.tiktok.com/@{profile.username}/photo/7311111111111111111"
+    assert pub.visibility == "PUBLIC_TO_EVERYONE"  # the level the creator chose (issue 22)
     pub.content.refresh_from_db()
     assert pub.content.status == "published"
     _tiktok(event("post.publish.publicly_available", post_id="7311111111111111111"))  # replayed: no change

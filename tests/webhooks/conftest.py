@@ -39,3 +39,33 @@ def clock(monkeypatch):
     c = Clock(timezone.now())
     monkeypatch.setattr(services, "clock", c)
     return c
+
+
+@pytest.fixture
+def broker(settings):
+    """Tasks go to the real broker (Redis) instead of running eagerly: ``broker("webhooks")``
+    takes the messages queued there so far and returns ``[(task name, args), ...]``. The
+    project's own enqueueing code runs unchanged; no worker runs them here."""
+    import json
+
+    from config.celery import app
+
+    assert settings.REDIS_URL, "the broker is Redis (a services test)"
+    app.conf.task_always_eager = False
+
+    def take(queue: str) -> list[tuple[str, list]]:
+        out = []
+        with app.connection_for_read() as conn:
+            channel = conn.default_channel
+            while (message := channel.basic_get(queue, no_ack=True)) is not None:
+                body = message.body if isinstance(message.body, str) else message.body.decode()
+                args, _kwargs, _embed = json.loads(body)
+                out.append((message.headers["task"], args))
+        return out
+
+    for queue in ("webhooks", "default"):  # nothing left from an earlier run
+        take(queue)
+    yield take
+    for queue in ("webhooks", "default"):
+        take(queue)
+    app.conf.task_always_eager = True

@@ -113,14 +113,13 @@ def test_a_hanging_endpoint_holds_one_worker_slot_and_the_healthy_one_gets_every
 
 
 def test_an_endpoint_not_yet_answering_gets_one_attempt_in_flight_until_it_answers(
-    loopback, monkeypatch, settings
+    loopback, broker, settings
 ):
     """The bound in the claim itself: a fresh endpoint is probed by one attempt; once it has
-    answered 2xx, it gets WEBHOOK_ENDPOINT_CONCURRENCY, and drains are kicked to use it."""
+    answered 2xx, it gets WEBHOOK_ENDPOINT_CONCURRENCY, and drains are kicked to use it (the
+    real kick, its tasks queued on the broker, no worker running them here)."""
     settings.WEBHOOK_ENDPOINT_CONCURRENCY = 4
     settings.WEBHOOK_ORGANIZATION_CONCURRENCY = 4  # the organization's share is not the bound here
-    kicks = []
-    monkeypatch.setattr(services, "deliveries_kick", lambda **kw: kicks.append(kw))  # no task runs here
     org = organization_get_or_create(name="Probe first")
     endpoint = services.webhook_create(organization=org, url="http://127.0.0.1:9/hook", events=["*"])
     for n in range(3):  # due deliveries, written directly (no task sends them here)
@@ -136,7 +135,8 @@ def test_an_endpoint_not_yet_answering_gets_one_attempt_in_flight_until_it_answe
     assert first is not None
     assert services.delivery_claim(endpoint_id=endpoint.pk) is None  # unproven: one in flight
     services._record(first, first.endpoint, services.clock(), 5, Outcome(status_code=204), True)
-    assert kicks == [{"endpoint_id": endpoint.pk, "limit": 3}]
+    # three drains of this endpoint kicked (the two due deliveries left and the bound's room)
+    assert broker("webhooks") == [("apps.webhooks.tasks.deliver_endpoint", [str(endpoint.pk)])] * 3
     second = services.delivery_claim(endpoint_id=endpoint.pk)
     third = services.delivery_claim(endpoint_id=endpoint.pk)
     assert second is not None and third is not None  # it answered: the healthy bound applies
@@ -163,7 +163,7 @@ def test_an_answering_endpoint_with_an_attempt_waiting_too_long_gets_no_second_o
 
 @pytest.mark.handmade_events  # hand-made payloads through the webhook plumbing
 def test_a_failing_endpoints_new_deliveries_wait_for_its_back_off_instead_of_each_costing_an_attempt(
-    loopback, monkeypatch
+    loopback, broker
 ):
     from apps.events.services import event_record, events_dispatch
 
@@ -176,10 +176,6 @@ def test_a_failing_endpoints_new_deliveries_wait_for_its_back_off_instead_of_eac
     )
     failing_since = services.clock() - datetime.timedelta(minutes=10)
     dead.__class__.objects.filter(pk=dead.pk).update(failing_since=failing_since)
-    kicked = []
-    monkeypatch.setattr(
-        services, "task_named", lambda name: type("T", (), {"delay": staticmethod(kicked.append)})
-    )
     before = services.clock()
     events = [event_record(organization=org, type="content.published", data={"n": n}) for n in range(3)]
     events_dispatch(event_ids=[e.pk for e in events])  # (already done after each commit, eagerly here)
@@ -188,4 +184,5 @@ def test_a_failing_endpoints_new_deliveries_wait_for_its_back_off_instead_of_eac
     # a tenth of how long it has failed (10 min): a minute, as its other deliveries
     assert all(d.next_attempt_at >= before + datetime.timedelta(seconds=59) for d in waiting)
     assert all(d.next_attempt_at <= services.clock() for d in WebhookDelivery.objects.filter(endpoint=alive))
-    assert kicked == [str(alive.pk)] * 3  # drains for the answering endpoint only
+    # drains for the answering endpoint only, queued by the real kick
+    assert broker("webhooks") == [("apps.webhooks.tasks.deliver_endpoint", [str(alive.pk)])] * 3

@@ -7,12 +7,14 @@ from apps.brands.api.serializers import GenerationSettingsInput
 from apps.core.errors import ValidationFailed
 from apps.core.exceptions import details_in
 from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer, iso
-from apps.platforms.features import features_allowed
+from apps.platforms.features import feature_platform, features_allowed
 from apps.platforms.gates import capabilities
 
 from ..models import PLATFORMS, TOKEN_STATUSES
 from ..services import HHMM, VISIBILITIES, settings_normalized
 
+#: what a profile posts as (``account_type_of``)
+ACCOUNT_TYPES = ["account", "page", "organization", "member"]
 #: what apps.profiles.services checks: `HH:MM` times and an IANA time zone
 SLOT_FIELDS = {
     "postingTimes": {"items": {"type": "string", "pattern": HHMM.pattern}},
@@ -93,8 +95,13 @@ class ProfileFields(OutputSerializer):
     pages = serializers.ListField(
         child=serializers.DictField(),
         required=False,
-        help_text="Facebook: the Pages ({id, name}) the connecting account manages; connect again with `pageId` "
-        "to add another as its own profile",
+        help_text="Facebook: the Pages ({id, name}) the connecting account manages; a LinkedIn organization page: "
+        "the pages the connecting member administers; connect again with `pageId` to add another as its own profile",
+    )
+    accountType = serializers.ChoiceField(
+        choices=ACCOUNT_TYPES,
+        help_text="What the profile posts as: `page` (a Facebook Page), `organization` (a LinkedIn organization "
+        "page), `member` (a LinkedIn member's own profile), `account` (the platform's account)",
     )
 
 
@@ -106,6 +113,15 @@ class ProfileOutput(ProfileFields):
         help_text="`expired`: the platform refused to refresh the grant; reconnect the profile",
     )
     createdAt = serializers.DateTimeField()
+
+
+def account_type_of(profile) -> str:
+    """`page`, `organization`, `member` or `account` (what the profile posts as)."""
+    if profile.platform == "facebook":
+        return "page"
+    if profile.platform == "linkedin":
+        return "organization" if profile.external_id.startswith("urn:li:organization:") else "member"
+    return "account"
 
 
 def settings_of(profile) -> dict:
@@ -121,17 +137,22 @@ def present_profile_detail(profile, request=None) -> dict:
     """One profile on its own: also which features its grant allows."""
     return {
         **present_profile(profile, request),
-        "features": features_allowed(profile.platform, profile.token_scopes),
+        "features": features_allowed(
+            feature_platform(profile.platform, profile.external_id), profile.token_scopes
+        ),
         "capabilities": capabilities(profile.platform, sandbox=profile.sandbox),
         **pages_of(profile),
     }
 
 
 def pages_of(profile) -> dict:
-    """Facebook: ``{"pages": [...]}``, the Pages the connecting account manages (other platforms: nothing)."""
-    return (
-        {"pages": list(profile.settings.get("facebookPages") or [])} if profile.platform == "facebook" else {}
-    )
+    """Facebook: ``{"pages": [...]}``, the Pages the connecting account manages; a LinkedIn
+    organization page: the pages the connecting member administers (other profiles: nothing)."""
+    if profile.platform == "facebook":
+        return {"pages": list(profile.settings.get("facebookPages") or [])}
+    if account_type_of(profile) == "organization":
+        return {"pages": list(profile.settings.get("linkedinPages") or [])}
+    return {}
 
 
 def present_profile(profile, request=None) -> dict:
@@ -149,6 +170,7 @@ def present_profile(profile, request=None) -> dict:
         "tokenStatus": profile.token_status,
         "sandbox": profile.sandbox,
         "tokenExpiresAt": iso(profile.token_expires_at),
+        "accountType": account_type_of(profile),
         "createdAt": iso(profile.created_at),
     }
 

@@ -6,7 +6,7 @@ from apps.core import ids
 from apps.core.serializers import StrictSerializer, iso
 
 from ..api import serializers as api_serializers
-from ..api.serializers import ProfileSettingsFields, settings_of
+from ..api.serializers import ProfileSettingsFields, account_type_of, settings_of
 
 
 def present_profile(profile, request=None) -> dict:
@@ -23,6 +23,7 @@ def present_profile(profile, request=None) -> dict:
         "settings": settings_of(profile),
         "sandbox": profile.sandbox,
         "tokenExpiresAt": iso(profile.token_expires_at),
+        "accountType": account_type_of(profile),
     }
 
 

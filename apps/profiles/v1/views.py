@@ -3,7 +3,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema, extend_schema_view
 
 from apps.core.views import ListMixin, V1ViewSet
-from apps.platforms.features import features_allowed
+from apps.platforms.features import feature_platform, features_allowed
 from apps.platforms.gates import capabilities
 
 from .. import filters, permissions, selectors, services
@@ -36,7 +36,9 @@ class ProfileViewSet(ListMixin, V1ViewSet):
         return self.respond(
             {
                 **s.present_profile(profile),
-                "features": features_allowed(profile.platform, profile.token_scopes),
+                "features": features_allowed(
+                    feature_platform(profile.platform, profile.external_id), profile.token_scopes
+                ),
                 "capabilities": capabilities(profile.platform, sandbox=profile.sandbox),
                 **pages_of(profile),
             }

@@ -18,6 +18,7 @@ from ..filters import PublicationFilter, PublicationProfileFilter
 from ..models import Publication
 from ..permissions import POSTING
 from ..selectors import profiles_for_publishing, publication_rows
+from ..serializers import TIKTOK_HELP, TikTokChoicesInput
 
 
 class PostScheduleInput(StrictSerializer):
@@ -30,14 +31,16 @@ class PostScheduleInput(StrictSerializer):
     firstComment = serializers.CharField(required=False, allow_blank=True, max_length=2200)
     containsSyntheticMedia = serializers.BooleanField(
         required=False,
-        help_text="YouTube's altered or synthetic content label; default: true for generated video, "
-        "false for uploaded",
+        help_text="YouTube's altered or synthetic content label (containsSyntheticMedia) and TikTok's "
+        "AI-generated content label (is_aigc); default: true for generated video, false for uploaded",
     )
+    tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
 
 
 class QueueInput(StrictSerializer):
     contentId = serializers.CharField(max_length=64)
     profileId = serializers.CharField(max_length=64)
+    tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
 
 
 class PublishInput(StrictSerializer):
@@ -47,9 +50,10 @@ class PublishInput(StrictSerializer):
     )
     containsSyntheticMedia = serializers.BooleanField(
         required=False,
-        help_text="YouTube's altered or synthetic content label; default: true for generated video, "
-        "false for uploaded",
+        help_text="YouTube's altered or synthetic content label (containsSyntheticMedia) and TikTok's "
+        "AI-generated content label (is_aigc); default: true for generated video, false for uploaded",
     )
+    tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
 
 
 class QueueOutput(serializers.Serializer):
@@ -116,7 +120,9 @@ class PostsViewSet(ApiViewSet):
         profiles = profiles_for_publishing(
             organization=self.actor.organization, content=content, raw_ids=data["profileIds"]
         )
-        options = {k: data[k] for k in ("timezone", "firstComment", "containsSyntheticMedia") if k in data}
+        options = {
+            k: data[k] for k in ("timezone", "firstComment", "containsSyntheticMedia", "tiktok") if k in data
+        }
         services.publications_schedule(
             content=content,
             profiles=profiles,
@@ -147,7 +153,11 @@ class PostsViewSet(ApiViewSet):
             [profile] = profiles_for_publishing(
                 organization=self.actor.organization, content=content, raw_ids=[data["profileId"]]
             )
-            services.queue_add(content=content, profile=profile)
+            services.queue_add(
+                content=content,
+                profile=profile,
+                options={"tiktok": data["tiktok"]} if "tiktok" in data else None,
+            )
             return self.respond(content_s.present_content(self._content(content.pk), request), status=201)
         pubs = self._of_profile().upcoming().order_by("scheduled_for", "created_at")[:100]
         profiles = SocialProfile.objects.for_organization(self.actor.organization).filter(connected=True)
@@ -174,7 +184,7 @@ class PostsViewSet(ApiViewSet):
         profiles = profiles_for_publishing(
             organization=self.actor.organization, content=content, raw_ids=data["profileIds"]
         )
-        options = {k: data[k] for k in ("containsSyntheticMedia",) if k in data}
+        options = {k: data[k] for k in ("containsSyntheticMedia", "tiktok") if k in data}
         services.publications_publish_now(
             content=content, profiles=profiles, options=options, actor=self.actor
         )

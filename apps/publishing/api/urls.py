@@ -3,12 +3,13 @@ from django.urls import path
 from apps.core.routers import Router
 
 from .posting import PostsViewSet
-from .views import OAuthViewSet, RedirectOriginViewSet
+from .views import OAuthViewSet, RedirectOriginViewSet, TikTokCreatorInfoViewSet
 
 router = Router()
 router.register("posts", PostsViewSet, basename="api-posts")
 urlpatterns = [
     *router.urls,
+    path("profiles/<str:pk>/tiktok/creator-info", TikTokCreatorInfoViewSet.as_view({"get": "creator_info"})),
     path("oauth/platforms", OAuthViewSet.as_view({"get": "platforms"})),
     path("oauth/redirect-origins", RedirectOriginViewSet.as_view({"get": "list", "post": "create"})),
     path("oauth/redirect-origins/<str:pk>", RedirectOriginViewSet.as_view({"delete": "destroy"})),

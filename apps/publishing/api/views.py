@@ -6,12 +6,13 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from apps.core.serializers import StrictSerializer
+from apps.core.serializers import NamedChoiceField, StrictSerializer
 from apps.core.views import ApiViewSet, ListMixin
 from apps.profiles.api.serializers import ProfileOutput as ApiProfileOutput
 from apps.profiles.api.serializers import present_profile
 from apps.profiles.models import PLATFORMS, Platform
 from apps.profiles.permissions import PROFILES
+from apps.profiles.selectors import profile_rows
 
 from .. import oauth, permissions
 from ..bluesky import bluesky_connect
@@ -23,10 +24,13 @@ from ..serializers import (
     PAGE_ID,
     REDIRECT_URI,
     BlueskyConnectInput,
+    CreatorInfoOutput,
     RedirectOriginInput,
     RedirectOriginOutput,
+    present_creator_info,
     present_redirect_origin,
 )
+from ..services.tiktok import tiktok_creator_info
 
 
 class AuthorizeInput(StrictSerializer):
@@ -37,7 +41,16 @@ class AuthorizeInput(StrictSerializer):
         allow_blank=True,
         max_length=40,
         trim_whitespace=False,
-        help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)",
+        help_text="Facebook, or a LinkedIn organization page: the id of the Page to connect (default: the only "
+        "Page; several and none named: the callback answers `error=page_required` naming them); the profile lists "
+        "them all in `pages`",
+    )
+    accountType = NamedChoiceField(
+        choices=["member", "organization"],
+        required=False,
+        max_length=20,
+        help_text="LinkedIn: `organization` connects an organization page the member administers (Community "
+        "Management API; implied by `pageId`), `member` (default) the member's own profile",
     )
     openapi_fields = {"redirectUri": REDIRECT_URI, "pageId": PAGE_ID}
 
@@ -96,6 +109,7 @@ class OAuthViewSet(ApiViewSet):
             brand=brand_for_connect(organization=self.actor.organization, brand_id=data.get("brandId")),
             family="api",
             page_id=data.get("pageId") or "",
+            account_type=data.get("accountType") or "",
         )
         return self.respond({"authUrl": auth_url, "state": state})
 
@@ -142,3 +156,24 @@ class RedirectOriginViewSet(ListMixin, ApiViewSet):
     def destroy(self, request, pk=None):
         oauth.redirect_origin_remove(row=self.get_object())
         return self.respond(None, status=204)
+
+
+class TikTokCreatorInfoViewSet(ApiViewSet):
+    """TikTok's creator_info for a client's composer."""
+
+    policy = PROFILES
+    id_kind = "profile"
+    queryset = profile_rows()
+
+    @extend_schema(
+        responses=CreatorInfoOutput,
+        operation_id="api_profiles_tiktok_creator_info",
+        description="What TikTok lets this creator choose now (creator_info/query): nickname, avatar, "
+        "privacy levels (show them with none preselected), the longest video, and the interactions the "
+        "creator disabled. A TikTok schedule or publish sends the chosen level and the creator's "
+        "consent in `tiktok`. A profile on another platform is a 400.",
+    )
+    def creator_info(self, request, pk=None):
+        profile = self.get_object()
+        info = tiktok_creator_info(profile=profile)
+        return self.respond(present_creator_info(profile, info, family="api"))

@@ -12,15 +12,17 @@ if the connection drops or times out after such a call was sent, the client rais
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
+import io
 import json
 import re
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, BinaryIO, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 from urllib.parse import urljoin
 from zoneinfo import ZoneInfo
 
@@ -42,6 +44,10 @@ class MediaItem:
     thumbnail_url: str = ""
     #: made by a generative model (our engines), not uploaded by the client
     generated: bool = False
+    #: opens the stored file for reading (videos are sent from it chunk by chunk, never read whole)
+    opener: Callable[[], BinaryIO] | None = None
+    #: the file's size in bytes, when known without opening it
+    size: int | None = None
 
     def read(self) -> bytes:
         if self.loader is None:
@@ -50,6 +56,52 @@ class MediaItem:
                 code="media_bytes_unavailable",
             )
         return self.loader()
+
+    @property
+    def readable(self) -> bool:
+        return self.opener is not None or self.loader is not None
+
+    @contextlib.contextmanager
+    def open(self) -> Iterator[BinaryIO]:
+        """The file to send from: the storage file itself when there is one (a client reads
+        one chunk at a time), else the loaded bytes."""
+        fh = self.opener() if self.opener is not None else io.BytesIO(self.read())
+        try:
+            yield fh
+        finally:
+            fh.close()
+
+    def byte_size(self) -> int:
+        if self.size:
+            return self.size
+        with self.open() as fh:
+            fh.seek(0, io.SEEK_END)
+            self.size = fh.tell()
+        return self.size
+
+
+def read_chunk(fh: BinaryIO, first: int, last: int) -> bytes:
+    """Bytes ``first``..``last`` (inclusive) of an open file: one chunk in memory at a time."""
+    fh.seek(first)
+    return fh.read(last - first + 1)
+
+
+class ChunkReader:
+    """A file-like view of bytes ``first``..``last`` of an open file, for a request body that
+    ``requests`` streams in blocks (its length known up front, so no chunked encoding)."""
+
+    def __init__(self, fh: BinaryIO, first: int, last: int, block: int = 1024 * 1024) -> None:
+        self._fh, self._left, self._block = fh, last - first + 1, block
+        self.len = self._left  # requests reads the body length from ``len``
+        fh.seek(first)
+
+    def read(self, n: int = -1) -> bytes:
+        if self._left <= 0:
+            return b""
+        n = self._block if n is None or n < 0 else min(n, self._block)
+        data = self._fh.read(min(n, self._left))
+        self._left -= len(data)
+        return data
 
 
 @dataclass
@@ -82,6 +134,9 @@ class PublishResult:
     #: caller keeps ``state`` and asks ``check_pending(state)`` later; never post it again
     pending: bool = False
     state: dict[str, Any] = field(default_factory=dict)
+    #: who can see the post, in the platform's own words, as it reported it (YouTube's
+    #: privacyStatus read back, TikTok's privacy_level); empty: not known
+    visibility: str = ""
 
 
 @dataclass
@@ -143,6 +198,7 @@ class PlatformError(Exception):
         token_expired: bool = False,
         raw: Any = None,
         scope_missing: bool = False,
+        resume: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -153,6 +209,13 @@ class PlatformError(Exception):
         self.token_expired = token_expired
         self.raw = raw
         self.scope_missing = scope_missing
+        #: what the next attempt can pick up instead of doing again (LinkedIn's uploaded video
+        #: URN after its processing wait ran out); kept on the publication, given back in
+        #: ``PostRequest.options["_resume"]``
+        self.resume = dict(resume or {})
+        #: a rate limit on the operator's whole app (every profile of the platform waits), not
+        #: on this account's token alone (``PlatformClient.limit_is_app_wide``)
+        self.app_wide = False
 
     def __repr__(self) -> str:
         return (
@@ -386,6 +449,11 @@ class PlatformClient(ABC):
     def fetch_account(self) -> AccountInfo:
         """Read the connected account's profile."""
 
+    def unfindable_reason(self, req: PostRequest) -> str:
+        """Why ``find_published`` could not see ``req`` if it went out ("" when it could): a
+        lost answer for such a post is for a person to confirm, never posted again."""
+        return ""
+
     def publish_quota(self) -> Quota | None:
         """The platform's own publishing quota, where it has an endpoint for it."""
         return None
@@ -508,7 +576,14 @@ class PlatformClient(ABC):
             raw=body,
             scope_missing=scope_missing,
         )
+        error.app_wide = error.retryable and self.limit_is_app_wide(error, resp)
         return self.adjust_error(error, resp, extra)
+
+    def limit_is_app_wide(self, error: PlatformError, resp: requests.Response) -> bool:
+        """Whether a retryable refusal limits the operator's app as a whole (other profiles of
+        the platform would be refused too) rather than this account's token: no by default,
+        the platforms that say so override it."""
+        return False
 
     def is_scope_error(self, status: int, code: Any, body: Any) -> bool:
         """Whether the answer says the grant lacks a permission (``scope_error_codes``; a

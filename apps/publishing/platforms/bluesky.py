@@ -10,7 +10,11 @@ app password when that has expired too. A post is one ``app.bsky.feed.post`` rec
 at most 300 graphemes; links, mentions (handles resolved to DIDs) and hashtags are facets whose
 offsets count UTF-8 BYTES (https://docs.bsky.app/docs/advanced-guides/post-richtext). Up to four
 images go up with ``uploadBlob`` (recompressed under the blob limit) in ``app.bsky.embed.images``
-with their alt text; a post with a link and no image gets an ``app.bsky.embed.external`` card
+with their alt text; one video goes through Bluesky's video service (a service token from
+``com.atproto.server.getServiceAuth`` for the PDS's ``uploadBlob``, ``app.bsky.video.uploadVideo``,
+``getJobStatus`` until the processed blob is on the PDS) into ``app.bsky.embed.video``
+(https://docs.bsky.app/docs/tutorials/video); a post with a link and no media gets an
+``app.bsky.embed.external`` card
 from the page's OpenGraph tags, its image uploaded as the thumbnail. Metrics (likes, reposts,
 replies, quotes) come from ``app.bsky.feed.getPostThread``; Bluesky has no view counts.
 """
@@ -22,6 +26,7 @@ import hashlib
 import io
 import json
 import re
+import uuid
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any
@@ -32,6 +37,8 @@ import requests
 from apps.platforms.text import find_urls, graphemes
 from apps.publishing.platforms.base import (
     AccountInfo,
+    ChunkReader,
+    MediaItem,
     Metrics,
     PlatformClient,
     PlatformError,
@@ -50,6 +57,12 @@ MAX_IMAGE_BYTES = 2_000_000
 #: app.bsky.embed.external's thumb blob limit (lexicon maxSize)
 MAX_THUMB_BYTES = 1_000_000
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/webp", "image/gif"}
+#: app.bsky.embed.video's blob (video/mp4, lexicon maxSize 100,000,000 bytes) and the video
+#: service's limits (up to 3 minutes)
+MAX_VIDEO_BYTES = 100_000_000
+MAX_VIDEO_SECONDS = 180
+DEFAULT_VIDEO_SERVICE = "https://video.bsky.app"
+VIDEO_DONE = {"JOB_STATE_COMPLETED", "JOB_STATE_FAILED"}
 DEFAULT_SERVICE = "https://bsky.social"
 DEFAULT_PLC_DIRECTORY = "https://plc.directory"
 _B32 = "234567abcdefghijklmnopqrstuvwxyz"
@@ -226,11 +239,26 @@ class BlueskyClient(PlatformClient):
         if len(req.caption.encode("utf-8")) > MAX_TEXT_BYTES:
             raise self.invalid(f"A Bluesky post holds {MAX_TEXT_BYTES} bytes of text.", "text_too_long")
         if req.videos:
-            raise self.invalid(
-                "Bluesky video goes through the video service, which Postforge does not use yet: "
-                "post images or text.",
-                "video_unsupported",
-            )
+            video = req.videos[0]
+            if len(req.media) != 1:
+                raise self.invalid("A Bluesky post holds one video and nothing else.", "too_many_media")
+            if normalise_type(video.content_type) != "video/mp4":
+                raise self.invalid(
+                    f"Bluesky takes MP4 videos, not {video.content_type}.", "unsupported_media"
+                )
+            if video.seconds is not None and video.seconds > MAX_VIDEO_SECONDS:
+                raise self.invalid(
+                    f"Bluesky videos last at most {MAX_VIDEO_SECONDS // 60} minutes.",
+                    "invalid_media_duration",
+                )
+            if not video.readable:
+                raise self.invalid(
+                    "Bluesky uploads the video itself: it needs its file.", "media_bytes_unavailable"
+                )
+            if video.byte_size() > MAX_VIDEO_BYTES:
+                raise self.invalid(
+                    f"A Bluesky video is at most {MAX_VIDEO_BYTES // 1_000_000} MB.", "media_too_large"
+                )
         if len(req.images) > MAX_IMAGES:
             raise self.invalid(f"A Bluesky post holds at most {MAX_IMAGES} images.", "too_many_images")
         for item in req.images:
@@ -253,7 +281,12 @@ class BlueskyClient(PlatformClient):
         facets = self.facets(req.caption)
         if facets:
             record["facets"] = facets
-        embed = self.images_embed(req) if req.images else self.link_card(req.caption, facets)
+        if req.videos:
+            embed: dict[str, Any] | None = self.video_embed(req.videos[0])
+        elif req.images:
+            embed = self.images_embed(req)
+        else:
+            embed = self.link_card(req.caption, facets)
         if embed:
             record["embed"] = embed
         langs = req.options.get("langs")
@@ -391,6 +424,78 @@ class BlueskyClient(PlatformClient):
                 entry["aspectRatio"] = {"width": size[0], "height": size[1]}
             images.append(entry)
         return {"$type": "app.bsky.embed.images", "images": images}
+
+    @property
+    def video_service(self) -> str:
+        from django.conf import settings
+
+        return str(getattr(settings, "BLUESKY_VIDEO_SERVICE_URL", "") or DEFAULT_VIDEO_SERVICE).rstrip("/")
+
+    def service_token(self, lxm: str, *, aud: str, seconds: int = 1800) -> str:
+        """A token the PDS signs for another service (``com.atproto.server.getServiceAuth``),
+        bound to one method (``lxm``) and audience."""
+        import time
+
+        body = self.get_json(
+            "GET",
+            self.xrpc_url("com.atproto.server.getServiceAuth"),
+            params={"aud": aud, "lxm": lxm, "exp": int(time.time()) + seconds},
+        )
+        token = str(body.get("token") or "")
+        if not token:
+            raise PlatformError("Bluesky gave no service token.", code="bad_response", retryable=True)
+        return token
+
+    def video_embed(self, item: MediaItem) -> dict[str, Any]:
+        """Upload the video to the video service with a token for the PDS's ``uploadBlob``
+        (the service stores the processed video there), wait for its job, and embed the blob."""
+        pds_did = f"did:web:{urlsplit(self.base_url).hostname}"
+        token = self.service_token("com.atproto.repo.uploadBlob", aud=pds_did)
+        size = item.byte_size()
+        try:
+            with item.open() as fh:  # streamed from storage, never read whole
+                answer = self.get_json(
+                    "POST",
+                    f"{self.video_service}/xrpc/app.bsky.video.uploadVideo",
+                    auth=False,
+                    params={"did": self.account_id, "name": f"{uuid.uuid4().hex}.mp4"},
+                    data=ChunkReader(fh, 0, size - 1),
+                    headers={"Authorization": f"Bearer {token}", "Content-Type": "video/mp4"},
+                )
+        except PlatformError as exc:
+            # the same video uploaded before (a retry): the service names the job it already has
+            raw = exc.raw if isinstance(exc.raw, dict) else {}
+            if exc.code != "already_exists" or not raw.get("jobId"):
+                raise
+            answer = {"jobStatus": raw}
+        nested = answer.get("jobStatus")
+        job: dict[str, Any] = nested if isinstance(nested, dict) else answer
+        job_id = str(job.get("jobId") or "")
+        if not job_id:
+            raise PlatformError("Bluesky's video service named no job.", code="bad_response", retryable=True)
+        if job.get("state") not in VIDEO_DONE:
+
+            def status() -> dict[str, Any]:
+                body = self.get_json(
+                    "GET",
+                    f"{self.video_service}/xrpc/app.bsky.video.getJobStatus",
+                    auth=False,
+                    params={"jobId": job_id},
+                )
+                found = body.get("jobStatus")
+                return found if isinstance(found, dict) else {}
+
+            job = self.poll(status, lambda st: st.get("state") in VIDEO_DONE, what=f"video job {job_id}")
+        if job.get("state") == "JOB_STATE_FAILED" or not isinstance(job.get("blob"), dict):
+            reason = str(job.get("error") or job.get("message") or "Bluesky could not process the video")
+            failure = f" ({job['failureCode']})" if job.get("failureCode") else ""
+            raise self.processing_failed(f"{reason}{failure}", raw=job)
+        embed: dict[str, Any] = {"$type": "app.bsky.embed.video", "video": job["blob"]}
+        if item.alt_text:
+            embed["alt"] = item.alt_text
+        if item.width and item.height:
+            embed["aspectRatio"] = {"width": item.width, "height": item.height}
+        return embed
 
     def link_card(self, text: str, facets: list[dict[str, Any]]) -> dict[str, Any] | None:
         """An ``app.bsky.embed.external`` card for the post's first link, from the page's

@@ -6,6 +6,7 @@ poll ``status_code`` -> ``media_publish`` -> optional first comment -> permalink
 
 from __future__ import annotations
 
+import datetime
 import json
 from typing import Any
 
@@ -26,6 +27,17 @@ REEL_SECONDS = (3, 900)
 STORY_VIDEO_SECONDS = (3, 60)
 VIDEO_TYPES = {"video/mp4", "video/quicktime"}
 CAROUSEL_MAX = 10
+#: a story counts as ours from this long before the publication's scheduled time (clocks differ)
+STORY_CLOCK_SKEW = datetime.timedelta(minutes=2)
+
+
+def _parse_time(value: str) -> datetime.datetime | None:
+    """Graph's ``2026-11-28T02:16:24+0000`` (or ISO 8601) as an aware datetime."""
+    try:
+        when = datetime.datetime.fromisoformat(value.replace("+0000", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=datetime.UTC)
 
 
 class InstagramClient(GraphClient):
@@ -145,6 +157,8 @@ class InstagramClient(GraphClient):
     # ---- reads ---------------------------------------------------------------------
 
     def find_published(self, req: PostRequest) -> PublishResult | None:
+        if req.post_type == "story":
+            return self._find_story(req)
         body = self.graph_get(
             f"{self.user}/media", fields="id,caption,permalink,timestamp", limit=self.recent_posts_to_scan
         )
@@ -152,6 +166,29 @@ class InstagramClient(GraphClient):
             if self.same_text(post.get("caption"), req.caption):
                 return PublishResult(external_id=str(post["id"]), url=post.get("permalink", ""), raw=post)
         return None
+
+    def _find_story(self, req: PostRequest) -> PublishResult | None:
+        """Stories are not on the media edge and carry no caption: the stories edge (the last
+        24 h) holds ours as the first story of the same kind (image or video) made at or after
+        the publication's scheduled time."""
+        body = self.graph_get(
+            f"{self.user}/stories",
+            fields="id,media_type,media_product_type,permalink,timestamp",
+            limit=self.recent_posts_to_scan,
+        )
+        wanted = "VIDEO" if req.media and req.media[0].kind == "video" else "IMAGE"
+        not_before = _parse_time(str(req.options.get("_not_before") or ""))
+        found = [
+            (when, story)
+            for story in body.get("data") or []
+            if story.get("media_type") == wanted
+            and (when := _parse_time(str(story.get("timestamp") or ""))) is not None
+            and (not_before is None or when >= not_before - STORY_CLOCK_SKEW)
+        ]
+        if not found:
+            return None
+        _, story = min(found, key=lambda pair: pair[0])
+        return PublishResult(external_id=str(story["id"]), url=story.get("permalink", ""), raw=story)
 
     def fetch_metrics(self, external_id: str) -> Metrics:
         from apps.platforms.metrics import for_platform

@@ -26,6 +26,7 @@ from apps.publishing.platforms.base import (
     PostRequest,
     PublishResult,
     normalise_type,
+    read_chunk,
 )
 
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/gif"}
@@ -62,6 +63,8 @@ class LinkedInClient(PlatformClient):
     # 403 ACCESS_DENIED: the grant lacks the endpoint's permission (the author FINDER needs the
     # partner-only r_member_social)
     scope_error_codes = frozenset({"ACCESS_DENIED"})
+    #: how long one attempt waits for an uploaded video to be AVAILABLE (the retry resumes it)
+    video_wait = 300.0
 
     @property
     def api_version(self) -> str:
@@ -89,6 +92,25 @@ class LinkedInClient(PlatformClient):
                 "LinkedIn deprecation notice for LinkedIn-Version %s: %s", self.api_version, notice
             )
 
+    def adjust_error(
+        self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]
+    ) -> PlatformError:
+        """An organization page whose member lost the page role: LinkedIn refuses with
+        ACCESS_DENIED (a 403) what the grant's scopes allow; say so (a page admin reconnects)."""
+        if (
+            error.scope_missing
+            and self.account_id.startswith("urn:li:organization:")
+            and error.status_code == 403
+        ):
+            error.message = (
+                f"LinkedIn refused this call as the organization page {self.account_id}: the member who "
+                "connected it must hold an approved ADMINISTRATOR role on the page (and the grant "
+                "w_organization_social); a page admin must reconnect it. LinkedIn said: "
+                + str((error.raw or {}).get("message") if isinstance(error.raw, dict) else error.raw)[:300]
+            )
+            error.code = "organization_access_denied"
+        return error
+
     @property
     def author(self) -> str:
         if not self.account_id:
@@ -107,7 +129,7 @@ class LinkedInClient(PlatformClient):
         if len(req.images) > 1 and not MULTI_IMAGE_RANGE[0] <= len(req.images) <= MULTI_IMAGE_RANGE[1]:
             raise self.invalid("A LinkedIn multi-image post holds 2 to 20 images.")
         for item in req.media:
-            if item.loader is None:
+            if not item.readable:
                 raise self.invalid(
                     "LinkedIn uploads the file itself: the media needs a loader.", "media_bytes_unavailable"
                 )
@@ -140,7 +162,9 @@ class LinkedInClient(PlatformClient):
             "isReshareDisabledByAuthor": bool(req.options.get("disable_reshare", False)),
         }
         if req.videos:
-            media: dict[str, Any] = {"id": self._upload_video(req.videos[0], author)}
+            media: dict[str, Any] = {
+                "id": self._upload_video(req.videos[0], author, req.options.get("_resume"))
+            }
             if req.title:
                 media["title"] = req.title
             body["content"] = {"media": media}
@@ -197,8 +221,17 @@ class LinkedInClient(PlatformClient):
         self._wait_available("images", value["image"])
         return value["image"]
 
-    def _upload_video(self, item: MediaItem, owner: str) -> str:
-        blob = item.read()
+    def _upload_video(self, item: MediaItem, owner: str, resume: dict[str, Any] | None = None) -> str:
+        urn = str((resume or {}).get("linkedin_video") or "")
+        if urn:  # uploaded by an earlier attempt whose wait ran out: wait for it, never upload again
+            try:
+                self._wait_video(urn)
+            except PlatformError as exc:
+                if exc.status_code != 404:
+                    raise
+            else:
+                return urn
+        size = item.byte_size()
         value = self.get_json(
             "POST",
             "/rest/videos",
@@ -206,21 +239,22 @@ class LinkedInClient(PlatformClient):
             json={
                 "initializeUploadRequest": {
                     "owner": owner,
-                    "fileSizeBytes": len(blob),
+                    "fileSizeBytes": size,
                     "uploadCaptions": False,
                     "uploadThumbnail": False,
                 }
             },
         )["value"]
         etags = []
-        for part in value["uploadInstructions"]:
-            resp = self.request(
-                "PUT",
-                part["uploadUrl"],
-                data=blob[part["firstByte"] : part["lastByte"] + 1],
-                headers={"Content-Type": "application/octet-stream"},
-            )
-            etags.append(resp.headers.get("ETag", "").strip('"'))
+        with item.open() as fh:  # one part in memory at a time
+            for part in value["uploadInstructions"]:
+                resp = self.request(
+                    "PUT",
+                    part["uploadUrl"],
+                    data=read_chunk(fh, part["firstByte"], part["lastByte"]),
+                    headers={"Content-Type": "application/octet-stream"},
+                )
+                etags.append(resp.headers.get("ETag", "").strip('"'))
         self.request(
             "POST",
             "/rest/videos",
@@ -233,14 +267,25 @@ class LinkedInClient(PlatformClient):
                 }
             },
         )
-        self._wait_available("videos", value["video"])
+        self._wait_video(value["video"])
         return value["video"]
 
-    def _wait_available(self, collection: str, urn: str) -> None:
+    def _wait_video(self, urn: str) -> None:
+        """Wait up to ``video_wait`` for the video; past it, the retry keeps the URN."""
+        try:
+            self._wait_available("videos", urn, timeout=min(self.poll_timeout, self.video_wait))
+        except PlatformError as exc:
+            if exc.code == "processing_timeout":
+                exc.resume = {"linkedin_video": urn}
+                exc.message = f"{exc.message}; the next attempt waits for the same upload"
+            raise
+
+    def _wait_available(self, collection: str, urn: str, *, timeout: float | None = None) -> None:
         body = self.poll(
             lambda: self.get_json("GET", f"/rest/{collection}/{urn_path(urn)}"),
             lambda b: b.get("status") in {"AVAILABLE", "PROCESSING_FAILED"},
             what=f"{urn} processing",
+            timeout=timeout,
         )
         if body.get("status") == "PROCESSING_FAILED":
             raise self.processing_failed(
@@ -279,6 +324,8 @@ class LinkedInClient(PlatformClient):
                 likes=int(stats.get("likeCount") or 0),
                 comments=int(stats.get("commentCount") or 0),
                 shares=int(stats.get("shareCount") or 0),
+                reach=int(stats.get("uniqueImpressionsCount") or 0),
+                clicks=int(stats.get("clickCount") or 0),
             )
         kind = "ugc" if ":ugcPost:" in external_id else "share"
         counts: dict[str, int] = {}

@@ -8,14 +8,22 @@ from typing import Any, ClassVar
 
 import requests
 
-from apps.publishing.platforms.base import PlatformClient, Quota
+from apps.publishing.platforms.base import PlatformClient, PlatformError, Quota
 
 # https://developers.facebook.com/docs/graph-api/guides/error-handling
 GRAPH_RATE_LIMIT_CODES = frozenset({4, 17, 32, 341, 613, *range(80001, 80015)})
+#: (#4) Application request limit reached: the app's limit, shared by every profile
+GRAPH_APP_LIMIT_CODE = 4
 GRAPH_TOKEN_EXPIRED_CODES = frozenset({190, 102})
 GRAPH_TRANSIENT_CODES = frozenset({1, 2})
 # (#10) and (#200-#299): the permission is missing from the grant
 GRAPH_SCOPE_CODES = frozenset({10, *range(200, 300)})
+#: (#368) "Temporarily blocked for policies violations": Meta says wait and retry; such blocks
+#: last hours to days, so the next try waits this long (a publication's six attempts span 30 h)
+GRAPH_BLOCKED_CODE = 368
+GRAPH_BLOCKED_RETRY_SECONDS = 6 * 3600.0
+#: (#506) "Duplicate Post": the same text was just posted; never retried as it is
+GRAPH_DUPLICATE_CODE = 506
 #: past this share (percent) of the call budget, status reads wait at least a minute
 USAGE_SLOW_PERCENT = 75
 USAGE_SLOW_SECONDS = 60.0
@@ -80,6 +88,46 @@ class GraphClient(PlatformClient):
 
     def auth_headers(self) -> dict[str, str]:
         return {} if self.token_as_param else super().auth_headers()
+
+    def limit_is_app_wide(self, error: PlatformError, resp: requests.Response) -> bool:
+        """(#4) "Application request limit reached", or ``X-App-Usage`` (the app's platform
+        rate limit) at 100 %: every profile waits. (#17) user, (#32) Page, (#613) and the
+        business use case codes (80001-80014, ``X-Business-Use-Case-Usage``) limit one
+        account's token: that profile waits alone."""
+        if error.code == GRAPH_APP_LIMIT_CODE:
+            return True
+        try:
+            usage = json.loads(resp.headers.get("X-App-Usage") or "{}")
+        except ValueError:
+            return False
+        if not isinstance(usage, dict):
+            return False
+        shares = []
+        for key in ("call_count", "total_cputime", "total_time"):
+            with contextlib.suppress(TypeError, ValueError):
+                shares.append(float(usage.get(key) or 0))
+        return max(shares, default=0) >= 100
+
+    def adjust_error(
+        self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]
+    ) -> PlatformError:
+        """Meta's error-handling guide: 368 (temporarily blocked) is waited out and tried again
+        much later; 506 (duplicate post) is said plainly and never retried."""
+        if error.code == GRAPH_BLOCKED_CODE:
+            error.retryable = True
+            error.retry_after = max(error.retry_after or 0, GRAPH_BLOCKED_RETRY_SECONDS)
+            error.message = (
+                f"{error.message} (#368: Meta has temporarily blocked this account from the action "
+                f"after a policy flag; Postforge tries again in "
+                f"{GRAPH_BLOCKED_RETRY_SECONDS / 3600:.0f} h)"
+            )
+        elif error.code == GRAPH_DUPLICATE_CODE:
+            error.retryable, error.retry_after = False, None
+            error.message = (
+                f"{error.message} (#506: {self.platform.capitalize()} refuses a post identical to "
+                f"the one just before it; change the text to post it again)"
+            )
+        return error
 
     def note_usage(self, resp: requests.Response) -> None:
         """Meta reports the share of its call budget on every answer: the next status read

@@ -26,6 +26,7 @@ from apps.publishing.platforms.base import (
     check_https,
     json_body,
     normalise_type,
+    read_chunk,
 )
 
 MB = 1024 * 1024
@@ -49,12 +50,76 @@ POST_INFO_OPTIONS = (
     "brand_organic_toggle",
     "is_aigc",
 )
+#: TikTok's own privacy levels (creator_info's privacy_level_options hold a subset)
+TIKTOK_PRIVACY_LEVELS = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY")
+#: the creator's interaction choices a publication carries (``options.tiktok``) -> post_info
+INTERACTION_OPTIONS = {
+    "disableComment": "disable_comment",
+    "disableDuet": "disable_duet",
+    "disableStitch": "disable_stitch",
+}
+#: errors that are the operator's app configuration, with what to do
+APP_CONFIGURATION_HINTS = {
+    "unaudited_client_can_only_post_to_private_accounts": (
+        "TikTok has not audited this app: it may post only to private accounts, as SELF_ONLY, for at "
+        "most 5 users a day. Make the TikTok account private, or have the app audited "
+        "(https://developers.tiktok.com/doc/content-sharing-guidelines) and set TIKTOK_APP_AUDITED."
+    ),
+    "reached_active_user_cap": (
+        "TikTok lets an app it has not audited post for at most 5 users in 24 hours: try again "
+        "tomorrow, or have the app audited (https://developers.tiktok.com/doc/content-sharing-guidelines)."
+    ),
+    "url_ownership_unverified": (
+        "TikTok pulls media only from a domain or URL prefix the app verified in the TikTok developer "
+        "portal: verify the media host there and list it in TIKTOK_VERIFIED_URL_PREFIXES "
+        "(https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide)."
+    ),
+}
 #: post_info fields the Direct Post video reference has and the photo reference does not
 VIDEO_ONLY_OPTIONS = frozenset({"disable_duet", "disable_stitch", "video_cover_timestamp_ms", "is_aigc"})
 
 
 def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
+
+
+def verified_url_prefixes() -> list[str]:
+    """The operator's ``TIKTOK_VERIFIED_URL_PREFIXES``: the domains (``media.example.com``, its
+    subdomains too) and URL prefixes (``https://media.example.com/posts/``) verified in the
+    TikTok developer portal, from which TikTok accepts ``PULL_FROM_URL``."""
+    from django.conf import settings
+
+    raw = getattr(settings, "TIKTOK_VERIFIED_URL_PREFIXES", None) or []
+    if isinstance(raw, str):
+        raw = raw.split(",")
+    return [str(p).strip() for p in raw if str(p).strip()]
+
+
+def url_verified(url: str, prefixes: list[str]) -> bool:
+    from urllib.parse import urlsplit
+
+    if not url.startswith("https://"):
+        return False
+    host = (urlsplit(url).hostname or "").lower()
+    for prefix in prefixes:
+        if "://" in prefix:
+            if url.startswith(prefix):
+                return True
+        else:
+            domain = prefix.lower().strip("/")
+            if host == domain or host.endswith("." + domain):
+                return True
+    return False
+
+
+def made_with_ai(req: PostRequest) -> bool:
+    """``is_aigc`` (TikTok's AI-generated content label), as YouTube's containsSyntheticMedia:
+    what the client said (``containsSyntheticMedia``), else how the video was made (generated
+    by our engines: yes; uploaded: no)."""
+    for key in ("containsSyntheticMedia", "contains_synthetic_media"):
+        if req.options.get(key) is not None:
+            return bool(req.options[key])
+    return any(m.generated for m in req.videos)
 
 
 def chunk_plan(size: int, chunk_size: int) -> list[tuple[int, int]]:
@@ -84,6 +149,15 @@ class TikTokClient(PlatformClient):
     #: status/fetch allows 30 calls a minute per user token: the settle reads stay at 2-10 s
     poll_delays = (2, 5, 10)
 
+    def adjust_error(
+        self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]
+    ) -> PlatformError:
+        hint = APP_CONFIGURATION_HINTS.get(str(error.code))
+        if hint:
+            error.message = f"{error.message} ({error.code}: {hint})"
+            error.retryable, error.retry_after = False, None
+        return error
+
     def check_body(self, resp: requests.Response) -> None:
         if "application/json" not in resp.headers.get("Content-Type", ""):
             return
@@ -112,9 +186,39 @@ class TikTokClient(PlatformClient):
 
     # ---- validation -----------------------------------------------------------------
 
-    def validate(self, req: PostRequest) -> None:
+    @staticmethod
+    def chosen(req: PostRequest) -> dict[str, Any]:
+        """The creator's choices the publication carries (``options.tiktok``)."""
+        value = req.options.get("tiktok")
+        return value if isinstance(value, dict) else {}
+
+    def privacy_level(self, req: PostRequest) -> str:
+        """The privacy level the creator chose (``options.tiktok.privacyLevel``); a request
+        without one (the client used directly) names it with our neutral words."""
+        level = self.chosen(req).get("privacyLevel")
+        if level is not None:
+            if level not in TIKTOK_PRIVACY_LEVELS:
+                raise self.invalid(f"TikTok has no privacy level {level!r}.")
+            return str(level)
         if req.privacy not in PRIVACY_LEVELS:
             raise self.invalid(f"TikTok has no privacy level {req.privacy!r}.")
+        return PRIVACY_LEVELS[req.privacy]
+
+    def check_pull_urls(self, urls: list[str]) -> None:
+        """PULL_FROM_URL needs each URL under a verified domain or prefix: refused before init."""
+        prefixes = verified_url_prefixes()
+        for url in urls:
+            if not url_verified(url, prefixes):
+                listed = ", ".join(prefixes) or "none set"
+                raise self.invalid(
+                    f"TikTok would refuse to pull {url}: it is not under a verified domain or URL "
+                    f"prefix (TIKTOK_VERIFIED_URL_PREFIXES: {listed}). "
+                    + APP_CONFIGURATION_HINTS["url_ownership_unverified"],
+                    "url_ownership_unverified",
+                )
+
+    def validate(self, req: PostRequest) -> None:
+        self.privacy_level(req)
         if not req.media:
             raise self.invalid("A TikTok post needs a video or photos.")
         if req.videos:
@@ -126,8 +230,9 @@ class TikTokClient(PlatformClient):
                     f"TikTok videos must be MP4, WebM or MOV, not {video.content_type}.",
                     "invalid_media_format",
                 )
-            if video.loader is None:
+            if not video.readable or req.options.get("source") == "PULL_FROM_URL":
                 check_https(video, self.platform)
+                self.check_pull_urls([video.url])
             if utf16_len(req.caption) > 2200:
                 raise self.invalid("TikTok captions are limited to 2,200 UTF-16 units.", "text_too_long")
         else:
@@ -144,15 +249,16 @@ class TikTokClient(PlatformClient):
                 raise self.invalid(
                     "TikTok photo titles hold 90 and descriptions 4,000 UTF-16 units.", "text_too_long"
                 )
+            self.check_pull_urls([i.url for i in req.images])
 
     def _check_creator(self, req: PostRequest, creator: dict[str, Any]) -> str:
-        privacy = PRIVACY_LEVELS[req.privacy]
+        privacy = self.privacy_level(req)
         options = creator.get("privacy_level_options") or []
         if privacy not in options:
             if options == ["SELF_ONLY"]:
                 raise self.invalid(
-                    "TikTok lets an app it has not audited post only privately (SELF_ONLY): set the "
-                    "profile's defaultVisibility to private, or have the app audited by TikTok.",
+                    "TikTok lets an app it has not audited post only privately (SELF_ONLY): choose "
+                    "SELF_ONLY for this post, or have the app audited by TikTok.",
                     "privacy_level_option_mismatch",
                 )
             raise self.invalid(
@@ -177,6 +283,12 @@ class TikTokClient(PlatformClient):
         for key in POST_INFO_OPTIONS:
             if key in req.options and (req.videos or key not in VIDEO_ONLY_OPTIONS):
                 post_info[key] = req.options[key]
+        chosen = self.chosen(req)
+        for ours, theirs in INTERACTION_OPTIONS.items():
+            if chosen.get(ours) is not None and (req.videos or theirs not in VIDEO_ONLY_OPTIONS):
+                post_info[theirs] = bool(chosen[ours])
+        if req.videos and "is_aigc" not in req.options:
+            post_info["is_aigc"] = made_with_ai(req)
         if creator.get("comment_disabled"):
             post_info["disable_comment"] = True
         if req.videos:
@@ -207,6 +319,7 @@ class TikTokClient(PlatformClient):
             "kind": kind,
             "username": creator.get("creator_username", ""),
             "public": privacy != "SELF_ONLY",
+            "privacy_level": privacy,
         }
         return self._settle(state)
 
@@ -285,76 +398,81 @@ class TikTokClient(PlatformClient):
         if not post_ids:
             # A SELF_ONLY post (or a draft sent to the inbox) never gets a public post id:
             # the publish id is the only handle there is.
-            return PublishResult(external_id=publish_id, url="", raw=raw)
+            return PublishResult(
+                external_id=publish_id, url="", raw=raw, visibility=state.get("privacy_level", "")
+            )
         username = state.get("username", "")
         url = (
             f"https://www.tiktok.com/@{username}/{state.get('kind', 'video')}/{post_ids[0]}"
             if username
             else ""
         )
-        return PublishResult(external_id=post_ids[0], url=url, raw=raw)
+        return PublishResult(
+            external_id=post_ids[0], url=url, raw=raw, visibility=state.get("privacy_level", "")
+        )
 
     def _init_video(self, req: PostRequest, post_info: dict[str, Any]) -> str:
         video = req.videos[0]
         post_info["title"] = req.caption
-        if video.loader is None or req.options.get("source") == "PULL_FROM_URL":
+        if not video.readable or req.options.get("source") == "PULL_FROM_URL":
             data = self.post_json(
                 "/v2/post/publish/video/init/",
                 {"post_info": post_info, "source_info": {"source": "PULL_FROM_URL", "video_url": video.url}},
                 create=True,
             )
             return data["publish_id"]
-        blob = video.read()
-        plan = chunk_plan(len(blob), self.chunk_size)
+        size = video.byte_size()
+        plan = chunk_plan(size, self.chunk_size)
         data = self.post_json(
             "/v2/post/publish/video/init/",
             {
                 "post_info": post_info,
                 "source_info": {
                     "source": "FILE_UPLOAD",
-                    "video_size": len(blob),
+                    "video_size": size,
                     "chunk_size": plan[0][1] + 1,
                     "total_chunk_count": len(plan),
                 },
             },
         )
         publish_id = data["publish_id"]
-        for index, (first, last) in enumerate(plan):
-            final = index == len(plan) - 1
+        with video.open() as fh:  # one chunk in memory at a time, read from the stored file
+            for index, (first, last) in enumerate(plan):
+                final = index == len(plan) - 1
 
-            def put(first: int = first, last: int = last, final: bool = final) -> None:
-                # Completing the upload is what posts the video.
-                self.request(
-                    "PUT",
-                    data["upload_url"],
-                    auth=False,
-                    create=final,
-                    data=blob[first : last + 1],
-                    headers={
-                        "Content-Type": normalise_type(video.content_type),
-                        "Content-Range": f"bytes {first}-{last}/{len(blob)}",
-                    },
-                )
+                def put(first: int = first, last: int = last, final: bool = final) -> None:
+                    # Completing the upload is what posts the video.
+                    self.request(
+                        "PUT",
+                        data["upload_url"],
+                        auth=False,
+                        create=final,
+                        data=read_chunk(fh, first, last),
+                        headers={
+                            "Content-Type": normalise_type(video.content_type),
+                            "Content-Range": f"bytes {first}-{last}/{size}",
+                        },
+                    )
 
-            try:
-                put()
-            except OutcomeUnknown as lost:
-                # The last chunk's answer was lost. The publish id is ours already, so TikTok's
-                # status says whether the bytes arrived (no video.list needed): all of them, the
-                # post is on its way; fewer, the chunk never landed and is sent again, once.
                 try:
-                    status = self._status(publish_id)
-                except PlatformError as exc:
-                    if exc.code == "media_processing_failed":
-                        raise
-                    raise lost from exc
-                received = status.get("uploaded_bytes")
-                if (
-                    status.get("status") == "PROCESSING_UPLOAD"
-                    and received is not None
-                    and int(received) < len(blob)
-                ):
                     put()
+                except OutcomeUnknown as lost:
+                    # The last chunk's answer was lost. The publish id is ours already, so TikTok's
+                    # status says whether the bytes arrived (no video.list needed): all of them, the
+                    # post is on its way; fewer, the chunk never landed and is sent again, once.
+                    try:
+                        status = self._status(publish_id)
+                    except PlatformError as exc:
+                        if exc.code == "media_processing_failed":
+                            raise
+                        raise lost from exc
+                    received = status.get("uploaded_bytes")
+                    if (
+                        status.get("status") == "PROCESSING_UPLOAD"
+                        and received is not None
+                        and int(received) < size
+                    ):
+                        put()
         return publish_id
 
     # ---- reads ----------------------------------------------------------------------
@@ -370,6 +488,16 @@ class TikTokClient(PlatformClient):
             if self.same_text(text, req.caption):
                 return PublishResult(external_id=str(video["id"]), url=video.get("share_url", ""), raw=video)
         return None
+
+    def unfindable_reason(self, req: PostRequest) -> str:
+        """video.list returns the creator's public videos only: a private, friends or
+        followers post whose answer was lost cannot be found there."""
+        if PRIVACY_LEVELS.get(req.privacy, req.privacy) == "PUBLIC_TO_EVERYONE":
+            return ""
+        return (
+            f"TikTok lists only public videos, so this {req.privacy} post cannot be looked up; "
+            f"check the TikTok app's profile and confirm it in the admin"
+        )
 
     @staticmethod
     def is_publish_id(external_id: str) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import requests
+
 from apps.publishing.platforms.base import (
     AccountInfo,
     MediaItem,
@@ -18,6 +20,7 @@ from apps.publishing.platforms.base import (
     PostRequest,
     PublishResult,
     normalise_type,
+    read_chunk,
 )
 
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/webp"}
@@ -35,6 +38,11 @@ class XClient(PlatformClient):
         {89, "https://api.twitter.com/2/problems/not-authorized-for-resource-expired"}
     )
     segment_size = 4 * MB
+
+    def limit_is_app_wide(self, error: PlatformError, resp: requests.Response) -> bool:
+        """X limits each endpoint per user (``x-rate-limit-*``) and per app; a 429 whose
+        ``x-app-limit-24hour-remaining`` is 0 is the app's daily cap, shared by every account."""
+        return error.status_code == 429 and resp.headers.get("x-app-limit-24hour-remaining") == "0"
 
     def is_scope_error(self, status: int, code: Any, body: Any) -> bool:
         # A call outside the token's scopes gets a bare 403 problem naming nothing
@@ -98,7 +106,7 @@ class XClient(PlatformClient):
         return PublishResult(external_id=tweet_id, url=f"https://x.com/i/web/status/{tweet_id}", raw=raw)
 
     def _upload(self, item: MediaItem) -> str:
-        blob = item.read()
+        size = item.byte_size()
         ctype = normalise_type(item.content_type)
         category = (
             "tweet_video" if item.kind == "video" else "tweet_gif" if ctype == "image/gif" else "tweet_image"
@@ -106,18 +114,18 @@ class XClient(PlatformClient):
         init = self.get_json(
             "POST",
             "/2/media/upload/initialize",
-            json={"media_type": ctype, "total_bytes": len(blob), "media_category": category},
+            json={"media_type": ctype, "total_bytes": size, "media_category": category},
         )["data"]
         media_id = str(init["id"])
-        for index, start in enumerate(range(0, len(blob), self.segment_size)):
-            self.request(
-                "POST",
-                f"/2/media/upload/{media_id}/append",
-                data={"segment_index": str(index)},
-                files={
-                    "media": ("blob", blob[start : start + self.segment_size], "application/octet-stream")
-                },
-            )
+        with item.open() as fh:  # one segment in memory at a time
+            for index, start in enumerate(range(0, size, self.segment_size)):
+                segment = read_chunk(fh, start, min(start + self.segment_size, size) - 1)
+                self.request(
+                    "POST",
+                    f"/2/media/upload/{media_id}/append",
+                    data={"segment_index": str(index)},
+                    files={"media": ("blob", segment, "application/octet-stream")},
+                )
         final = self.get_json("POST", f"/2/media/upload/{media_id}/finalize")["data"]
         info = final.get("processing_info")
         if info and info.get("state") not in {"succeeded", "failed"}:

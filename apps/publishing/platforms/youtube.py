@@ -9,7 +9,7 @@ processing -> first comment with ``commentThreads.insert``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, BinaryIO
 
 import requests
 
@@ -23,6 +23,7 @@ from apps.publishing.platforms.base import (
     PublishResult,
     json_body,
     normalise_type,
+    read_chunk,
     seconds_until_pacific_midnight,
 )
 
@@ -58,12 +59,25 @@ class YouTubeClient(PlatformClient):
     chunk_size = 32 * KIB256  # 8 MiB
     max_resumes = 3
 
+    def limit_is_app_wide(self, error: PlatformError, resp: requests.Response) -> bool:
+        """The daily quota is the Cloud project's, shared by every channel; rateLimitExceeded
+        and userRateLimitExceeded limit one channel's calls."""
+        return error.code in QUOTA_REASONS
+
     def adjust_error(
         self, error: PlatformError, resp: requests.Response, extra: dict[str, Any]
     ) -> PlatformError:
         if error.code in QUOTA_REASONS and error.retry_after is None:
             # Daily project quota: retrying before it resets only burns attempts.
             error.retry_after = seconds_until_pacific_midnight()
+        if error.code == "quotaExceeded":
+            error.message = (
+                f"{error.message} (YouTube quotaExceeded: the daily quota of this app's Google Cloud "
+                "project is used up, for every customer at once; videos.insert has its own bucket of "
+                "about 100 uploads a day. It resets at midnight Pacific time, when the post is tried "
+                "again; the operator can ask Google for more through the quota extension form, "
+                "https://developers.google.com/youtube/v3/guides/quota_and_compliance_audits)"
+            )
         return error
 
     def validate(self, req: PostRequest) -> None:
@@ -74,7 +88,7 @@ class YouTubeClient(PlatformClient):
             raise self.invalid(
                 f"YouTube does not accept {video.content_type} videos.", "invalid_media_format"
             )
-        if video.loader is None:
+        if not video.readable:
             raise self.invalid(
                 "YouTube uploads the file itself: the video needs a loader.", "media_bytes_unavailable"
             )
@@ -130,7 +144,7 @@ class YouTubeClient(PlatformClient):
     def publish(self, req: PostRequest) -> PublishResult:
         self.validate(req)
         video = req.media[0]
-        blob = video.read()
+        size = video.byte_size()
         ctype = normalise_type(video.content_type)
         start = self.request(
             "POST",
@@ -143,7 +157,7 @@ class YouTubeClient(PlatformClient):
             json=self.metadata(req),
             headers={
                 "Content-Type": "application/json; charset=UTF-8",
-                "X-Upload-Content-Length": str(len(blob)),
+                "X-Upload-Content-Length": str(size),
                 "X-Upload-Content-Type": ctype,
             },
         )
@@ -152,9 +166,11 @@ class YouTubeClient(PlatformClient):
             raise PlatformError(
                 "YouTube gave no upload session URI", status_code=start.status_code, retryable=True
             )
-        resource = self._upload(session_uri, blob, ctype)
+        with video.open() as fh:  # sent from the stored file, one chunk in memory at a time
+            resource = self._upload(session_uri, fh, size, ctype)
         video_id = resource["id"]
         resource = self._wait_for_processing(video_id, resource)
+        visibility = self.read_visibility(video_id, resource)
         raw: dict[str, Any] = {"video_id": video_id, "status": resource.get("status", {})}
         if req.first_comment:
             raw["first_comment"] = self.after_publish(
@@ -165,10 +181,28 @@ class YouTubeClient(PlatformClient):
             if req.post_type == "short"
             else f"https://www.youtube.com/watch?v={video_id}"
         )
-        return PublishResult(external_id=video_id, url=url, raw=raw)
+        return PublishResult(external_id=video_id, url=url, raw=raw, visibility=visibility)
 
-    def _upload(self, session_uri: str, blob: bytes, ctype: str) -> dict[str, Any]:
-        total = len(blob)
+    def read_visibility(self, video_id: str, resource: dict[str, Any]) -> str:
+        """``status.privacyStatus`` as YouTube holds it after the upload (``videos.list
+        part=status``): a project Google has not audited gets every upload locked private,
+        whatever the metadata asked. The processing reads carry it; otherwise one more read,
+        which may fail without failing the publish (the video exists)."""
+        if "processing_wait_error" not in resource:
+            status = (resource.get("status") or {}).get("privacyStatus")
+            if status:
+                return str(status)
+
+        def read() -> str:
+            items = self.get_json("GET", "/youtube/v3/videos", params={"part": "status", "id": video_id}).get(
+                "items"
+            ) or [{}]
+            return str((items[0].get("status") or {}).get("privacyStatus") or "")
+
+        found = self.after_publish("read_visibility", read)
+        return found if isinstance(found, str) else ""
+
+    def _upload(self, session_uri: str, fh: BinaryIO, total: int, ctype: str) -> dict[str, Any]:
         offset = 0
         resumes = 0
         while True:
@@ -180,7 +214,7 @@ class YouTubeClient(PlatformClient):
                     session_uri,
                     create=final,
                     ok_statuses=(308,),
-                    data=blob[offset:end],
+                    data=read_chunk(fh, offset, end - 1),
                     headers={"Content-Type": ctype, "Content-Range": f"bytes {offset}-{end - 1}/{total}"},
                 )
             except PlatformError as exc:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, BinaryIO, TypedDict, cast
 
 from django.db.models.fields.files import FieldFile
 
@@ -85,6 +85,10 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
                 data: bytes = fh.read()
             return data
 
+        def opener(f: FieldFile = storage_file) -> BinaryIO:
+            # a file of its own (FieldFile.open reuses one handle): videos are sent chunk by chunk
+            return cast(BinaryIO, f.storage.open(str(f.name), "rb"))
+
         media.append(
             MediaItem(
                 kind="video" if asset.media_type == "video" else "image",
@@ -95,9 +99,20 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
                 seconds=asset.duration,
                 alt_text=variant.alt_text,
                 loader=loader,
+                opener=opener,
+                size=asset.size or None,
                 thumbnail_url=absolute_url(None, asset.thumbnail) or "",
                 generated=asset.kind == "generated",
             )
+        )
+    tiktok = publication.options.get("tiktok")
+    if publication.profile.platform == "tiktok" and not (
+        isinstance(tiktok, dict) and tiktok.get("privacyLevel")
+    ):
+        raise PlatformError(
+            "This TikTok post carries no privacy level chosen by the creator, and TikTok has no "
+            "default: schedule it again with the TikTok choices (privacyLevel, consent).",
+            code="privacy_level_missing",
         )
     first_comment = publication.options.get("firstComment") or variant.first_comment
     return PostRequest(
@@ -110,7 +125,14 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
         privacy=publication.profile.settings.get("defaultVisibility", "public"),
         reference=str(publication.pk),
         # when the publication was made: a stable seed (Bluesky's record key is derived from it)
-        options={**publication.options, "_created_at": publication.created_at.isoformat()},
+        options={
+            **publication.options,
+            "_created_at": publication.created_at.isoformat(),
+            # a post made before this is not ours (stories are found by time and kind alone)
+            "_not_before": publication.scheduled_for.isoformat(),
+            # what an earlier attempt left to pick up (PlatformError.resume)
+            "_resume": dict((publication.platform_state or {}).get("resume") or {}),
+        },
     )
 
 

@@ -130,6 +130,7 @@ def _updates_for(a: _Attempt, now: datetime.datetime) -> dict[str, Any]:
             "last_error": "",
             "error_code": "",
             "first_comment_error": _first_comment_error(a.result),
+            "visibility": a.result.visibility[:40],
         }
     if isinstance(a, _Processing):
         # The platform answered: the post exists (or will), so it is never posted again.
@@ -166,6 +167,8 @@ def _updates_for(a: _Attempt, now: datetime.datetime) -> dict[str, Any]:
             "last_error": a.error.message[:2000],
             "error_code": str(a.error.code or "")[:100],
         }
+        if a.error.resume:  # what the next attempt picks up (an uploaded video still processing)
+            updates["platform_state"] = {**(pub.platform_state or {}), "resume": a.error.resume}
         if not a.keep_unknown:
             updates["outcome_unknown"] = False  # the platform answered: nothing was posted
         return updates
@@ -204,6 +207,7 @@ def _publication_updated(pub: Publication) -> None:
             "url": public_url(pub.url),
             "lastError": pub.last_error or None,
             "firstCommentError": pub.first_comment_error or None,
+            "visibility": pub.visibility or None,
             "sandbox": pub.profile.sandbox,
         },
     )

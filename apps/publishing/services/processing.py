@@ -110,7 +110,11 @@ def _still_processing(
     waited = int(settings.PUBLISH_PROCESSING_MAX_SECONDS // 3600)
     if state.get("status") == "PUBLISH_COMPLETE":
         # The platform published it; moderation never gave the public id. Keep the handle we have.
-        result = PublishResult(external_id=str(state.get("publish_id") or ""), url="")
+        result = PublishResult(
+            external_id=str(state.get("publish_id") or ""),
+            url="",
+            visibility=str(state.get("privacy_level") or ""),
+        )
         attempt = _Published(pub, result=result)
         return attempt
     message = (
@@ -213,6 +217,7 @@ def _processing_report(pub: Publication, *, post_id: str, failed_reason: str) ->
         )
         if username:
             pub.url = f"https://www.tiktok.com/@{username}/{state.get('kind') or 'video'}/{post_id}"
+        pub.visibility = str(state.get("privacy_level") or pub.visibility)[:40]
     pub.lease_until, pub.outcome_unknown = None, False
     pub.save(
         update_fields=[
@@ -224,6 +229,7 @@ def _processing_report(pub: Publication, *, post_id: str, failed_reason: str) ->
             "error_code",
             "lease_until",
             "outcome_unknown",
+            "visibility",
             "updated_at",
         ]
     )

@@ -49,19 +49,21 @@ def _unknown(pub: Publication, error: PlatformError) -> _Attempt:
 def can_reconcile(profile: SocialProfile) -> bool:
     """Whether the profile's grant lets its client find a post whose create call got no answer
     (platforms.yaml `features.<platform>.reconciliation`; LinkedIn's is a partner permission)."""
-    from apps.platforms.features import feature_scopes, features_allowed
+    from apps.platforms.features import feature_platform, feature_scopes, features_allowed
 
     from ..oauth_backends import is_real
 
     if (
         profile.sandbox
         or not is_real(profile.platform)
-        or "reconciliation" not in feature_scopes(profile.platform)
+        or "reconciliation" not in feature_scopes(feature_platform(profile.platform, profile.external_id))
     ):
         return True
     return any(
         f["allowed"]
-        for f in features_allowed(profile.platform, profile.token_scopes or "")
+        for f in features_allowed(
+            feature_platform(profile.platform, profile.external_id), profile.token_scopes or ""
+        )
         if f["feature"] == "reconciliation"
     )
 
@@ -71,6 +73,9 @@ def _reconciled(pub: Publication, client: PlatformClient, req: PostRequest) -> _
     unknown outcome when the grant cannot look, or None to post it."""
     if not can_reconcile(pub.profile):
         return _unknown(pub, OutcomeUnknown("An earlier attempt may have posted it."))
+    unfindable = client.unfindable_reason(req)
+    if unfindable:
+        return _Unknown(pub, error=OutcomeUnknown(f"An earlier attempt may have posted it ({unfindable})."))
     try:
         found = client.find_published(req)
     except PlatformError as exc:

@@ -16,10 +16,21 @@ from ..platforms.base import (
     OutcomeUnknown,
     PlatformClient,
     PlatformError,
+    PostRequest,
 )
 from .claims import _claim_many, _hand_back, _lease_renewer
 from .clients import _chunk_context, _ChunkContext, client_for, post_request_for
-from .outcomes import MAX_ATTEMPTS, _Attempt, _Failed, _Flushes, _Processing, _Published, _record, _Retry
+from .outcomes import (
+    MAX_ATTEMPTS,
+    _Attempt,
+    _Failed,
+    _Flushes,
+    _Processing,
+    _Published,
+    _record,
+    _Retry,
+    _Unknown,
+)
 from .reconciliation import _reconciled, _unknown
 from .tokens import token_fresh_for_use, token_refused
 
@@ -88,6 +99,8 @@ def _attempt(
 
     A 401 is answered by one refresh and one more try; the profile is marked expired or
     revoked only when the refresh itself is refused (``oauth.profile_refresh_token``)."""
+    client: PlatformClient | None = None
+    req: PostRequest | None = None
     try:
         token_fresh_for_use(pub.profile)
         client = client_for(pub.profile)
@@ -102,6 +115,10 @@ def _attempt(
         if result.pending:  # accepted, still processing (TikTok): the poller follows it up
             return _Processing(pub, result=result)
     except OutcomeUnknown as exc:
+        unfindable = client.unfindable_reason(req) if client is not None and req is not None else ""
+        if unfindable:  # no later attempt could look for it: a person confirms it
+            exc.message = f"{exc.message} ({unfindable})"
+            return _Unknown(pub, error=exc)
         return _unknown(pub, exc)
     except PlatformError as exc:
         return _refused(pub, exc, must_reconcile, context, refreshed=refreshed)

@@ -23,6 +23,7 @@ from apps.profiles.services import validate_timezone
 
 from ..models import Publication
 from .running import publications_run
+from .tiktok import tiktok_choices_check
 
 # --- validation shared by both families ---------------------------------------------------
 
@@ -121,7 +122,6 @@ def parse_when(raw: object, tz_name: str | None) -> datetime.datetime:
 # --- scheduling -----------------------------------------------------------------------------
 
 
-@transaction.atomic
 def publications_schedule(
     *,
     content: Content,
@@ -131,6 +131,19 @@ def publications_schedule(
     actor: object = None,
 ) -> Content:
     options = dict(options or {})
+    # TikTok's creator_info is read first, outside the transaction that locks the content
+    tiktok_choices_check(platforms=list(content.platforms), profiles=profiles, options=options)
+    return _schedule(content=content, profiles=profiles, scheduled_for=scheduled_for, options=options)
+
+
+@transaction.atomic
+def _schedule(
+    *,
+    content: Content,
+    profiles: list[SocialProfile],
+    scheduled_for: object,
+    options: dict[str, Any],
+) -> Content:
     tz_name = options.get("timezone")
     if tz_name:
         validate_timezone(tz_name, "schedule_timezone")
@@ -261,6 +274,7 @@ def publications_publish_now(
 ) -> tuple[Content, list[Publication]]:
     """Publish at once, in the request: a platform refusal is reported to the caller."""
     now = timezone.now()
+    tiktok_choices_check(platforms=list(content.platforms), profiles=profiles, options=dict(options or {}))
     with transaction.atomic():
         content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=content.pk)
         _check_publishable(content)

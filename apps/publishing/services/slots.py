@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import uuid
 from collections.abc import Callable, Iterable
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from django.db import transaction
 from django.utils import timezone
@@ -105,11 +105,15 @@ def next_free_slots(
     return slots
 
 
-def queue_add(*, content: Content, profile: SocialProfile) -> Content:
+def queue_add(*, content: Content, profile: SocialProfile, options: dict[str, Any] | None = None) -> Content:
+    """Schedule at the profile's next free slot; `options` as for a schedule (a TikTok post
+    carries the creator's choices, `options.tiktok`)."""
     with transaction.atomic():
         SocialProfile.objects.select_for_update().get(pk=profile.pk)  # one slot pick at a time per profile
         slot = next_free_slot(profile=profile)
-        return publications_schedule(content=content, profiles=[profile], scheduled_for=slot, options={})
+        return publications_schedule(
+            content=content, profiles=[profile], scheduled_for=slot, options=dict(options or {})
+        )
 
 
 def auto_schedule_approved(*, content: Content) -> None:
@@ -124,6 +128,8 @@ def auto_schedule_approved(*, content: Content) -> None:
             .first()
         )
     if profile is None:
+        return
+    if profile.platform == "tiktok":  # the creator chooses the privacy level and consents, each post
         return
     if not profile.posting_times and not fallback_slots([profile]).get(profile.pk, (None, []))[1]:
         return

@@ -48,6 +48,37 @@ def _token_refresh(
     return profile.token_status == "valid"
 
 
+#: Google expires the refresh tokens of an app whose OAuth consent screen is in Testing 7 days
+#: after consent (https://developers.google.com/identity/protocols/oauth2#expiration)
+GOOGLE_TESTING_REFRESH_DAYS = 7
+
+
+def refresh_refusal(profile: SocialProfile, detail: str, *, now: datetime.datetime) -> tuple[str, str]:
+    """The token status and reason when the platform refused a refresh token (``invalid_grant``).
+
+    A YouTube grant refused 7 days or more after the account connected is, most likely,
+    Google's rule for apps whose consent screen is still in Testing: the profile is
+    ``expired`` with that reason and the operator's fix, not a bare "revoked"."""
+    said = f" ({detail})" if detail else ""
+    connected = profile.connected_at
+    if (
+        profile.platform == "youtube"
+        and connected is not None
+        and now - connected >= datetime.timedelta(days=GOOGLE_TESTING_REFRESH_DAYS)
+    ):
+        days = (now - connected).days
+        return "expired", (
+            f"Google refused to refresh the token{said} {days} days after the account connected. Google "
+            f"expires refresh tokens after {GOOGLE_TESTING_REFRESH_DAYS} days while the app's OAuth consent "
+            "screen is in Testing: the operator sets it to In production (Google Cloud console, OAuth "
+            "consent screen; docs/platforms.md), then the profile is reconnected."
+        )
+    return (
+        "revoked",
+        f"{profile.platform.capitalize()} refused to refresh the token{said}: reconnect the profile.",
+    )
+
+
 def token_fresh_for_use(profile: SocialProfile) -> SocialProfile:
     """A token that expires within TOKEN_REFRESH_BEFORE_USE_SECONDS is refreshed before use."""
     if profile.sandbox or profile.token_expires_at is None or profile.token_status != "valid":

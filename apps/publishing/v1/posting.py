@@ -13,6 +13,7 @@ from apps.core.views import V1ViewSet
 from .. import services
 from ..permissions import POSTING
 from ..selectors import profiles_for_publishing
+from ..serializers import TIKTOK_HELP, TikTokChoicesInput
 
 
 class ScheduleOptions(StrictSerializer):
@@ -21,9 +22,10 @@ class ScheduleOptions(StrictSerializer):
     timezone = serializers.CharField(required=False, max_length=64)
     containsSyntheticMedia = serializers.BooleanField(
         required=False,
-        help_text="YouTube's altered or synthetic content label; default: true for generated video, "
-        "false for uploaded",
+        help_text="YouTube's altered or synthetic content label (containsSyntheticMedia) and TikTok's "
+        "AI-generated content label (is_aigc); default: true for generated video, false for uploaded",
     )
+    tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
 
 
 #: `profiles`, unless `options.crossPost` is true (apps.publishing.selectors.profiles_for_publishing),
@@ -69,9 +71,10 @@ class PublishOptions(StrictSerializer):
     notifyFollowers = serializers.BooleanField(required=False, default=True)
     containsSyntheticMedia = serializers.BooleanField(
         required=False,
-        help_text="YouTube's altered or synthetic content label; default: true for generated video, "
-        "false for uploaded",
+        help_text="YouTube's altered or synthetic content label (containsSyntheticMedia) and TikTok's "
+        "AI-generated content label (is_aigc); default: true for generated video, false for uploaded",
     )
+    tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
 
 
 class PublishInput(StrictSerializer):

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from .posting import ContentPublishingViewSet
-from .views import ProfileConnectViewSet, RedirectOriginViewSet
+from .views import ProfileConnectViewSet, RedirectOriginViewSet, TikTokCreatorInfoViewSet
 
 ID = "<str:pk>"
 
@@ -9,6 +9,7 @@ urlpatterns = [
     # mounted before the profiles package, so that "connect" is not taken for a profile id
     path("profiles/connect", ProfileConnectViewSet.as_view({"post": "connect"})),
     path("profiles/bluesky/connect", ProfileConnectViewSet.as_view({"post": "bluesky"})),
+    path(f"profiles/{ID}/tiktok/creator-info", TikTokCreatorInfoViewSet.as_view({"get": "creator_info"})),
     path(f"content/{ID}/schedule", ContentPublishingViewSet.as_view({"post": "schedule"})),
     path(f"content/{ID}/publish", ContentPublishingViewSet.as_view({"post": "publish"})),
     path("oauth/redirect-origins", RedirectOriginViewSet.as_view({"get": "list", "post": "create"})),

@@ -9,6 +9,7 @@ from apps.core.serializers import NamedChoiceField, StrictSerializer
 from apps.core.views import ListMixin, V1ViewSet
 from apps.profiles.models import Platform
 from apps.profiles.permissions import PROFILES
+from apps.profiles.selectors import profile_rows
 from apps.profiles.v1.serializers import ProfileOutput as V1ProfileOutput
 from apps.profiles.v1.serializers import present_profile
 
@@ -20,10 +21,13 @@ from ..serializers import (
     PAGE_ID,
     REDIRECT_URI,
     BlueskyConnectInput,
+    CreatorInfoOutput,
     RedirectOriginInput,
     RedirectOriginOutput,
+    present_creator_info,
     present_redirect_origin,
 )
+from ..services.tiktok import tiktok_creator_info
 
 
 class ConnectInput(StrictSerializer):
@@ -35,20 +39,45 @@ class ConnectInput(StrictSerializer):
         allow_blank=True,
         max_length=40,
         trim_whitespace=False,
-        help_text="Facebook only: the id of the Page to connect (default: the first Page the account manages; the profile lists them all in `pages`)",
+        help_text="Facebook, or a LinkedIn organization page: the id of the Page to connect (default: the only "
+        "Page; several and none named: the callback answers `error=page_required` naming them); the profile lists "
+        "them all in `pages`",
+    )
+    accountType = NamedChoiceField(
+        choices=["member", "organization"],
+        required=False,
+        max_length=20,
+        help_text="LinkedIn: `organization` connects an organization page the member administers (Community "
+        "Management API; implied by `pageId`), `member` (default) the member's own profile",
     )
     openapi_fields = {"redirectUri": REDIRECT_URI, "pageId": PAGE_ID}
-    #: a Page id only with platform facebook (apps.publishing.oauth.oauth_begin), stated as the
-    #: bodies refused (a non-empty `pageId` with another platform): a top-level `not` leaves the
-    #: body's type to the generators, where an `anyOf` of partial schemas made it `Any`/`unknown`
+    #: a Page id only with platform facebook or linkedin, `organization` only with linkedin, no Page
+    #: id for a LinkedIn `member` (apps.publishing.linkedin_pages.connect_target), stated as the
+    #: bodies refused: a top-level `not` leaves the body's type to the generators, where an `anyOf`
+    #: of partial schemas made it `Any`/`unknown` (patterns, not enums: drf-spectacular would make
+    #: components of enums here)
     openapi_rules = {
         "not": {
-            "required": ["pageId"],
-            "properties": {
-                "pageId": {"minLength": 1},
-                # (a pattern, not an enum: drf-spectacular would make a component of an enum here)
-                "platform": {"not": {"pattern": "^facebook$"}},
-            },
+            "anyOf": [
+                {
+                    "required": ["pageId"],
+                    "properties": {
+                        "pageId": {"minLength": 1},
+                        "platform": {"not": {"pattern": "^(facebook|linkedin)$"}},
+                    },
+                },
+                {
+                    "required": ["accountType"],
+                    "properties": {
+                        "accountType": {"pattern": "^organization$"},
+                        "platform": {"not": {"pattern": "^linkedin$"}},
+                    },
+                },
+                {
+                    "required": ["pageId", "accountType"],
+                    "properties": {"pageId": {"minLength": 1}, "accountType": {"pattern": "^member$"}},
+                },
+            ]
         }
     }
 
@@ -74,6 +103,7 @@ class ProfileConnectViewSet(V1ViewSet):
             brand=brand_for_connect(organization=self.actor.organization, brand_id=data.get("brandId")),
             family="v1",
             page_id=data.get("pageId") or "",
+            account_type=data.get("accountType") or "",
         )
         return self.respond({"authUrl": auth_url, "state": state})
 
@@ -119,3 +149,24 @@ class RedirectOriginViewSet(ListMixin, V1ViewSet):
     def destroy(self, request, pk=None):
         oauth.redirect_origin_remove(row=self.get_object())
         return self.respond(None, status=204)
+
+
+class TikTokCreatorInfoViewSet(V1ViewSet):
+    """TikTok's creator_info for a client's composer."""
+
+    policy = PROFILES
+    id_kind = "profile"
+    queryset = profile_rows()
+
+    @extend_schema(
+        responses=CreatorInfoOutput,
+        operation_id="v1_profiles_tiktok_creator_info",
+        description="What TikTok lets this creator choose now (creator_info/query): nickname, avatar, "
+        "privacy levels (show them with none preselected), the longest video, and the interactions the "
+        "creator disabled. A TikTok schedule or publish sends the chosen level and the creator's "
+        "consent in `options.tiktok`. A profile on another platform is a 400.",
+    )
+    def creator_info(self, request, pk=None):
+        profile = self.get_object()
+        info = tiktok_creator_info(profile=profile)
+        return self.respond(present_creator_info(profile, info, family="v1"))
