@@ -121,6 +121,11 @@ define(
             "url": string("The post's address.", nullable=True),
             "lastError": string(nullable=True),
             "firstCommentError": string("Why the first comment is missing.", nullable=True),
+            "visibility": string(
+                "Who can see the post on the platform, as it reports it (YouTube's privacyStatus read"
+                " back after the upload, TikTok's privacy level).",
+                nullable=True,
+            ),
             "sandbox": boolean(),
         }
     ),
