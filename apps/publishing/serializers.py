@@ -6,7 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.core import ids
-from apps.core.serializers import OutputSerializer, StrictSerializer
+from apps.core.serializers import NamedChoiceField, OutputSerializer, StrictSerializer
 
 #: where a connect flow may send the browser back: a service checks the origin is allowed
 REDIRECT_URI = {
@@ -22,6 +22,30 @@ ORIGIN = {
     "pattern": r"^https://(?:[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?\.){0,4}[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?"
     r"(?::[1-9][0-9]{0,3})?$"
 }
+
+
+class ConnectTargetFields(StrictSerializer):
+    """A connect's fields in both families: where the flow returns, the brand, and the Page."""
+
+    redirectUri = serializers.CharField(max_length=2000)
+    brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
+    pageId = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=40,
+        trim_whitespace=False,
+        help_text="Facebook, or a LinkedIn organization page: the id of the Page to connect (default: the only "
+        "Page; several and none named: the callback answers `error=page_required` naming them); the profile lists "
+        "them all in `pages`",
+    )
+    accountType = NamedChoiceField(
+        choices=["member", "organization"],
+        required=False,
+        max_length=20,
+        help_text="LinkedIn: `organization` connects an organization page the member administers (Community "
+        "Management API; implied by `pageId`), `member` (default) the member's own profile",
+    )
+    openapi_fields = {"redirectUri": REDIRECT_URI, "pageId": PAGE_ID}
 
 
 class RedirectOriginInput(StrictSerializer):

@@ -6,7 +6,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from apps.core.serializers import NamedChoiceField, StrictSerializer
 from apps.core.views import ApiViewSet, ListMixin
 from apps.profiles.api.serializers import ProfileOutput as ApiProfileOutput
 from apps.profiles.api.serializers import present_profile
@@ -21,9 +20,8 @@ from ..oauth_backends import scopes_for
 from ..sandbox import scopes as sandbox_scopes
 from ..selectors import brand_for_connect
 from ..serializers import (
-    PAGE_ID,
-    REDIRECT_URI,
     BlueskyConnectInput,
+    ConnectTargetFields,
     CreatorInfoOutput,
     RedirectOriginInput,
     RedirectOriginOutput,
@@ -33,26 +31,8 @@ from ..serializers import (
 from ..services.tiktok import tiktok_creator_info
 
 
-class AuthorizeInput(StrictSerializer):
-    redirectUri = serializers.CharField(max_length=2000)
-    brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
-    pageId = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        max_length=40,
-        trim_whitespace=False,
-        help_text="Facebook, or a LinkedIn organization page: the id of the Page to connect (default: the only "
-        "Page; several and none named: the callback answers `error=page_required` naming them); the profile lists "
-        "them all in `pages`",
-    )
-    accountType = NamedChoiceField(
-        choices=["member", "organization"],
-        required=False,
-        max_length=20,
-        help_text="LinkedIn: `organization` connects an organization page the member administers (Community "
-        "Management API; implied by `pageId`), `member` (default) the member's own profile",
-    )
-    openapi_fields = {"redirectUri": REDIRECT_URI, "pageId": PAGE_ID}
+class AuthorizeInput(ConnectTargetFields):
+    """Where the connect flow returns, the brand, and (Facebook, LinkedIn) the Page."""
 
 
 class AuthorizeOutput(serializers.Serializer):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
 
-from apps.core.serializers import NamedChoiceField, StrictSerializer
+from apps.core.serializers import NamedChoiceField
 from apps.core.views import ListMixin, V1ViewSet
 from apps.profiles.models import Platform
 from apps.profiles.permissions import PROFILES
@@ -18,9 +18,8 @@ from ..bluesky import bluesky_connect
 from ..models import OAuthRedirectOrigin
 from ..selectors import brand_for_connect
 from ..serializers import (
-    PAGE_ID,
-    REDIRECT_URI,
     BlueskyConnectInput,
+    ConnectTargetFields,
     CreatorInfoOutput,
     RedirectOriginInput,
     RedirectOriginOutput,
@@ -30,27 +29,8 @@ from ..serializers import (
 from ..services.tiktok import tiktok_creator_info
 
 
-class ConnectInput(StrictSerializer):
+class ConnectInput(ConnectTargetFields):
     platform = NamedChoiceField(choices=Platform.values, max_length=40)
-    redirectUri = serializers.CharField(max_length=2000)
-    brandId = serializers.CharField(required=False, allow_null=True, max_length=64)
-    pageId = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        max_length=40,
-        trim_whitespace=False,
-        help_text="Facebook, or a LinkedIn organization page: the id of the Page to connect (default: the only "
-        "Page; several and none named: the callback answers `error=page_required` naming them); the profile lists "
-        "them all in `pages`",
-    )
-    accountType = NamedChoiceField(
-        choices=["member", "organization"],
-        required=False,
-        max_length=20,
-        help_text="LinkedIn: `organization` connects an organization page the member administers (Community "
-        "Management API; implied by `pageId`), `member` (default) the member's own profile",
-    )
-    openapi_fields = {"redirectUri": REDIRECT_URI, "pageId": PAGE_ID}
     #: a Page id only with platform facebook or linkedin, `organization` only with linkedin, no Page
     #: id for a LinkedIn `member` (apps.publishing.linkedin_pages.connect_target), stated as the
     #: bodies refused: a top-level `not` leaves the body's type to the generators, where an `anyOf`
