@@ -455,7 +455,7 @@ INTENT_PATTERNS: dict[str, str] = {
     "offer": r"\bsale\b|\bdiscount\b|\d+\s?% off\b|\boff (?:all|every|our|your)\b|\bpromo\b|\bcode\b|\bcoupon\b|"
     r"\bdeal\b|\bbogo\b|\bfree shipping\b|\bfor less\b|descuento|rebajas|oferta|promoción|soldes|réduction|"
     r"remise|rabatt|angebot|gutschein|desconto|promoção|cupom",
-    "event": r"\bworkshop\b|\bvolunteers?\b|\bplanting day\b|bénévoles|freiwillige|voluntári|\btalk\b|\bmeetup\b|\bwebinar\b|\bconcert\b|\bfestival\b|\btasting\b|\bpanel\b|"
+    "event": r"\bworkshop\b|\btasters?\b|\bbook (?:at|now|your|a)\b|\bvolunteers?\b|\bplanting day\b|bénévoles|freiwillige|voluntári|\btalk\b|\bmeetup\b|\bwebinar\b|\bconcert\b|\bfestival\b|\btasting\b|\bpanel\b|"
     r"\bconference\b|\bRSVP\b|\bregister\b|\btickets?\b|\bjoin us\b|\blive (?:at|on)\b|\bmarket\b|\bclass\b|"
     r"taller|charla|evento|entradas|atelier|conférence|événement|billets|veranstaltung|vortrag|"
     r"anmeldung|palestra|oficina|ingressos",

@@ -249,3 +249,20 @@ def test_topic_hashtags_leave_out_commands_adverbs_and_where_to_listen():
         "en",
         5,
     ) == ["#SoilHealth", "#AnaRuiz"]
+
+
+def test_hashtags_and_intent_of_the_second_reading():
+    # this session's reading: #SortsDonations, #TyrePressureMonthly and #SavesFuel were light
+    # edits, and a pottery taster with seats to book read as a plain announcement
+    assert topic_hashtags(
+        "Volunteers needed: the Riverside food bank sorts donations every Tuesday 6-8pm at 14 Mill Lane.",
+        "en",
+        5,
+    ) == ["#RiversideFoodBank", "#MillLane"]
+    assert topic_hashtags(
+        "Quick tip from our mechanics: check tyre pressure monthly, cold, before you drive. It saves fuel and tyres.",
+        "en",
+        5,
+    ) == ["#TyrePressure", "#Mechanics"]
+    taster = "Our Lisbon studio hosts a free pottery taster on Saturday 6 December. Eight seats, book at clayroom.pt/t."
+    assert detect_intent(taster, "en") == "event"
