@@ -483,6 +483,12 @@ def _best_intent(text: str) -> tuple[str, int]:
     return best, score
 
 
+#: a person introduced ('Meet Jonas, our new head roaster'): news about the team, not a launch
+_NEW_PERSON = re.compile(
+    r"\b(?i:meet|welcome|say hello to)\s+[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+)?,\s+(?i:our|the)\s+new\b"
+)
+
+
 def detect_intent(text: str, language: str = "en") -> str:
     """What the brief is for: a sober intent (recall, apology, incident) whenever it shows;
     otherwise what its first sentence is for (the lead says it: a bakery's opening that also
@@ -493,6 +499,8 @@ def detect_intent(text: str, language: str = "en") -> str:
         if _INTENT_RES[intent].search(text):
             return intent
     sentences = split_sentences(text, language)
+    if sentences and _NEW_PERSON.search(sentences[0]):
+        return "announcement"
     lead, score = _best_intent(sentences[0]) if sentences else ("announcement", 0)
     if score:
         return lead

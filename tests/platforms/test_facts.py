@@ -266,3 +266,18 @@ def test_hashtags_and_intent_of_the_second_reading():
     ) == ["#TyrePressure", "#Mechanics"]
     taster = "Our Lisbon studio hosts a free pottery taster on Saturday 6 December. Eight seats, book at clayroom.pt/t."
     assert detect_intent(taster, "en") == "event"
+
+
+@pytest.mark.parametrize(
+    ("brief", "intent"),
+    [
+        ("Meet Jonas, our new head roaster. He spent six years in Berlin.", "announcement"),
+        ("Welcome Ana Ruiz, our new CTO!", "announcement"),
+        ("Meet our new oat latte: smooth and nutty.", "launch"),
+        ("Meet the new Trail 2 shoe, out Friday.", "launch"),
+        ("Welcome everyone, the new menu is here.", "launch"),
+    ],
+)
+def test_a_new_colleague_is_news_not_a_launch(brief, intent):
+    # the second reading: 'Meet Jonas, our new head roaster' was written as a product launch
+    assert detect_intent(brief, "en") == intent
