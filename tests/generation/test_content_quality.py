@@ -356,3 +356,23 @@ def test_provider_engines_are_asked_for_a_searchable_pin():
     )
     assert styled.title == "Handmade teacups from our Kyoto workshop" and styled.first_comment == ""
     assert notes
+
+
+def test_the_hook_never_says_the_briefs_first_words_again():
+    # the second reading: 'Quick tip. 💡' over 'Quick tip from our mechanics: …', and 'Product
+    # recall.' over 'Recall notice: …'
+    from apps.generation.local_words import make_texts
+
+    tip = "Quick tip from our mechanics: check tyre pressure monthly, cold, before you drive."
+    platforms = ("instagram", "linkedin", "facebook", "tiktok", "x", "threads")
+    for seed in range(6):
+        texts = make_texts(TextRequest(prompt=tip, platform="instagram", platforms=platforms, seed=seed))
+        for platform, text in texts.items():
+            hook = text.caption[: text.caption.index("Quick tip from")]
+            assert "tip" not in hook.casefold(), (platform, text.caption)
+    recall = "Recall notice: Batch 2291 of our 500 ml almond drink may contain milk. Full refund in store."
+    texts = make_texts(
+        TextRequest(prompt=recall, platform="instagram", platforms=("instagram", "linkedin", "x"))
+    )
+    for platform, text in texts.items():
+        assert text.caption.startswith("Recall notice: Batch 2291"), (platform, text.caption)

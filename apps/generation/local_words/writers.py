@@ -154,12 +154,34 @@ def _cta(w: Writing, platform: str, hook: str = "") -> str:
     return line
 
 
+def _opening(brief: Brief) -> set[str]:
+    """The content words of the brief's first few words, which a hook must not say again
+    ('Quick tip.' over 'Quick tip from our mechanics: …', 'Product recall.' over 'Recall notice: …')."""
+    first = brief.sentences[0] if brief.sentences else ""
+    return _key_words(" ".join(first.split()[:6]))
+
+
+_SMALL = frozenset({"the", "and", "for", "our", "you", "your", "from", "with", "this", "that", "are", "its"})
+
+
+def _key_words(text: str) -> set[str]:
+    """Words of three letters or more ('tip', 'new'), but the smallest ones."""
+    return {t.casefold() for t in re.findall(r"[^\W\d_]{3,}", text)} - _SMALL
+
+
 def _hook(w: Writing, platform: str) -> str:
     brief = w.brief
+    opening = _opening(brief)
     if brief.sober:
-        return brief.copy.label(brief.intent) if brief.copy else ""
+        label = brief.copy.label(brief.intent) if brief.copy else ""
+        return "" if _key_words(label) & opening else label
     family = {"short": "social", "pin": "social"}.get(FAMILY[platform], FAMILY[platform])
-    hook = w.pick("hooks", family, platform)
+    hook = ""  # when every hook would say the brief's first words again, the brief opens the post
+    for _ in range(5):
+        candidate = w.pick("hooks", family, platform)
+        if not (_key_words(candidate) & opening):
+            hook = candidate
+            break
     if not brief.emojis:
         hook = _strip_emoji(hook)
     if brief.quiet and _ends_with_question(hook):
