@@ -161,11 +161,14 @@ def _opening(brief: Brief) -> set[str]:
     return _key_words(" ".join(first.split()[:6]))
 
 
-_SMALL = frozenset({"the", "and", "for", "our", "you", "your", "from", "with", "this", "that", "are", "its"})
+#: too small to count as saying it again ('Something new!' over 'New autumn menu …' reads fine)
+_SMALL = frozenset(
+    {"the", "and", "for", "our", "you", "your", "from", "with", "this", "that", "are", "its", "new"}
+)
 
 
 def _key_words(text: str) -> set[str]:
-    """Words of three letters or more ('tip', 'new'), but the smallest ones."""
+    """Words of three letters or more ('tip', 'hiring'), but the smallest ones."""
     return {t.casefold() for t in re.findall(r"[^\W\d_]{3,}", text)} - _SMALL
 
 
@@ -176,12 +179,16 @@ def _hook(w: Writing, platform: str) -> str:
         label = brief.copy.label(brief.intent) if brief.copy else ""
         return "" if _key_words(label) & opening else label
     family = {"short": "social", "pin": "social"}.get(FAMILY[platform], FAMILY[platform])
-    hook = ""  # when every hook would say the brief's first words again, the brief opens the post
-    for _ in range(5):
-        candidate = w.pick("hooks", family, platform)
-        if not (_key_words(candidate) & opening):
-            hook = candidate
-            break
+    hook = w.pick("hooks", family, platform)
+    if _key_words(hook) & opening:
+        # a line another platform opened with is better than one that says the brief again;
+        # none that doesn't: the first, so that no two platforms read the same
+        spare = Writing(brief=brief, post_type=w.post_type, media_type=w.media_type, used={hook})
+        for _ in range(4):
+            candidate = spare.pick("hooks", family, platform)
+            if candidate and not (_key_words(candidate) & opening):
+                hook = candidate
+                break
     if not brief.emojis:
         hook = _strip_emoji(hook)
     if brief.quiet and _ends_with_question(hook):
