@@ -229,6 +229,9 @@ def content_delete(*, content: Content) -> None:
     if not content.deletable:
         raise _refuse(content, "delete")
     data, org_id = _event_data(content), content.organization_id
+    # the client's own upload outlives the content made from it (it is theirs, listed under
+    # media, and may be named again); what was generated for the content goes with it
+    MediaAsset.objects.filter(content=content, kind=Kind.UPLOAD).update(content=None)
     content.delete()
     event_record(organization=org_id, type="content.deleted", data=data)
 
