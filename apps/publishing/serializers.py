@@ -105,6 +105,11 @@ class TikTokChoicesInput(StrictSerializer):
     disableStitch = serializers.BooleanField(required=False, help_text="Video posts only")
 
 
+#: both families' containsSyntheticMedia option (YouTube's label, and TikTok's is_aigc)
+SYNTHETIC_HELP = (
+    "YouTube's altered or synthetic content label (containsSyntheticMedia) and TikTok's "
+    "AI-generated content label (is_aigc); default: true for generated video, false for uploaded"
+)
 TIKTOK_HELP = (
     "TikTok only, required when a profile is on TikTok: the creator's privacy level and consent "
     "(and the interaction toggles) for this post"

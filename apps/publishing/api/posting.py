@@ -18,7 +18,7 @@ from ..filters import PublicationFilter, PublicationProfileFilter
 from ..models import Publication
 from ..permissions import POSTING
 from ..selectors import profiles_for_publishing, publication_rows
-from ..serializers import TIKTOK_HELP, TikTokChoicesInput
+from ..serializers import SYNTHETIC_HELP, TIKTOK_HELP, TikTokChoicesInput
 
 
 class PostScheduleInput(StrictSerializer):
@@ -31,8 +31,7 @@ class PostScheduleInput(StrictSerializer):
     firstComment = serializers.CharField(required=False, allow_blank=True, max_length=2200)
     containsSyntheticMedia = serializers.BooleanField(
         required=False,
-        help_text="YouTube's altered or synthetic content label (containsSyntheticMedia) and TikTok's "
-        "AI-generated content label (is_aigc); default: true for generated video, false for uploaded",
+        help_text=SYNTHETIC_HELP,
     )
     tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
 
@@ -50,8 +49,7 @@ class PublishInput(StrictSerializer):
     )
     containsSyntheticMedia = serializers.BooleanField(
         required=False,
-        help_text="YouTube's altered or synthetic content label (containsSyntheticMedia) and TikTok's "
-        "AI-generated content label (is_aigc); default: true for generated video, false for uploaded",
+        help_text=SYNTHETIC_HELP,
     )
     tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
 

@@ -13,7 +13,7 @@ from apps.core.views import V1ViewSet
 from .. import services
 from ..permissions import POSTING
 from ..selectors import profiles_for_publishing
-from ..serializers import TIKTOK_HELP, TikTokChoicesInput
+from ..serializers import SYNTHETIC_HELP, TIKTOK_HELP, TikTokChoicesInput
 
 
 class ScheduleOptions(StrictSerializer):
@@ -22,8 +22,7 @@ class ScheduleOptions(StrictSerializer):
     timezone = serializers.CharField(required=False, max_length=64)
     containsSyntheticMedia = serializers.BooleanField(
         required=False,
-        help_text="YouTube's altered or synthetic content label (containsSyntheticMedia) and TikTok's "
-        "AI-generated content label (is_aigc); default: true for generated video, false for uploaded",
+        help_text=SYNTHETIC_HELP,
     )
     tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
 
@@ -71,8 +70,7 @@ class PublishOptions(StrictSerializer):
     notifyFollowers = serializers.BooleanField(required=False, default=True)
     containsSyntheticMedia = serializers.BooleanField(
         required=False,
-        help_text="YouTube's altered or synthetic content label (containsSyntheticMedia) and TikTok's "
-        "AI-generated content label (is_aigc); default: true for generated video, false for uploaded",
+        help_text=SYNTHETIC_HELP,
     )
     tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
 
