@@ -527,6 +527,11 @@ OPENAI_JSON_MODE = env("OPENAI_JSON_MODE", default="json_schema")
 GEMINI_JSON_SCHEMA = env.bool("GEMINI_JSON_SCHEMA", default=True)
 #: repair turns a provider's text reply that breaks the rules gets before the generation fails
 GENERATION_TEXT_REPAIRS = env.int("GENERATION_TEXT_REPAIRS", default=2)
+# --- Outbound requests made on a user's behalf (apps.core.outbound) ---------------------------
+#: networks exempt from the SSRF rules for the Bluesky PDS and DID documents, link cards,
+#: Bluesky's video service and media pulled from URLs (and any port, and http, on them):
+#: empty in production; development against fakes on this machine names 127.0.0.0/8
+OUTBOUND_ALLOWED_CIDRS = env.list("OUTBOUND_ALLOWED_CIDRS", default=[])
 # --- Outbound webhooks -------------------------------------------------------------------
 #: http:// webhook URLs (development only)
 WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)

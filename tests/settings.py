@@ -25,6 +25,10 @@ os.environ.setdefault("YOUTUBE_PROJECT_AUDITED", "1")
 # schema fuzzers) a closed local port answers at once, never the real network.
 os.environ.setdefault("BLUESKY_SERVICE_URL", "http://127.0.0.1:9")
 os.environ.setdefault("BLUESKY_PLC_DIRECTORY_URL", "http://127.0.0.1:9/plc")
+# The one test-only seam of the outbound SSRF rules (apps/core/outbound.py): the tests' local
+# fakes (a PDS, a video service, link-card pages, provider downloads) listen on this machine,
+# so its loopback is exempt; a test of the rules themselves sets OUTBOUND_ALLOWED_CIDRS = [].
+os.environ.setdefault("OUTBOUND_ALLOWED_CIDRS", "127.0.0.0/8,::1/128")
 os.environ.setdefault("TIKTOK_APP_AUDITED", "1")
 # The hosts the tests serve media from, as verified in the TikTok developer portal (PULL_FROM_URL)
 os.environ.setdefault("TIKTOK_VERIFIED_URL_PREFIXES", "postforge.test,postforge.dev")

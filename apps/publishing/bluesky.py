@@ -61,6 +61,10 @@ def bluesky_connect(*, organization, handle: str, app_password: str, brand=None)
         did = handle if handle.startswith("did:") else directory.resolve_handle(handle)
         pds = directory.resolve_pds(did, plc_directory=settings.BLUESKY_PLC_DIRECTORY_URL)
     except PlatformError as exc:
+        if exc.code in ("unsafe_pds", "unsafe_url"):  # a DID pointing inside: nothing contacted
+            raise InvalidSubject(
+                f"@{handle} may not be connected: {exc.message}", "handle", exc.message
+            ) from None
         if exc.retryable:  # Bluesky not reached (network, 5xx, 429): not the handle's fault, a 502
             raise PlatformFailure(f"Bluesky could not be reached to find @{handle}: {exc.message}") from None
         raise InvalidSubject(
@@ -70,6 +74,13 @@ def bluesky_connect(*, organization, handle: str, app_password: str, brand=None)
     try:
         session = client.create_session(did, app_password)
     except PlatformError as exc:
+        if exc.code == "unexpected_redirect":  # a PDS that moves elsewhere: never followed
+            raise InvalidSubject(
+                f"The PDS of @{handle} ({pds}) answered createSession with a redirect "
+                f"(HTTP {exc.status_code}); nothing was connected.",
+                "handle",
+                "The account's PDS must answer createSession itself.",
+            ) from None
         if exc.retryable:  # a raw PlatformError would reach the family handler as a 500
             raise PlatformFailure(f"Bluesky could not be reached to sign in: {exc.message}") from None
         raise InvalidSubject(
@@ -78,6 +89,12 @@ def bluesky_connect(*, organization, handle: str, app_password: str, brand=None)
             "Create an app password at bsky.app (Settings > Privacy and security > App passwords).",
         ) from None
     tokens = _tokens(session)
+    if not tokens.access_token or not tokens.refresh_token:
+        raise InvalidSubject(
+            f"The PDS of @{handle} ({pds}) answered createSession without a session.",
+            "handle",
+            "The account's PDS gave no accessJwt and refreshJwt; nothing was connected.",
+        )
     client.access_token, client.account_id = tokens.access_token, tokens.account_id or did
     account = client.fetch_account()
     profile = profile_connect(

@@ -26,7 +26,8 @@ app/bsky/embed/images.json, app/bsky/embed/external.json):
   PDS (or JOB_STATE_FAILED); a post's ``app.bsky.embed.video`` needs such a video/mp4 blob.
 - reads: getRecord, getPostThread (counts set by the test), app.bsky.actor.getProfile,
   resolveHandle, the PLC directory's DID documents; deleteRecord.
-- as an HTTP proxy it serves ``http://example.com/...`` pages with OpenGraph tags (link cards).
+- behind the name example.com (a test's faked resolver points it here) it serves pages with
+  OpenGraph tags (link cards).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class Account:
 
 
 class FakePDS:
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.clock = time.time
         self.access_ttl = 7200
         self.refresh_ttl = 90 * 86400
@@ -79,7 +80,13 @@ class FakePDS:
         self.video_failure = ""
         self.jobs: dict[str, dict[str, Any]] = {}
         self._n = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        #: a DID document's #atproto_pds endpoint other than this fake (what its owner registered)
+        self.endpoints: dict[str, str] = {}
+        #: answers createSession with this redirect (status, Location) when set
+        self.session_redirect: tuple[int, str] | None = None
+        #: page paths (behind example.com) that answer 302 to another URL
+        self.redirects: dict[str, str] = {}
+        self._server = ThreadingHTTPServer((host, 0), _Handler)
         self._server.fake = self  # type: ignore[attr-defined]
         threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -310,7 +317,10 @@ class FakePDS:
         self, method: str, raw_path: str, headers: dict[str, str], body: bytes
     ) -> tuple[int, Any, str]:
         parts = urlsplit(raw_path)
-        if parts.hostname == "example.com":  # as a proxy: a page with OpenGraph tags
+        named = (headers.get("host") or "").rsplit(":", 1)[0]
+        if "example.com" in (parts.hostname, named):  # a page with OpenGraph tags (behind a name)
+            if parts.path in self.redirects:
+                return 302, b"", "text/plain"
             ctype, content = self.pages.get(parts.path, ("text/plain", b""))
             return (200 if content else 404), content, ctype
         path, query = parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()}
@@ -329,7 +339,7 @@ class FakePDS:
                         {
                             "id": "#atproto_pds",
                             "type": "AtprotoPersonalDataServer",
-                            "serviceEndpoint": self.url,
+                            "serviceEndpoint": self.endpoints.get(did, self.url),
                         }
                     ],
                 },
@@ -353,6 +363,8 @@ class FakePDS:
                     return 200, {"did": account.did}
             return 400, {"error": "InvalidRequest", "message": "Unable to resolve handle"}
         if nsid == "com.atproto.server.createSession":
+            if self.session_redirect:  # a PDS sending the client elsewhere
+                return self.session_redirect[0], {}
             ident = str(payload.get("identifier") or "")
             account = self.accounts.get(ident) or next(
                 (a for a in self.accounts.values() if a.handle == ident), None
@@ -440,6 +452,9 @@ class _Handler(BaseHTTPRequestHandler):
         status, answer, ctype = fake.handle(self.command, self.path, headers, body)
         data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
         self.send_response(status)
+        if 300 <= status < 400:
+            location = fake.redirects.get(urlsplit(self.path).path) or (fake.session_redirect or (0, ""))[1]
+            self.send_header("Location", location)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.webhooks import services, ssrf
+from apps.core import outbound
+from apps.webhooks import services
 from apps.webhooks.models import WebhookAttempt
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +46,7 @@ def public_dns(monkeypatch):
             raise OSError("no such host")
         return table[host]
 
-    monkeypatch.setattr(ssrf, "resolve", resolve)
+    monkeypatch.setattr(outbound, "resolve", resolve)
     return table
 
 

@@ -28,6 +28,8 @@ from zoneinfo import ZoneInfo
 
 import requests
 
+from apps.core.outbound import UnsafeURL
+
 T = TypeVar("T")
 
 
@@ -501,6 +503,10 @@ class PlatformClient(ABC):
         kwargs.setdefault("allow_redirects", False)
         try:
             resp = self.session.request(method, self.url(path), headers=headers, **kwargs)
+        except UnsafeURL as exc:  # the checked session refused the address: nothing was sent
+            raise PlatformError(
+                f"{self.platform}: refused to call {path}: {exc.message}", code="unsafe_url"
+            ) from exc
         except requests.exceptions.ConnectTimeout as exc:
             raise PlatformError(
                 f"{self.platform}: connect timeout: {exc}", code="network", retryable=True
@@ -518,9 +524,16 @@ class PlatformClient(ABC):
                 f"{self.platform}: network error: {exc}", code="network", retryable=True
             ) from exc
         self.note_usage(resp)
-        if resp.ok or resp.status_code in set(ok_statuses):
+        if 200 <= resp.status_code < 300 or resp.status_code in set(ok_statuses):
             self.check_body(resp)
             return resp
+        if 300 <= resp.status_code < 400:  # redirects are never followed: not a success either
+            raise PlatformError(
+                f"{self.platform}: {method} {path} answered {resp.status_code}, a redirect "
+                f"(to {resp.headers.get('Location') or 'nowhere'}), which is not followed.",
+                status_code=resp.status_code,
+                code="unexpected_redirect",
+            )
         raise self.error_from_response(resp)
 
     def note_usage(self, resp: requests.Response) -> None:  # noqa: B027 - optional hook

@@ -30,10 +30,11 @@ import uuid
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import requests
 
+from apps.core import outbound
 from apps.platforms.text import find_urls, graphemes
 from apps.publishing.platforms.base import (
     AccountInfo,
@@ -62,6 +63,10 @@ IMAGE_TYPES = {"image/jpeg", "image/png", "image/webp", "image/gif"}
 MAX_VIDEO_BYTES = 100_000_000
 MAX_VIDEO_SECONDS = 180
 DEFAULT_VIDEO_SERVICE = "https://video.bsky.app"
+#: a link card reads at most this much of the page and of its og:image (apps.core.outbound.fetch)
+LINK_PAGE_BYTES = 1_000_000
+LINK_IMAGE_BYTES = 10_000_000
+LINK_AGENT = "Postforge link preview"
 VIDEO_DONE = {"JOB_STATE_COMPLETED", "JOB_STATE_FAILED"}
 DEFAULT_SERVICE = "https://bsky.social"
 DEFAULT_PLC_DIRECTORY = "https://plc.directory"
@@ -160,6 +165,11 @@ class BlueskyClient(PlatformClient):
     token_expired_codes = frozenset({"ExpiredToken", "InvalidToken"})
     transient_codes = frozenset({"UpstreamFailure", "InternalServerError"})
 
+    def __init__(self, *, session: requests.Session | None = None, **kwargs: Any) -> None:
+        # the PDS, DID documents, the video service and link cards are whatever a DID's owner
+        # or a caption names: every call goes through the checked way out (apps.core.outbound)
+        super().__init__(session=session or outbound.checked_session(), **kwargs)
+
     # ---- sessions (app password) -------------------------------------------------------
 
     def xrpc_url(self, nsid: str) -> str:
@@ -213,7 +223,16 @@ class BlueskyClient(PlatformClient):
                 and str(service.get("id") or "").endswith("#atproto_pds")
                 and service.get("type") == "AtprotoPersonalDataServer"
             ):
-                return str(service.get("serviceEndpoint") or "").rstrip("/")
+                endpoint = str(service.get("serviceEndpoint") or "").rstrip("/")
+                try:  # the PDS's address is checked before anything is sent to it
+                    outbound.url_check(endpoint, outbound.default_rules(field="handle"))
+                except outbound.UnsafeURL as exc:
+                    raise PlatformError(
+                        f"The DID document of {did} names a PDS that may not be reached "
+                        f"({endpoint}): {exc.problems.get('handle') or exc.message}",
+                        code="unsafe_pds",
+                    ) from None
+                return endpoint
         raise PlatformError(f"The DID document of {did} names no PDS.", code="pds_not_found")
 
     # ---- the public operations ---------------------------------------------------------
@@ -504,14 +523,16 @@ class BlueskyClient(PlatformClient):
         if not links:
             return None
         uri = links[0]
-        try:
-            page = requests.get(uri, timeout=(3, 10), headers={"User-Agent": "Postforge link preview"})
-        except requests.RequestException:
+        try:  # the checked way out: public addresses only, each redirect hop checked, capped
+            page = outbound.fetch(
+                self.session, uri, max_bytes=LINK_PAGE_BYTES, headers={"User-Agent": LINK_AGENT}
+            )
+        except (outbound.UnsafeURL, outbound.TooLarge, TimeoutError, requests.RequestException):
             return None
         if not page.ok:
             return None
         parser = _OpenGraph()
-        parser.feed(page.text[:500_000])
+        parser.feed(page.text[:LINK_PAGE_BYTES])
         external: dict[str, Any] = {
             "uri": uri,
             "title": (parser.meta.get("og:title") or parser.title or urlsplit(uri).hostname or uri).strip()[
@@ -522,12 +543,17 @@ class BlueskyClient(PlatformClient):
         image = parser.meta.get("og:image")
         if image:
             try:
-                thumb = requests.get(image, timeout=(3, 10))
+                thumb = outbound.fetch(
+                    self.session,
+                    urljoin(page.url or uri, image),
+                    max_bytes=LINK_IMAGE_BYTES,
+                    headers={"User-Agent": LINK_AGENT},
+                )
                 if thumb.ok and thumb.content:
                     data, content_type = thumb.content, normalise_type(thumb.headers.get("Content-Type", ""))
                     if len(data) > MAX_THUMB_BYTES or content_type not in IMAGE_TYPES:
                         data, content_type, _ = recompress(data, MAX_THUMB_BYTES)
                     external["thumb"] = self.upload_blob(data, content_type)
-            except (requests.RequestException, OSError):
+            except (outbound.UnsafeURL, outbound.TooLarge, TimeoutError, requests.RequestException, OSError):
                 pass
         return {"$type": "app.bsky.embed.external", "external": external}
