@@ -33,6 +33,7 @@ from .provider_common import (
     IDEAS_JSON_SCHEMA,
     build_ideas_prompt,
     creativity_temperature,
+    download_result,
     fit_image,
     image_format_for,
     image_prompt,
@@ -273,18 +274,7 @@ class OpenAIEngine:
         raise EngineError("openai: the image response has neither b64_json nor url", retryable=True)
 
     def _download(self, url: str) -> bytes:
-        import httpx
-
-        try:
-            response = httpx.get(url, timeout=self.image_timeout, follow_redirects=True)
-        except httpx.HTTPError as exc:
-            raise EngineError(f"openai: downloading the result failed: {exc!r}", retryable=True) from exc
-        if response.status_code >= 400:
-            raise EngineError(
-                f"openai: downloading the result failed with {response.status_code}",
-                retryable=response.status_code == 429 or response.status_code >= 500,
-            )
-        return response.content
+        return download_result(url, provider="openai", seconds=self.image_timeout)
 
     def image(self, request: ImageRequest) -> ImageResult:
         import openai

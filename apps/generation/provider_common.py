@@ -76,6 +76,44 @@ def transport_failure(exc: BaseException) -> str | None:
     return None
 
 
+#: the most a provider's result download may be (a generated video is tens of MB)
+DOWNLOAD_MAX_BYTES = 500_000_000
+
+
+def download_result(url: str, *, provider: str, seconds: float) -> bytes:
+    """A provider's result named by URL, through the checked way out (apps.core.outbound: public
+    addresses only, each redirect hop checked, at most DOWNLOAD_MAX_BYTES within ``seconds``)."""
+    import requests
+
+    from apps.core import outbound
+
+    rules = outbound.default_rules(schemes=("https",))
+    try:
+        response = outbound.fetch(
+            outbound.checked_session(rules),
+            url,
+            max_bytes=DOWNLOAD_MAX_BYTES,
+            seconds=seconds,
+            timeout=(10, min(60.0, seconds)),
+        )
+    except outbound.UnsafeURL as exc:
+        raise EngineError(
+            f"{provider}: refused to download the result: {exc.message}", retryable=False
+        ) from None
+    except outbound.TooLarge as exc:
+        raise EngineError(f"{provider}: the result is too large: {exc}", retryable=False) from None
+    except TimeoutError as exc:
+        raise EngineError(f"{provider}: downloading the result timed out: {exc}", retryable=True) from None
+    except requests.RequestException as exc:
+        raise EngineError(f"{provider}: downloading the result failed: {exc!r}", retryable=True) from exc
+    if response.status_code >= 400:
+        raise EngineError(
+            f"{provider}: downloading the result failed with {response.status_code}",
+            retryable=response.status_code in (408, 429) or response.status_code >= 500,
+        )
+    return response.content
+
+
 def looks_like_policy_refusal(message: str) -> bool:
     low = (message or "").lower()
     return any(marker in low for marker in POLICY_MARKERS)

@@ -45,6 +45,7 @@ from .base import (
 from .provider_common import (
     build_ideas_prompt,
     creativity_temperature,
+    download_result,
     fit_image,
     image_format_for,
     image_prompt,
@@ -361,23 +362,12 @@ class ReplicateEngine:
     # -- results ------------------------------------------------------------------------
 
     def _download(self, url: str) -> bytes:
-        import httpx
-
         if url.startswith("data:"):
             try:
                 return base64.b64decode(url.split(",", 1)[1])
             except (IndexError, binascii.Error) as exc:
                 raise EngineError("replicate: the output data URI is invalid", retryable=True) from exc
-        try:
-            response = httpx.get(url, timeout=self.download_timeout, follow_redirects=True)
-        except httpx.HTTPError as exc:
-            raise map_replicate_error(exc) from exc
-        if response.status_code >= 400:
-            raise EngineError(
-                f"replicate: downloading {url} failed with {response.status_code}",
-                retryable=response.status_code in (408, 429) or response.status_code >= 500,
-            )
-        return response.content
+        return download_result(url, provider="replicate", seconds=self.download_timeout)
 
     @staticmethod
     def _finished(prediction: Mapping[str, Any]) -> Mapping[str, Any]:
