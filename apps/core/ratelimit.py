@@ -2,15 +2,23 @@
 
 With REDIS_URL set, the count is one atomic Lua script on Redis, so every web process
 shares one exact count. Without it, a process-local counter under a lock.
+
+Redis unreachable (a restart, an outage): the limits never answer 500. Each process counts
+in its own local counter meanwhile (so a limit still holds per process, and a client never
+gets more than the process count times its limit) and logs one warning per
+RATE_LIMIT_REDIS_RETRY_SECONDS; Redis is tried again after that many seconds
+(docs/decisions.md, 2026-11-29).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from django.conf import settings
 
@@ -68,6 +76,34 @@ def _script(url: str) -> Script:
     return redisconn.script(url, _LUA)
 
 
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+#: monotonic time until which Redis is not asked (it failed just before)
+_redis_down_until = 0.0
+#: seconds the local counters stand in after Redis failed (and between warnings)
+REDIS_RETRY_SECONDS = 5.0
+
+
+def _shared(call: Callable[[], T]) -> T | None:
+    """``call()`` on Redis, or None while Redis is unreachable (logged once per retry period):
+    the caller counts locally instead."""
+    global _redis_down_until  # noqa: PLW0603 - one process-wide switch
+    if not settings.REDIS_URL or time.monotonic() < _redis_down_until:
+        return None
+    from redis.exceptions import RedisError
+
+    try:
+        return call()
+    except (RedisError, OSError) as exc:
+        _redis_down_until = time.monotonic() + REDIS_RETRY_SECONDS
+        logger.warning(
+            "Redis is unreachable for rate limits (%s); counting in this process for %g s",
+            exc,
+            REDIS_RETRY_SECONDS,
+        )
+        return None
+
+
 _local_lock = threading.Lock()
 _local_counts: dict[str, tuple[int, int]] = {}
 
@@ -94,10 +130,8 @@ def hit(credential: str, bucket: str = "default", *, limit: int | None = None) -
     window_start = int(now // window * window)
     window_end = window_start + window
     key = f"pf:rl:{bucket}:{credential}:{window_start}"
-    if settings.REDIS_URL:
-        count = int(_script(settings.REDIS_URL)(keys=[key], args=[window + 1]))
-    else:
-        count = _incr_local(key, window_end)
+    shared = _shared(lambda: int(_script(settings.REDIS_URL)(keys=[key], args=[window + 1])))
+    count = shared if shared is not None else _incr_local(key, window_end)
     return Decision(allowed=count <= limit, limit=limit, remaining=max(0, limit - count), reset=window_end)
 
 
@@ -108,9 +142,10 @@ def peek(credential: str, bucket: str) -> Decision:
     window_start = int(time.time() // window * window)
     window_end = window_start + window
     key = f"pf:rl:{bucket}:{credential}:{window_start}"
-    if settings.REDIS_URL:
-        # redis-py types its commands for the sync and asyncio clients at once (`Awaitable | Any`)
-        count = int(cast("bytes | None", _redis(settings.REDIS_URL).get(key)) or 0)
+    # redis-py types its commands for the sync and asyncio clients at once (`Awaitable | Any`)
+    shared = _shared(lambda: int(cast("bytes | None", _redis(settings.REDIS_URL).get(key)) or 0))
+    if shared is not None:
+        count = shared
     else:
         with _local_lock:
             _, count = _local_counts.get(key, (window_end, 0))
@@ -130,9 +165,14 @@ def charge(credential: str, bucket: str, cost: int, *, limit: int | None = None)
     window_start = int(time.time() // window * window)
     window_end = window_start + window
     key = f"pf:rl:{bucket}:{credential}:{window_start}"
-    if settings.REDIS_URL:
+
+    def shared_charge() -> tuple[bool, int]:
         ok, count = _charge_script(settings.REDIS_URL)(keys=[key], args=[window + 1, cost, limit])
-        ok, count = bool(int(ok)), int(count)
+        return bool(int(ok)), int(count)
+
+    shared = _shared(shared_charge)
+    if shared is not None:
+        ok, count = shared
     else:
         with _local_lock:
             _, count = _local_counts.get(key, (window_end, 0))
@@ -144,5 +184,7 @@ def charge(credential: str, bucket: str, cost: int, *, limit: int | None = None)
 
 
 def reset_local() -> None:
+    global _redis_down_until  # noqa: PLW0603
     with _local_lock:
         _local_counts.clear()
+    _redis_down_until = 0.0
