@@ -448,6 +448,9 @@ SPECTACULAR_SETTINGS = {
 
 #: requests one address may make to one outside-approver link per rate window (issue 21)
 APPROVAL_LINK_RATE_LIMIT = env.int("APPROVAL_LINK_RATE_LIMIT", default=60)
+#: links that do not work (made-up, expired, withdrawn) one client may open per rate window;
+#: past it the client's next links are not looked at until the window ends (issue 28)
+APPROVAL_LINK_FAILURE_LIMIT = env.int("APPROVAL_LINK_FAILURE_LIMIT", default=20)
 
 #: mounts the baseline views of bench/api_list.py; never set in production
 BENCH_VIEWS = env.bool("POSTFORGE_BENCH_VIEWS", default=False)

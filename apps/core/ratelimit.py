@@ -135,9 +135,9 @@ def hit(credential: str, bucket: str = "default", *, limit: int | None = None) -
     return Decision(allowed=count <= limit, limit=limit, remaining=max(0, limit - count), reset=window_end)
 
 
-def peek(credential: str, bucket: str) -> Decision:
+def peek(credential: str, bucket: str, *, limit: int | None = None) -> Decision:
     """The current window's count for ``credential`` without counting this call."""
-    limit = limit_for(bucket)
+    limit = limit_for(bucket) if limit is None else limit
     window = settings.RATE_LIMIT_WINDOW_SECONDS
     window_start = int(time.time() // window * window)
     window_end = window_start + window
