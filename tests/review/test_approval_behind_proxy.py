@@ -53,14 +53,16 @@ def test_approvers_behind_one_proxy_have_their_own_budgets_and_guessing_is_limit
         "APPROVAL_LINK_RATE_LIMIT": str(PER_LINK),
         "APPROVAL_LINK_FAILURE_LIMIT": str(FAILURES),
     }
-    with wsgi_server(workers=1, args=("--forwarded-allow-ips", "127.0.0.1"), **env) as server:
-        with reverse_proxy(server) as proxy:
-            ana_answers = [get(proxy, ana, path) for _ in range(PER_LINK + 1)]
-            ben_first = get(proxy, ben, path)  # the same link, the same proxy: Ben's own budget
-            made_up = [get(proxy, guesser, f"/approve/{uuid.uuid4().hex}x/") for _ in range(FAILURES + 2)]
-            guesser_real = get(proxy, guesser, path)  # past the failure budget: not looked at
-            cleo_made_up = get(proxy, cleo, f"/approve/{uuid.uuid4().hex}x/")  # her own budget
-            cleo_real = get(proxy, cleo, path)
+    with (
+        wsgi_server(workers=1, args=("--forwarded-allow-ips", "127.0.0.1"), **env) as server,
+        reverse_proxy(server) as proxy,
+    ):
+        ana_answers = [get(proxy, ana, path) for _ in range(PER_LINK + 1)]
+        ben_first = get(proxy, ben, path)  # the same link, the same proxy: Ben's own budget
+        made_up = [get(proxy, guesser, f"/approve/{uuid.uuid4().hex}x/") for _ in range(FAILURES + 2)]
+        guesser_real = get(proxy, guesser, path)  # past the failure budget: not looked at
+        cleo_made_up = get(proxy, cleo, f"/approve/{uuid.uuid4().hex}x/")  # her own budget
+        cleo_real = get(proxy, cleo, path)
     assert [a[0] for a in ana_answers] == [200] * PER_LINK + [429]
     assert "Retry-After" in {k.title() for k in ana_answers[-1][1]}
     assert ben_first[0] == 200
