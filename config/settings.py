@@ -43,10 +43,20 @@ SECRET_KEY = env("SECRET_KEY", default="") or (
     if DEVELOPMENT
     else "postforge-insecure-development-key-change-me-in-production"
 )
-CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # Public base URL of every absolute URL the service hands out (media, OAuth callbacks,
 # webhooks): never taken from a request's Host header.
 PUBLIC_BASE_URL = env("PUBLIC_BASE_URL", default="http://localhost:8000").rstrip("/")
+#: origins whose forms (the admin's login among them) pass the CSRF check besides the request's
+#: own: PUBLIC_BASE_URL's origin, port included, always (a proxy that drops the port from Host,
+#: or a non-default port, would otherwise refuse the admin login), and any listed here
+CSRF_TRUSTED_ORIGINS = list(
+    dict.fromkeys(
+        [
+            *env.list("CSRF_TRUSTED_ORIGINS", default=[]),
+            f"{urlsplit(PUBLIC_BASE_URL).scheme}://{urlsplit(PUBLIC_BASE_URL).netloc}",
+        ]
+    )
+)
 # Development answers any Host; otherwise only the public host and loopback (health checks).
 # Behind TLS (an https PUBLIC_BASE_URL) cookies are secure-only; TLS itself, the redirect to
 # it and HSTS are the reverse proxy's (docs/deploy.md), hence the two silenced deploy checks.
