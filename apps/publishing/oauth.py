@@ -593,6 +593,14 @@ def profile_connect(
     _store_tokens(profile, tokens, now=now, default_scopes=scopes_for(platform))
     # who granted access: Meta's deauthorize and data-deletion callbacks name them
     profile.platform_user_id = (tokens.user_id or tokens.account_id or "")[:200]
+    if tokens.user_token:  # Facebook: the User token a Page video's upload session starts with
+        profile.secret_enc = crypto.encrypt(tokens.user_token)
+        expires = (
+            (now + datetime.timedelta(seconds=tokens.user_token_expires_in)).isoformat()
+            if tokens.user_token_expires_in
+            else ""
+        )
+        profile.platform_data = {**(profile.platform_data or {}), "userTokenExpiresAt": expires}
     if tokens.pages:  # every Page the account manages (LinkedIn: administers), to connect another
         key = "facebookPages" if platform == "facebook" else f"{platform}Pages"
         profile.settings = {**(profile.settings or {}), key: tokens.pages}

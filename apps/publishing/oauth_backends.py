@@ -111,11 +111,17 @@ def api_base_url(platform: str) -> str | None:
     return _overrides(platform).get("api") or configured or None
 
 
-def platform_client(platform: str, *, access_token: str, account_id: str = "") -> PlatformClient:
+def platform_client(
+    platform: str, *, access_token: str, account_id: str = "", user_token: str = ""
+) -> PlatformClient:
+    """The platform's client; ``user_token``: Facebook's User access token (Page video uploads)."""
     from apps.publishing.platforms.registry import get_client_class
 
+    extra: dict[str, Any] = {}
+    if platform == "facebook":
+        extra = {"user_token": user_token, "video_base_url": _overrides(platform).get("video_api") or None}
     return get_client_class(platform)(
-        access_token=access_token, account_id=account_id, base_url=api_base_url(platform)
+        access_token=access_token, account_id=account_id, base_url=api_base_url(platform), **extra
     )
 
 
@@ -177,6 +183,10 @@ class TokenSet:
     #: the person who granted access, when the account is not theirs (Facebook: the user's
     #: app-scoped id, which Meta's deauthorize and data-deletion callbacks name)
     user_id: str = ""
+    #: Facebook: the long-lived User access token (the Resumable Upload API starts a Page video's
+    #: upload session with it) and its lifetime in seconds
+    user_token: str = ""
+    user_token_expires_in: int | None = None
 
     def __repr__(self) -> str:  # never print tokens
         return f"TokenSet(expires_in={self.expires_in}, scope={self.scope!r}, account_id={self.account_id!r})"
@@ -410,6 +420,8 @@ class FacebookBackend(ServiceBackend, GraphErrors, FacebookOAuth2):
         )
         return TokenSet(
             user_id=str(me.get("id") or ""),
+            user_token=long_lived.access_token,
+            user_token_expires_in=long_lived.expires_in,
             access_token=str(page.get("access_token") or ""),
             scope=self.granted_permissions(base, long_lived.access_token) or tokens.scope,
             account_id=str(page.get("id") or ""),

@@ -994,6 +994,13 @@ class FacebookFake(GraphFake):
         self.account.external_id = "104000000000001"
         self.account.picture_url = "https://scontent.xx.fbcdn.net/v/page.png"
         self.upload_sessions: dict[str, dict[str, Any]] = {}
+        #: User access tokens (issue_user); every other granted token is a Page token
+        self.user_tokens: set[str] = set()
+
+    def issue_user(self, token: str, *, scopes: Any = None) -> str:
+        """A User access token: the Resumable Upload API's session is started with one."""
+        self.user_tokens.add(token)
+        return self.issue(token, scopes=scopes)
 
     def routes_setup(self) -> None:
         self.route("POST", r"/v25.0/(\w+)/feed", self.feed)
@@ -1002,7 +1009,9 @@ class FacebookFake(GraphFake):
         self.route("POST", r"/video-upload/v25.0/(\w+)", self.rupload, auth=False)
         self.route("POST", r"/v25.0/([\w-]+)/uploads", self.app_uploads)
         self.route("POST", r"/v25.0/upload:(\w+)", self.upload_session, auth=False)
-        self.route("POST", r"/v25.0/(\w+)/videos", self.page_videos)
+        self.route("POST", r"/v25.0/(\w+)/videos", self.page_videos_on_graph)
+        # graph-video.facebook.com, served here under /graph-video (OAUTH_ENDPOINT_OVERRIDES video_api)
+        self.route("POST", r"/graph-video/v25.0/(\w+)/videos", self.page_videos)
         self.route("POST", r"/v25.0/(\w+)/comments", self.comment)
         self.route("GET", r"/v25.0/(\w+)/published_posts", self.published_posts)
         self.route("GET", r"/v25.0/(\w+)/insights", self.post_insights)
@@ -1115,12 +1124,18 @@ class FacebookFake(GraphFake):
 
     def app_uploads(self, req: FakeRequest, app_id: str) -> Reply:
         p = req.params
+        if self.presented_token(req) not in self.user_tokens:  # the guide: a User access token
+            return self.error_reply(
+                "bad_request",
+                message="(#100) An upload session must be started with a User access token, not a Page access token",
+            )
         if p.get("file_type") not in {"video/mp4", "image/jpeg", "image/jpg", "image/png", "application/pdf"}:
             return self.error_reply("bad_request", message="(#100) Invalid file_type")
         if not p.get("file_length", "").isdigit() or not int(p["file_length"]):
             return self.error_reply("bad_request", message="(#100) file_length must be a positive integer")
         sid = self.next_id(12)
         self.upload_sessions[sid] = {
+            "user_token": self.presented_token(req),
             "app_id": app_id,
             "length": int(p["file_length"]),
             "name": p.get("file_name", ""),
@@ -1136,6 +1151,8 @@ class FacebookFake(GraphFake):
         session = self.upload_sessions.get(sid)
         if session is None:
             return self.error_reply("not_found")
+        if presented != session.get("user_token"):  # the token that started the session
+            return self.error_reply("token_invalid")
         if req.header("file_offset") != str(session["received"]):
             return self.error_reply(
                 "bad_request", message=f"(#100) file_offset must be {session['received']}"
@@ -1148,8 +1165,16 @@ class FacebookFake(GraphFake):
         session["handle"] = handle
         return Reply(200, {"h": handle})
 
+    def page_videos_on_graph(self, req: FakeRequest, page: str) -> Reply:
+        """A handle posted to graph.facebook.com: Meta takes video uploads on graph-video only."""
+        return self.error_reply(
+            "bad_request", message="(#100) Video uploads must be sent to graph-video.facebook.com"
+        )
+
     def page_videos(self, req: FakeRequest, page: str) -> Reply:
         p = req.params
+        if self.presented_token(req) in self.user_tokens:  # published as the Page: its token
+            return self.error_reply("bad_request", message="(#200) Publishing as a Page needs its Page token")
         if not self._page_ok(page):
             return self.error_reply("not_found")
         handle = p.get("fbuploader_video_file_chunk", "")

@@ -13,6 +13,7 @@ from apps.brands.models import Brand
 from apps.content import services as content_services
 from apps.media.models import MediaAsset
 from apps.publishing import services
+from apps.publishing.crypto import encrypt
 from apps.publishing.models import Publication
 from apps.publishing.platforms.facebook import FacebookClient
 from tests.publishing.test_processing_and_unknown import real_profile
@@ -31,7 +32,15 @@ def brand(owner):
 def facebook(settings, owner, brand, make_fake):
     fake = make_fake("facebook")
     settings.PUBLIC_BASE_URL = "https://postforge.test"  # Facebook fetches the video itself
-    return fake, real_profile(settings, owner, brand, fake, scopes=FACEBOOK_SCOPES)
+    profile = real_profile(settings, owner, brand, fake, scopes=FACEBOOK_SCOPES)
+    # graph-video.facebook.com is the fake too; the User token kept at connect (issue 28)
+    settings.OAUTH_ENDPOINT_OVERRIDES = {
+        **settings.OAUTH_ENDPOINT_OVERRIDES,
+        "facebook": {"api": fake.base_url, "video_api": fake.url + "/graph-video/v25.0"},
+    }
+    profile.secret_enc = encrypt(fake.issue_user("facebook-user-1", scopes=FACEBOOK_SCOPES.split(",")))
+    profile.save(update_fields=["secret_enc"])
+    return fake, profile
 
 
 def video_scheduled(owner, brand, profile, *, width=1080, height=1920, seconds=30.0):
@@ -112,4 +121,40 @@ def test_a_video_that_is_no_reel_goes_through_the_pages_video_upload(
     assert pub.external_id == post["id"]
     assert pub.url == f"https://www.facebook.com/{profile.external_id}/videos/{post['video_id']}/"
     [upload] = fake.calls("upload_session")
-    assert upload.header("authorization").startswith("OAuth ") and upload.header("file_offset") == "0"
+    assert upload.header("authorization") == "OAuth facebook-user-1" and upload.header("file_offset") == "0"
+    # the session was started with the User token; the Page published the handle on graph-video
+    [start] = fake.calls("app_uploads")
+    assert start.header("authorization") == "Bearer facebook-user-1"
+    [publish] = fake.calls("page_videos")
+    assert (
+        publish.path.startswith("/graph-video/")
+        and publish.header("authorization") != "Bearer facebook-user-1"
+    )
+    assert not fake.calls("page_videos_on_graph")
+
+
+def test_the_fake_refuses_a_page_token_upload_session_as_meta_does(owner, brand, facebook):
+    """What the code did before issue 28: the Page token on graph.facebook.com. Meta refuses it,
+    and so does the fake; a profile without the User token says to reconnect, before any call."""
+    fake, profile = facebook
+    from apps.publishing.platforms.base import PlatformError
+
+    page_token_client = FacebookClient(
+        access_token=fake.token,
+        account_id=profile.external_id,
+        base_url=fake.base_url,
+        user_token=fake.token,  # a Page token where the User token belongs
+        video_base_url=fake.base_url,
+    )
+    pub = video_scheduled(owner, brand, profile, width=1920, height=1080)
+    from apps.publishing.services.clients import post_request_for
+
+    req = post_request_for(pub)
+    with pytest.raises(PlatformError) as refused:
+        page_token_client.publish(req)
+    assert "User access token" in refused.value.message and not fake.upload_sessions
+    profile.secret_enc = ""
+    profile.save(update_fields=["secret_enc"])
+    pub = run_due(pub)
+    assert pub.status == "failed" and "reconnect the profile" in pub.last_error
+    assert not fake.upload_sessions and not fake.posts

@@ -1,11 +1,13 @@
-"""Facebook Pages (graph.facebook.com, Page access token).
+"""Facebook Pages (graph.facebook.com, Page access token; video uploads on graph-video).
 
 Flows (platforms.yaml facebook.publish_flow): text/link -> ``/{page}/feed``; photo ->
 ``/{page}/photos`` (several photos: unpublished photos attached to a feed post); reel ->
 ``/{page}/video_reels`` start -> rupload (``file_url``) -> finish with
 ``video_state=PUBLISHED`` -> poll the video status (a poll that runs out leaves it to the
-processing poller); any other video (landscape, over 90 s) -> the Resumable Upload API ->
-``/{page}/videos`` with the file handle; first comment ->
+processing poller); any other video (landscape, over 90 s) -> the Resumable Upload API, its
+session started with the User access token kept at connect -> ``/{page}/videos`` on
+graph-video.facebook.com with the file handle and the Page token
+(https://developers.facebook.com/docs/video-api/guides/publishing); first comment ->
 ``/{post}/comments``.
 """
 
@@ -41,6 +43,15 @@ class FacebookClient(GraphClient):
     #: how long ``publish`` reads a reel's status before handing it to the processing poller
     #: (Meta: about once a minute for up to five minutes)
     reel_wait = 300.0
+
+    def __init__(self, *, user_token: str = "", video_base_url: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        #: the User access token kept at connect: the Resumable Upload API's session needs it
+        self.user_token = user_token
+        #: Meta's Video API host: Page videos are published on graph-video.facebook.com
+        self.video_base_url = (
+            video_base_url or self.base_url.replace("://graph.facebook.com", "://graph-video.facebook.com", 1)
+        ).rstrip("/")
 
     @property
     def page(self) -> str:
@@ -170,17 +181,30 @@ class FacebookClient(GraphClient):
         return self._reel_result(state, status)
 
     def _publish_page_video(self, req: PostRequest) -> tuple[str, str, dict[str, Any]]:
-        """A video that is no reel (landscape or square, or over 90 s): the Resumable Upload
-        API (``/{app-id}/uploads`` -> ``/upload:{session}`` with ``file_offset``, the file
-        streamed from storage) gives a handle the Page's ``/videos`` edge publishes
-        (https://developers.facebook.com/docs/video-api/guides/publishing)."""
+        """A video that is no reel (landscape or square, or over 90 s), as Meta's guide says
+        (https://developers.facebook.com/docs/video-api/guides/publishing): the Resumable Upload
+        API's session is started with the User access token (``/{app-id}/uploads``), the file
+        streamed from storage to ``/upload:{session}`` (``file_offset``, ``OAuth <user token>``),
+        and the handle published on graph-video.facebook.com's ``/{page}/videos`` with the Page
+        token."""
         item = req.videos[0]
+        if not self.user_token:
+            raise self.invalid(
+                "Facebook uploads a Page video with the User access token given at connect, which "
+                "this profile does not hold (connected before it was kept): reconnect the profile.",
+                "user_token_missing",
+            )
         size = item.byte_size()
-        session = self.graph_post(
+        session = self.get_json(
+            "POST",
             f"{self.app_id}/uploads",
-            file_name=f"postforge-{req.reference or 'video'}.mp4",
-            file_length=size,
-            file_type="video/mp4",
+            auth=False,
+            headers={"Authorization": f"Bearer {self.user_token}"},
+            data={
+                "file_name": f"postforge-{req.reference or 'video'}.mp4",
+                "file_length": size,
+                "file_type": "video/mp4",
+            },
         )
         with item.open() as fh:
             uploaded = self.get_json(
@@ -188,10 +212,10 @@ class FacebookClient(GraphClient):
                 f"{self.base_url}/{session['id']}",  # "upload:<id>" would read as a URL scheme
                 auth=False,
                 data=ChunkReader(fh, 0, size - 1),
-                headers={"Authorization": f"OAuth {self.access_token}", "file_offset": "0"},
+                headers={"Authorization": f"OAuth {self.user_token}", "file_offset": "0"},
             )
         body = self.graph_post(
-            f"{self.page}/videos",
+            f"{self.video_base_url}/{self.page}/videos",
             title=req.title,
             description=req.caption,
             fbuploader_video_file_chunk=uploaded["h"],

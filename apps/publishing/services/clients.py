@@ -59,7 +59,11 @@ def client_for(profile: SocialProfile) -> PlatformClient:
     from ..crypto import decrypt
 
     return platform_client(
-        profile.platform, access_token=decrypt(profile.access_token_enc), account_id=profile.external_id
+        profile.platform,
+        access_token=decrypt(profile.access_token_enc),
+        account_id=profile.external_id,
+        # Facebook: the User access token kept at connect (Page video uploads start with it)
+        user_token=decrypt(profile.secret_enc) if profile.platform == "facebook" and profile.secret_enc else "",
     )
 
 
