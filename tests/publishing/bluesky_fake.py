@@ -79,6 +79,13 @@ class FakePDS:
         self.video_polls = 2
         self.video_failure = ""
         self.jobs: dict[str, dict[str, Any]] = {}
+        #: what app.bsky.video.getUploadLimits answers, and how often it was read
+        self.upload_limits: dict[str, Any] = {
+            "canUpload": True,
+            "remainingDailyVideos": 25,
+            "remainingDailyBytes": 10_000_000_000,
+        }
+        self.limit_reads = 0
         self._n = 0
         #: a DID document's #atproto_pds endpoint other than this fake (what its owner registered)
         self.endpoints: dict[str, str] = {}
@@ -264,6 +271,19 @@ class FakePDS:
         }
         return 200, {"token": jwt.encode(claims, SECRET, algorithm="HS256")}
 
+    def video_upload_limits(self, headers: dict[str, str]) -> tuple[int, dict]:
+        """app/bsky/video/getUploadLimits.json: a service token for this very method and service."""
+        token = headers.get("authorization", "").removeprefix("Bearer ").strip()
+        try:
+            claims = jwt.decode(token, SECRET, algorithms=["HS256"], options={"verify_aud": False})
+        except jwt.PyJWTError as exc:
+            return 401, {"error": "AuthMissing", "message": f"Bad service token: {exc}"}
+        service_did = f"did:web:{urlsplit(self.url).hostname}"
+        if claims.get("aud") != service_did or claims.get("lxm") != "app.bsky.video.getUploadLimits":
+            return 401, {"error": "AuthMissing", "message": "The token must be for getUploadLimits"}
+        self.limit_reads += 1
+        return 200, dict(self.upload_limits)
+
     def upload_video(self, query: dict[str, str], headers: dict[str, str], body: bytes) -> tuple[int, dict]:
         token = headers.get("authorization", "").removeprefix("Bearer ").strip()
         try:
@@ -378,6 +398,8 @@ class FakePDS:
                 return refused
             self.revoked_refresh.add(headers["authorization"].removeprefix("Bearer ").strip())
             return 200, self.session(str(did))
+        if nsid == "app.bsky.video.getUploadLimits":
+            return self.video_upload_limits(headers)
         if nsid == "app.bsky.video.uploadVideo":
             return self.upload_video(query, headers, body)
         if nsid == "app.bsky.video.getJobStatus":

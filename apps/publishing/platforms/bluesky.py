@@ -465,12 +465,48 @@ class BlueskyClient(PlatformClient):
             raise PlatformError("Bluesky gave no service token.", code="bad_response", retryable=True)
         return token
 
+    def upload_limits(self) -> dict[str, Any]:
+        """``app.bsky.video.getUploadLimits`` on the video service (a service token for it):
+        ``canUpload``, ``remainingDailyVideos``, ``remainingDailyBytes``, ``message``, ``error``
+        (https://docs.bsky.app/docs/tutorials/video)."""
+        aud = f"did:web:{urlsplit(self.video_service).hostname}"
+        token = self.service_token("app.bsky.video.getUploadLimits", aud=aud, seconds=300)
+        return self.get_json(
+            "GET",
+            f"{self.video_service}/xrpc/app.bsky.video.getUploadLimits",
+            auth=False,
+            headers={"Authorization": f"Bearer {token}"},
+        )
+
+    def video_refusal(self, size: int) -> str | None:
+        """Why the video service would refuse a video of ``size`` bytes from this account now
+        (its upload limits), or None."""
+        limits = self.upload_limits()
+        said = str(limits.get("message") or limits.get("error") or "").strip()
+        if limits.get("canUpload") is False:
+            return "Bluesky's video service does not take videos from this account now" + (
+                f": {said}" if said else "."
+            )
+        videos, left = limits.get("remainingDailyVideos"), limits.get("remainingDailyBytes")
+        if isinstance(videos, int) and videos < 1:
+            return "This Bluesky account has used up today's videos (app.bsky.video.getUploadLimits)."
+        if isinstance(left, int) and left < size:
+            return (
+                f"This Bluesky account may upload {left:,} more bytes of video today; "
+                f"this video is {size:,} bytes."
+            )
+        return None
+
     def video_embed(self, item: MediaItem) -> dict[str, Any]:
-        """Upload the video to the video service with a token for the PDS's ``uploadBlob``
-        (the service stores the processed video there), wait for its job, and embed the blob."""
+        """Check the account's upload limits, upload the video to the video service with a
+        token for the PDS's ``uploadBlob`` (the service stores the processed video there), wait
+        for its job, and embed the blob."""
+        size = item.byte_size()
+        refusal = self.video_refusal(size)
+        if refusal:
+            raise self.invalid(refusal, "video_upload_limit")
         pds_did = f"did:web:{urlsplit(self.base_url).hostname}"
         token = self.service_token("com.atproto.repo.uploadBlob", aud=pds_did)
-        size = item.byte_size()
         try:
             with item.open() as fh:  # streamed from storage, never read whole
                 answer = self.get_json(

@@ -22,6 +22,7 @@ from apps.profiles.models import SocialProfile
 from apps.profiles.services import validate_timezone
 
 from ..models import Publication
+from .bluesky_video import bluesky_video_check
 from .running import publications_run
 from .tiktok import tiktok_choices_check
 
@@ -133,6 +134,7 @@ def publications_schedule(
     options = dict(options or {})
     # TikTok's creator_info is read first, outside the transaction that locks the content
     tiktok_choices_check(platforms=list(content.platforms), profiles=profiles, options=options)
+    bluesky_video_check(content=content, profiles=profiles)
     return _schedule(content=content, profiles=profiles, scheduled_for=scheduled_for, options=options)
 
 
@@ -275,6 +277,7 @@ def publications_publish_now(
     """Publish at once, in the request: a platform refusal is reported to the caller."""
     now = timezone.now()
     tiktok_choices_check(platforms=list(content.platforms), profiles=profiles, options=dict(options or {}))
+    bluesky_video_check(content=content, profiles=profiles)
     with transaction.atomic():
         content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=content.pk)
         _check_publishable(content)
