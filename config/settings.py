@@ -592,6 +592,11 @@ WORKER_STALL_EXIT_GRACE_SECONDS = env.float("WORKER_STALL_EXIT_GRACE_SECONDS", d
 for _platform in ("INSTAGRAM", "FACEBOOK", "TIKTOK", "YOUTUBE", "LINKEDIN", "X", "THREADS", "PINTEREST"):
     globals()[f"{_platform}_CLIENT_ID"] = env(f"{_platform}_CLIENT_ID", default="")
     globals()[f"{_platform}_CLIENT_SECRET"] = env(f"{_platform}_CLIENT_SECRET", default="")
+# LinkedIn grants the Community Management API (organization pages) to an app of its own, which
+# may then carry no other product: with both set, organization connects (and their token
+# refreshes) use this second app; member connects keep LINKEDIN_CLIENT_ID (issue 28).
+LINKEDIN_PAGES_CLIENT_ID = env("LINKEDIN_PAGES_CLIENT_ID", default="")
+LINKEDIN_PAGES_CLIENT_SECRET = env("LINKEDIN_PAGES_CLIENT_SECRET", default="")
 # Base URL the providers return to (/oauth/<platform>/callback); defaults to PUBLIC_BASE_URL.
 OAUTH_CALLBACK_BASE_URL = env("OAUTH_CALLBACK_BASE_URL", default=PUBLIC_BASE_URL).rstrip("/")
 # Origins (https://app.example.com) a connect flow's redirectUri may return to, besides

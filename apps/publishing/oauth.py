@@ -307,7 +307,7 @@ def oauth_begin(
     if brand is not None and brand.organization_id != organization.pk:
         raise UnknownReference("brand")
     real = is_real(platform)
-    backend = backend_for(platform) if real else None
+    backend = backend_for(platform, account_type=account_type) if real else None
     if backend is not None:
         backend.account_type = account_type  # LinkedIn: an organization page asks for its scopes
     state = secrets.token_urlsafe(32)
@@ -546,7 +546,7 @@ def _exchange(row: OAuthState, code: str) -> tuple[TokenSet, AccountInfo]:
     """Tokens for the code, then the account they give access to (network; no transaction)."""
     if row.sandbox:
         return sandbox.exchange(platform=row.platform, state=row.state, code=code)
-    backend = backend_for(row.platform)
+    backend = backend_for(row.platform, account_type=row.account_type)
     backend.wanted_page, backend.account_type = row.page_id, row.account_type
     tokens = backend.exchange_code(code=code, state=row.state, code_verifier=row.code_verifier)
     return tokens, backend.read_account(tokens)
@@ -713,7 +713,9 @@ def profile_refresh_token(  # noqa: PLR0911 - one early answer per case the docs
         return session_renew(profile, now=now)
     if profile.platform not in OAUTH_PLATFORMS or not is_real(profile.platform):
         raise TokenRefreshFailed(f"{profile.platform} has no app credentials configured.")
-    backend = backend_for(profile.platform)
+    # a LinkedIn organization page's token is refreshed by the app that issued it
+    organization = profile.platform == "linkedin" and profile.external_id.startswith("urn:li:organization:")
+    backend = backend_for(profile.platform, account_type="organization" if organization else "")
     if backend.token_never_expires and profile.token_expires_at is None:
         return profile
     access = crypto.decrypt(profile.access_token_enc)

@@ -60,8 +60,17 @@ def _overrides(platform: str) -> dict[str, str]:
     return dict((getattr(settings, "OAUTH_ENDPOINT_OVERRIDES", None) or {}).get(platform) or {})
 
 
-def credentials(platform: str) -> tuple[str, str]:
+def credentials(platform: str, *, account_type: str = "") -> tuple[str, str]:
+    """The app's client id and secret; a LinkedIn organization connect uses the second app
+    (LINKEDIN_PAGES_CLIENT_ID/SECRET: the Community Management API's) when both are set."""
     prefix = platform.upper()
+    if platform == "linkedin" and account_type == "organization":
+        pages = (
+            getattr(settings, "LINKEDIN_PAGES_CLIENT_ID", "") or "",
+            getattr(settings, "LINKEDIN_PAGES_CLIENT_SECRET", "") or "",
+        )
+        if all(pages):
+            return pages
     return (
         getattr(settings, f"{prefix}_CLIENT_ID", "") or "",
         getattr(settings, f"{prefix}_CLIENT_SECRET", "") or "",
@@ -740,10 +749,11 @@ BACKENDS: dict[str, type[ServiceBackend]] = {
 }
 
 
-def backend_for(platform: str, *, redirect_uri: str | None = None) -> ServiceBackend:
-    """A configured backend instance for one handshake (not shared across threads)."""
+def backend_for(platform: str, *, redirect_uri: str | None = None, account_type: str = "") -> ServiceBackend:
+    """A configured backend instance for one handshake (not shared across threads);
+    ``account_type`` "organization": LinkedIn's organization app when one is configured."""
     cls = BACKENDS[platform]
-    client_id, secret = credentials(platform)
+    client_id, secret = credentials(platform, account_type=account_type)
     values: dict[str, Any] = {"KEY": client_id, "SECRET": secret, "REQUESTS_TIMEOUT": 10}
     strategy = ServiceStrategy(values)
     return cls(strategy, redirect_uri=redirect_uri or callback_url(platform))  # type: ignore[call-arg]
