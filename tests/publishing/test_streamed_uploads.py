@@ -1,4 +1,4 @@
-"""Issue 22: videos go to TikTok, YouTube, LinkedIn and X from the stored file chunk by chunk,
+"""Issue 22: videos go to TikTok, YouTube, LinkedIn and X (issue 28: and Pinterest) from the stored file chunk by chunk,
 never read whole into memory. The storage file is wrapped to count what the client reads: no
 read is larger than one chunk, the whole-file loader is never called, and every byte arrives
 in order."""
@@ -80,6 +80,8 @@ CASES: dict[str, dict[str, Any]] = {
     "youtube": {"size": 3 * MB + 512 * 1024, "attr": ("chunk_size", MB), "largest": MB},
     "linkedin": {"size": 9 * MB, "attr": None, "largest": 4 * MB},  # LinkedIn's 4 MB parts
     "x": {"size": 3 * MB + 512 * 1024, "attr": ("segment_size", MB), "largest": MB},
+    # one multipart form to the presigned storage URL, streamed (issue 28: it was read whole)
+    "pinterest": {"size": 3 * MB, "attr": None, "largest": MB},
 }
 
 
@@ -88,7 +90,7 @@ def received(fake, platform: str) -> bytes:
         return bytes(next(iter(fake.publishes.values()))["received"])
     if platform == "youtube":
         return next(iter(fake.videos.values()))["bytes"]
-    if platform == "x":
+    if platform in ("x", "pinterest"):
         return next(iter(fake.media.values()))["bytes"]
     return b"".join(p.body for p in fake.calls("upload"))  # LinkedIn's parts, in order
 
@@ -101,8 +103,11 @@ def test_a_video_is_sent_from_storage_one_chunk_at_a_time(make_fake, stored, pla
     if case["attr"]:
         setattr(client, *case["attr"])
     item, blob, stats = stored(case["size"])
-    title = "Clip" if platform == "youtube" else ""
-    result = client.publish(PostRequest(caption="Spring clip", media=[item], title=title))
+    title = "Clip" if platform in ("youtube", "pinterest") else ""
+    options = {"board_id": next(iter(fake.boards))} if platform == "pinterest" else {}
+    if platform == "pinterest":
+        item.thumbnail_url = "https://cdn.postforge.test/cover.jpg"
+    result = client.publish(PostRequest(caption="Spring clip", media=[item], title=title, options=options))
 
     assert result.external_id or result.pending
     assert received(fake, platform) == blob  # every byte, in order

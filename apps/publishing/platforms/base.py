@@ -94,8 +94,13 @@ class ChunkReader:
 
     def __init__(self, fh: BinaryIO, first: int, last: int, block: int = 1024 * 1024) -> None:
         self._fh, self._left, self._block = fh, last - first + 1, block
-        self.len = self._left  # requests reads the body length from ``len``
         fh.seek(first)
+
+    @property
+    def len(self) -> int:
+        """The bytes left to read: requests reads the body's length from ``len`` before the
+        first read, requests-toolbelt's streamed forms read it as they go."""
+        return self._left
 
     def read(self, n: int = -1) -> bytes:
         if self._left <= 0:

@@ -16,6 +16,8 @@ from typing import Any
 from apps.platforms.text import find_urls
 from apps.publishing.platforms.base import (
     AccountInfo,
+    ChunkReader,
+    MediaItem,
     Metrics,
     PlatformClient,
     PlatformError,
@@ -80,9 +82,9 @@ class PinterestClient(PlatformClient):
                 f"Pinterest videos must be MP4, MOV or M4V, not {video.content_type}.",
                 "invalid_media_format",
             )
-        if video.loader is None:
+        if not video.readable:
             raise self.invalid(
-                "Pinterest video upload needs the file: the video needs a loader.",
+                "Pinterest video upload needs the file: the video has none to read.",
                 "media_bytes_unavailable",
             )
         if video.seconds is not None and not VIDEO_SECONDS[0] <= video.seconds <= VIDEO_SECONDS[1]:
@@ -129,7 +131,7 @@ class PinterestClient(PlatformClient):
             body["note"] = note
         if req.videos:
             video = req.videos[0]
-            media_id = self._upload_video(video.read(), normalise_type(video.content_type))
+            media_id = self._upload_video(video, normalise_type(video.content_type))
             source: dict[str, Any] = {"source_type": "video_id", "media_id": media_id}
             if video.thumbnail_url:
                 source["cover_image_url"] = video.thumbnail_url
@@ -154,17 +156,26 @@ class PinterestClient(PlatformClient):
             external_id=str(pin["id"]), url=f"https://www.pinterest.com/pin/{pin['id']}/", raw=pin
         )
 
-    def _upload_video(self, blob: bytes, ctype: str) -> str:
+    def _upload_video(self, video: MediaItem, ctype: str) -> str:
+        from requests_toolbelt.multipart.encoder import MultipartEncoder
+
         registered = self.get_json("POST", "/v5/media", json={"media_type": "video"})
         media_id = str(registered["media_id"])
         # The upload URL is a presigned storage form: its fields, then the file; no bearer token.
-        self.request(
-            "POST",
-            registered["upload_url"],
-            auth=False,
-            data=registered.get("upload_parameters") or {},
-            files={"file": ("video", blob, ctype)},
-        )
+        # The form is streamed (requests-toolbelt reads the stored file a block at a time), as
+        # the other platforms' uploads are, never loaded whole into memory.
+        fields = {str(k): str(v) for k, v in (registered.get("upload_parameters") or {}).items()}
+        size = video.byte_size()
+        with video.open() as fh:
+            body = ChunkReader(fh, 0, size - 1)
+            form = MultipartEncoder(fields={**fields, "file": ("video", body, ctype)})
+            self.request(
+                "POST",
+                registered["upload_url"],
+                auth=False,
+                data=form,
+                headers={"Content-Type": form.content_type},
+            )
         status = self.poll(
             lambda: self.get_json("GET", f"/v5/media/{media_id}"),
             lambda b: b.get("status") in {"succeeded", "failed"},
