@@ -133,6 +133,29 @@ def test_the_projects_daily_upload_bucket_waits_for_midnight_pacific(make_fake):
     assert abs(error.retry_after - seconds_until_pacific_midnight()) < 60
     assert "midnight Pacific" in error.message and "100 uploads a day" in error.message
     assert len(fake.calls("start_upload")) == 2 and len(fake.videos) == 1
+    # issue 28: an upload costs 1 unit of its own bucket, not the 10,000 daily units
+    assert "videos.insert has a bucket of its own" in error.message and "(1 unit each)" in error.message
+    assert "10,000 daily units for the other calls are not what ran out" in error.message
+
+
+def test_a_first_comment_over_the_daily_units_says_which_quota_ran_out(make_fake):
+    fake = make_fake("youtube")
+    fake.processing_polls = 0
+    client = client_for(fake)
+    clip = MediaItem(
+        kind="video",
+        url="https://postforge.test/v.mp4",
+        content_type="video/mp4",
+        width=1080,
+        height=1920,
+        seconds=20,
+        loader=lambda: b"\0" * 4096,
+    )
+    fake.fail_next("quota_exceeded", when="commentThreads")
+    result = client.publish(PostRequest(caption="Latte", title="Latte", media=[clip], first_comment="Hi"))
+    said = result.raw["first_comment"]["error"]
+    assert "10,000 daily units" in said and "a first comment costs 50 units" in said
+    assert "uploads have a bucket of their own, 100 a day" in said
 
 
 @pytest.mark.parametrize("provider", ["youtube"], indirect=True)

@@ -71,13 +71,7 @@ class YouTubeClient(PlatformClient):
             # Daily project quota: retrying before it resets only burns attempts.
             error.retry_after = seconds_until_pacific_midnight()
         if error.code == "quotaExceeded":
-            error.message = (
-                f"{error.message} (YouTube quotaExceeded: the daily quota of this app's Google Cloud "
-                "project is used up, for every customer at once; videos.insert has its own bucket of "
-                "about 100 uploads a day. It resets at midnight Pacific time, when the post is tried "
-                "again; the operator can ask Google for more through the quota extension form, "
-                "https://developers.google.com/youtube/v3/guides/quota_and_compliance_audits)"
-            )
+            error.message = f"{error.message} ({quota_explanation(_request_url(resp))})"
         return error
 
     def validate(self, req: PostRequest) -> None:
@@ -365,3 +359,34 @@ def _next_offset(resp: requests.Response) -> int:
     if not value:
         return 0
     return int(value.rsplit("-", 1)[1]) + 1
+
+
+def _request_url(resp: requests.Response) -> str:
+    request = getattr(resp, "request", None)
+    return str(getattr(request, "url", "") or "")
+
+
+def quota_explanation(url: str) -> str:
+    """What a quotaExceeded means, by the call that met it (Google's quota table,
+    https://developers.google.com/youtube/data/determine_quota_cost): an upload
+    (videos.insert) draws on its own bucket, 100 uploads a day per Cloud project at 1 unit
+    each; every other call (a first comment: commentThreads.insert, 50 units; a thumbnail, 50;
+    a caption track, 400; reads, 1) on the project's 10,000 units a day. Both are the project's,
+    shared by every customer, and reset at midnight Pacific."""
+    if "/upload/youtube/v3/videos" in url or url.rstrip("/").endswith("/youtube/v3/videos"):
+        spent = (
+            "the upload quota of this app's Google Cloud project is used up: videos.insert has a "
+            "bucket of its own, 100 uploads a day (1 unit each), shared by every customer; the "
+            "project's 10,000 daily units for the other calls are not what ran out"
+        )
+    else:
+        spent = (
+            "the 10,000 daily units of this app's Google Cloud project are used up, for every "
+            "customer at once (a first comment costs 50 units, a thumbnail 50, a caption track "
+            "400; uploads have a bucket of their own, 100 a day)"
+        )
+    return (
+        f"YouTube quotaExceeded: {spent}. It resets at midnight Pacific time, when the post is "
+        "tried again; the operator can ask Google for more through the quota extension form, "
+        "https://developers.google.com/youtube/v3/guides/quota_and_compliance_audits"
+    )
