@@ -63,7 +63,9 @@ def client_for(profile: SocialProfile) -> PlatformClient:
         access_token=decrypt(profile.access_token_enc),
         account_id=profile.external_id,
         # Facebook: the User access token kept at connect (Page video uploads start with it)
-        user_token=decrypt(profile.secret_enc) if profile.platform == "facebook" and profile.secret_enc else "",
+        user_token=decrypt(profile.secret_enc)
+        if profile.platform == "facebook" and profile.secret_enc
+        else "",
     )
 
 
