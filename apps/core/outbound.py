@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+import urllib3
 from django.conf import settings
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
@@ -322,8 +323,15 @@ def fetch(
     body within ``seconds`` (a server silent for the read timeout ends it sooner; one dripping
     a byte at a time ends at the deadline, plus one read at most); the body is ``content``. Raises UnsafeURL,
     requests.RequestException, TooLarge or TimeoutError."""
-    deadline = time.monotonic() + seconds
     response = session.get(url, timeout=timeout, headers=headers or {}, stream=True, allow_redirects=True)
+    return read_capped(response, max_bytes=max_bytes, seconds=seconds)
+
+
+def read_capped(response: requests.Response, *, max_bytes: int, seconds: float) -> requests.Response:
+    """Read a streamed response's body (``stream=True``) into ``content``: at most ``max_bytes``
+    within ``seconds``, else TooLarge or TimeoutError; the connection is released either way."""
+    deadline = time.monotonic() + seconds
+    url = response.url
     try:
         declared = response.headers.get("Content-Length", "")
         if declared.isdigit() and int(declared) > max_bytes:
@@ -332,7 +340,10 @@ def fetch(
         while True:  # read1: what has arrived (at most 64 KiB), so a drip meets the deadline
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{url} took over {seconds:g} s.")
-            chunk = response.raw.read1(64 * 1024, decode_content=True)
+            try:
+                chunk = response.raw.read1(64 * 1024, decode_content=True)
+            except urllib3.exceptions.HTTPError as exc:  # a read timeout, a cut connection
+                raise requests.exceptions.ConnectionError(exc) from exc
             if not chunk:
                 break
             body += chunk

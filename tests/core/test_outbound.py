@@ -222,3 +222,22 @@ def test_inside_addresses_are_refused_without_a_connection(url, reason, dns, set
             outbound.checked_session(outbound.default_rules(schemes=("http", "https"))), url, max_bytes=10
         )
     assert reason in refused.value.message + str(refused.value.problems) and attempts == []
+
+
+def test_a_pds_answer_is_read_under_a_cap(plain, monkeypatch):
+    """A PDS is whatever a DID names: an endless answer is cut, not loaded whole."""
+    from apps.publishing.platforms import bluesky
+    from apps.publishing.platforms.base import PlatformError
+
+    def endless(out: Any) -> None:
+        for _ in range(200):
+            out.write(b"{" * 65536)
+
+    plain.routes["/xrpc/app.bsky.actor.getProfile?actor=did%3Aplc%3Ax"] = (200, {}, endless)
+    monkeypatch.setattr(bluesky.BlueskyClient, "answer_cap", (1_000_000, 10.0))
+    client = bluesky.BlueskyClient(
+        access_token="t", account_id="did:plc:x", base_url=f"http://127.0.0.1:{plain.port}"
+    )
+    with pytest.raises(PlatformError) as cut:
+        client.fetch_account()
+    assert cut.value.code == "bad_response" and "over 1000000 bytes" in cut.value.message

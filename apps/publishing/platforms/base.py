@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 
 import requests
 
-from apps.core.outbound import UnsafeURL
+from apps.core.outbound import TooLarge, UnsafeURL, read_capped
 
 T = TypeVar("T")
 
@@ -412,6 +412,8 @@ class PlatformClient(ABC):
     #: about once a minute for at most five minutes; the first reads come sooner because
     #: most images are ready within seconds)
     poll_delays: ClassVar[tuple[float, ...]] = (2, 5, 10, 20, 30, 60)
+    #: (bytes, seconds): every answer is read under this cap (a host a user names); None: not
+    answer_cap: ClassVar[tuple[int, float] | None] = None
 
     def __init__(
         self,
@@ -506,8 +508,20 @@ class PlatformClient(ABC):
         headers.update(kwargs.pop("headers", None) or {})
         kwargs.setdefault("timeout", self.timeout)
         kwargs.setdefault("allow_redirects", False)
+        if self.answer_cap:
+            kwargs["stream"] = True
         try:
             resp = self.session.request(method, self.url(path), headers=headers, **kwargs)
+            if self.answer_cap:
+                read_capped(resp, max_bytes=self.answer_cap[0], seconds=self.answer_cap[1])
+        except (TooLarge, TimeoutError) as exc:  # the answer was cut: the call itself went out
+            if create:
+                raise OutcomeUnknown(
+                    f"{self.platform}: the answer to {method} {path} was cut: {exc}"
+                ) from exc
+            raise PlatformError(
+                f"{self.platform}: the answer was refused: {exc}", code="bad_response"
+            ) from exc
         except UnsafeURL as exc:  # the checked session refused the address: nothing was sent
             raise PlatformError(
                 f"{self.platform}: refused to call {path}: {exc.message}", code="unsafe_url"

@@ -67,6 +67,9 @@ DEFAULT_VIDEO_SERVICE = "https://video.bsky.app"
 LINK_PAGE_BYTES = 1_000_000
 LINK_IMAGE_BYTES = 10_000_000
 LINK_AGENT = "Postforge link preview"
+#: an XRPC answer (PDS, directory, video service) is at most this long and read within this time
+XRPC_ANSWER_BYTES = 5_000_000
+XRPC_ANSWER_SECONDS = 60.0
 VIDEO_DONE = {"JOB_STATE_COMPLETED", "JOB_STATE_FAILED"}
 DEFAULT_SERVICE = "https://bsky.social"
 DEFAULT_PLC_DIRECTORY = "https://plc.directory"
@@ -159,6 +162,8 @@ class BlueskyClient(PlatformClient):
 
     platform = "bluesky"
     default_base_url = DEFAULT_SERVICE
+    #: a PDS is whatever a DID names: its answers are read under a cap (apps.core.outbound)
+    answer_cap = (XRPC_ANSWER_BYTES, XRPC_ANSWER_SECONDS)
     error_style = "xrpc"
     #: https://docs.bsky.app/docs/advanced-guides/rate-limits
     rate_limit_codes = frozenset({"RateLimitExceeded"})
