@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from apps.content.approval_views import approval_decide, approval_page
 from apps.core.fallback import api_not_found, v1_not_found
-from apps.core.health import healthz, readyz
+from apps.core.health import healthz, livez, readyz, startupz
 from apps.events.asyncapi import asyncapi_json, asyncapi_page
 from apps.publishing.views import sandbox_post
 from apps.webhooks.inbound import (
@@ -41,6 +41,8 @@ _hide_internal_tables()
 urlpatterns = [
     path("healthz", healthz),
     path("readyz", readyz),
+    path("livez", livez),
+    path("startupz", startupz),
     path("webhook/replicate", replicate_webhook, name="webhook-replicate"),
     path("webhook/meta/deauthorize", meta_deauthorize),
     path("webhook/meta/data-deletion", meta_data_deletion),

@@ -1,6 +1,6 @@
 """Fixed-window rate limits per credential.
 
-With REDIS_URL set, the count is one atomic Lua script on Redis, so every web process
+With Redis (CACHE_REDIS_URL, else REDIS_URL), the count is one atomic Lua script on Redis, so every web process
 shares one exact count. Without it, a process-local counter under a lock.
 """
 
@@ -94,8 +94,8 @@ def hit(credential: str, bucket: str = "default", *, limit: int | None = None) -
     window_start = int(now // window * window)
     window_end = window_start + window
     key = f"pf:rl:{bucket}:{credential}:{window_start}"
-    if settings.REDIS_URL:
-        count = int(_script(settings.REDIS_URL)(keys=[key], args=[window + 1]))
+    if redisconn.cache_url():
+        count = int(_script(redisconn.cache_url())(keys=[key], args=[window + 1]))
     else:
         count = _incr_local(key, window_end)
     return Decision(allowed=count <= limit, limit=limit, remaining=max(0, limit - count), reset=window_end)
@@ -108,9 +108,9 @@ def peek(credential: str, bucket: str) -> Decision:
     window_start = int(time.time() // window * window)
     window_end = window_start + window
     key = f"pf:rl:{bucket}:{credential}:{window_start}"
-    if settings.REDIS_URL:
+    if redisconn.cache_url():
         # redis-py types its commands for the sync and asyncio clients at once (`Awaitable | Any`)
-        count = int(cast("bytes | None", _redis(settings.REDIS_URL).get(key)) or 0)
+        count = int(cast("bytes | None", _redis(redisconn.cache_url()).get(key)) or 0)
     else:
         with _local_lock:
             _, count = _local_counts.get(key, (window_end, 0))
@@ -130,8 +130,8 @@ def charge(credential: str, bucket: str, cost: int, *, limit: int | None = None)
     window_start = int(time.time() // window * window)
     window_end = window_start + window
     key = f"pf:rl:{bucket}:{credential}:{window_start}"
-    if settings.REDIS_URL:
-        ok, count = _charge_script(settings.REDIS_URL)(keys=[key], args=[window + 1, cost, limit])
+    if redisconn.cache_url():
+        ok, count = _charge_script(redisconn.cache_url())(keys=[key], args=[window + 1, cost, limit])
         ok, count = bool(int(ok)), int(count)
     else:
         with _local_lock:
