@@ -49,3 +49,25 @@ def _note_task_received(sender=None, **kwargs):
     from apps.core import workers
 
     workers.note_received()
+
+
+from celery.signals import task_prerun  # noqa: E402
+
+_PERIODIC: set[str] = set()
+
+
+@task_prerun.connect
+@task_revoked.connect
+def _release_tick(sender=None, **kwargs):
+    """A periodic task started (or expired unstarted): beat may send its next tick (apps.core.beat)."""
+    from django.conf import settings
+
+    if not _PERIODIC:
+        _PERIODIC.update(entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values())
+    name = getattr(sender, "name", None) or getattr(
+        getattr(kwargs.get("request"), "task", None), "name", None
+    )
+    if name in _PERIODIC:
+        from apps.core import beat
+
+        beat.release_tick(name)

@@ -110,7 +110,7 @@ class Serve:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 150  # the banner waits for the worker's first heartbeat
         while "Postforge is up" not in self.output():
             assert self.proc.poll() is None, f"serve exited: {self.output()}"
             assert time.monotonic() < deadline, f"serve did not print its banner: {self.output()}"
