@@ -89,6 +89,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "apps.core.middleware.RequestIdMiddleware",
+    # request counts and latencies per route family (apps/core/metrics.py, GET /metrics)
+    "apps.core.metrics.MetricsMiddleware",
     # probes answered before the Host header is checked (a kubelet's Host is the pod's address)
     "apps.core.health.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -161,6 +163,8 @@ MIGRATE_LOCK_TIMEOUT = env("MIGRATE_LOCK_TIMEOUT", default="5s")
 DATABASE_NAME_CONFIGURED = str(DATABASES["default"]["NAME"])
 
 REDIS_URL = env("REDIS_URL", default="")
+#: the bearer token Prometheus scrapes /metrics with; without it /metrics answers only in development
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # Redis's three roles (issue 33), each on its own URL when set, else on REDIS_URL: the Celery
 # broker (CELERY_BROKER_URL, below), caches and rate limits (CACHE_REDIS_URL: also the
 # websocket caps) and the channel layer (CHANNELS_REDIS_URL). apps.core.redisconn reads them.

@@ -65,7 +65,9 @@ def test_a_migration_blocked_by_a_held_lock_fails_within_its_timeout_on_the_dire
         took = time.monotonic() - started
         assert blocked.returncode != 0
         assert "lock timeout" in blocked.stderr, blocked.stderr[-2000:]
-        assert took < 20, took  # the 2 s timeout plus the process's start, not a wait for the holder
+        # the 2 s timeout plus the process's start (Django's, on a loaded machine): the holder never
+        # lets go, so without the timeout this run would wait for it until _manage's 120 s timeout
+        assert took < 60, took
         still = holder.execute("SELECT count(*) FROM django_migrations WHERE app = 'contenttypes'").fetchone()
         assert still == (1,)  # nothing half-applied
         holder.rollback()
