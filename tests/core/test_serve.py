@@ -437,3 +437,19 @@ def test_in_chromium_the_admin_content_page_shows_live_progress_from_serves_own_
     assert any(rendered < v < 100 for v in live), f"no intermediate progress reached the page: {seen}"
     assert all(s["status"] == "generating" for s in seen if not s.get("rendered")), seen  # the status follows
     context.close()
+
+
+def test_the_banner_comes_once_a_worker_is_alive_and_readiness_says_so_at_once(serve):
+    """Issue 28: /readyz said no worker was alive for about 45 s after the banner. The banner now
+    waits for a worker's heartbeat, so the first look after it sees one (staff see the details;
+    the public reads ok)."""
+    from tests.live import staff_session
+
+    assert requests.get(f"{serve.base}/readyz", timeout=10).json() == {"status": "ok"}
+    staff = staff_session(serve.base, serve.login.group(1), serve.login.group(2))
+    body = staff.get(f"{serve.base}/readyz", timeout=10).json()
+    assert body["workers"]["alive"] >= 1, body
+    # generations have a worker of their own, as in compose (issue 33)
+    assert "generation" in body["workers"]["queues"], body
+    logs = serve.var_dir / "log"
+    assert (logs / "worker-generation.log").exists() and (logs / "worker.log").exists()

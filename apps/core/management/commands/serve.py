@@ -158,13 +158,14 @@ class Command(BaseCommand):
 
     @staticmethod
     def _wait_for_worker(stopping: threading.Event, seconds: float) -> bool:
-        """Whether a worker beat its heartbeat (apps.core.workers) within `seconds`."""
+        """Whether workers for every queue beat their heartbeats (apps.core.workers) within `seconds`."""
         from apps.core import workers as heartbeats
 
+        wanted = set(QUEUES.split(","))
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             try:
-                if heartbeats.alive():
+                if wanted <= {q for w in heartbeats.alive() for q in w["queues"]}:
                     return True
             except Exception:  # Redis still starting: look again
                 pass
