@@ -239,7 +239,8 @@ CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = env.float(
     "CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT", default=float(CELERY_TASK_TIME_LIMIT)
 )
 #: beat sends a periodic task only when its previous copy has started (apps.core.beat)
-CELERY_BEAT_SCHEDULER = "apps.core.beat:Scheduler"
+#: (celery.beat:PersistentScheduler: plain beat, bench/beat.py's baseline)
+CELERY_BEAT_SCHEDULER = env("CELERY_BEAT_SCHEDULER", default="apps.core.beat:Scheduler")
 #: a tick's marker expires after ten intervals, and at least this long (a copy lost with its worker)
 BEAT_TICK_MARKER_MIN_SECONDS = env.int("BEAT_TICK_MARKER_MIN_SECONDS", default=60)
 #: tries of an event fan-out that met a transient error (database or Redis away) before the

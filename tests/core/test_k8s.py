@@ -90,7 +90,7 @@ def test_one_deployment_per_role_and_queue_group_and_beat_is_alone_and_recreated
     from apps.core.management.commands.serve import QUEUES
 
     consumed = set()
-    for name, deployment in deployments.items():
+    for deployment in deployments.values():
         command = deployment["spec"]["template"]["spec"]["containers"][0]["command"]
         if "worker" in command:
             consumed |= set(command[command.index("-Q") + 1].split(","))

@@ -202,9 +202,19 @@ class Command(BaseCommand):
 
         # generations on a worker of their own, as in compose (issue 33): a burst of them never
         # holds up due posts, the outbox or webhook deliveries
-        others = ",".join(q for q in QUEUES.split(",") if q != GENERATION_QUEUE)
-        worker = worker_command("postforge", others, "worker.log")
-        generation = worker_command("generation", GENERATION_QUEUE, "worker-generation.log")
+        # (SERVE_GENERATION_WORKER=0: one worker for every queue, bench/beat.py's baseline)
+        if os.environ.get("SERVE_GENERATION_WORKER", "1") == "0":
+            self._commands = [(worker_command("postforge", QUEUES, "worker.log"), "worker", env)]
+        else:
+            others = ",".join(q for q in QUEUES.split(",") if q != GENERATION_QUEUE)
+            self._commands = [
+                (worker_command("postforge", others, "worker.log"), "worker", env),
+                (
+                    worker_command("generation", GENERATION_QUEUE, "worker-generation.log"),
+                    "worker-generation",
+                    env,
+                ),
+            ]
         beat = [
             *celery,
             "beat",
@@ -215,11 +225,7 @@ class Command(BaseCommand):
             "-f",
             str(log_dir / "beat.log"),
         ]
-        self._commands = [
-            (worker, "worker", env),
-            (generation, "worker-generation", env),
-            (beat, "beat", env),
-        ]
+        self._commands.append((beat, "beat", env))
         return [self._spawn(cmd, name, env) for cmd, name, env in self._commands]
 
     @staticmethod
