@@ -1,9 +1,10 @@
 """One machine keeps up with its own beat (issue 33): the embedded default (`manage.py serve`,
 SQLite, the filesystem broker) before and after, in the same run.
 
-- baseline: plain Celery beat (every tick sent) and one worker for every queue, as before;
-- now: beat sends a periodic task only once its last copy started (apps/core/beat.py), and
-  generation has a worker of its own.
+- baseline: plain Celery beat (every tick sent), one worker for every queue and kombu's 1 s
+  filesystem polling interval, as before;
+- now: beat sends a periodic task only once its last copy started (apps/core/beat.py),
+  generation has a worker of its own, and an idle worker looks for messages every 0.1 s.
 
 For each: N generations posted through the API at once; generations per second (first post to
 the last content out of pending/generating), the oldest queued message's age sampled every
@@ -129,6 +130,7 @@ def main() -> None:
             args.idle,
             CELERY_BEAT_SCHEDULER="celery.beat:PersistentScheduler",
             SERVE_GENERATION_WORKER="0",
+            FILESYSTEM_BROKER_POLLING_INTERVAL="1",
         ),
         run("now", args.generations, args.idle),
     ]

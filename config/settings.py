@@ -218,6 +218,9 @@ if CELERY_BROKER_URL == "filesystem://":
         # kombu's fanout/broadcast exchange table (default: ./control in the working directory)
         "control_folder": str(_queue_dir / "control"),
         "store_processed": False,
+        # a worker looks for messages every polling_interval when its queues were empty (kombu's
+        # default, 1 s, held generations to about one a second: issue 33, bench/beat.py)
+        "polling_interval": env.float("FILESYSTEM_BROKER_POLLING_INTERVAL", default=0.1),
     }
 else:
     # Visibility timeout above the longest task; schedules never use ETA tasks anyway.

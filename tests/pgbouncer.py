@@ -23,51 +23,71 @@ def available() -> bool:
     return Path(PGBOUNCER).exists()
 
 
-@contextmanager
-def pgbouncer(
-    *, database: str, host: str = "127.0.0.1", port: int = 5432, user: str = "postgres", pool_size: int = 3
-) -> Iterator[int]:
+class PgBouncer:
     """PgBouncer on a free port, pool_mode transaction, `pool_size` server connections for the
-    database; yields its port. Run as the `postgres` user when the tests run as root (PgBouncer
-    refuses root)."""
-    folder = Path(tempfile.mkdtemp(prefix="pf-pgbouncer-"))
-    folder.chmod(0o755)
-    listen = free_port()
-    (folder / "users.txt").write_text(f'"{user}" ""\n')
-    (folder / "pgbouncer.ini").write_text(
-        "[databases]\n"
-        f"{database} = host={host} port={port} dbname={database} user={user}\n"
-        "[pgbouncer]\n"
-        f"listen_addr = 127.0.0.1\nlisten_port = {listen}\nunix_socket_dir =\n"
-        "auth_type = trust\n"
-        f"auth_file = {folder / 'users.txt'}\n"
-        "pool_mode = transaction\n"
-        f"default_pool_size = {pool_size}\nmin_pool_size = 0\nreserve_pool_size = 0\n"
-        "max_client_conn = 200\n"
-        "ignore_startup_parameters = extra_float_digits\n"
-        "server_reset_query =\n"
-    )
-    for path in folder.iterdir():
-        path.chmod(0o644)
-    cmd = [PGBOUNCER, str(folder / "pgbouncer.ini")]
-    if os.geteuid() == 0:
-        cmd[1:1] = ["-u", user]
-    log = open(folder / "pgbouncer.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    try:
+    database. Run as the `postgres` user when the tests run as root (PgBouncer refuses root).
+    stop() and start() again keep the port (an outage of the pooler)."""
+
+    def __init__(
+        self,
+        *,
+        database: str,
+        host: str = "127.0.0.1",
+        port: int = 5432,
+        user: str = "postgres",
+        pool_size: int = 3,
+    ) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="pf-pgbouncer-"))
+        self.folder.chmod(0o755)
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+        (self.folder / "users.txt").write_text(f'"{user}" ""\n')
+        (self.folder / "pgbouncer.ini").write_text(
+            "[databases]\n"
+            f"{database} = host={host} port={port} dbname={database} user={user}\n"
+            "[pgbouncer]\n"
+            f"listen_addr = 127.0.0.1\nlisten_port = {self.port}\nunix_socket_dir =\n"
+            "auth_type = trust\n"
+            f"auth_file = {self.folder / 'users.txt'}\n"
+            "pool_mode = transaction\n"
+            f"default_pool_size = {pool_size}\nmin_pool_size = 0\nreserve_pool_size = 0\n"
+            "max_client_conn = 500\n"
+            "ignore_startup_parameters = extra_float_digits\n"
+            "server_reset_query =\n"
+        )
+        for path in self.folder.iterdir():
+            path.chmod(0o644)
+        self.user = user
+
+    def start(self) -> PgBouncer:
+        cmd = [PGBOUNCER, str(self.folder / "pgbouncer.ini")]
+        if os.geteuid() == 0:
+            cmd[1:1] = ["-u", self.user]
+        with open(self.folder / "pgbouncer.log", "ab") as log:
+            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
         while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", listen), timeout=1):
-                break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"pgbouncer did not start: {(folder / 'pgbouncer.log').read_text()}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return self
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"pgbouncer did not start: {(self.folder / 'pgbouncer.log').read_text()}")
             time.sleep(0.05)
-        yield listen
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()  # an outage, not a shutdown: clients' connections drop
+            self.proc.wait(timeout=10)
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextmanager
+def pgbouncer(*, database: str, pool_size: int = 3, **kwargs: object) -> Iterator[int]:
+    """A started PgBouncer for the block; yields its port."""
+    bouncer = PgBouncer(database=database, pool_size=pool_size, **kwargs).start()  # type: ignore[arg-type]
+    try:
+        yield bouncer.port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        bouncer.close()
