@@ -52,9 +52,7 @@ def _queue(var: Path) -> tuple[int, float]:
 
 def run(label: str, n: int, idle: float, **extra: str) -> dict:
     var = Path(tempfile.mkdtemp(prefix=f"pf-bench-beat-{label}-"))
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")
-    }
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")}
     env.update(
         POSTFORGE_VAR_DIR=str(var),
         PYTHONPATH=str(ROOT),
@@ -64,13 +62,19 @@ def run(label: str, n: int, idle: float, **extra: str) -> dict:
     )
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, cwd=ROOT, check=True)
-    seeded = subprocess.run([*manage, "seed_demo"], env=env, cwd=ROOT, check=True, capture_output=True, text=True)
+    seeded = subprocess.run(
+        [*manage, "seed_demo"], env=env, cwd=ROOT, check=True, capture_output=True, text=True
+    )
     key = seeded.stdout.strip().splitlines()[-1]
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     with open(var / "serve.out", "w") as out:
         proc = subprocess.Popen(
-            [*manage, "serve", "--port", str(port)], env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+            [*manage, "serve", "--port", str(port)],
+            env=env,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     try:
