@@ -43,11 +43,13 @@ def test_two_web_three_worker_groups_two_beats_through_pgbouncer_with_chaos_publ
             "CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT": "5",
         },
     )
+    redis_url = cluster.env["REDIS_URL"]
+    web = dict(DATABASE_URL=url, PGBOUNCER="1", REDIS_URL=redis_url, CONN_MAX_AGE="60")
     try:
-        cluster.start()
-        redis_url = cluster.env["REDIS_URL"]
-        web = dict(DATABASE_URL=url, PGBOUNCER="1", REDIS_URL=redis_url, CONN_MAX_AGE="60")
+        # the web replicas first (their start is the slowest part on a loaded machine), then
+        # Redis, the workers and the beats
         with wsgi_server(workers=2, **web) as web_a, wsgi_server(workers=2, **web) as web_b:
+            cluster.start()
             # one Idempotency-Key, both replicas: one brand, the same answer
             headers = {"Authorization": f"Bearer {owner.key}", "Idempotency-Key": "cluster-brand-1"}
             body = {"name": "Across replicas"}

@@ -262,7 +262,8 @@ def test_websocket_receives_generation_progress_from_the_worker_serve_started(se
         while True:
             message = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
             seen.append((time.monotonic(), message))
-            types = {m["type"] for _, m in seen}
+            # this content's events only (an earlier test's generation may end meanwhile)
+            types = {m["type"] for _, m in seen if m.get("data", {}).get("contentId") == content_id}
             # the web process's outbox sends `content.created`, the worker its progress: the two
             # paths race, so `content.created` may come after the generation has ended
             if types & {"content.generated", "content.failed"} and "content.created" in types:
@@ -275,10 +276,15 @@ def test_websocket_receives_generation_progress_from_the_worker_serve_started(se
     ]
     assert progress, f"no generation progress reached the websocket: {types}"
     assert progress == sorted(progress) and progress[-1] == 100 and len(set(progress)) >= 3, progress
-    generation = [t for t in types if t.startswith("content.generat")]
-    assert generation[-1] == "content.generated", types
+    ours = [m["type"] for _, m in seen if m.get("data", {}).get("contentId") == content_id]
+    generation = [t for t in ours if t.startswith("content.generat")]
+    assert generation[-1] == "content.generated", ours
     # Family A's words, as GET /v1/content answers for the same object
-    generated = next(m["data"] for _, m in seen if m["type"] == "content.generated")
+    generated = next(
+        m["data"]
+        for _, m in seen
+        if m["type"] == "content.generated" and m["data"]["contentId"] == content_id
+    )
     rest = requests.get(f"{serve.base}/v1/content/{content_id}", headers=headers, timeout=30).json()
     assert (
         (generated["contentId"], generated["status"])
