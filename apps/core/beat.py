@@ -2,13 +2,14 @@
 
 - **One queued copy per periodic task.** Before sending a tick, beat takes a marker for the task
   (`pf:tick:<task>` in the broker's Redis, SET NX with an expiry; in the embedded default a file
-  in var/ticks/); the task drops it when a worker starts it (`task_prerun`). While the previous
-  copy still waits in its queue, the tick is skipped: a slow or stopped worker finds one message
-  per periodic task waiting, not thousands (the soak of issue 33 had 360-400 queued at idle), and
-  the backlog drains. A copy lost with its worker frees its marker when the marker expires.
+  in var/ticks/); a worker drops it when it receives the task (or starts it, or the copy
+  expires unstarted). While the previous copy still waits in its queue, the tick is skipped: a
+  slow or stopped worker finds one message per periodic task waiting, not thousands (the soak of
+  issue 33 had 360-400 queued at idle), and the backlog drains. A copy lost with the Redis it
+  waited in loses its marker with it; one lost otherwise frees it when the marker expires.
   Two beats share the markers, so a second beat does not double the queue either.
 - **Heartbeat.** Every loop refreshes `pf:beat:<hostname>` (or var/beats/<hostname>.json), read by
-  compose's healthcheck and the Kubernetes liveness probe (apps.core.probe) and by staff's /readyz.
+  compose's healthcheck and the Kubernetes liveness probe (apps.core.probe).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def claim_tick(task: str, ttl: int) -> bool:
 
 
 def release_tick(task: str) -> None:
-    """A worker started `task`: the next tick may be sent."""
+    """A worker received `task`: the next tick may be sent."""
     try:
         if _on_redis():
             redisconn.client(settings.CELERY_BROKER_URL).delete(TICK_PREFIX + task)
