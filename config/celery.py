@@ -49,3 +49,31 @@ def _note_task_received(sender=None, **kwargs):
     from apps.core import workers
 
     workers.note_received()
+
+
+from celery.signals import task_prerun  # noqa: E402
+
+_PERIODIC: set[str] = set()
+
+
+@task_received.connect
+@task_prerun.connect
+@task_revoked.connect
+def _release_tick(sender=None, **kwargs):
+    """A worker took a periodic task from its queue (or it expired unstarted): beat may send its
+    next tick (apps.core.beat). On receipt, not only at the start: a worker killed while holding
+    the message does not hold the tick back until its marker expires."""
+    from django.conf import settings
+
+    if not _PERIODIC:
+        _PERIODIC.update(entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values())
+    request = kwargs.get("request")
+    name = (
+        getattr(request, "name", None)
+        or getattr(getattr(request, "task", None), "name", None)
+        or getattr(sender, "name", None)
+    )
+    if name in _PERIODIC:
+        from apps.core import beat
+
+        beat.release_tick(name)

@@ -99,6 +99,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "apps.core.middleware.RequestIdMiddleware",
+    # request counts and latencies per route family (apps/core/metrics.py, GET /metrics)
+    "apps.core.metrics.MetricsMiddleware",
+    # probes answered before the Host header is checked (a kubelet's Host is the pod's address)
+    "apps.core.health.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # static files from the application in every layout (uvicorn and gunicorn serve none)
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -151,11 +155,42 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+#: DATABASE_URL is PgBouncer in transaction mode (issue 33): each transaction may run on another
+#: server connection, so nothing may outlive one: no server-side cursors (Django's
+#: DISABLE_SERVER_SIDE_CURSORS; streaming reads page by key instead) and no prepared statements
+#: (psycopg's prepare_threshold None). Migrations go to MIGRATE_DATABASE_URL (direct).
+PGBOUNCER = env.bool("PGBOUNCER", default=False)
+if PGBOUNCER and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"prepare_threshold": None, "server_side_binding": False}
+    )
+# `manage.py migrate` (apps/core/management/commands/migrate.py): on this direct URL when set
+# (DATABASE_URL may be PgBouncer in transaction mode), failing after MIGRATE_LOCK_TIMEOUT when
+# a long transaction holds a table it alters (PostgreSQL's lock_timeout; "" for none)
+MIGRATE_DATABASE_URL = env("MIGRATE_DATABASE_URL", default="")
+MIGRATE_LOCK_TIMEOUT = env("MIGRATE_LOCK_TIMEOUT", default="5s")
+DATABASE_NAME_CONFIGURED = str(DATABASES["default"]["NAME"])
 
 REDIS_URL = env("REDIS_URL", default="")
+#: the bearer token Prometheus scrapes /metrics with; without it /metrics answers only in development
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
+# Redis's three roles (issue 33), each on its own URL when set, else on REDIS_URL: the Celery
+# broker (CELERY_BROKER_URL, below), caches and rate limits (CACHE_REDIS_URL: also the
+# websocket caps) and the channel layer (CHANNELS_REDIS_URL). apps.core.redisconn reads them.
+CACHE_REDIS_URL = env("CACHE_REDIS_URL", default="")
+CHANNELS_REDIS_URL = env("CHANNELS_REDIS_URL", default="")
 
-if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+if CACHE_REDIS_URL or REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_REDIS_URL or REDIS_URL,
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if CHANNELS_REDIS_URL or REDIS_URL:
     #: "pubsub" (one publish per group, each web process fans out to its own sockets) or
     #: "core" (channels-redis lists: one copy per socket, popped one by one); the pub/sub
     #: layer costs the websocket server half the CPU per event (docs/benchmarks.md, realtime)
@@ -166,11 +201,10 @@ if REDIS_URL:
                 "core": "channels_redis.core.RedisChannelLayer",
                 "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
             }[CHANNEL_LAYER],
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {"hosts": [CHANNELS_REDIS_URL or REDIS_URL]},
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     # in memory in the web process; the worker's messages and the outbox reach it through
     # the relay that apps.events.layers describes (no server needed)
     CHANNEL_LAYERS = {
@@ -194,6 +228,9 @@ if CELERY_BROKER_URL == "filesystem://":
         # kombu's fanout/broadcast exchange table (default: ./control in the working directory)
         "control_folder": str(_queue_dir / "control"),
         "store_processed": False,
+        # a worker looks for messages every polling_interval when its queues were empty (kombu's
+        # default, 1 s, held generations to about one a second: issue 33, bench/beat.py)
+        "polling_interval": env.float("FILESYSTEM_BROKER_POLLING_INTERVAL", default=0.1),
     }
 else:
     # Visibility timeout above the longest task; schedules never use ETA tasks anyway.
@@ -208,6 +245,17 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 600
 CELERY_TASK_SOFT_TIME_LIMIT = 540
 CELERY_TASK_DEFAULT_QUEUE = "default"
+# graceful stops (issue 33): with REMAP_SIGTERM=SIGQUIT in a worker's environment (compose,
+# deploy/k8s), SIGTERM starts Celery's soft shutdown: running tasks get this long to finish,
+# then what is left goes back to its queue (late acks); the stop grace periods are longer
+CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = env.float(
+    "CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT", default=float(CELERY_TASK_TIME_LIMIT)
+)
+#: beat sends a periodic task only when its previous copy has started (apps.core.beat)
+#: (celery.beat:PersistentScheduler: plain beat, bench/beat.py's baseline)
+CELERY_BEAT_SCHEDULER = env("CELERY_BEAT_SCHEDULER", default="apps.core.beat:Scheduler")
+#: a tick's marker expires after ten intervals, and at least this long (a copy lost with its worker)
+BEAT_TICK_MARKER_MIN_SECONDS = env.int("BEAT_TICK_MARKER_MIN_SECONDS", default=60)
 #: tries of an event fan-out that met a transient error (database or Redis away) before the
 #: outbox sweep is left to send it (apps.events.tasks)
 EVENTS_DISPATCH_MAX_RETRIES = env.int("EVENTS_DISPATCH_MAX_RETRIES", default=5)

@@ -4,9 +4,10 @@ from django.urls import include, path, re_path
 from django.views.static import serve as static_serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from apps.analytics.metrics import metrics_view
 from apps.content.approval_views import approval_decide, approval_page
 from apps.core.fallback import api_not_found, v1_not_found
-from apps.core.health import healthz, readyz
+from apps.core.health import healthz, livez, readyz, startupz
 from apps.events.asyncapi import asyncapi_json, asyncapi_page
 from apps.publishing.views import sandbox_post
 from apps.webhooks.inbound import (
@@ -41,6 +42,9 @@ _hide_internal_tables()
 urlpatterns = [
     path("healthz", healthz),
     path("readyz", readyz),
+    path("livez", livez),
+    path("startupz", startupz),
+    path("metrics", metrics_view),
     path("webhook/replicate", replicate_webhook, name="webhook-replicate"),
     path("webhook/meta/deauthorize", meta_deauthorize),
     path("webhook/meta/data-deletion", meta_data_deletion),

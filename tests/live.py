@@ -170,3 +170,21 @@ def reverse_proxy(upstream: str):
         yield base
     finally:
         _stop(proc)
+
+
+def staff_session(base: str, username: str, password: str) -> requests.Session:
+    """A requests session logged in to the admin as a staff user (what staff-only details need)."""
+    import re
+
+    session = requests.Session()
+    page = session.get(f"{base}/admin/login/", timeout=30)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+    assert token, page.text[:500]
+    answer = session.post(
+        f"{base}/admin/login/?next=/admin/",
+        data={"csrfmiddlewaretoken": token.group(1), "username": username, "password": password},
+        headers={"Referer": f"{base}/admin/login/"},
+        timeout=30,
+    )
+    assert answer.status_code == 200 and "sessionid" in session.cookies, answer.text[:500]
+    return session

@@ -221,8 +221,27 @@ EXPORT_COLUMNS = (
 )
 
 
+def _keyset_pages(qs, size: int):
+    """The rows of `qs` (ordered by published_at, id; values_list with id first and published_at
+    fifth) a page of `size` at a time, each page its own query after the last row's key: memory
+    stays flat without a server-side cursor, which PgBouncer in transaction mode cannot keep
+    (issue 33), and no transaction stays open while a slow client reads."""
+    last = None
+    while True:
+        page = (
+            qs
+            if last is None
+            else qs.filter(Q(published_at__gt=last[0]) | Q(published_at=last[0], id__gt=last[1]))
+        )
+        rows = list(page[:size])
+        yield from rows
+        if len(rows) < size:
+            return
+        last = (rows[-1][4], rows[-1][0])
+
+
 def export_rows(organization, start, end):
-    """Per-post rows, read with a server-side cursor in chunks (memory stays flat)."""
+    """Per-post rows, read in keyset pages (memory stays flat, PgBouncer-safe)."""
     qs = (
         sel.with_latest(
             Publication.objects.filter(
@@ -248,7 +267,7 @@ def export_rows(organization, start, end):
             "snap__unavailable",
         )
     )
-    for row in qs.iterator(chunk_size=2000):
+    for row in _keyset_pages(qs, 2000):
         pub, content, platform, profile, published, taken, *rest = row
         *metrics, eng, rate, basis, unavailable = rest
         measured = taken is not None

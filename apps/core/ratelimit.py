@@ -1,6 +1,6 @@
 """Fixed-window rate limits per credential.
 
-With REDIS_URL set, the count is one atomic Lua script on Redis, so every web process
+With Redis (CACHE_REDIS_URL, else REDIS_URL), the count is one atomic Lua script on Redis, so every web process
 shares one exact count. Without it, a process-local counter under a lock.
 
 Redis unreachable (a restart, an outage): the limits never answer 500. Each process counts
@@ -88,7 +88,7 @@ def _shared(call: Callable[[], T]) -> T | None:
     """``call()`` on Redis, or None while Redis is unreachable (logged once per retry period):
     the caller counts locally instead."""
     global _redis_down_until  # noqa: PLW0603 - one process-wide switch
-    if not settings.REDIS_URL or time.monotonic() < _redis_down_until:
+    if not redisconn.cache_url() or time.monotonic() < _redis_down_until:
         return None
     from redis.exceptions import RedisError
 
@@ -130,7 +130,7 @@ def hit(credential: str, bucket: str = "default", *, limit: int | None = None) -
     window_start = int(now // window * window)
     window_end = window_start + window
     key = f"pf:rl:{bucket}:{credential}:{window_start}"
-    shared = _shared(lambda: int(_script(settings.REDIS_URL)(keys=[key], args=[window + 1])))
+    shared = _shared(lambda: int(_script(redisconn.cache_url())(keys=[key], args=[window + 1])))
     count = shared if shared is not None else _incr_local(key, window_end)
     return Decision(allowed=count <= limit, limit=limit, remaining=max(0, limit - count), reset=window_end)
 
@@ -143,7 +143,7 @@ def peek(credential: str, bucket: str, *, limit: int | None = None) -> Decision:
     window_end = window_start + window
     key = f"pf:rl:{bucket}:{credential}:{window_start}"
     # redis-py types its commands for the sync and asyncio clients at once (`Awaitable | Any`)
-    shared = _shared(lambda: int(cast("bytes | None", _redis(settings.REDIS_URL).get(key)) or 0))
+    shared = _shared(lambda: int(cast("bytes | None", _redis(redisconn.cache_url()).get(key)) or 0))
     if shared is not None:
         count = shared
     else:
@@ -167,7 +167,7 @@ def charge(credential: str, bucket: str, cost: int, *, limit: int | None = None)
     key = f"pf:rl:{bucket}:{credential}:{window_start}"
 
     def shared_charge() -> tuple[bool, int]:
-        ok, count = _charge_script(settings.REDIS_URL)(keys=[key], args=[window + 1, cost, limit])
+        ok, count = _charge_script(redisconn.cache_url())(keys=[key], args=[window + 1, cost, limit])
         return bool(int(ok)), int(count)
 
     shared = _shared(shared_charge)

@@ -4,7 +4,7 @@ Each open socket is a member of two sorted sets (its credential's and its organi
 scored by the time it last said it was alive; a consumer refreshes its entries every
 ``HEARTBEAT_SECONDS`` and removes them on disconnect. Entries older than ``STALE_SECONDS``
 belong to a process that died and are dropped before counting, so a crash never leaves a
-credential locked out for longer than that. With REDIS_URL the check-and-add is one Lua
+credential locked out for longer than that. With Redis (CACHE_REDIS_URL, else REDIS_URL) the check-and-add is one Lua
 script shared by every web process; without it (the embedded default: one process) a
 process-local table under a lock.
 """
@@ -72,9 +72,9 @@ def register(*, credential_id: str, organization_id, channel_name: str) -> int:
     cred_limit = settings.WS_MAX_CONNECTIONS_PER_CREDENTIAL
     org_limit = settings.WS_MAX_CONNECTIONS_PER_ORGANIZATION
     now = time.time()
-    if settings.REDIS_URL:
+    if redisconn.cache_url():
         return int(
-            _script(settings.REDIS_URL)(
+            _script(redisconn.cache_url())(
                 keys=keys, args=[now, STALE_SECONDS, channel_name, cred_limit, org_limit]
             )
         )
@@ -95,8 +95,8 @@ def register(*, credential_id: str, organization_id, channel_name: str) -> int:
 def refresh(*, credential_id: str, organization_id, channel_name: str) -> None:
     keys = _keys(credential_id, organization_id)
     now = time.time()
-    if settings.REDIS_URL:
-        pipe = _redis(settings.REDIS_URL).pipeline()
+    if redisconn.cache_url():
+        pipe = _redis(redisconn.cache_url()).pipeline()
         for key in keys:
             pipe.zadd(key, {channel_name: now}, xx=True)
             pipe.expire(key, STALE_SECONDS)
@@ -110,8 +110,8 @@ def refresh(*, credential_id: str, organization_id, channel_name: str) -> None:
 
 def unregister(*, credential_id: str, organization_id, channel_name: str) -> None:
     keys = _keys(credential_id, organization_id)
-    if settings.REDIS_URL:
-        pipe = _redis(settings.REDIS_URL).pipeline()
+    if redisconn.cache_url():
+        pipe = _redis(redisconn.cache_url()).pipeline()
         for key in keys:
             pipe.zrem(key, channel_name)
         pipe.execute()

@@ -98,6 +98,9 @@ class RelayedInMemoryChannelLayer(InMemoryChannelLayer):
         async def outbox():
             while True:
                 try:
+                    # what other processes spooled before these events committed goes first (a
+                    # generation's last progress figures before its `content.generated`)
+                    await self._relay_spool()
                     await dispatch_outbox()
                 except Exception:  # a locked database: try again next round
                     logger.warning("outbox relay round failed", exc_info=True)

@@ -41,14 +41,16 @@ logger = logging.getLogger(__name__)
 STAGES = {"settings": 10, "text": 30, "media": 60, "adapt": 85, "done": 100}
 
 
-def report_progress(content: Content, stage: str, progress: int | None = None) -> None:
+def report_progress(content: Content, stage: str, progress: int | None = None, *, store: bool = True) -> None:
+    """Store and broadcast a progress figure (`store=False`: already saved by the caller)."""
     value = STAGES[stage] if progress is None else progress
     if getattr(content, "_progress_sent", None) == value:
         return
     content._progress_sent = value  # type: ignore[attr-defined]  # per-instance memo of the last figure sent
-    with transaction.atomic():
-        relax_commit()  # a progress figure lost in a database crash is rewritten by the next stage
-        Content.objects.filter(pk=content.pk).update(progress=value)
+    if store:
+        with transaction.atomic():
+            relax_commit()  # a progress figure lost in a database crash is rewritten by the next stage
+            Content.objects.filter(pk=content.pk).update(progress=value)
     subjects = [("content", str(content.pk))] + (
         [("batch", str(content.batch_id))] if content.batch_id else []
     )
@@ -177,7 +179,9 @@ def finish(
         # on_commit hooks run in registration order: progress 100 reaches the channel layer
         # before the outcome event is even enqueued, so a client never sees `content.generated`
         # ahead of the last progress message (another worker process dispatches that event).
-        transaction.on_commit(lambda: report_progress(locked, "done"))
+        # (progress 100 is saved above: no second write waiting for SQLite's lock while another
+        # process dispatches `content.generated`, which then overtook it: issue 33's split workers)
+        transaction.on_commit(lambda: report_progress(locked, "done", store=False))
         machine.transition(locked, "complete", event="content.generated")
         if locked.batch_id:
             batch_id = locked.batch_id

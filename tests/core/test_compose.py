@@ -111,3 +111,42 @@ def test_gunicorn_and_uvicorn_trust_the_proxy_and_only_the_proxy_for_the_client_
     trusted = services["web"]["environment"]["TRUSTED_PROXIES"]
     assert trusted == f"${{TRUSTED_PROXIES:-{proxy_ip}/32}}"
     assert services["ws"]["environment"]["TRUSTED_PROXIES"] == trusted
+
+
+def test_every_service_waits_for_migrate_to_complete():
+    """Issue 33: docs/deploy.md said migrate runs first, and nothing ordered it so."""
+    services = _compose()["services"]
+    for name, service in services.items():
+        if name in ("migrate", "postgres", "redis"):
+            continue
+        assert service["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}, name
+    assert "migrate" not in services["migrate"]["depends_on"]
+    assert services["migrate"]["command"][-2:] == ["migrate", "--noinput"]
+
+
+def _seconds(value: str) -> float:
+    units = {"s": 1, "m": 60, "h": 3600}
+    return sum(float(n) * units[u] for n, u in re.findall(r"(\d+(?:\.\d+)?)([smh])", value))
+
+
+def test_workers_stop_softly_within_a_grace_period_longer_than_the_task_time_limit(settings):
+    """A scale-down mid-render: SIGTERM is Celery's soft shutdown (REMAP_SIGTERM=SIGQUIT), the
+    running task has the soft-shutdown timeout (the task time limit) to finish, and compose
+    waits longer than that before SIGKILL."""
+    services = _compose()["services"]
+    assert settings.CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT >= settings.CELERY_TASK_TIME_LIMIT
+    for name in ("worker", "worker-generation", "worker-webhooks"):
+        service = services[name]
+        assert service["environment"]["REMAP_SIGTERM"] == "SIGQUIT", name
+        assert _seconds(service["stop_grace_period"]) > settings.CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT, name
+    for name in ("web", "ws", "beat"):
+        assert _seconds(services[name]["stop_grace_period"]) >= 10, name
+
+
+def test_web_ws_workers_and_beat_have_healthchecks_that_read_their_own_signals():
+    services = _compose()["services"]
+    assert services["web"]["healthcheck"]["test"][-1] == "http://127.0.0.1:8000/readyz"
+    assert services["ws"]["healthcheck"]["test"][-1] == "http://127.0.0.1:8001/readyz"
+    for name in ("worker", "worker-generation", "worker-webhooks"):
+        assert services[name]["healthcheck"]["test"][-2:] == ["apps.core.probe", "worker"], name
+    assert services["beat"]["healthcheck"]["test"][-2:] == ["apps.core.probe", "beat"]

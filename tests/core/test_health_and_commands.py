@@ -15,9 +15,8 @@ def test_liveness_and_readiness_need_no_credentials():
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    body = ready.json()
-    assert (body["status"], body["checks"]) == ("ok", {"database": "ok", "cache": "ok", "broker": "ok"})
-    assert body["workers"]["status"] in ("ok", "none alive")  # reported, not required (issue 9)
+    # the public reads ok or not (issue 28); the checks and workers are staff's (tests/core/test_probes.py)
+    assert ready.json() == {"status": "ok"}
 
 
 def _last_line(command, *args) -> str:

@@ -91,9 +91,10 @@ def test_a_pending_generation_whose_task_was_lost_is_queued_again(owner, setting
     assert content.status == states.REVIEW
 
 
-def test_readyz_reports_live_workers(client):
+def test_readyz_reports_live_workers(client, django_user_model):
     from apps.core import workers
 
+    client.force_login(django_user_model.objects.create_user("ops", is_staff=True))  # details are staff's
     workers.beat_once("w-test@host", ["generation"])
     try:
         body = client.get("/readyz").json()

@@ -15,9 +15,12 @@ from .conftest import login, shot
 
 @pytest.mark.services
 def test_readyz_sees_the_worker_that_serve_started(serve):
+    from tests.live import staff_session
+
+    staff = staff_session(serve.base, serve.login.group(1), serve.login.group(2))  # details are staff's
     deadline = time.monotonic() + 60
     while True:
-        body = requests.get(f"{serve.base}/readyz", timeout=10).json()
+        body = staff.get(f"{serve.base}/readyz", timeout=10).json()
         if body["workers"]["status"] == "ok":
             break
         assert time.monotonic() < deadline, body  # "none alive" for the whole run before

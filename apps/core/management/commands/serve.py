@@ -6,7 +6,8 @@ a Celery worker and beat as child processes on the filesystem broker.
   its parent dies (Linux PR_SET_PDEATHSIG, set between fork and exec).
 - With PUBLIC_BASE_URL unset, the URLs handed out (sandbox authUrl, media, callbacks) use the
   address served on; the children inherit it.
-- Worker and beat log to var/log/; one banner is printed when everything is up.
+- Two workers (generation on its own) and beat log to var/log/; one banner is printed when
+  everything is up, a worker's heartbeat included.
 - A worker or beat that exits on its own is started again (`_supervise`): `make run`'s
   restart policy, as compose's `restart: unless-stopped` (issue 20: the worker's stall watch
   exits it when its consumer is stuck after a Redis restart).
@@ -30,6 +31,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 PR_SET_PDEATHSIG = 1
 QUEUES = "default,generation,publishing,webhooks,analytics"
+GENERATION_QUEUE = "generation"
+#: the banner waits this long for the worker's first heartbeat
+WORKER_WAIT_SECONDS = float(os.environ.get("SERVE_WORKER_WAIT_SECONDS", "120"))
 
 
 def _die_with_parent() -> None:
@@ -106,6 +110,9 @@ class Command(BaseCommand):
         def banner_when_up() -> None:
             while not server.started and not stopping.wait(0.1):
                 pass
+            # "up" includes a worker (issue 28: /readyz said no worker was alive for 45 s after
+            # the banner): wait for its heartbeat, and say so when it is late
+            late = children and not self._wait_for_worker(stopping, WORKER_WAIT_SECONDS)
             if stopping.is_set():
                 return
             extra = (
@@ -121,6 +128,10 @@ class Command(BaseCommand):
             lines += [f"  {line}" for line in extra.splitlines() if line.strip()]
             if children:
                 lines.append(f"  Worker and beat log to {settings.VAR_DIR / 'log'}/")
+            if late:
+                lines.append(
+                    f"  The worker is not up after {WORKER_WAIT_SECONDS:.0f} s: see {settings.VAR_DIR / 'log'}/worker.log"
+                )
             lines.append("  Stop with Ctrl-C.")
             self.stdout.write("\n".join(lines) + "\n")
             self.stdout.flush()
@@ -145,31 +156,65 @@ class Command(BaseCommand):
             stopping.set()
             self._stop(children)
 
+    @staticmethod
+    def _wait_for_worker(stopping: threading.Event, seconds: float) -> bool:
+        """Whether workers for every queue beat their heartbeats (apps.core.workers) within `seconds`."""
+        from apps.core import workers as heartbeats
+
+        wanted = set(QUEUES.split(","))
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                if wanted <= {q for w in heartbeats.alive() for q in w["queues"]}:
+                    return True
+            except Exception:  # Redis still starting: look again
+                pass
+            if stopping.wait(0.25):
+                return False
+        return False
+
     def _start_children(self) -> list[subprocess.Popen]:
         embedded = settings.CELERY_BROKER_URL.startswith("filesystem")
         log_dir = settings.VAR_DIR / "log"
         log_dir.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ)
         celery = [sys.executable, "-m", "celery", "-A", "config"]
-        worker = [
-            *celery,
-            "worker",
-            "-l",
-            "info",
-            "-Q",
-            QUEUES,
-            "--concurrency",
-            "2",
-            "--without-mingle",
-            "--without-gossip",
-            "--without-heartbeat",
-            "-n",
-            f"postforge@{os.uname().nodename}",
-            "-f",
-            str(log_dir / "worker.log"),
-        ]
-        if embedded:
-            worker += ["-P", "threads"]
+
+        def worker_command(name: str, queues: str, log: str) -> list[str]:
+            command = [
+                *celery,
+                "worker",
+                "-l",
+                "info",
+                "-Q",
+                queues,
+                "--concurrency",
+                "2",
+                "--without-mingle",
+                "--without-gossip",
+                "--without-heartbeat",
+                "-n",
+                f"{name}@{os.uname().nodename}",
+                "-f",
+                str(log_dir / log),
+            ]
+            return command + (["-P", "threads"] if embedded else [])
+
+        # generations on a worker of their own, as in compose (issue 33): a burst of them never
+        # holds up due posts, the outbox or webhook deliveries
+        # (SERVE_GENERATION_WORKER=0: one worker for every queue, bench/beat.py's baseline)
+        if os.environ.get("SERVE_GENERATION_WORKER", "1") == "0":
+            self._commands = [(worker_command("postforge", QUEUES, "worker.log"), "worker", env)]
+        else:
+            others = ",".join(q for q in QUEUES.split(",") if q != GENERATION_QUEUE)
+            self._commands = [
+                (worker_command("postforge", others, "worker.log"), "worker", env),
+                (
+                    worker_command("generation", GENERATION_QUEUE, "worker-generation.log"),
+                    "worker-generation",
+                    env,
+                ),
+            ]
         beat = [
             *celery,
             "beat",
@@ -180,7 +225,7 @@ class Command(BaseCommand):
             "-f",
             str(log_dir / "beat.log"),
         ]
-        self._commands = [(worker, "worker", env), (beat, "beat", env)]
+        self._commands.append((beat, "beat", env))
         return [self._spawn(cmd, name, env) for cmd, name, env in self._commands]
 
     @staticmethod
