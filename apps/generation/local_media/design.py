@@ -24,6 +24,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageOps
 
 from ..base import BrandVoice, EngineError
+from .contrast import extremes, luminance
 from .palette import RGB, darken, lighten, parse_hex
 from .scene import build_scene, render_scene
 from .typeset import (
@@ -127,20 +128,7 @@ class Design:
         return sum(len(b.set.lines) for b in self.blocks)
 
 
-_LUT = np.array(
-    [(v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4 for v in range(256)]
-)
-
-
-def _extremes(img: Image.Image, box: tuple[int, int, int, int]) -> tuple[RGB, RGB]:
-    """The darkest and the lightest pixel (by relative luminance) of ``img`` inside ``box``."""
-    region = np.asarray(img.crop(box).convert("RGB"))
-    if region.size == 0:
-        return (0, 0, 0), (0, 0, 0)
-    flat = region.reshape(-1, 3)
-    lum = _LUT[flat[:, 0]] * 0.2126 + _LUT[flat[:, 1]] * 0.7152 + _LUT[flat[:, 2]] * 0.0722
-    lo, hi = flat[int(lum.argmin())], flat[int(lum.argmax())]
-    return (int(lo[0]), int(lo[1]), int(lo[2])), (int(hi[0]), int(hi[1]), int(hi[2]))
+_extremes = extremes
 
 
 class _Composer:
@@ -369,8 +357,7 @@ def compose(
     return design
 
 
-def _luminance(rgb: np.ndarray) -> np.ndarray:
-    return _LUT[rgb[..., 0]] * 0.2126 + _LUT[rgb[..., 1]] * 0.7152 + _LUT[rgb[..., 2]] * 0.0722
+_luminance = luminance
 
 
 def _logo_chip(img: Image.Image, logo: Image.Image, pos: tuple[int, int]) -> RGB | None:

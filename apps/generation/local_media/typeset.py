@@ -20,7 +20,10 @@ from pathlib import Path
 
 from PIL import ImageFont
 
+from .contrast import AA, contrast, relative_luminance
 from .palette import RGB
+
+__all__ = ["AA", "contrast", "relative_luminance"]
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "data" / "fonts"
 #: shipped fonts, tried in order for the characters a text needs (bold for headlines)
@@ -33,8 +36,6 @@ SHIPPED_BOLD = (
 SHIPPED_REGULAR = ("NotoSans-Regular.ttf", *SHIPPED_BOLD[1:])
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 _SPACELESS = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-#: WCAG 2.x AA for normal text; every block is held to it, large text too
-AA = 4.5
 
 
 # --------------------------------------------------------------------------- text
@@ -330,22 +331,6 @@ def draw_set(draw, block: SetText, colour: RGB) -> None:
 
 
 # --------------------------------------------------------------------------- contrast
-
-
-def _linear(v: float) -> float:
-    v = v / 255
-    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-
-
-def relative_luminance(c: RGB) -> float:
-    return 0.2126 * _linear(c[0]) + 0.7152 * _linear(c[1]) + 0.0722 * _linear(c[2])
-
-
-def contrast(a: RGB, b: RGB) -> float:
-    la, lb = relative_luminance(a), relative_luminance(b)
-    hi, lo = max(la, lb), min(la, lb)
-    return (hi + 0.05) / (lo + 0.05)
-
 
 def text_colour(behind: list[RGB], preferred: list[RGB]) -> RGB:
     """The first of ``preferred`` that is AA against every colour in ``behind``, else white or
