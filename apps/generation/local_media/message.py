@@ -537,7 +537,8 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
             continue
         if a.kind == "place" and intent not in ("event", "hiring", "opening", "closure"):
             continue
-        chips.append(a.text)
+        before = re.search(r"(?:until|till|by|from|before|ends|bis|ab|vom|jusqu'au|hasta)\s+$", text[: a.start], re.I)
+        chips.append(f"{_cap(before.group(0).strip())} {a.text}" if before and a.kind == "date" else a.text)
     msg.chips = chips[:5]
 
     # ---- the subline: the brief's sentence that supports the hero best

@@ -1,0 +1,361 @@
+"""Designed posts with a message hierarchy (``message.Message``): a kicker, a hero in large type,
+a subline, chips for the facts that must not break (price, code, date, time, place, phone), a
+call-to-action pill and something to look at (the brand's own picture cropped around its
+subject, or an icon of the brief's noun), in three layouts per intent chosen by the seed:
+
+- ``panel``: the message on the brand's dark colour, the picture or icon in a panel beside it
+  (under it in a tall frame);
+- ``light``: the message on the brand's light colour, a large icon or picture in a corner;
+- ``type``: an oversized typographic treatment (the number, the price, the date) on the
+  brand's colour, the rest under it.
+
+Sober intents (recall, apology, incident, closure) get sober versions: white or light grounds,
+a warning band, no festive colour. Every text block goes through the composer, which measures
+its contrast on the pixels behind it."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from .contrast import AA, contrast
+from .crop import subject_crop
+from .design import Block, _Composer, _extremes
+from .icons import icon_image
+from .palette import RGB, darken, lighten, mix
+from .typeset import SetText, fit_text, text_colour
+
+VARIANTS = ("panel", "light", "type")
+SOBER = frozenset({"recall", "apology", "incident", "closure"})
+WHITE: RGB = (255, 255, 255)
+INK: RGB = (17, 17, 20)
+
+
+def variant_for(seed: int, intent: str) -> str:
+    return VARIANTS[seed % len(VARIANTS)]
+
+
+def _upper(text: str) -> str:
+    return text.upper() if text.isascii() or any("a" <= ch.lower() <= "z" for ch in text) else text
+
+
+class _Stack:
+    """Blocks set one under the other inside ``area``; ``fits`` says whether all did."""
+
+    def __init__(self, c: _Composer, img: Image.Image, area: tuple[int, int, int, int], align: str = "left"):
+        self.c, self.img, self.area, self.align = c, img, area, align
+        self.y = area[1]
+
+    def gap(self, share: float) -> None:
+        self.y += round(self.c.m * share)
+
+
+def _fit(
+    c: _Composer, text: str, area: tuple[int, int, int, int], size: float, floor: float, lines: int, bold: bool
+) -> SetText | None:
+    font = c.font(text, bold)
+    if font is None:
+        return None
+    return fit_text(
+        text,
+        font,
+        area,
+        max_size=max(8, round(c.m * size)),
+        min_size=max(8, round(c.m * floor)),
+        max_lines=lines,
+        balance=lines > 1,
+    )
+
+
+def _set_block(
+    c: _Composer, img: Image.Image, role: str, block: SetText, preferred: list[RGB], pad: int | None = None
+) -> None:
+    pad = max(2, round(block.size * 0.12)) if pad is None else pad
+    box = (block.box[0] - pad, block.box[1] - pad, block.box[2] + pad, block.box[3] + pad)
+    behind = _extremes(img, box)
+    colour = text_colour(list(behind), preferred)
+    ratio = min(contrast(colour, behind[0]), contrast(colour, behind[1]))
+    if ratio < AA:  # no colour reads here: a panel behind the text
+        panel = c.dark if colour == WHITE else WHITE
+        big = max(pad, round(block.size * 0.35))
+        ImageDraw.Draw(img).rounded_rectangle(
+            (block.box[0] - big, block.box[1] - big, block.box[2] + big, block.box[3] + big), radius=big, fill=panel
+        )
+        c.panels.append(role)
+        behind = _extremes(img, box)
+        colour = text_colour(list(behind), preferred)
+        ratio = min(contrast(colour, behind[0]), contrast(colour, behind[1]))
+    c.blocks.append(Block(role, block, colour, behind, ratio))
+    c.fonts.append(block.font.name)
+
+
+def _shift(block: SetText, dx: int, dy: int) -> SetText:
+    return dataclasses.replace(
+        block,
+        box=(block.box[0] + dx, block.box[1] + dy, block.box[2] + dx, block.box[3] + dy),
+        line_boxes=[(a + dx, b + dy, cc + dx, d + dy) for a, b, cc, d in block.line_boxes],
+        origins=[(x + dx, y + dy) for x, y in block.origins],
+    )
+
+
+def _pill(
+    c: _Composer,
+    img: Image.Image,
+    role: str,
+    text: str,
+    at: tuple[int, int],
+    right: int,
+    *,
+    size: float,
+    fill: RGB,
+    outline: RGB | None = None,
+    text_pref: list[RGB],
+    draw: bool = True,
+) -> tuple[int, int, int, int] | None:
+    """A one-line rounded pill holding ``text`` (never broken) from ``at``; its box, or None
+    when it does not fit before ``right``."""
+    pad_x, pad_y = round(c.m * size * 0.55), round(c.m * size * 0.32)
+    x, y = at
+    block = _fit(c, text, (x + pad_x, y + pad_y, right - pad_x, y + pad_y + round(c.m * size * 1.5)), size, size * 0.7, 1, True)
+    if block is None:
+        return None
+    h = block.box[3] - block.box[1]
+    box = (x, y, block.box[2] + pad_x, y + h + 2 * pad_y)
+    if not draw:
+        return box
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle(box, radius=(box[3] - box[1]) // 2, fill=fill, outline=outline, width=max(2, c.m // 300) if outline else 0)
+    block = _shift(block, 0, (y + pad_y) - block.box[1])
+    c.panels.append(role)
+    _set_block(c, img, role, block, text_pref, pad=0)
+    return box
+
+
+def _message_stack(
+    c: _Composer,
+    img: Image.Image,
+    msg: dict[str, Any],
+    area: tuple[int, int, int, int],
+    *,
+    on: RGB,
+    accent: RGB,
+    hero_size: float = 0.12,
+    big: bool = False,
+    valign: str = "center",
+) -> None:
+    """Kicker, hero, subline, chips and call to action stacked in ``area`` on ground ``on``."""
+    x0, t, r, b = area
+    light_ground = contrast(on, INK) > contrast(on, WHITE)
+    ink = [c.dark, INK] if light_ground else [WHITE, c.light]
+    kicker_pref = [accent, *ink] if contrast(accent, on) >= AA else ink
+    chip_fill = lighten(accent, 0.75) if light_ground else darken(on, 0.35)
+    cta_fill = accent if contrast(accent, on) >= 1.6 else (c.dark if light_ground else WHITE)
+    cta_pref = [WHITE, INK] if contrast(cta_fill, WHITE) >= AA else [INK, c.dark]
+
+    for scale in (1.0, 0.85, 0.7, 0.58):
+        plan = _plan(c, msg, area, hero_size * scale, big, scale)
+        if plan is not None:
+            break
+    else:
+        plan = _plan(c, {**msg, "sub": "", "chips": msg.get("chips", [])[:2]}, area, 0.06, False, 0.5)
+        if plan is None:
+            c.dropped.append("headline")
+            return
+    height = plan["bottom"] - t
+    dy = 0 if valign == "top" else max(0, ((b - t) - height) // (2 if valign == "center" else 1))
+    for role, block in plan["texts"]:
+        pref = kicker_pref if role == "kicker" else [accent, *ink] if role == "big" and contrast(accent, on) >= AA else ink
+        _set_block(c, img, role, _shift(block, 0, dy), pref)
+    for role, text, (px, py), right in plan["pills"]:
+        if role == "cta":
+            _pill(c, img, "cta", text, (px, py + dy), right, size=plan["pill"], fill=cta_fill, text_pref=cta_pref)
+        else:
+            _pill(
+                c, img, "chip", text, (px, py + dy), right, size=plan["chip"], fill=chip_fill,
+                text_pref=ink,
+            )
+
+
+def _plan(
+    c: _Composer, msg: dict[str, Any], area: tuple[int, int, int, int], hero_size: float, big: bool, scale: float
+) -> dict[str, Any] | None:
+    x0, t, r, b = area
+    y = t
+    texts: list[tuple[str, SetText]] = []
+    pills: list[tuple[str, str, tuple[int, int], int]] = []
+    kicker = msg.get("kicker") or ""
+    if kicker:
+        k = _fit(c, _upper(kicker), (x0, y, r, b), 0.042 * scale, 0.026, 2, True)
+        if k is None:
+            return None
+        texts.append(("kicker", k))
+        y = k.box[3] + round(c.m * 0.025 * scale)
+    if big and msg.get("big"):
+        g = _fit(c, msg["big"], (x0, y, r, b), 0.3 * scale, 0.1 * scale, 1, True)
+        if g is not None:
+            texts.append(("big", g))
+            y = g.box[3] + round(c.m * 0.02)
+    hero = msg.get("hero") or ""
+    if big and msg.get("big") and texts and texts[-1][0] == "big" and hero.casefold().startswith(msg["big"].casefold()):
+        hero = hero[len(msg["big"]) :].strip() or hero  # "20% off" oversized, "whitening" under it
+    quote = bool(msg.get("quote"))
+    lines = 7 if quote else 3
+    hs = hero_size * (0.62 if quote and len(hero) > 60 else 1.0)
+    h = _fit(c, hero, (x0, y, r, b), hs, min(hs, 0.05 if not quote else 0.034), lines, True)
+    if h is None:
+        return None
+    texts.append(("headline", h))
+    y = h.box[3] + round(c.m * 0.03 * scale)
+    sub = msg.get("sub") or ""
+    if sub:
+        s = _fit(c, sub, (x0, y, r, b), 0.046 * scale, 0.03, 3, False)
+        if s is None:
+            return None
+        texts.append(("sub", s))
+        y = s.box[3] + round(c.m * 0.035 * scale)
+    chip = 0.036 * max(scale, 0.8)
+    x = x0
+    row_h = 0
+    for text in msg.get("chips") or []:
+        box = _pill(c, Image.new("RGB", (1, 1)), "chip", text, (x, y), r, size=chip, fill=WHITE, text_pref=[INK], draw=False)
+        if box is None or box[2] > r:
+            x, y = x0, y + row_h + round(c.m * 0.018)
+            box = _pill(c, Image.new("RGB", (1, 1)), "chip", text, (x, y), r, size=chip, fill=WHITE, text_pref=[INK], draw=False)
+            if box is None:
+                return None
+        pills.append(("chip", text, (x, y), r))
+        row_h = box[3] - box[1]
+        x = box[2] + round(c.m * 0.018)
+    if pills:
+        y += row_h + round(c.m * 0.03)
+    cta = msg.get("cta") or ""
+    pill = 0.04 * max(scale, 0.8)
+    if cta:
+        box = _pill(c, Image.new("RGB", (1, 1)), "cta", cta, (x0, y), r, size=pill, fill=WHITE, text_pref=[INK], draw=False)
+        if box is None:
+            return None
+        pills.append(("cta", cta, (x0, y), r))
+        y = box[3]
+    if y > b:
+        return None
+    return {"texts": texts, "pills": pills, "bottom": y, "chip": chip, "pill": pill}
+
+
+# --------------------------------------------------------------------------- the picture
+
+
+def _visual(c: _Composer, img: Image.Image, box: tuple[int, int, int, int], msg: dict[str, Any], *, ground: RGB, ink: RGB) -> str:
+    """The brand's picture cropped around its subject into ``box``, else the brief's icon on a
+    disc; what was drawn, in words."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    if w < 16 or h < 16:
+        return ""
+    if c.photo is not None:
+        img.paste(subject_crop(c.photo, (w, h)), (box[0], box[1]))
+        c.framed = "a photo from the brand's library"
+        return c.framed
+    side = min(w, h)
+    disc = round(side * 0.86)
+    cx, cy = box[0] + w // 2, box[1] + h // 2
+    d = ImageDraw.Draw(img)
+    d.ellipse((cx - disc // 2, cy - disc // 2, cx + disc // 2, cy + disc // 2), fill=ground)
+    icon = icon_image(msg.get("icon") or "megaphone", round(disc * 0.56), ink, 1.6)
+    img.paste(icon, (cx - icon.width // 2, cy - icon.height // 2), icon)
+    c.framed = f"an icon ({(msg.get('icon') or 'megaphone').replace('-', ' ')})"
+    return c.framed
+
+
+def poster(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int], variant: str) -> None:
+    msg = spec["message"]
+    intent = msg.get("intent", "announcement")
+    x0, t, r, b = area
+    d = ImageDraw.Draw(img)
+    sober = intent in SOBER
+    tall = c.h / c.w > 1.3
+    gap = round(c.m * 0.05)
+    if sober:
+        ground = WHITE if variant != "light" else lighten(c.secondary, 0.9)
+        d.rectangle((0, 0, c.w, c.h), fill=ground)
+        band = max(8, round(c.m * 0.022))
+        warn = (196, 40, 40) if intent == "recall" else c.primary
+        d.rectangle((0, 0, c.w, band), fill=warn)
+        if variant == "type":
+            d.rectangle((0, c.h - band, c.w, c.h), fill=warn)
+        accent = warn if contrast(warn, ground) >= AA else c.dark
+        if c.wide and variant == "panel":
+            text_area = (x0, t, round(c.w * 0.66) - gap // 2, b)
+            _visual(c, img, (round(c.w * 0.66) + gap // 2, t, r, b), msg, ground=lighten(accent, 0.88), ink=accent)
+        elif variant == "panel" and tall:
+            vis_h = round((b - t) * 0.22)
+            _visual(c, img, (x0, t, x0 + vis_h, t + vis_h), msg, ground=lighten(accent, 0.88), ink=accent)
+            text_area = (x0, t + vis_h + gap, r, b)
+        else:
+            side = round(c.m * 0.16)
+            _visual(c, img, (r - side, t, r, t + side), msg, ground=lighten(accent, 0.88), ink=accent)
+            text_area = (x0, t + side + gap // 2, r, b) if not c.wide else (x0, t, r - side - gap, b)
+        _message_stack(c, img, msg, text_area, on=ground, accent=accent, hero_size=0.1, big=variant == "type")
+        return
+
+    if variant == "panel":
+        ground = c.dark
+        d.rectangle((0, 0, c.w, c.h), fill=ground)
+        if c.wide:
+            split = round(c.w * 0.6)
+            d.rectangle((split, 0, c.w, c.h), fill=c.light)
+            _visual(c, img, (split + gap, t, r, b), msg, ground=lighten(c.secondary, 0.5), ink=c.dark)
+            text_area = (x0, t, split - gap, b)
+        else:
+            share = 0.3 if tall else 0.3
+            cut = b - round((b - t) * share)
+            d.rectangle((0, cut, c.w, c.h), fill=c.light)
+            d.rectangle((0, cut, c.w, cut + max(4, c.m // 90)), fill=c.secondary)
+            _visual(c, img, (x0, cut + gap, r, b), msg, ground=lighten(c.secondary, 0.5), ink=c.dark)
+            text_area = (x0, t, r, cut - gap)
+        _message_stack(c, img, msg, text_area, on=ground, accent=c.secondary)
+    elif variant == "light":
+        ground = c.light
+        d.rectangle((0, 0, c.w, c.h), fill=ground)
+        side = round(c.m * (0.34 if c.wide else 0.3))
+        vis = (r - side, b - side, r, b)
+        _visual(c, img, vis, msg, ground=lighten(c.primary, 0.8), ink=c.primary)
+        text_area = (x0, t, r - side - gap, b) if c.wide else (x0, t, r, b - side - gap // 2)
+        _message_stack(c, img, msg, text_area, on=ground, accent=c.primary, valign="top" if not tall else "center")
+    else:  # type
+        ground = c.primary
+        d.rectangle((0, 0, c.w, c.h), fill=ground)
+        d.ellipse(
+            (round(c.w * 0.62), round(-c.h * 0.18), round(c.w * 1.25), round(c.h * 0.36)), fill=mix(c.primary, c.secondary, 0.25)
+        )
+        side = round(c.m * 0.16)
+        _visual(c, img, (r - side, t, r, t + side), msg, ground=c.light, ink=c.primary)
+        text_area = (x0, t + side + gap // 2, r, b) if not c.wide else (x0, t, r - side - gap, b)
+        on = ground
+        accent = c.secondary if contrast(c.secondary, on) >= AA else (WHITE if contrast(WHITE, on) > contrast(INK, on) else INK)
+        _message_stack(c, img, msg, text_area, on=on, accent=accent, big=True)
+
+
+def steps_slide(
+    c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int], steps: list[tuple[int, str]]
+) -> None:
+    """A carousel slide of numbered steps (each number drawn once, in its disc)."""
+    x0, t, r, b = area
+    d = ImageDraw.Draw(img)
+    d.rectangle((0, 0, c.w, c.h), fill=c.light)
+    each = (b - t) // max(1, len(steps))
+    dot = round(min(each * 0.6, c.m * 0.09))
+    for k, (n, step) in enumerate(steps):
+        y = t + k * each
+        d.ellipse((x0, y, x0 + dot, y + dot), fill=c.primary)
+        c.panels.append("step")
+        num = _fit(c, str(n), (x0 + dot // 5, y + dot // 5, x0 + dot - dot // 5, y + dot - dot // 5), dot / c.m * 0.5, 0.012, 1, True)
+        if num is not None:
+            cx = x0 + dot // 2 - (num.box[2] - num.box[0]) // 2 - num.box[0]
+            cy = y + dot // 2 - (num.box[3] - num.box[1]) // 2 - num.box[1]
+            _set_block(c, img, "step", _shift(num, cx, cy), [WHITE, INK])
+        block = _fit(c, step, (x0 + dot + round(c.m * 0.03), y, r, y + each - round(c.m * 0.02)), 0.05, 0.026, 5, False)
+        if block is None:
+            c.dropped.append("step")
+            continue
+        _set_block(c, img, "step", block, [c.dark, INK])
