@@ -215,13 +215,20 @@ def describe(design: Design, language: str = "en", *, video: bool = False) -> st
     ]
     by_role: dict[str, list[str]] = {}
     for block in design.blocks:
-        by_role.setdefault(block.role, []).append(" ".join(block.set.lines))
+        # the text as written, not the drawn lines joined (a Japanese line break is no space)
+        by_role.setdefault(block.role, []).append(block.set.text)
+    if "kicker" in by_role:
+        parts.append(W["text"].format(text=by_role["kicker"][0]))
+    if "big" in by_role:
+        parts.append(W["text"].format(text=by_role["big"][0]))
     if "headline" in by_role:
         parts.append(W["text"].format(text=by_role["headline"][0]))
     if "cta" in by_role:
         parts.append(W["text"].format(text=by_role["cta"][0]))
     if "sub" in by_role:
         parts.append(W["then"].format(text=by_role["sub"][0]))
+    if "chip" in by_role:
+        parts.append(W["text"].format(text=" · ".join(by_role["chip"])))
     if "badge" in by_role:
         parts.append(W["badge"].format(text=by_role["badge"][0]))
     if "date" in by_role:

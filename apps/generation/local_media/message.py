@@ -272,9 +272,9 @@ def atoms(text: str) -> list[Atom]:
         if start and text[start - 1].isdigit() or re.search(r"\bmay\b", m.group(0)):
             continue  # "2231 may contain" is no date
         add("date", *m.span())
-    for m in _JA_TIME.finditer(text):
-        add("time", *m.span())
     for m in _TIME_RANGE.finditer(text):
+        add("time", *m.span())
+    for m in _JA_TIME.finditer(text):
         add("time", *m.span())
     for m in _PLACE.finditer(text):
         place = m.group(1)
@@ -324,7 +324,7 @@ _FILLER = re.compile(
 )
 _CLAUSE = re.compile(r"\s*[,;:–—]\s+|\s+-\s+|\s+(?:with|and|because|so that|which|while|from|until|to celebrate|—)\s+")
 _FUNCTION = frozenset(
-    "a an the of to in on at for and or with by from our your we you is are be this that its it as "
+    "a an the of to in on at for and or with by from our your we you is are be this that as "
     "der die das und mit für von zu im am ein eine unser unsere".split()
 )
 
@@ -488,7 +488,7 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
         instr = re.search(
             r"(?:do not|don't|please do not|nicht)\s+[^.,;:!?]+|(?:return|bring)\s+(?:it|them)\s+[^.,;:!?]+", text, re.I
         )
-        msg.instruction = _trim_words(instr.group(0), 8) if instr else ""
+        msg.instruction = _trim_words(re.split(r"\s+(?:if|unless|when|wenn|falls)\s+", instr.group(0))[0], 8) if instr else ""
         msg.hazard = _sentence_with(text, r"may contain|contains|undeclared|allerg|risk|hazard|enthält|kann .* enthalten")
         if intent == "closure":
             re_m = re.search(
@@ -498,7 +498,7 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
                 re.I,
             )
             if re_m:
-                msg.reopening = _trim_words(re_m.group(0), 7)
+                msg.reopening = _trim_words(re.sub(r"^we\s+", "", re_m.group(0), flags=re.I), 6)
             ja = re.search(r"[^。、]*(?:から|より)[^。、]*(?:営業|診療|再開)[^。、]*", text)
             if ja:
                 msg.reopening = ja.group(0)

@@ -144,8 +144,11 @@ def _message_stack(
     hero_size: float = 0.12,
     big: bool = False,
     valign: str = "center",
-) -> None:
-    """Kicker, hero, subline, chips and call to action stacked in ``area`` on ground ``on``."""
+    retry: bool = False,
+) -> int | None:
+    """Kicker, hero, subline, chips and call to action stacked in ``area`` on ground ``on``; the
+    bottom of what was set, None when nothing fits (with ``retry`` nothing is noted as dropped:
+    the caller tries a larger area)."""
     x0, t, r, b = area
     light_ground = contrast(on, INK) > contrast(on, WHITE)
     ink = [c.dark, INK] if light_ground else [WHITE, c.light]
@@ -154,15 +157,24 @@ def _message_stack(
     cta_fill = accent if contrast(accent, on) >= 1.6 else (c.dark if light_ground else WHITE)
     cta_pref = [WHITE, INK] if contrast(cta_fill, WHITE) >= AA else [INK, c.dark]
 
-    for scale in (1.0, 0.85, 0.7, 0.58):
-        plan = _plan(c, msg, area, hero_size * scale, big, scale)
+    chips = list(msg.get("chips") or [])
+    tries = [msg, {**msg, "sub": ""}, {**msg, "sub": "", "chips": chips[:3]}, {**msg, "sub": "", "chips": chips[:2]}]
+    plan = None
+    for attempt in tries:
+        for scale, oversized in [(k, big) for k in (1.0, 0.85, 0.7)] + [(k, False) for k in (0.85, 0.7, 0.58)]:
+            plan = _plan(c, attempt, area, hero_size * scale, oversized, scale)
+            if plan is not None:
+                break
         if plan is not None:
             break
-    else:
-        plan = _plan(c, {**msg, "sub": "", "chips": msg.get("chips", [])[:2]}, area, 0.06, False, 0.5)
-        if plan is None:
+        plan = _plan(c, attempt, area, hero_size * 0.5, False, 0.5)
+        if plan is not None:
+            break
+    if plan is None:
+        if not retry:
             c.dropped.append("headline")
-            return
+        return None
+    c.dropped += [r for r in ("sub",) if msg.get(r) and not any(role == r for role, _ in plan["texts"])]
     height = plan["bottom"] - t
     dy = 0 if valign == "top" else max(0, ((b - t) - height) // (2 if valign == "center" else 1))
     for role, block in plan["texts"]:
@@ -176,6 +188,7 @@ def _message_stack(
                 c, img, "chip", text, (px, py + dy), right, size=plan["chip"], fill=chip_fill,
                 text_pref=ink,
             )
+    return int(plan["bottom"]) + dy
 
 
 def _plan(
@@ -276,26 +289,35 @@ def poster(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int
     tall = c.h / c.w > 1.3
     gap = round(c.m * 0.05)
     if sober:
-        ground = WHITE if variant != "light" else lighten(c.secondary, 0.9)
+        # calm grounds, no festive colour: white with a tinted header, a light tint, or the
+        # brand's darkest shade; a recall's band is red
+        ground = {"panel": WHITE, "light": lighten(c.secondary, 0.9), "type": c.dark}[variant]
         d.rectangle((0, 0, c.w, c.h), fill=ground)
         band = max(8, round(c.m * 0.022))
         warn = (196, 40, 40) if intent == "recall" else c.primary
         d.rectangle((0, 0, c.w, band), fill=warn)
-        if variant == "type":
-            d.rectangle((0, c.h - band, c.w, c.h), fill=warn)
-        accent = warn if contrast(warn, ground) >= AA else c.dark
-        if c.wide and variant == "panel":
-            text_area = (x0, t, round(c.w * 0.66) - gap // 2, b)
-            _visual(c, img, (round(c.w * 0.66) + gap // 2, t, r, b), msg, ground=lighten(accent, 0.88), ink=accent)
-        elif variant == "panel" and tall:
-            vis_h = round((b - t) * 0.22)
-            _visual(c, img, (x0, t, x0 + vis_h, t + vis_h), msg, ground=lighten(accent, 0.88), ink=accent)
-            text_area = (x0, t + vis_h + gap, r, b)
+        on_dark = variant == "type"
+        accent = (
+            (c.light if contrast(c.light, ground) >= AA else WHITE)
+            if on_dark
+            else warn
+            if contrast(warn, ground) >= AA
+            else c.dark
+        )
+        side = round(c.m * (0.2 if variant == "panel" else 0.16))
+        if variant == "panel":
+            head = t + side + gap // 2
+            d.rectangle((0, band, c.w, head), fill=lighten(warn, 0.88))
+            d.rectangle((0, head, c.w, head + max(3, c.m // 160)), fill=warn)
+            _visual(c, img, (r - side, t, r, t + side), msg, ground=WHITE, ink=warn)
+            text_area = (x0, head + gap, r, b)
         else:
-            side = round(c.m * 0.16)
-            _visual(c, img, (r - side, t, r, t + side), msg, ground=lighten(accent, 0.88), ink=accent)
+            _visual(
+                c, img, (r - side, t, r, t + side), msg,
+                ground=lighten(accent, 0.88) if not on_dark else darken(c.dark, 0.3), ink=accent,
+            )
             text_area = (x0, t + side + gap // 2, r, b) if not c.wide else (x0, t, r - side - gap, b)
-        _message_stack(c, img, msg, text_area, on=ground, accent=accent, hero_size=0.1, big=variant == "type")
+        _message_stack(c, img, msg, text_area, on=ground, accent=accent, hero_size=0.1, valign="top" if variant == "panel" else "center")
         return
 
     if variant == "panel":
@@ -318,10 +340,14 @@ def poster(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int
         ground = c.light
         d.rectangle((0, 0, c.w, c.h), fill=ground)
         side = round(c.m * (0.34 if c.wide else 0.3))
-        vis = (r - side, b - side, r, b)
-        _visual(c, img, vis, msg, ground=lighten(c.primary, 0.8), ink=c.primary)
         text_area = (x0, t, r - side - gap, b) if c.wide else (x0, t, r, b - side - gap // 2)
-        _message_stack(c, img, msg, text_area, on=ground, accent=c.primary, valign="top" if not tall else "center")
+        valign = "top" if not tall else "center"
+        bottom = _message_stack(c, img, msg, text_area, on=ground, accent=c.primary, valign=valign, retry=True)
+        if bottom is None:  # the message needs the whole area: the icon goes where space is left
+            bottom = _message_stack(c, img, msg, area, on=ground, accent=c.primary, valign="top")
+            side = min(side, (b - (bottom or b)) - gap // 2)
+        if side >= round(c.m * 0.12):
+            _visual(c, img, (r - side, b - side, r, b), msg, ground=lighten(c.primary, 0.8), ink=c.primary)
     else:  # type
         ground = c.primary
         d.rectangle((0, 0, c.w, c.h), fill=ground)
