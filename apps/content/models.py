@@ -31,7 +31,7 @@ class MediaType(models.TextChoices):
 #: the media types' names, as the API writes them
 MEDIA_TYPES = tuple(MediaType.values)
 
-RATIOS = ("1:1", "16:9", "9:16", "4:5", "3:2")
+RATIOS = ("1:1", "16:9", "9:16", "4:5", "3:2", "2:3")
 
 
 class Campaign(OrgScopedModel):

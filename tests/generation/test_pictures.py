@@ -122,7 +122,10 @@ def _ocr(img: Image.Image, lang: str = "eng") -> str:
         path = Path(tmp) / "in.png"
         img.save(path)
         return subprocess.run(
-            [TESSERACT, str(path), "stdout", "-l", lang, "--psm", "6"], capture_output=True, text=True, check=True
+            [TESSERACT, str(path), "stdout", "-l", lang, "--psm", "6"],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
 
 
@@ -173,7 +176,9 @@ def test_every_intent_and_ratio_sets_the_hero_large_with_its_facts_and_nothing_i
     assert "headline" in blocks, design.dropped
     head = blocks["headline"]
     # the hero in large type: its line height a stated share of the shorter side
-    assert head.set.size >= HERO_SHARE * min(img.size) * (0.6 if intent == "testimonial" else 1), head.set.size
+    assert head.set.size >= HERO_SHARE * min(img.size) * (0.6 if intent == "testimonial" else 1), (
+        head.set.size
+    )
     # read back by OCR from the picture (the hero's box, enlarged for tesseract)
     x0, y0, x1, y1 = head.set.box
     crop = img.crop((max(0, x0 - 8), max(0, y0 - 8), x1 + 8, y1 + 8))
@@ -211,7 +216,10 @@ def test_every_intent_and_ratio_sets_the_hero_large_with_its_facts_and_nothing_i
 def test_the_must_have_table_is_declared_once_and_catches_a_missing_fact():
     assert set(MUST_HAVE) >= {"recall", "closure", "testimonial", "recipe", "event", "hiring"}
     msg = read_message(CORPUS["closure"][0])
-    assert missing_on_picture(msg, ["Closed 24 Dec – 1 Jan"]) == ["2 January", "reopen on 2 January at 8:30am"]
+    assert missing_on_picture(msg, ["Closed 24 Dec – 1 Jan"]) == [
+        "2 January",
+        "reopen on 2 January at 8:30am",
+    ]
     event = read_message(CORPUS["event"][0])
     assert "10am" in missing_on_picture(event, ["Vegan cooking workshop", "Saturday 21 June"])
 
@@ -250,7 +258,9 @@ def test_three_seeds_give_three_layouts_that_differ_by_perceptual_hash(intent):
 
 
 def test_japanese_is_broken_by_phrase_with_kinsoku_and_its_alt_text_has_no_drawn_breaks():
-    brief = "12月24日から1月3日まで休診いたします。1月4日（月）9:00より通常診療です。「ご予約」はお電話でどうぞ。"
+    brief = (
+        "12月24日から1月3日まで休診いたします。1月4日（月）9:00より通常診療です。「ご予約」はお電話でどうぞ。"
+    )
     for part in phrases(brief):
         assert part[0] not in NO_START and part[-1] not in NO_END
     spec = spec_from_text(prompt=brief, hook="", facts=[], brand=DENTAL, language="ja")

@@ -224,7 +224,7 @@ _DATE_RANGE = re.compile(
     re.IGNORECASE,
 )
 _PLACE = re.compile(
-    r"\b(?:at|in|@|im|in der|am)\s+((?:[A-Z][\w'’.&-]*|\d+[a-z]?)(?:,?\s+(?:[A-Z][\w'’.&-]*|\d+[a-z]?|de|la|the|of|upon|am|an))*)"
+    r"\b(?:at|in|@|im|in der|am)\s+((?:[A-Z][\w'’&-]*|\d+[a-z]?)(?:,?\s+(?:[A-Z][\w'’&-]*|\d+[a-z]?|de|la|the|of|upon|am|an))*)"
 )
 _WEEKDAYS = re.compile(
     r"^(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?$|^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
@@ -255,7 +255,9 @@ def atoms(text: str) -> list[Atom]:
     for m in _URL.finditer(text):
         add("url", *m.span())
     for m in _PHONE.finditer(text):
-        if sum(c.isdigit() for c in m.group(0)) >= 7 and not re.fullmatch(r"[\d ]{1,4}[-–] ?[\d ]+", m.group(0)):
+        if sum(c.isdigit() for c in m.group(0)) >= 7 and not re.fullmatch(
+            r"[\d ]{1,4}[-–] ?[\d ]+", m.group(0)
+        ):
             add("phone", *m.span())
     for m in _PRICE.finditer(text):
         add("price", *m.span())
@@ -314,7 +316,7 @@ class Message:
     atoms: list[Atom] = field(default_factory=list)
 
 
-_SENT = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
+_SENT = re.compile(r"(?<=[.!?。！？])(?<!\b\d\.)(?<!\b\d\d\.)\s+|(?<=[。！？])|\n+")
 _FILLER = re.compile(
     r"^(?:(?:big|great|exciting|good|some) news[:!,.]?\s*|we(?:'re| are)? (?:so |very |really )?(?:excited|thrilled|proud|happy|pleased)"
     r" to (?:announce|share|say|introduce|welcome)(?: that)?\s*|(?:today|finally|guess what)[,:!]?\s*|"
@@ -322,7 +324,9 @@ _FILLER = re.compile(
     r"(?:quick |pro |today's |our )?tip(?: of the \w+)?[:!.]\s*|did you know\??[:,]?\s*(?:that\s+)?|tipp[:!]\s*)",
     re.IGNORECASE,
 )
-_CLAUSE = re.compile(r"\s*[,;:–—]\s+|\s+-\s+|\s+(?:with|and|because|so that|which|while|from|until|to celebrate|—)\s+")
+_CLAUSE = re.compile(
+    r"\s*[,;:–—]\s+|\s+-\s+|\s+(?:with|and|because|so that|which|while|from|until|to celebrate|—)\s+"
+)
 _FUNCTION = frozenset(
     "a an the of to in on at for and or with by from our your we you is are be this that as "
     "der die das und mit für von zu im am ein eine unser unsere".split()
@@ -427,12 +431,15 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
         if m:
             hero = m.group(1)
             tail = hero.split()
-            while len(tail) > 2 and (tail[-1].casefold() in _FUNCTION or tail[-1].casefold() in ("with", "until", "code")):
+            while len(tail) > 2 and (
+                tail[-1].casefold() in _FUNCTION or tail[-1].casefold() in ("with", "until", "code")
+            ):
                 tail.pop()
             msg.hero = " ".join(tail)
         elif "price" in kinds:
             msg.hero = _trim_words(
-                re.search(rf"[^.,;:!?]*{re.escape(kinds['price'])}[^.,;:!?]*", text).group(0), 6  # type: ignore[union-attr]
+                re.search(rf"[^.,;:!?]*{re.escape(kinds['price'])}[^.,;:!?]*", text).group(0),
+                6,  # type: ignore[union-attr]
             )
         msg.big = kinds.get("percent") or kinds.get("price", "")
     elif intent == "hiring":
@@ -486,10 +493,18 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
         msg.hero = _trim_words(title, 6)
     elif intent in ("recall", "apology", "incident", "closure"):
         instr = re.search(
-            r"(?:do not|don't|please do not|nicht)\s+[^.,;:!?]+|(?:return|bring)\s+(?:it|them)\s+[^.,;:!?]+", text, re.I
+            r"(?:do not|don't|please do not|nicht)\s+[^.,;:!?]+|(?:return|bring)\s+(?:it|them)\s+[^.,;:!?]+",
+            text,
+            re.I,
         )
-        msg.instruction = _trim_words(re.split(r"\s+(?:if|unless|when|wenn|falls)\s+", instr.group(0))[0], 8) if instr else ""
-        msg.hazard = _sentence_with(text, r"may contain|contains|undeclared|allerg|risk|hazard|enthält|kann .* enthalten")
+        msg.instruction = (
+            _trim_words(re.split(r"\s+(?:if|unless|when|wenn|falls)\s+", instr.group(0))[0], 8)
+            if instr
+            else ""
+        )
+        msg.hazard = _sentence_with(
+            text, r"may contain|contains|undeclared|allerg|risk|hazard|enthält|kann .* enthalten"
+        )
         if intent == "closure":
             re_m = re.search(
                 r"(?:(?:we\s+)?re-?open(?:s|ing)?|back(?:\s+on)?|open again|wieder (?:geöffnet|da|für sie da))\s*(?:on\s+|am\s+|from\s+|ab\s+)?"
@@ -509,7 +524,12 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
             msg.hero = _trim_words(_first_clause(text))
     elif intent == "event":
         clause = _first_clause(text)
-        clause = re.sub(r"^(?:join us (?:for|at)|come (?:to|along to)|join)\s+(?:our\s+|the\s+|a\s+)?", "", clause, flags=re.I)
+        clause = re.sub(
+            r"^(?:join us (?:for|at)|come (?:to|along to)|join)\s+(?:our\s+|the\s+|a\s+)?",
+            "",
+            clause,
+            flags=re.I,
+        )
         clause = re.split(r"\s+(?:on|this|next|at|am|um)\s+", clause)[0]
         msg.hero = _trim_words(_cap(clause), 6)
     else:
@@ -537,7 +557,9 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
             continue
         if a.kind == "place" and intent not in ("event", "hiring", "opening", "closure"):
             continue
-        before = re.search(r"(?:until|till|by|from|before|ends|bis|ab|vom|jusqu'au|hasta)\s+$", text[: a.start], re.I)
+        before = re.search(
+            r"(?:until|till|by|from|before|ends|bis|ab|vom|jusqu'au|hasta)\s+$", text[: a.start], re.I
+        )
         chips.append(f"{_cap(before.group(0).strip())} {a.text}" if before and a.kind == "date" else a.text)
     msg.chips = chips[:5]
 

@@ -53,7 +53,13 @@ class _Stack:
 
 
 def _fit(
-    c: _Composer, text: str, area: tuple[int, int, int, int], size: float, floor: float, lines: int, bold: bool
+    c: _Composer,
+    text: str,
+    area: tuple[int, int, int, int],
+    size: float,
+    floor: float,
+    lines: int,
+    bold: bool,
 ) -> SetText | None:
     font = c.font(text, bold)
     if font is None:
@@ -81,7 +87,9 @@ def _set_block(
         panel = c.dark if colour == WHITE else WHITE
         big = max(pad, round(block.size * 0.35))
         ImageDraw.Draw(img).rounded_rectangle(
-            (block.box[0] - big, block.box[1] - big, block.box[2] + big, block.box[3] + big), radius=big, fill=panel
+            (block.box[0] - big, block.box[1] - big, block.box[2] + big, block.box[3] + big),
+            radius=big,
+            fill=panel,
         )
         c.panels.append(role)
         behind = _extremes(img, box)
@@ -118,7 +126,15 @@ def _pill(
     when it does not fit before ``right``."""
     pad_x, pad_y = round(c.m * size * 0.55), round(c.m * size * 0.32)
     x, y = at
-    block = _fit(c, text, (x + pad_x, y + pad_y, right - pad_x, y + pad_y + round(c.m * size * 1.5)), size, size * 0.7, 1, True)
+    block = _fit(
+        c,
+        text,
+        (x + pad_x, y + pad_y, right - pad_x, y + pad_y + round(c.m * size * 1.5)),
+        size,
+        size * 0.7,
+        1,
+        True,
+    )
     if block is None:
         return None
     h = block.box[3] - block.box[1]
@@ -126,7 +142,13 @@ def _pill(
     if not draw:
         return box
     d = ImageDraw.Draw(img)
-    d.rounded_rectangle(box, radius=(box[3] - box[1]) // 2, fill=fill, outline=outline, width=max(2, c.m // 300) if outline else 0)
+    d.rounded_rectangle(
+        box,
+        radius=(box[3] - box[1]) // 2,
+        fill=fill,
+        outline=outline,
+        width=max(2, c.m // 300) if outline else 0,
+    )
     block = _shift(block, 0, (y + pad_y) - block.box[1])
     c.panels.append(role)
     _set_block(c, img, role, block, text_pref, pad=0)
@@ -158,10 +180,17 @@ def _message_stack(
     cta_pref = [WHITE, INK] if contrast(cta_fill, WHITE) >= AA else [INK, c.dark]
 
     chips = list(msg.get("chips") or [])
-    tries = [msg, {**msg, "sub": ""}, {**msg, "sub": "", "chips": chips[:3]}, {**msg, "sub": "", "chips": chips[:2]}]
+    tries = [
+        msg,
+        {**msg, "sub": ""},
+        {**msg, "sub": "", "chips": chips[:3]},
+        {**msg, "sub": "", "chips": chips[:2]},
+    ]
     plan = None
     for attempt in tries:
-        for scale, oversized in [(k, big) for k in (1.0, 0.85, 0.7)] + [(k, False) for k in (0.85, 0.7, 0.58)]:
+        for scale, oversized in [(k, big) for k in (1.0, 0.85, 0.7)] + [
+            (k, False) for k in (0.85, 0.7, 0.58)
+        ]:
             plan = _plan(c, attempt, area, hero_size * scale, oversized, scale)
             if plan is not None:
                 break
@@ -178,21 +207,49 @@ def _message_stack(
     height = plan["bottom"] - t
     dy = 0 if valign == "top" else max(0, ((b - t) - height) // (2 if valign == "center" else 1))
     for role, block in plan["texts"]:
-        pref = kicker_pref if role == "kicker" else [accent, *ink] if role == "big" and contrast(accent, on) >= AA else ink
+        pref = (
+            kicker_pref
+            if role == "kicker"
+            else [accent, *ink]
+            if role == "big" and contrast(accent, on) >= AA
+            else ink
+        )
         _set_block(c, img, role, _shift(block, 0, dy), pref)
     for role, text, (px, py), right in plan["pills"]:
         if role == "cta":
-            _pill(c, img, "cta", text, (px, py + dy), right, size=plan["pill"], fill=cta_fill, text_pref=cta_pref)
+            _pill(
+                c,
+                img,
+                "cta",
+                text,
+                (px, py + dy),
+                right,
+                size=plan["pill"],
+                fill=cta_fill,
+                text_pref=cta_pref,
+            )
         else:
             _pill(
-                c, img, "chip", text, (px, py + dy), right, size=plan["chip"], fill=chip_fill,
+                c,
+                img,
+                "chip",
+                text,
+                (px, py + dy),
+                right,
+                size=plan["chip"],
+                fill=chip_fill,
                 text_pref=ink,
             )
     return int(plan["bottom"]) + dy
 
 
 def _plan(
-    c: _Composer, msg: dict[str, Any], area: tuple[int, int, int, int], hero_size: float, big: bool, scale: float
+    c: _Composer,
+    msg: dict[str, Any],
+    area: tuple[int, int, int, int],
+    hero_size: float,
+    big: bool,
+    scale: float,
 ) -> dict[str, Any] | None:
     x0, t, r, b = area
     y = t
@@ -211,7 +268,13 @@ def _plan(
             texts.append(("big", g))
             y = g.box[3] + round(c.m * 0.02)
     hero = msg.get("hero") or ""
-    if big and msg.get("big") and texts and texts[-1][0] == "big" and hero.casefold().startswith(msg["big"].casefold()):
+    if (
+        big
+        and msg.get("big")
+        and texts
+        and texts[-1][0] == "big"
+        and hero.casefold().startswith(msg["big"].casefold())
+    ):
         hero = hero[len(msg["big"]) :].strip() or hero  # "20% off" oversized, "whitening" under it
     quote = bool(msg.get("quote"))
     lines = 7 if quote else 3
@@ -232,10 +295,32 @@ def _plan(
     x = x0
     row_h = 0
     for text in msg.get("chips") or []:
-        box = _pill(c, Image.new("RGB", (1, 1)), "chip", text, (x, y), r, size=chip, fill=WHITE, text_pref=[INK], draw=False)
+        box = _pill(
+            c,
+            Image.new("RGB", (1, 1)),
+            "chip",
+            text,
+            (x, y),
+            r,
+            size=chip,
+            fill=WHITE,
+            text_pref=[INK],
+            draw=False,
+        )
         if box is None or box[2] > r:
             x, y = x0, y + row_h + round(c.m * 0.018)
-            box = _pill(c, Image.new("RGB", (1, 1)), "chip", text, (x, y), r, size=chip, fill=WHITE, text_pref=[INK], draw=False)
+            box = _pill(
+                c,
+                Image.new("RGB", (1, 1)),
+                "chip",
+                text,
+                (x, y),
+                r,
+                size=chip,
+                fill=WHITE,
+                text_pref=[INK],
+                draw=False,
+            )
             if box is None:
                 return None
         pills.append(("chip", text, (x, y), r))
@@ -246,7 +331,18 @@ def _plan(
     cta = msg.get("cta") or ""
     pill = 0.04 * max(scale, 0.8)
     if cta:
-        box = _pill(c, Image.new("RGB", (1, 1)), "cta", cta, (x0, y), r, size=pill, fill=WHITE, text_pref=[INK], draw=False)
+        box = _pill(
+            c,
+            Image.new("RGB", (1, 1)),
+            "cta",
+            cta,
+            (x0, y),
+            r,
+            size=pill,
+            fill=WHITE,
+            text_pref=[INK],
+            draw=False,
+        )
         if box is None:
             return None
         pills.append(("cta", cta, (x0, y), r))
@@ -259,7 +355,15 @@ def _plan(
 # --------------------------------------------------------------------------- the picture
 
 
-def _visual(c: _Composer, img: Image.Image, box: tuple[int, int, int, int], msg: dict[str, Any], *, ground: RGB, ink: RGB) -> str:
+def _visual(
+    c: _Composer,
+    img: Image.Image,
+    box: tuple[int, int, int, int],
+    msg: dict[str, Any],
+    *,
+    ground: RGB,
+    ink: RGB,
+) -> str:
     """The brand's picture cropped around its subject into ``box``, else the brief's icon on a
     disc; what was drawn, in words."""
     w, h = box[2] - box[0], box[3] - box[1]
@@ -280,7 +384,9 @@ def _visual(c: _Composer, img: Image.Image, box: tuple[int, int, int, int], msg:
     return c.framed
 
 
-def poster(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int], variant: str) -> None:
+def poster(
+    c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int], variant: str
+) -> None:
     msg = spec["message"]
     intent = msg.get("intent", "announcement")
     x0, t, r, b = area
@@ -313,11 +419,24 @@ def poster(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int
             text_area = (x0, head + gap, r, b)
         else:
             _visual(
-                c, img, (r - side, t, r, t + side), msg,
-                ground=lighten(accent, 0.88) if not on_dark else darken(c.dark, 0.3), ink=accent,
+                c,
+                img,
+                (r - side, t, r, t + side),
+                msg,
+                ground=lighten(accent, 0.88) if not on_dark else darken(c.dark, 0.3),
+                ink=accent,
             )
             text_area = (x0, t + side + gap // 2, r, b) if not c.wide else (x0, t, r - side - gap, b)
-        _message_stack(c, img, msg, text_area, on=ground, accent=accent, hero_size=0.1, valign="top" if variant == "panel" else "center")
+        _message_stack(
+            c,
+            img,
+            msg,
+            text_area,
+            on=ground,
+            accent=accent,
+            hero_size=0.1,
+            valign="top" if variant == "panel" else "center",
+        )
         return
 
     if variant == "panel":
@@ -342,7 +461,9 @@ def poster(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int
         side = round(c.m * (0.34 if c.wide else 0.3))
         text_area = (x0, t, r - side - gap, b) if c.wide else (x0, t, r, b - side - gap // 2)
         valign = "top" if not tall else "center"
-        bottom = _message_stack(c, img, msg, text_area, on=ground, accent=c.primary, valign=valign, retry=True)
+        bottom = _message_stack(
+            c, img, msg, text_area, on=ground, accent=c.primary, valign=valign, retry=True
+        )
         if bottom is None:  # the message needs the whole area: the icon goes where space is left
             bottom = _message_stack(c, img, msg, area, on=ground, accent=c.primary, valign="top")
             side = min(side, (b - (bottom or b)) - gap // 2)
@@ -352,18 +473,27 @@ def poster(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int
         ground = c.primary
         d.rectangle((0, 0, c.w, c.h), fill=ground)
         d.ellipse(
-            (round(c.w * 0.62), round(-c.h * 0.18), round(c.w * 1.25), round(c.h * 0.36)), fill=mix(c.primary, c.secondary, 0.25)
+            (round(c.w * 0.62), round(-c.h * 0.18), round(c.w * 1.25), round(c.h * 0.36)),
+            fill=mix(c.primary, c.secondary, 0.25),
         )
         side = round(c.m * 0.16)
         _visual(c, img, (r - side, t, r, t + side), msg, ground=c.light, ink=c.primary)
         text_area = (x0, t + side + gap // 2, r, b) if not c.wide else (x0, t, r - side - gap, b)
         on = ground
-        accent = c.secondary if contrast(c.secondary, on) >= AA else (WHITE if contrast(WHITE, on) > contrast(INK, on) else INK)
+        accent = (
+            c.secondary
+            if contrast(c.secondary, on) >= AA
+            else (WHITE if contrast(WHITE, on) > contrast(INK, on) else INK)
+        )
         _message_stack(c, img, msg, text_area, on=on, accent=accent, big=True)
 
 
 def steps_slide(
-    c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int], steps: list[tuple[int, str]]
+    c: _Composer,
+    img: Image.Image,
+    spec: dict[str, Any],
+    area: tuple[int, int, int, int],
+    steps: list[tuple[int, str]],
 ) -> None:
     """A carousel slide of numbered steps (each number drawn once, in its disc)."""
     x0, t, r, b = area
@@ -375,12 +505,22 @@ def steps_slide(
         y = t + k * each
         d.ellipse((x0, y, x0 + dot, y + dot), fill=c.primary)
         c.panels.append("step")
-        num = _fit(c, str(n), (x0 + dot // 5, y + dot // 5, x0 + dot - dot // 5, y + dot - dot // 5), dot / c.m * 0.5, 0.012, 1, True)
+        num = _fit(
+            c,
+            str(n),
+            (x0 + dot // 5, y + dot // 5, x0 + dot - dot // 5, y + dot - dot // 5),
+            dot / c.m * 0.5,
+            0.012,
+            1,
+            True,
+        )
         if num is not None:
             cx = x0 + dot // 2 - (num.box[2] - num.box[0]) // 2 - num.box[0]
             cy = y + dot // 2 - (num.box[3] - num.box[1]) // 2 - num.box[1]
             _set_block(c, img, "step", _shift(num, cx, cy), [WHITE, INK])
-        block = _fit(c, step, (x0 + dot + round(c.m * 0.03), y, r, y + each - round(c.m * 0.02)), 0.05, 0.026, 5, False)
+        block = _fit(
+            c, step, (x0 + dot + round(c.m * 0.03), y, r, y + each - round(c.m * 0.02)), 0.05, 0.026, 5, False
+        )
         if block is None:
             c.dropped.append("step")
             continue
