@@ -345,7 +345,10 @@ def _trim_words(phrase: str, limit: int = 6) -> str:
         return phrase[:22] if len(phrase) > 22 else phrase
     words = phrase.split()
     if len(words) > limit:
+        cut = words[limit][:1].isupper() and words[limit - 1][:1].isupper()
         words = words[:limit]
+        while cut and len(words) > 2 and words[-1][:1].isupper():
+            words.pop()  # a name is never cut in two ("... opens on Rue" of "Rue Verte")
     while len(words) > 1 and words[-1].casefold().strip(",.") in _FUNCTION:
         words.pop()
     return " ".join(words).rstrip(",;:")

@@ -277,7 +277,7 @@ def _plan(
     ):
         hero = hero[len(msg["big"]) :].strip() or hero  # "20% off" oversized, "whitening" under it
     quote = bool(msg.get("quote"))
-    lines = 7 if quote else 3
+    lines = 7 if quote or len(hero.split()) > 8 else 3
     hs = hero_size * (0.62 if quote and len(hero) > 60 else 1.0)
     h = _fit(c, hero, (x0, y, r, b), hs, min(hs, 0.05 if not quote else 0.034), lines, True)
     if h is None:
@@ -387,7 +387,12 @@ def _visual(
 def poster(
     c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int], variant: str
 ) -> None:
-    msg = spec["message"]
+    # the headline and subline are the message's hero and subline unless edited on their layers
+    msg = {
+        **spec["message"],
+        "hero": spec.get("headline") or spec["message"].get("hero", ""),
+        "sub": spec.get("sub", ""),
+    }
     intent = msg.get("intent", "announcement")
     x0, t, r, b = area
     d = ImageDraw.Draw(img)
