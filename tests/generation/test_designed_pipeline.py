@@ -11,8 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image, ImageDraw
 
 from apps.content.models import Content
-from apps.media.models import MediaAsset
 from apps.generation.local_media.palette import darken
+from apps.media.models import MediaAsset
 from tests.factories import BrandFactory
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +78,10 @@ def test_a_generated_post_is_designed_described_and_noted_in_both_families(
     design = asset.metadata["design"]
     assert design["template"] == "offer" and design["badge"] == "SPRING20"
     # the offer is the hero, its code a chip (issue 30: the message from the brief's own words)
-    assert design["message"]["hero"] == "20% off every sourdough loaf" and "SPRING20" in design["message"]["chips"]
+    assert (
+        design["message"]["hero"] == "20% off every sourdough loaf"
+        and "SPRING20" in design["message"]["chips"]
+    )
     alt = asset.metadata["altText"]
     assert alt.startswith("Offer graphic in brown and ")
     assert "SPRING20" in alt and "The Crumb Co logo in the top corner." in alt

@@ -121,7 +121,7 @@ def _check_layout(design, img: Image.Image, message: str) -> None:
     headline = next(b for b in design.blocks if b.role == "headline")
     joiner = "" if " " not in plain(message).strip() else " "
     assert joiner.join(headline.set.lines) == plain(message)  # nothing cut, every word set
-    base = design.base
+    base = design.ground()  # the chips and pills sit on their plates
     for block in design.blocks:
         font = block.set.pil_font
         assert _inside(block.set.box, safe), (block.role, block.set.box, safe)
@@ -360,7 +360,17 @@ def test_alt_text_quotes_what_is_drawn_and_names_no_brief_noun_the_image_does_no
     for noun in ("baguettes", "oven", "guests"):  # in the brief, not drawn
         assert noun.lower() not in alt.lower() or noun.lower() in drawn
     brief_words = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", BRIEF)}
-    allowed = drawn | {"brand", "colours", "abstract", "shapes", "text", "logo", "corner", "background", "icon"}
+    allowed = drawn | {
+        "brand",
+        "colours",
+        "abstract",
+        "shapes",
+        "text",
+        "logo",
+        "corner",
+        "background",
+        "icon",
+    }
     assert {w.lower() for w in re.findall(r"[A-Za-z]{4,}", alt)} & brief_words <= allowed
     assert result.notes == ()  # illustration is drawn as asked
 

@@ -154,7 +154,7 @@ def test_the_message_is_read_from_the_brief_for_every_intent():
     assert closure.kicker == "Closed 24 Dec – 1 Jan"
     assert read_message(CORPUS["recall"][0]).kicker == "Allergy notice"
     # never an empty hook
-    for intent, (brief, _, _) in CORPUS.items():
+    for brief, _, _ in CORPUS.values():
         assert not re.match(r"(an update from|introducing something new)", read_message(brief).hero, re.I)
 
 
@@ -168,8 +168,8 @@ def test_the_intent_comes_from_the_words_classifier():
 @pytest.mark.parametrize("ratio", list(RATIOS))
 @pytest.mark.parametrize("intent", list(CORPUS))
 def test_every_intent_and_ratio_sets_the_hero_large_with_its_facts_and_nothing_invented(intent, ratio):
-    design, spec = _render(intent, ratio, seed=(len(intent) + len(ratio)) % 3, logo=_logo((11, 61, 145)))
-    brief, brand, hero = CORPUS[intent]
+    design, _spec = _render(intent, ratio, seed=(len(intent) + len(ratio)) % 3, logo=_logo((11, 61, 145)))
+    brief, brand, _hero = CORPUS[intent]
     img = design.draw()
     assert img.size == RATIOS[ratio][:2]
     blocks = {b.role: b for b in design.blocks}

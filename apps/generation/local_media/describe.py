@@ -217,14 +217,10 @@ def describe(design: Design, language: str = "en", *, video: bool = False) -> st
     for block in design.blocks:
         # the text as written, not the drawn lines joined (a Japanese line break is no space)
         by_role.setdefault(block.role, []).append(block.set.text)
-    if "kicker" in by_role:
-        parts.append(W["text"].format(text=by_role["kicker"][0]))
-    if "big" in by_role:
-        parts.append(W["text"].format(text=by_role["big"][0]))
-    if "headline" in by_role:
-        parts.append(W["text"].format(text=by_role["headline"][0]))
-    if "cta" in by_role:
-        parts.append(W["text"].format(text=by_role["cta"][0]))
+    # the kicker, an oversized figure, the hero and the call to action, in reading order
+    parts += [
+        W["text"].format(text=by_role[r][0]) for r in ("kicker", "big", "headline", "cta") if r in by_role
+    ]
     if "sub" in by_role:
         parts.append(W["then"].format(text=by_role["sub"][0]))
     if "chip" in by_role:

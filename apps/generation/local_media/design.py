@@ -95,6 +95,13 @@ class Block:
     colour: RGB
     behind: tuple[RGB, RGB]  # darkest and lightest colour measured behind the block
     contrast: float
+    #: the rounded plate a chip or a pill sits on (box, radius, fill), drawn with its text so a
+    #: video never shows an empty chip
+    plate: tuple[tuple[int, int, int, int], int, RGB] | None = None
+
+
+#: the order a video reveals blocks in: the hero first (the first frame is the thumbnail)
+REVEAL = {"headline": 0, "big": 1, "kicker": 2, "sub": 3, "chip": 4, "cta": 5}
 
 
 @dataclass
@@ -122,9 +129,13 @@ class Design:
             img.paste(self.logo[0], self.logo[1], self.logo[0])
         draw = ImageDraw.Draw(img)
         left = lines
-        for block in self.blocks:
+        order = sorted(self.blocks, key=lambda b: REVEAL.get(b.role, 3)) if lines is not None else self.blocks
+        for block in order:
             if left is not None and left <= 0:
                 break
+            if block.plate is not None:
+                box, radius, fill = block.plate
+                draw.rounded_rectangle(box, radius=radius, fill=fill)
             shown = block.set
             if left is not None and left < len(block.set.lines):
                 shown = dataclasses.replace(
@@ -136,6 +147,15 @@ class Design:
             draw_set(draw, shown, block.colour)
             if left is not None:
                 left -= len(shown.lines)
+        return img
+
+    def ground(self) -> Image.Image:
+        """The picture without its text and logo: the base with the chips' plates."""
+        img = self.base.copy()
+        draw = ImageDraw.Draw(img)
+        for block in self.blocks:
+            if block.plate is not None:
+                draw.rounded_rectangle(block.plate[0], radius=block.plate[1], fill=block.plate[2])
         return img
 
     @property
@@ -275,6 +295,47 @@ def _logo_image(data: bytes | None, height: int, max_width: int) -> Image.Image 
     )
 
 
+def _lay_out(
+    c: _Composer,
+    img: Image.Image,
+    design: Design,
+    spec: dict[str, Any],
+    content: tuple[int, int, int, int],
+    *,
+    slide: int,
+    slides: int,
+) -> None:
+    """The layout of ``spec``: a poster (a spec with a message: the cover, then the steps or the
+    facts on the carousel's next slides), else the older template."""
+    from .layouts import LAYOUTS, announcement, carousel_slide
+
+    template = spec.get("template") or "announcement"
+    seed = c.seed
+    message = spec.get("message")
+    if message and template != "closing":
+        from .poster import poster, steps_slide, variant_for
+
+        variant = str(spec.get("variant") or variant_for(seed, message.get("intent", "")))
+        design.variant = variant
+        steps = list(message.get("steps") or [])
+        if slides > 1 and slide > 0 and steps:
+            # every step on a slide, numbered once: the steps shared over the slides after the cover
+            per = -(-len(steps) // (slides - 1))
+            mine = [(n + 1, s) for n, s in enumerate(steps)][(slide - 1) * per : slide * per]
+            if mine:
+                steps_slide(c, img, spec, content, mine)
+            else:
+                poster(c, img, {**spec, "message": {**message, "steps": []}}, content, variant)
+        elif slides > 1 and slide > 0:
+            carousel_slide(c, img, spec, content, slide, slides)
+        else:
+            poster(c, img, spec, content, variant)
+    elif slides > 1 and template != "closing":
+        carousel_slide(c, img, spec, content, slide, slides)
+    else:
+        LAYOUTS.get(template, announcement)(c, img, spec, content)
+
+
 def compose(
     spec: dict[str, Any],
     width: int,
@@ -342,31 +403,8 @@ def compose(
             top = c.blocks[-1].set.box[3] + round(c.m * 0.04)
 
     content = (sl, top, sr, sb)
-    from .layouts import LAYOUTS, announcement, carousel_slide
 
-    message = spec.get("message")
-    if message and template != "closing":
-        from .poster import poster, steps_slide, variant_for
-
-        variant = str(spec.get("variant") or variant_for(seed, message.get("intent", "")))
-        design.variant = variant
-        steps = list(message.get("steps") or [])
-        if slides > 1 and slide > 0 and steps:
-            # every step on a slide, numbered once: the steps shared over the slides after the cover
-            per = -(-len(steps) // (slides - 1))
-            mine = [(n + 1, s) for n, s in enumerate(steps)][(slide - 1) * per : slide * per]
-            if mine:
-                steps_slide(c, img, spec, content, mine)
-            else:
-                poster(c, img, {**spec, "message": {**message, "steps": []}}, content, variant)
-        elif slides > 1 and slide > 0:
-            carousel_slide(c, img, spec, content, slide, slides)
-        else:
-            poster(c, img, spec, content, variant)
-    elif slides > 1 and template != "closing":
-        carousel_slide(c, img, spec, content, slide, slides)
-    else:
-        LAYOUTS.get(template, announcement)(c, img, spec, content)
+    _lay_out(c, img, design, spec, content, slide=slide, slides=slides)
     if logo_img is not None and design.logo is not None:
         design.logo, design.logo_contrast = _visible_logo(img, logo_img, design.logo[1], c, logo_h)
         if design.logo[0] is not logo_img:
@@ -401,15 +439,19 @@ def _visible_logo(
         return (logo, pos), ratio
     pad = round(logo_h * 0.25)
     ink = float(np.median(luminance(np.asarray(logo)[..., :3][np.asarray(logo)[..., 3] > 128])))
-    for chip in ((c.light, (255, 255, 255)) if ink < 0.4 else (c.dark, (17, 17, 20))):
+    for chip in (c.light, (255, 255, 255)) if ink < 0.4 else (c.dark, (17, 17, 20)):
         layer = Image.new("RGBA", (logo.width + 2 * pad, logo.height + 2 * pad), (0, 0, 0, 0))
-        ImageDraw.Draw(layer).rounded_rectangle((0, 0, layer.width - 1, layer.height - 1), radius=pad, fill=chip)
+        ImageDraw.Draw(layer).rounded_rectangle(
+            (0, 0, layer.width - 1, layer.height - 1), radius=pad, fill=chip
+        )
         plate = Image.new("RGB", layer.size, chip)
         got = mark_contrast(plate, logo, (pad, pad))
         if got >= GRAPHIC:
             layer.paste(logo, (pad, pad), logo)
             return (layer, (pos[0] - pad, pos[1] - pad)), got
-    best = max(((255, 255, 255), (17, 17, 20)), key=lambda col: mark_contrast(img, _one_colour(logo, col), pos))
+    best = max(
+        ((255, 255, 255), (17, 17, 20)), key=lambda col: mark_contrast(img, _one_colour(logo, col), pos)
+    )
     flat = _one_colour(logo, best)
     return (flat, pos), mark_contrast(img, flat, pos)
 

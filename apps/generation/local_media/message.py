@@ -51,7 +51,7 @@ def picture_intent(text: str, language: str = "en") -> str:
     intent = words_intent(text, language)
     if intent in ("recall", "apology"):
         return intent
-    if _CLOSURE.search(text or "") and _DATE.search(text or "") or re.search(r"休業|休診", text or ""):
+    if (_CLOSURE.search(text or "") and _DATE.search(text or "")) or re.search(r"休業|休診", text or ""):
         return "closure"
     if intent == "incident":
         return intent
@@ -203,7 +203,8 @@ MUST_HAVE: dict[str, tuple[str, ...]] = {
 
 _URL = re.compile(
     r"\bhttps?://[^\s<>\"]+|\bwww\.[^\s<>\"]+|\b(?:[a-z0-9-]+\.)+(?:com|co\.uk|org|net|io|de|app|shop|co|uk|eu|jp|fr|es|"
-    r"dev|berlin)(?:/[^\s<>\"]*)?",
+    r"dev|berlin|studio|store|online|site|tech|ai|me|us|ca|au|nl|it|ch|at|be|dk|se|no|pl|pt|cafe|"
+    r"coffee|kitchen|yoga|health|dental|clinic|london|info|biz)\b(?:/[^\s<>\"]*)?",
     re.IGNORECASE,
 )
 _PHONE = re.compile(r"(?<![\w/])\+?\(?\d[\d ()/.-]{6,}\d(?!\w)")
@@ -232,11 +233,36 @@ _WEEKDAYS = re.compile(
 )
 
 
+def _real_date(text: str, m: re.Match[str]) -> bool:
+    """Not a number's tail nor the verb "may" ("batch 2231 may contain" is no date)."""
+    return not (m.start() and text[m.start() - 1].isdigit()) and not re.search(r"\bmay\b", m.group(0))
+
+
 @dataclass(frozen=True)
 class Atom:
     kind: str  # url, phone, price, percent, code, date, time, place
     text: str
     start: int
+
+
+def _is_phone(value: str) -> bool:
+    return sum(c.isdigit() for c in value) >= 7 and not re.fullmatch(r"[\d ]{1,4}[-–] ?[\d ]+", value)
+
+
+def _is_place(place: str) -> bool:
+    return not _WEEKDAYS.match(place.split(maxsplit=1)[0]) and not re.fullmatch(r"\d+[a-z]?", place)
+
+
+#: the atoms found by pattern alone, in the order they claim their text (a URL's digits are no
+#: phone number, a price's figure no percent): before the code and dates, then the times
+_ATOM_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("url", _URL),
+    ("phone", _PHONE),
+    ("price", _PRICE),
+    ("percent", _PERCENT),
+    ("time", _TIME_RANGE),
+    ("time", _JA_TIME),
+)
 
 
 def atoms(text: str) -> list[Atom]:
@@ -252,36 +278,22 @@ def atoms(text: str) -> list[Atom]:
         taken.append((start, end))
         out.append(Atom(kind, value, start))
 
-    for m in _URL.finditer(text):
-        add("url", *m.span())
-    for m in _PHONE.finditer(text):
-        if sum(c.isdigit() for c in m.group(0)) >= 7 and not re.fullmatch(
-            r"[\d ]{1,4}[-–] ?[\d ]+", m.group(0)
-        ):
-            add("phone", *m.span())
-    for m in _PRICE.finditer(text):
-        add("price", *m.span())
-    for m in _PERCENT.finditer(text):
-        add("percent", *m.span())
     code = find_code(text)
-    if code and code in text:
-        i = text.index(code)
-        add("code", i, i + len(code))
-    for m in _JA_DATE.finditer(text):
-        add("date", *m.span())
-    for m in _DATE_RANGE.finditer(text):
-        start = m.start()
-        if start and text[start - 1].isdigit() or re.search(r"\bmay\b", m.group(0)):
-            continue  # "2231 may contain" is no date
-        add("date", *m.span())
-    for m in _TIME_RANGE.finditer(text):
-        add("time", *m.span())
-    for m in _JA_TIME.finditer(text):
-        add("time", *m.span())
-    for m in _PLACE.finditer(text):
-        place = m.group(1)
-        if not _WEEKDAYS.match(place.split()[0]) and not re.fullmatch(r"\d+[a-z]?", place):
-            add("place", *m.span(1))
+    code_at = text.find(code) if code else -1
+    spans: list[tuple[str, int, int]] = [
+        (kind, *m.span())
+        for kind, rx in _ATOM_PATTERNS[:4]
+        for m in rx.finditer(text)
+        if kind != "phone" or _is_phone(m.group(0))
+    ]
+    if code_at >= 0:
+        spans.append(("code", code_at, code_at + len(code)))
+    spans += [("date", *m.span()) for m in _JA_DATE.finditer(text)]
+    spans += [("date", *m.span()) for m in _DATE_RANGE.finditer(text) if _real_date(text, m)]
+    spans += [(kind, *m.span()) for kind, rx in _ATOM_PATTERNS[4:] for m in rx.finditer(text)]
+    spans += [("place", *m.span(1)) for m in _PLACE.finditer(text) if _is_place(m.group(1))]
+    for kind, start, end in spans:
+        add(kind, start, end)
     return sorted(out, key=lambda a: a.start)
 
 
@@ -316,7 +328,8 @@ class Message:
     atoms: list[Atom] = field(default_factory=list)
 
 
-_SENT = re.compile(r"(?<=[.!?。！？])(?<!\b\d\.)(?<!\b\d\d\.)\s+|(?<=[。！？])|\n+")
+_SENT = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
+
 _FILLER = re.compile(
     r"^(?:(?:big|great|exciting|good|some) news[:!,.]?\s*|we(?:'re| are)? (?:so |very |really )?(?:excited|thrilled|proud|happy|pleased)"
     r" to (?:announce|share|say|introduce|welcome)(?: that)?\s*|(?:today|finally|guess what)[,:!]?\s*|"
@@ -328,13 +341,64 @@ _CLAUSE = re.compile(
     r"\s*[,;:–—]\s+|\s+-\s+|\s+(?:with|and|because|so that|which|while|from|until|to celebrate|—)\s+"
 )
 _FUNCTION = frozenset(
-    "a an the of to in on at for and or with by from our your we you is are be this that as "
-    "der die das und mit für von zu im am ein eine unser unsere".split()
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "and",
+        "or",
+        "with",
+        "by",
+        "from",
+        "our",
+        "your",
+        "we",
+        "you",
+        "is",
+        "are",
+        "be",
+        "this",
+        "that",
+        "as",
+        "der",
+        "die",
+        "das",
+        "und",
+        "mit",
+        "für",
+        "von",
+        "zu",
+        "im",
+        "am",
+        "ein",
+        "eine",
+        "unser",
+        "unsere",
+    ]
 )
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENT.split(text or "") if s and s.strip()]
+    out: list[str] = []
+    for piece in (s.strip() for s in _SENT.split(text or "") if s and s.strip()):
+        if (
+            out
+            and re.search(r"(?:^|\s)\d{1,2}\.$", out[-1])
+            and (
+                piece[:1].islower()
+                or re.match(r"(?:jan|feb|m[äa]r|apr|mai|jun|jul|aug|sep|okt|nov|dez)", piece, re.I)
+            )
+        ):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def _trim_words(phrase: str, limit: int = 6) -> str:
@@ -387,11 +451,183 @@ def _short_sentence_with(text: str, pattern: str) -> str:
     """The first sentence matching ``pattern`` of eight words at most, else the first matching."""
     rx = re.compile(pattern, re.IGNORECASE)
     hits = [s for s in sentences(text) if rx.search(s)]
-    return next((s for s in hits if len(s.split()) <= 8), hits[0] if hits else "")
+    linked = [s for s in hits if _URL.search(s)]  # "Book at x.com" over "Bring your own mat"
+    return next((s for s in linked + hits if len(s.split()) <= 8), hits[0] if hits else "")
 
 
 def _cap(word: str) -> str:
     return word[:1].upper() + word[1:] if word else word
+
+
+def _hero_offer(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    m = re.search(
+        r"(\d{1,3}\s?%\s?(?:off|Rabatt)(?:\s+(?:all\s+|every\s+|our\s+|on\s+|auf\s+)?[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*)?)?)",
+        text,
+        re.I,
+    )
+    if m:
+        hero = m.group(1)
+        tail = hero.split()
+        while len(tail) > 2 and (
+            tail[-1].casefold() in _FUNCTION or tail[-1].casefold() in ("with", "until", "code")
+        ):
+            tail.pop()
+        msg.hero = " ".join(tail)
+    elif "price" in kinds:
+        around = re.search(rf"[^.,;:!?]*{re.escape(kinds['price'])}[^.,;:!?]*", text)
+        msg.hero = _trim_words(around.group(0) if around else kinds["price"], 6)
+    msg.big = kinds.get("percent") or kinds.get("price", "")
+
+
+def _hero_hiring(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    url = kinds.get("url", "")
+    m = re.search(
+        r"(?:hiring|looking for|join us as|suchen|recrute|buscamos)\s+(?:an?\s+|eine?n?\s+|un(?:e)?\s+)?"
+        r"([\w'’/+#.-]+(?:\s[\w'’/+#.-]+){0,5}?)(?=\s+(?:in|at|to|for|who|based|im|in der|à|en|–|-)\b|[,.(!]|$)",
+        text,
+        re.I,
+    )
+    msg.role = m.group(1).strip() if m else _capitalised_run(lead)
+    msg.hero = _trim_words(msg.role, 6)
+    msg.apply = _sentence_with(text, r"\bapply|bewirb|bewerb|postul|send (?:us )?your|応募") or (
+        host_of(url) if url else ""
+    )
+    msg.apply = msg.apply.rstrip(".")
+    if msg.apply and len(msg.apply.split()) <= 9:
+        msg.cta = msg.apply
+
+
+def _hero_launch(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    m = re.search(
+        r"(?:introducing|meet|launch(?:es|ed|ing)?|announcing|unveil\w*|presenting|say hello to|"
+        r"now available:?|is here|ist da|neu:?)\s+(?:the\s+|our\s+(?:new\s+)?|new\s+|unser(?:e|en)?\s+(?:neue[n]?\s+)?)?"
+        r"([^.,;:!?]+)",
+        text,
+        re.I,
+    )
+    name = _capitalised_run(m.group(1)) if m else ""
+    msg.hero = _trim_words(name or (m.group(1) if m else _first_clause(text)), 6)
+
+
+def _hero_milestone(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    m = _MILESTONE.search(text)
+    msg.hero = _trim_words(m.group(0), 4) if m else _trim_words(_first_clause(text))
+    num = re.match(r"[\d,.]+\s?(?:million|billion|thousand|k|m|Mio\.?|Millionen)?", msg.hero, re.I)
+    msg.big = num.group(0).strip() if num else ""
+
+
+def _hero_testimonial(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    m = re.search(r"[\"“„«「『](.{12,}?)[\"”“»」』]", text, re.S)
+    msg.quote = m.group(1).strip() if m else _first_clause(text)
+    after = text[m.end() :] if m else ""
+    a = re.match(r"\s*(?:[-–—―]|says|said|sagt)\s*([^.!?\n]{2,60})", after, re.I)
+    msg.attribution = a.group(1).strip().rstrip(",") if a else ""
+    msg.hero = msg.quote
+
+
+def _hero_recipe(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    parts = re.split(r"(?:^|\s)(?:\d{1,2}[.)]|step \d+:?|[①-⑩])\s+", text, flags=re.I)
+    steps = [p.strip() for p in parts[1:]] if len(parts) > 2 else []
+    if steps:
+        lead = parts[0]
+    if not steps:
+        all_s = sentences(text)
+        steps = all_s[1:] if len(all_s) > 2 else all_s
+    msg.steps = [s.rstrip() for s in steps if s.strip()]
+    title = re.split(r"(?:\s*[:.!]\s*|\s+(?:in|for)\s+\d)", lead)[0]
+    title = re.sub(r"^(?:our|my|the|a|an|how to make)\s+", "", title, flags=re.I)
+    msg.hero = _trim_words(title, 6)
+
+
+def _hero_notice(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    intent = msg.intent
+    instr = re.search(
+        r"(?:do not|don't|please do not|nicht)\s+[^.,;:!?]+|(?:return|bring)\s+(?:it|them)\s+[^.,;:!?]+",
+        text,
+        re.I,
+    )
+    msg.instruction = (
+        _trim_words(re.split(r"\s+(?:if|unless|when|wenn|falls)\s+", instr.group(0))[0], 8) if instr else ""
+    )
+    msg.hazard = _sentence_with(
+        text, r"may contain|contains|undeclared|allerg|risk|hazard|enthält|kann .* enthalten"
+    )
+    if intent == "closure":
+        re_m = re.search(
+            r"(?:(?:we\s+)?re-?open(?:s|ing)?|back(?:\s+on)?|open again|wieder (?:geöffnet|da|für sie da))\s*(?:on\s+|am\s+|from\s+|ab\s+)?"
+            r"([^.,;!?]*\d[^.,;!?]*)",
+            text,
+            re.I,
+        )
+        if re_m:
+            msg.reopening = _trim_words(re.sub(r"^we\s+", "", re_m.group(0), flags=re.I), 6)
+        de = re.search(r"\b(?:ab|am)\s+\d{1,2}\.\s*[^\W\d_]+[^.!?]*\bwieder\b[^.!?]*", text, re.I)
+        if de:
+            msg.reopening = _trim_words(de.group(0), 9)
+        ja = re.search(r"[^。、]*(?:から|より)[^。、]*(?:営業|診療|再開)[^。、]*", text)
+        if ja:
+            msg.reopening = ja.group(0)
+        msg.hero = msg.reopening or _trim_words(_first_clause(text))
+    elif intent == "recall":
+        msg.hero = msg.instruction or _trim_words(_first_clause(text))
+    else:
+        msg.hero = _trim_words(_first_clause(text))
+
+
+def _hero_event(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    clause = _first_clause(text)
+    clause = re.sub(
+        r"^(?:join us (?:for|at)|come (?:to|along to)|join)\s+(?:our\s+|the\s+|a\s+)?",
+        "",
+        clause,
+        flags=re.I,
+    )
+    clause = re.split(r"\s+(?:on|this|next|at|am|um)\s+", clause)[0]
+    msg.hero = _trim_words(_cap(clause), 6)
+
+
+def _hero_other(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    msg.hero = _trim_words(_first_clause(text), 6)
+
+
+_HEROES = {
+    "offer": _hero_offer,
+    "hiring": _hero_hiring,
+    "launch": _hero_launch,
+    "release": _hero_launch,
+    "milestone": _hero_milestone,
+    "testimonial": _hero_testimonial,
+    "recipe": _hero_recipe,
+    "recall": _hero_notice,
+    "apology": _hero_notice,
+    "incident": _hero_notice,
+    "closure": _hero_notice,
+    "event": _hero_event,
+}
+
+
+def _cta(text: str, kinds: dict[str, str]) -> str:
+    """The call to action: the brief's action sentence (one with its link first), else its
+    link's host."""
+    action = _short_sentence_with(
+        text,
+        r"^(?:book|apply|order|call|visit|sign up|register|reserve|shop|use|join|try|download|rsvp|send|"
+        r"email|bring|return|contact|buchen|bewirb|bestell|jetzt|ruf|besuch|melde|予約|応募|ご予約|お申し込み)",
+    )
+    url = kinds.get("url", "")
+    if action and " or " in action and len(action.split()) > 6:
+        action = action.split(" or ")[0]
+    if action and len(action.split()) <= 8:
+        return action.rstrip(".!")
+    elif action and url and url in action:
+        verb = action.split()[0]
+        return f"{_cap(verb)} at {host_of(url)}" if " at " in action else host_of(url)
+    elif url:
+        return host_of(url)
+    elif action and _spaceless(action):
+        return action.rstrip("。!！")
+
+    return ""
 
 
 def read_message(brief: str, language: str = "en", *, intent: str = "") -> Message:
@@ -405,138 +641,12 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
     lead = sentences(text)[0] if sentences(text) else text
     dates = [a.text for a in found if a.kind == "date"]
 
-    # ---- the call to action: the brief's action sentence, else its link's host
-    action = _short_sentence_with(
-        text,
-        r"^(?:book|apply|order|call|visit|sign up|register|reserve|shop|use|join|try|download|rsvp|send|"
-        r"email|bring|return|contact|buchen|bewirb|bestell|jetzt|ruf|besuch|melde|予約|応募|ご予約|お申し込み)",
-    )
-    url = kinds.get("url", "")
-    if action and " or " in action and len(action.split()) > 6:
-        action = action.split(" or ")[0]
-    if action and len(action.split()) <= 8:
-        msg.cta = action.rstrip(".!")
-    elif action and url and url in action:
-        verb = action.split()[0]
-        msg.cta = f"{_cap(verb)} at {host_of(url)}" if " at " in action else host_of(url)
-    elif url:
-        msg.cta = host_of(url)
-    elif action and _spaceless(action):
-        msg.cta = action.rstrip("。!！")
+    msg.cta = _cta(text, kinds)
 
     # ---- the hero and the facts each intent needs
-    if intent == "offer":
-        m = re.search(
-            r"(\d{1,3}\s?%\s?(?:off|Rabatt)(?:\s+(?:all\s+|every\s+|our\s+|on\s+|auf\s+)?[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*)?)?)",
-            text,
-            re.I,
-        )
-        if m:
-            hero = m.group(1)
-            tail = hero.split()
-            while len(tail) > 2 and (
-                tail[-1].casefold() in _FUNCTION or tail[-1].casefold() in ("with", "until", "code")
-            ):
-                tail.pop()
-            msg.hero = " ".join(tail)
-        elif "price" in kinds:
-            msg.hero = _trim_words(
-                re.search(rf"[^.,;:!?]*{re.escape(kinds['price'])}[^.,;:!?]*", text).group(0),
-                6,  # type: ignore[union-attr]
-            )
-        msg.big = kinds.get("percent") or kinds.get("price", "")
-    elif intent == "hiring":
-        m = re.search(
-            r"(?:hiring|looking for|join us as|suchen|recrute|buscamos)\s+(?:an?\s+|eine?n?\s+|un(?:e)?\s+)?"
-            r"([\w'’/+#.-]+(?:\s[\w'’/+#.-]+){0,5}?)(?=\s+(?:in|at|to|for|who|based|im|in der|à|en|–|-)\b|[,.(!]|$)",
-            text,
-            re.I,
-        )
-        msg.role = m.group(1).strip() if m else _capitalised_run(lead)
-        msg.hero = _trim_words(msg.role, 6)
-        msg.apply = _sentence_with(text, r"\bapply|bewirb|bewerb|postul|send (?:us )?your|応募") or (
-            host_of(url) if url else ""
-        )
-        msg.apply = msg.apply.rstrip(".")
-        if msg.apply and len(msg.apply.split()) <= 9:
-            msg.cta = msg.apply
-    elif intent in ("launch", "release"):
-        m = re.search(
-            r"(?:introducing|meet|launch(?:es|ed|ing)?|announcing|unveil\w*|presenting|say hello to|"
-            r"now available:?|is here|ist da|neu:?)\s+(?:the\s+|our\s+(?:new\s+)?|new\s+|unser(?:e|en)?\s+(?:neue[n]?\s+)?)?"
-            r"([^.,;:!?]+)",
-            text,
-            re.I,
-        )
-        name = _capitalised_run(m.group(1)) if m else ""
-        msg.hero = _trim_words(name or (m.group(1) if m else _first_clause(text)), 6)
-    elif intent == "milestone":
-        m = _MILESTONE.search(text)
-        msg.hero = _trim_words(m.group(0), 4) if m else _trim_words(_first_clause(text))
-        num = re.match(r"[\d,.]+\s?(?:million|billion|thousand|k|m|Mio\.?|Millionen)?", msg.hero, re.I)
-        msg.big = num.group(0).strip() if num else ""
-    elif intent == "testimonial":
-        m = re.search(r"[\"“„«「『](.{12,}?)[\"”“»」』]", text, re.S)
-        msg.quote = m.group(1).strip() if m else _first_clause(text)
-        after = text[m.end() :] if m else ""
-        a = re.match(r"\s*(?:[-–—―]|says|said|sagt)\s*([^.!?\n]{2,60})", after, re.I)
-        msg.attribution = a.group(1).strip().rstrip(",") if a else ""
-        msg.hero = msg.quote
-    elif intent == "recipe":
-        parts = re.split(r"(?:^|\s)(?:\d{1,2}[.)]|step \d+:?|[①-⑩])\s+", text, flags=re.I)
-        steps = [p.strip() for p in parts[1:]] if len(parts) > 2 else []
-        if steps:
-            lead = parts[0]
-        if not steps:
-            all_s = sentences(text)
-            steps = all_s[1:] if len(all_s) > 2 else all_s
-        msg.steps = [s.rstrip() for s in steps if s.strip()]
-        title = re.split(r"(?:\s*[:.!]\s*|\s+(?:in|for)\s+\d)", lead)[0]
-        title = re.sub(r"^(?:our|my|the|a|an|how to make)\s+", "", title, flags=re.I)
-        msg.hero = _trim_words(title, 6)
-    elif intent in ("recall", "apology", "incident", "closure"):
-        instr = re.search(
-            r"(?:do not|don't|please do not|nicht)\s+[^.,;:!?]+|(?:return|bring)\s+(?:it|them)\s+[^.,;:!?]+",
-            text,
-            re.I,
-        )
-        msg.instruction = (
-            _trim_words(re.split(r"\s+(?:if|unless|when|wenn|falls)\s+", instr.group(0))[0], 8)
-            if instr
-            else ""
-        )
-        msg.hazard = _sentence_with(
-            text, r"may contain|contains|undeclared|allerg|risk|hazard|enthält|kann .* enthalten"
-        )
-        if intent == "closure":
-            re_m = re.search(
-                r"(?:(?:we\s+)?re-?open(?:s|ing)?|back(?:\s+on)?|open again|wieder (?:geöffnet|da|für sie da))\s*(?:on\s+|am\s+|from\s+|ab\s+)?"
-                r"([^.,;!?]*\d[^.,;!?]*)",
-                text,
-                re.I,
-            )
-            if re_m:
-                msg.reopening = _trim_words(re.sub(r"^we\s+", "", re_m.group(0), flags=re.I), 6)
-            ja = re.search(r"[^。、]*(?:から|より)[^。、]*(?:営業|診療|再開)[^。、]*", text)
-            if ja:
-                msg.reopening = ja.group(0)
-            msg.hero = msg.reopening or _trim_words(_first_clause(text))
-        elif intent == "recall":
-            msg.hero = msg.instruction or _trim_words(_first_clause(text))
-        else:
-            msg.hero = _trim_words(_first_clause(text))
-    elif intent == "event":
-        clause = _first_clause(text)
-        clause = re.sub(
-            r"^(?:join us (?:for|at)|come (?:to|along to)|join)\s+(?:our\s+|the\s+|a\s+)?",
-            "",
-            clause,
-            flags=re.I,
-        )
-        clause = re.split(r"\s+(?:on|this|next|at|am|um)\s+", clause)[0]
-        msg.hero = _trim_words(_cap(clause), 6)
-    else:
-        msg.hero = _trim_words(_first_clause(text), 6)
+    _HEROES.get(intent, _hero_other)(msg, text, kinds, lead)
+    if intent == "recipe" and msg.steps:
+        lead = re.split(r"(?:^|\s)(?:\d{1,2}[.)]|step \d+:?|[①-⑩])\s+", text, flags=re.I)[0]
     if not msg.hero:
         msg.hero = _trim_words(_first_clause(text), 6)
     msg.hero = _cap(msg.hero)
@@ -598,12 +708,15 @@ def _subline(text: str, msg: Message) -> str:
     all_s = sentences(text)
     for s in all_s:
         low = s.casefold()
-        if hero and hero in low or cta and (cta in low or low.rstrip(".!") in cta):
+        if (hero and hero in low) or (cta and (cta in low or low.rstrip(".!") in cta)):
             continue
         if _mostly_atoms(s, msg) or len(s.split()) > 24:
             continue
         return s
     for s in all_s[:1]:
+        after = s.split(": ", 1)[1] if ": " in s else ""
+        if after and hero not in after.casefold() and 2 < len(after.split()) <= 14:
+            return after  # "Cargo E: 120 km range, room for two kids." -> what follows the name
         for clause in _clauses(s):
             low = clause.casefold()
             if hero in low or low in hero or _mostly_atoms(clause, msg) or len(clause.split()) < 2:

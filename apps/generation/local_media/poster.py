@@ -58,6 +58,7 @@ def _fit(
     area: tuple[int, int, int, int],
     size: float,
     floor: float,
+    *,
     lines: int,
     bold: bool,
 ) -> SetText | None:
@@ -132,8 +133,8 @@ def _pill(
         (x + pad_x, y + pad_y, right - pad_x, y + pad_y + round(c.m * size * 1.5)),
         size,
         size * 0.7,
-        1,
-        True,
+        lines=1,
+        bold=True,
     )
     if block is None:
         return None
@@ -141,17 +142,17 @@ def _pill(
     box = (x, y, block.box[2] + pad_x, y + h + 2 * pad_y)
     if not draw:
         return box
-    d = ImageDraw.Draw(img)
-    d.rounded_rectangle(
-        box,
-        radius=(box[3] - box[1]) // 2,
-        fill=fill,
-        outline=outline,
-        width=max(2, c.m // 300) if outline else 0,
-    )
+    # the plate is measured under the text but kept with the block (drawn with its text), not
+    # painted on the base: a video never shows an empty chip
+    radius = (box[3] - box[1]) // 2
     block = _shift(block, 0, (y + pad_y) - block.box[1])
+    probe = img.crop(box)
+    ImageDraw.Draw(probe).rounded_rectangle(
+        (0, 0, box[2] - box[0] - 1, box[3] - box[1] - 1), radius=radius, fill=fill, outline=outline
+    )
     c.panels.append(role)
-    _set_block(c, img, role, block, text_pref, pad=0)
+    _set_block(c, probe, role, _shift(block, -box[0], -box[1]), text_pref, pad=0)
+    c.blocks[-1] = dataclasses.replace(c.blocks[-1], set=block, plate=(box, radius, fill))
     return box
 
 
@@ -171,7 +172,7 @@ def _message_stack(
     """Kicker, hero, subline, chips and call to action stacked in ``area`` on ground ``on``; the
     bottom of what was set, None when nothing fits (with ``retry`` nothing is noted as dropped:
     the caller tries a larger area)."""
-    x0, t, r, b = area
+    t, b = area[1], area[3]
     light_ground = contrast(on, INK) > contrast(on, WHITE)
     ink = [c.dark, INK] if light_ground else [WHITE, c.light]
     kicker_pref = [accent, *ink] if contrast(accent, on) >= AA else ink
@@ -243,58 +244,15 @@ def _message_stack(
     return int(plan["bottom"]) + dy
 
 
-def _plan(
-    c: _Composer,
-    msg: dict[str, Any],
-    area: tuple[int, int, int, int],
-    hero_size: float,
-    big: bool,
-    scale: float,
-) -> dict[str, Any] | None:
-    x0, t, r, b = area
-    y = t
-    texts: list[tuple[str, SetText]] = []
+def _plan_chips(
+    c: _Composer, chips: list[str], at: tuple[int, int, int], chip: float
+) -> tuple[list[tuple[str, str, tuple[int, int], int]], int] | None:
+    """Where the chips go, in rows from ``at`` (left, top, right); with the top under them."""
+    x0, y, r = at
     pills: list[tuple[str, str, tuple[int, int], int]] = []
-    kicker = msg.get("kicker") or ""
-    if kicker:
-        k = _fit(c, _upper(kicker), (x0, y, r, b), 0.042 * scale, 0.026, 2, True)
-        if k is None:
-            return None
-        texts.append(("kicker", k))
-        y = k.box[3] + round(c.m * 0.025 * scale)
-    if big and msg.get("big"):
-        g = _fit(c, msg["big"], (x0, y, r, b), 0.3 * scale, 0.1 * scale, 1, True)
-        if g is not None:
-            texts.append(("big", g))
-            y = g.box[3] + round(c.m * 0.02)
-    hero = msg.get("hero") or ""
-    if (
-        big
-        and msg.get("big")
-        and texts
-        and texts[-1][0] == "big"
-        and hero.casefold().startswith(msg["big"].casefold())
-    ):
-        hero = hero[len(msg["big"]) :].strip() or hero  # "20% off" oversized, "whitening" under it
-    quote = bool(msg.get("quote"))
-    lines = 7 if quote or len(hero.split()) > 8 else 3
-    hs = hero_size * (0.62 if quote and len(hero) > 60 else 1.0)
-    h = _fit(c, hero, (x0, y, r, b), hs, min(hs, 0.05 if not quote else 0.034), lines, True)
-    if h is None:
-        return None
-    texts.append(("headline", h))
-    y = h.box[3] + round(c.m * 0.03 * scale)
-    sub = msg.get("sub") or ""
-    if sub:
-        s = _fit(c, sub, (x0, y, r, b), 0.046 * scale, 0.03, 3, False)
-        if s is None:
-            return None
-        texts.append(("sub", s))
-        y = s.box[3] + round(c.m * 0.035 * scale)
-    chip = 0.036 * max(scale, 0.8)
     x = x0
     row_h = 0
-    for text in msg.get("chips") or []:
+    for text in chips:
         box = _pill(
             c,
             Image.new("RGB", (1, 1)),
@@ -328,6 +286,63 @@ def _plan(
         x = box[2] + round(c.m * 0.018)
     if pills:
         y += row_h + round(c.m * 0.03)
+    return pills, y
+
+
+def _plan(
+    c: _Composer,
+    msg: dict[str, Any],
+    area: tuple[int, int, int, int],
+    hero_size: float,
+    big: bool,
+    scale: float,
+) -> dict[str, Any] | None:
+    x0, t, r, b = area
+    y = t
+    texts: list[tuple[str, SetText]] = []
+    pills: list[tuple[str, str, tuple[int, int], int]] = []
+    kicker = msg.get("kicker") or ""
+    if kicker:
+        k = _fit(c, _upper(kicker), (x0, y, r, b), 0.042 * scale, 0.026, lines=2, bold=True)
+        if k is None:
+            return None
+        texts.append(("kicker", k))
+        y = k.box[3] + round(c.m * 0.025 * scale)
+    if big and msg.get("big"):
+        g = _fit(c, msg["big"], (x0, y, r, b), 0.3 * scale, 0.1 * scale, lines=1, bold=True)
+        if g is not None:
+            texts.append(("big", g))
+            y = g.box[3] + round(c.m * 0.02)
+    hero = msg.get("hero") or ""
+    if (
+        big
+        and msg.get("big")
+        and texts
+        and texts[-1][0] == "big"
+        and hero.casefold().startswith(msg["big"].casefold())
+    ):
+        hero = hero[len(msg["big"]) :].strip() or hero  # "20% off" oversized, "whitening" under it
+    quote = bool(msg.get("quote"))
+    lines = 7 if quote or len(hero.split()) > 8 else 3
+    hs = hero_size * (0.62 if quote and len(hero) > 60 else 1.0)
+    h = _fit(c, hero, (x0, y, r, b), hs, min(hs, 0.05 if not quote else 0.034), lines=lines, bold=True)
+    if h is None:
+        return None
+    texts.append(("headline", h))
+    y = h.box[3] + round(c.m * 0.03 * scale)
+    sub = msg.get("sub") or ""
+    if sub:
+        s = _fit(c, sub, (x0, y, r, b), 0.046 * scale, 0.03, lines=3, bold=False)
+        if s is None:
+            return None
+        texts.append(("sub", s))
+        y = s.box[3] + round(c.m * 0.035 * scale)
+    chip = 0.036 * max(scale, 0.8)
+    placed = _plan_chips(c, list(msg.get("chips") or []), (x0, y, r), chip)
+    if placed is None:
+        return None
+    chip_pills, y = placed
+    pills += chip_pills
     cta = msg.get("cta") or ""
     pill = 0.04 * max(scale, 0.8)
     if cta:
@@ -384,6 +399,58 @@ def _visual(
     return c.framed
 
 
+def _sober(
+    c: _Composer, img: Image.Image, msg: dict[str, Any], area: tuple[int, int, int, int], variant: str
+) -> None:
+    """Recalls, apologies, incidents and closures: calm grounds, no festive colour."""
+    intent = msg.get("intent", "")
+    x0, t, r, b = area
+    d = ImageDraw.Draw(img)
+    gap = round(c.m * 0.05)
+    # calm grounds, no festive colour: white with a tinted header, a light tint, or the
+    # brand's darkest shade; a recall's band is red
+    ground = {"panel": WHITE, "light": lighten(c.secondary, 0.9), "type": c.dark}[variant]
+    d.rectangle((0, 0, c.w, c.h), fill=ground)
+    band = max(8, round(c.m * 0.022))
+    warn = (196, 40, 40) if intent == "recall" else c.primary
+    d.rectangle((0, 0, c.w, band), fill=warn)
+    on_dark = variant == "type"
+    accent = (
+        (c.light if contrast(c.light, ground) >= AA else WHITE)
+        if on_dark
+        else warn
+        if contrast(warn, ground) >= AA
+        else c.dark
+    )
+    side = round(c.m * (0.2 if variant == "panel" else 0.16))
+    if variant == "panel":
+        head = t + side + gap // 2
+        d.rectangle((0, band, c.w, head), fill=lighten(warn, 0.88))
+        d.rectangle((0, head, c.w, head + max(3, c.m // 160)), fill=warn)
+        _visual(c, img, (r - side, t, r, t + side), msg, ground=WHITE, ink=warn)
+        text_area = (x0, head + gap, r, b)
+    else:
+        _visual(
+            c,
+            img,
+            (r - side, t, r, t + side),
+            msg,
+            ground=lighten(accent, 0.88) if not on_dark else darken(c.dark, 0.3),
+            ink=accent,
+        )
+        text_area = (x0, t + side + gap // 2, r, b) if not c.wide else (x0, t, r - side - gap, b)
+    _message_stack(
+        c,
+        img,
+        msg,
+        text_area,
+        on=ground,
+        accent=accent,
+        hero_size=0.1,
+        valign="top" if variant == "panel" else "center",
+    )
+
+
 def poster(
     c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int], variant: str
 ) -> None:
@@ -400,48 +467,7 @@ def poster(
     tall = c.h / c.w > 1.3
     gap = round(c.m * 0.05)
     if sober:
-        # calm grounds, no festive colour: white with a tinted header, a light tint, or the
-        # brand's darkest shade; a recall's band is red
-        ground = {"panel": WHITE, "light": lighten(c.secondary, 0.9), "type": c.dark}[variant]
-        d.rectangle((0, 0, c.w, c.h), fill=ground)
-        band = max(8, round(c.m * 0.022))
-        warn = (196, 40, 40) if intent == "recall" else c.primary
-        d.rectangle((0, 0, c.w, band), fill=warn)
-        on_dark = variant == "type"
-        accent = (
-            (c.light if contrast(c.light, ground) >= AA else WHITE)
-            if on_dark
-            else warn
-            if contrast(warn, ground) >= AA
-            else c.dark
-        )
-        side = round(c.m * (0.2 if variant == "panel" else 0.16))
-        if variant == "panel":
-            head = t + side + gap // 2
-            d.rectangle((0, band, c.w, head), fill=lighten(warn, 0.88))
-            d.rectangle((0, head, c.w, head + max(3, c.m // 160)), fill=warn)
-            _visual(c, img, (r - side, t, r, t + side), msg, ground=WHITE, ink=warn)
-            text_area = (x0, head + gap, r, b)
-        else:
-            _visual(
-                c,
-                img,
-                (r - side, t, r, t + side),
-                msg,
-                ground=lighten(accent, 0.88) if not on_dark else darken(c.dark, 0.3),
-                ink=accent,
-            )
-            text_area = (x0, t + side + gap // 2, r, b) if not c.wide else (x0, t, r - side - gap, b)
-        _message_stack(
-            c,
-            img,
-            msg,
-            text_area,
-            on=ground,
-            accent=accent,
-            hero_size=0.1,
-            valign="top" if variant == "panel" else "center",
-        )
+        _sober(c, img, msg, area, variant)
         return
 
     if variant == "panel":
@@ -453,8 +479,7 @@ def poster(
             _visual(c, img, (split + gap, t, r, b), msg, ground=lighten(c.secondary, 0.5), ink=c.dark)
             text_area = (x0, t, split - gap, b)
         else:
-            share = 0.3 if tall else 0.3
-            cut = b - round((b - t) * share)
+            cut = b - round((b - t) * 0.3)
             d.rectangle((0, cut, c.w, c.h), fill=c.light)
             d.rectangle((0, cut, c.w, cut + max(4, c.m // 90)), fill=c.secondary)
             _visual(c, img, (x0, cut + gap, r, b), msg, ground=lighten(c.secondary, 0.5), ink=c.dark)
@@ -516,15 +541,21 @@ def steps_slide(
             (x0 + dot // 5, y + dot // 5, x0 + dot - dot // 5, y + dot - dot // 5),
             dot / c.m * 0.5,
             0.012,
-            1,
-            True,
+            lines=1,
+            bold=True,
         )
         if num is not None:
             cx = x0 + dot // 2 - (num.box[2] - num.box[0]) // 2 - num.box[0]
             cy = y + dot // 2 - (num.box[3] - num.box[1]) // 2 - num.box[1]
             _set_block(c, img, "step", _shift(num, cx, cy), [WHITE, INK])
         block = _fit(
-            c, step, (x0 + dot + round(c.m * 0.03), y, r, y + each - round(c.m * 0.02)), 0.05, 0.026, 5, False
+            c,
+            step,
+            (x0 + dot + round(c.m * 0.03), y, r, y + each - round(c.m * 0.02)),
+            0.05,
+            0.026,
+            lines=5,
+            bold=False,
         )
         if block is None:
             c.dropped.append("step")

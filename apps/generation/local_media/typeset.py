@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 from functools import lru_cache
 from pathlib import Path
 
@@ -206,14 +207,16 @@ def _wrap(words: list[str], font: ImageFont.FreeTypeFont, width: float, spaceles
 
 
 #: kinsoku: no line starts with these (closing marks, small kana, the iteration mark) ...
-NO_START = frozenset("。、，．・：；？！」』）〕］｝〉》】ゝゞーァィゥェォッャュョヮヵヶぁぃぅぇぉっゃゅょゎ々〜～)]}!?.,:;%")
+NO_START = frozenset(
+    "。、，．・：；？！」』）〕］｝〉》】ゝゞーァィゥェォッャュョヮヵヶぁぃぅぇぉっゃゅょゎ々〜～)]}!?.,:;%"
+)
 #: ... and none ends with these (opening marks)
 NO_END = frozenset("「『（〔［｛〈《【([{")
 NBSP = "\u00a0"
 
 
 @lru_cache(maxsize=4)
-def _budoux(kind: str):  # type: ignore[no-untyped-def]
+def _budoux(kind: str) -> Any:
     import budoux
 
     if kind == "zh-hant":
@@ -288,7 +291,9 @@ def fit_text(
         pitch = round(size * leading)
         lines = _wrap(words, pil, width, spaceless)
         if lines is None and spaceless and any(len(w) > 1 for w in words):
-            lines = _wrap([ch for w in words for ch in w], pil, width, spaceless)  # a phrase wider than the box
+            lines = _wrap(
+                [ch for w in words for ch in w], pil, width, spaceless
+            )  # a phrase wider than the box
             lines = _kinsoku(lines) if lines else lines
         if lines and len(lines) <= max_lines and pitch * (len(lines) - 1) + ascent + descent <= height:
             lines = (_balance(words, pil, width, spaceless, len(lines)) if balance else None) or lines
@@ -394,6 +399,7 @@ def draw_set(draw, block: SetText, colour: RGB) -> None:
 
 
 # --------------------------------------------------------------------------- contrast
+
 
 def text_colour(behind: list[RGB], preferred: list[RGB]) -> RGB:
     """The first of ``preferred`` that is AA against every colour in ``behind``, else white or
