@@ -317,3 +317,53 @@ def test_the_brands_photo_is_cropped_around_its_subject():
     crop = np.asarray(subject_crop(photo, (300, 600)))
     red = (crop[..., 0] > 150) & (crop[..., 1] < 90)
     assert red.sum() > 0.6 * np.pi * 80 * 80 * (600 / 600) ** 2 * 0.5  # the subject is in the tall crop
+
+
+#: (platform, post type) of the full-screen vertical formats and their zones
+VERTICAL = [("instagram", "reel"), ("instagram", "story"), ("tiktok", "video"), ("youtube", "short")]
+
+
+@pytest.mark.parametrize(("platform", "post_type"), VERTICAL)
+def test_every_text_box_of_a_vertical_post_and_its_closing_card_lies_in_the_platforms_safe_zone(
+    platform, post_type
+):
+    from apps.platforms.safe_zones import safe_zone
+
+    zone = safe_zone(platform, post_type)
+    assert zone is not None
+    w, h = 540, 960
+    inner = (w * zone.left / 100, h * zone.top / 100, w * (1 - zone.right / 100), h * (1 - zone.bottom / 100))
+    for intent in ("offer", "event", "closure"):
+        brief, brand, _ = CORPUS[intent]
+        spec = spec_from_text(prompt=brief, hook="", facts=[brief], brand=brand)
+        for seed in range(3):
+            design = compose(spec, w, h, platform=platform, post_type=post_type, seed=seed, brand=brand)
+            closing = compose(
+                {**spec, "template": "closing"}, w, h, platform=platform, post_type=post_type, brand=brand
+            )
+            for block in [*design.blocks, *closing.blocks]:
+                assert _inside(block.set.box, inner), (intent, block.role, block.set.box, inner)
+            # the design fills the frame: its lower half is not one empty colour
+            lower = np.asarray(design.draw().crop((0, h // 2, w, h)).convert("L"))
+            assert lower.std() > 8, (intent, seed)
+
+
+@pytest.mark.skipif(TESSERACT is None or shutil.which("ffmpeg") is None, reason="tesseract or ffmpeg missing")
+def test_a_reels_first_frame_shows_the_hero_and_its_closing_card_the_briefs_call_to_action(tmp_path):
+    from apps.generation.base import PostDesign, VideoRequest
+    from apps.generation.local import LocalEngine
+    from tests.generation.test_designed_posts import _frame
+
+    brief, brand, hero = CORPUS["offer"]
+    spec = spec_from_text(prompt=brief, hook="", facts=[brief], brand=brand)
+    design = PostDesign(spec=spec, platform="instagram", post_type="reel", logo=_logo((11, 61, 145)), music=False)
+    result = LocalEngine().video(
+        VideoRequest(prompt=brief, width=540, height=960, seconds=5.0, style="illustration", brand=brand, design=design)
+    )
+    path = tmp_path / "reel.mp4"
+    path.write_bytes(result.data)
+    first = _words(_ocr(_frame(str(path), last=False)))
+    assert _words(hero) <= first | {"20"}, (first, hero)  # the hero, not an empty chip
+    assert not ({"smile20", "june"} & first)  # the chips come after it
+    last = _words(_ocr(_frame(str(path), last=True)))
+    assert {"book", "brightsmile"} <= last or "brightsmile-leeds" in " ".join(last), last
