@@ -187,6 +187,7 @@ class _Composer:
         self.style = "illustration"
         self.brand = BrandVoice()
         self.framed = ""
+        self.abstract_visual = False  # a poster's picture is the abstract composition
 
     # ----------------------------------------------------------------- type
 
@@ -370,6 +371,11 @@ def compose(
     background = spec.get("background") or "auto"
     if background == "photo" and photo_img is None:
         background = "auto"
+    if spec.get("message") and template != "closing":
+        # a poster paints its own grounds; the abstract shapes only when asked for by name, as
+        # its picture
+        c.abstract_visual = background == "abstract"
+        background = "solid"
 
     sl, st, sr, sb = c.safe
     # The logo (or the brand's name as a wordmark) in the top corner, with clear space under it.

@@ -388,6 +388,10 @@ def _visual(
         img.paste(subject_crop(c.photo, (w, h)), (box[0], box[1]))
         c.framed = "a photo from the brand's library"
         return c.framed
+    if c.abstract_visual:  # the one background style that keeps the abstract shapes
+        img.paste(c.abstract((w, h), c.seed, c.style, c.brand), (box[0], box[1]))
+        c.framed = "abstract shapes in the brand's colours"
+        return c.framed
     side = min(w, h)
     disc = round(side * 0.86)
     cx, cy = box[0] + w // 2, box[1] + h // 2
