@@ -50,6 +50,6 @@ def subject_crop(img: Image.Image, size: tuple[int, int]) -> Image.Image:
     src = img.convert("RGB")
     scale = max(w / src.width, h / src.height)
     cw, ch = w / scale, h / scale
-    left = min(max(0.0, cx * src.width - cw / 2), src.width - cw)
-    top = min(max(0.0, cy * src.height - ch / 2), src.height - ch)
+    left = max(0.0, min(cx * src.width - cw / 2, src.width - cw))
+    top = max(0.0, min(cy * src.height - ch / 2, src.height - ch))
     return src.resize((w, h), Image.Resampling.BILINEAR, box=(left, top, left + cw, top + ch))

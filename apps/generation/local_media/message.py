@@ -474,8 +474,13 @@ def _hero_offer(msg: Message, text: str, kinds: dict[str, str], lead: str) -> No
             tail.pop()
         msg.hero = " ".join(tail)
     elif "price" in kinds:
-        around = re.search(rf"[^.,;:!?]*{re.escape(kinds['price'])}[^.,;:!?]*", text)
-        msg.hero = _trim_words(around.group(0) if around else kinds["price"], 6)
+        # the price and the few words that say what it buys: "first month for £29"
+        price = kinds["price"]
+        before = re.search(rf"([^.,;:!?]*?)\s*{re.escape(price)}", text)
+        words = (before.group(1).split() if before else [])[-4:]
+        while words and words[0].casefold() in _FUNCTION | {"get", "gets", "their", "his", "her"}:
+            words.pop(0)
+        msg.hero = _cap(" ".join([*words, price]))
     msg.big = kinds.get("percent") or kinds.get("price", "")
 
 
@@ -697,6 +702,8 @@ def _mostly_atoms(text: str, msg: Message) -> bool:
     rest = text
     for a in msg.atoms:
         rest = rest.replace(a.text, "")
+    if _spaceless(rest):
+        return len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff]", rest)) < 4
     words = [w for w in re.findall(r"[^\W\d_]{3,}", rest) if w.casefold() not in _FUNCTION]
     return len(words) < 2
 

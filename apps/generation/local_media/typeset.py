@@ -15,9 +15,9 @@ import shutil
 import subprocess
 import unicodedata
 from dataclasses import dataclass
-from typing import Any
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from PIL import ImageFont
 
