@@ -37,7 +37,6 @@ NOUNS: dict[str, str] = {
     "parcel": "package",
     "package": "package",
     "container": "container",
-    "cargo": "package",
     "ride": "bike",
     "e-bike": "bike",
     "ebike": "bike",
