@@ -469,6 +469,7 @@ def poster(
     d = ImageDraw.Draw(img)
     sober = intent in SOBER
     tall = c.h / c.w > 1.3
+    hero = 0.15 if c.h / c.w > 1.6 else 0.12  # a story's hero fills its width, not a feed's share
     gap = round(c.m * 0.05)
     if sober:
         _sober(c, img, msg, area, variant)
@@ -488,7 +489,7 @@ def poster(
             d.rectangle((0, cut, c.w, cut + max(4, c.m // 90)), fill=c.secondary)
             _visual(c, img, (x0, cut + gap, r, b), msg, ground=lighten(c.secondary, 0.5), ink=c.dark)
             text_area = (x0, t, r, cut - gap)
-        _message_stack(c, img, msg, text_area, on=ground, accent=c.secondary)
+        _message_stack(c, img, msg, text_area, on=ground, accent=c.secondary, hero_size=hero)
     elif variant == "light":
         ground = c.light
         d.rectangle((0, 0, c.w, c.h), fill=ground)
@@ -496,10 +497,12 @@ def poster(
         text_area = (x0, t, r - side - gap, b) if c.wide else (x0, t, r, b - side - gap // 2)
         valign = "top" if not tall else "center"
         bottom = _message_stack(
-            c, img, msg, text_area, on=ground, accent=c.primary, valign=valign, retry=True
+            c, img, msg, text_area, on=ground, accent=c.primary, valign=valign, retry=True, hero_size=hero
         )
         if bottom is None:  # the message needs the whole area: the icon goes where space is left
-            bottom = _message_stack(c, img, msg, area, on=ground, accent=c.primary, valign="top")
+            bottom = _message_stack(
+                c, img, msg, area, on=ground, accent=c.primary, valign="top", hero_size=hero
+            )
             side = min(side, (b - (bottom or b)) - gap // 2)
         if side >= round(c.m * 0.12):
             _visual(c, img, (r - side, b - side, r, b), msg, ground=lighten(c.primary, 0.8), ink=c.primary)
@@ -519,7 +522,7 @@ def poster(
             if contrast(c.secondary, on) >= AA
             else (WHITE if contrast(WHITE, on) > contrast(INK, on) else INK)
         )
-        _message_stack(c, img, msg, text_area, on=on, accent=accent, big=True)
+        _message_stack(c, img, msg, text_area, on=on, accent=accent, big=True, hero_size=hero)
 
 
 def steps_slide(
