@@ -484,11 +484,14 @@ def poster(
             _visual(c, img, (split + gap, t, r, b), msg, ground=lighten(c.secondary, 0.5), ink=c.dark)
             text_area = (x0, t, split - gap, b)
         else:
-            cut = b - round((b - t) * 0.3)
+            # a 9:16 frame's picture goes in the lower canvas the app covers with its caption
+            # (only text must stay out of it); a feed's takes the lower third of its safe area
+            cut = b + gap // 2 if c.h / c.w > 1.6 else b - round((b - t) * 0.3)
+            low = c.h - gap if c.h / c.w > 1.6 else b
             d.rectangle((0, cut, c.w, c.h), fill=c.light)
             d.rectangle((0, cut, c.w, cut + max(4, c.m // 90)), fill=c.secondary)
-            _visual(c, img, (x0, cut + gap, r, b), msg, ground=lighten(c.secondary, 0.5), ink=c.dark)
-            text_area = (x0, t, r, cut - gap)
+            _visual(c, img, (x0, cut + gap, r, low), msg, ground=lighten(c.secondary, 0.5), ink=c.dark)
+            text_area = (x0, t, r, min(b, cut - gap))
         _message_stack(c, img, msg, text_area, on=ground, accent=c.secondary, hero_size=hero)
     elif variant == "light":
         ground = c.light
