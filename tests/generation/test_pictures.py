@@ -356,9 +356,13 @@ def test_a_reels_first_frame_shows_the_hero_and_its_closing_card_the_briefs_call
 
     brief, brand, hero = CORPUS["offer"]
     spec = spec_from_text(prompt=brief, hook="", facts=[brief], brand=brand)
-    design = PostDesign(spec=spec, platform="instagram", post_type="reel", logo=_logo((11, 61, 145)), music=False)
+    design = PostDesign(
+        spec=spec, platform="instagram", post_type="reel", logo=_logo((11, 61, 145)), music=False
+    )
     result = LocalEngine().video(
-        VideoRequest(prompt=brief, width=540, height=960, seconds=5.0, style="illustration", brand=brand, design=design)
+        VideoRequest(
+            prompt=brief, width=540, height=960, seconds=5.0, style="illustration", brand=brand, design=design
+        )
     )
     path = tmp_path / "reel.mp4"
     path.write_bytes(result.data)
