@@ -28,8 +28,9 @@ def subject_centre(img: Image.Image) -> tuple[float, float]:
     found as salient regions, not as faces."""
     import cv2
 
-    small = img.convert("RGB")
-    small.thumbnail((256, 256))
+    small = img.copy()
+    small.thumbnail((256, 256), Image.Resampling.BILINEAR, reducing_gap=2.0)  # reduce first: fast
+    small = small.convert("RGB")
     grey = cv2.cvtColor(np.asarray(small), cv2.COLOR_RGB2GRAY)
     if float(grey.std()) < 2:
         return 0.5, 0.5
@@ -47,7 +48,7 @@ def subject_crop(img: Image.Image, size: tuple[int, int]) -> Image.Image:
     """``img`` cropped to ``size``'s ratio around its subject and resized to ``size``."""
     w, h = size
     cx, cy = subject_centre(img)
-    src = img.convert("RGB")
+    src = img if img.mode == "RGB" else img.convert("RGB")
     scale = max(w / src.width, h / src.height)
     cw, ch = w / scale, h / scale
     left = max(0.0, min(cx * src.width - cw / 2, src.width - cw))
