@@ -10,6 +10,10 @@ machine slows both sides alike):
     target < 6 s;
 and the ratios designed / abstract. The figures are wall-clock on whatever else the machine
 runs: read the ratios first on a shared machine.
+
+Then (issue 30) the poster layouts against the older templates, in the same rounds: a 1080x1350
+JPEG poster with a Lucide icon, one with the brand's photo cropped around its subject, and the
+older template of the same spec (the spec without its ``message``): target < 400 ms each.
 """
 
 from __future__ import annotations
@@ -63,6 +67,16 @@ def _design(template: str, music: bool = True) -> PostDesign:
     return PostDesign(spec=spec, platform="instagram", logo=_logo(), music=music)
 
 
+def _photo() -> bytes:
+    img = Image.new("RGB", (1600, 1000), (214, 206, 190))
+    d = ImageDraw.Draw(img)
+    d.ellipse((1050, 180, 1450, 580), fill=(150, 70, 40))
+    d.rectangle((0, 760, 1600, 1000), fill=(120, 100, 80))
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=85)
+    return buf.getvalue()
+
+
 def _time(fn) -> float:
     start = time.perf_counter()
     fn()
@@ -96,6 +110,26 @@ def main() -> None:
         designed_video = VideoRequest(**{**scene.__dict__, "design": _design("announcement")})
         videos["designed"].append(_time(lambda v=designed_video: engine.video(v)))
 
+    poster = _design("offer")
+    older = PostDesign(
+        **{**poster.__dict__, "spec": {k: v for k, v in poster.spec.items() if k != "message"}}
+    )
+    photo = PostDesign(**{**poster.__dict__, "photo": _photo()})
+    posters: dict[str, list[float]] = {"icon": [], "photo": [], "older": []}
+    for r in range(args.rounds * 3):
+        for name, design in (("icon", poster), ("photo", photo), ("older", older)):
+            req = ImageRequest(
+                prompt=PROMPT,
+                width=1080,
+                height=1350,
+                style="illustration",
+                brand=BRAND,
+                seed=r,
+                format="JPEG",
+                design=design,
+            )
+            posters[name].append(_time(lambda req=req: engine.image(req)))
+
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} cores, load average {load:.1f} at the end")
     for name, runs in (("1080x1350 JPEG image", images), ("6 s 1080x1920 video", videos)):
@@ -108,6 +142,13 @@ def main() -> None:
         print(
             f"{name}: designed {fmt(d)} {unit} (min {fmt(min(runs['designed']))}, max {fmt(max(runs['designed']))}), "
             f"abstract {fmt(a)} {unit}, ratio designed/abstract {d / a:.2f}"
+        )
+    o = statistics.median(posters["older"])
+    for name in ("icon", "photo"):
+        m = statistics.median(posters[name])
+        print(
+            f"1080x1350 JPEG poster with {'an icon' if name == 'icon' else 'a photo crop'}: {m * 1000:.0f} ms "
+            f"(max {max(posters[name]) * 1000:.0f}), older template {o * 1000:.0f} ms, ratio {m / o:.2f}"
         )
 
 

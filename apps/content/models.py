@@ -31,7 +31,7 @@ class MediaType(models.TextChoices):
 #: the media types' names, as the API writes them
 MEDIA_TYPES = tuple(MediaType.values)
 
-RATIOS = ("1:1", "16:9", "9:16", "4:5", "3:2")
+RATIOS = ("1:1", "16:9", "9:16", "4:5", "3:2", "2:3", "1.91:1")
 
 
 class Campaign(OrgScopedModel):
@@ -99,7 +99,7 @@ class Content(OrgScopedModel):
     )
     post_type = models.CharField(max_length=10, choices=PostType.choices, default=PostType.FEED)
     media_type = models.CharField(max_length=10, choices=MediaType.choices, default=MediaType.IMAGE)
-    dimensions = models.CharField(max_length=5, default="1:1")
+    dimensions = models.CharField(max_length=8, default="1:1")
     #: post-level generation settings (the top layer of the merge)
     settings = models.JSONField(default=dict, blank=True)
     #: {generate, style, count}
@@ -224,7 +224,7 @@ class ContentSchedule(OrgScopedModel):
     platform = models.CharField(max_length=20)
     post_type = models.CharField(max_length=10, choices=PostType.choices, default=PostType.FEED)
     media_type = models.CharField(max_length=10, choices=MediaType.choices, default=MediaType.IMAGE)
-    dimensions = models.CharField(max_length=5, default="1:1")
+    dimensions = models.CharField(max_length=8, default="1:1")
     status = models.CharField(max_length=12, default=PLANNED)
     content = models.OneToOneField(
         Content, null=True, blank=True, on_delete=models.SET_NULL, related_name="planned_schedule"

@@ -114,6 +114,7 @@ def with_design(
         brand=brand,
         template=INTENT_TEMPLATES.get(text_request.intent, ""),
         background=str(content.media_request.get("background") or "auto"),
+        language=language,
     )
     logo, photo = brand_logo(content), brand_photo(content)
     if photo is None and content.generation_mode == GenerationMode.REFERENCE:

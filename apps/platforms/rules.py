@@ -87,6 +87,7 @@ DEFAULT_SIZES: Mapping[str, tuple[int, int]] = MappingProxyType(
         "4:5": (1080, 1350),
         "3:2": (1620, 1080),
         "2:3": (1000, 1500),
+        "1.91:1": (1200, 628),  # LinkedIn's and Facebook's link-preview shape
     }
 )
 
@@ -704,6 +705,15 @@ def target_size(platform: str, post_type: str, media_type: str, ratio: str | Non
     ratio = supported_ratio(platform, post_type, media_type, ratio)
     if ratio in fmt.recommended_px:
         return fmt.recommended_px[ratio]
+    if "." in ratio:  # "1.91:1": its default size, scaled into the format's limits
+        w, h = DEFAULT_SIZES[ratio]
+        scale = min(
+            1.0,
+            (fmt.max_width or w) / w,
+            (fmt.max_long_side or max(w, h)) / max(w, h),
+            (fmt.max_short_side or min(w, h)) / min(w, h),
+        )
+        return round(w * scale) // 2 * 2, round(h * scale) // 2 * 2
     width = DEFAULT_SIZES[ratio][0]
     a, b = (int(x) for x in ratio.split(":"))
     k = width // a

@@ -545,3 +545,35 @@ def test_batch_refuses_an_empty_or_oversized_list(api, operations):
     response = api.post("/v1/content/batch", {"operations": operations}, format="json")
     assert response.status_code == 400
     assert "operations" in response.json()["error"]["details"]
+
+
+@pytest.mark.parametrize(("ratio", "platform"), [("2:3", "pinterest"), ("1.91:1", "linkedin")])
+def test_every_ratio_of_the_platform_data_is_accepted_in_both_families(api, owner, ratio, platform):
+    """Pinterest's 2:3 and the link-preview 1.91:1 are ratios the platform data uses (issue 30)."""
+    from tests.factories import ProfileFactory
+
+    response = api.post(
+        "/v1/content/generate",
+        {
+            "prompt": "Autumn roast launch",
+            "platforms": [platform],
+            "media": {"type": "image", "dimensions": ratio},
+        },
+        format="json",
+    )
+    assert response.status_code == 202, response.content
+    assert api.get(f"/v1/content/{response.json()['id']}").json()["dimensions"] == ratio
+    profile = ProfileFactory(organization=owner.org, platform=platform)
+    family_b = owner.token_client(subject="ratio-owner").post(
+        "/api/content",
+        {
+            "socialProfileId": str(profile.pk),
+            "platform": platform,
+            "media": "image",
+            "dimensions": ratio,
+            "prompt": "x",
+        },
+        format="json",
+    )
+    assert family_b.status_code == 201, family_b.content
+    assert family_b.json()["data"]["dimensions"] == ratio

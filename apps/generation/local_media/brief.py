@@ -217,8 +217,15 @@ def spec_from_text(
     brand: BrandVoice,
     template: str = "",
     background: str = "auto",
+    language: str = "en",
 ) -> dict[str, Any]:
     """The design of a post from its brief and its written text: nothing on it is invented."""
+    from .icons import pick_icon
+    from .message import TEMPLATE_OF, read_message
+
+    msg = read_message(prompt, language)
+    if msg.hero:
+        template = TEMPLATE_OF.get(msg.intent, template)
     # a recall, an apology or a closure never gets a festive layout, whatever else the brief says
     template = "notice" if detect_template(prompt) == "notice" else template or detect_template(prompt)
     # a link cannot be tapped on a picture (the caption carries it)
@@ -264,6 +271,24 @@ def spec_from_text(
         "brandName": brand.name,
         "prompt": prompt,
     }
+    if msg.hero:
+        spec["message"] = {
+            "intent": msg.intent,
+            "kicker": msg.kicker,
+            "hero": msg.hero,
+            "sub": msg.sub,
+            "chips": msg.chips,
+            "cta": msg.cta,
+            "quote": msg.quote,
+            "attribution": msg.attribution,
+            "steps": msg.steps,
+            "big": msg.big,
+            "icon": pick_icon(msg.icon_words, msg.intent),
+        }
+        # the older layers (layer edits, the alt text) read the headline and the subline
+        spec["headline"], spec["sub"] = msg.hero, msg.sub
+        if msg.cta:
+            spec["cta"] = msg.cta
     return spec
 
 

@@ -215,13 +215,16 @@ def describe(design: Design, language: str = "en", *, video: bool = False) -> st
     ]
     by_role: dict[str, list[str]] = {}
     for block in design.blocks:
-        by_role.setdefault(block.role, []).append(" ".join(block.set.lines))
-    if "headline" in by_role:
-        parts.append(W["text"].format(text=by_role["headline"][0]))
-    if "cta" in by_role:
-        parts.append(W["text"].format(text=by_role["cta"][0]))
+        # the text as written, not the drawn lines joined (a Japanese line break is no space)
+        by_role.setdefault(block.role, []).append(block.set.text)
+    # the kicker, an oversized figure, the hero and the call to action, in reading order
+    parts += [
+        W["text"].format(text=by_role[r][0]) for r in ("kicker", "big", "headline", "cta") if r in by_role
+    ]
     if "sub" in by_role:
         parts.append(W["then"].format(text=by_role["sub"][0]))
+    if "chip" in by_role:
+        parts.append(W["text"].format(text=" · ".join(by_role["chip"])))
     if "badge" in by_role:
         parts.append(W["badge"].format(text=by_role["badge"][0]))
     if "date" in by_role:

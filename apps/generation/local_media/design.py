@@ -24,6 +24,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageOps
 
 from ..base import BrandVoice, EngineError
+from .contrast import GRAPHIC, extremes, luminance, mark_contrast
 from .palette import RGB, darken, lighten, parse_hex
 from .scene import build_scene, render_scene
 from .typeset import (
@@ -49,7 +50,20 @@ _TIKTOK = (0.07, 0.09, 0.17, 0.26)
 
 
 def safe_margins(platform: str, post_type: str) -> tuple[float, float, float, float]:
+    """Left, top, right and bottom margins as shares: the platform's own safe zone
+    (``apps.platforms.safe_zones``, what the previews draw as covered) for full-screen vertical
+    posts, never closer to an edge than the feed's margin; the feed's margin elsewhere."""
+    from apps.platforms.safe_zones import safe_zone
+
     platform, post_type = (platform or "").lower(), (post_type or "feed").lower()
+    zone = safe_zone(platform, post_type)
+    if zone is not None:
+        return (
+            max(_FEED[0], zone.left / 100),
+            max(0.05, zone.top / 100 + 0.02),
+            max(_FEED[2], zone.right / 100),
+            max(0.05, zone.bottom / 100 + 0.02),
+        )
     if platform == "tiktok":
         return _TIKTOK
     if post_type == "story":
@@ -81,6 +95,13 @@ class Block:
     colour: RGB
     behind: tuple[RGB, RGB]  # darkest and lightest colour measured behind the block
     contrast: float
+    #: the rounded plate a chip or a pill sits on (box, radius, fill), drawn with its text so a
+    #: video never shows an empty chip
+    plate: tuple[tuple[int, int, int, int], int, RGB] | None = None
+
+
+#: the order a video reveals blocks in: the hero first (the first frame is the thumbnail)
+REVEAL = {"headline": 0, "big": 1, "kicker": 2, "sub": 3, "chip": 4, "cta": 5}
 
 
 @dataclass
@@ -98,6 +119,8 @@ class Design:
     dropped: list[str] = field(default_factory=list)  # blocks that fit nowhere (not drawn)
     font: str = ""
     framed: str = ""  # what the framed picture shows, in words ("" without a frame)
+    variant: str = ""  # the layout drawn (``poster.VARIANTS``), "" for the older templates
+    logo_contrast: float = 0.0  # the logo's measured contrast on what is behind it
 
     def draw(self, *, lines: int | None = None, logo: bool = True) -> Image.Image:
         """The picture; ``lines`` draws only that many text lines (the video's reveal)."""
@@ -106,9 +129,13 @@ class Design:
             img.paste(self.logo[0], self.logo[1], self.logo[0])
         draw = ImageDraw.Draw(img)
         left = lines
-        for block in self.blocks:
+        order = sorted(self.blocks, key=lambda b: REVEAL.get(b.role, 3)) if lines is not None else self.blocks
+        for block in order:
             if left is not None and left <= 0:
                 break
+            if block.plate is not None:
+                box, radius, fill = block.plate
+                draw.rounded_rectangle(box, radius=radius, fill=fill)
             shown = block.set
             if left is not None and left < len(block.set.lines):
                 shown = dataclasses.replace(
@@ -122,25 +149,21 @@ class Design:
                 left -= len(shown.lines)
         return img
 
+    def ground(self) -> Image.Image:
+        """The picture without its text and logo: the base with the chips' plates."""
+        img = self.base.copy()
+        draw = ImageDraw.Draw(img)
+        for block in self.blocks:
+            if block.plate is not None:
+                draw.rounded_rectangle(block.plate[0], radius=block.plate[1], fill=block.plate[2])
+        return img
+
     @property
     def line_count(self) -> int:
         return sum(len(b.set.lines) for b in self.blocks)
 
 
-_LUT = np.array(
-    [(v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4 for v in range(256)]
-)
-
-
-def _extremes(img: Image.Image, box: tuple[int, int, int, int]) -> tuple[RGB, RGB]:
-    """The darkest and the lightest pixel (by relative luminance) of ``img`` inside ``box``."""
-    region = np.asarray(img.crop(box).convert("RGB"))
-    if region.size == 0:
-        return (0, 0, 0), (0, 0, 0)
-    flat = region.reshape(-1, 3)
-    lum = _LUT[flat[:, 0]] * 0.2126 + _LUT[flat[:, 1]] * 0.7152 + _LUT[flat[:, 2]] * 0.0722
-    lo, hi = flat[int(lum.argmin())], flat[int(lum.argmax())]
-    return (int(lo[0]), int(lo[1]), int(lo[2])), (int(hi[0]), int(hi[1]), int(hi[2]))
+_extremes = extremes
 
 
 class _Composer:
@@ -164,6 +187,7 @@ class _Composer:
         self.style = "illustration"
         self.brand = BrandVoice()
         self.framed = ""
+        self.abstract_visual = False  # a poster's picture is the abstract composition
 
     # ----------------------------------------------------------------- type
 
@@ -272,6 +296,47 @@ def _logo_image(data: bytes | None, height: int, max_width: int) -> Image.Image 
     )
 
 
+def _lay_out(
+    c: _Composer,
+    img: Image.Image,
+    design: Design,
+    spec: dict[str, Any],
+    content: tuple[int, int, int, int],
+    *,
+    slide: int,
+    slides: int,
+) -> None:
+    """The layout of ``spec``: a poster (a spec with a message: the cover, then the steps or the
+    facts on the carousel's next slides), else the older template."""
+    from .layouts import LAYOUTS, announcement, carousel_slide
+
+    template = spec.get("template") or "announcement"
+    seed = c.seed
+    message = spec.get("message")
+    if message and template != "closing":
+        from .poster import poster, steps_slide, variant_for
+
+        variant = str(spec.get("variant") or variant_for(seed, message.get("intent", "")))
+        design.variant = variant
+        steps = list(message.get("steps") or [])
+        if slides > 1 and slide > 0 and steps:
+            # every step on a slide, numbered once: the steps shared over the slides after the cover
+            per = -(-len(steps) // (slides - 1))
+            mine = [(n + 1, s) for n, s in enumerate(steps)][(slide - 1) * per : slide * per]
+            if mine:
+                steps_slide(c, img, spec, content, mine)
+            else:
+                poster(c, img, {**spec, "message": {**message, "steps": []}}, content, variant)
+        elif slides > 1 and slide > 0:
+            carousel_slide(c, img, spec, content, slide, slides)
+        else:
+            poster(c, img, spec, content, variant)
+    elif slides > 1 and template != "closing":
+        carousel_slide(c, img, spec, content, slide, slides)
+    else:
+        LAYOUTS.get(template, announcement)(c, img, spec, content)
+
+
 def compose(
     spec: dict[str, Any],
     width: int,
@@ -306,6 +371,11 @@ def compose(
     background = spec.get("background") or "auto"
     if background == "photo" and photo_img is None:
         background = "auto"
+    if spec.get("message") and template != "closing":
+        # a poster paints its own grounds; the abstract shapes only when asked for by name, as
+        # its picture
+        c.abstract_visual = background == "abstract"
+        background = "solid"
 
     sl, st, sr, sb = c.safe
     # The logo (or the brand's name as a wordmark) in the top corner, with clear space under it.
@@ -339,25 +409,11 @@ def compose(
             top = c.blocks[-1].set.box[3] + round(c.m * 0.04)
 
     content = (sl, top, sr, sb)
-    from .layouts import LAYOUTS, announcement, carousel_slide
 
-    if slides > 1 and template != "closing":
-        carousel_slide(c, img, spec, content, slide, slides)
-    else:
-        LAYOUTS.get(template, announcement)(c, img, spec, content)
+    _lay_out(c, img, design, spec, content, slide=slide, slides=slides)
     if logo_img is not None and design.logo is not None:
-        # decided on the finished background: a logo that melts into it gets a chip
-        pos = design.logo[1]
-        chip = _logo_chip(img, logo_img, pos)
-        if chip is not None:
-            # the chip belongs to the logo's layer (a video fades them in together)
-            pad = round(logo_h * 0.25)
-            layer = Image.new("RGBA", (logo_img.width + 2 * pad, logo_img.height + 2 * pad), (0, 0, 0, 0))
-            ImageDraw.Draw(layer).rounded_rectangle(
-                (0, 0, layer.width - 1, layer.height - 1), radius=pad, fill=chip
-            )
-            layer.paste(logo_img, (pad, pad), logo_img)
-            design.logo = (layer, (pos[0] - pad, pos[1] - pad))
+        design.logo, design.logo_contrast = _visible_logo(img, logo_img, design.logo[1], c, logo_h)
+        if design.logo[0] is not logo_img:
             c.panels.append("logo")
     design.base = img
     design.blocks = c.blocks
@@ -369,8 +425,41 @@ def compose(
     return design
 
 
-def _luminance(rgb: np.ndarray) -> np.ndarray:
-    return _LUT[rgb[..., 0]] * 0.2126 + _LUT[rgb[..., 1]] * 0.7152 + _LUT[rgb[..., 2]] * 0.0722
+_luminance = luminance
+
+
+def _one_colour(logo: Image.Image, colour: RGB) -> Image.Image:
+    flat = Image.new("RGBA", logo.size, (*colour, 255))
+    flat.putalpha(logo.getchannel("A"))
+    return flat
+
+
+def _visible_logo(
+    img: Image.Image, logo: Image.Image, pos: tuple[int, int], c: _Composer, logo_h: int
+) -> tuple[tuple[Image.Image, tuple[int, int]], float]:
+    """The logo as it stays legible on the finished background (measured, WCAG 1.4.11: 3:1):
+    as it is; else on a chip in the brand's light colour (its dark one for a light logo); else
+    in one colour (white or ink, whichever contrasts more). With its measured contrast."""
+    ratio = mark_contrast(img, logo, pos)
+    if ratio >= GRAPHIC:
+        return (logo, pos), ratio
+    pad = round(logo_h * 0.25)
+    ink = float(np.median(luminance(np.asarray(logo)[..., :3][np.asarray(logo)[..., 3] > 128])))
+    for chip in (c.light, (255, 255, 255)) if ink < 0.4 else (c.dark, (17, 17, 20)):
+        layer = Image.new("RGBA", (logo.width + 2 * pad, logo.height + 2 * pad), (0, 0, 0, 0))
+        ImageDraw.Draw(layer).rounded_rectangle(
+            (0, 0, layer.width - 1, layer.height - 1), radius=pad, fill=chip
+        )
+        plate = Image.new("RGB", layer.size, chip)
+        got = mark_contrast(plate, logo, (pad, pad))
+        if got >= GRAPHIC:
+            layer.paste(logo, (pad, pad), logo)
+            return (layer, (pos[0] - pad, pos[1] - pad)), got
+    best = max(
+        ((255, 255, 255), (17, 17, 20)), key=lambda col: mark_contrast(img, _one_colour(logo, col), pos)
+    )
+    flat = _one_colour(logo, best)
+    return (flat, pos), mark_contrast(img, flat, pos)
 
 
 def _logo_chip(img: Image.Image, logo: Image.Image, pos: tuple[int, int]) -> RGB | None:

@@ -1,5 +1,5 @@
-"""The post's design as a 5-8 s video: the headline's first line is on the first frame (a feed
-shows it before anyone taps), the other lines appear one by one, the logo fades in, and the
+"""The post's design as a 5-8 s video: the whole headline is on the first frame (a feed shows
+it before anyone taps), the other lines appear one by one, the logo fades in, and the
 last 1.5 s cross-fade to a closing card (logo, call to action, brand). An optional music bed
 (``music``) is synthesised and loudness-normalised; silent when the brand says so.
 
@@ -69,11 +69,13 @@ def designed_video(request: VideoRequest) -> MadeVideo:
     design = design_for(request, request.design)
     closing_spec = {**design.spec, "template": "closing", "background": "solid"}
     closing = design_for(request, dataclasses.replace(request.design, spec=closing_spec, slides=1, slide=0))
-    lines = max(1, design.line_count)
+    # the first frame (the thumbnail a feed shows) carries the whole headline, the rest follows
+    extra = max(0, next((len(b.set.lines) for b in design.blocks if b.role == "headline"), 1) - 1)
+    lines = max(1, design.line_count - extra)
     proto = av.VideoFrame(width, height, "yuv420p")
     line = [p.line_size for p in proto.planes]
     # the pictures: k lines shown (k = 1..lines) without and with the logo, and the closing card
-    states = [_Planes(design.draw(lines=k, logo=False), line) for k in range(1, lines + 1)]
+    states = [_Planes(design.draw(lines=k + extra, logo=False), line) for k in range(1, lines + 1)]
     full = _Planes(design.draw(), line)
     last = _Planes(closing.draw(), line)
     report(5, frames + 10)

@@ -83,5 +83,6 @@ def make_post_image(request: ImageRequest) -> tuple[bytes, str, str, tuple[str, 
         "style": style,
         "seed": request.seed,
         "font": design.font,
+        "variant": design.variant,
     }
     return data, content_type, alt, ((note,) if note else ()), stored

@@ -17,10 +17,14 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from PIL import ImageFont
 
+from .contrast import AA, contrast, relative_luminance
 from .palette import RGB
+
+__all__ = ["AA", "contrast", "relative_luminance"]
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "data" / "fonts"
 #: shipped fonts, tried in order for the characters a text needs (bold for headlines)
@@ -33,8 +37,6 @@ SHIPPED_BOLD = (
 SHIPPED_REGULAR = ("NotoSans-Regular.ttf", *SHIPPED_BOLD[1:])
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 _SPACELESS = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-#: WCAG 2.x AA for normal text; every block is held to it, large text too
-AA = 4.5
 
 
 # --------------------------------------------------------------------------- text
@@ -204,10 +206,59 @@ def _wrap(words: list[str], font: ImageFont.FreeTypeFont, width: float, spaceles
     return lines
 
 
+#: kinsoku: no line starts with these (closing marks, small kana, the iteration mark) ...
+NO_START = frozenset(
+    "。、，．・：；？！」』）〕］｝〉》】ゝゞーァィゥェォッャュョヮヵヶぁぃぅぇぉっゃゅょゎ々〜～)]}!?.,:;%"
+)
+#: ... and none ends with these (opening marks)
+NO_END = frozenset("「『（〔［｛〈《【([{")
+NBSP = "\u00a0"
+
+
+@lru_cache(maxsize=4)
+def _budoux(kind: str) -> Any:
+    import budoux
+
+    if kind == "zh-hant":
+        return budoux.load_default_traditional_chinese_parser()
+    if kind == "zh":
+        return budoux.load_default_simplified_chinese_parser()
+    return budoux.load_default_japanese_parser()
+
+
+def phrases(text: str) -> list[str]:
+    """Japanese and Chinese broken where their readers break them: BudouX's phrases, then
+    kinsoku (a phrase never starts with closing punctuation nor ends with an opening one; each
+    is moved to the phrase it belongs to)."""
+    kind = "ja" if re.search(r"[\u3040-\u30ff]", text) else "zh"
+    parts = [p for p in _budoux(kind).parse(text) if p]
+    out: list[str] = []
+    for part in parts:
+        if out and (part[0] in NO_START or out[-1][-1] in NO_END):
+            out[-1] += part
+        else:
+            out.append(part)
+    return out
+
+
+def _protect(text: str) -> str:
+    """``text`` with the spaces inside a phone number, price, code, date, time or URL made
+    non-breaking: such a fact is never split over two lines."""
+    from .message import atoms
+
+    for atom in sorted(atoms(text), key=lambda a: -len(a.text)):
+        if " " in atom.text:
+            text = text.replace(atom.text, atom.text.replace(" ", NBSP))
+    # a number and its unit ("25 minutes", "8:30 am") stay together too
+    return re.sub(r"(\d) (?=(?:%|am|pm|€|min\w*|h\b|km|kg|g\b|ml|l\b))", "\\1" + NBSP, text)
+
+
 def _units(text: str) -> tuple[list[str], bool]:
     if _SPACELESS.search(text) and " " not in text.strip():
+        if re.search(r"[\u3040-\u30ff\u3400-\u9fff]", text):
+            return phrases(text.strip()), True
         return list(text.strip()), True
-    return text.split(), False
+    return _protect(text).split(" "), False
 
 
 def fit_text(
@@ -239,6 +290,11 @@ def fit_text(
         ascent, descent = pil.getmetrics()
         pitch = round(size * leading)
         lines = _wrap(words, pil, width, spaceless)
+        if lines is None and spaceless and any(len(w) > 1 for w in words):
+            lines = _wrap(
+                [ch for w in words for ch in w], pil, width, spaceless
+            )  # a phrase wider than the box
+            lines = _kinsoku(lines) if lines else lines
         if lines and len(lines) <= max_lines and pitch * (len(lines) - 1) + ascent + descent <= height:
             lines = (_balance(words, pil, width, spaceless, len(lines)) if balance else None) or lines
             extents = [_extent(pil, line, ascent + descent) for line in lines]
@@ -259,6 +315,18 @@ def fit_text(
                 )
         size = size - max(1, round(size * 0.06))
     return None
+
+
+def _kinsoku(lines: list[str]) -> list[str]:
+    """Lines broken per character, mended: a closing mark moves up to the line before, an
+    opening mark down to the line after."""
+    out = list(lines)
+    for i in range(1, len(out)):
+        while out[i] and out[i][0] in NO_START and out[i - 1]:
+            out[i - 1], out[i] = out[i - 1] + out[i][0], out[i][1:]
+        while out[i - 1] and out[i - 1][-1] in NO_END:
+            out[i - 1], out[i] = out[i - 1][:-1], out[i - 1][-1] + out[i]
+    return [line for line in out if line]
 
 
 def _balance(
@@ -320,6 +388,7 @@ def _place(
         origins.append((x - ex0, oy))
         boxes.append((x, oy + ey0, x + w, oy + ey1))
     box = (min(b[0] for b in boxes), y0, max(b[2] for b in boxes), y0 + block_h)
+    lines = [line.replace(NBSP, " ") for line in lines]
     return SetText(text, lines, font, size, box, boxes, align, rtl, pitch, origins)
 
 
@@ -330,21 +399,6 @@ def draw_set(draw, block: SetText, colour: RGB) -> None:
 
 
 # --------------------------------------------------------------------------- contrast
-
-
-def _linear(v: float) -> float:
-    v = v / 255
-    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-
-
-def relative_luminance(c: RGB) -> float:
-    return 0.2126 * _linear(c[0]) + 0.7152 * _linear(c[1]) + 0.0722 * _linear(c[2])
-
-
-def contrast(a: RGB, b: RGB) -> float:
-    la, lb = relative_luminance(a), relative_luminance(b)
-    hi, lo = max(la, lb), min(la, lb)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 def text_colour(behind: list[RGB], preferred: list[RGB]) -> RGB:

@@ -1,0 +1,764 @@
+"""The message of a picture, read from the brief's own words: a kicker naming what the post is
+for ("WE'RE HIRING", "CLOSED 24 DEC – 1 JAN"), a hero of a few words that carries its point
+(the offer, the number, the role, the product), a subline with the supporting fact, chips for
+the price, code, date, time, place and phone, and a call to action from the brief's link or
+action. Nothing is invented: the hero, the subline, the chips and the call to action are spans
+of the brief; the kicker is a label from ``KICKERS`` (or the brief's own dates).
+
+``MUST_HAVE`` declares, once, what a picture of each intent has to show; ``missing_on_picture``
+checks a drawn picture's text against it (tests and the pipeline's notes use the same check).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .brief import _DATE, _TIME, find_code
+
+# --------------------------------------------------------------------------- intent
+
+
+def words_intent(text: str, language: str = "en") -> str:
+    """The post's intent as the words engine classifies it (one adapter, so the classifier can
+    be re-pointed in one place): ``apps.platforms.facts.detect_intent``."""
+    from apps.platforms.facts import detect_intent
+
+    return str(detect_intent(text, language))
+
+
+_TESTIMONIAL = re.compile(
+    r"[\"“„«「『].{12,}?[\"”“»」』]\s*(?:[-–—―]|\bsays\b|\bsaid\b|\bsagt\b)|\btestimonial\b|\breview from\b"
+    r"|\bkundenstimme\b|お客様の声",
+    re.IGNORECASE | re.DOTALL,
+)
+_CLOSURE = re.compile(
+    r"\b(?:closed|closing|we(?:'re| are) closed|holiday hours|reopen\w*|back on|geschlossen|fermé|cerrado)\b"
+    r"|休業|休診|休み",
+    re.IGNORECASE,
+)
+_MILESTONE = re.compile(
+    r"\b\d[\d,.]*\s?(?:million|billion|thousand|k|m|Mio\.?|Millionen|Tausend)\s+[^\W\d_]{3,}"
+    r"|\bmilestone\b|\b\d+(?:st|nd|rd|th) (?:customer|order|anniversary|birthday)\b|万",
+    re.IGNORECASE,
+)
+_ALLERGY = re.compile(r"\ballerg\w*|\bundeclared\b|\bmay contain\b|\bnuts?\b|\bgluten\b|アレルギー", re.I)
+
+
+def picture_intent(text: str, language: str = "en") -> str:
+    """What the picture is for: the words' intent, refined where a picture differs (a
+    testimonial is set as a quote, a closure as dates, a milestone as its number)."""
+    intent = words_intent(text, language)
+    if intent in ("recall", "apology"):
+        return intent
+    if (_CLOSURE.search(text or "") and _DATE.search(text or "")) or re.search(r"休業|休診", text or ""):
+        return "closure"
+    if intent == "incident":
+        return intent
+    if _TESTIMONIAL.search(text or ""):
+        return "testimonial"
+    if len(re.findall(r"(?:^|\s)(?:\d{1,2}[.)]|step \d+:?|[①-⑩])\s+[^\W\d_]", text or "", re.I)) >= 3:
+        return "recipe"
+    if intent in ("announcement", "launch", "release") and _MILESTONE.search(text or ""):
+        return "milestone"
+    return intent
+
+
+#: the layout family of each intent (``layouts.LAYOUTS``' keys the older specs name)
+TEMPLATE_OF = {
+    "recall": "notice",
+    "apology": "notice",
+    "incident": "notice",
+    "closure": "notice",
+    "hiring": "hiring",
+    "recipe": "recipe",
+    "offer": "offer",
+    "event": "event",
+    "release": "product",
+    "launch": "product",
+    "tip": "quote",
+    "testimonial": "quote",
+    "milestone": "announcement",
+    "opening": "announcement",
+    "podcast": "announcement",
+    "fundraiser": "announcement",
+    "announcement": "announcement",
+}
+
+#: the kicker of each intent per language (upper case is applied when drawn, not to CJK)
+KICKERS: dict[str, dict[str, str]] = {
+    "en": {
+        "hiring": "We're hiring",
+        "recall": "Product recall",
+        "allergy": "Allergy notice",
+        "apology": "An apology",
+        "incident": "Service notice",
+        "closure": "Closed",
+        "offer": "Offer",
+        "event": "Save the date",
+        "launch": "New",
+        "release": "Now available",
+        "tip": "Tip",
+        "recipe": "Recipe",
+        "testimonial": "Kind words",
+        "milestone": "Milestone",
+        "opening": "Now open",
+        "podcast": "New episode",
+        "fundraiser": "Fundraiser",
+        "announcement": "News",
+    },
+    "de": {
+        "hiring": "Wir stellen ein",
+        "recall": "Rückruf",
+        "allergy": "Allergiehinweis",
+        "apology": "Entschuldigung",
+        "incident": "Servicehinweis",
+        "closure": "Geschlossen",
+        "offer": "Angebot",
+        "event": "Termin",
+        "launch": "Neu",
+        "release": "Jetzt verfügbar",
+        "tip": "Tipp",
+        "recipe": "Rezept",
+        "testimonial": "Kundenstimme",
+        "milestone": "Meilenstein",
+        "opening": "Neueröffnung",
+        "podcast": "Neue Folge",
+        "fundraiser": "Spendenaktion",
+        "announcement": "Neuigkeiten",
+    },
+    "ja": {
+        "hiring": "採用情報",
+        "recall": "回収のお知らせ",
+        "allergy": "アレルギー表示",
+        "apology": "お詫び",
+        "incident": "お知らせ",
+        "closure": "休業のお知らせ",
+        "offer": "キャンペーン",
+        "event": "イベント",
+        "launch": "新発売",
+        "release": "新登場",
+        "tip": "ヒント",
+        "recipe": "レシピ",
+        "testimonial": "お客様の声",
+        "milestone": "達成",
+        "opening": "オープン",
+        "podcast": "新エピソード",
+        "fundraiser": "募金",
+        "announcement": "お知らせ",
+    },
+    "fr": {
+        "hiring": "On recrute",
+        "recall": "Rappel produit",
+        "allergy": "Allergènes",
+        "closure": "Fermé",
+        "offer": "Offre",
+        "event": "Événement",
+        "launch": "Nouveau",
+        "tip": "Astuce",
+        "recipe": "Recette",
+        "announcement": "Actualité",
+    },
+    "es": {
+        "hiring": "Estamos contratando",
+        "recall": "Retirada de producto",
+        "allergy": "Aviso de alérgenos",
+        "closure": "Cerrado",
+        "offer": "Oferta",
+        "event": "Evento",
+        "launch": "Nuevo",
+        "tip": "Consejo",
+        "recipe": "Receta",
+        "announcement": "Novedades",
+    },
+}
+
+
+def kicker_words() -> set[str]:
+    """Every word a kicker may draw (what a picture may say beyond the brief and the brand)."""
+    return {
+        w.casefold()
+        for table in KICKERS.values()
+        for label in table.values()
+        for w in re.findall(r"[^\W_]+(?:['’][^\W_]+)?", label)
+    }
+
+
+#: what a picture of each intent must show (``Message`` fields, ``kind:`` the brief's atoms of
+#: that kind, every one of them), declared once and checked by ``missing_on_picture``
+MUST_HAVE: dict[str, tuple[str, ...]] = {
+    "recall": ("hero", "hazard", "instruction"),
+    "closure": ("kind:date", "reopening"),
+    "testimonial": ("quote", "attribution"),
+    "recipe": ("steps",),
+    "event": ("kind:date", "kind:time", "place"),
+    "hiring": ("role", "place", "kind:pay", "apply"),
+    "offer": ("hero", "kind:code", "kind:percent", "kind:price"),
+    "milestone": ("hero",),
+    "launch": ("hero",),
+    "release": ("hero",),
+}
+
+# --------------------------------------------------------------------------- atoms
+
+_URL = re.compile(
+    r"\bhttps?://[^\s<>\"]+|\bwww\.[^\s<>\"]+|\b(?:[a-z0-9-]+\.)+(?:com|co\.uk|org|net|io|de|app|shop|co|uk|eu|jp|fr|es|"
+    r"dev|berlin|studio|store|online|site|tech|ai|me|us|ca|au|nl|it|ch|at|be|dk|se|no|pl|pt|cafe|"
+    r"coffee|kitchen|yoga|health|dental|clinic|london|info|biz)\b(?:/[^\s<>\"]*)?",
+    re.IGNORECASE,
+)
+_PHONE = re.compile(r"(?<![\w/])\+?\(?\d[\d ()/.-]{6,}\d(?!\w)")
+_PRICE = re.compile(
+    r"(?:[$€£¥]\s?\d[\d,.]*(?:k|K)?(?:\s?[-–]\s?[$€£¥]?\d[\d,.]*(?:k|K)?)?|\d[\d,.]*(?:k|K)?\s?(?:€|EUR|USD|GBP|円))"
+    r"(?:\s?(?:a|per|/|pro|im)\s?(?:month|mo|year|yr|hour|person|night|Monat|Jahr|Stunde))?"
+)
+_PERCENT = re.compile(r"\d{1,3}\s?%(?:\s?(?:off|Rabatt))?|\d{1,3}\s?％(?:オフ|OFF)?|\d{1,2}割引?", re.I)
+_JA_DATE = re.compile(
+    r"\d{1,2}月\d{1,2}日(?:[（(][^）)]{1,3}[）)])?(?:\s?(?:[～〜~ー-]|から)\s?(?:\d{1,2}月)?\d{1,2}日(?:[（(][^）)]{1,3}[）)])?(?:まで)?)?"
+)
+_JA_TIME = re.compile(r"\d{1,2}[:：]\d{2}(?:\s?[～〜~-]\s?\d{1,2}[:：]\d{2})?|\d{1,2}時(?:\d{1,2}分)?")
+_RANGE_SEP = r"\s?(?:[-–—]|to|bis|until|au|al)\s?"
+_TIME_RANGE = re.compile(rf"(?:{_TIME.pattern})(?:{_RANGE_SEP}(?:{_TIME.pattern}))?", re.IGNORECASE)
+_PLAIN_DATE = re.sub(r"\(\?P<\w+>", "(?:", _DATE.pattern)
+_DATE_RANGE = re.compile(
+    rf"(?:{_PLAIN_DATE})(?:\s?(?:[-–—]|to|bis|until|au|al)\s?(?:(?:{_PLAIN_DATE})|\d{{1,2}}\.?(?=\s?[A-Za-z])))?",
+    re.IGNORECASE,
+)
+_PLACE = re.compile(
+    r"\b(?:at|in|@|im|in der|am)\s+((?:[A-Z][\w'’&-]*|\d+[a-z]?)(?:,?\s+(?:[A-Z][\w'’&-]*|\d+[a-z]?|de|la|the|of|upon|am|an))*)"
+)
+_WEEKDAYS = re.compile(
+    r"^(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?$|^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+    re.I,
+)
+
+
+def _real_date(text: str, m: re.Match[str]) -> bool:
+    """Not a number's tail nor the verb "may" ("batch 2231 may contain" is no date)."""
+    return not (m.start() and text[m.start() - 1].isdigit()) and not re.search(r"\bmay\b", m.group(0))
+
+
+@dataclass(frozen=True)
+class Atom:
+    kind: str  # url, phone, price, percent, code, date, time, place
+    text: str
+    start: int
+
+
+def _is_phone(value: str) -> bool:
+    return sum(c.isdigit() for c in value) >= 7 and not re.fullmatch(r"[\d ]{1,4}[-–] ?[\d ]+", value)
+
+
+def _is_place(place: str) -> bool:
+    return not _WEEKDAYS.match(place.split(maxsplit=1)[0]) and not re.fullmatch(r"\d+[a-z]?", place)
+
+
+#: the atoms found by pattern alone, in the order they claim their text (a URL's digits are no
+#: phone number, a price's figure no percent): before the code and dates, then the times
+_ATOM_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("url", _URL),
+    ("phone", _PHONE),
+    ("price", _PRICE),
+    ("percent", _PERCENT),
+    ("time", _TIME_RANGE),
+    ("time", _JA_TIME),
+)
+
+
+def atoms(text: str) -> list[Atom]:
+    """The brief's unbreakable facts, in order: each is drawn whole, on one line."""
+    text = text or ""
+    out: list[Atom] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(kind: str, start: int, end: int) -> None:
+        value = text[start:end].rstrip(".,;:!?)").strip()
+        if not value or any(a < end and start < b for a, b in taken):
+            return
+        taken.append((start, end))
+        out.append(Atom(kind, value, start))
+
+    code = find_code(text)
+    code_at = text.find(code) if code else -1
+    spans: list[tuple[str, int, int]] = [
+        (kind, *m.span())
+        for kind, rx in _ATOM_PATTERNS[:4]
+        for m in rx.finditer(text)
+        if kind != "phone" or _is_phone(m.group(0))
+    ]
+    if code_at >= 0:
+        spans.append(("code", code_at, code_at + len(code)))
+    spans += [("date", *m.span()) for m in _JA_DATE.finditer(text)]
+    spans += [("date", *m.span()) for m in _DATE_RANGE.finditer(text) if _real_date(text, m)]
+    spans += [(kind, *m.span()) for kind, rx in _ATOM_PATTERNS[4:] for m in rx.finditer(text)]
+    spans += [("place", *m.span(1)) for m in _PLACE.finditer(text) if _is_place(m.group(1))]
+    for kind, start, end in spans:
+        add(kind, start, end)
+    return sorted(out, key=lambda a: a.start)
+
+
+def host_of(url: str) -> str:
+    host = re.sub(r"^https?://", "", url, flags=re.I)
+    host = re.sub(r"^www\.", "", host, flags=re.I)
+    return host.split("?")[0].rstrip("/")
+
+
+# --------------------------------------------------------------------------- the message
+
+
+@dataclass
+class Message:
+    intent: str
+    kicker: str = ""
+    hero: str = ""
+    sub: str = ""
+    chips: list[str] = field(default_factory=list)
+    cta: str = ""
+    quote: str = ""
+    attribution: str = ""
+    steps: list[str] = field(default_factory=list)
+    role: str = ""
+    place: str = ""
+    apply: str = ""
+    hazard: str = ""
+    instruction: str = ""
+    reopening: str = ""
+    big: str = ""  # the oversized typographic figure (a number, a price, a date), "" none
+    icon_words: list[str] = field(default_factory=list)
+    atoms: list[Atom] = field(default_factory=list)
+
+
+_SENT = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
+
+_FILLER = re.compile(
+    r"^(?:(?:big|great|exciting|good|some) news[:!,.]?\s*|we(?:'re| are)? (?:so |very |really )?(?:excited|thrilled|proud|happy|pleased)"
+    r" to (?:announce|share|say|introduce|welcome)(?: that)?\s*|(?:today|finally|guess what)[,:!]?\s*|"
+    r"(?:introducing|announcing|meet)\s+(?:the\s+|our\s+(?:new\s+)?)?|psst[.!,]?\s*|hey[,!]?\s*|"
+    r"(?:quick |pro |today's |our )?tip(?: of the \w+)?[:!.]\s*|did you know\??[:,]?\s*(?:that\s+)?|tipp[:!]\s*)",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(
+    r"\s*[,;:–—]\s+|\s+-\s+|\s+(?:with|and|because|so that|which|while|from|until|to celebrate|—)\s+"
+)
+_FUNCTION = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "and",
+        "or",
+        "with",
+        "by",
+        "from",
+        "our",
+        "your",
+        "we",
+        "you",
+        "is",
+        "are",
+        "be",
+        "this",
+        "that",
+        "as",
+        "der",
+        "die",
+        "das",
+        "und",
+        "mit",
+        "für",
+        "von",
+        "zu",
+        "im",
+        "am",
+        "ein",
+        "eine",
+        "unser",
+        "unsere",
+    ]
+)
+
+
+def sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for piece in (s.strip() for s in _SENT.split(text or "") if s and s.strip()):
+        if (
+            out
+            and re.search(r"(?:^|\s)\d{1,2}\.$", out[-1])
+            and (
+                piece[:1].islower()
+                or re.match(r"(?:jan|feb|m[äa]r|apr|mai|jun|jul|aug|sep|okt|nov|dez)", piece, re.I)
+            )
+        ):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def _trim_words(phrase: str, limit: int = 6) -> str:
+    """``phrase`` cut to ``limit`` words at most, never ending on a function word, with the
+    sentence's closing punctuation removed; an unbreakable atom is never cut."""
+    phrase = phrase.strip().rstrip(".,;:!").strip()
+    if _spaceless(phrase):
+        return phrase[:22] if len(phrase) > 22 else phrase
+    words = phrase.split()
+    if len(words) > limit:
+        cut = words[limit][:1].isupper() and words[limit - 1][:1].isupper()
+        words = words[:limit]
+        while cut and len(words) > 2 and words[-1][:1].isupper():
+            words.pop()  # a name is never cut in two ("... opens on Rue" of "Rue Verte")
+    while len(words) > 1 and words[-1].casefold().strip(",.") in _FUNCTION:
+        words.pop()
+    return " ".join(words).rstrip(",;:")
+
+
+def _spaceless(text: str) -> bool:
+    return bool(re.search(r"[\u3040-\u30ff\u3400-\u9fff]", text))
+
+
+def _clauses(sentence: str) -> list[str]:
+    sentence = _FILLER.sub("", sentence.strip()).strip()
+    if _spaceless(sentence):
+        return [p for p in re.split(r"[、。！？!?]", sentence) if p.strip()]
+    return [c for c in _CLAUSE.split(sentence) if c and c.strip()]
+
+
+def _first_clause(text: str) -> str:
+    for s in sentences(text):
+        for clause in _clauses(s):
+            if len(re.findall(r"[^\W_]{3,}|\d+", clause)) >= 1 and clause.strip():
+                return clause
+    return ""
+
+
+def _capitalised_run(text: str) -> str:
+    m = re.search(r"(?:[A-Z][\w'’-]*|\d+(?:\.\d+)*)(?:\s+(?:[A-Z][\w'’-]*|\d+(?:\.\d+)*))+", text)
+    return m.group(0) if m else ""
+
+
+def _sentence_with(text: str, pattern: str) -> str:
+    rx = re.compile(pattern, re.IGNORECASE)
+    return next((s for s in sentences(text) if rx.search(s)), "")
+
+
+def _short_sentence_with(text: str, pattern: str) -> str:
+    """The first sentence matching ``pattern`` of eight words at most, else the first matching."""
+    rx = re.compile(pattern, re.IGNORECASE)
+    hits = [s for s in sentences(text) if rx.search(s)]
+    linked = [s for s in hits if _URL.search(s)]  # "Book at x.com" over "Bring your own mat"
+    return next((s for s in linked + hits if len(s.split()) <= 8), hits[0] if hits else "")
+
+
+def _cap(word: str) -> str:
+    return word[:1].upper() + word[1:] if word else word
+
+
+def _hero_offer(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    m = re.search(
+        r"(\d{1,3}\s?%\s?(?:off|Rabatt)(?:\s+(?:all\s+|every\s+|our\s+|on\s+|auf\s+)?[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*)?)?)",
+        text,
+        re.I,
+    )
+    if m:
+        hero = m.group(1)
+        tail = hero.split()
+        while len(tail) > 2 and (
+            tail[-1].casefold() in _FUNCTION or tail[-1].casefold() in ("with", "until", "code")
+        ):
+            tail.pop()
+        msg.hero = " ".join(tail)
+    elif "price" in kinds:
+        # the price and the few words that say what it buys: "first month for £29"
+        price = kinds["price"]
+        before = re.search(rf"([^.,;:!?]*?)\s*{re.escape(price)}", text)
+        words = (before.group(1).split() if before else [])[-4:]
+        while words and words[0].casefold() in _FUNCTION | {"get", "gets", "their", "his", "her"}:
+            words.pop(0)
+        msg.hero = _cap(" ".join([*words, price]))
+    msg.big = kinds.get("percent") or kinds.get("price", "")
+
+
+def _hero_hiring(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    url = kinds.get("url", "")
+    m = re.search(
+        r"(?:hiring|looking for|join us as|suchen|recrute|buscamos)\s+(?:an?\s+|eine?n?\s+|un(?:e)?\s+)?"
+        r"([\w'’/+#.-]+(?:\s[\w'’/+#.-]+){0,5}?)(?=\s+(?:in|at|to|for|who|based|im|in der|à|en|–|-)\b|[,.(!]|$)",
+        text,
+        re.I,
+    )
+    msg.role = m.group(1).strip() if m else _capitalised_run(lead)
+    msg.hero = _trim_words(msg.role, 6)
+    msg.apply = _sentence_with(text, r"\bapply|bewirb|bewerb|postul|send (?:us )?your|応募") or (
+        host_of(url) if url else ""
+    )
+    msg.apply = msg.apply.rstrip(".")
+    if msg.apply and len(msg.apply.split()) <= 9:
+        msg.cta = msg.apply
+
+
+def _hero_launch(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    m = re.search(
+        r"(?:introducing|meet|launch(?:es|ed|ing)?|announcing|unveil\w*|presenting|say hello to|"
+        r"now available:?|is here|ist da|neu:?)\s+(?:the\s+|our\s+(?:new\s+)?|new\s+|unser(?:e|en)?\s+(?:neue[n]?\s+)?)?"
+        r"([^.,;:!?]+)",
+        text,
+        re.I,
+    )
+    name = _capitalised_run(m.group(1)) if m else ""
+    msg.hero = _trim_words(name or (m.group(1) if m else _first_clause(text)), 6)
+
+
+def _hero_milestone(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    m = _MILESTONE.search(text)
+    msg.hero = _trim_words(m.group(0), 4) if m else _trim_words(_first_clause(text))
+    num = re.match(r"[\d,.]+\s?(?:million|billion|thousand|k|m|Mio\.?|Millionen)?", msg.hero, re.I)
+    msg.big = num.group(0).strip() if num else ""
+
+
+def _hero_testimonial(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    m = re.search(r"[\"“„«「『](.{12,}?)[\"”“»」』]", text, re.S)
+    msg.quote = m.group(1).strip() if m else _first_clause(text)
+    after = text[m.end() :] if m else ""
+    a = re.match(r"\s*(?:[-–—―]|says|said|sagt)\s*([^.!?\n]{2,60})", after, re.I)
+    msg.attribution = a.group(1).strip().rstrip(",") if a else ""
+    msg.hero = msg.quote
+
+
+def _hero_recipe(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    parts = re.split(r"(?:^|\s)(?:\d{1,2}[.)]|step \d+:?|[①-⑩])\s+", text, flags=re.I)
+    steps = [p.strip() for p in parts[1:]] if len(parts) > 2 else []
+    if steps:
+        lead = parts[0]
+    if not steps:
+        all_s = sentences(text)
+        steps = all_s[1:] if len(all_s) > 2 else all_s
+    msg.steps = [s.rstrip() for s in steps if s.strip()]
+    title = re.split(r"(?:\s*[:.!]\s*|\s+(?:in|for)\s+\d)", lead)[0]
+    title = re.sub(r"^(?:our|my|the|a|an|how to make)\s+", "", title, flags=re.I)
+    msg.hero = _trim_words(title, 6)
+
+
+def _hero_notice(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    intent = msg.intent
+    instr = re.search(
+        r"(?:do not|don't|please do not|nicht)\s+[^.,;:!?]+|(?:return|bring)\s+(?:it|them)\s+[^.,;:!?]+",
+        text,
+        re.I,
+    )
+    msg.instruction = (
+        _trim_words(re.split(r"\s+(?:if|unless|when|wenn|falls)\s+", instr.group(0))[0], 8) if instr else ""
+    )
+    msg.hazard = _sentence_with(
+        text, r"may contain|contains|undeclared|allerg|risk|hazard|enthält|kann .* enthalten"
+    )
+    if intent == "closure":
+        re_m = re.search(
+            r"(?:(?:we\s+)?re-?open(?:s|ing)?|back(?:\s+on)?|open again|wieder (?:geöffnet|da|für sie da))\s*(?:on\s+|am\s+|from\s+|ab\s+)?"
+            r"([^.,;!?]*\d[^.,;!?]*)",
+            text,
+            re.I,
+        )
+        if re_m:
+            msg.reopening = _trim_words(re.sub(r"^we\s+", "", re_m.group(0), flags=re.I), 6)
+        de = re.search(r"\b(?:ab|am)\s+\d{1,2}\.\s*[^\W\d_]+[^.!?]*\bwieder\b[^.!?]*", text, re.I)
+        if de:
+            msg.reopening = _trim_words(de.group(0), 9)
+        ja = re.search(r"[^。、]*(?:から|より)[^。、]*(?:営業|診療|再開)[^。、]*", text)
+        if ja:
+            msg.reopening = ja.group(0)
+        msg.hero = msg.reopening or _trim_words(_first_clause(text))
+    elif intent == "recall":
+        msg.hero = msg.instruction or _trim_words(_first_clause(text))
+    else:
+        msg.hero = _trim_words(_first_clause(text))
+
+
+def _hero_event(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    clause = _first_clause(text)
+    clause = re.sub(
+        r"^(?:join us (?:for|at)|come (?:to|along to)|join)\s+(?:our\s+|the\s+|a\s+)?",
+        "",
+        clause,
+        flags=re.I,
+    )
+    clause = re.split(r"\s+(?:on|this|next|at|am|um)\s+", clause)[0]
+    msg.hero = _trim_words(_cap(clause), 6)
+
+
+def _hero_other(msg: Message, text: str, kinds: dict[str, str], lead: str) -> None:
+    msg.hero = _trim_words(_first_clause(text), 6)
+
+
+_HEROES = {
+    "offer": _hero_offer,
+    "hiring": _hero_hiring,
+    "launch": _hero_launch,
+    "release": _hero_launch,
+    "milestone": _hero_milestone,
+    "testimonial": _hero_testimonial,
+    "recipe": _hero_recipe,
+    "recall": _hero_notice,
+    "apology": _hero_notice,
+    "incident": _hero_notice,
+    "closure": _hero_notice,
+    "event": _hero_event,
+}
+
+
+def _cta(text: str, kinds: dict[str, str]) -> str:
+    """The call to action: the brief's action sentence (one with its link first), else its
+    link's host."""
+    action = _short_sentence_with(
+        text,
+        r"^(?:book|apply|order|call|visit|sign up|register|reserve|shop|use|join|try|download|rsvp|send|"
+        r"email|bring|return|contact|buchen|bewirb|bestell|jetzt|ruf|besuch|melde|予約|応募|ご予約|お申し込み)",
+    )
+    url = kinds.get("url", "")
+    if action and " or " in action and len(action.split()) > 6:
+        action = action.split(" or ")[0]
+    if action and len(action.split()) <= 8:
+        return action.rstrip(".!")
+    elif action and url and url in action:
+        verb = action.split()[0]
+        return f"{_cap(verb)} at {host_of(url)}" if " at " in action else host_of(url)
+    elif url:
+        return host_of(url)
+    elif action and _spaceless(action):
+        return action.rstrip("。!！")
+
+    return ""
+
+
+def read_message(brief: str, language: str = "en", *, intent: str = "") -> Message:
+    """The picture's message from the brief (see the module's description)."""
+    text = re.sub(r"\s+", " ", brief or "").strip()
+    intent = intent or picture_intent(text, language)
+    found = atoms(text)
+    msg = Message(intent=intent, atoms=found)
+    kinds = {a.kind: a.text for a in reversed(found)}  # the first of each kind
+    table = KICKERS.get(language[:2], KICKERS["en"]) if language[:2] in KICKERS else {}
+    lead = sentences(text)[0] if sentences(text) else text
+    dates = [a.text for a in found if a.kind == "date"]
+
+    msg.cta = _cta(text, kinds)
+
+    # ---- the hero and the facts each intent needs
+    _HEROES.get(intent, _hero_other)(msg, text, kinds, lead)
+    if intent == "recipe" and msg.steps:
+        lead = re.split(r"(?:^|\s)(?:\d{1,2}[.)]|step \d+:?|[①-⑩])\s+", text, flags=re.I)[0]
+    if not msg.hero:
+        msg.hero = _trim_words(_first_clause(text), 6)
+    msg.hero = _cap(msg.hero)
+    if intent in ("hiring", "event") or "place" in MUST_HAVE.get(intent, ()):
+        msg.place = kinds.get("place", "")
+
+    # ---- the kicker: the intent's label (a closure's own dates; an event's date)
+    key = "allergy" if intent == "recall" and _ALLERGY.search(text) else intent
+    label = table.get(key, "") if table else ""
+    if intent == "closure" and dates:
+        label = f"{label} {dates[0]}".strip() if label else dates[0]
+    elif intent == "event" and dates:
+        label = dates[0]
+    msg.kicker = label
+
+    # ---- the chips: the unbreakable facts the hero and the kicker do not already say
+    shown = f"{msg.hero} {msg.kicker} {msg.cta}".casefold()
+    chips: list[str] = []
+    for a in found:
+        if a.kind == "url" or a.text.casefold() in shown or a.text in chips:
+            continue
+        if a.kind == "place" and intent not in ("event", "hiring", "opening", "closure"):
+            continue
+        before = re.search(
+            r"(?:until|till|by|from|before|ends|bis|ab|vom|jusqu'au|hasta)\s+$", text[: a.start], re.I
+        )
+        chips.append(f"{_cap(before.group(0).strip())} {a.text}" if before and a.kind == "date" else a.text)
+    msg.chips = chips[:5]
+
+    # ---- the subline: the brief's sentence that supports the hero best
+    used = {msg.hero.casefold()}
+    rest = [s for s in sentences(text) if s.casefold().rstrip(".!") not in used]
+    if intent == "testimonial":
+        msg.sub = msg.attribution
+    elif intent == "recall":
+        msg.sub = msg.hazard or (rest[0] if rest else "")
+    elif intent == "recipe":
+        msg.sub = ""
+    else:
+        msg.sub = _subline(text, msg)
+    if msg.sub and len(msg.sub.split()) > 22:
+        msg.sub = _trim_words(_first_clause(msg.sub), 18)
+    msg.icon_words = re.findall(r"[^\W\d_]{3,}", text.casefold())
+    return msg
+
+
+def _mostly_atoms(text: str, msg: Message) -> bool:
+    rest = text
+    for a in msg.atoms:
+        rest = rest.replace(a.text, "")
+    if _spaceless(rest):
+        return len(re.findall(r"[\u3040-\u30ff\u3400-\u9fff]", rest)) < 4
+    words = [w for w in re.findall(r"[^\W\d_]{3,}", rest) if w.casefold() not in _FUNCTION]
+    return len(words) < 2
+
+
+def _subline(text: str, msg: Message) -> str:
+    """The brief's sentence that supports the hero: the first that does not hold the hero, is
+    not the call to action and says more than the chips; else a clause of the lead sentence."""
+    hero, cta = msg.hero.casefold(), msg.cta.casefold().rstrip(".")
+    all_s = sentences(text)
+    for s in all_s:
+        low = s.casefold()
+        if (hero and hero in low) or (cta and (cta in low or low.rstrip(".!") in cta)):
+            continue
+        if _mostly_atoms(s, msg) or len(s.split()) > 24:
+            continue
+        return s
+    for s in all_s[:1]:
+        after = s.split(": ", 1)[1] if ": " in s else ""
+        if after and hero not in after.casefold() and 2 < len(after.split()) <= 14:
+            return after  # "Cargo E: 120 km range, room for two kids." -> what follows the name
+        for clause in _clauses(s):
+            low = clause.casefold()
+            if hero in low or low in hero or _mostly_atoms(clause, msg) or len(clause.split()) < 2:
+                continue
+            return clause.strip().rstrip(",;:")
+    return ""
+
+
+# --------------------------------------------------------------------------- the check
+
+
+def required(msg: Message) -> list[str]:
+    """The texts a picture of ``msg`` must show, from ``MUST_HAVE`` (empty ones skipped: a brief
+    that names no place needs none)."""
+    out: list[str] = []
+    for need in MUST_HAVE.get(msg.intent, ()):
+        if need.startswith("kind:"):
+            kind = need[5:]
+            kinds = ("price",) if kind == "pay" else (kind,)
+            out += [a.text for a in msg.atoms if a.kind in kinds]
+        elif need == "steps":
+            out += msg.steps
+        else:
+            value = str(getattr(msg, need, "") or "")
+            if value:
+                out.append(value)
+    return list(dict.fromkeys(out))
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", "", (text or "").casefold()).strip(".,;:!?。、")
+
+
+def missing_on_picture(msg: Message, drawn: list[str]) -> list[str]:
+    """What ``MUST_HAVE`` asks of ``msg`` that the drawn texts (every text block of every slide)
+    do not show."""
+    seen = _norm(" ".join(drawn))
+    return [need for need in required(msg) if _norm(need) not in seen]
