@@ -17,7 +17,7 @@ from django.urls import NoReverseMatch, path, reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
-from apps.accounts.models import Organization
+from apps.accounts.staff import staff_organization_ids, staff_organizations
 from apps.core import ids
 from apps.core.errors import ValidationFailed
 
@@ -36,24 +36,24 @@ def _organization(request, context):
     with a name search (``orgq``), the first match unless the chosen one matches."""
     raw = request.GET.get("org")
     listed = context["organizations"]
+    allowed = staff_organizations(request.user)  # another organization is a 404
     if context["orgq"] and listed and not any(str(o["pk"]) == raw for o in listed):
-        return Organization.objects.get(pk=listed[0]["pk"])
+        return allowed.get(pk=listed[0]["pk"])
     if raw:
         pk = ids.parse(raw)
-        org = Organization.objects.filter(pk=pk).first() if pk else None
+        org = allowed.filter(pk=pk).first() if pk else None
         if org is None:
             raise Http404("No such organization.")
         return org
     from apps.publishing.models import Publication
 
-    last = (
-        Publication.objects.filter(status=Publication.PUBLISHED, published_at__isnull=False)
-        .order_by("-published_at")
-        .values_list("organization_id", flat=True)
-        .first()
-    )
-    org = Organization.objects.filter(pk=last).first() if last else None
-    return org or Organization.objects.order_by("name").first()
+    published = Publication.objects.filter(status=Publication.PUBLISHED, published_at__isnull=False)
+    visible = staff_organization_ids(request.user)
+    if visible is not None:
+        published = published.filter(organization_id__in=visible)
+    last = published.order_by("-published_at").values_list("organization_id", flat=True).first()
+    org = allowed.filter(pk=last).first() if last else None
+    return org or allowed.first()
 
 
 def _context(request, title: str) -> dict:
@@ -62,7 +62,7 @@ def _context(request, title: str) -> dict:
     if not request.user.has_perm(permissions.STAFF_VIEW_PERMISSION):
         raise PermissionDenied
     query = (request.GET.get("orgq") or "").strip()
-    organizations = Organization.objects.order_by("name")
+    organizations = staff_organizations(request.user)
     if query:
         organizations = organizations.filter(name__icontains=query)
     listed = list(organizations.values("pk", "name")[: ORG_CHOICES + 1])

@@ -25,6 +25,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from apps.accounts.admin_scope import StaffScopedAdmin
+from apps.accounts.staff import staff_scope
 from apps.core.errors import ApplicationError
 from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import Platform
@@ -145,7 +147,7 @@ def _media_html(asset: MediaAsset, css: str):
 
 
 @admin.register(Content)
-class ContentAdmin(admin.ModelAdmin):
+class ContentAdmin(StaffScopedAdmin):
     change_form_template = "admin/content/content/change_form.html"
     list_display = [
         "thumbnail",
@@ -311,7 +313,9 @@ class ContentAdmin(admin.ModelAdmin):
         if not self.has_act_permission(request):
             raise PermissionDenied
         content = (
-            Content.objects.select_related("organization", "brand").filter(pk=unquote(object_id)).first()
+            staff_scope(Content.objects.select_related("organization", "brand"), request.user)
+            .filter(pk=unquote(object_id))
+            .first()
             if _is_uuid(unquote(object_id))
             else None
         )
@@ -726,6 +730,9 @@ class ReviewQueueAdmin(ContentAdmin):
         )
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
+        pk = unquote(object_id)
+        if not (_is_uuid(pk) and staff_scope(Content.objects.filter(pk=pk), request.user).exists()):
+            raise Http404("No such content.")
         query = urlencode({"queue": "1", "_changelist_filters": request.GET.get("_changelist_filters", "")})
         return HttpResponseRedirect(
             reverse("admin:content_content_change", args=[unquote(object_id)]) + f"?{query}"

@@ -13,6 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
+from apps.accounts.admin_scope import StaffScopedAdmin
 from apps.content.admin import ContentAdmin, error_text
 from apps.content.models import Content
 from apps.core.errors import ApplicationError
@@ -53,7 +54,7 @@ def _error_text(exc: ApplicationError) -> str:
 
 
 @admin.register(Publication)
-class PublicationAdmin(admin.ModelAdmin):
+class PublicationAdmin(StaffScopedAdmin):
     list_display = [
         "content_link",
         "profile",
@@ -253,7 +254,7 @@ class PostLinkForm(forms.Form):
 
 
 @admin.register(SandboxPost)
-class SandboxPostAdmin(admin.ModelAdmin):
+class SandboxPostAdmin(StaffScopedAdmin):
     """What the sandbox publisher accepted, as a platform would show it (read only)."""
 
     list_display = [
@@ -439,7 +440,7 @@ class RedirectOriginForm(forms.ModelForm):
 
 
 @admin.register(OAuthRedirectOrigin)
-class OAuthRedirectOriginAdmin(admin.ModelAdmin):
+class OAuthRedirectOriginAdmin(StaffScopedAdmin):
     """Where an organization's OAuth connect flows may send the browser back (besides the
     deployment's OAUTH_ALLOWED_REDIRECT_ORIGINS)."""
 
@@ -450,7 +451,8 @@ class OAuthRedirectOriginAdmin(admin.ModelAdmin):
     search_fields = ["origin", "organization__name"]
 
     def has_change_permission(self, request, obj=None):
-        return obj is None  # an origin is added or removed, never edited
+        # an origin is added or removed, never edited; the list needs the change permission
+        return obj is None and super().has_change_permission(request)
 
     def save_model(self, request, obj, form, change):
         saved = oauth.redirect_origin_add(organization=obj.organization, origin=obj.origin)

@@ -14,15 +14,14 @@ import json
 import uuid
 
 from django.contrib import admin
-from django.contrib.auth.models import AbstractUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import Organization
+from apps.accounts.staff import staff_organizations
 from apps.brands.models import Brand
 from apps.core import ids
 from apps.core.errors import ApplicationError, Conflict, InvalidSubject
@@ -33,18 +32,6 @@ from .models import Publication
 
 VIEW_PERMISSION = "publishing.view_publication"
 ORG_CHOICES = 200
-
-
-def staff_organizations(user: AbstractUser | AnonymousUser) -> QuerySet[Organization]:
-    """The organizations a staff user's calendar may show: a superuser's every one; a staff
-    member of organizations (Membership) only those; other staff every one, as every admin page."""
-    orgs = Organization.objects.order_by("name")
-    if getattr(user, "is_superuser", False):
-        return orgs
-    if user.pk is None:
-        return orgs.none()
-    member_of = Organization.objects.filter(memberships__user_id=user.pk)
-    return orgs.filter(pk__in=member_of.values("pk")) if member_of.exists() else orgs
 
 
 def _check(request: HttpRequest) -> None:
