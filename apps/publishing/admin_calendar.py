@@ -24,6 +24,7 @@ from apps.accounts.models import Organization
 from apps.accounts.staff import staff_organizations
 from apps.brands.models import Brand
 from apps.core import ids
+from apps.core.timezones import is_timezone
 from apps.core.errors import ApplicationError, Conflict, InvalidSubject
 from apps.profiles.models import SocialProfile
 
@@ -130,7 +131,7 @@ def calendar_reschedule_view(request: HttpRequest) -> JsonResponse:
         raise PermissionDenied
     try:
         body = json.loads(request.body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a body nested 100,000 deep
         body = None
     if not isinstance(body, dict):
         return _invalid(InvalidSubject("Send a JSON object.", "body", "Not a JSON object."))
@@ -145,23 +146,19 @@ def calendar_reschedule_view(request: HttpRequest) -> JsonResponse:
     )
     if pub is None:
         raise Http404("No such publication.")
+    tz_name = body.get("tz")
+    if tz_name is not None and not isinstance(tz_name, str):
+        return _invalid(InvalidSubject("tz must be an IANA time zone.", "tz", "Unknown time zone."))
+    if tz_name and not is_timezone(tz_name):  # the calendar's own parameter, named as it sent it
+        return _invalid(InvalidSubject("tz must be an IANA time zone.", "tz", "Unknown time zone."))
     try:
-        if pub.status != Publication.SCHEDULED:
-            raise Conflict(f"Only a scheduled post can be moved; this one is {pub.status}.")
-        tz_name = str(body.get("tz") or pub.profile.timezone_name)
-        when = services.parse_when(body.get("when"), tz_name)
-        services.publications_schedule(
-            content=pub.content,
-            profiles=[pub.profile],
-            scheduled_for=when,
-            options=pub.options,
-            actor=request.user,
+        services.publication_reschedule(
+            publication=pub, when=body.get("when"), tz_name=tz_name or None, actor=request.user
         )
     except Conflict as exc:
         return _invalid(exc, 409)
     except ApplicationError as exc:
         return _invalid(exc)
-    pub.refresh_from_db()
     return JsonResponse(
         {"publication": str(pub.pk), "status": pub.status, "scheduledFor": pub.scheduled_for.isoformat()}
     )

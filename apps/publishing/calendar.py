@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from apps.content.models import Variant
 from apps.core.errors import InvalidSubject
+from apps.core.timezones import is_timezone
 from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import schedule_slots
@@ -71,10 +72,9 @@ def calendar_window(*, view: str, day: str | None, tz_name: str | None) -> Windo
     (``YYYY-MM-DD``; default today in ``tz_name``). Bad input is an InvalidSubject per field."""
     if view not in VIEWS:
         raise InvalidSubject(f"view must be one of {', '.join(VIEWS)}.", "view", "Unknown view.")
-    try:
-        tz = zoneinfo.ZoneInfo(tz_name or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise InvalidSubject("tz must be an IANA time zone.", "tz", "Unknown time zone.") from None
+    if tz_name and not is_timezone(tz_name):  # a name the tz database lists (not a 100 kB path)
+        raise InvalidSubject("tz must be an IANA time zone.", "tz", "Unknown time zone.")
+    tz = zoneinfo.ZoneInfo(tz_name or "UTC")
     if day:
         try:
             anchor = datetime.date.fromisoformat(day)
@@ -84,6 +84,8 @@ def calendar_window(*, view: str, day: str | None, tz_name: str | None) -> Windo
         anchor = timezone.now().astimezone(tz).date()
     if view == "week":
         first = anchor - datetime.timedelta(days=anchor.weekday())
+        if first.year < 2 or anchor.year > 9998:  # the week and its end must stay representable
+            raise InvalidSubject("date is out of range.", "date", "Out of range.")
         return Window(view, tz, first, 7, anchor.month)
     first_of_month = anchor.replace(day=1)
     first = first_of_month - datetime.timedelta(days=first_of_month.weekday())

@@ -27,6 +27,7 @@ from .running import publication_run, publications_run
 from .scheduling import (
     parse_when,
     publication_cancel,
+    publication_reschedule,
     publication_retry,
     publications_publish_now,
     publications_schedule,
@@ -58,6 +59,7 @@ __all__ = [
     "post_request_for",
     "processing_poll_due",
     "publication_cancel",
+    "publication_reschedule",
     "publication_platform_report",
     "publication_resolve",
     "publication_retry",
