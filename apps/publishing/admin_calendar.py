@@ -24,8 +24,8 @@ from apps.accounts.models import Organization
 from apps.accounts.staff import staff_organizations
 from apps.brands.models import Brand
 from apps.core import ids
-from apps.core.timezones import is_timezone
 from apps.core.errors import ApplicationError, Conflict, InvalidSubject
+from apps.core.timezones import is_timezone
 from apps.profiles.models import SocialProfile
 
 from . import calendar, permissions, services

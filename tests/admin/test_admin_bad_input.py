@@ -87,7 +87,9 @@ def test_a_reschedule_to_year_9999_or_year_1_is_a_400(boss, scheduled, when):
         assert answer.json()["error"]
 
 
-@pytest.mark.parametrize(("view", "date"), [("week", "9999-12-31"), ("month", "9999-12-31"), ("week", "0001-01-01")])
+@pytest.mark.parametrize(
+    ("view", "date"), [("week", "9999-12-31"), ("month", "9999-12-31"), ("week", "0001-01-01")]
+)
 def test_the_calendars_data_at_the_ends_of_time_is_a_400(boss, scheduled, view, date):
     params = {"org": str(scheduled.organization_id), "view": view, "date": date, "tz": "Pacific/Kiritimati"}
     answer = boss.get(DATA, params)
