@@ -74,7 +74,9 @@ class ReviewServe(Serve):
             content = self.v1("GET", f"/content/{content['id']}").json()
         return content
 
-    def staff_user(self, username: str, password: str, *, reviewer: bool = False, member: bool = True) -> None:
+    def staff_user(
+        self, username: str, password: str, *, reviewer: bool = False, member: bool = True
+    ) -> None:
         """A staff account (a superuser, or a member of the Reviewer group), made as the README
         says: a reviewer is also a member of the organizations it reviews (the demo's here,
         unless ``member=False``)."""
