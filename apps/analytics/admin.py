@@ -88,10 +88,11 @@ def analytics_view(request):
         days = 30
     try:
         group_by = parse_choice(request.GET, "groupBy", sel.GROUP_BY) or ("day" if days <= 90 else "week")
-        tz = parse_tz(request.GET.get("timezone"))
+        # default: the zone the organization's profiles post in (not UTC)
+        tz = parse_tz(request.GET.get("timezone") or _home_zone(org))
     except ValidationFailed as exc:
         errors.extend(m for msgs in (exc.details or {}).values() for m in msgs)
-        group_by, tz = "day", parse_tz(None)
+        group_by, tz = "day", parse_tz(_home_zone(org))
     all_followers = request.GET.get("followers") == "all"
     context.update(
         {
@@ -117,8 +118,10 @@ def analytics_view(request):
     followers = sel.followers_series(
         org, period, group_by=group_by, profiles=None if all_followers else FOLLOWER_LINES
     )
+    names = _post_names(overview["topPosts"])
     for post in overview["topPosts"]:
         post["adminUrl"] = _admin_url("content", "content", ids.parse(post["contentId"], "content"))
+        post["name"] = names.get((post["contentId"], post["platform"])) or post["contentId"]
     context.update(
         {
             "totals": totals["metrics"],
@@ -194,6 +197,34 @@ def failures_view(request):
         }
     )
     return TemplateResponse(request, "admin/analytics/failures.html", context)
+
+
+def _home_zone(org) -> str | None:
+    from apps.profiles.selectors import organization_timezone
+
+    return organization_timezone(organization_id=org.pk) if org is not None else None
+
+
+#: how much of a caption names a top post
+POST_NAME = 70
+
+
+def _post_names(posts: list[dict]) -> dict[tuple[str, str], str]:
+    """(content id, platform) -> what names the post for a person: the variant's title, else
+    its caption's first words, else the content's prompt (one query)."""
+    from apps.content.models import Variant
+
+    wanted = {p["contentId"] for p in posts}
+    if not wanted:
+        return {}
+    names: dict[tuple[str, str], str] = {}
+    rows = Variant.objects.filter(content_id__in=wanted).values_list(
+        "content_id", "platform", "title", "caption", "content__prompt"
+    )
+    for content_id, platform, title, caption, prompt in rows:
+        text = " ".join((title or caption or prompt or "").split())
+        names[(str(content_id), platform)] = text[:POST_NAME] + ("…" if len(text) > POST_NAME else "")
+    return names
 
 
 def _with(request, **params) -> str:

@@ -125,7 +125,7 @@ class StatusFilter(admin.SimpleListFilter):
 
 class RejectForm(forms.Form):
     reason = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60, "autofocus": True}),  # ready to type
         max_length=2000,
         help_text="Kept with the content and sent in the content.rejected event.",
     )
@@ -646,6 +646,16 @@ def _for_page(content: Content, variants: list, editing: dict, media: list) -> l
             "alt_text": v.alt_text,
             "title": v.title,
         }
+        if stashed:  # a refused save: the counter measures the text in the box, not the stored text
+            from apps.platforms.measure import caption_length
+
+            v.length = caption_length(
+                v.platform,
+                str(stashed.get("caption", "")).replace("\r\n", "\n"),
+                str(stashed.get("hashtags", "")).replace(",", " ").split(),
+                post_type=content.post_type,
+                media_type=content.media_type,
+            )
         v.errors = editing["errors"] if v.editing else {}
         v.preview = previews.get(v.platform)
     return variants

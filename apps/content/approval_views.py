@@ -68,11 +68,19 @@ def approval_page(request: HttpRequest, token: str) -> HttpResponse:
         {"content": c, "previews": content_previews(c)}
         for c in link.contents.select_related("brand").order_by("created_at")
     ]
+    # headed by the brand the posts speak for (the client knows the brand, not our tenant's name)
+    brands = list(dict.fromkeys(item["content"].brand.name for item in items if item["content"].brand))
     return _private(
         render(
             request,
             "content/approval_page.html",
-            {"link": link, "items": items, "token": token, "organization": link.organization.name},
+            {
+                "link": link,
+                "items": items,
+                "token": token,
+                "organization": link.organization.name,
+                "heading": " & ".join(brands) or link.organization.name,
+            },
         )
     )
 

@@ -137,12 +137,16 @@ def calendar_data(
         organization_id=organization_id, connected=True, token_status="valid"
     )
     if brand_id:
-        pubs, profiles = pubs.filter(profile__brand_id=brand_id), profiles.filter(brand_id=brand_id)
+        # the content's brand (a brand's post may go out on another brand's profile, as the
+        # README's first session does); free slots of the brand's profiles and of those carrying
+        # its posts
+        pubs = pubs.filter(content__brand_id=brand_id)
+        profiles = profiles.filter(Q(brand_id=brand_id) | Q(pk__in=pubs.values("profile_id")))
     if profile_id:
         pubs, profiles = pubs.filter(profile_id=profile_id), profiles.filter(pk=profile_id)
     current = MediaAsset.objects.filter(kind__in=CURRENT_MEDIA).order_by("position", "created_at")
     pubs = (
-        pubs.select_related("profile", "profile__brand", "content")
+        pubs.select_related("profile", "profile__brand", "content", "content__brand")
         .prefetch_related(
             Prefetch("content__media_assets", queryset=current, to_attr="current_media"),
             Prefetch("content__variants", queryset=Variant.objects.only("content_id", "platform", "caption")),
@@ -171,7 +175,7 @@ def calendar_data(
                 **_local(when, window.tz),
                 "profileId": str(pub.profile_id),
                 "profile": pub.profile.username,
-                "brand": pub.profile.brand.name,
+                "brand": (pub.content.brand or pub.profile.brand).name,
                 "text": _excerpt(pub.content.prompt if caption is None else caption),
                 "thumb": thumb,
                 "mediaType": media_type,
