@@ -13,12 +13,13 @@ from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.template.response import TemplateResponse
-from django.urls import NoReverseMatch, path, reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
 from apps.accounts.staff import staff_organization_ids, staff_organizations
 from apps.core import ids
+from apps.core.admin_site import register_page
 from apps.core.errors import ValidationFailed
 
 from . import charts, monitoring, permissions, reports
@@ -246,16 +247,6 @@ def _admin_url(app_label, model, pk):
         return None
 
 
-_get_urls = admin.site.get_urls
-
-
-def get_urls():
-    return [
-        path("analytics/", admin.site.admin_view(analytics_view), name="analytics"),
-        path("analytics/failures/", admin.site.admin_view(failures_view), name="analytics_failures"),
-        *_get_urls(),
-    ]
-
-
-# the default site gains the two pages (no site class of our own to subclass)
-admin.site.get_urls = get_urls  # type: ignore[method-assign]
+# the two pages on the one admin site (apps.core.admin_site)
+register_page("analytics/", analytics_view, name="analytics")
+register_page("analytics/failures/", failures_view, name="analytics_failures")

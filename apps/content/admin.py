@@ -9,7 +9,10 @@ message, never a 500. Nothing here decides a rule.
 from __future__ import annotations
 
 import copy
+import functools
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django import forms
@@ -20,7 +23,7 @@ from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.db.models import Prefetch
-from django.http import Http404, HttpResponseRedirect, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -86,6 +89,35 @@ def error_text(exc: ApplicationError) -> str:
         # a service names domain subjects ("scheduled_date"): in words for staff
         parts.append(f"{key.replace('_', ' ') if key in exc.problems else key}: {flat(value)}")
     return " ".join(parts)
+
+
+# --- actions other apps add to the content page ----------------------------------------------
+
+#: a console action's view: (the content admin, the request, the content's id) -> a response
+ConsoleView = Callable[["ContentAdmin", HttpRequest, str], HttpResponse]
+
+
+@dataclass(frozen=True)
+class ConsoleAction:
+    suffix: str  # /admin/content/content/<id>/<suffix>/
+    name: str  # admin:content_content_<name>
+    view: ConsoleView
+
+
+#: the registry: content's admin knows nothing of publishing, which registers its own actions
+CONSOLE_ACTIONS: dict[str, ConsoleAction] = {}
+
+
+def register_console_action(suffix: str, *, name: str) -> Callable[[ConsoleView], ConsoleView]:
+    """Add an action page to every content's page (``@register_console_action("schedule",
+    name="schedule")``); the view gets the content admin, whose ``content_for`` applies the
+    staff scoping rule and the act permission."""
+
+    def add(view: ConsoleView) -> ConsoleView:
+        CONSOLE_ACTIONS[name] = ConsoleAction(suffix, name, view)
+        return view
+
+    return add
 
 
 # --- list filters ------------------------------------------------------------------------
@@ -290,8 +322,9 @@ class ContentAdmin(StaffScopedAdmin):
         )
 
     # --- the content page ---------------------------------------------------------------------
-    def console_routes(self) -> list:
-        """(url suffix, view, name) of the content page's actions; publishing's admin adds its own."""
+    def console_routes(self) -> list[tuple[str, Callable[..., HttpResponse], str]]:
+        """(url suffix, view, name) of the content page's actions: its own, then those other
+        apps registered (``register_console_action``: publishing's schedule and publish now)."""
         return [
             ("approve", self.approve_view, "approve"),
             ("reject", self.reject_view, "reject"),
@@ -299,6 +332,7 @@ class ContentAdmin(StaffScopedAdmin):
             ("edit-image", self.edit_image_view, "edit_image"),
             ("undo-image-edit", self.undo_image_edit_view, "undo_image_edit"),
             ("edit-variant/<str:platform>", self.edit_variant_view, "edit_variant"),
+            *((a.suffix, functools.partial(a.view, self), a.name) for a in CONSOLE_ACTIONS.values()),
         ]
 
     def get_urls(self):

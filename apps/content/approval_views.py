@@ -22,6 +22,7 @@ from apps.core import ratelimit
 from apps.core.errors import ApplicationError
 
 from . import services
+from .models import Content
 from .previews import content_previews
 
 
@@ -69,7 +70,8 @@ def approval_page(request: HttpRequest, token: str) -> HttpResponse:
         for c in link.contents.select_related("brand").order_by("created_at")
     ]
     # headed by the brand the posts speak for (the client knows the brand, not our tenant's name)
-    brands = list(dict.fromkeys(item["content"].brand.name for item in items if item["content"].brand))
+    contents = [item["content"] for item in items]
+    brands = list(dict.fromkeys(c.brand.name for c in contents if isinstance(c, Content) and c.brand))
     return _private(
         render(
             request,

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import uuid
+
 from .models import SocialProfile
 
 
@@ -20,7 +22,7 @@ def profile_list(*, organization, platform: str | None = None, brand_id=None, co
     return qs
 
 
-def organization_timezone(*, organization_id: object) -> str:
+def organization_timezone(*, organization_id: uuid.UUID) -> str:
     """The time zone an organization works in, as far as the service knows it: the zone most of
     its profiles post in (the default brand's profiles first), else UTC. Organizations and
     brands carry no zone of their own; profiles do (``settings.timezone``)."""
@@ -34,8 +36,8 @@ def organization_timezone(*, organization_id: object) -> str:
     default_brand: Counter[str] = Counter()
     every: Counter[str] = Counter()
     for settings, is_default in rows:
-        name = (settings or {}).get("timezone") if isinstance(settings, dict) else None
-        if not is_timezone(name):
+        name = settings.get("timezone") if isinstance(settings, dict) else None
+        if not isinstance(name, str) or not is_timezone(name):
             continue
         every[name] += 1
         if is_default:

@@ -17,13 +17,13 @@ from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, JsonResponse
 from django.template.response import TemplateResponse
-from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import Organization
 from apps.accounts.staff import staff_organizations
 from apps.brands.models import Brand
 from apps.core import ids
+from apps.core.admin_site import register_page
 from apps.core.errors import ApplicationError, Conflict, InvalidSubject
 from apps.core.timezones import is_timezone
 from apps.profiles.models import SocialProfile
@@ -164,18 +164,7 @@ def calendar_reschedule_view(request: HttpRequest) -> JsonResponse:
     )
 
 
-_get_urls = admin.site.get_urls
-
-
-def get_urls():
-    site = admin.site
-    return [
-        path("calendar/", site.admin_view(calendar_view), name="calendar"),
-        path("calendar/data/", site.admin_view(calendar_data_view), name="calendar_data"),
-        path("calendar/reschedule/", site.admin_view(calendar_reschedule_view), name="calendar_reschedule"),
-        *_get_urls(),
-    ]
-
-
-# the default site gains the calendar's routes (as analytics adds its pages)
-admin.site.get_urls = get_urls  # type: ignore[method-assign]
+# the calendar's pages on the one admin site (apps.core.admin_site)
+register_page("calendar/", calendar_view, name="calendar")
+register_page("calendar/data/", calendar_data_view, name="calendar_data")
+register_page("calendar/reschedule/", calendar_reschedule_view, name="calendar_reschedule")
