@@ -33,10 +33,6 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function csrf() {
-    var f = document.querySelector("input[name=csrfmiddlewaretoken]");
-    return f ? f.value : "";
-  }
   function showError(text) {
     errorBox.textContent = text;
     errorBox.hidden = !text;
@@ -190,7 +186,7 @@
     if (node) node.classList.add("pf-cal-saving");
     return fetch(root.dataset.rescheduleUrl, {
       method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf()},
+      headers: {"Content-Type": "application/json", "X-CSRFToken": window.pfCsrf()},
       body: JSON.stringify({publication: post.id, when: when, tz: state.tz})
     })
       .then(function (r) { return r.json().then(function (body) { return {ok: r.ok, body: body}; }); })
