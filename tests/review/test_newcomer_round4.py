@@ -110,7 +110,7 @@ def test_a_post_moves_with_the_keyboard_alone(browser, serve, first_session):
     page.goto(f"{serve.base}/admin/calendar/?org={first_session['org']}&tz=UTC&date={when.date().isoformat()}")
     page.wait_for_selector("#pf-calendar[aria-busy=false] .pf-cal-counts")
     pub = _publication(serve, first_session["content"]["id"])
-    button = page.locator(f'.pf-cal-moveto[data-publication="{pub["id"]}"]')
+    button = page.locator(f'.pf-cal-moveto[data-move-publication="{pub["id"]}"]')
     assert button.count() == 1 and button.inner_text() == "Move to…"
     button.focus()
     page.keyboard.press("Enter")
@@ -125,7 +125,7 @@ def test_a_post_moves_with_the_keyboard_alone(browser, serve, first_session):
         page.keyboard.press("Enter")
     assert answer.value.status == 200
     page.wait_for_function(
-        f"document.activeElement && document.activeElement.dataset.publication === {pub['id']!r}"
+        f"document.activeElement && document.activeElement.dataset.movePublication === {pub['id']!r}"
     )
     moved = _publication(serve, first_session["content"]["id"])
     assert moved["at"] == f"{target.isoformat()}T11:30:00+00:00"

@@ -98,7 +98,7 @@
       item.appendChild(a);
       var moveButton = el("button", "pf-cal-moveto", "Move to…");
       moveButton.type = "button";
-      moveButton.dataset.publication = p.id;
+      moveButton.dataset.movePublication = p.id;
       moveButton.setAttribute("aria-label", "Move " + (NAMES[p.platform] || p.platform) + " @" + p.profile +
         " (" + p.date + " " + p.time + ") to another time");
       moveButton.addEventListener("click", function () { openMove(p); });
@@ -137,7 +137,7 @@
       moveDialog.close();
       if (!post || !when || when === post.date + "T" + post.time) return;
       move(post, when).then(function () {
-        var again = root.querySelector('.pf-cal-moveto[data-publication="' + post.id + '"]') ||
+        var again = root.querySelector('.pf-cal-moveto[data-move-publication="' + post.id + '"]') ||
           root.querySelector('[data-publication="' + post.id + '"]');
         if (again) again.focus();
       });
