@@ -31,7 +31,9 @@ def _uuid(prefixed: str) -> str:
 def first_session(serve):
     """The README's first session: a Sunrise Coffee brand, its content generated with its
     brandId, approved and scheduled on the demo profile (the demo brand's)."""
-    brand = serve.v1("POST", "/brands", json={"name": "Sunrise Coffee", "description": "Small-batch roasters"})
+    brand = serve.v1(
+        "POST", "/brands", json={"name": "Sunrise Coffee", "description": "Small-batch roasters"}
+    )
     assert brand.status_code == 201, brand.text
     brand_id = brand.json()["id"]
     content = serve.generate(
@@ -107,7 +109,9 @@ def test_the_calendar_filters_by_the_contents_brand_and_week_opens_the_week_look
 def test_a_post_moves_with_the_keyboard_alone(browser, serve, first_session):
     page = login(browser, serve, serve.login.group(1), serve.login.group(2))
     when = first_session["when"]
-    page.goto(f"{serve.base}/admin/calendar/?org={first_session['org']}&tz=UTC&date={when.date().isoformat()}")
+    page.goto(
+        f"{serve.base}/admin/calendar/?org={first_session['org']}&tz=UTC&date={when.date().isoformat()}"
+    )
     page.wait_for_selector("#pf-calendar[aria-busy=false] .pf-cal-counts")
     pub = _publication(serve, first_session["content"]["id"])
     button = page.locator(f'.pf-cal-moveto[data-move-publication="{pub["id"]}"]')
@@ -171,7 +175,9 @@ def test_the_counter_the_reject_box_and_the_approval_page(browser, serve, first_
     assert page.evaluate("document.activeElement.name") == "reason"
 
     # the approval page: headed by the brand, the client's comment as written
-    link = serve.v1("POST", f"/content/{item['id']}/approval-links", json={"expiresInDays": 7, "label": "Ana"})
+    link = serve.v1(
+        "POST", f"/content/{item['id']}/approval-links", json={"expiresInDays": 7, "label": "Ana"}
+    )
     assert link.status_code == 201, link.text
     url = link.json()["url"]
     client = browser.new_context().new_page()
@@ -213,7 +219,9 @@ def test_a_reviewer_who_is_not_a_member_sees_none_of_the_demos_content(browser, 
     serve.staff_user("outsider", "outsider-pass-1", reviewer=True, member=False)
     page = login(browser, serve, "outsider", "outsider-pass-1")
     page.goto(f"{serve.base}/admin/content/content/")
-    assert "0 contents" in page.inner_text("#changelist") or page.locator("#result_list tbody tr").count() == 0
+    assert (
+        "0 contents" in page.inner_text("#changelist") or page.locator("#result_list tbody tr").count() == 0
+    )
     answer = page.goto(f"{serve.base}/admin/content/content/{_uuid(first_session['content']['id'])}/change/")
     assert answer.status == 404
     answer = page.goto(f"{serve.base}/admin/publishing/oauthredirectorigin/")
