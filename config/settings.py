@@ -72,7 +72,7 @@ ALLOWED_HOSTS = env.list(
 )
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "apps.core.admin_config.PostforgeAdminConfig",  # django.contrib.admin with Postforge's one site
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

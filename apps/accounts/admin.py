@@ -1,5 +1,8 @@
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 
+from .admin_scope import StaffScopedAdmin, rescope
 from .models import ApiKey, Membership, Organization
 from .services import api_key_create, api_key_revoke
 
@@ -11,7 +14,8 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Organization)
-class OrganizationAdmin(admin.ModelAdmin):
+class OrganizationAdmin(StaffScopedAdmin):
+    organization_path = "pk"
     list_display = ["name", "slug", "external_id", "plan", "billing_status", "created_at"]
     list_filter = ["plan"]
     search_fields = ["name", "slug", "external_id", "billing_customer_id"]
@@ -32,7 +36,7 @@ class OrganizationAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(StaffScopedAdmin):
     list_display = ["name", "organization", "role", "lookup", "created_at", "last_used_at", "revoked_at"]
     list_filter = ["role", "organization"]
     search_fields = ["name", "lookup", "organization__name"]
@@ -47,3 +51,10 @@ class ApiKeyAdmin(admin.ModelAdmin):
         for key in queryset:
             api_key_revoke(api_key=key)
         self.message_user(request, f"Revoked {queryset.count()} key(s).")
+
+
+# Django's and social-auth's admins, under the same rule: a staff user sees the users of their
+# own organizations; groups (no organization) are for superusers. (Social-auth's tables are
+# taken off the site in config/urls.py.)
+rescope(get_user_model(), organization_path="memberships__organization")
+rescope(Group, organization_path=None)

@@ -13,12 +13,13 @@ from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.template.response import TemplateResponse
-from django.urls import NoReverseMatch, path, reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
-from apps.accounts.models import Organization
+from apps.accounts.staff import staff_organization_ids, staff_organizations
 from apps.core import ids
+from apps.core.admin_site import register_page
 from apps.core.errors import ValidationFailed
 
 from . import charts, monitoring, permissions, reports
@@ -36,24 +37,24 @@ def _organization(request, context):
     with a name search (``orgq``), the first match unless the chosen one matches."""
     raw = request.GET.get("org")
     listed = context["organizations"]
+    allowed = staff_organizations(request.user)  # another organization is a 404
     if context["orgq"] and listed and not any(str(o["pk"]) == raw for o in listed):
-        return Organization.objects.get(pk=listed[0]["pk"])
+        return allowed.get(pk=listed[0]["pk"])
     if raw:
         pk = ids.parse(raw)
-        org = Organization.objects.filter(pk=pk).first() if pk else None
+        org = allowed.filter(pk=pk).first() if pk else None
         if org is None:
             raise Http404("No such organization.")
         return org
     from apps.publishing.models import Publication
 
-    last = (
-        Publication.objects.filter(status=Publication.PUBLISHED, published_at__isnull=False)
-        .order_by("-published_at")
-        .values_list("organization_id", flat=True)
-        .first()
-    )
-    org = Organization.objects.filter(pk=last).first() if last else None
-    return org or Organization.objects.order_by("name").first()
+    published = Publication.objects.filter(status=Publication.PUBLISHED, published_at__isnull=False)
+    visible = staff_organization_ids(request.user)
+    if visible is not None:
+        published = published.filter(organization_id__in=visible)
+    last = published.order_by("-published_at").values_list("organization_id", flat=True).first()
+    org = allowed.filter(pk=last).first() if last else None
+    return org or allowed.first()
 
 
 def _context(request, title: str) -> dict:
@@ -62,7 +63,7 @@ def _context(request, title: str) -> dict:
     if not request.user.has_perm(permissions.STAFF_VIEW_PERMISSION):
         raise PermissionDenied
     query = (request.GET.get("orgq") or "").strip()
-    organizations = Organization.objects.order_by("name")
+    organizations = staff_organizations(request.user)
     if query:
         organizations = organizations.filter(name__icontains=query)
     listed = list(organizations.values("pk", "name")[: ORG_CHOICES + 1])
@@ -88,10 +89,11 @@ def analytics_view(request):
         days = 30
     try:
         group_by = parse_choice(request.GET, "groupBy", sel.GROUP_BY) or ("day" if days <= 90 else "week")
-        tz = parse_tz(request.GET.get("timezone"))
+        # default: the zone the organization's profiles post in (not UTC)
+        tz = parse_tz(request.GET.get("timezone") or _home_zone(org))
     except ValidationFailed as exc:
         errors.extend(m for msgs in (exc.details or {}).values() for m in msgs)
-        group_by, tz = "day", parse_tz(None)
+        group_by, tz = "day", parse_tz(_home_zone(org))
     all_followers = request.GET.get("followers") == "all"
     context.update(
         {
@@ -117,8 +119,10 @@ def analytics_view(request):
     followers = sel.followers_series(
         org, period, group_by=group_by, profiles=None if all_followers else FOLLOWER_LINES
     )
+    names = _post_names(overview["topPosts"])
     for post in overview["topPosts"]:
         post["adminUrl"] = _admin_url("content", "content", ids.parse(post["contentId"], "content"))
+        post["name"] = names.get((post["contentId"], post["platform"])) or post["contentId"]
     context.update(
         {
             "totals": totals["metrics"],
@@ -196,6 +200,34 @@ def failures_view(request):
     return TemplateResponse(request, "admin/analytics/failures.html", context)
 
 
+def _home_zone(org) -> str | None:
+    from apps.profiles.selectors import organization_timezone
+
+    return organization_timezone(organization_id=org.pk) if org is not None else None
+
+
+#: how much of a caption names a top post
+POST_NAME = 70
+
+
+def _post_names(posts: list[dict]) -> dict[tuple[str, str], str]:
+    """(content id, platform) -> what names the post for a person: the variant's title, else
+    its caption's first words, else the content's prompt (one query)."""
+    from apps.content.models import Variant
+
+    wanted = {p["contentId"] for p in posts}
+    if not wanted:
+        return {}
+    names: dict[tuple[str, str], str] = {}
+    rows = Variant.objects.filter(content_id__in=wanted).values_list(
+        "content_id", "platform", "title", "caption", "content__prompt"
+    )
+    for content_id, platform, title, caption, prompt in rows:
+        text = " ".join((title or caption or prompt or "").split())
+        names[(str(content_id), platform)] = text[:POST_NAME] + ("…" if len(text) > POST_NAME else "")
+    return names
+
+
 def _with(request, **params) -> str:
     """This page's query string with ``params`` set (None: removed)."""
     query = request.GET.copy()
@@ -215,16 +247,6 @@ def _admin_url(app_label, model, pk):
         return None
 
 
-_get_urls = admin.site.get_urls
-
-
-def get_urls():
-    return [
-        path("analytics/", admin.site.admin_view(analytics_view), name="analytics"),
-        path("analytics/failures/", admin.site.admin_view(failures_view), name="analytics_failures"),
-        *_get_urls(),
-    ]
-
-
-# the default site gains the two pages (no site class of our own to subclass)
-admin.site.get_urls = get_urls  # type: ignore[method-assign]
+# the two pages on the one admin site (apps.core.admin_site)
+register_page("analytics/", analytics_view, name="analytics")
+register_page("analytics/failures/", failures_view, name="analytics_failures")

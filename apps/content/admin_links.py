@@ -10,6 +10,7 @@ from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
+from apps.accounts.admin_scope import StaffScopedAdmin
 from apps.core.errors import ApplicationError
 
 from . import services
@@ -76,7 +77,7 @@ def create_approval_link(modeladmin, request, queryset):
 
 
 @admin.register(ApprovalLink)
-class ApprovalLinkAdmin(admin.ModelAdmin):
+class ApprovalLinkAdmin(StaffScopedAdmin):
     list_display = [
         "__str__",
         "label",

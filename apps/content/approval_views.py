@@ -30,6 +30,7 @@ from apps.core import proxies, ratelimit
 from apps.core.errors import ApplicationError
 
 from . import services
+from .models import Content
 from .previews import content_previews
 
 
@@ -112,11 +113,20 @@ def approval_page(request: HttpRequest, token: str) -> HttpResponse:
         {"content": c, "previews": content_previews(c)}
         for c in link.contents.select_related("brand").order_by("created_at")
     ]
+    # headed by the brand the posts speak for (the client knows the brand, not our tenant's name)
+    contents = [item["content"] for item in items]
+    brands = list(dict.fromkeys(c.brand.name for c in contents if isinstance(c, Content) and c.brand))
     return _private(
         render(
             request,
             "content/approval_page.html",
-            {"link": link, "items": items, "token": token, "organization": link.organization.name},
+            {
+                "link": link,
+                "items": items,
+                "token": token,
+                "organization": link.organization.name,
+                "heading": " & ".join(brands) or link.organization.name,
+            },
         )
     )
 

@@ -39,11 +39,16 @@ def variant_flags(content, variant, *, has_media: bool) -> list[str]:
     if length and length["over"]:
         flags.append(f"over the limit ({length['count']} / {length['max']} {length['unit']})")
     try:
-        alt_supported = get_format(variant.platform, content.post_type, content.media_type).alt_text_supported
+        shape = get_format(variant.platform, content.post_type, content.media_type)
+        alt_supported, caption_supported = shape.alt_text_supported, shape.caption_supported
     except (KeyError, ValueError):
-        alt_supported = False
+        alt_supported, caption_supported = False, True
     if has_media and content.media_type == "image" and alt_supported and not (variant.alt_text or "").strip():
         flags.append("no alt text")
+    if not caption_supported:
+        # a story carries no caption (the facts are on the picture): no caption flag a reviewer
+        # could never clear
+        return flags
     if variant.platform == "instagram" and LINK.search(variant.caption or ""):
         flags.append("link in an Instagram caption (not clickable)")
     lost = missing_facts(content.prompt or "", variant.caption or "", _language(content))

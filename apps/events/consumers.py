@@ -6,8 +6,9 @@ token alone). A client may send ``{"action": "subscribe", "contentId": ...}`` (o
 
 Staff of the admin console are not API clients: a logged-in staff user (Django session,
 populated by AuthMiddlewareStack in config/asgi.py) connecting without a token, from the
-site's own origin, is accepted without joining any organization and may subscribe to any
-content or batch (the admin's live generation progress).
+site's own origin, is accepted without joining any organization and may subscribe to a
+content or batch of an organization the admin shows them (apps.accounts.staff: superusers
+every one, other staff their own; the admin's live generation progress).
 
 A socket lives no longer than its credential: every socket of a credential joins that
 credential's group, where `api_key_revoke` sends `credential.revoked` (the socket closes
@@ -56,6 +57,17 @@ def _authenticate(token: str):
 def _owns(organization, kind: str, object_id) -> bool:
     """The object exists in `organization` (None: staff, any organization)."""
     return subjects.owns(organization, kind, object_id)
+
+
+@database_sync_to_async
+def _staff_owns(user, kind: str, object_id) -> bool:
+    """The object is in one of the organizations this staff user may see in the admin
+    (apps.accounts.staff: a superuser every one, other staff their memberships')."""
+    from apps.accounts.staff import sees_every_organization, staff_organizations
+
+    if sees_every_organization(user):
+        return subjects.owns(None, kind, object_id)
+    return any(subjects.owns(org, kind, object_id) for org in staff_organizations(user))
 
 
 def _staff_user(scope):
@@ -208,8 +220,11 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
             for key, kind in (("contentId", "content"), ("batchId", "batch")):
                 if content.get(key):
                     pk = ids.parse(content[key], kind)
-                    organization = None if self.staff is not None else self.actor.organization
-                    if pk is None or not await _owns(organization, kind, pk):
+                    if self.staff is not None:
+                        owned = pk is not None and await _staff_owns(self.staff, kind, pk)
+                    else:
+                        owned = pk is not None and await _owns(self.actor.organization, kind, pk)
+                    if not owned:
                         await self.send_json({"type": "error", "data": {"message": f"Unknown {key}."}})
                         return
                     # Leave the org-wide stream; receive only this object's messages.

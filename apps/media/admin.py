@@ -1,11 +1,13 @@
 from django.contrib import admin
 from django.utils.html import format_html
 
+from apps.accounts.admin_scope import StaffScopedAdmin
+
 from .models import MediaAsset
 
 
 @admin.register(MediaAsset)
-class MediaAssetAdmin(admin.ModelAdmin):
+class MediaAssetAdmin(StaffScopedAdmin):
     list_display = [
         "preview",
         "original_filename",

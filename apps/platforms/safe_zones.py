@@ -27,6 +27,12 @@ class SafeZone:
     bottom_label: str
     right_label: str = ""
 
+    @property
+    def interface(self) -> str:
+        """The interface as a label says it after the platform's name: "story interface",
+        "Shorts interface"; a TikTok post is just "interface" (not "TikTok tiktok interface")."""
+        return {"tiktok": "interface", "short": "Shorts interface"}.get(self.kind, f"{self.kind} interface")
+
 
 STORY = SafeZone("story", 14, 14, 0, 0, "progress bar · profile", "Send message · reply bar")
 REEL = SafeZone("reel", 14, 35, 6, 6, "Reels · camera", "@profile · caption · audio", "♡ 💬 ➤ ⋯")

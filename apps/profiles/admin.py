@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from apps.accounts.admin_scope import StaffScopedAdmin
+
 from .models import SocialProfile
 from .services import token_expiring_soon
 
@@ -34,7 +36,7 @@ def profile_badges(profile: SocialProfile) -> SafeString:
 
 
 @admin.register(SocialProfile)
-class SocialProfileAdmin(admin.ModelAdmin):
+class SocialProfileAdmin(StaffScopedAdmin):
     list_display = [
         "username",
         "platform",

@@ -9,11 +9,13 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
-from apps.content.admin import ContentAdmin, error_text
+from apps.accounts.admin_scope import StaffScopedAdmin
+from apps.content.admin import ContentAdmin, error_text, register_console_action
 from apps.content.models import Content
 from apps.core.errors import ApplicationError
 from apps.profiles.admin import profile_badges
@@ -53,7 +55,7 @@ def _error_text(exc: ApplicationError) -> str:
 
 
 @admin.register(Publication)
-class PublicationAdmin(admin.ModelAdmin):
+class PublicationAdmin(StaffScopedAdmin):
     list_display = [
         "content_link",
         "profile",
@@ -253,7 +255,7 @@ class PostLinkForm(forms.Form):
 
 
 @admin.register(SandboxPost)
-class SandboxPostAdmin(admin.ModelAdmin):
+class SandboxPostAdmin(StaffScopedAdmin):
     """What the sandbox publisher accepted, as a platform would show it (read only)."""
 
     list_display = [
@@ -285,7 +287,7 @@ class SandboxPostAdmin(admin.ModelAdmin):
         return obj.caption[:100] + ("…" if len(obj.caption) > 100 else "")
 
 
-# --- schedule and publish-now on the content page (content's admin knows nothing of publishing) ---
+# --- schedule and publish-now on the content page (registered console actions) ---
 
 
 class ProfilesForm(forms.Form):
@@ -346,81 +348,70 @@ class ScheduleForm(ProfilesForm):
     field_order = ["scheduled_for", "timezone", "profiles", "tiktok_privacy_level", "tiktok_consent"]
 
 
-admin.site.unregister(Content)
+@register_console_action("schedule", name="schedule")
+def schedule_view(console: ContentAdmin, request: HttpRequest, object_id: str) -> HttpResponse:
+    """Schedule on the content page (content's admin knows nothing of publishing)."""
+    content = console._content(request, object_id)
+    form = ScheduleForm(request.POST or None, content=content)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        done = console._run(
+            request,
+            content,
+            lambda: services.publications_schedule(
+                content=content,
+                profiles=list(data["profiles"]),
+                scheduled_for=data["scheduled_for"],
+                options={"timezone": data["timezone"].strip(), **form.options()},
+                actor=request.user,
+            ),
+            "Scheduled.",
+        )
+        if done:
+            return console._back(content)
+    return console._form_page(
+        request,
+        content,
+        form,
+        title="Schedule content",
+        submit="Schedule",
+        template="admin/content/content/publish_form.html",
+    )
 
 
-@admin.register(Content)
-class ContentConsoleAdmin(ContentAdmin):
-    """The content page with publishing's actions: schedule and publish now."""
-
-    def console_routes(self) -> list:
-        return [
-            *super().console_routes(),
-            ("schedule", self.schedule_view, "schedule"),
-            ("publish", self.publish_view, "publish"),
-        ]
-
-    def schedule_view(self, request, object_id):
-        content = self._content(request, object_id)
-        form = ScheduleForm(request.POST or None, content=content)
-        if request.method == "POST" and form.is_valid():
-            data = form.cleaned_data
-            done = self._run(
-                request,
-                content,
-                lambda: services.publications_schedule(
-                    content=content,
-                    profiles=list(data["profiles"]),
-                    scheduled_for=data["scheduled_for"],
-                    options={"timezone": data["timezone"].strip(), **form.options()},
-                    actor=request.user,
-                ),
-                "Scheduled.",
+@register_console_action("publish", name="publish")
+def publish_view(console: ContentAdmin, request: HttpRequest, object_id: str) -> HttpResponse:
+    """Publish now on the content page."""
+    content = console._content(request, object_id)
+    form = ProfilesForm(request.POST or None, content=content)
+    if request.method == "POST" and form.is_valid():
+        try:
+            _, pubs = services.publications_publish_now(
+                content=content,
+                profiles=list(form.cleaned_data["profiles"]),
+                options=form.options(),
+                actor=request.user,
             )
-            if done:
-                return self._back(content)
-        return self._form_page(
-            request,
-            content,
-            form,
-            title="Schedule content",
-            submit="Schedule",
-            template="admin/content/content/publish_form.html",
-        )
-
-    def publish_view(self, request, object_id):
-        content = self._content(request, object_id)
-        form = ProfilesForm(request.POST or None, content=content)
-        if request.method == "POST" and form.is_valid():
-            try:
-                _, pubs = services.publications_publish_now(
-                    content=content,
-                    profiles=list(form.cleaned_data["profiles"]),
-                    options=form.options(),
-                    actor=request.user,
+        except ApplicationError as exc:
+            console.message_user(request, error_text(exc), messages.ERROR)
+        else:
+            for pub in pubs:
+                level = messages.ERROR if pub.status == Publication.FAILED else messages.SUCCESS
+                detail = pub.url if pub.status == Publication.PUBLISHED else (pub.last_error or pub.status)
+                console.message_user(
+                    request,
+                    f"{pub.profile.platform}: {pub.profile.username}: {pub.status} {detail}",
+                    level,
                 )
-            except ApplicationError as exc:
-                self.message_user(request, error_text(exc), messages.ERROR)
-            else:
-                for pub in pubs:
-                    level = messages.ERROR if pub.status == Publication.FAILED else messages.SUCCESS
-                    detail = (
-                        pub.url if pub.status == Publication.PUBLISHED else (pub.last_error or pub.status)
-                    )
-                    self.message_user(
-                        request,
-                        f"{pub.profile.platform}: {pub.profile.username}: {pub.status} {detail}",
-                        level,
-                    )
-                return self._back(content)
-        return self._form_page(
-            request,
-            content,
-            form,
-            title="Publish now",
-            submit="Publish now",
-            template="admin/content/content/publish_form.html",
-        )
+            return console._back(content)
+    return console._form_page(
+        request,
+        content,
+        form,
+        title="Publish now",
+        submit="Publish now",
+        template="admin/content/content/publish_form.html",
+    )
 
 
 class RedirectOriginForm(forms.ModelForm):
@@ -439,7 +430,7 @@ class RedirectOriginForm(forms.ModelForm):
 
 
 @admin.register(OAuthRedirectOrigin)
-class OAuthRedirectOriginAdmin(admin.ModelAdmin):
+class OAuthRedirectOriginAdmin(StaffScopedAdmin):
     """Where an organization's OAuth connect flows may send the browser back (besides the
     deployment's OAUTH_ALLOWED_REDIRECT_ORIGINS)."""
 
@@ -450,7 +441,8 @@ class OAuthRedirectOriginAdmin(admin.ModelAdmin):
     search_fields = ["origin", "organization__name"]
 
     def has_change_permission(self, request, obj=None):
-        return obj is None  # an origin is added or removed, never edited
+        # an origin is added or removed, never edited; the list needs the change permission
+        return obj is None and super().has_change_permission(request)
 
     def save_model(self, request, obj, form, change):
         saved = oauth.redirect_origin_add(organization=obj.organization, origin=obj.origin)

@@ -14,18 +14,18 @@ import json
 import uuid
 
 from django.contrib import admin
-from django.contrib.auth.models import AbstractUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, JsonResponse
 from django.template.response import TemplateResponse
-from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.models import Organization
+from apps.accounts.staff import staff_organizations
 from apps.brands.models import Brand
 from apps.core import ids
+from apps.core.admin_site import register_page
 from apps.core.errors import ApplicationError, Conflict, InvalidSubject
+from apps.core.timezones import is_timezone
 from apps.profiles.models import SocialProfile
 
 from . import calendar, permissions, services
@@ -33,18 +33,6 @@ from .models import Publication
 
 VIEW_PERMISSION = "publishing.view_publication"
 ORG_CHOICES = 200
-
-
-def staff_organizations(user: AbstractUser | AnonymousUser) -> QuerySet[Organization]:
-    """The organizations a staff user's calendar may show: a superuser's every one; a staff
-    member of organizations (Membership) only those; other staff every one, as every admin page."""
-    orgs = Organization.objects.order_by("name")
-    if getattr(user, "is_superuser", False):
-        return orgs
-    if user.pk is None:
-        return orgs.none()
-    member_of = Organization.objects.filter(memberships__user_id=user.pk)
-    return orgs.filter(pk__in=member_of.values("pk")) if member_of.exists() else orgs
 
 
 def _check(request: HttpRequest) -> None:
@@ -143,7 +131,7 @@ def calendar_reschedule_view(request: HttpRequest) -> JsonResponse:
         raise PermissionDenied
     try:
         body = json.loads(request.body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a body nested 100,000 deep
         body = None
     if not isinstance(body, dict):
         return _invalid(InvalidSubject("Send a JSON object.", "body", "Not a JSON object."))
@@ -158,40 +146,25 @@ def calendar_reschedule_view(request: HttpRequest) -> JsonResponse:
     )
     if pub is None:
         raise Http404("No such publication.")
+    tz_name = body.get("tz")
+    if tz_name is not None and not isinstance(tz_name, str):
+        return _invalid(InvalidSubject("tz must be an IANA time zone.", "tz", "Unknown time zone."))
+    if tz_name and not is_timezone(tz_name):  # the calendar's own parameter, named as it sent it
+        return _invalid(InvalidSubject("tz must be an IANA time zone.", "tz", "Unknown time zone."))
     try:
-        if pub.status != Publication.SCHEDULED:
-            raise Conflict(f"Only a scheduled post can be moved; this one is {pub.status}.")
-        tz_name = str(body.get("tz") or pub.profile.timezone_name)
-        when = services.parse_when(body.get("when"), tz_name)
-        services.publications_schedule(
-            content=pub.content,
-            profiles=[pub.profile],
-            scheduled_for=when,
-            options=pub.options,
-            actor=request.user,
+        services.publication_reschedule(
+            publication=pub, when=body.get("when"), tz_name=tz_name or None, actor=request.user
         )
     except Conflict as exc:
         return _invalid(exc, 409)
     except ApplicationError as exc:
         return _invalid(exc)
-    pub.refresh_from_db()
     return JsonResponse(
         {"publication": str(pub.pk), "status": pub.status, "scheduledFor": pub.scheduled_for.isoformat()}
     )
 
 
-_get_urls = admin.site.get_urls
-
-
-def get_urls():
-    site = admin.site
-    return [
-        path("calendar/", site.admin_view(calendar_view), name="calendar"),
-        path("calendar/data/", site.admin_view(calendar_data_view), name="calendar_data"),
-        path("calendar/reschedule/", site.admin_view(calendar_reschedule_view), name="calendar_reschedule"),
-        *_get_urls(),
-    ]
-
-
-# the default site gains the calendar's routes (as analytics adds its pages)
-admin.site.get_urls = get_urls  # type: ignore[method-assign]
+# the calendar's pages on the one admin site (apps.core.admin_site)
+register_page("calendar/", calendar_view, name="calendar")
+register_page("calendar/data/", calendar_data_view, name="calendar_data")
+register_page("calendar/reschedule/", calendar_reschedule_view, name="calendar_reschedule")

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from apps.content.models import Variant
 from apps.core.errors import InvalidSubject
+from apps.core.timezones import is_timezone
 from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import SocialProfile
 from apps.profiles.services import schedule_slots
@@ -71,10 +72,9 @@ def calendar_window(*, view: str, day: str | None, tz_name: str | None) -> Windo
     (``YYYY-MM-DD``; default today in ``tz_name``). Bad input is an InvalidSubject per field."""
     if view not in VIEWS:
         raise InvalidSubject(f"view must be one of {', '.join(VIEWS)}.", "view", "Unknown view.")
-    try:
-        tz = zoneinfo.ZoneInfo(tz_name or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise InvalidSubject("tz must be an IANA time zone.", "tz", "Unknown time zone.") from None
+    if tz_name and not is_timezone(tz_name):  # a name the tz database lists (not a 100 kB path)
+        raise InvalidSubject("tz must be an IANA time zone.", "tz", "Unknown time zone.")
+    tz = zoneinfo.ZoneInfo(tz_name or "UTC")
     if day:
         try:
             anchor = datetime.date.fromisoformat(day)
@@ -84,6 +84,8 @@ def calendar_window(*, view: str, day: str | None, tz_name: str | None) -> Windo
         anchor = timezone.now().astimezone(tz).date()
     if view == "week":
         first = anchor - datetime.timedelta(days=anchor.weekday())
+        if first.year < 2 or anchor.year > 9998:  # the week and its end must stay representable
+            raise InvalidSubject("date is out of range.", "date", "Out of range.")
         return Window(view, tz, first, 7, anchor.month)
     first_of_month = anchor.replace(day=1)
     first = first_of_month - datetime.timedelta(days=first_of_month.weekday())
@@ -135,12 +137,16 @@ def calendar_data(
         organization_id=organization_id, connected=True, token_status="valid"
     )
     if brand_id:
-        pubs, profiles = pubs.filter(profile__brand_id=brand_id), profiles.filter(brand_id=brand_id)
+        # the content's brand (a brand's post may go out on another brand's profile, as the
+        # README's first session does); free slots of the brand's profiles and of those carrying
+        # its posts
+        pubs = pubs.filter(content__brand_id=brand_id)
+        profiles = profiles.filter(Q(brand_id=brand_id) | Q(pk__in=pubs.values("profile_id")))
     if profile_id:
         pubs, profiles = pubs.filter(profile_id=profile_id), profiles.filter(pk=profile_id)
     current = MediaAsset.objects.filter(kind__in=CURRENT_MEDIA).order_by("position", "created_at")
     pubs = (
-        pubs.select_related("profile", "profile__brand", "content")
+        pubs.select_related("profile", "profile__brand", "content", "content__brand")
         .prefetch_related(
             Prefetch("content__media_assets", queryset=current, to_attr="current_media"),
             Prefetch("content__variants", queryset=Variant.objects.only("content_id", "platform", "caption")),
@@ -169,7 +175,7 @@ def calendar_data(
                 **_local(when, window.tz),
                 "profileId": str(pub.profile_id),
                 "profile": pub.profile.username,
-                "brand": pub.profile.brand.name,
+                "brand": (pub.content.brand or pub.profile.brand).name,
                 "text": _excerpt(pub.content.prompt if caption is None else caption),
                 "thumb": thumb,
                 "mediaType": media_type,

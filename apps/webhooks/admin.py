@@ -5,12 +5,14 @@ from django.db.models import Count
 from django.urls import reverse
 from django.utils.html import format_html
 
+from apps.accounts.admin_scope import StaffScopedAdmin
+
 from . import services
 from .models import InboundWebhook, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 
 @admin.register(WebhookEndpoint)
-class WebhookEndpointAdmin(admin.ModelAdmin):
+class WebhookEndpointAdmin(StaffScopedAdmin):
     list_display = [
         "url",
         "organization",
@@ -57,7 +59,7 @@ class AttemptInline(admin.TabularInline):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(StaffScopedAdmin):
     list_display = [
         "event_type",
         "message_id",
@@ -118,7 +120,9 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
 
 
 @admin.register(InboundWebhook)
-class InboundWebhookAdmin(admin.ModelAdmin):
+class InboundWebhookAdmin(StaffScopedAdmin):
+    organization_path = None  # provider webhooks (billing, identity) belong to no organization
+
     list_display = ["provider", "event_id", "subject", "received_at", "processed_at", "outcome"]
     list_filter = ["provider", ("processed_at", admin.EmptyFieldListFilter)]
     search_fields = ["event_id", "subject"]

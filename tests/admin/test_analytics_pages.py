@@ -152,6 +152,9 @@ def test_the_analytics_page_charts_the_sandboxs_metrics_from_the_api_selectors(a
     assert engagements == sorted(engagements, reverse=True)
     best = max(snaps, key=lambda s: sum(getattr(s, m) or 0 for m in ("likes", "comments", "shares", "saves")))
     assert engagements[0] == sum(getattr(best, m) or 0 for m in ("likes", "comments", "shares", "saves"))
+    # each named by its caption (issue 28: not a raw id), the id kept in the link's title
+    names = rows.locator("td:first-child a").all_inner_texts()
+    assert names == ["Fresh autumn roast, out today."] * 5, names
     # followers: one line per profile, the three snapshots in their day buckets, gaps elsewhere
     assert _legend(admin_page, "chart-followers") == ["instagram @acme.coffee", "x @acmecoffee"]
     assert _values(admin_page, "chart-followers", 0) == [4000, 4500, 5000]

@@ -14,6 +14,7 @@ from channels.testing import WebsocketCommunicator  # needs daphne (a dev depend
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from apps.accounts.models import Membership
 from apps.accounts.services import api_key_create, organization_get_or_create
 from apps.core import ids
 from apps.generation.steps import report_progress
@@ -44,9 +45,10 @@ def communicator(path="/ws/events/", *, cookie: str | None = None, origin: str |
     return WebsocketCommunicator(application, path, headers=headers)
 
 
-def test_a_staff_session_without_a_token_subscribes_to_any_content_and_receives_its_progress():
+def test_a_staff_session_without_a_token_subscribes_to_its_organizations_content_and_receives_its_progress():
     staff = get_user_model().objects.create_user("staff", password="x", is_staff=True)
     org = organization_get_or_create(name="Acme")
+    Membership.objects.create(organization=org, user=staff, role="editor")  # staff see their own
     content = make_content(org, status="generating")
     cookie = session_cookie(staff)
 

@@ -9,6 +9,7 @@ import pytest
 from django.apps import apps as django_apps
 from playwright.sync_api import expect
 
+from apps.accounts.models import Membership
 from apps.accounts.services import organization_get_or_create
 from apps.brands.models import Brand
 from apps.content.models import Variant
@@ -32,7 +33,7 @@ def _reviewer_migration():
 
 
 @pytest.fixture
-def reviewer_page(browser, live_server, db):
+def reviewer_page(browser, live_server, db, org):
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
@@ -40,6 +41,7 @@ def reviewer_page(browser, live_server, db):
         _reviewer_migration().create_reviewer_group(django_apps, None)
     user = get_user_model().objects.create_user("rita", "rita@example.com", "r3view-pass", is_staff=True)
     user.groups.add(Group.objects.get(name="Reviewer"))  # created by a data migration
+    Membership.objects.create(organization=org, user=user, role="editor")  # reviews Acme's content
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{live_server.url}/admin/login/")

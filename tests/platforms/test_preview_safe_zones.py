@@ -75,3 +75,20 @@ def test_a_carousel_shows_every_slide_numbered_and_a_row_of_them_all():
         "previews/post.html", {"p": post_preview(platform="instagram", caption="One", media=PICTURE)}
     )
     assert "pv-slide" not in one and "pv-strip" not in one
+
+
+@pytest.mark.parametrize(
+    ("platform", "post_type", "label"),
+    [
+        ("tiktok", "feed", "Show the TikTok interface over the frame"),
+        ("instagram", "story", "Show the Instagram story interface over the frame"),
+        ("instagram", "reel", "Show the Instagram reel interface over the frame"),
+        ("youtube", "short", "Show the YouTube Shorts interface over the frame"),
+    ],
+)
+def test_the_switchs_label_names_the_interface_once(platform, post_type, label):
+    """Issue 28: the label read "TikTok tiktok interface"."""
+    p = post_preview(platform=platform, caption="Hi", media=PICTURE, post_type=post_type)
+    html = render_to_string("previews/post.html", {"p": p})
+    assert label in html
+    assert "TikTok tiktok" not in html

@@ -162,6 +162,31 @@ def test_brand_and_profile_filters_narrow_the_posts_and_slots(client, superuser,
     assert client.get(DATA, {**week, "brand": str(stranger.brand_id)}).status_code == 404
 
 
+def test_the_brand_filter_is_the_contents_brand_not_the_profiles(client, superuser, two_orgs):
+    """Issue 28: the README's first session makes Sunrise Coffee content on the demo profile
+    (another brand's): filtering by Sunrise Coffee showed none of its posts."""
+    ours, _, profile, _ = two_orgs
+    sunrise = BrandFactory(organization=ours, name="Sunrise Coffee")
+    monday = _monday_in(30)
+    content = make_content(ours, brand=sunrise, status="scheduled")
+    on_demo_profile = Publication.objects.create(
+        organization=ours,
+        content=content,
+        profile=profile,  # the profile is of the organization's first brand
+        platform=profile.platform,
+        scheduled_for=_at(monday, 11),
+        due_at=_at(monday, 11),
+    )
+    profiles_own = _pub(profile, _at(monday, 12))  # content of the profile's own brand
+    week = {"org": str(ours.pk), "view": "week", "date": monday.isoformat(), "tz": "Europe/Paris"}
+    by_sunrise = _get(client, **week, brand=str(sunrise.pk))
+    assert [p["id"] for p in by_sunrise["posts"]] == [str(on_demo_profile.pk)]
+    assert by_sunrise["posts"][0]["brand"] == "Sunrise Coffee"
+    assert {s["profileId"] for s in by_sunrise["slots"]} == {str(profile.pk)}  # where its posts go
+    by_profiles_brand = _get(client, **week, brand=str(profile.brand_id))
+    assert [p["id"] for p in by_profiles_brand["posts"]] == [str(profiles_own.pk)]
+
+
 def test_week_and_month_bounds_are_local_mondays_in_the_chosen_time_zone(client, superuser, two_orgs):
     ours, _, profile, _ = two_orgs
     monday = _monday_in(60)

@@ -74,13 +74,24 @@ class ReviewServe(Serve):
             content = self.v1("GET", f"/content/{content['id']}").json()
         return content
 
-    def staff_user(self, username: str, password: str, *, reviewer: bool = False) -> None:
-        """A staff account (a superuser, or a member of the Reviewer group)."""
+    def staff_user(
+        self, username: str, password: str, *, reviewer: bool = False, member: bool = True
+    ) -> None:
+        """A staff account (a superuser, or a member of the Reviewer group), made as the README
+        says: a reviewer is also a member of the organizations it reviews (the demo's here,
+        unless ``member=False``)."""
         self.python(
             "from django.contrib.auth import get_user_model; from django.contrib.auth.models import Group\n"
+            "from apps.accounts.models import Membership, Organization\n"
             f"u, _ = get_user_model().objects.get_or_create(username={username!r})\n"
             f"u.is_staff = True; u.is_superuser = {not reviewer}; u.set_password({password!r}); u.save()\n"
             + ("u.groups.add(Group.objects.get(name='Reviewer'))\n" if reviewer else "")
+            + (
+                "for org in Organization.objects.all():\n"
+                "    Membership.objects.get_or_create(organization=org, user=u, defaults={'role': 'editor'})\n"
+                if reviewer and member
+                else ""
+            )
         )
 
 

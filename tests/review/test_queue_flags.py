@@ -44,3 +44,14 @@ def test_each_line_has_the_platform_name_and_an_excerpt():
     (line,) = variant_lines(_content(), [_variant("linkedin", "word " * 40)], has_media=False)
     assert line.name == "LinkedIn" and line.platform == "linkedin"
     assert line.excerpt == "word " * 18 + "…"  # the first 90 characters
+
+
+def test_a_story_carries_no_caption_so_no_caption_flag_a_reviewer_could_never_clear():
+    """Issue 28: an Instagram story was flagged "lost fact: Ethiopian, today, $18" although a
+    story has no caption (the facts are on the picture)."""
+    brief = "New Ethiopian single origin today, $18 a bag. See https://example.com/shop"
+    story = SimpleNamespace(prompt=brief, post_type="story", media_type="image", settings={})
+    caption = "Fresh beans on the shelf."
+    assert variant_flags(story, _variant("instagram", caption), has_media=True) == []
+    feed = _content(brief)
+    assert variant_flags(feed, _variant("instagram", caption), has_media=True)[0].startswith("lost fact: ")

@@ -4,6 +4,7 @@ per-platform variants, Family A's batch of updates and deletes, a retiring brand
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from django.db import DataError, transaction
 from django.utils import timezone
@@ -112,7 +113,7 @@ def _edited_variants(content: Content, variants: dict) -> list[Variant]:
             "title": fields.get("title", variant.title),
             "sounds": fields.get("sounds", variant.sounds),
         }
-        problems = validate_variant(
+        problems = _nul_problems(merged) or validate_variant(
             platform, merged, post_type=content.post_type, media_type=content.media_type
         )
         if problems:
@@ -144,6 +145,20 @@ def _edited_variants(content: Content, variants: dict) -> list[Variant]:
     if errors:
         raise InvalidSubject("Some platform content breaks the platform's rules.", "variants", errors)
     return changed
+
+
+NUL_PROBLEM = "Contains a NUL character (\\x00), which text cannot hold."
+
+
+def _nul_problems(fields: dict[str, Any]) -> dict[str, str]:
+    """The fields holding a NUL character (PostgreSQL's text cannot store one; the API's
+    serializers refuse it, and the admin's forms reach this service directly)."""
+    problems: dict[str, str] = {}
+    for name, value in fields.items():
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and "\x00" in v for v in values):
+            problems[name] = NUL_PROBLEM
+    return problems
 
 
 @transaction.atomic

@@ -27,6 +27,7 @@ from .running import publication_run, publications_run
 from .scheduling import (
     parse_when,
     publication_cancel,
+    publication_reschedule,
     publication_retry,
     publications_publish_now,
     publications_schedule,
@@ -59,6 +60,7 @@ __all__ = [
     "processing_poll_due",
     "publication_cancel",
     "publication_platform_report",
+    "publication_reschedule",
     "publication_resolve",
     "publication_retry",
     "publication_run",

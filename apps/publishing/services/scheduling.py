@@ -14,7 +14,7 @@ from django.utils.dateparse import parse_datetime
 from apps.content import states
 from apps.content.machine import ensure_allowed, event_data, transition
 from apps.content.models import Content
-from apps.core.errors import InvalidSubject, InvalidTransition, PlatformFailure, RuleViolation
+from apps.core.errors import Conflict, InvalidSubject, InvalidTransition, PlatformFailure, RuleViolation
 from apps.core.filters import as_utc
 from apps.events.services import event_record
 from apps.platforms.gates import visibility_refusal
@@ -114,10 +114,43 @@ def parse_when(raw: object, tz_name: str | None) -> datetime.datetime:
             parsed = None
         if parsed is None:
             raise invalid
+    if tz_name:
+        validate_timezone(tz_name)  # an unknown (or 100 kB) name is a 400, not ZoneInfo's KeyError
     value = as_utc(parsed, default_tz=zoneinfo.ZoneInfo(tz_name or "UTC"))
     if value is None:  # past the first or last representable instant
         raise invalid
     return value
+
+
+#: the last year a post may be moved to: the calendar shows months up to it (the six weeks
+#: around a month must stay representable)
+LAST_YEAR = 9998
+
+
+def publication_reschedule(
+    *, publication: Publication, when: object, tz_name: str | None = None, actor: object = None
+) -> Publication:
+    """Move one scheduled publication to ``when`` (ISO 8601; without an offset read in
+    ``tz_name``, else the profile's zone), through ``publications_schedule`` and its rules (not
+    in the past, the profile still connected, the content's state). A publication that is not
+    scheduled is a Conflict; a time the calendar cannot show (past ``LAST_YEAR``) is refused."""
+    if publication.status != Publication.SCHEDULED:
+        raise Conflict(f"Only a scheduled post can be moved; this one is {publication.status}.")
+    zone = tz_name or publication.profile.timezone_name
+    moved_to = parse_when(when, zone)
+    if moved_to.astimezone(zoneinfo.ZoneInfo(zone)).year > LAST_YEAR or moved_to.year > LAST_YEAR:
+        raise InvalidSubject(
+            f"A post can be scheduled up to the end of {LAST_YEAR}.", "scheduled_for", "Too far ahead."
+        )
+    publications_schedule(
+        content=publication.content,
+        profiles=[publication.profile],
+        scheduled_for=moved_to,
+        options=publication.options,
+        actor=actor,
+    )
+    publication.refresh_from_db()
+    return publication
 
 
 # --- scheduling -----------------------------------------------------------------------------

@@ -33,10 +33,6 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function csrf() {
-    var f = document.querySelector("input[name=csrfmiddlewaretoken]");
-    return f ? f.value : "";
-  }
   function showError(text) {
     errorBox.textContent = text;
     errorBox.hidden = !text;
@@ -98,6 +94,15 @@
     body.appendChild(el("span", "pf-cal-text", p.text || "@" + p.profile));
     a.appendChild(body);
     if (p.draggable && mayMove) {
+      var item = el("div", "pf-cal-item");
+      item.appendChild(a);
+      var moveButton = el("button", "pf-cal-moveto", "Move to…");
+      moveButton.type = "button";
+      moveButton.dataset.movePublication = p.id;
+      moveButton.setAttribute("aria-label", "Move " + (NAMES[p.platform] || p.platform) + " @" + p.profile +
+        " (" + p.date + " " + p.time + ") to another time");
+      moveButton.addEventListener("click", function () { openMove(p); });
+      item.appendChild(moveButton);
       a.draggable = true;
       a.classList.add("pf-cal-movable");
       a.addEventListener("dragstart", function (ev) {
@@ -107,8 +112,37 @@
         ev.dataTransfer.setData("text/plain", p.id);
       });
       a.addEventListener("dragend", function () { a.classList.remove("pf-cal-dragging"); dragged = null; });
+      return item;
     }
     return a;
+  }
+
+  // --- the keyboard's way to move a post (WCAG 2.1.1): "Move to…" asks for the new time -----------
+  var moveDialog = document.getElementById("pf-cal-move");
+  var moving = null;
+  function openMove(p) {
+    moving = p;
+    document.getElementById("pf-cal-move-what").textContent =
+      (NAMES[p.platform] || p.platform) + " @" + p.profile + ", now " + p.date + " " + p.time + " (" + state.tz + ")";
+    var input = document.getElementById("pf-cal-move-when");
+    input.value = p.date + "T" + p.time;
+    moveDialog.showModal();
+    input.focus();
+  }
+  if (moveDialog) {
+    moveDialog.querySelector("form").addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var when = document.getElementById("pf-cal-move-when").value;
+      var post = moving;
+      moveDialog.close();
+      if (!post || !when || when === post.date + "T" + post.time) return;
+      move(post, when).then(function () {
+        var again = root.querySelector('.pf-cal-moveto[data-move-publication="' + post.id + '"]') ||
+          root.querySelector('[data-publication="' + post.id + '"]');
+        if (again) again.focus();
+      });
+    });
+    document.getElementById("pf-cal-move-cancel").addEventListener("click", function () { moveDialog.close(); });
   }
 
   function slotNode(s) {
@@ -152,7 +186,7 @@
     if (node) node.classList.add("pf-cal-saving");
     return fetch(root.dataset.rescheduleUrl, {
       method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf()},
+      headers: {"Content-Type": "application/json", "X-CSRFToken": window.pfCsrf()},
       body: JSON.stringify({publication: post.id, when: when, tz: state.tz})
     })
       .then(function (r) { return r.json().then(function (body) { return {ok: r.ok, body: body}; }); })
@@ -277,6 +311,8 @@
     document.querySelectorAll(".pf-cal-views button").forEach(function (b) {
       b.classList.toggle("pf-cal-active", b.dataset.view === data.view);
     });
+    // the month being looked at (its first day), for "Week" from the month view
+    root.dataset.monthFirst = data.view === "week" ? "" : addDays(data.start, 14).slice(0, 8) + "01";
     if (!state.date) state.date = addDays(data.start, data.view === "week" ? 0 : 14);
   }
 
@@ -291,7 +327,17 @@
   document.getElementById("pf-cal-next").addEventListener("click", function () { step(1); });
   document.getElementById("pf-cal-today").addEventListener("click", function () { state.date = today(); showError(""); load(); });
   document.querySelectorAll(".pf-cal-views button").forEach(function (b) {
-    b.addEventListener("click", function () { state.view = b.dataset.view; showError(""); load(); });
+    b.addEventListener("click", function () {
+      var first = root.dataset.monthFirst;
+      if (b.dataset.view === "week" && state.view === "month" && first) {
+        // the week being looked at: today's when the month shown holds today, else its first week
+        var now = today();
+        state.date = now.slice(0, 8) === first.slice(0, 8) ? now : first;
+      }
+      state.view = b.dataset.view;
+      showError("");
+      load();
+    });
   });
   var tzInput = document.getElementById("pf-cal-tz");
   if (tzInput && !tzInput.value) tzInput.value = state.tz;

@@ -1,13 +1,9 @@
 /* The review console's content page: the live length counter of the variant being edited
    (measured by the server's own code: POST to the admin's measure endpoint, debounced) and
-   the keyboard shortcuts (a approve, r reject, e edit, j next, k previous). Plain JS, no build. */
+   the keyboard shortcuts (a approve, r reject, e edit, j next, k previous). Plain JS, no build; csrf from
+   postforge/csrf.js (core). */
 (function () {
   "use strict";
-
-  function csrf(form) {
-    var field = form.querySelector("input[name=csrfmiddlewaretoken]");
-    return field ? field.value : "";
-  }
 
   function counter(form) {
     var box = form.closest(".pf-variant").querySelector("[data-counter]");
@@ -24,7 +20,7 @@
       body.append("hashtags", hashtags.value);
       var mine = ++sent;
       fetch(form.dataset.measureUrl, {
-        method: "POST", body: body, credentials: "same-origin", headers: {"X-CSRFToken": csrf(form)}
+        method: "POST", body: body, credentials: "same-origin", headers: {"X-CSRFToken": window.pfCsrf(form)}
       }).then(function (r) { return r.ok ? r.json() : null; }).then(function (m) {
         if (!m || mine !== sent) return;  // a newer answer is on its way
         box.textContent = m.count + " / " + m.max + " " + m.unit;
