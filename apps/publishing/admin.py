@@ -343,7 +343,13 @@ class ScheduleForm(ProfilesForm):
         initial="UTC", max_length=64, help_text="An IANA time zone, e.g. Europe/Paris."
     )
 
-    field_order = ["scheduled_for", "timezone", "profiles", "tiktok_privacy_level", "tiktok_consent"]
+    force = forms.BooleanField(
+        required=False,
+        label="Schedule despite the pre-flight check",
+        help_text="The check names what a platform would refuse; forcing schedules it anyway.",
+    )
+
+    field_order = ["scheduled_for", "timezone", "profiles", "tiktok_privacy_level", "tiktok_consent", "force"]
 
 
 admin.site.unregister(Content)
@@ -360,6 +366,19 @@ class ContentConsoleAdmin(ContentAdmin):
             ("publish", self.publish_view, "publish"),
         ]
 
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The content page, with the pre-flight check of its profiles (issue 32)."""
+        extra = dict(extra_context or {})
+        content = self._content_or_none(request, object_id)
+        if content is not None:
+            extra["preflight"] = _preflight_for_page(content)
+        return super().change_view(request, object_id, form_url, extra_context=extra)
+
+    def _content_or_none(self, request, object_id):
+        from django.contrib.admin.utils import unquote
+
+        return self.get_object(request, unquote(object_id))  # None for an unknown or malformed id
+
     def schedule_view(self, request, object_id):
         content = self._content(request, object_id)
         form = ScheduleForm(request.POST or None, content=content)
@@ -374,6 +393,7 @@ class ContentConsoleAdmin(ContentAdmin):
                     scheduled_for=data["scheduled_for"],
                     options={"timezone": data["timezone"].strip(), **form.options()},
                     actor=request.user,
+                    force=bool(data.get("force")),
                 ),
                 "Scheduled.",
             )
@@ -465,3 +485,20 @@ class OAuthRedirectOriginAdmin(admin.ModelAdmin):
 
 
 from . import admin_calendar  # noqa: E402, F401  (the calendar's routes on the admin site)
+
+
+def _preflight_for_page(content) -> dict:
+    """The pre-flight check of a content for its admin page: its scheduled profiles, else its
+    brand's connected profiles on its platforms (none: said so)."""
+    from .services.preflight import content_preflight_run
+
+    try:
+        reports, when = content_preflight_run(organization=content.organization_id, content=content)
+    except ApplicationError as exc:
+        return {"error": error_text(exc)}
+    names = {str(p.pk): p for p in SocialProfile.objects.filter(pk__in=[r["profileId"] for r in reports])}
+    return {
+        "when": when,
+        "ok": all(r["ok"] for r in reports),
+        "profiles": [{**r, "username": getattr(names.get(r["profileId"]), "username", "")} for r in reports],
+    }
