@@ -42,6 +42,7 @@ def api_key_create(
     role: str = Role.ADMIN,
     scopes: list[str] | None = None,
     created_by=None,
+    brand_ids: list[str] | None = None,
 ) -> IssuedKey:
     if role not in Role.values:
         raise InvalidSubject("Unknown role.", "role", f"Must be one of {', '.join(Role.values)}.")
@@ -54,6 +55,7 @@ def api_key_create(
         name=name,
         role=role,
         scopes=list(scopes or []),
+        brand_ids=[str(b) for b in brand_ids or []],
         lookup=secret[len(ApiKey.PREFIX) : len(ApiKey.PREFIX) + 12],
         hashed=ApiKey.hash_secret(secret),
         created_by=created_by,
@@ -96,12 +98,17 @@ def user_sync_from_identity(
     if email and user.email != email:
         user.email = email
         user.save(update_fields=["email"])
+    user.brand_ids = []  # type: ignore[attr-defined]  # the membership's brand restriction, read below
     current = (
-        Membership.objects.filter(organization=organization, user=user).values_list("role", flat=True).first()
+        Membership.objects.filter(organization=organization, user=user)
+        .values_list("role", "brand_ids")
+        .first()
     )
-    if current != role:
+    if current is None or current[0] != role:
         with transaction.atomic():
             Membership.objects.update_or_create(organization=organization, user=user, defaults={"role": role})
+    if current is not None:
+        user.brand_ids = list(current[1] or [])  # type: ignore[attr-defined]
     return user
 
 
