@@ -156,3 +156,28 @@ def test_a_client_reviewer_reads_and_approves_its_brands_content_and_nothing_els
     assert rejected.status_code == 200, rejected.content
     second.refresh_from_db()
     assert second.status == states.REJECTED and "Logo too small" in second.status_reason
+
+
+def test_a_key_is_limited_only_to_its_organizations_brands(owner, outsider, other_brand):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from apps.core.errors import InvalidSubject
+
+    foreign = BrandFactory(organization=outsider.org)
+    with pytest.raises(InvalidSubject) as refused:
+        api_key_create(organization=owner.org, role="editor", brand_ids=[str(foreign.pk)])
+    assert str(foreign.pk) in str(refused.value.details)
+    out = StringIO()
+    call_command(
+        "create_api_key",
+        org=owner.org.name,
+        role="reviewer",
+        brands=ids.render(other_brand.pk, "brand"),
+        stdout=out,
+        stderr=StringIO(),
+    )
+    secret = out.getvalue().strip().splitlines()[-1]
+    listed = Persona(owner.org, secret, "reviewer").client().get("/v1/content").json()["data"]
+    assert listed == []  # its brand has no content yet; the default brand's is hidden

@@ -35,6 +35,31 @@ def organization_get_or_create(*, name: str, external_id: str | None = None) -> 
     return org
 
 
+def brands_of(*, organization: Organization, brand_ids: list[str]) -> list[str]:
+    """The brand ids a membership or key is limited to (canonical UUIDs; `brd_` ids are taken),
+    each one of the organization's brands, else an InvalidSubject naming them."""
+    from django.apps import apps as registry
+
+    from apps.core import ids
+
+    if not brand_ids:
+        return []
+    parsed = [ids.parse(raw, "brand") for raw in brand_ids]
+    brand_model = registry.get_model("brands", "Brand")
+    known = {
+        str(pk)
+        for pk in brand_model.objects.filter(
+            organization=organization, pk__in=[p for p in parsed if p]
+        ).values_list("pk", flat=True)
+    }
+    unknown = [str(raw) for raw, pk in zip(brand_ids, parsed, strict=True) if str(pk) not in known]
+    if unknown:
+        raise InvalidSubject(
+            "Unknown brand.", "brands", f"Not this organization's brands: {', '.join(unknown)}."
+        )
+    return [str(pk) for pk in parsed]
+
+
 def api_key_create(
     *,
     organization: Organization,
@@ -49,13 +74,14 @@ def api_key_create(
     unknown = sorted(set(scopes or []) - set(SCOPES))
     if unknown:
         raise InvalidSubject("Unknown scope.", "scopes", f"Unknown: {', '.join(unknown)}.")
+    brand_ids = brands_of(organization=organization, brand_ids=brand_ids or [])
     secret = ApiKey.PREFIX + secrets.token_urlsafe(30)[:40]
     key = ApiKey.objects.create(
         organization=organization,
         name=name,
         role=role,
         scopes=list(scopes or []),
-        brand_ids=[str(b) for b in brand_ids or []],
+        brand_ids=brand_ids,
         lookup=secret[len(ApiKey.PREFIX) : len(ApiKey.PREFIX) + 12],
         hashed=ApiKey.hash_secret(secret),
         created_by=created_by,

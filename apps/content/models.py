@@ -68,6 +68,9 @@ class Tag(OrgScopedModel):
 class Batch(OrgScopedModel):
     """A batch generation of selected schedules; progress is per item and overall."""
 
+    #: a brand-limited caller sees batches with content of its brands (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("contents__brand",)
+
     RUNNING, COMPLETED = "running", "completed"
 
     status = models.CharField(max_length=12, default=RUNNING)

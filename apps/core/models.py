@@ -23,9 +23,10 @@ class OrgQuerySet(models.QuerySet):
         when the request is brand-limited (apps.core.scoping)."""
         from .scoping import brand_filter
 
-        rows = self.filter(organization=organization)
         limit = brand_filter(self.model)
-        return rows if limit is None else rows.filter(limit)
+        if limit is None:
+            return self.filter(organization=organization)
+        return self.filter(limit, organization=organization)
 
 
 class OrgScopedModel(TimeStampedModel):
