@@ -288,6 +288,9 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         "/api/content/{content}/preflight",
         {"post": r(READ_MEDIA, "viewer", JSON)},
     ),
+    # CSV/XLSX import (issue 32): it schedules what it creates, as an admin's schedule does
+    ("v1", "content/import"): ("/v1/content/import", {"post": r(PUB, "admin", UPLOAD)}),
+    ("api", "content/import"): ("/api/content/import", {"post": r(PUB, "admin", UPLOAD)}),
     # Family B: content
     ("api", "content"): (
         "/api/content",

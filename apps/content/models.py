@@ -76,9 +76,18 @@ class Batch(OrgScopedModel):
     status = models.CharField(max_length=12, default=RUNNING)
     total = models.PositiveIntegerField(default=0)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: a CSV/XLSX import's file (its SHA-256): the same file uploaded again creates nothing new
+    import_key = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organization", "import_key"],
+                condition=~models.Q(import_key=""),
+                name="batch_unique_import_per_org",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"batch {self.pk}"

@@ -26,3 +26,7 @@ def staff_may_act(user: AbstractUser | AnonymousUser) -> bool:
 #: the pre-flight check (Family A and B `content/{id}/preflight`, `content/preflight`): a POST that
 #: changes nothing, so anyone who may read content may ask it
 PREFLIGHT = Policy(write_role="viewer", scope="content:read")
+
+#: a CSV/XLSX import (Family A and B `content/import`): it schedules what it creates, as an
+#: admin's schedule does
+IMPORTING = Policy(scope="publish", write_role="admin")

@@ -264,3 +264,48 @@ FORCE_HELP = (
     "Admins only: schedule even though the pre-flight check finds problems (without it such a "
     "request is a 409 carrying the check's report in `details.profiles`)"
 )
+
+
+# --- CSV/XLSX import (issue 32) ------------------------------------------------------------------
+
+IMPORT_UPLOAD = {
+    "multipart/form-data": {
+        "type": "object",
+        "properties": {
+            "file": {
+                "type": "string",
+                "format": "binary",
+                "description": "A CSV (UTF-8) or XLSX file with a header row; the template is at "
+                "/content-import-template.csv",
+            }
+        },
+        "required": ["file"],
+        "additionalProperties": False,
+    }
+}
+IMPORT_HELP = (
+    "Import posts from a CSV or XLSX file (columns: text or prompt, platforms or profile_ids, date, time, "
+    "timezone, media_urls or media_ids, first_comment, tags, brand_id). Every row is checked first, the "
+    "pre-flight check included: any problem answers 400 with `rows: [{row, column, problem}]` and creates "
+    "nothing. Then the whole file becomes one batch (text rows scheduled, or in review when the brand "
+    "requires approval; prompt rows generated), with `batch.progress` events on the websocket. The same "
+    "file uploaded again answers 200 with the batch it made (`replayed: true`), creating nothing."
+)
+
+
+class ImportOutput(serializers.Serializer):
+    batchId = serializers.CharField()
+    replayed = serializers.BooleanField(help_text="This file was imported before: nothing new was created")
+    contents = serializers.IntegerField(help_text="Content items the import made")
+    scheduled = serializers.IntegerField(help_text="Of which scheduled on their profiles")
+    generating = serializers.IntegerField(help_text="Of which generating from their prompt")
+
+
+def present_import(result, family: str) -> dict:
+    return {
+        "batchId": ids.render(result.batch.pk, "batch") if family == "v1" else str(result.batch.pk),
+        "replayed": result.replayed,
+        "contents": result.contents,
+        "scheduled": result.scheduled,
+        "generating": result.generating,
+    }
