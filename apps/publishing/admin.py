@@ -352,6 +352,17 @@ class ScheduleForm(ProfilesForm):
     field_order = ["scheduled_for", "timezone", "profiles", "tiktok_privacy_level", "tiktok_consent", "force"]
 
 
+class ImportForm(forms.Form):
+    organization = forms.ModelChoiceField(queryset=None)
+    file = forms.FileField(help_text="CSV (UTF-8) or XLSX, with a header row; see the template.")
+
+    def __init__(self, *args, **kwargs):
+        from apps.accounts.models import Organization
+
+        super().__init__(*args, **kwargs)
+        self.fields["organization"].queryset = Organization.objects.order_by("name")  # type: ignore[attr-defined]
+
+
 admin.site.unregister(Content)
 
 
@@ -365,6 +376,58 @@ class ContentConsoleAdmin(ContentAdmin):
             ("schedule", self.schedule_view, "schedule"),
             ("publish", self.publish_view, "publish"),
         ]
+
+    def get_urls(self):
+        from django.urls import path
+
+        return [
+            path("import/", self.admin_site.admin_view(self.import_view), name="content_content_import"),
+            *super().get_urls(),
+        ]
+
+    def import_view(self, request):
+        """A CSV/XLSX import for an organization (issue 32): the same service as the API's, its
+        report shown row by row."""
+        from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+
+        from .services.importing import content_import
+
+        if not self.has_act_permission(request):
+            raise DjangoPermissionDenied
+        form = ImportForm(request.POST or None, request.FILES or None)
+        report: list = []
+        if request.method == "POST" and form.is_valid():
+            uploaded = form.cleaned_data["file"]
+            try:
+                result = content_import(
+                    organization=form.cleaned_data["organization"],
+                    filename=uploaded.name or "",
+                    data=uploaded.read(),
+                    actor=request.user,
+                )
+            except ApplicationError as exc:
+                rows = (exc.problems or {}).get("rows")
+                report = rows if isinstance(rows, list) else []
+                self.message_user(request, error_text(exc) if not report else exc.message, messages.ERROR)
+            else:
+                verb = "was imported before: nothing new was created" if result.replayed else "is imported"
+                self.message_user(
+                    request,
+                    f"The file {verb}: {result.contents} items ({result.scheduled} scheduled, "
+                    f"{result.generating} generating), batch {result.batch.pk}.",
+                    messages.SUCCESS,
+                )
+        return TemplateResponse(
+            request,
+            "admin/content/content/import_form.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "form": form,
+                "report": report,
+                "title": "Import posts from a CSV or XLSX file",
+            },
+        )
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """The content page, with the pre-flight check of its profiles (issue 32)."""

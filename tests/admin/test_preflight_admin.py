@@ -60,3 +60,35 @@ def test_the_content_page_shows_the_preflight_check_and_scheduling_needs_force(a
     admin_page.wait_for_selector(".messagelist")
     assert "Scheduled." in admin_page.locator(".messagelist").inner_text()
     assert Publication.objects.get(content=content).status == "scheduled"
+
+
+def test_staff_import_a_csv_see_its_report_and_download_the_template(admin_page, live_server, tmp_path):
+    from apps.content.models import Content
+
+    org = organization_get_or_create(name="Acme")
+    brand = Brand.objects.get(organization=org, is_default=True)
+    ProfileFactory(organization=org, brand=brand, platform="x", sandbox=True, username="acme_x")
+    day = (timezone.now() + datetime.timedelta(days=3)).date().isoformat()
+    bad = tmp_path / "posts.csv"
+    bad.write_text(f"text,platforms,date,time\nHello,x,{day},09:00\nLate,x,2020-01-01,09:00\n")
+
+    admin_page.goto(f"{live_server.url}/admin/content/content/")
+    admin_page.click("#pf-import-tool")
+    template = admin_page.locator("#pf-import-template").get_attribute("href")
+    assert admin_page.request.get(f"{live_server.url}{template}").text().startswith("text,prompt,platforms")
+    admin_page.select_option("#id_organization", label="Acme")
+    admin_page.set_input_files("#id_file", str(bad))
+    admin_page.click("#pf-import-submit")
+    report = admin_page.locator("#pf-import-report")
+    assert "This date and time is in the past." in report.inner_text() and "3" in report.inner_text()
+    admin_page.screenshot(path="/tmp/team_import_admin.png", full_page=True)
+    assert not Content.objects.filter(organization=org).exists()
+
+    good = tmp_path / "fixed.csv"
+    good.write_text(f"text,platforms,date,time\nHello,x,{day},09:00\nLater,x,{day},10:00\n")
+    admin_page.select_option("#id_organization", label="Acme")
+    admin_page.set_input_files("#id_file", str(good))
+    admin_page.click("#pf-import-submit")
+    admin_page.wait_for_selector(".messagelist")
+    assert "2 items (2 scheduled" in admin_page.locator(".messagelist").inner_text()
+    assert Content.objects.filter(organization=org, status="scheduled").count() == 2
