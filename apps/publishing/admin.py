@@ -3,7 +3,7 @@ the posts the built-in sandbox publisher accepted. Rows change through services 
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from django import forms
 from django.conf import settings
@@ -353,14 +353,15 @@ class ScheduleForm(ProfilesForm):
 
 
 class ImportForm(forms.Form):
-    organization = forms.ModelChoiceField(queryset=None)
+    organization: forms.ModelChoiceField[Any] = forms.ModelChoiceField(queryset=None)
     file = forms.FileField(help_text="CSV (UTF-8) or XLSX, with a header row; see the template.")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         from apps.accounts.models import Organization
 
         super().__init__(*args, **kwargs)
-        self.fields["organization"].queryset = Organization.objects.order_by("name")  # type: ignore[attr-defined]
+        field = cast(forms.ModelChoiceField, self.fields["organization"])
+        field.queryset = Organization.objects.order_by("name")
 
 
 admin.site.unregister(Content)
