@@ -4,20 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0003_brand_scoped_roles'),
-        ('content', '0006_approvallink'),
+        ("accounts", "0003_brand_scoped_roles"),
+        ("content", "0006_approvallink"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='batch',
-            name='import_key',
-            field=models.CharField(blank=True, default='', max_length=64),
+            model_name="batch",
+            name="import_key",
+            field=models.CharField(blank=True, default="", max_length=64),
         ),
         migrations.AddConstraint(
-            model_name='batch',
-            constraint=models.UniqueConstraint(condition=models.Q(('import_key', ''), _negated=True), fields=('organization', 'import_key'), name='batch_unique_import_per_org'),
+            model_name="batch",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("import_key", ""), _negated=True),
+                fields=("organization", "import_key"),
+                name="batch_unique_import_per_org",
+            ),
         ),
     ]
