@@ -141,6 +141,9 @@ def test_scheduling_refuses_what_would_fail_with_the_report_unless_an_admin_forc
     )
     assert forced.status_code == 200, forced.content
     assert forced.json()["status"] == "scheduled"
+    # moving it in time re-checks what a time changes (the token), not the post it was forced with
+    moved = owner.client().post(url, {"scheduledFor": later(days=1), "profiles": [prf]}, format="json")
+    assert moved.status_code == 200, moved.content
 
     # fixed: the caption fits, no first comment, a JPEG: the check passes and schedule needs no force
     Variant.objects.filter(content=content).update(caption="Launch day", first_comment="")

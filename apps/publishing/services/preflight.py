@@ -57,6 +57,8 @@ FORMAT_NAMES = {
     "video/quicktime": "mov",
     "video/webm": "webm",
 }
+#: the same format under another name in platforms.yaml
+_FORMAT_ALIASES = {"jpg": "jpeg", "m4v": "mp4"}
 #: codec names the probe (PyAV) gives, as platforms.yaml writes them
 CODEC_NAMES = {"h264": "h264", "hevc": "hevc", "h265": "hevc", "vp8": "vp8", "vp9": "vp9", "av1": "av1"}
 
@@ -314,9 +316,15 @@ def _check_media(report: _Report, subject: Subject, platform: str, source: str) 
     for i, media in enumerate(subject.media):
         name = f"media[{i}]"
         kind = media.media_type
-        formats = _yaml(fmt, kind, "formats" if kind == "image" else "containers")
+        formats = (
+            _yaml(fmt, kind, "formats")
+            if kind == "image"
+            else (_yaml(fmt, kind, "containers") or _yaml(fmt, kind, "formats"))
+        )
         fmt_name = FORMAT_NAMES.get(media.content_type, media.content_type)
-        if isinstance(formats, list) and fmt_name not in [str(f) for f in formats]:
+        if isinstance(formats, list) and fmt_name not in {
+            _FORMAT_ALIASES.get(str(f).lower(), str(f).lower()) for f in formats
+        }:
             report.add(
                 "media_type",
                 name,
@@ -530,8 +538,21 @@ def _may_force(actor: Any) -> bool:
     return bool(getattr(actor, "is_staff", False))
 
 
-def preflight_enforce(*, reports: list[ProfileReport], force: bool = False, actor: Any = None) -> None:
-    """Refuse (409, the report in the details) what would fail, unless an admin forces it."""
+def preflight_enforce(
+    *,
+    reports: list[ProfileReport],
+    force: bool = False,
+    actor: Any = None,
+    only: frozenset[str] | None = None,
+) -> None:
+    """Refuse (409, the report in the details) what would fail, unless an admin forces it;
+    ``only``: the problem codes that count (a reschedule's)."""
+    if only is not None:
+        kept_reports: list[ProfileReport] = []
+        for r in reports:
+            kept = [p for p in r["problems"] if p["code"] in only]
+            kept_reports.append({**r, "problems": kept, "ok": not kept})
+        reports = kept_reports
     if force:
         if not _may_force(actor):
             raise PermissionDenied(

@@ -154,8 +154,24 @@ def publications_schedule(
             ),
             force=force,
             actor=actor,
+            only=RESCHEDULE_CODES if _only_moving(locked, profiles) else None,
         ),
     )
+
+
+#: what a new time can change: a reschedule (every profile already scheduled) re-checks only these
+RESCHEDULE_CODES = frozenset({"token_expired", "token_expires_before_schedule", "profile_disconnected"})
+
+
+def _only_moving(content: Content, profiles: list[SocialProfile]) -> bool:
+    """Every profile already has this content scheduled: the request moves it in time (the post
+    itself was checked, or forced, when it was scheduled)."""
+    scheduled = set(
+        Publication.objects.filter(content=content, status=Publication.SCHEDULED).values_list(
+            "profile_id", flat=True
+        )
+    )
+    return bool(profiles) and all(p.pk in scheduled for p in profiles)
 
 
 def _creator_info_once() -> Callable[..., CreatorInfo]:
