@@ -279,7 +279,10 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         "/v1/content/preflight",
         {"post": r(READ_MEDIA, "viewer", JSON, profiles=["{profile}"], text="Matrix")},
     ),
-    ("v1", "content/<pk>/preflight"): ("/v1/content/{content}/preflight", {"post": r(READ_MEDIA, "viewer", JSON)}),
+    ("v1", "content/<pk>/preflight"): (
+        "/v1/content/{content}/preflight",
+        {"post": r(READ_MEDIA, "viewer", JSON)},
+    ),
     ("api", "content/preflight"): (
         "/api/content/preflight",
         {"post": r(READ_MEDIA, "viewer", JSON, profileIds=["{profile}"], text="Matrix")},
