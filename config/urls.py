@@ -9,6 +9,7 @@ from apps.content.approval_views import approval_decide, approval_page
 from apps.core.fallback import api_not_found, v1_not_found
 from apps.core.health import healthz, livez, readyz, startupz
 from apps.events.asyncapi import asyncapi_json, asyncapi_page
+from apps.publishing.importing_views import import_template
 from apps.publishing.views import sandbox_post
 from apps.webhooks.inbound import (
     meta_data_deletion,
@@ -70,6 +71,7 @@ urlpatterns = [
     path("v1/asyncapi/docs/", asyncapi_page, {"family": "v1"}, name="asyncapi-docs-v1"),
     path("api/asyncapi/", asyncapi_json, {"family": "api"}, name="asyncapi-api"),
     path("api/asyncapi/docs/", asyncapi_page, {"family": "api"}, name="asyncapi-docs-api"),
+    path("content-import-template.csv", import_template, name="content-import-template"),
     path("v1/", include("config.urls_v1")),
     path("api/", include("config.urls_api")),
     path("oauth/", include("apps.publishing.urls")),

@@ -4,4 +4,8 @@ from django.urls import include, path
 
 PACKAGES = ("brands", "profiles", "media", "content", "publishing", "analytics", "webhooks")
 
-urlpatterns = [path("", include(f"apps.{app}.api.urls")) for app in PACKAGES]
+urlpatterns = [
+    # fixed paths under content/ that publishing serves (before content's `content/<pk>`)
+    path("", include("apps.publishing.api.urls_first")),
+    *[path("", include(f"apps.{app}.api.urls")) for app in PACKAGES],
+]

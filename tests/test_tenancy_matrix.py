@@ -274,6 +274,26 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         "/v1/content/{content}/edit-image/undo",
         {"post": r(WRITE_MEDIA, "editor")},
     ),
+    # the pre-flight check (issue 32): a POST that changes nothing, for whoever reads content
+    ("v1", "content/preflight"): (
+        "/v1/content/preflight",
+        {"post": r(READ_MEDIA, "viewer", JSON, profiles=["{profile}"], text="Matrix")},
+    ),
+    ("v1", "content/<pk>/preflight"): (
+        "/v1/content/{content}/preflight",
+        {"post": r(READ_MEDIA, "viewer", JSON)},
+    ),
+    ("api", "content/preflight"): (
+        "/api/content/preflight",
+        {"post": r(READ_MEDIA, "viewer", JSON, profileIds=["{profile}"], text="Matrix")},
+    ),
+    ("api", "content/<pk>/preflight"): (
+        "/api/content/{content}/preflight",
+        {"post": r(READ_MEDIA, "viewer", JSON)},
+    ),
+    # CSV/XLSX import (issue 32): it schedules what it creates, as an admin's schedule does
+    ("v1", "content/import"): ("/v1/content/import", {"post": r(PUB, "admin", UPLOAD)}),
+    ("api", "content/import"): ("/api/content/import", {"post": r(PUB, "admin", UPLOAD)}),
     # Family B: content
     ("api", "content"): (
         "/api/content",
@@ -699,7 +719,8 @@ def test_a_call_without_valid_credentials_is_a_401_in_the_family_format(case, au
     assert _snapshot(mine) == before
 
 
-WRITES = [c for c in CASES if c[2] != "get"]
+#: calls that change something (a POST any reader may send, the pre-flight check, is not one)
+WRITES = [c for c in CASES if c[2] != "get" and KNOWN[c][1].role != "viewer"]
 ADMIN_ONLY = [c for c in CASES if KNOWN[c][1].role == "admin"]
 
 

@@ -34,6 +34,8 @@ class Actor:
     user: object | None = None
     subject: str = ""
     expires_at: float | None = None  # a JWT's `exp` (epoch seconds); keys do not expire
+    #: the brands (ids as text) a member or key is limited to; empty: every brand
+    brand_ids: frozenset[str] = field(default_factory=frozenset)
 
     # Django/DRF look for these on request.user
     is_authenticated = True
@@ -96,6 +98,7 @@ def actor_from_api_key(secret: str) -> Actor:
         scopes=scopes,
         api_key=key,
         user=key.created_by,
+        brand_ids=frozenset(str(b) for b in key.brand_ids or []),
     )
 
 
@@ -224,6 +227,7 @@ def actor_from_jwt(token: str) -> Actor:
         user=user,
         subject=str(claims["sub"]),
         expires_at=float(claims["exp"]),
+        brand_ids=frozenset(str(b) for b in getattr(user, "brand_ids", None) or []),
     )
 
 

@@ -16,9 +16,15 @@ class Role(models.TextChoices):
     ADMIN = "admin", "Admin"
     EDITOR = "editor", "Editor"
     VIEWER = "viewer", "Viewer"
+    #: a client reviewer: reads and approves or rejects its brands' content, nothing else (the
+    #: policies name what it may do: `Policy.reviewer_reads`, `Policy.reviewer_actions`)
+    REVIEWER = "reviewer", "Client reviewer"
 
 
-ROLE_RANK = {Role.VIEWER: 0, Role.EDITOR: 1, Role.ADMIN: 2, Role.OWNER: 3}
+ROLE_RANK = {Role.REVIEWER: 0, Role.VIEWER: 0, Role.EDITOR: 1, Role.ADMIN: 2, Role.OWNER: 3}
+
+#: the help of the brand restriction of a membership or an API key
+BRANDS_HELP = "The ids of the brands this member or key is limited to; empty means every brand."
 
 SCOPES = ("content:read", "content:write", "publish", "profiles", "brands", "analytics", "webhooks")
 
@@ -58,6 +64,7 @@ class Membership(models.Model):
     organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.EDITOR)
+    brand_ids = models.JSONField(default=list, blank=True, help_text=BRANDS_HELP)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -85,6 +92,7 @@ class ApiKey(models.Model):
     hashed = models.CharField(max_length=64, unique=True)
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.ADMIN)
     scopes = models.JSONField(default=list, blank=True, help_text="Empty means every scope of the role.")
+    brand_ids = models.JSONField(default=list, blank=True, help_text=BRANDS_HELP)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -35,6 +35,31 @@ def organization_get_or_create(*, name: str, external_id: str | None = None) -> 
     return org
 
 
+def brands_of(*, organization: Organization, brand_ids: list[str]) -> list[str]:
+    """The brand ids a membership or key is limited to (canonical UUIDs; `brd_` ids are taken),
+    each one of the organization's brands, else an InvalidSubject naming them."""
+    from django.apps import apps as registry
+
+    from apps.core import ids
+
+    if not brand_ids:
+        return []
+    parsed = [ids.parse(raw, "brand") for raw in brand_ids]
+    brand_model = registry.get_model("brands", "Brand")
+    known = {
+        str(pk)
+        for pk in brand_model.objects.filter(
+            organization=organization, pk__in=[p for p in parsed if p]
+        ).values_list("pk", flat=True)
+    }
+    unknown = [str(raw) for raw, pk in zip(brand_ids, parsed, strict=True) if str(pk) not in known]
+    if unknown:
+        raise InvalidSubject(
+            "Unknown brand.", "brands", f"Not this organization's brands: {', '.join(unknown)}."
+        )
+    return [str(pk) for pk in parsed]
+
+
 def api_key_create(
     *,
     organization: Organization,
@@ -42,18 +67,21 @@ def api_key_create(
     role: str = Role.ADMIN,
     scopes: list[str] | None = None,
     created_by=None,
+    brand_ids: list[str] | None = None,
 ) -> IssuedKey:
     if role not in Role.values:
         raise InvalidSubject("Unknown role.", "role", f"Must be one of {', '.join(Role.values)}.")
     unknown = sorted(set(scopes or []) - set(SCOPES))
     if unknown:
         raise InvalidSubject("Unknown scope.", "scopes", f"Unknown: {', '.join(unknown)}.")
+    brand_ids = brands_of(organization=organization, brand_ids=brand_ids or [])
     secret = ApiKey.PREFIX + secrets.token_urlsafe(30)[:40]
     key = ApiKey.objects.create(
         organization=organization,
         name=name,
         role=role,
         scopes=list(scopes or []),
+        brand_ids=brand_ids,
         lookup=secret[len(ApiKey.PREFIX) : len(ApiKey.PREFIX) + 12],
         hashed=ApiKey.hash_secret(secret),
         created_by=created_by,
@@ -96,12 +124,17 @@ def user_sync_from_identity(
     if email and user.email != email:
         user.email = email
         user.save(update_fields=["email"])
+    user.brand_ids = []  # type: ignore[attr-defined]  # the membership's brand restriction, read below
     current = (
-        Membership.objects.filter(organization=organization, user=user).values_list("role", flat=True).first()
+        Membership.objects.filter(organization=organization, user=user)
+        .values_list("role", "brand_ids")
+        .first()
     )
-    if current != role:
+    if current is None or current[0] != role:
         with transaction.atomic():
             Membership.objects.update_or_create(organization=organization, user=user, defaults={"role": role})
+    if current is not None:
+        user.brand_ids = list(current[1] or [])  # type: ignore[attr-defined]
     return user
 
 

@@ -61,6 +61,8 @@ def _rate_basis():
 
 
 class PostSnapshot(OrgScopedModel):
+    #: metrics of its brands' profiles (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("profile__brand",)
     publication = models.ForeignKey(
         "publishing.Publication", on_delete=models.CASCADE, related_name="snapshots"
     )
@@ -117,6 +119,8 @@ class PostSnapshot(OrgScopedModel):
 
 
 class ProfileSnapshot(OrgScopedModel):
+    #: metrics of its brands' profiles (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("profile__brand",)
     profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="snapshots")
     taken_at = models.DateTimeField()
     followers = models.BigIntegerField(null=True)

@@ -12,6 +12,8 @@ class BrandQuerySet(OrgQuerySet):
 
 
 class Brand(OrgScopedModel):
+    #: a brand-limited caller sees its brands (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("pk",)
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100)
     description = models.TextField(blank=True, default="")

@@ -68,14 +68,26 @@ class Tag(OrgScopedModel):
 class Batch(OrgScopedModel):
     """A batch generation of selected schedules; progress is per item and overall."""
 
+    #: a brand-limited caller sees batches with content of its brands (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("contents__brand",)
+
     RUNNING, COMPLETED = "running", "completed"
 
     status = models.CharField(max_length=12, default=RUNNING)
     total = models.PositiveIntegerField(default=0)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: a CSV/XLSX import's file (its SHA-256): the same file uploaded again creates nothing new
+    import_key = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organization", "import_key"],
+                condition=~models.Q(import_key=""),
+                name="batch_unique_import_per_org",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"batch {self.pk}"
@@ -87,6 +99,8 @@ class ContentQuerySet(OrgQuerySet):
 
 
 class Content(OrgScopedModel):
+    #: a brand-limited caller sees its brands' content (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("brand",)
     brand = models.ForeignKey("brands.Brand", on_delete=models.PROTECT, related_name="contents")
     #: the profile it was generated for (Family B's socialProfileId); publishing targets are Publications
     profile = models.ForeignKey(
@@ -213,6 +227,9 @@ class Variant(TimeStampedModel):
 class ContentSchedule(OrgScopedModel):
     """A planned post (Family B `/api/content/schedules`): a date and a task, generated later."""
 
+    #: planned posts of its brands' profiles (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("profile__brand",)
+
     PLANNED, GENERATING, GENERATED, FAILED = "planned", "generating", "generated", "failed"
 
     profile = models.ForeignKey("profiles.SocialProfile", on_delete=models.CASCADE, related_name="planned")
@@ -310,6 +327,9 @@ class ReviewOpen(models.Model):
 class ApprovalLink(OrgScopedModel):
     """A signed, expiring, revocable link that lets someone outside the organization approve or
     ask for changes to one content item or a set, without a login (issue 21)."""
+
+    #: links of its brands' content (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("contents__brand",)
 
     contents = models.ManyToManyField(Content, related_name="approval_links")
     label = models.CharField(max_length=200, blank=True, default="")  # who it is for, in words

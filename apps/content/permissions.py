@@ -22,6 +22,9 @@ CONTENT = Policy(
     read_scope="content:read",
     # an approval link lets someone outside approve: an admin's decision, as approving is
     action_roles={"approve": "admin", "reject": "admin", "approval_links": "admin"},
+    # a client reviewer reads its brands' content and approves or rejects it (with its comment)
+    reviewer_reads=True,
+    reviewer_actions=frozenset({"approve", "reject"}),
 )
 
 #: revoking an outside approver's link (both families): admins

@@ -206,6 +206,6 @@ def campaign_rows():
 def subject_owned(model, organization, object_id) -> bool:
     """A content or batch a websocket subscribes to exists in `organization` (None: staff)."""
     qs = model.objects.filter(pk=object_id)
-    if organization is not None:
-        qs = qs.filter(organization=organization)
+    if organization is not None:  # through the organization scoping (a brand-limited caller: its brands)
+        qs = model.objects.for_organization(organization).filter(pk=object_id)
     return qs.exists()

@@ -19,8 +19,14 @@ class TimeStampedModel(models.Model):
 
 class OrgQuerySet(models.QuerySet):
     def for_organization(self, organization: models.Model | uuid.UUID) -> Self:
-        """The rows of ``organization`` (an Organization or its id)."""
-        return self.filter(organization=organization)
+        """The rows of ``organization`` (an Organization or its id), of the caller's brands
+        when the request is brand-limited (apps.core.scoping)."""
+        from .scoping import brand_filter
+
+        limit = brand_filter(self.model)
+        if limit is None:
+            return self.filter(organization=organization)
+        return self.filter(limit, organization=organization)
 
 
 class OrgScopedModel(TimeStampedModel):

@@ -21,6 +21,10 @@ class Policy:
     #: API-key scope for writes, and for reads unless `read_scope` is given
     scope: str | None = None
     read_scope: str | None = None
+    #: a client reviewer (role `reviewer`, issue 32) may read these routes, and take these actions
+    #: (both families' names); nothing else
+    reviewer_reads: bool = False
+    reviewer_actions: frozenset[str] = frozenset()
 
     def role_for(self, action: str | None, *, reading: bool) -> str:
         return self.action_roles.get(action or "") or (self.read_role if reading else self.write_role)

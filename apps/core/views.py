@@ -24,8 +24,8 @@ from rest_framework.response import Response
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from . import idempotency, ids, proxies, ratelimit
-from .errors import AuthenticationFailed, NotFound, RateLimited, ValidationFailed
+from . import idempotency, ids, proxies, ratelimit, scoping
+from .errors import AuthenticationFailed, NotFound, PermissionDenied, RateLimited, ValidationFailed
 from .exceptions import Replay, api_exception_handler, v1_exception_handler
 from .filters import (
     FamilyFilterBackend,
@@ -142,6 +142,8 @@ class _FamilyViewSet(viewsets.GenericViewSet):
                     self._refuse_failed_address(request, decision)
             raise
         self.actor = actor
+        # the caller's brands limit every organization-scoped read of this request (apps.core.scoping)
+        self._brand_limit = scoping.limit_brands(getattr(actor, "brand_ids", None))
         self._rate_limit(request, actor)
         self._check_permissions(request, actor)
         self._check_query(request)
@@ -199,9 +201,18 @@ class _FamilyViewSet(viewsets.GenericViewSet):
     def _check_permissions(self, request: Request, actor: Caller) -> None:
         reading = request.method in READ_METHODS
         policy = self.policy
-        actor.require(
-            role=policy.role_for(self.action, reading=reading), scope=policy.scope_for(reading=reading)
-        )
+        role = policy.role_for(self.action, reading=reading)
+        if (
+            getattr(actor, "role", "") == "reviewer"
+        ):  # a client reviewer: what the policy lets it, nothing else
+            if not ((reading and policy.reviewer_reads) or (self.action or "") in policy.reviewer_actions):
+                raise PermissionDenied(
+                    "A client reviewer may read its brands' content and approve or reject it, nothing else.",
+                    {"requiredRole": role, "role": "reviewer"},
+                )
+            actor.require(scope=policy.scope_for(reading=reading))
+            return
+        actor.require(role=role, scope=policy.scope_for(reading=reading))
 
     def _begin_idempotency(self, request: NotedRequest, actor: Caller) -> None:
         key = request.headers.get("Idempotency-Key")
@@ -269,6 +280,11 @@ class _FamilyViewSet(viewsets.GenericViewSet):
         except BaseException:
             self._release_idempotency(getattr(self, "request", request))
             raise
+        finally:
+            token = getattr(self, "_brand_limit", None)
+            if token is not None:
+                scoping.unlimit(token)
+                self._brand_limit = None
 
     def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
         request = cast("NotedRequest", request)

@@ -54,9 +54,19 @@ def _authenticate(token: str):
 
 
 @database_sync_to_async
-def _owns(organization, kind: str, object_id) -> bool:
-    """The object exists in `organization` (None: staff, any organization)."""
-    return subjects.owns(organization, kind, object_id)
+def _owns(organization, kind: str, object_id, brand_ids=None) -> bool:
+    """The object exists in `organization` (None: staff, any organization), of the caller's
+    brands when it is limited to some (apps.core.scoping)."""
+    from apps.core.scoping import brands_limited
+
+    with brands_limited(brand_ids):
+        return subjects.owns(organization, kind, object_id)
+
+
+def _brand_limited(actor) -> bool:
+    """A member or key limited to some brands: no organization-wide stream (its events carry
+    every brand's content), only subscriptions to its brands' content and batches."""
+    return bool(getattr(actor, "brand_ids", None))
 
 
 @database_sync_to_async
@@ -127,7 +137,8 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(
             connections.credential_group(self.actor.credential_id), self.channel_name
         )
-        await self._join(org_group(self.actor.organization.pk))
+        if not _brand_limited(self.actor):
+            await self._join(org_group(self.actor.organization.pk))
         await self.accept(subprotocol=subprotocol)
         await self.send_json(
             {"type": "connection.ready", "data": {"organizationId": str(self.actor.organization.pk)}}
@@ -223,7 +234,8 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
                     if self.staff is not None:
                         owned = pk is not None and await _staff_owns(self.staff, kind, pk)
                     else:
-                        owned = pk is not None and await _owns(self.actor.organization, kind, pk)
+                        limit = getattr(self.actor, "brand_ids", None)
+                        owned = pk is not None and await _owns(self.actor.organization, kind, pk, limit)
                     if not owned:
                         await self.send_json({"type": "error", "data": {"message": f"Unknown {key}."}})
                         return
@@ -240,7 +252,8 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
             for group in list(self.groups_joined):
                 await self.channel_layer.group_discard(group, self.channel_name)
             self.groups_joined = []
-            if self.staff is None:  # staff have no organization stream: they subscribe
+            # staff and brand-limited callers have no organization stream: they subscribe
+            if self.staff is None and not _brand_limited(self.actor):
                 await self._join(org_group(self.actor.organization.pk))
             self.subscription = None
             await self.send_json({"type": "unsubscribed", "data": {}})

@@ -30,6 +30,8 @@ def _thumb_to(instance, filename: str) -> str:
 
 
 class MediaAsset(OrgScopedModel):
+    #: media of its brands, or of their content (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("brand", "content__brand")
     brand = models.ForeignKey(
         "brands.Brand", null=True, blank=True, on_delete=models.CASCADE, related_name="media"
     )

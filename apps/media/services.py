@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile, File
@@ -59,6 +60,17 @@ def media_upload(
     return _store(organization=organization, processed=processed, kind=kind, brand=brand, metadata=metadata)
 
 
+def _probed(processed: Any) -> dict[str, Any]:
+    """A video's codec and frame rate as the upload's probe read them (empty for images)."""
+    found: dict[str, Any] = {}
+    if getattr(processed, "codec", None):
+        found["codec"] = processed.codec
+    extra = getattr(processed, "extra", None) or {}
+    if extra.get("frame_rate"):
+        found["frame_rate"] = extra["frame_rate"]
+    return found
+
+
 @transaction.atomic
 def _store(*, organization, processed, kind, brand, metadata) -> MediaAsset:
     asset = MediaAsset(
@@ -74,7 +86,8 @@ def _store(*, organization, processed, kind, brand, metadata) -> MediaAsset:
         duration=processed.duration,
         original_filename=processed.original_filename,
         sha256=processed.sha256,
-        metadata=metadata or {},
+        # what the pre-flight check holds against each platform (codec, frame rate), then the caller's
+        metadata={**_probed(processed), **(metadata or {})},
     )
     name = f"file.{processed.extension}"
     try:

@@ -39,6 +39,8 @@ class ProfileQuerySet(OrgQuerySet):
 
 
 class SocialProfile(OrgScopedModel):
+    #: its brands' profiles (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("brand",)
     brand = models.ForeignKey("brands.Brand", on_delete=models.PROTECT, related_name="profiles")
     platform = models.CharField(max_length=20, choices=Platform.choices)
     external_id = models.CharField(max_length=200)

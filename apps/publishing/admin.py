@@ -3,7 +3,7 @@ the posts the built-in sandbox publisher accepted. Rows change through services 
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from django import forms
 from django.conf import settings
@@ -15,8 +15,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from apps.accounts.admin_scope import StaffScopedAdmin
-from apps.content.admin import ContentAdmin, error_text, register_console_action
+from apps.content.admin import ContentAdmin, error_text, register_console_action, register_console_panel
 from apps.content.models import Content
+from apps.core.admin_site import register_page
 from apps.core.errors import ApplicationError
 from apps.profiles.admin import profile_badges
 from apps.profiles.models import Platform, SocialProfile
@@ -345,7 +346,25 @@ class ScheduleForm(ProfilesForm):
         initial="UTC", max_length=64, help_text="An IANA time zone, e.g. Europe/Paris."
     )
 
-    field_order = ["scheduled_for", "timezone", "profiles", "tiktok_privacy_level", "tiktok_consent"]
+    force = forms.BooleanField(
+        required=False,
+        label="Schedule despite the pre-flight check",
+        help_text="The check names what a platform would refuse; forcing schedules it anyway.",
+    )
+
+    field_order = ["scheduled_for", "timezone", "profiles", "tiktok_privacy_level", "tiktok_consent", "force"]
+
+
+class ImportForm(forms.Form):
+    organization: forms.ModelChoiceField[Any] = forms.ModelChoiceField(queryset=None)
+    file = forms.FileField(help_text="CSV (UTF-8) or XLSX, with a header row; see the template.")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from apps.accounts.models import Organization
+
+        super().__init__(*args, **kwargs)
+        field = cast(forms.ModelChoiceField, self.fields["organization"])
+        field.queryset = Organization.objects.order_by("name")
 
 
 @register_console_action("schedule", name="schedule")
@@ -364,6 +383,7 @@ def schedule_view(console: ContentAdmin, request: HttpRequest, object_id: str) -
                 scheduled_for=data["scheduled_for"],
                 options={"timezone": data["timezone"].strip(), **form.options()},
                 actor=request.user,
+                force=bool(data.get("force")),
             ),
             "Scheduled.",
         )
@@ -457,3 +477,78 @@ class OAuthRedirectOriginAdmin(StaffScopedAdmin):
 
 
 from . import admin_calendar  # noqa: E402, F401  (the calendar's routes on the admin site)
+
+
+@register_console_panel("preflight")
+def preflight_panel(content: Content) -> dict[str, Any]:
+    """The content page's pre-flight panel (issue 32)."""
+    return {"preflight": _preflight_for_page(content)}
+
+
+def import_page(request: HttpRequest) -> HttpResponse:
+    """A CSV/XLSX import for an organization the staff user may see (issue 32): the same service
+    as the API's, its report shown row by row."""
+    from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+
+    from apps.accounts.staff import staff_organizations
+    from apps.content import permissions as content_permissions
+
+    from .services.importing import content_import
+
+    if not content_permissions.staff_may_act(request.user):
+        raise DjangoPermissionDenied
+    form = ImportForm(request.POST or None, request.FILES or None)
+    organizations = cast(forms.ModelChoiceField, form.fields["organization"])
+    organizations.queryset = staff_organizations(request.user)
+    report: list[Any] = []
+    if request.method == "POST" and form.is_valid():
+        uploaded = form.cleaned_data["file"]
+        try:
+            result = content_import(
+                organization=form.cleaned_data["organization"],
+                filename=uploaded.name or "",
+                data=uploaded.read(),
+                actor=request.user,
+            )
+        except ApplicationError as exc:
+            rows = (exc.problems or {}).get("rows")
+            report = rows if isinstance(rows, list) else []
+            messages.error(request, error_text(exc) if not report else exc.message)
+        else:
+            verb = "was imported before: nothing new was created" if result.replayed else "is imported"
+            messages.success(
+                request,
+                f"The file {verb}: {result.contents} items ({result.scheduled} scheduled, "
+                f"{result.generating} generating), batch {result.batch.pk}.",
+            )
+    return TemplateResponse(
+        request,
+        "admin/content/content/import_form.html",
+        {
+            **admin.site.each_context(request),
+            "opts": Content._meta,
+            "form": form,
+            "report": report,
+            "title": "Import posts from a CSV or XLSX file",
+        },
+    )
+
+
+register_page("content/content/import/", import_page, name="content_content_import")
+
+
+def _preflight_for_page(content) -> dict:
+    """The pre-flight check of a content for its admin page: its scheduled profiles, else its
+    brand's connected profiles on its platforms (none: said so)."""
+    from .services.preflight import content_preflight_run
+
+    try:
+        reports, when = content_preflight_run(organization=content.organization_id, content=content)
+    except ApplicationError as exc:
+        return {"error": error_text(exc)}
+    names = {str(p.pk): p for p in SocialProfile.objects.filter(pk__in=[r["profileId"] for r in reports])}
+    return {
+        "when": when,
+        "ok": all(r["ok"] for r in reports),
+        "profiles": [{**r, "username": getattr(names.get(r["profileId"]), "username", "")} for r in reports],
+    }

@@ -76,6 +76,9 @@ class OAuthRedirectOrigin(OrgScopedModel):
     """An origin (``https://app.example.com``) an organization's connect flows may return to,
     besides the deployment's ``OAUTH_ALLOWED_REDIRECT_ORIGINS``."""
 
+    #: organization-wide connect settings: hidden from a brand-limited caller (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ()
+
     origin = models.CharField(max_length=300)
 
     class Meta:
@@ -113,6 +116,9 @@ class Publication(OrgScopedModel):
     `unknown`: the post may exist and we cannot find out (LinkedIn without the partner
     permission to read posts): a person confirms it in the admin, nothing is retried.
     """
+
+    #: publications on its brands' profiles (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("profile__brand",)
 
     SCHEDULED, QUEUED, PUBLISHING, PUBLISHED, FAILED, CANCELLED = (
         "scheduled",
@@ -202,6 +208,9 @@ class Publication(OrgScopedModel):
 
 class SandboxPost(OrgScopedModel):
     """A post the built-in sandbox publisher accepted (visible in the admin)."""
+
+    #: sandbox posts of its brands' profiles (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ("profile__brand",)
 
     profile = models.ForeignKey(
         "profiles.SocialProfile", on_delete=models.CASCADE, related_name="sandbox_posts"

@@ -21,3 +21,12 @@ STAFF_ACT_PERMISSION = "publishing.change_publication"
 
 def staff_may_act(user: AbstractUser | AnonymousUser) -> bool:
     return bool(user.is_active and user.is_staff and user.has_perm(STAFF_ACT_PERMISSION))
+
+
+#: the pre-flight check (Family A and B `content/{id}/preflight`, `content/preflight`): a POST that
+#: changes nothing, so anyone who may read content may ask it
+PREFLIGHT = Policy(write_role="viewer", scope="content:read")
+
+#: a CSV/XLSX import (Family A and B `content/import`): it schedules what it creates, as an
+#: admin's schedule does
+IMPORTING = Policy(scope="publish", write_role="admin")

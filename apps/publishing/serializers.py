@@ -148,3 +148,164 @@ def present_creator_info(profile, info, *, family: str) -> dict:
         "appAudited": info["app_audited"],
         "notice": info["notice"],
     }
+
+
+# --- the pre-flight check (issue 32): what both families ask and answer -------------------------
+
+PREFLIGHT_HELP = (
+    "Whether each target profile would accept the post now and at its scheduled time: text in the "
+    "platform's unit, media type, size, duration, aspect ratio, frame rate and codec, the profile's "
+    "grant (first comment, alt text), its token's expiry, TikTok's creator_info and the operator's "
+    "app-level gates. Each problem names a machine `code`, its `subject`, the platform's `rule` and "
+    "the `source` the rule is read from. Scheduling runs the same check and answers 409 with this "
+    "report when a profile is not ok (an admin may send `force: true`)."
+)
+
+
+class PreflightProblemOutput(serializers.Serializer):
+    code = serializers.ChoiceField(
+        choices=[
+            "platform_not_targeted",
+            "variant_missing",
+            "format_unsupported",
+            "text_rule",
+            "media_type",
+            "media_size",
+            "media_duration",
+            "media_aspect_ratio",
+            "media_frame_rate",
+            "media_codec",
+            "feature_not_granted",
+            "profile_disconnected",
+            "token_expired",
+            "token_expires_before_schedule",
+            "app_gate",
+            "tiktok_privacy_level",
+            "tiktok_consent",
+            "tiktok_creator_info_unavailable",
+            "tiktok_duration",
+            "tiktok_interaction_disabled",
+        ]
+    )
+    subject = serializers.CharField(
+        help_text="What the problem is about: a field (caption, firstComment), media[i], profile"
+    )
+    rule = serializers.CharField(help_text="The platform's rule, with this post's figure")
+    # the field is named `source` (the metaclass takes it out of the class attributes)
+    source = serializers.CharField(  # type: ignore[assignment]
+        help_text="Where the rule is written (the platform's documentation, or Postforge's)"
+    )
+
+
+class PreflightProfileOutput(serializers.Serializer):
+    profileId = serializers.CharField()
+    platform = serializers.CharField()
+    ok = serializers.BooleanField()
+    problems = PreflightProblemOutput(many=True)
+
+
+class PreflightOutput(serializers.Serializer):
+    ok = serializers.BooleanField(help_text="Every profile would accept the post")
+    scheduledFor = serializers.DateTimeField(
+        help_text="The time checked (the token's expiry is held against it)"
+    )
+    profiles = PreflightProfileOutput(many=True)
+
+
+def present_preflight(reports: list, when, family: str) -> dict:
+    return {
+        "ok": all(r["ok"] for r in reports),
+        "scheduledFor": when.isoformat().replace("+00:00", "Z"),
+        "profiles": [
+            {**r, "profileId": ids.render(r["profileId"], "profile") if family == "v1" else r["profileId"]}
+            for r in reports
+        ],
+    }
+
+
+class DraftVariantInput(StrictSerializer):
+    caption = serializers.CharField(required=False, allow_blank=True, max_length=70000, trim_whitespace=False)
+    hashtags = serializers.ListField(
+        child=serializers.CharField(max_length=200), required=False, max_length=200
+    )
+    firstComment = serializers.CharField(
+        required=False, allow_blank=True, max_length=70000, trim_whitespace=False
+    )
+    altText = serializers.CharField(required=False, allow_blank=True, max_length=70000, trim_whitespace=False)
+    title = serializers.CharField(required=False, allow_blank=True, max_length=70000, trim_whitespace=False)
+
+
+class DraftFields(StrictSerializer):
+    """A post not yet created: its text (one for every platform, or per platform), format and media."""
+
+    text = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=70000,
+        trim_whitespace=False,
+        help_text="The caption for every platform without its own entry in `variants`",
+    )
+    variants = serializers.DictField(
+        child=DraftVariantInput(), required=False, help_text="Per platform (instagram, x...): its text fields"
+    )
+    postType = NamedChoiceField(choices=["feed", "story", "reel", "short"], required=False, default="feed")
+    mediaType = NamedChoiceField(choices=["image", "video"], required=False, default="image")
+    mediaIds = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        max_length=35,
+        help_text="Uploaded media (POST the media endpoint first), in order",
+    )
+    scheduledFor = serializers.CharField(required=False, max_length=64)
+    timezone = serializers.CharField(required=False, max_length=64)
+
+
+FORCE_HELP = (
+    "Admins only: schedule even though the pre-flight check finds problems (without it such a "
+    "request is a 409 carrying the check's report in `details.profiles`)"
+)
+
+
+# --- CSV/XLSX import (issue 32) ------------------------------------------------------------------
+
+IMPORT_UPLOAD = {
+    "multipart/form-data": {
+        "type": "object",
+        "properties": {
+            "file": {
+                "type": "string",
+                "format": "binary",
+                "description": "A CSV (UTF-8) or XLSX file with a header row; the template is at "
+                "/content-import-template.csv",
+            }
+        },
+        "required": ["file"],
+        "additionalProperties": False,
+    }
+}
+IMPORT_HELP = (
+    "Import posts from a CSV or XLSX file (columns: text or prompt, platforms or profile_ids, date, time, "
+    "timezone, media_urls or media_ids, first_comment, tags, brand_id). Every row is checked first, the "
+    "pre-flight check included: any problem answers 400 with `rows: [{row, column, problem}]` and creates "
+    "nothing. Then the whole file becomes one batch (text rows scheduled, or in review when the brand "
+    "requires approval; prompt rows generated), with `batch.progress` events on the websocket. The same "
+    "file uploaded again answers 200 with the batch it made (`replayed: true`), creating nothing."
+)
+
+
+class ImportOutput(serializers.Serializer):
+    batchId = serializers.CharField()
+    replayed = serializers.BooleanField(help_text="This file was imported before: nothing new was created")
+    contents = serializers.IntegerField(help_text="Content items the import made")
+    scheduled = serializers.IntegerField(help_text="Of which scheduled on their profiles")
+    generating = serializers.IntegerField(help_text="Of which generating from their prompt")
+
+
+def present_import(result, family: str) -> dict:
+    return {
+        "batchId": ids.render(result.batch.pk, "batch") if family == "v1" else str(result.batch.pk),
+        "replayed": result.replayed,
+        "contents": result.contents,
+        "scheduled": result.scheduled,
+        "generating": result.generating,
+    }

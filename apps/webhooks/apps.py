@@ -16,6 +16,13 @@ class WebhooksConfig(AppConfig):
         # a provider's prediction may end before its row exists: generation reads its recorded webhook
         read_recorded_webhooks_with(inbound_payload)
 
+        # a CSV import's media URLs are fetched through the webhooks' SSRF-checked client
+        from apps.publishing.services.importing import fetch_media_with
+
+        from .sending import fetch_checked
+
+        fetch_media_with(fetch_checked)
+
         def kick(delivery_ids) -> None:
             if delivery_ids:
                 deliveries_kick(delivery_ids=delivery_ids)

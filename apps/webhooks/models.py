@@ -38,6 +38,9 @@ class InboundWebhook(models.Model):
 class WebhookEndpoint(OrgScopedModel):
     """A customer's outbound webhook registration (`whk_...`)."""
 
+    #: hidden from a brand-limited caller: an endpoint carries every brand's events (apps.core.scoping)
+    brand_scope_paths: tuple[str, ...] = ()
+
     url = models.URLField(max_length=2000)
     events = models.JSONField(default=list)
     secret = models.CharField(max_length=200)

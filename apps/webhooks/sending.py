@@ -183,3 +183,34 @@ class Sender:
         for conn in self._conns.values():
             conn.close()
         self._conns.clear()
+
+
+def fetch_checked(url: str, *, max_bytes: int, timeout: float = 15.0) -> tuple[str, bytes]:
+    """GET ``url`` through the same SSRF rules as the webhooks (every resolved address checked,
+    the connection pinned to it, no redirects followed): (content type, body). Raises
+    ``ssrf.UnsafeURL`` for a refused address and ``ValueError`` for any other failure (a status
+    other than 200, a body over ``max_bytes``, a network error), with the reason."""
+    scheme, host, port, address = ssrf.resolve_checked(url)
+    parts = urlsplit(url)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    default_port = 443 if scheme == "https" else 80
+    host_header = (f"[{host}]" if ":" in host else host) + ("" if port == default_port else f":{port}")
+    conn: http.client.HTTPConnection = (
+        _PinnedHTTPSConnection(address, port, hostname=host, timeout=timeout)
+        if scheme == "https"
+        else http.client.HTTPConnection(address, port, timeout=timeout)
+    )
+    try:
+        with _Watchdog(conn, timeout):
+            conn.request("GET", path, headers={"Host": host_header, "User-Agent": "Postforge import"})
+            response = conn.getresponse()
+            if response.status != 200:
+                raise ValueError(f"the server answered {response.status}")
+            body = response.read(max_bytes + 1)
+            if len(body) > max_bytes:
+                raise ValueError(f"larger than {max_bytes // (1024 * 1024)} MB")
+            return (response.getheader("Content-Type") or "").split(";")[0].strip(), body
+    except (OSError, http.client.HTTPException) as exc:
+        raise ValueError(f"{type(exc).__name__}: {exc}"[:200]) from None
+    finally:
+        conn.close()

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from .console import (
     CONSOLE_ACTIONS,
+    CONSOLE_PANELS,
     ConsoleAction,
+    ConsolePanel,
     ConsoleView,
     ContentAdmin,
     queue_query,
     register_console_action,
+    register_console_panel,
 )
 from .lists import ContentListAdmin, PlatformFilter, RejectForm, StatusFilter, error_text
 from .queue import ReviewQueueAdmin
@@ -28,7 +31,9 @@ from .variants import VariantCard
 
 __all__ = [
     "CONSOLE_ACTIONS",
+    "CONSOLE_PANELS",
     "ConsoleAction",
+    "ConsolePanel",
     "ConsoleView",
     "ContentAdmin",
     "ContentListAdmin",
@@ -40,4 +45,5 @@ __all__ = [
     "error_text",
     "queue_query",
     "register_console_action",
+    "register_console_panel",
 ]

@@ -9,6 +9,7 @@ import copy
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import admin, messages
@@ -60,6 +61,24 @@ def register_console_action(suffix: str, *, name: str) -> Callable[[ConsoleView]
     def add(view: ConsoleView) -> ConsoleView:
         CONSOLE_ACTIONS[name] = ConsoleAction(suffix, name, view)
         return view
+
+    return add
+
+
+#: a panel another app adds to the content page: the content -> extra template context
+ConsolePanel = Callable[[Content], dict[str, Any]]
+
+#: the content page's panels other apps register (publishing's pre-flight check)
+CONSOLE_PANELS: dict[str, ConsolePanel] = {}
+
+
+def register_console_panel(name: str) -> Callable[[ConsolePanel], ConsolePanel]:
+    """Add context to every content's page (``@register_console_panel("preflight")``): the
+    function gets the content (already scoped to the staff user) and returns template context."""
+
+    def add(panel: ConsolePanel) -> ConsolePanel:
+        CONSOLE_PANELS[name] = panel
+        return panel
 
     return add
 
@@ -346,6 +365,8 @@ class ContentAdmin(ContentListAdmin):
                 content_id=str(content.pk),
                 history=list(content.history.all()[:50]),
             )
+            for panel in CONSOLE_PANELS.values():
+                extra.update(panel(content))
         return super().change_view(request, object_id, form_url, extra_context=extra)
 
 

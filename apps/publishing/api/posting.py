@@ -18,7 +18,7 @@ from ..filters import PublicationFilter, PublicationProfileFilter
 from ..models import Publication
 from ..permissions import POSTING
 from ..selectors import profiles_for_publishing, publication_rows
-from ..serializers import SYNTHETIC_HELP, TIKTOK_HELP, TikTokChoicesInput
+from ..serializers import FORCE_HELP, SYNTHETIC_HELP, TIKTOK_HELP, TikTokChoicesInput
 
 
 class PostScheduleInput(StrictSerializer):
@@ -34,6 +34,11 @@ class PostScheduleInput(StrictSerializer):
         help_text=SYNTHETIC_HELP,
     )
     tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
+    force = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=FORCE_HELP,
+    )
 
 
 class QueueInput(StrictSerializer):
@@ -52,6 +57,11 @@ class PublishInput(StrictSerializer):
         help_text=SYNTHETIC_HELP,
     )
     tiktok = TikTokChoicesInput(required=False, help_text=TIKTOK_HELP)
+    force = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=FORCE_HELP,
+    )
 
 
 class QueueOutput(serializers.Serializer):
@@ -127,6 +137,7 @@ class PostsViewSet(ApiViewSet):
             scheduled_for=data["scheduledFor"],
             options=options,
             actor=self.actor,
+            force=data["force"],
         )
         return self.respond(content_s.present_content(self._content(content.pk), request), status=201)
 
@@ -184,6 +195,6 @@ class PostsViewSet(ApiViewSet):
         )
         options = {k: data[k] for k in ("containsSyntheticMedia", "tiktok") if k in data}
         services.publications_publish_now(
-            content=content, profiles=profiles, options=options, actor=self.actor
+            content=content, profiles=profiles, options=options, actor=self.actor, force=data["force"]
         )
         return self.respond(content_s.present_content(self._content(content.pk), request), status=202)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import zoneinfo
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -23,8 +24,9 @@ from apps.profiles.services import validate_timezone
 
 from ..models import Publication
 from .bluesky_video import bluesky_video_check
+from .preflight import content_preflight, preflight_enforce, subject_of_content
 from .running import publications_run
-from .tiktok import tiktok_choices_check
+from .tiktok import CreatorInfo, tiktok_choices_check, tiktok_creator_info
 
 # --- validation shared by both families ---------------------------------------------------
 
@@ -163,12 +165,60 @@ def publications_schedule(
     scheduled_for: object,
     options: dict[str, Any] | None = None,
     actor: object = None,
+    force: bool = False,
 ) -> Content:
+    """Schedule ``content`` on ``profiles``; after the rules of schedule itself, the pre-flight
+    check (`preflight`) refuses what a platform would refuse (409), unless an admin ``force``s it."""
     options = dict(options or {})
+    read = _creator_info_once()
     # TikTok's creator_info is read first, outside the transaction that locks the content
-    tiktok_choices_check(platforms=list(content.platforms), profiles=profiles, options=options)
+    tiktok_choices_check(platforms=list(content.platforms), profiles=profiles, options=options, read=read)
     bluesky_video_check(content=content, profiles=profiles)
-    return _schedule(content=content, profiles=profiles, scheduled_for=scheduled_for, options=options)
+    return _schedule(
+        content=content,
+        profiles=profiles,
+        scheduled_for=scheduled_for,
+        options=options,
+        preflight=lambda locked, when: preflight_enforce(
+            reports=content_preflight(
+                subject=subject_of_content(locked),
+                profiles=profiles,
+                scheduled_for=when,
+                options=options,
+                creator_info=read,
+            ),
+            force=force,
+            actor=actor,
+            only=RESCHEDULE_CODES if _only_moving(locked, profiles) else None,
+        ),
+    )
+
+
+#: what a new time can change: a reschedule (every profile already scheduled) re-checks only these
+RESCHEDULE_CODES = frozenset({"token_expired", "token_expires_before_schedule", "profile_disconnected"})
+
+
+def _only_moving(content: Content, profiles: list[SocialProfile]) -> bool:
+    """Every profile already has this content scheduled: the request moves it in time (the post
+    itself was checked, or forced, when it was scheduled)."""
+    scheduled = set(
+        Publication.objects.filter(content=content, status=Publication.SCHEDULED).values_list(
+            "profile_id", flat=True
+        )
+    )
+    return bool(profiles) and all(p.pk in scheduled for p in profiles)
+
+
+def _creator_info_once() -> Callable[..., CreatorInfo]:
+    """TikTok's creator_info, read once per profile for one request (choices, then pre-flight)."""
+    seen: dict[Any, CreatorInfo] = {}
+
+    def read(*, profile: SocialProfile) -> CreatorInfo:
+        if profile.pk not in seen:
+            seen[profile.pk] = tiktok_creator_info(profile=profile)
+        return seen[profile.pk]
+
+    return read
 
 
 @transaction.atomic
@@ -178,6 +228,7 @@ def _schedule(
     profiles: list[SocialProfile],
     scheduled_for: object,
     options: dict[str, Any],
+    preflight: Callable[[Content, datetime.datetime], None] | None = None,
 ) -> Content:
     tz_name = options.get("timezone")
     if tz_name:
@@ -189,6 +240,8 @@ def _schedule(
     if when <= timezone.now():
         raise InvalidSubject("scheduledFor is in the past.", "scheduled_for", "Must be in the future.")
     _check_token_lifetime(profiles, when)
+    if preflight is not None:
+        preflight(content, when)
     for profile in profiles:
         _upsert(content, profile, when, options)
     if content.status not in (states.SCHEDULED, states.PUBLISHING):
@@ -306,15 +359,31 @@ def publications_publish_now(
     profiles: list[SocialProfile],
     options: dict[str, Any] | None = None,
     actor: object = None,
+    force: bool = False,
 ) -> tuple[Content, list[Publication]]:
-    """Publish at once, in the request: a platform refusal is reported to the caller."""
+    """Publish at once, in the request: a platform refusal is reported to the caller (what the
+    pre-flight check finds first, as for a schedule)."""
     now = timezone.now()
-    tiktok_choices_check(platforms=list(content.platforms), profiles=profiles, options=dict(options or {}))
+    read = _creator_info_once()
+    tiktok_choices_check(
+        platforms=list(content.platforms), profiles=profiles, options=dict(options or {}), read=read
+    )
     bluesky_video_check(content=content, profiles=profiles)
     with transaction.atomic():
         content = Content.objects.select_for_update(of=("self",)).select_related("brand").get(pk=content.pk)
         _check_publishable(content)
         _check_profiles(content, profiles)
+        preflight_enforce(
+            reports=content_preflight(
+                subject=subject_of_content(content),
+                profiles=profiles,
+                scheduled_for=now,
+                options=dict(options or {}),
+                creator_info=read,
+            ),
+            force=force,
+            actor=actor,
+        )
         pubs = []
         for profile in profiles:
             pub = _upsert(content, profile, now, dict(options or {}))

@@ -13,6 +13,7 @@ options there are. ``tiktok_creator_info`` is what the composer reads (both API 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypedDict
 
 from django.conf import settings
@@ -100,7 +101,11 @@ def tiktok_creator_info(*, profile: SocialProfile) -> CreatorInfo:
 
 
 def tiktok_choices_check(
-    *, platforms: list[str], profiles: list[SocialProfile], options: dict[str, Any]
+    *,
+    platforms: list[str],
+    profiles: list[SocialProfile],
+    options: dict[str, Any],
+    read: Callable[..., CreatorInfo] | None = None,
 ) -> None:
     """Refuse, before anything is scheduled, a TikTok post without the creator's choices: the
     privacy level (one of TikTok's, allowed by the app's audit status, among the creator's
@@ -135,7 +140,7 @@ def tiktok_choices_check(
     if gated:
         raise RuleViolation(gated[0], problems={"tiktok_privacy_level": gated[0]})
     for profile in tiktok:
-        offered = tiktok_creator_info(profile=profile)["privacy_level_options"]
+        offered = (read or tiktok_creator_info)(profile=profile)["privacy_level_options"]
         if level not in offered:
             problem = (
                 f"{profile.username} can post on TikTok only as {', '.join(offered) or 'nothing'} "

@@ -13,7 +13,7 @@ from apps.core.views import V1ViewSet
 from .. import services
 from ..permissions import POSTING
 from ..selectors import profiles_for_publishing
-from ..serializers import SYNTHETIC_HELP, TIKTOK_HELP, TikTokChoicesInput
+from ..serializers import FORCE_HELP, SYNTHETIC_HELP, TIKTOK_HELP, TikTokChoicesInput
 
 
 class ScheduleOptions(StrictSerializer):
@@ -62,6 +62,11 @@ class ScheduleInput(StrictSerializer):
         help_text=PROFILES_HELP,
     )
     options = ScheduleOptions(required=False)
+    force = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=FORCE_HELP,
+    )
     openapi_rules = PROFILES_RULE
 
 
@@ -84,6 +89,11 @@ class PublishInput(StrictSerializer):
         help_text=PROFILES_HELP,
     )
     options = PublishOptions(required=False)
+    force = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=FORCE_HELP,
+    )
     openapi_rules = PROFILES_RULE
 
 
@@ -118,6 +128,7 @@ class ContentPublishingViewSet(V1ViewSet):
             scheduled_for=data["scheduledFor"],
             options=options,
             actor=self.actor,
+            force=data["force"],
         )
         return self.respond(content_s.present_content(self.get_object(), request))
 
@@ -132,5 +143,6 @@ class ContentPublishingViewSet(V1ViewSet):
             profiles=self._profiles(content, data),
             options=dict(data.get("options") or {}),
             actor=self.actor,
+            force=data["force"],
         )
         return self.respond(content_s.present_content(self.get_object(), request), status=202)

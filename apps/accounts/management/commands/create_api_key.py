@@ -13,12 +13,21 @@ class Command(BaseCommand):
         parser.add_argument("--role", default=Role.ADMIN, choices=Role.values)
         parser.add_argument("--name", default="API key")
         parser.add_argument("--scopes", default="", help=f"Comma-separated subset of: {', '.join(SCOPES)}")
+        parser.add_argument(
+            "--brands",
+            default="",
+            help="Comma-separated brand ids the key is limited to (default: every brand)",
+        )
 
-    def handle(self, *args, org, role, name, scopes, **options):
+    def handle(self, *args, org, role, name, scopes, brands="", **options):
         organization = organization_get_or_create(name=org)
         try:
             issued = api_key_create(
-                organization=organization, role=role, name=name, scopes=[s for s in scopes.split(",") if s]
+                organization=organization,
+                role=role,
+                name=name,
+                scopes=[s for s in scopes.split(",") if s],
+                brand_ids=[b.strip() for b in brands.split(",") if b.strip()],
             )
         except ValidationFailed as exc:
             raise CommandError(f"{exc.message} {exc.details}") from None
