@@ -33,7 +33,6 @@ os.environ.setdefault(
 )
 
 
-
 def _isolate_xdist_worker(worker: str) -> None:
     """One pytest-xdist worker (gw0, gw1, ...) shares nothing with the others: its own var/
     folder (SQLite files, the filesystem broker, the relay spool, secrets), event tap, Redis
@@ -61,7 +60,9 @@ def _isolate_xdist_worker(worker: str) -> None:
         parts = urlsplit(url)
         db = int(parts.path.strip("/") or 0) + index
         if db > 15:
-            raise RuntimeError(f"{name} {url} has no Redis database for xdist worker {worker} (16 per server)")
+            raise RuntimeError(
+                f"{name} {url} has no Redis database for xdist worker {worker} (16 per server)"
+            )
         os.environ[name] = urlunsplit(parts._replace(path=f"/{db}"))
 
 
