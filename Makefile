@@ -76,7 +76,8 @@ node:
 # The suite runs in parallel (pytest-xdist): PYTEST_WORKERS processes, each with its own test
 # database, var/ folder, event tap and Redis database (REDIS_URL's number plus the worker's index,
 # so REDIS_URL=.../0 uses databases 0-2); PYTEST_WORKERS=0 runs it in this one process.
-# 3 measured best on 2 cores (docs/benchmarks.md): the suite waits on servers more than it computes.
+# 3 on 2 cores: the suite waits on servers more than it computes (docs/benchmarks.md: 2 and 4 are
+# still to be compared on a quiet machine).
 PYTEST_WORKERS ?= 3
 test: install chromium node media-tools
 	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
