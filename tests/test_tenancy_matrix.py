@@ -671,8 +671,9 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory):
     media_root = str(tmp_path_factory.mktemp("matrix-media"))
     with django_db_blocker.unblock(), transaction.atomic():
         with override_settings(MEDIA_ROOT=media_root):
-            owner = make_persona("Acme", "owner")
-            outsider = make_persona("Globex", "owner")
+            # names of their own: the function-scoped personas below (Acme, Globex) are other rows
+            owner = make_persona("Acme Matrix", "owner")
+            outsider = make_persona("Globex Matrix", "owner")
             built = World(
                 owner=owner,
                 editor=Persona(
