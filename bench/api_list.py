@@ -374,12 +374,10 @@ def main() -> None:
         return
     if not shutil.which("wrk"):
         sys.exit("wrk is needed: apt-get install wrk")
+    from bench.common import ensure_database, free_port
+
     url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
-    subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", "CREATE DATABASE postforge_bench"],
-        capture_output=True,
-        check=False,  # an error just means it exists
-    )
+    ensure_database(url)  # the database BENCH_DATABASE_URL names
     creds = setup_database(url, args.rows, args.orgs, args.content_rows)
     env = dict(
         os.environ,
@@ -415,7 +413,12 @@ def main() -> None:
     ]
     results = {}
     loads = []
-    for kind, port in (("gunicorn", 8701), ("uvicorn", 8702)):
+    # BENCH_GUNICORN_PORT / BENCH_UVICORN_PORT, or ports nothing listens on now
+    ports = {
+        kind: int(os.environ.get(f"BENCH_{kind.upper()}_PORT") or free_port())
+        for kind in ("gunicorn", "uvicorn")
+    }
+    for kind, port in ports.items():
         proc = start(kind, port, env)
         try:
             base = f"http://127.0.0.1:{port}"
@@ -466,12 +469,10 @@ def loadavg() -> str:
 def in_process(args) -> None:
     """Each comparison's endpoints through Django's test client, in turn within every round, in
     one process; the median per request of each, and their ratio (as requests per second)."""
+    from bench.common import ensure_database
+
     url = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postforge_bench")
-    subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", f"CREATE DATABASE {url.rsplit('/', 1)[1]}"],
-        capture_output=True,
-        check=False,  # an error just means it exists
-    )
+    ensure_database(url)
     os.environ.update(POSTFORGE_BENCH_VIEWS="1", RATE_LIMIT_DEFAULT="100000000", LOG_LEVEL="WARNING")
     creds = setup_database(url, args.rows, args.orgs, args.content_rows)
     from django.test import Client

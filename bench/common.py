@@ -47,16 +47,11 @@ def setup_django(database: str, **env: str) -> None:
     """Django on the bench's own database (created when missing, migrated), with the
     bench.baseline app that the workers' baseline tasks live in, private secrets, and `env`."""
     import os
-    import subprocess
 
-    subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", f"CREATE DATABASE {database}"],
-        check=False,
-        capture_output=True,
-    )  # an error just means it exists
-    os.environ["DATABASE_URL"] = os.environ.get(
-        "BENCH_DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/{database}"
-    )
+    # BENCH_DATABASE_URL names the database (each engineer's own); `database` when it is unset
+    url = os.environ.get("BENCH_DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/{database}")
+    ensure_database(url)
+    os.environ["DATABASE_URL"] = url
     os.environ["POSTFORGE_BENCH_VIEWS"] = "1"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.update(env)
@@ -73,9 +68,18 @@ def ensure_database(url: str) -> None:
     """Create the benchmark's PostgreSQL database when it is missing (a fresh machine)."""
     import subprocess
 
-    name = url.rsplit("/", 1)[1]
+    name = url.rsplit("/", 1)[1].split("?", 1)[0]
     subprocess.run(
         ["psql", "-h", "127.0.0.1", "-U", "postgres", "-c", f"CREATE DATABASE {name}"],
         capture_output=True,
         check=False,
     )
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (the OS picks it)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

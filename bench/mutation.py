@@ -50,7 +50,10 @@ MODULES: dict[str, list[str]] = {
     ],
     # the literal examples only: the properties over every format (test_adaptation_properties.py,
     # 90 Hypothesis runs, 40 s plain) take minutes a mutant under mutmut's tracing
-    "apps/platforms/adaptation.py": ["tests/platforms/test_adaptation.py"],
+    "apps/platforms/adaptation.py": [
+        "tests/platforms/test_adaptation.py",
+        "tests/platforms/test_first_comment_placement.py",
+    ],
 }
 # mutmut's exit codes per mutant: a test failed (1, 3: pytest's internal error), or the tests ran
 # past their CPU-time budget (a mutant that makes them hang is noticed too: 36, SIGXCPU 24, -24,

@@ -201,7 +201,12 @@ if CHANNELS_REDIS_URL or REDIS_URL:
                 "core": "channels_redis.core.RedisChannelLayer",
                 "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
             }[CHANNEL_LAYER],
-            "CONFIG": {"hosts": [CHANNELS_REDIS_URL or REDIS_URL]},
+            # pub/sub channels are not per Redis database: processes sharing one Redis (the
+            # test suite's parallel workers) keep apart with their own prefix
+            "CONFIG": {
+                "hosts": [CHANNELS_REDIS_URL or REDIS_URL],
+                "prefix": env("CHANNEL_LAYER_PREFIX", default="asgi"),
+            },
         }
     }
 else:

@@ -127,6 +127,13 @@ def pytest_runtest_logreport(report):
 def pytest_sessionfinish(session, exitstatus):
     from pathlib import Path
 
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        # a pytest-xdist worker: the controller sees every worker's reports (its own
+        # pytest_runtest_logreport counts them) and writes the count once; the worker hands
+        # over its tap counts for the summary
+        workeroutput["events_tap"] = {k: _tap[k] for k in ("internal", "v1", "api")}
+        return
     out = Path(__file__).resolve().parent.parent / "var" / "services-tests.txt"
     out.parent.mkdir(exist_ok=True)
     out.write_text(str(_services_passed["services"]))
@@ -178,6 +185,13 @@ def _events_match_the_asyncapi_documents(request):
             "(declare new fields in apps/events/definitions.py):\n" + "\n".join(problems[:10]),
             pytrace=False,
         )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """A pytest-xdist worker finished: its websocket-message counts join the run's."""
+    for family, count in (getattr(node, "workeroutput", None) or {}).get("events_tap", {}).items():
+        _tap[family] += count
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -36,6 +36,44 @@ os.environ.setdefault(
     "SANDBOX_PLATFORMS", "instagram,facebook,tiktok,youtube,linkedin,x,threads,pinterest,bluesky"
 )
 
+
+def _isolate_xdist_worker(worker: str) -> None:
+    """One pytest-xdist worker (gw0, gw1, ...) shares nothing with the others: its own var/
+    folder (SQLite files, the filesystem broker, the relay spool, secrets), event tap, Redis
+    database (REDIS_URL's number plus the worker's index: the cache, rate limits, Celery's queues)
+    and channel-layer prefix (Redis pub/sub channels are not per database). Servers and workers
+    the tests start inherit it through the environment; POSTFORGE_TEST_WORKER says it was done,
+    so their own import of these settings keeps it."""
+    from pathlib import Path
+    from urllib.parse import urlsplit, urlunsplit
+
+    os.environ["POSTFORGE_TEST_WORKER"] = worker
+    index = int(worker.removeprefix("gw") or 0)
+    root = Path(__file__).resolve().parent.parent
+    var = Path(os.environ.get("POSTFORGE_VAR_DIR", root / "var")) / "xdist" / worker
+    var.mkdir(parents=True, exist_ok=True)
+    os.environ["POSTFORGE_VAR_DIR"] = str(var)
+    os.environ["EVENTS_TAP_PATH"] = os.path.join(
+        tempfile.mkdtemp(prefix=f"postforge-events-tap-{worker}-"), "events.jsonl"
+    )
+    os.environ["CHANNEL_LAYER_PREFIX"] = f"asgi-{worker}"
+    for name in ("REDIS_URL", "CELERY_BROKER_URL", "CACHE_REDIS_URL", "CHANNELS_REDIS_URL"):
+        url = os.environ.get(name, "")
+        if not url.startswith(("redis://", "rediss://")):
+            continue
+        parts = urlsplit(url)
+        db = int(parts.path.strip("/") or 0) + index
+        if db > 15:
+            raise RuntimeError(
+                f"{name} {url} has no Redis database for xdist worker {worker} (16 per server)"
+            )
+        os.environ[name] = urlunsplit(parts._replace(path=f"/{db}"))
+
+
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _worker and os.environ.get("POSTFORGE_TEST_WORKER") != _worker:
+    _isolate_xdist_worker(_worker)
+
 # every websocket message of the run, from this process and the servers and workers it starts,
 # is recorded there and checked against the AsyncAPI documents (tests/conftest.py)
 os.environ.setdefault(

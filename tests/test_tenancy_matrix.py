@@ -44,10 +44,16 @@ class Rule:
     role: str = "viewer"  # the least role allowed
     body: str = NONE  # what a valid request sends
     payload: tuple = ()  # JSON body items (placeholders in values are filled in)
+    #: the status this request gets when let through (0: the method's usual one, SUCCESS)
+    ok: int = 0
 
 
-def r(scope, role="viewer", body=NONE, **payload) -> Rule:
-    return Rule(scope, role, body, tuple(payload.items()))
+def r(scope, role="viewer", body=NONE, *, ok=0, **payload) -> Rule:
+    return Rule(scope, role, body, tuple(payload.items()), ok)
+
+
+#: what a call that is let through answers, unless its Rule says otherwise
+SUCCESS = {"get": 200, "post": 201, "put": 200, "delete": 204}
 
 
 BR, PR = "brands", "profiles"
@@ -67,7 +73,7 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ("v1", "profiles"): ("/v1/profiles", {"get": r(PR)}),
     ("v1", "profiles/connect"): (
         "/v1/profiles/connect",
-        {"post": r(PR, "admin", JSON, platform="x", redirectUri="https://app.example.com/connected")},
+        {"post": r(PR, "admin", JSON, ok=200, platform="x", redirectUri="https://app.example.com/connected")},
     ),
     ("v1", "profiles/<pk>"): ("/v1/profiles/{profile}", {"get": r(PR), "delete": r(PR, "admin")}),
     ("v1", "analytics/content"): ("/v1/analytics/content?contentId={content}", {"get": r("analytics")}),
@@ -77,17 +83,21 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
         "/v1/profiles/{profile}/settings",
         {"put": r(PR, "editor", JSON, displayName="M")},
     ),
-    # Webhooks (both families)
+    # Webhooks (both families): a create names 127.0.0.1 (the tests resolve no outside name), which
+    # the route refuses as a loopback target with its own 400 (VALIDATION_ERROR)
     ("v1", "webhooks"): (
         "/v1/webhooks",
-        {"get": r(WH), "post": r(WH, "admin", JSON, url="https://127.0.0.1/h", events=["*"])},
+        {"get": r(WH), "post": r(WH, "admin", JSON, ok=400, url="https://127.0.0.1/h", events=["*"])},
     ),
     ("v1", "webhooks/<pk>"): (
         "/v1/webhooks/{webhook}",
         {"get": r(WH), "put": r(WH, "admin", JSON, events=["content.created"]), "delete": r(WH, "admin")},
     ),
-    ("v1", "webhooks/<pk>/test"): ("/v1/webhooks/{webhook}/test", {"post": r(WH, "admin")}),
-    ("v1", "webhooks/<pk>/rotate-secret"): ("/v1/webhooks/{webhook}/rotate-secret", {"post": r(WH, "admin")}),
+    ("v1", "webhooks/<pk>/test"): ("/v1/webhooks/{webhook}/test", {"post": r(WH, "admin", ok=202)}),
+    ("v1", "webhooks/<pk>/rotate-secret"): (
+        "/v1/webhooks/{webhook}/rotate-secret",
+        {"post": r(WH, "admin", ok=200)},
+    ),
     ("v1", "webhooks/<webhook_pk>/deliveries"): ("/v1/webhooks/{webhook}/deliveries", {"get": r(WH)}),
     ("v1", "webhooks/<webhook_pk>/deliveries/<pk>"): (
         "/v1/webhooks/{webhook}/deliveries/{delivery}",
@@ -95,20 +105,20 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("v1", "webhooks/<webhook_pk>/deliveries/<pk>/redeliver"): (
         "/v1/webhooks/{webhook}/deliveries/{delivery}/redeliver",
-        {"post": r(WH, "admin")},
+        {"post": r(WH, "admin", ok=202)},
     ),
     ("api", "webhooks"): (
         "/api/webhooks",
-        {"get": r(WH), "post": r(WH, "admin", JSON, url="https://127.0.0.1/h", events=["*"])},
+        {"get": r(WH), "post": r(WH, "admin", JSON, ok=400, url="https://127.0.0.1/h", events=["*"])},
     ),
     ("api", "webhooks/<pk>"): (
         "/api/webhooks/{webhook}",
         {"get": r(WH), "put": r(WH, "admin", JSON, events=["content.created"]), "delete": r(WH, "admin")},
     ),
-    ("api", "webhooks/<pk>/test"): ("/api/webhooks/{webhook}/test", {"post": r(WH, "admin")}),
+    ("api", "webhooks/<pk>/test"): ("/api/webhooks/{webhook}/test", {"post": r(WH, "admin", ok=202)}),
     ("api", "webhooks/<pk>/rotate-secret"): (
         "/api/webhooks/{webhook}/rotate-secret",
-        {"post": r(WH, "admin")},
+        {"post": r(WH, "admin", ok=200)},
     ),
     ("api", "webhooks/<webhook_pk>/deliveries"): ("/api/webhooks/{webhook}/deliveries", {"get": r(WH)}),
     ("api", "webhooks/<webhook_pk>/deliveries/<pk>"): (
@@ -117,7 +127,7 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("api", "webhooks/<webhook_pk>/deliveries/<pk>/redeliver"): (
         "/api/webhooks/{webhook}/deliveries/{delivery}/redeliver",
-        {"post": r(WH, "admin")},
+        {"post": r(WH, "admin", ok=202)},
     ),
     # Family B: brands
     ("api", "brands"): ("/api/brands", {"get": r(BR), "post": r(BR, "editor", JSON, name="Matrix")}),
@@ -135,7 +145,7 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("api", "brands/<pk>/profiles"): (
         "/api/brands/{brand}/profiles",
-        {"get": r(BR), "post": r(BR, "editor", JSON, profileIds=["{profile}"])},
+        {"get": r(BR), "post": r(BR, "editor", JSON, ok=200, profileIds=["{profile}"])},
     ),
     ("api", "brands/<pk>/reference-images"): (
         "/api/brands/{brand}/reference-images",
@@ -149,7 +159,7 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ("api", "profiles"): ("/api/profiles", {"get": r(PR)}),
     ("api", "profiles/bulk"): (
         "/api/profiles/bulk",
-        {"post": r(PR, "editor", JSON, updates=[{"id": "{profile}", "displayName": "M"}])},
+        {"post": r(PR, "editor", JSON, ok=200, updates=[{"id": "{profile}", "displayName": "M"}])},
     ),
     ("api", "profiles/<pk>"): ("/api/profiles/{profile}", {"get": r(PR), "delete": r(PR, "admin")}),
     ("api", "analytics/profiles"): ("/api/analytics/profiles?profileId={profile}", {"get": r("analytics")}),
@@ -193,27 +203,35 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("api", "oauth/<platform>/authorize"): (
         "/api/oauth/tiktok/authorize",
-        {"post": r(PR, "admin", JSON, redirectUri="https://app.example.com/connected")},
+        {"post": r(PR, "admin", JSON, ok=200, redirectUri="https://app.example.com/connected")},
     ),
     # Bluesky connects with a handle and an app password, no redirect (issue 22): an admin's act as
     # the OAuth connects are (the directory the tests point at refuses, so a let-through is a 4xx/502)
     ("api", "oauth/bluesky/app-password"): (
         "/api/oauth/bluesky/app-password",
-        {"post": r(PR, "admin", JSON, handle="matrix.bsky.social", appPassword="abcd-efgh-ijkl-mnop")},
+        {
+            "post": r(
+                PR, "admin", JSON, ok=502, handle="matrix.bsky.social", appPassword="abcd-efgh-ijkl-mnop"
+            )
+        },
     ),
     # TikTok's creator_info for a client's composer (issue 22): the matrix's profile is on
     # Instagram, so a let-through is a 400 naming the platform
     ("v1", "profiles/<pk>/tiktok/creator-info"): (
         "/v1/profiles/{profile}/tiktok/creator-info",
-        {"get": r(PR)},
+        {"get": r(PR, ok=400)},
     ),
     ("api", "profiles/<pk>/tiktok/creator-info"): (
         "/api/profiles/{profile}/tiktok/creator-info",
-        {"get": r(PR)},
+        {"get": r(PR, ok=400)},
     ),
     ("v1", "profiles/bluesky/connect"): (
         "/v1/profiles/bluesky/connect",
-        {"post": r(PR, "admin", JSON, handle="matrix.bsky.social", appPassword="abcd-efgh-ijkl-mnop")},
+        {
+            "post": r(
+                PR, "admin", JSON, ok=502, handle="matrix.bsky.social", appPassword="abcd-efgh-ijkl-mnop"
+            )
+        },
     ),
     # Family B: media
     ("api", "media"): ("/api/media", {"get": r(READ_MEDIA)}),
@@ -228,7 +246,7 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ("v1", "content"): ("/v1/content", {"get": r(READ_MEDIA)}),
     ("v1", "content/generate"): (
         "/v1/content/generate",
-        {"post": r(WRITE_MEDIA, "editor", JSON, prompt="Matrix launch", platforms=["instagram"])},
+        {"post": r(WRITE_MEDIA, "editor", JSON, ok=202, prompt="Matrix launch", platforms=["instagram"])},
     ),
     ("v1", "content/batch"): (
         "/v1/content/batch",
@@ -237,6 +255,7 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
                 WRITE_MEDIA,
                 "editor",
                 JSON,
+                ok=200,
                 operations=[{"method": "update", "id": "{content}", "data": {"status": "draft"}}],
             )
         },
@@ -249,7 +268,10 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
             "delete": r(WRITE_MEDIA, "editor"),
         },
     ),
-    ("v1", "content/<pk>/approve"): ("/v1/content/{content}/approve", {"post": r(WRITE_MEDIA, "admin")}),
+    ("v1", "content/<pk>/approve"): (
+        "/v1/content/{content}/approve",
+        {"post": r(WRITE_MEDIA, "admin", ok=200)},
+    ),
     ("v1", "content/<pk>/approval-links"): (
         "/v1/content/{content}/approval-links",
         {"post": r(WRITE_MEDIA, "admin", JSON, label="Matrix")},
@@ -260,19 +282,20 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("v1", "content/<pk>/reject"): (
         "/v1/content/{content}/reject",
-        {"post": r(WRITE_MEDIA, "admin", JSON, reason="x")},
+        {"post": r(WRITE_MEDIA, "admin", JSON, ok=200, reason="x")},
     ),
     ("v1", "content/<pk>/regenerate"): (
         "/v1/content/{content}/regenerate",
-        {"post": r(WRITE_MEDIA, "editor")},
+        {"post": r(WRITE_MEDIA, "editor", ok=202)},
     ),
     ("v1", "content/<pk>/edit-image"): (
         "/v1/content/{content}/edit-image",
-        {"post": r(WRITE_MEDIA, "editor", JSON, prompt="brighter")},
+        {"post": r(WRITE_MEDIA, "editor", JSON, ok=200, prompt="brighter")},
     ),
     ("v1", "content/<pk>/edit-image/undo"): (
         "/v1/content/{content}/edit-image/undo",
-        {"post": r(WRITE_MEDIA, "editor")},
+        # nothing was edited yet: the route's own refusal ("There is no image edit to undo.")
+        {"post": r(WRITE_MEDIA, "editor", ok=400)},
     ),
     # the pre-flight check (issue 32): a POST that changes nothing, for whoever reads content
     ("v1", "content/preflight"): (
@@ -304,19 +327,19 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("api", "content/generate"): (
         "/api/content/generate",
-        {"post": r(WRITE_MEDIA, "editor", JSON, profileId="{profile}", task="Matrix launch")},
+        {"post": r(WRITE_MEDIA, "editor", JSON, ok=202, profileId="{profile}", task="Matrix launch")},
     ),
     ("api", "content/multi-platform"): (
         "/api/content/multi-platform",
-        {"post": r(WRITE_MEDIA, "editor", JSON, profileIds=["{profile}"], prompt="Matrix launch")},
+        {"post": r(WRITE_MEDIA, "editor", JSON, ok=202, profileIds=["{profile}"], prompt="Matrix launch")},
     ),
     ("api", "content/intelligence"): (
         "/api/content/intelligence",
-        {"post": r(WRITE_MEDIA, "editor", JSON, profileId="{profile}", topic="coffee", count=2)},
+        {"post": r(WRITE_MEDIA, "editor", JSON, ok=200, profileId="{profile}", topic="coffee", count=2)},
     ),
     ("api", "content/optimize"): (
         "/api/content/optimize",
-        {"post": r(WRITE_MEDIA, "editor", JSON, caption="Hello there", platform="x")},
+        {"post": r(WRITE_MEDIA, "editor", JSON, ok=200, caption="Hello there", platform="x")},
     ),
     ("api", "content/schedules"): (
         "/api/content/schedules",
@@ -340,7 +363,10 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
             "delete": r(WRITE_MEDIA, "editor"),
         },
     ),
-    ("api", "content/<pk>/approve"): ("/api/content/{content}/approve", {"post": r(WRITE_MEDIA, "admin")}),
+    ("api", "content/<pk>/approve"): (
+        "/api/content/{content}/approve",
+        {"post": r(WRITE_MEDIA, "admin", ok=200)},
+    ),
     ("api", "content/<pk>/approval-links"): (
         "/api/content/{content}/approval-links",
         {"post": r(WRITE_MEDIA, "admin", JSON, label="Matrix")},
@@ -351,19 +377,20 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("api", "content/<pk>/reject"): (
         "/api/content/{content}/reject",
-        {"post": r(WRITE_MEDIA, "admin", JSON, reason="x")},
+        {"post": r(WRITE_MEDIA, "admin", JSON, ok=200, reason="x")},
     ),
     ("api", "content/<pk>/regenerate"): (
         "/api/content/{content}/regenerate",
-        {"post": r(WRITE_MEDIA, "editor")},
+        {"post": r(WRITE_MEDIA, "editor", ok=202)},
     ),
     ("api", "content/<pk>/edit-image"): (
         "/api/content/{content}/edit-image",
-        {"post": r(WRITE_MEDIA, "editor", JSON, prompt="brighter")},
+        {"post": r(WRITE_MEDIA, "editor", JSON, ok=200, prompt="brighter")},
     ),
     ("api", "content/<pk>/edit-image/undo"): (
         "/api/content/{content}/edit-image/undo",
-        {"post": r(WRITE_MEDIA, "editor")},
+        # nothing was edited yet: the route's own refusal ("There is no image edit to undo.")
+        {"post": r(WRITE_MEDIA, "editor", ok=422)},
     ),
     # Family B: tags, events (campaigns), batches
     ("api", "tags"): (
@@ -393,17 +420,18 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ("api", "batch"): ("/api/batch", {"get": r(READ_MEDIA)}),
     ("api", "batch/generate"): (
         "/api/batch/generate",
-        {"post": r(WRITE_MEDIA, "editor", JSON, scheduleIds=["{schedule}"])},
+        {"post": r(WRITE_MEDIA, "editor", JSON, ok=202, scheduleIds=["{schedule}"])},
     ),
     ("api", "batch/<pk>"): ("/api/batch/{batch}", {"get": r(READ_MEDIA)}),
     # publishing
     ("v1", "content/<pk>/schedule"): (
         "/v1/content/{content}/schedule",
-        {"post": r(PUB, "admin", JSON, scheduledFor="2099-01-01T10:00:00Z", profiles=["{profile}"])},
+        {"post": r(PUB, "admin", JSON, ok=200, scheduledFor="2099-01-01T10:00:00Z", profiles=["{profile}"])},
     ),
     ("v1", "content/<pk>/publish"): (
         "/v1/content/{content}/publish",
-        {"post": r(PUB, "admin", JSON, profiles=["{profile}"])},
+        # the matrix's Instagram has no app configured here: the route's own 502 (PLATFORM_ERROR)
+        {"post": r(PUB, "admin", JSON, ok=502, profiles=["{profile}"])},
     ),
     ("api", "posts/scheduled"): (
         "/api/posts/scheduled",
@@ -429,7 +457,8 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     ),
     ("api", "posts/publish"): (
         "/api/posts/publish",
-        {"post": r(PUB, "admin", JSON, contentId="{content}", profileIds=["{profile}"])},
+        # the matrix's Instagram has no app configured here: the route's own 502 (PLATFORM_ERROR)
+        {"post": r(PUB, "admin", JSON, ok=502, contentId="{content}", profileIds=["{profile}"])},
     ),
 }
 
@@ -554,6 +583,9 @@ def make_objects(org) -> Objects:
             filename=f"{kind}.png",
         )
 
+    brand.logo = image(Kind.LOGO)  # GET .../logo has one to answer with
+    brand.save(update_fields=["logo"])
+
     # content ready for review, with its text and image, as the pipeline leaves it
     content = Content.objects.create(
         organization=org,
@@ -633,6 +665,64 @@ def theirs(outsider) -> Objects:
     return make_objects(outsider.org)
 
 
+@dataclass
+class World:
+    """The matrix's organizations, credentials and objects, built once for the module."""
+
+    owner: Persona
+    editor: Persona
+    viewer: Persona
+    outsider: Persona
+    mine: Objects
+    theirs: Objects
+    media_root: str
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Built once inside a transaction the module rolls back at its end; each case runs in a
+    savepoint of it (pytest-django's `db`) that is rolled back after the case, so a case costs
+    its own request(s) and finds the world as it was built."""
+    from django.db import transaction
+    from django.test import override_settings
+
+    from tests.conftest import make_persona
+
+    media_root = str(tmp_path_factory.mktemp("matrix-media"))
+    with django_db_blocker.unblock(), transaction.atomic():
+        with override_settings(MEDIA_ROOT=media_root):
+            # names of their own: the function-scoped personas below (Acme, Globex) are other rows
+            owner = make_persona("Acme Matrix", "owner")
+            outsider = make_persona("Globex Matrix", "owner")
+            built = World(
+                owner=owner,
+                editor=Persona(
+                    owner.org, api_key_create(organization=owner.org, role="editor").secret, "editor"
+                ),
+                viewer=Persona(
+                    owner.org, api_key_create(organization=owner.org, role="viewer").secret, "viewer"
+                ),
+                outsider=outsider,
+                mine=make_objects(owner.org),
+                theirs=make_objects(outsider.org),
+                media_root=media_root,
+            )
+        yield built
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def w(world, db, settings) -> World:
+    """The module's world for one case: its media files where they were written, and room in
+    the rate limits for the ~900 requests its shared credentials make (the limits have their
+    own tests in tests/core)."""
+    settings.MEDIA_ROOT = world.media_root
+    settings.RATE_LIMIT_DEFAULT = 1_000_000
+    settings.RATE_LIMIT_GENERATION = 1_000_000
+    settings.RATE_LIMIT_BATCH = 1_000_000
+    return world
+
+
 def client_for(persona: Persona, family: str, *, jwt: bool):
     return (
         persona.token_client(subject=f"matrix-{uuid.uuid4().hex}")
@@ -706,8 +796,10 @@ def _snapshot(objects: Objects) -> tuple:
 
 @pytest.mark.parametrize("authorization", [None, "Bearer pf_live_not-a-real-key", "Basic dXNlcjpwYXNz"])
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_a_call_without_valid_credentials_is_a_401_in_the_family_format(case, authorization, mine):
+def test_a_call_without_valid_credentials_is_a_401_in_the_family_format(case, authorization, w):
     from rest_framework.test import APIClient
+
+    mine = w.mine
 
     client = APIClient()
     if authorization:
@@ -725,9 +817,10 @@ ADMIN_ONLY = [c for c in CASES if KNOWN[c][1].role == "admin"]
 
 
 @pytest.mark.parametrize("case", WRITES, ids=case_id)
-def test_a_viewer_cannot_write(case, viewer, mine):
+def test_a_viewer_cannot_write(case, w):
+    mine = w.mine
     before = _snapshot(mine)
-    response = call(client_for(viewer, case[0], jwt=True), case, mine.ids(case[0]))
+    response = call(client_for(w.viewer, case[0], jwt=True), case, mine.ids(case[0]))
     details = assert_error(response, case[0], 403, "AUTHORIZATION_ERROR")
     assert details["role"] == "viewer"
     assert details["requiredRole"] == KNOWN[case][1].role
@@ -735,16 +828,18 @@ def test_a_viewer_cannot_write(case, viewer, mine):
 
 
 @pytest.mark.parametrize("case", ADMIN_ONLY, ids=case_id)
-def test_an_editor_cannot_do_what_needs_an_admin(case, editor, mine):
+def test_an_editor_cannot_do_what_needs_an_admin(case, w):
+    mine = w.mine
     before = _snapshot(mine)
-    response = call(client_for(editor, case[0], jwt=False), case, mine.ids(case[0]))
+    response = call(client_for(w.editor, case[0], jwt=False), case, mine.ids(case[0]))
     details = assert_error(response, case[0], 403, "AUTHORIZATION_ERROR")
     assert (details["role"], details["requiredRole"]) == ("editor", "admin")
     assert _snapshot(mine) == before
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_a_key_without_the_needed_scope_is_refused(case, owner, mine):
+def test_a_key_without_the_needed_scope_is_refused(case, w):
+    owner, mine = w.owner, w.mine
     needed = KNOWN[case][1].scope
     issued = api_key_create(organization=owner.org, role="owner", scopes=[s for s in SCOPES if s != needed])
     before = _snapshot(mine)
@@ -755,17 +850,20 @@ def test_a_key_without_the_needed_scope_is_refused(case, owner, mine):
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
-def test_a_key_with_only_the_needed_scope_is_let_through(case, owner, mine):
+def test_a_key_with_only_the_needed_scope_is_let_through(case, w):
+    owner, mine = w.owner, w.mine
     issued = api_key_create(organization=owner.org, role="owner", scopes=[KNOWN[case][1].scope])
     response = call(Persona(owner.org, issued.secret, "owner").client(), case, mine.ids(case[0]))
-    assert response.status_code not in (401, 403, 500), response.content[:300]
+    expected = KNOWN[case][1].ok or SUCCESS[case[2]]
+    assert response.status_code == expected, (response.status_code, response.content[:300])
 
 
 DETAIL = [c for c in CASES if "{" in KNOWN[c][0]]
 
 
 @pytest.mark.parametrize("case", DETAIL, ids=case_id)
-def test_another_organization_s_object_is_a_404(case, owner, mine, theirs):
+def test_another_organization_s_object_is_a_404(case, w):
+    owner, mine, theirs = w.owner, w.mine, w.theirs
     family = case[0]
     before = _snapshot(theirs)
     for jwt in (False, True):
@@ -780,7 +878,8 @@ MIXED = [c for c in DETAIL if "{ref}" in KNOWN[c][0]]
 
 
 @pytest.mark.parametrize("case", MIXED, ids=case_id)
-def test_another_organization_s_object_under_one_of_mine_is_a_404(case, owner, mine, theirs):
+def test_another_organization_s_object_under_one_of_mine_is_a_404(case, w):
+    owner, mine, theirs = w.owner, w.mine, w.theirs
     family = case[0]
     ids = {**mine.ids(family), "ref": theirs.ids(family)["ref"]}
     response = call(owner.client(), case, ids)
@@ -793,7 +892,8 @@ def test_another_organization_s_object_under_one_of_mine_is_a_404(case, owner, m
     [c for c in CASES if KNOWN[c][1].body == JSON and "{profile}" in str(KNOWN[c][1].payload)],
     ids=case_id,
 )
-def test_another_organization_s_id_in_a_body_changes_nothing_of_theirs(case, owner, mine, theirs):
+def test_another_organization_s_id_in_a_body_changes_nothing_of_theirs(case, w):
+    owner, mine, theirs = w.owner, w.mine, w.theirs
     family = case[0]
     before = _snapshot(theirs)
     response = call(owner.client(), case, mine.ids(family), body_ids=theirs.ids(family))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import fcntl
 import json
 import os
 import shutil
@@ -88,8 +89,16 @@ def _tools() -> Path:
     assert not missing, (
         f"Node.js 18+ and npm are needed for this test (Debian: apt-get install nodejs npm); missing {missing}"
     )
+    TOOLS.mkdir(parents=True, exist_ok=True)
+    # the suite's parallel workers share the folder: one installs while the others wait
+    with open(TOOLS / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_missing()
+    return TOOLS / "node_modules"
+
+
+def _install_missing() -> None:
     if any(_installed(name) != version for name, version in PACKAGES.items()):
-        TOOLS.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
             [
                 "npm",
@@ -108,7 +117,6 @@ def _tools() -> Path:
             timeout=300,
         )
         assert done.returncode == 0, done.stdout + done.stderr
-    return TOOLS / "node_modules"
 
 
 def _schemas(client, folder: Path) -> None:

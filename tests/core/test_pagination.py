@@ -287,6 +287,24 @@ def test_family_a_on_an_empty_list(db):
     assert page.pagination == {"page": 1, "limit": 20, "total": 0, "pages": 0}
 
 
+def test_family_b_a_page_past_the_end_costs_only_its_count(profiles):
+    """Issue 29: past the last row the page is known empty from the count alone, so its
+    items are not fetched (one query, where a page with rows costs two)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    qs = SocialProfile.objects.order_by("follower_count", "pk")
+    with CaptureQueriesContext(connection) as queries:
+        page = pg.paginate_api(qs, {"limit": "3", "offset": "3"})
+    assert len(page.items) == 3 and len(queries) == 2
+    for params in ({"offset": "7"}, {"limit": "3", "page": "4"}, {"offset": "10000000"}):
+        with CaptureQueriesContext(connection) as queries:
+            past = pg.paginate_api(qs, params)
+        assert past.items == [] and past.pagination["total"] == 7, params
+        assert len(queries) == 1, [q["sql"] for q in queries.captured_queries]
+        assert "COUNT(" in queries.captured_queries[0]["sql"].upper()
+
+
 def test_family_b_offsets_and_pages(profiles):
     qs = SocialProfile.objects.order_by("follower_count", "pk")
     counts = lambda page: [p.follower_count for p in page.items]  # noqa: E731

@@ -16,6 +16,7 @@ import uuid
 import pytest
 import requests
 import websockets
+import websockets.exceptions  # a submodule: not an attribute until imported
 from asgiref.sync import sync_to_async
 
 from apps.accounts.auth import dev_token_issue

@@ -8,6 +8,7 @@ import uuid
 
 import pytest
 import websockets
+import websockets.exceptions  # a submodule: not an attribute until imported (the run order decided it)
 from asgiref.sync import sync_to_async
 from django.db import transaction
 

@@ -13,6 +13,7 @@ import time
 import jwt
 import pytest
 import websockets
+import websockets.exceptions  # a submodule: not an attribute until imported
 from asgiref.sync import sync_to_async
 
 from apps.accounts.auth import dev_token_issue

@@ -398,7 +398,11 @@ BAD_KIND = {
 @pytest.mark.parametrize("path", ["/api/media/reference-images", "/api/media/thumbnails"])
 @pytest.mark.parametrize(
     ("query", "body"),
-    [("type=audio", BAD_TYPE), ("brandId=nope", BAD_BRAND), (f"brandId={uuid.uuid4()}", BAD_BRAND)],
+    [
+        ("type=audio", BAD_TYPE),
+        ("brandId=nope", BAD_BRAND),
+        ("brandId=6f1c1e0a-5b1d-4c4e-9a57-000000000000", BAD_BRAND),
+    ],
 )
 def test_the_reference_images_and_thumbnails_refuse_a_bad_type_or_brand(b, path, query, body):
     response = b.get(f"{path}?{query}")
