@@ -16,12 +16,13 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from apps.core import ids
 from apps.core.db import relax_commit
 
-from .models import Event
+from .models import Event, SubjectSequence
 from .realtime import group_send_many
 
 logger = logging.getLogger(__name__)
@@ -64,11 +65,32 @@ def subject_group(kind: str, object_id: object) -> str:
     return f"{kind}.{_hex(object_id)}"
 
 
+def _iso(moment: datetime.datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
 def message(type: str, data: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "event.message",
-        "payload": {"type": type, "data": data, "sentAt": timezone.now().isoformat().replace("+00:00", "Z")},
-    }
+    return {"type": "event.message", "payload": {"type": type, "data": data, "sentAt": _iso(timezone.now())}}
+
+
+#: an event's subject, the first of these ids it carries: its `sequence` counts that object's
+#: events (a publication's events count with its content's, as both change the content's page)
+SUBJECT_KEYS = (
+    ("contentId", "content"),
+    ("batchId", "batch"),
+    ("profileId", "profile"),
+    ("brandId", "brand"),
+    ("webhookId", "webhook"),
+)
+
+
+def subject_of(data: dict[str, Any]) -> str:
+    """`content:<hex>` for an event about content (see SUBJECT_KEYS), "" for none."""
+    for key, kind in SUBJECT_KEYS:
+        parsed = ids.parse(str(data[key])) if data.get(key) else None
+        if parsed is not None:
+            return f"{kind}:{parsed.hex}"
+    return ""
 
 
 def groups(organization_id: object, subjects: Iterable[tuple[str, str]]) -> list[str]:
@@ -88,39 +110,78 @@ def event_dispatch(*, event_id: UUID | str) -> bool:
     return events_dispatch(event_ids=[event_id]) == 1
 
 
+def _lock_subjects(subjects: list[str]) -> dict[str, int]:
+    """Lock each subject's sequence row, in subject order (two dispatches never wait on each
+    other in a circle; only dispatches take these rows), and answer the last number sent."""
+    if not subjects:
+        return {}
+    SubjectSequence.objects.bulk_create(
+        [SubjectSequence(subject=s, last=0) for s in subjects], ignore_conflicts=True
+    )
+    rows = SubjectSequence.objects.select_for_update().filter(subject__in=subjects).order_by("subject")
+    return dict(rows.values_list("subject", "last"))
+
+
 def events_dispatch(*, event_ids: Sequence[UUID | str]) -> int:
-    """Fan these events out, each exactly once: claim the undispatched ones in one
-    statement, send all their messages in one round, then to the subscribers (webhooks). A failed
-    send releases the claim so the sweep sends them again."""
+    """Fan these events out, each exactly once and each subject's in order.
+
+    One transaction locks the events' subjects (apps.events.models.SubjectSequence), claims the
+    undispatched events asked for together with every undispatched earlier event of those
+    subjects (a dispatch task still queued, a release by a failed send), numbers each subject's
+    events from its last `sequence`, and sends them in the order they were recorded before it
+    commits: a later dispatch of the same subject waits for this one's send, so a socket
+    receives one subject's events in the order they were committed and numbered. Subscribers
+    (webhooks) write their rows with the claim. A failed send releases the claim (and its
+    numbers) so the sweep sends them again; the subscribers' rows stay."""
     if not event_ids:
         return 0
+    asked = Event.objects.filter(pk__in=event_ids, dispatched_at__isnull=True)
+    subjects = sorted(
+        {subject or subject_of(data) for subject, data in asked.values_list("subject", "data")} - {""}
+    )
     now = timezone.now()
+    failure: Exception | None = None
     with transaction.atomic():
         relax_commit()  # losing this marker in a crash only re-sends a notification
+        last = _lock_subjects(subjects)
+        wanted = Q(pk__in=event_ids) | Q(subject__in=subjects) if subjects else Q(pk__in=event_ids)
         events = list(
             Event.objects.select_for_update(skip_locked=True)
-            .filter(pk__in=event_ids, dispatched_at__isnull=True)
-            .order_by("created_at")
+            .filter(wanted, dispatched_at__isnull=True)
+            .order_by("created_at", "pk")
         )
         if not events:
             return 0
         Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=now)
         # subscribers write their rows with the claim (webhook deliveries): a claimed event has them
         claimed = [(sub, sub.claimed(events)) for sub in subscribers()]
-    try:
-        sends = []
-        for event in events:
-            sent = message(event.type, {"id": str(event.pk), **event.data})  # internal form: see catalog
-            sends += [(group, sent) for group in groups(event.organization_id, _subjects(event))]
-        group_send_many(sends)
-    except Exception:
-        # leave them to the sweep (their webhook deliveries stay: the webhook sweep sends them,
-        # and a second claim creates none twice)
-        Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=None)
-        raise
+        try:
+            with transaction.atomic():  # a failed send gives its numbers back with the claim
+                sends = []
+                for event in events:
+                    data: dict[str, Any] = {"id": str(event.pk), **event.data}  # internal form: see catalog
+                    subject = event.subject or subject_of(event.data)
+                    if subject in last:
+                        last[subject] += 1
+                        data["sequence"] = last[subject]
+                    data["occurredAt"] = _iso(event.created_at)
+                    sent = message(event.type, data)
+                    sends += [(group, sent) for group in groups(event.organization_id, _subjects(event))]
+                if last:
+                    SubjectSequence.objects.bulk_update(
+                        [SubjectSequence(subject=k, last=v) for k, v in last.items()], ["last"]
+                    )
+                group_send_many(sends)
+        except Exception as exc:
+            # leave them to the sweep (their webhook deliveries stay: the webhook sweep sends them,
+            # and a second claim creates none twice)
+            failure = exc
+            Event.objects.filter(pk__in=[e.pk for e in events]).update(dispatched_at=None)
     for sub, result in claimed:
         if sub.sent is not None:
             sub.sent(result)
+    if failure is not None:
+        raise failure
     return len(events)
 
 

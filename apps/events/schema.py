@@ -139,16 +139,29 @@ class EventType:
         return self.data_schema()
 
     def data_schema(self) -> dict[str, Any]:
-        """The payload's `data` as sent: an outbox event carries its own `id` too."""
+        """The payload's `data` as sent: an outbox event carries its own `id`, its subject's
+        `sequence` and when it happened (`occurredAt`) too."""
         if self.source != OUTBOX:
             return self.data
         schema = copy.deepcopy(self.data)
         schema["properties"] = {
             "id": id_("event", "The event's id (also the webhook message id)."),
+            "sequence": integer(SEQUENCE_HELP, minimum=1),
+            "occurredAt": datetime_("When the change happened (committed with the event; UTC)."),
             **schema["properties"],
         }
-        schema["required"] = ["id", *schema["required"]]
+        schema["required"] = ["id", "sequence", "occurredAt", *schema["required"]]
         return schema
+
+
+#: what `sequence` means, in the documents (and the README says the same)
+SEQUENCE_HELP = (
+    "The event's number among its subject's events: its `contentId`'s if it has one, else its "
+    "`batchId`'s, `profileId`'s, `brandId`'s or `webhookId`'s (a publication's events count with "
+    "its content's). One subject's events are sent in this order, and numbers only grow; a frame "
+    "whose `sequence` is not above the last one applied for its subject is a late or repeated "
+    "copy (a resend after a failed send): drop it."
+)
 
 
 _types: dict[str, EventType] = {}

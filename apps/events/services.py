@@ -23,6 +23,7 @@ from .dispatch import (  # noqa: F401  (the dispatch side, named here for caller
     message,
     org_group,
     subject_group,
+    subject_of,
 )
 from .models import Event
 from .realtime import group_send_many
@@ -93,7 +94,7 @@ def event_record(*, organization, type: str, data: dict) -> Event:
     beat sweep dispatches whatever is left undispatched."""
     catalog.require(type)  # a type the AsyncAPI documents do not describe is a programming error
     org_id = getattr(organization, "pk", organization)
-    event = Event.objects.create(organization_id=org_id, type=type, data=data)
+    event = Event.objects.create(organization_id=org_id, type=type, data=data, subject=subject_of(data))
     connection = transaction.get_connection()
     pending = [
         f for _, f, _ in connection.run_on_commit if getattr(f, "__self__", None).__class__ is _DispatchBuffer
