@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.html import escape
@@ -61,10 +63,16 @@ def _description(family: str) -> str:
     )
 
 
-def document(family: str, *, host: str = "localhost:8000", secure: bool = False) -> dict[str, Any]:
-    """The AsyncAPI 3.0 document of `family` ("v1" or "api")."""
+def document(family: str, *, host: str | None = None, secure: bool | None = None) -> dict[str, Any]:
+    """The AsyncAPI 3.0 document of `family` ("v1" or "api") as served on `host` (default: the
+    host of PUBLIC_BASE_URL). Its links are absolute, as AsyncAPI requires of a URL (the
+    official parser refuses a relative `externalDocs.url`)."""
     if family not in catalog.FAMILIES:
         raise ValueError(family)
+    public = urlsplit(settings.PUBLIC_BASE_URL)
+    if host is None:
+        host, secure = public.netloc, public.scheme == "https" if secure is None else secure
+    base = f"{'https' if secure else 'http'}://{host}"
     types = catalog.types()
     sent = [t for t in types if t.source != catalog.CLIENT]
     received = [t for t in types if t.source == catalog.CLIENT]
@@ -75,7 +83,10 @@ def document(family: str, *, host: str = "localhost:8000", secure: bool = False)
             "title": _FAMILY[family]["title"],
             "version": VERSION,
             "description": _description(family),
-            "externalDocs": {"description": "The REST API of this family", "url": _FAMILY[family]["docs"]},
+            "externalDocs": {
+                "description": "The REST API of this family",
+                "url": base + _FAMILY[family]["docs"],
+            },
         },
         "defaultContentType": "application/json",
         "servers": {
