@@ -154,7 +154,8 @@ if REDIS_URL:
         "default": {
             "BACKEND": {
                 "core": "channels_redis.core.RedisChannelLayer",
-                "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                # channels-redis's pub/sub layer, each group message decoded once per process
+                "pubsub": "apps.events.layers.SharedPubSubChannelLayer",
             }[CHANNEL_LAYER],
             "CONFIG": {"hosts": [REDIS_URL]},
         }

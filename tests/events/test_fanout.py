@@ -14,6 +14,8 @@ import copy
 import json
 import uuid
 
+import pytest
+
 from apps.core import ids
 from apps.events.consumers import EventsConsumer
 from apps.events.dispatch import message
@@ -70,3 +72,35 @@ def test_one_event_to_many_sockets_is_encoded_once_per_family(monkeypatch):
         assert frame["data"]["sequence"] == 7
     assert json.loads(received["v1"][0])["data"]["profileId"] == ids.render(profile_id, "profile")
     assert json.loads(received["api"][0])["data"]["profileId"] == str(profile_id)
+
+
+@pytest.mark.services
+@pytest.mark.handmade_events  # a hand-made event.message: the layer's plumbing, not an event
+def test_the_pubsub_layer_decodes_a_group_message_once_for_every_socket_of_the_process():
+    """channels-redis's pub/sub layer hands one byte string to every local socket of a group,
+    and each decoded it; ours decodes an `event.message` once (and any other message per
+    socket, as before: only the events consumer is known to leave what it reads unchanged)."""
+    from django.conf import settings as live
+
+    from apps.events.layers import SharedPubSubChannelLayer
+
+    assert live.CHANNEL_LAYERS["default"]["BACKEND"] == "apps.events.layers.SharedPubSubChannelLayer"
+    layer = SharedPubSubChannelLayer(hosts=[live.REDIS_URL])
+    group = f"org.fanout{uuid.uuid4().hex}"
+
+    async def scenario() -> tuple[list[dict], list[dict]]:
+        channels = [await layer.new_channel() for _ in range(5)]
+        for channel in channels:
+            await layer.group_add(group, channel)
+        await layer.group_send(group, {"type": "event.message", "payload": {"type": "pong", "data": {}}})
+        events = [await asyncio.wait_for(layer.receive(c), 10) for c in channels]
+        await layer.group_send(group, {"type": "credential.revoked"})
+        others = [await asyncio.wait_for(layer.receive(c), 10) for c in channels]
+        await layer.flush()
+        return events, others
+
+    events, others = asyncio.run(scenario())
+    assert all(e == {"type": "event.message", "payload": {"type": "pong", "data": {}}} for e in events)
+    assert len({id(e) for e in events}) == 1  # decoded once, shared
+    assert all(o == {"type": "credential.revoked"} for o in others)
+    assert len({id(o) for o in others}) == len(others)  # decoded for each
