@@ -221,8 +221,10 @@ EXPORT_COLUMNS = (
 )
 
 
-def export_rows(organization, start, end):
-    """Per-post rows, read with a server-side cursor in chunks (memory stays flat)."""
+def export_rows(organization, start, end, *, family: str = "v1"):
+    """Per-post rows, read with a server-side cursor in chunks (memory stays flat); ids in
+    `family`'s form (`pub_...` in Family A, UUIDs in B, as each family's REST answers them)."""
+    render = ids.render if family == "v1" else (lambda value, kind: str(value))
     qs = (
         sel.with_latest(
             Publication.objects.filter(
@@ -253,10 +255,10 @@ def export_rows(organization, start, end):
         *metrics, eng, rate, basis, unavailable = rest
         measured = taken is not None
         yield [
-            ids.render(pub, "publication"),
-            ids.render(content, "content"),
+            render(pub, "publication"),
+            render(content, "content"),
             platform,
-            ids.render(profile, "profile"),
+            render(profile, "profile"),
             published.isoformat(),
             taken.isoformat() if taken else None,
             *metrics,

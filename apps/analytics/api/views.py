@@ -58,7 +58,9 @@ class AnalyticsApiViewSet(_AnalyticsBase):
     )
     def export(self, request):
         query = self.validated(q.ExportQuery, request.query_params)
-        return export_response(self.actor.organization, fmt=query["format"], period=query["period"])
+        return export_response(
+            self.actor.organization, fmt=query["format"], period=query["period"], family=self.family
+        )
 
     @extend_schema(
         operation_id="api_analytics_best_times", responses={200: dict}, parameters=[q.BestTimesQuery]

@@ -59,4 +59,6 @@ class AnalyticsViewSet(V1ViewSet):
     )
     def export(self, request):
         query = self.validated(q.ExportQuery, request.query_params)
-        return export_response(self.actor.organization, fmt=query["format"], period=query["period"])
+        return export_response(
+            self.actor.organization, fmt=query["format"], period=query["period"], family=self.family
+        )
