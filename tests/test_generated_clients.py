@@ -448,7 +448,7 @@ def _family_b(b, base: str, key: str, *, org, receiver: Receiver) -> None:
     queue = _mod(b, "api.posts.api_posts_scheduled_list").sync(client=bclient, profile_id=bprofile.id)
     assert [str(p.content_id) for p in queue.data] == [str(item.id)]
     # Family B's publication ids are UUIDs in the client too (format: uuid, issue 28)
-    assert queue.data[0].content_id == item.id and queue.data[0].profile_id == bprofile.id
+    assert queue.data[0].content_id == item.id and str(queue.data[0].profile_id) == str(bprofile.id)
     assert queue.data[0].status == bm.PublicationStatusEnum.SCHEDULED
 
     # publish the other now: the worker posts it to the sandbox
