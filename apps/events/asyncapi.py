@@ -57,7 +57,11 @@ def _description(family: str) -> str:
         "the organization's stream; send `subscribe` with a `contentId` or `batchId` to follow one "
         f"object. Every message carries {facts['ids']}: the same ids and statuses the REST API "
         "answers for the same object at the same moment. Outbox events (those with an `id`) are "
-        "also delivered to webhooks; `content.generation.progress` is live only. A revoked key or "
+        "also delivered to webhooks; `content.generation.progress` is live only. One subject's events "
+        "(a content item's, with its publications'; else a batch's, profile's, brand's or webhook's) "
+        "are sent in the order they were committed, each with the subject's next `sequence` and its "
+        "`occurredAt`: drop a frame whose `sequence` is not above the last one applied for its "
+        "subject. A revoked key or "
         "an expired token closes the socket with 4401; too many sockets per credential or "
         "organization, 4429; an unknown `family`, 4400."
     )
