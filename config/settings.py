@@ -199,7 +199,8 @@ if CHANNELS_REDIS_URL or REDIS_URL:
         "default": {
             "BACKEND": {
                 "core": "channels_redis.core.RedisChannelLayer",
-                "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                # channels-redis's pub/sub layer, each group message decoded once per process
+                "pubsub": "apps.events.layers.SharedPubSubChannelLayer",
             }[CHANNEL_LAYER],
             # pub/sub channels are not per Redis database: processes sharing one Redis (the
             # test suite's parallel workers) keep apart with their own prefix

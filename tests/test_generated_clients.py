@@ -318,6 +318,9 @@ def _a_webhook_and_analytics(a, client, receiver: Receiver, profile_id: str) -> 
     assert "metrics" in report.to_dict() and "period" in report.to_dict(), report.to_dict()
     mine = _mod(a, "api.analytics.v1_analytics_profile").sync(profile_id, client=client)
     assert mine.to_dict()["profile"]["id"] == profile_id, mine.to_dict()
+    # typed reports (issue 28): fields of their own, not an untyped dict
+    assert isinstance(report.metrics.total_posts, int) and isinstance(report.breakdown, list)
+    assert mine.profile.id == profile_id and isinstance(mine.metrics.followers, int)
 
 
 def _family_b(b, base: str, key: str, *, org, receiver: Receiver) -> None:
@@ -444,6 +447,8 @@ def _family_b(b, base: str, key: str, *, org, receiver: Receiver) -> None:
     assert scheduled.status == bm.ContentStatusBEnum.SCHEDULED
     queue = _mod(b, "api.posts.api_posts_scheduled_list").sync(client=bclient, profile_id=bprofile.id)
     assert [str(p.content_id) for p in queue.data] == [str(item.id)]
+    # Family B's publication ids are UUIDs in the client too (format: uuid, issue 28)
+    assert queue.data[0].content_id == item.id and str(queue.data[0].profile_id) == str(bprofile.id)
     assert queue.data[0].status == bm.PublicationStatusEnum.SCHEDULED
 
     # publish the other now: the worker posts it to the sandbox
@@ -478,6 +483,7 @@ def _family_b(b, base: str, key: str, *, org, receiver: Receiver) -> None:
     # analytics: the overview and the profile's
     overview = _mod(b, "api.analytics.api_analytics_overview").sync(client=bclient, period="30d")
     assert "data" in overview.to_dict(), overview.to_dict()
+    assert isinstance(overview.data.posts.current, int) and isinstance(overview.data.failures, int)
     mine = _mod(b, "api.analytics.api_analytics_profiles").sync(
         client=bclient, profile_id=bprofile.id, period="7d"
     )

@@ -255,6 +255,8 @@ def _check_family_a(a: dict, *, org, profile_a, earlier) -> None:
     assert Publication.objects.get(content=earlier).status == Publication.PUBLISHED
     assert a["webhook"][1:] == [True, "webhook.test"]
     assert "metrics" in a["analytics"][0] and "profile" in a["analytics"][1]
+    total_posts, profile_of, buckets = a["analyticsTyped"]  # read through the declared types
+    assert isinstance(total_posts, int) and isinstance(buckets, int) and profile_of.startswith("prf_")
     assert a["delete"] == [204, 404, "NOT_FOUND"]
     assert not Content.objects.filter(pk=ids.parse(content_id, "content")).exists()
 
@@ -277,5 +279,7 @@ def _check_family_b(b: dict, *, org, profile_b, earlier) -> None:
     assert Publication.objects.get(content=earlier).status == Publication.PUBLISHED
     assert b["webhook"][1] == "webhook.test"
     assert b["analytics"][0] and b["analytics"][1]
+    posts_now, failures, top = b["analyticsTyped"]  # read through the declared types
+    assert isinstance(posts_now, int) and isinstance(failures, int) and isinstance(top, list)
     assert b["delete"] == [204, 404]
     assert not Content.objects.filter(pk=item_id).exists()

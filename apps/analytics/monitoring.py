@@ -12,9 +12,15 @@ from django.db.models.functions import Cast, Concat
 
 from apps.content import states
 from apps.content.models import Content
-from apps.core import ids
 from apps.profiles.models import SocialProfile
 from apps.publishing.models import Publication
+
+
+def _id(value: object) -> str:
+    """An object's id as Family B writes it (a UUID): the feed is `/api`'s (and the admin's,
+    which reads either form)."""
+    return str(uuid.UUID(str(value)))
+
 
 KINDS = ("generation", "publishing", "publishing_unknown", "token_refresh", "webhook_delivery")
 
@@ -35,7 +41,7 @@ def errors(
             .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("content_id", CharField())))
             .order_by("-last")[:limit]
         ):
-            cid = ids.render(uuid.UUID(g["sample"]), "content")
+            cid = _id(uuid.UUID(g["sample"]))
             groups.append(
                 {
                     "kind": "publishing",
@@ -65,7 +71,7 @@ def errors(
             .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
             .order_by("-last")[:limit]
         ):
-            cid = ids.render(uuid.UUID(g["sample"]), "content")
+            cid = _id(uuid.UUID(g["sample"]))
             groups.append(
                 {
                     "kind": "generation",
@@ -91,7 +97,7 @@ def errors(
             .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
             .order_by("-last")[:limit]
         ):
-            pid = ids.render(uuid.UUID(g["sample"]), "profile")
+            pid = _id(uuid.UUID(g["sample"]))
             groups.append(
                 {
                     "kind": "token_refresh",
@@ -120,8 +126,8 @@ def errors(
             .annotate(count=Count("id"), last=Max("updated_at"), sample=Min(Cast("id", CharField())))
             .order_by("-last")[:limit]
         ):
-            wid = ids.render(g["endpoint_id"], "webhook")
-            did = ids.render(uuid.UUID(g["sample"]), "delivery")
+            wid = _id(g["endpoint_id"])
+            did = _id(uuid.UUID(g["sample"]))
             code = g["last_status_code"]
             groups.append(
                 {
@@ -163,8 +169,8 @@ def _unknown_publications(organization, *, platform, profile_id, since, until, l
         .order_by("-last")[:limit]
     ):
         pub_raw, content_raw = g["sample"].split("/")
-        pid = ids.render(uuid.UUID(pub_raw), "publication")
-        cid = ids.render(uuid.UUID(content_raw), "content")
+        pid = _id(uuid.UUID(pub_raw))
+        cid = _id(uuid.UUID(content_raw))
         n = g["count"]
         groups.append(
             {
@@ -214,7 +220,7 @@ def _tokens_expiring(organization, *, platform=None, profile_id=None) -> list[di
     for p in profiles.order_by("token_expires_at")[:100]:
         if not token_expiring_soon(p):
             continue
-        pid = ids.render(p.pk, "profile")
+        pid = _id(p.pk)
         out.append(
             {
                 "kind": "token_refresh",

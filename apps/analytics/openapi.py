@@ -103,3 +103,162 @@ class QueryParamExtension(OpenApiSerializerFieldExtension):
 
     def map_serializer_field(self, auto_schema, direction):
         return dict(self.target.openapi)
+
+
+# --- the reports (issue 28: they were untyped objects) --------------------------------------
+
+_NNUM = {"type": "number", "nullable": True}
+_DATETIME = {"type": "string", "format": "date-time"}
+
+
+def _object(properties: dict, **more: object) -> dict:
+    """An object whose every field is always present."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(properties),
+        "properties": properties,
+        **more,
+    }
+
+
+#: how the engagement rates were computed (selectors.basis_summary)
+RATE_BASIS_SUMMARY = _object(
+    {
+        "denominator": {
+            "type": "string",
+            "nullable": True,
+            "description": "reach, impressions, views or followers; `mixed` when posts used several; "
+            "null when no post had a rate",
+        },
+        "postsByDenominator": {
+            "type": "object",
+            "additionalProperties": {"type": "integer"},
+            "description": "{denominator: posts rated with it}",
+        },
+        "formula": {"type": "string"},
+        "average": {"type": "string"},
+    }
+)
+
+_PERIOD = _object({"start": _DATETIME, "end": _DATETIME})
+
+#: `GET /v1/analytics/content` (selectors.content_analytics); Family A's `fields=` may leave
+#: out any top-level field, so none is required there
+CONTENT_ANALYTICS = _object(
+    {
+        "period": _PERIOD,
+        "metrics": _object(
+            {
+                "totalPosts": {"type": "integer"},
+                "totalReach": {"type": "integer"},
+                "totalEngagement": {"type": "integer"},
+                "avgEngagementRate": {"type": "number", "description": "percent"},
+            }
+        ),
+        "engagementRateBasis": RATE_BASIS_SUMMARY,
+        "breakdown": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["date", "posts", "reach", "engagement"],
+                "properties": {
+                    "date": {"type": "string", "format": "date", "description": "the bucket's first day"},
+                    "posts": {"type": "integer"},
+                    "reach": {"type": "integer"},
+                    "engagement": {"type": "integer"},
+                },
+                "additionalProperties": {
+                    "type": "integer",
+                    "nullable": True,
+                    "description": "with `metric=`: that metric's sum in the bucket, under its name",
+                },
+            },
+        },
+    }
+)
+
+#: `GET /v1/analytics/profiles/{id}` (selectors.profile_analytics; none required: `fields=`)
+PROFILE_ANALYTICS = _object(
+    {
+        "profile": _object(
+            {
+                "id": {"type": "string", "pattern": "^prf_[0-9a-f]{32}$"},
+                "platform": {"type": "string"},
+                "username": {"type": "string"},
+            }
+        ),
+        "metrics": _object(
+            {
+                "followers": {"type": "integer"},
+                "followersGrowth": {**_NNUM, "description": "percent over the period"},
+                "avgEngagement": {"type": "number"},
+                "postsPerWeek": {"type": "number"},
+                "avgEngagementRate": {**_NNUM, "description": "percent"},
+            }
+        ),
+        "engagementRateBasis": RATE_BASIS_SUMMARY,
+        "topContent": {
+            "type": "array",
+            "items": _object(
+                {
+                    "id": {"type": "string", "pattern": "^cnt_[0-9a-f]{32}$"},
+                    "engagement": {"type": "integer"},
+                    "type": {"type": "string", "description": "the content's media type"},
+                    "engagementRate": _NNUM,
+                    "engagementRateBasis": _NSTR,
+                }
+            ),
+        },
+    }
+)
+
+
+def _pair(description: str) -> dict:
+    return _object(
+        {
+            "current": {"type": "integer"},
+            "previous": {"type": "integer"},
+            "changePercent": {**_NNUM, "description": "null when the previous period had none"},
+        },
+        description=description,
+    )
+
+
+#: `GET /api/analytics/overview` (reports.overview)
+OVERVIEW = _object(
+    {
+        "period": _object(
+            {"days": {"type": "integer"}, "start": _DATETIME, "end": _DATETIME, "previousStart": _DATETIME}
+        ),
+        "contentByStatus": {
+            "type": "object",
+            "additionalProperties": {"type": "integer"},
+            "description": "{status (Family B's words): content created in the period}",
+        },
+        "publications": {
+            "type": "array",
+            "items": _object(
+                {"platform": {"type": "string"}, "status": {"type": "string"}, "count": {"type": "integer"}}
+            ),
+        },
+        "posts": _pair("posts published"),
+        "reach": _pair("their reach"),
+        "engagement": _pair("their engagement"),
+        "topPosts": {
+            "type": "array",
+            "items": _object(
+                {
+                    "contentId": {"type": "string", "format": "uuid"},
+                    "platform": {"type": "string"},
+                    "engagement": {"type": "integer"},
+                    "engagementRate": _NNUM,
+                    "engagementRateBasis": _NSTR,
+                }
+            ),
+        },
+        "failures": {"type": "integer", "description": "publications that failed in the period"},
+    }
+)
+
+del CONTENT_ANALYTICS["required"], PROFILE_ANALYTICS["required"]  # (OpenAPI 3.0: no empty list)

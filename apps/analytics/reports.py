@@ -240,8 +240,10 @@ def _keyset_pages(qs, size: int):
         last = (rows[-1][4], rows[-1][0])
 
 
-def export_rows(organization, start, end):
-    """Per-post rows, read in keyset pages (memory stays flat, PgBouncer-safe)."""
+def export_rows(organization, start, end, *, family: str = "v1"):
+    """Per-post rows, read in keyset pages (memory stays flat, PgBouncer-safe); ids in
+    `family`'s form (`pub_...` in Family A, UUIDs in B, as each family's REST answers them)."""
+    render = ids.render if family == "v1" else (lambda value, kind: str(value))
     qs = (
         sel.with_latest(
             Publication.objects.filter(
@@ -272,10 +274,10 @@ def export_rows(organization, start, end):
         *metrics, eng, rate, basis, unavailable = rest
         measured = taken is not None
         yield [
-            ids.render(pub, "publication"),
-            ids.render(content, "content"),
+            render(pub, "publication"),
+            render(content, "content"),
             platform,
-            ids.render(profile, "profile"),
+            render(profile, "profile"),
             published.isoformat(),
             taken.isoformat() if taken else None,
             *metrics,

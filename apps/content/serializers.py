@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 from apps.core import ids
@@ -88,13 +89,33 @@ def present_media_item(asset, request, render_id) -> dict:
     return out
 
 
+class FamilyIdField(serializers.CharField):
+    """An id in its family's form (documentation only: the presenter writes the value): Family
+    A's `pub_<hex>` is a string, Family B's a UUID (`format: uuid`, so a generated client parses
+    it as the UUID it compares with the ids of the other objects)."""
+
+    def __init__(self, kind: str, **kwargs: Any) -> None:
+        assert kind in ids.PREFIXES, kind
+        self.kind = kind
+        super().__init__(**kwargs)
+
+
+class FamilyIdFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = FamilyIdField
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        if str(getattr(auto_schema, "path", "")).startswith("/api/"):
+            return {"type": "string", "format": "uuid"}
+        return {"type": "string"}
+
+
 class PublicationOutput(OutputSerializer):
     def present(self, instance) -> dict:
         return present_publication(instance, family=self.view.family)
 
-    id = serializers.CharField()
-    contentId = serializers.CharField()
-    profileId = serializers.CharField()
+    id = FamilyIdField("publication")
+    contentId = FamilyIdField("content")
+    profileId = FamilyIdField("profile")
     platform = serializers.ChoiceField(choices=PLATFORMS)
     status = serializers.ChoiceField(choices=PUBLICATION_STATUSES)
     scheduledFor = serializers.DateTimeField()

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.html import escape
@@ -55,16 +57,26 @@ def _description(family: str) -> str:
         "the organization's stream; send `subscribe` with a `contentId` or `batchId` to follow one "
         f"object. Every message carries {facts['ids']}: the same ids and statuses the REST API "
         "answers for the same object at the same moment. Outbox events (those with an `id`) are "
-        "also delivered to webhooks; `content.generation.progress` is live only. A revoked key or "
+        "also delivered to webhooks; `content.generation.progress` is live only. One subject's events "
+        "(a content item's, with its publications'; else a batch's, profile's, brand's or webhook's) "
+        "are sent in the order they were committed, each with the subject's next `sequence` and its "
+        "`occurredAt`: drop a frame whose `sequence` is not above the last one applied for its "
+        "subject. A revoked key or "
         "an expired token closes the socket with 4401; too many sockets per credential or "
         "organization, 4429; an unknown `family`, 4400."
     )
 
 
-def document(family: str, *, host: str = "localhost:8000", secure: bool = False) -> dict[str, Any]:
-    """The AsyncAPI 3.0 document of `family` ("v1" or "api")."""
+def document(family: str, *, host: str | None = None, secure: bool | None = None) -> dict[str, Any]:
+    """The AsyncAPI 3.0 document of `family` ("v1" or "api") as served on `host` (default: the
+    host of PUBLIC_BASE_URL). Its links are absolute, as AsyncAPI requires of a URL (the
+    official parser refuses a relative `externalDocs.url`)."""
     if family not in catalog.FAMILIES:
         raise ValueError(family)
+    public = urlsplit(settings.PUBLIC_BASE_URL)
+    if host is None:
+        host, secure = public.netloc, public.scheme == "https" if secure is None else secure
+    base = f"{'https' if secure else 'http'}://{host}"
     types = catalog.types()
     sent = [t for t in types if t.source != catalog.CLIENT]
     received = [t for t in types if t.source == catalog.CLIENT]
@@ -75,7 +87,10 @@ def document(family: str, *, host: str = "localhost:8000", secure: bool = False)
             "title": _FAMILY[family]["title"],
             "version": VERSION,
             "description": _description(family),
-            "externalDocs": {"description": "The REST API of this family", "url": _FAMILY[family]["docs"]},
+            "externalDocs": {
+                "description": "The REST API of this family",
+                "url": base + _FAMILY[family]["docs"],
+            },
         },
         "defaultContentType": "application/json",
         "servers": {

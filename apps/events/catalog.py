@@ -7,179 +7,41 @@ B's, as each family's REST answer renders the same object. The AsyncAPI document
 (apps/events/asyncapi.py) are generated from the same schemas, so what is documented is what
 is rendered, and tests validate every message the suite sends against them.
 
-A payload schema is JSON Schema with two markers the renderer reads:
-- ``x-pf-id``: an id of that kind (apps.core.ids): `cnt_<32 hex>` in Family A, a UUID in B;
-- ``x-pf-status``: a status of that vocabulary, in the family's words. A vocabulary's values
-  and per-family words are registered by the app that owns them (content registers `content`
-  in its AppConfig.ready), since events sits below every app that emits.
+The schemas, their markers and the registry of types live one floor below, in
+apps/events/schema.py, which both this module and definitions import (no circle).
 """
 
 from __future__ import annotations
 
-import copy
-import functools
+import json
 import logging
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 from apps.core import ids
 
+from . import definitions  # noqa: F401  (the definitions register themselves on import)
+from .schema import (  # noqa: F401  (the registry and the schema helpers, named here for callers)
+    CLIENT,
+    CONTROL,
+    FAMILIES,
+    ID_MARK,
+    LIVE,
+    OUTBOX,
+    STATUS_MARK,
+    EventType,
+    Vocabulary,
+    define,
+    family_schema,
+    get,
+    message_schema,
+    require,
+    types,
+    vocabulary,
+    vocabulary_get,
+)
+
 logger = logging.getLogger(__name__)
-
-#: the two families: Family A (`/v1`, API keys) and Family B (`/api`, organization tokens)
-FAMILIES = ("v1", "api")
-
-ID_MARK = "x-pf-id"
-STATUS_MARK = "x-pf-status"
-
-
-# --- vocabularies (statuses) ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    values: tuple[str, ...]
-    #: family -> {model word: family word}; a word not named is the same in that family
-    words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-
-    def word(self, value: str, family: str) -> str:
-        return self.words.get(family, {}).get(value, value)
-
-    def family_values(self, family: str) -> list[str]:
-        return list(dict.fromkeys(self.word(v, family) for v in self.values))
-
-
-_vocabularies: dict[str, Vocabulary] = {}
-
-
-def vocabulary(
-    name: str, values: Iterable[str], words: Mapping[str, Mapping[str, str]] | None = None
-) -> None:
-    """Register (or replace) the statuses of `name` and their words per family."""
-    _vocabularies[name] = Vocabulary(tuple(values), dict(words or {}))
-
-
-def vocabulary_get(name: str) -> Vocabulary:
-    try:
-        return _vocabularies[name]
-    except KeyError:
-        raise LookupError(f"No status vocabulary '{name}' is registered (its app's ready() does).") from None
-
-
-# --- schema helpers -------------------------------------------------------------------------
-
-
-def _nullable(schema: dict[str, Any], nullable: bool) -> dict[str, Any]:
-    if nullable:
-        schema["type"] = [schema["type"], "null"]
-    return schema
-
-
-def id_(kind: str, description: str = "", *, nullable: bool = False) -> dict[str, Any]:
-    assert kind in ids.PREFIXES, kind
-    return _nullable(
-        {"type": "string", ID_MARK: kind, "description": description or f"A {kind} id."}, nullable
-    )
-
-
-def status(name: str, description: str = "") -> dict[str, Any]:
-    return {"type": "string", STATUS_MARK: name, "description": description or f"A {name} status."}
-
-
-def string(description: str = "", *, nullable: bool = False, **more: Any) -> dict[str, Any]:
-    return _nullable({"type": "string", "description": description, **more}, nullable)
-
-
-def datetime_(description: str = "", *, nullable: bool = False) -> dict[str, Any]:
-    return string(description, nullable=nullable, format="date-time")
-
-
-def integer(description: str = "", **more: Any) -> dict[str, Any]:
-    return {"type": "integer", "description": description, **more}
-
-
-def number(description: str = "") -> dict[str, Any]:
-    return {"type": "number", "description": description}
-
-
-def boolean(description: str = "") -> dict[str, Any]:
-    return {"type": "boolean", "description": description}
-
-
-def array(items: dict[str, Any], description: str = "") -> dict[str, Any]:
-    return {"type": "array", "items": items, "description": description}
-
-
-def obj(
-    required: Mapping[str, dict], optional: Mapping[str, dict] | None = None, description: str = ""
-) -> dict:
-    """An object with exactly these fields (a field not declared here fails the suite's check)."""
-    properties = {**required, **(optional or {})}
-    return {
-        "type": "object",
-        "description": description,
-        "properties": properties,
-        "required": list(required),
-        "additionalProperties": False,
-    }
-
-
-# --- the registry -----------------------------------------------------------------------------
-
-#: who sends a message: the service's outbox (an `id`, also sent to webhooks), a live-only
-#: broadcast (progress), the socket itself (control replies), or the client (actions)
-OUTBOX, LIVE, CONTROL, CLIENT = "outbox", "live", "control", "client"
-
-
-@dataclass(frozen=True)
-class EventType:
-    name: str
-    summary: str
-    data: dict[str, Any]
-    source: str = OUTBOX
-
-    @functools.cached_property
-    def sent_schema(self) -> dict[str, Any]:
-        """`data_schema()`, computed once (the consumer renders every frame with it)."""
-        return self.data_schema()
-
-    def data_schema(self) -> dict[str, Any]:
-        """The payload's `data` as sent: an outbox event carries its own `id` too."""
-        if self.source != OUTBOX:
-            return self.data
-        schema = copy.deepcopy(self.data)
-        schema["properties"] = {
-            "id": id_("event", "The event's id (also the webhook message id)."),
-            **schema["properties"],
-        }
-        schema["required"] = ["id", *schema["required"]]
-        return schema
-
-
-_types: dict[str, EventType] = {}
-
-
-def define(name: str, summary: str, data: dict[str, Any], *, source: str = OUTBOX) -> EventType:
-    event_type = EventType(name=name, summary=summary, data=data, source=source)
-    _types[name] = event_type
-    return event_type
-
-
-def get(name: str) -> EventType | None:
-    return _types.get(name)
-
-
-def types(*sources: str) -> list[EventType]:
-    return [t for t in _types.values() if not sources or t.source in sources]
-
-
-def require(name: str) -> EventType:
-    """The definition of an event a service records; an undefined type is a programming error."""
-    found = _types.get(name)
-    if found is None:
-        raise LookupError(f"Event type '{name}' is not defined in apps/events/definitions.py.")
-    return found
 
 
 # --- rendering into a family ------------------------------------------------------------------
@@ -211,6 +73,8 @@ def render_value(value: Any, schema: Mapping[str, Any], family: str) -> Any:
 #: the last messages rendered, per family: an organization's sockets in one process receive the
 #: same message, rendered once (about 80 us a message here, 40 ms for 500 sockets otherwise)
 _rendered: dict[tuple, dict[str, Any]] = {}
+#: the same messages as JSON text, per family: a socket sends these bytes as they are
+_texts: dict[tuple, str] = {}
 RENDERED_KEPT = 512
 _undefined_seen: set[Any] = set()
 
@@ -227,7 +91,7 @@ def _memo_key(payload: Mapping[str, Any], family: str) -> tuple | None:
 def render(payload: Mapping[str, Any], family: str) -> dict[str, Any]:
     """A websocket message `{type, data, sentAt}` in `family`'s ids and statuses (the returned
     dict may be shared by every socket of the family: do not change it)."""
-    event_type = _types.get(str(payload.get("type")))
+    event_type = get(str(payload.get("type")))
     if event_type is None:
         if payload.get("type") not in _undefined_seen:  # once a type and process, not per socket
             _undefined_seen.add(payload.get("type"))
@@ -245,58 +109,17 @@ def render(payload: Mapping[str, Any], family: str) -> dict[str, Any]:
     return rendered
 
 
-# --- the family's JSON Schema (for the AsyncAPI documents) ------------------------------------
-
-_UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
-
-
-def family_schema(schema: Mapping[str, Any], family: str) -> dict[str, Any]:
-    """`schema` with its markers replaced by what `family` reads: an id's pattern, a status's enum."""
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in (ID_MARK, STATUS_MARK):
-            continue
-        if key == "properties":
-            out[key] = {k: family_schema(v, family) for k, v in value.items()}
-        elif key == "items":
-            out[key] = family_schema(value, family)
-        elif key == "description" and not value:
-            continue
-        else:
-            out[key] = copy.deepcopy(value)
-    if ID_MARK in schema:
-        kind = schema[ID_MARK]
-        if family == "v1":
-            out["pattern"] = f"^{ids.PREFIXES[kind]}_[0-9a-f]{{32}}$"
-            out["examples"] = [f"{ids.PREFIXES[kind]}_0f8fad5bd9cb469fa16570867728950e"]
-        else:
-            out["format"] = "uuid"
-            out["pattern"] = _UUID_PATTERN
-            out["examples"] = ["0f8fad5b-d9cb-469f-a165-70867728950e"]
-    if STATUS_MARK in schema:
-        values: list[Any] = vocabulary_get(schema[STATUS_MARK]).family_values(family)
-        out["enum"] = [*values, None] if "null" in (out.get("type") or []) else values
-    return out
-
-
-def message_schema(event_type: EventType, family: str) -> dict[str, Any]:
-    """The whole frame of `event_type` as `family` receives (or, for client actions, sends) it."""
-    if event_type.source == CLIENT:
-        return family_schema(event_type.data, family)
-    return {
-        "type": "object",
-        "required": ["type", "data"] + (["sentAt"] if event_type.source in (OUTBOX, LIVE) else []),
-        "properties": {
-            "type": {"type": "string", "const": event_type.name},
-            "data": family_schema(event_type.data_schema(), family),
-            "sentAt": {
-                "type": "string",
-                "format": "date-time",
-                "description": "When the service sent it (UTC).",
-            },
-        },
-        "additionalProperties": False,
-    }
-
-
-from . import definitions  # noqa: E402, F401  (the definitions register themselves on import)
+def render_text(payload: Mapping[str, Any], family: str) -> str:
+    """`render(payload, family)` as the JSON text a socket sends: an event is rendered and
+    encoded once per family and process, and its text sent as it is to every socket of that
+    family (before, each of an organization's 500 sockets encoded its own copy)."""
+    key = _memo_key(payload, family)
+    found = _texts.get(key) if key is not None else None
+    if found is not None:
+        return found
+    text = json.dumps(render(payload, family))
+    if key is not None:
+        if len(_texts) >= RENDERED_KEPT:
+            _texts.clear()
+        _texts[key] = text
+    return text

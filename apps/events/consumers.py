@@ -275,7 +275,11 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         await super().dispatch(message)
 
     async def event_message(self, message):
-        await self.send_json(message["payload"])
+        """An event: its family's text, encoded once for every socket of the process."""
+        payload = message["payload"]
+        if tap.enabled():
+            tap.record(catalog.render(payload, self.family), family=self.family)
+        await self.send(text_data=catalog.render_text(payload, self.family))
 
     async def credential_revoked(self, message):
         await self._end("credential.revoked", "The API key was revoked.")

@@ -8,7 +8,7 @@ sends against these schemas.
 
 from __future__ import annotations
 
-from .catalog import (
+from .schema import (
     CLIENT,
     CONTROL,
     LIVE,

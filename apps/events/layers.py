@@ -14,7 +14,8 @@ it dispatches never reached a websocket. With this layer:
   filesystem broker to hand their dispatch task to the worker. Dispatch claims each event
   once, so the worker's own dispatch and this one never send twice.
 
-The Redis layout does not use this layer (channels_redis crosses processes by itself).
+The Redis layout does not use this layer (channels_redis crosses processes by itself); it
+uses `SharedPubSubChannelLayer` (below).
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ import json
 import logging
 import os
 import time
+from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 from channels.layers import InMemoryChannelLayer
+from channels_redis.pubsub import RedisPubSubChannelLayer
 
 logger = logging.getLogger(__name__)
 
@@ -132,3 +136,35 @@ class RelayedInMemoryChannelLayer(InMemoryChannelLayer):
                 continue
             await super().group_send(item["group"], item["message"])
         self._seen = {n: t for n, t in self._seen.items() if now - t < 2 * SPOOL_TTL_SECONDS}
+
+
+class SharedPubSubChannelLayer(RedisPubSubChannelLayer):
+    """channels-redis's pub/sub layer, with each group message decoded once per process.
+
+    The pub/sub layer receives one copy of a group message per process and puts that same
+    byte string in the queue of every local socket of the group; each socket's `receive` then
+    decoded it again (msgpack, and decryption if configured): 500 decodings of one event for an
+    organization's 500 sockets. Here the first socket's decoding is kept (by the identity of
+    the byte string, for the last DECODED_KEPT messages) and handed to the others. Only
+    `event.message`s are shared: their consumer (apps.events.consumers) reads them and never
+    changes them; any other message is decoded for each receiver as before.
+    """
+
+    DECODED_KEPT = 64
+    SHARED_TYPES = frozenset({"event.message"})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._decoded: OrderedDict[int, tuple[bytes, dict[str, Any]]] = OrderedDict()
+
+    def deserialize(self, message: bytes) -> dict[str, Any]:
+        kept = self._decoded.get(id(message))
+        if kept is not None and kept[0] is message:
+            return kept[1]
+        decoded: dict[str, Any] = super().deserialize(message)
+        if decoded.get("type") in self.SHARED_TYPES:
+            # the byte string is held with its decoding, so its id is not reused meanwhile
+            self._decoded[id(message)] = (message, decoded)
+            if len(self._decoded) > self.DECODED_KEPT:
+                self._decoded.popitem(last=False)
+        return decoded

@@ -36,7 +36,8 @@ def _process_loop() -> asyncio.AbstractEventLoop:
 
 
 def _uses_redis(layer) -> bool:
-    return type(layer).__module__.startswith("channels_redis")
+    """A channels-redis layer (or ours built on one: apps.events.layers)."""
+    return any(cls.__module__.startswith("channels_redis") for cls in type(layer).__mro__)
 
 
 async def _send_all(layer, sends: list[tuple[str, dict]]) -> None:

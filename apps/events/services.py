@@ -23,6 +23,7 @@ from .dispatch import (  # noqa: F401  (the dispatch side, named here for caller
     message,
     org_group,
     subject_group,
+    subject_of,
 )
 from .models import Event
 from .realtime import group_send_many
@@ -34,16 +35,17 @@ logger = logging.getLogger(__name__)
 class _DispatchBuffer:
     """The events one transaction recorded: dispatched together after its commit."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.ids: list[str] = []
+        self.subjects: set[str] = set()
 
     def flush(self) -> None:
         deferred = getattr(_deferral, "ids", None)
         if deferred is not None:  # inside `dispatch_deferred()`: the block's end sends them
-            deferred.extend(self.ids)
+            deferred.extend(self.ids, self.subjects)
             return
         try:
-            dispatch_event_batch.delay(self.ids)
+            dispatch_event_batch.delay(self.ids, sorted(self.subjects))
         except Exception:  # the broker is down: the beat sweep delivers them later
             logger.warning(
                 "Could not enqueue dispatch of %d event(s); the sweep will pick them up", len(self.ids)
@@ -54,17 +56,20 @@ _deferral = threading.local()
 
 
 class _Deferred:
-    def __init__(self):
+    def __init__(self) -> None:
         self.ids: list[str] = []
+        self.subjects: set[str] = set()
 
-    def extend(self, ids) -> None:
+    def extend(self, ids: list[str], subjects: set[str]) -> None:
         self.ids.extend(ids)
+        self.subjects |= subjects
 
     def flush(self) -> None:
         pending, self.ids = self.ids, []
+        subjects, self.subjects = self.subjects, set()
         if pending:
             try:
-                events_dispatch(event_ids=pending)
+                events_dispatch(event_ids=pending, subjects=subjects)
             except Exception:
                 logger.exception("Dispatch of %d event(s) failed; the sweep will retry", len(pending))
 
@@ -93,17 +98,19 @@ def event_record(*, organization, type: str, data: dict) -> Event:
     beat sweep dispatches whatever is left undispatched."""
     catalog.require(type)  # a type the AsyncAPI documents do not describe is a programming error
     org_id = getattr(organization, "pk", organization)
-    event = Event.objects.create(organization_id=org_id, type=type, data=data)
+    subject = subject_of(data)
+    event = Event.objects.create(organization_id=org_id, type=type, data=data, subject=subject)
     connection = transaction.get_connection()
     pending = [
         f for _, f, _ in connection.run_on_commit if getattr(f, "__self__", None).__class__ is _DispatchBuffer
     ]
     if pending and connection.in_atomic_block:
-        pending[-1].__self__.ids.append(str(event.pk))
+        buffer = pending[-1].__self__
     else:
         buffer = _DispatchBuffer()
-        buffer.ids.append(str(event.pk))
         transaction.on_commit(buffer.flush)
+    buffer.ids.append(str(event.pk))
+    buffer.subjects.add(subject)
     return event
 
 

@@ -15,6 +15,11 @@ from typing import Any
 from django.conf import settings
 
 
+def enabled() -> bool:
+    """The tap is on (the test suite): frames are worth building for it."""
+    return bool(getattr(settings, "EVENTS_TAP_PATH", ""))
+
+
 def record(payload: Any, *, family: str | None) -> None:
     path = getattr(settings, "EVENTS_TAP_PATH", "")
     if not path:

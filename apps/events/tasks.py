@@ -36,8 +36,8 @@ def dispatch_event(event_id: str) -> None:
 
 
 @shared_task(base=DispatchTask)
-def dispatch_event_batch(event_ids: list[str]) -> None:
-    dispatch.events_dispatch(event_ids=event_ids)
+def dispatch_event_batch(event_ids: list[str], subjects: list[str] | None = None) -> None:
+    dispatch.events_dispatch(event_ids=event_ids, subjects=subjects)
 
 
 @shared_task(base=DefaultTask)

@@ -78,14 +78,23 @@ def test_export_streams_every_post_with_every_stored_metric(owner, posts, path):
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
     assert len(rows) == 4  # the other organization's post is not there
     by_id = {r["publicationId"]: r for r in rows}
-    a = by_id[ids.render(posts["A"].pk, "publication")]
+    # each family's ids, as its REST answers them: pub_/cnt_/prf_ in A, UUIDs in B (issue 28)
+    b = path.startswith("/api")
+    pub_id = (lambda p: str(p.pk)) if b else (lambda p: ids.render(p.pk, "publication"))
+    a = by_id[pub_id(posts["A"])]
+    assert (a["contentId"], a["profileId"]) == (
+        (str(posts["A"].content_id), str(posts["A"].profile_id))
+        if b
+        else (ids.render(posts["A"].content_id, "content"), ids.render(posts["A"].profile_id, "profile"))
+    )
     assert (a["reach"], a["likes"], a["engagement"], a["engagementRateBasis"]) == ("200", "10", "20", "reach")
-    d = by_id[ids.render(posts["D"].pk, "publication")]
+    d = by_id[pub_id(posts["D"])]
     assert d["likes"] == "" and "no snapshot" in d["unavailable"]
     as_json = client.get(f"{path}?format=json&{PERIOD}")
     assert as_json["Content-Type"] == "application/json"
     body = json.loads(b"".join(as_json.streaming_content))
     assert len(body["data"]) == 4
+    assert {r["publicationId"] for r in body["data"]} == set(by_id)  # the same ids as the CSV
     # the schema declares both bodies as they are streamed, CSV columns in the JSON rows' order
     family = path.split("/")[1]
     assert_conforms(family, "/analytics/export", "get", 200, body)
@@ -130,13 +139,15 @@ def test_monitoring_feed_groups_failures_by_cause(owner, outsider, posts):
     groups = client.get("/api/monitoring/errors").json()["data"]["errors"]
     publishing = [g for g in groups if g["kind"] == "publishing"]
     assert sorted((g["platform"], g["count"]) for g in publishing) == [("instagram", 1), ("x", 2)]
-    assert all(
-        g["object"]["url"].startswith("/api/content/cnt_") or g["object"]["url"].startswith("/api/content/")
-        for g in publishing
-    )
+    # Family B's ids, as GET /api/content answers them (not Family A's cnt_/prf_, issue 28)
+    contents = {str(posts[letter].content_id) for letter in "BCD"}
+    assert all(g["object"]["id"] in contents for g in publishing), publishing
+    assert all(g["object"]["url"] == f"/api/content/{g['object']['id']}" for g in publishing)
     assert "other org" not in json.dumps(groups)
+    assert "cnt_" not in json.dumps(groups) and "prf_" not in json.dumps(groups)
     token = [g for g in groups if g["kind"] == "token_refresh"]
-    assert token and token[0]["object"]["id"] == ids.render(ig.pk, "profile")
+    assert token and token[0]["object"]["id"] == str(ig.pk)
+    assert token[0]["object"]["url"] == f"/api/profiles/{ig.pk}"
     only_x = client.get("/api/monitoring/errors?kind=publishing&platform=x").json()["data"]["errors"]
     assert [g["count"] for g in only_x] == [2]
     assert client.get("/api/monitoring/errors?kind=nope").status_code in (400, 422)
@@ -163,13 +174,13 @@ def test_unknown_outcomes_are_their_own_kind_in_the_selector(owner, outsider, po
     by_platform = {g["platform"]: g for g in groups}
     assert by_platform["instagram"]["object"] == {
         "type": "publication",
-        "id": ids.render(posts["A"].pk, "publication"),
-        "url": f"/api/content/{ids.render(posts['A'].content_id, 'content')}",
+        "id": str(posts["A"].pk),  # Family B's ids (issue 28)
+        "url": f"/api/content/{posts['A'].content_id}",
     }
     x_example = by_platform["x"]["object"]
     assert x_example["type"] == "publication"
-    example = {ids.render(posts[k].pk, "publication"): posts[k] for k in ("C", "D")}[x_example["id"]]
-    assert x_example["url"] == f"/api/content/{ids.render(example.content_id, 'content')}"  # its own content
+    example = {str(posts[k].pk): posts[k] for k in ("C", "D")}[x_example["id"]]
+    assert x_example["url"] == f"/api/content/{example.content_id}"  # its own content
     assert "2 publications on x may have been posted" in by_platform["x"]["message"]
     # not mixed into the failures, and filtered like them
     assert [g["cause"] for g in monitoring.errors(owner.org, kind="publishing")] == ["rate_limited"]
@@ -187,7 +198,7 @@ def test_unknown_outcomes_are_in_the_feed_endpoint_for_their_organization_only(o
     client = owner.token_client()
     body = client.get("/api/monitoring/errors").json()
     [group] = [g for g in body["data"]["errors"] if g["kind"] == "publishing_unknown"]
-    pid, cid = ids.render(posts["C"].pk, "publication"), ids.render(posts["C"].content_id, "content")
+    pid, cid = str(posts["C"].pk), str(posts["C"].content_id)  # Family B's ids (issue 28)
     assert group == {
         "kind": "publishing_unknown",
         "platform": "x",
@@ -211,7 +222,7 @@ def test_unknown_outcomes_are_in_the_feed_endpoint_for_their_organization_only(o
     theirs = (
         outsider.token_client().get("/api/monitoring/errors?kind=publishing_unknown").json()["data"]["errors"]
     )
-    assert [g["object"]["id"] for g in theirs] == [ids.render(posts["E"].pk, "publication")]
+    assert [g["object"]["id"] for g in theirs] == [str(posts["E"].pk)]
     acme_profile = ids.render(posts["x"].pk, "profile")
     assert outsider.token_client().get(f"/api/monitoring/errors?profileId={acme_profile}").status_code == 404
 
@@ -233,7 +244,10 @@ def test_failed_webhook_deliveries_are_in_the_feed(owner, outsider):
         )
     groups = owner.token_client().get("/api/monitoring/errors?kind=webhook_delivery").json()["data"]["errors"]
     assert len(groups) == 1 and groups[0]["count"] == 3 and groups[0]["cause"] == "http_503"
-    assert groups[0]["object"]["url"].startswith(
-        f"/api/webhooks/{ids.render(endpoint.pk, 'webhook')}/deliveries/dlv_"
-    )
+    delivery = WebhookDelivery.objects.filter(endpoint=endpoint).order_by("pk").first()
+    assert groups[0]["object"] == {  # Family B's ids (issue 28)
+        "type": "delivery",
+        "id": str(delivery.pk),
+        "url": f"/api/webhooks/{endpoint.pk}/deliveries/{delivery.pk}",
+    }
     assert outsider.token_client().get("/api/monitoring/errors").json()["data"]["errors"] == []

@@ -23,7 +23,9 @@ SPEC_SCHEMA = Path(__file__).parent / "data" / "asyncapi-3.0.0.schema.json"
 def spec_validator() -> jsonschema.protocols.Validator:
     schema = json.loads(SPEC_SCHEMA.read_text())
     cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
+    # formats checked (a relative `externalDocs.url` is not a `uri`); `uri` needs rfc3986-validator
+    assert "uri" in cls.FORMAT_CHECKER.checkers, "pip install rfc3986-validator (a dev dependency)"
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
 def document_errors(document: dict[str, Any]) -> list[str]:

@@ -58,6 +58,8 @@ def test_an_internal_event_reads_as_each_family_rest_api_answers():
             "previousStatus": "generating",
             "platforms": ["instagram"],
             "batchId": str(BATCH),
+            "sequence": 3,
+            "occurredAt": "2025-12-31T23:59:59.5Z",
         },
         "sentAt": "2026-01-01T00:00:00Z",
     }
@@ -70,6 +72,8 @@ def test_an_internal_event_reads_as_each_family_rest_api_answers():
         "previousStatus": "generating",
         "platforms": ["instagram"],
         "batchId": ids.render(BATCH, "batch"),
+        "sequence": 3,
+        "occurredAt": "2025-12-31T23:59:59.5Z",
     }
     assert b["data"] == {**internal["data"], "status": "reviewing"}  # GET /api/content's word
     assert internal["data"]["status"] == "review"  # the internal event is not changed
@@ -83,6 +87,8 @@ def test_nested_ids_and_statuses_and_ids_already_prefixed_are_rendered_too():
         "type": "batch.completed",
         "data": {
             "id": str(EVENT),
+            "sequence": 1,
+            "occurredAt": "2026-01-01T00:00:00Z",
             "batchId": str(BATCH),
             "status": "completed",
             "total": 1,
@@ -103,6 +109,8 @@ def test_nested_ids_and_statuses_and_ids_already_prefixed_are_rendered_too():
         "type": "content.scheduled",
         "data": {
             "id": str(EVENT),
+            "sequence": 1,
+            "occurredAt": "2026-01-01T00:00:00Z",
             "contentId": str(CONTENT),
             "status": "scheduled",
             "platforms": ["x"],
@@ -116,6 +124,8 @@ def test_nested_ids_and_statuses_and_ids_already_prefixed_are_rendered_too():
         "type": "webhook.disabled",
         "data": {
             "id": str(EVENT),
+            "sequence": 1,
+            "occurredAt": "2026-01-01T00:00:00Z",
             "webhookId": ids.render(PROFILE, "webhook"),
             "url": "https://h.test",
             "reason": "x",
@@ -132,6 +142,8 @@ def test_the_check_names_a_field_the_definitions_do_not_declare():
         "type": "content.updated",
         "data": {
             "id": str(EVENT),
+            "sequence": 1,
+            "occurredAt": "2026-01-01T00:00:00Z",
             "contentId": str(CONTENT),
             "status": "review",
             "platforms": [],

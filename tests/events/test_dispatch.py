@@ -12,7 +12,7 @@ from django.db import transaction
 
 from apps.accounts.services import organization_get_or_create
 from apps.events import realtime, services
-from apps.events.models import Event
+from apps.events.models import Event, SubjectSequence
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -81,3 +81,60 @@ def test_the_process_sender_loop_reaches_a_redis_group(settings):
 
     assert async_to_sync(scenario)() == [0, 1, 2, 3]
     assert realtime._loop is not None and realtime._loop.is_running()
+
+
+def test_one_subjects_events_go_out_in_order_numbered_even_when_a_later_one_is_dispatched_first(monkeypatch):
+    """A later event's dispatch takes the subject's earlier undispatched events with it, in
+    order; numbers go on from the last sent; a failed send keeps no numbers (issue 28)."""
+    from apps.events import dispatch
+
+    org = organization_get_or_create(name="Order Org")
+    content_id, other_id = uuid.uuid4(), uuid.uuid4()
+    data = {"contentId": str(content_id), "status": "approved", "platforms": ["x"]}
+    events = []
+    for type_ in ("content.approved", "content.scheduled", "content.publishing"):
+        with transaction.atomic():
+            events.append(services.event_record(organization=org, type=type_, data=data))
+    with transaction.atomic():
+        unrelated = services.event_record(
+            organization=org, type="content.updated", data={**data, "contentId": str(other_id)}
+        )
+    # their dispatch tasks were lost or are still queued (eager Celery sent them: undo that)
+    Event.objects.filter(organization=org).update(dispatched_at=None)
+    base = SubjectSequence.objects.get(subject=f"content:{content_id.hex}").last  # eager Celery's sends
+    sent: list[dict] = []
+    monkeypatch.setattr(
+        dispatch,
+        "group_send_many",
+        lambda sends: sent.extend(m["payload"] for g, m in sends if g.startswith("org.")),
+    )
+    assert services.events_dispatch(event_ids=[str(events[-1].pk)]) == 3  # the last one asked for
+    assert [(m["type"], m["data"]["sequence"]) for m in sent] == [
+        ("content.approved", base + 1),
+        ("content.scheduled", base + 2),
+        ("content.publishing", base + 3),
+    ]
+    assert all(m["data"]["occurredAt"].endswith("Z") for m in sent)
+    assert Event.objects.get(pk=unrelated.pk).dispatched_at is None  # another subject: not taken
+
+    def refuse(sends):
+        raise ConnectionError("channel layer away")
+
+    with transaction.atomic():
+        published = services.event_record(organization=org, type="content.published", data=data)
+    Event.objects.filter(pk=published.pk).update(dispatched_at=None)
+    before = SubjectSequence.objects.get(subject=f"content:{content_id.hex}").last
+    monkeypatch.setattr(dispatch, "group_send_many", refuse)
+    with pytest.raises(ConnectionError):
+        services.events_dispatch(event_ids=[str(published.pk)])
+    assert Event.objects.get(pk=published.pk).dispatched_at is None  # released for the sweep
+    sent.clear()
+    monkeypatch.setattr(
+        dispatch,
+        "group_send_many",
+        lambda sends: sent.extend(m["payload"] for g, m in sends if g.startswith("org.")),
+    )
+    assert services.events_dispatch_pending(older_than_seconds=0) == 2
+    numbers = {m["type"]: m["data"]["sequence"] for m in sent}
+    # the failed send kept no number
+    assert numbers == {"content.published": before + 1, "content.updated": 2}

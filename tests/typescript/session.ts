@@ -128,6 +128,10 @@ export async function familyA(site: string, key: string, profileId: string, hook
   const report = must("analytics", await a.GET("/analytics/content", { params: { query: { startDate: "2026-01-01", endDate: today } } }));
   const mine = must("profile analytics", await a.GET("/analytics/profiles/{id}", { params: { path: { id: profileId } } }));
   steps.analytics = [Object.keys(report).sort(), Object.keys(mine).sort()];
+  // typed reports (issue 28): these read through the declared fields, not an untyped object
+  const totalPosts: number | undefined = report.metrics?.totalPosts;
+  const profileOf: string | undefined = mine.profile?.id;
+  steps.analyticsTyped = [totalPosts ?? null, profileOf ?? null, report.breakdown?.length ?? null];
 
   const removed = await a.DELETE("/content/{id}", { params: { path: { id } } });
   const again = await a.GET("/content/{id}", { params: { path: { id } } });
@@ -228,6 +232,9 @@ export async function familyB(site: string, token: string, profileId: string, ho
   const overview = must("overview", await b.GET("/analytics/overview", { params: { query: { period: "30d" } } }));
   const mine = must("profile analytics", await b.GET("/analytics/profiles", { params: { query: { profileId: profile.id, period: "7d" } } }));
   steps.analytics = [Object.keys(overview.data).sort(), Object.keys(mine.data).sort()];
+  const postsNow: number = overview.data.posts.current;
+  const failures: number = overview.data.failures;
+  steps.analyticsTyped = [postsNow, failures, overview.data.topPosts.map((t) => t.contentId)];
 
   const removed = await b.DELETE("/content/{id}", { params: { path: { id: item.id } } });
   const again = await b.GET("/content/{id}", { params: { path: { id: item.id } } });

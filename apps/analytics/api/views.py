@@ -43,7 +43,9 @@ class AnalyticsApiViewSet(_AnalyticsBase):
         query = self.validated(q.ProfileReportQuery, request.query_params)
         return self.respond(reports.profile_report(query["profileId"], query["period"]))
 
-    @extend_schema(operation_id="api_analytics_overview", responses={200: dict}, parameters=[q.OverviewQuery])
+    @extend_schema(
+        operation_id="api_analytics_overview", responses={200: openapi.OVERVIEW}, parameters=[q.OverviewQuery]
+    )
     def overview(self, request):
         query = self.validated(q.OverviewQuery, request.query_params)
         return self.respond(reports.overview(self.actor.organization, query["period"]))
@@ -56,7 +58,9 @@ class AnalyticsApiViewSet(_AnalyticsBase):
     )
     def export(self, request):
         query = self.validated(q.ExportQuery, request.query_params)
-        return export_response(self.actor.organization, fmt=query["format"], period=query["period"])
+        return export_response(
+            self.actor.organization, fmt=query["format"], period=query["period"], family=self.family
+        )
 
     @extend_schema(
         operation_id="api_analytics_best_times", responses={200: dict}, parameters=[q.BestTimesQuery]

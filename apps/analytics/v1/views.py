@@ -24,7 +24,7 @@ class AnalyticsViewSet(V1ViewSet):
     @extend_schema(
         operation_id="v1_analytics_content",
         parameters=[q.ContentReportQuery],
-        responses={200: dict},
+        responses={200: openapi.CONTENT_ANALYTICS},
         extensions={"x-postforge-fields": ["period", "metrics", "engagementRateBasis", "breakdown"]},
     )
     def content(self, request):
@@ -41,7 +41,7 @@ class AnalyticsViewSet(V1ViewSet):
 
     @extend_schema(
         operation_id="v1_analytics_profile",
-        responses={200: dict},
+        responses={200: openapi.PROFILE_ANALYTICS},
         extensions={"x-postforge-fields": ["profile", "metrics", "engagementRateBasis", "topContent"]},
         # `timezone` is read (the period's) but, as before, not stated
         parameters=[q.ProfilePeriodQuery, OpenApiParameter("timezone", exclude=True)],
@@ -59,4 +59,6 @@ class AnalyticsViewSet(V1ViewSet):
     )
     def export(self, request):
         query = self.validated(q.ExportQuery, request.query_params)
-        return export_response(self.actor.organization, fmt=query["format"], period=query["period"])
+        return export_response(
+            self.actor.organization, fmt=query["format"], period=query["period"], family=self.family
+        )
