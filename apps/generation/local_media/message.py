@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .brief import _DATE, _TIME, find_code
+from .patterns import _DATE, _TIME, find_code
 
 # --------------------------------------------------------------------------- intent
 

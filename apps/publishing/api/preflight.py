@@ -25,7 +25,7 @@ from ..serializers import (
     present_preflight,
 )
 from ..services import preflight as pf
-from ..services.scheduling import parse_when
+from ..services.timing import parse_when
 
 
 class ContentPreflightInput(StrictSerializer):

@@ -583,7 +583,7 @@ def content_preflight_run(
     time, else now. Returns the reports and the time checked."""
     from ..models import Publication
     from ..selectors import profiles_for_publishing
-    from .scheduling import parse_when
+    from .timing import parse_when
 
     if raw_profile_ids:
         profiles = profiles_for_publishing(

@@ -10,13 +10,11 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Min
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from apps.content import states
 from apps.content.machine import ensure_allowed, event_data, transition
 from apps.content.models import Content
 from apps.core.errors import Conflict, InvalidSubject, InvalidTransition, PlatformFailure, RuleViolation
-from apps.core.filters import as_utc
 from apps.events.services import event_record
 from apps.platforms.gates import visibility_refusal
 from apps.profiles.models import SocialProfile
@@ -27,6 +25,7 @@ from .bluesky_video import bluesky_video_check
 from .preflight import content_preflight, preflight_enforce, subject_of_content
 from .running import publications_run
 from .tiktok import CreatorInfo, tiktok_choices_check, tiktok_creator_info
+from .timing import parse_when
 
 # --- validation shared by both families ---------------------------------------------------
 
@@ -99,29 +98,6 @@ def _check_token_lifetime(profiles: list[SocialProfile], when: datetime.datetime
             "A post is scheduled after its profile's access runs out: " + "; ".join(reasons),
             problems={"scheduled_for": reasons},
         )
-
-
-def parse_when(raw: object, tz_name: str | None) -> datetime.datetime:
-    """ISO 8601; a time without offset is read in `tz_name` (the request's or profile's zone)."""
-    invalid = InvalidSubject(
-        "scheduledFor must be an ISO 8601 timestamp.", "scheduled_for", "Invalid timestamp."
-    )
-    parsed: datetime.datetime | None
-    if isinstance(raw, datetime.datetime):
-        parsed = raw
-    else:
-        try:  # well-formed but impossible (month 13, hour 25) raises ValueError
-            parsed = parse_datetime(str(raw)) if raw else None
-        except ValueError:
-            parsed = None
-        if parsed is None:
-            raise invalid
-    if tz_name:
-        validate_timezone(tz_name)  # an unknown (or 100 kB) name is a 400, not ZoneInfo's KeyError
-    value = as_utc(parsed, default_tz=zoneinfo.ZoneInfo(tz_name or "UTC"))
-    if value is None:  # past the first or last representable instant
-        raise invalid
-    return value
 
 
 #: the last year a post may be moved to: the calendar shows months up to it (the six weeks

@@ -25,7 +25,7 @@ from ..serializers import (
     present_preflight,
 )
 from ..services import preflight as pf
-from ..services.scheduling import parse_when
+from ..services.timing import parse_when
 
 PROFILES_HELP = (
     "The profiles to check (default: the profiles the content is scheduled on, else every connected "
