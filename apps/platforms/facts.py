@@ -772,14 +772,25 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
 
     def add(tag: str) -> None:
         key = tag.casefold()
+        if any(key[1:] in other for other in seen):
+            return  # '#MilePodcast' inside '#LastMilePodcast'
         if key not in seen and not is_junk_hashtag(tag, language):
             seen.add(key)
             out.append(tag)
 
     for m in _HASHTAG.finditer(text or ""):
         add(m.group(0))
+    name_junk = words(language).junk | words("en").junk
+    whole: list[tuple[str, str]] = []  # (a proper name's words, its tag): #LastMilePodcast
+    for fact in facts_in(text or "", language):
+        parts = re.findall(r"[^\W\d_][\w'’]*", fact.text)
+        while parts and parts[0].casefold() in name_junk:
+            parts = parts[1:]
+        if fact.kind == "name" and 2 <= len(parts) <= 3 and all(p[:1].isupper() for p in parts):
+            whole.append((" ".join(parts), _camel([p.replace("'", "").replace("’", "") for p in parts])))
     w = words(language)
     weak = w.weak | words("en").weak
+    junk = w.junk | words("en").junk
     names = {part for f in facts_in(text or "", language) if f.kind == "name" for part in f.text.split()}
     german = language_code(language) == "de"
     singles: list[str] = []
@@ -789,15 +800,24 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
             run
             and not run[-1][:1].isupper()
             and (
-                run[-1].casefold() in weak or re.fullmatch(r"[a-z]+ed", run[-1])  # 'tools provided' -> #Tools
+                run[-1].casefold() in weak
+                or re.fullmatch(r"[a-z]+ed", run[-1])  # 'tools provided' -> #Tools
+                or (
+                    len(run) > 1 and run[-2].endswith("s") and re.fullmatch(r"[a-z]+ing", run[-1]) is not None
+                )  # 'calls asking' -> #Calls ('teeth whitening' stays)
+                or run[-1].casefold() in junk
             )
         ):
             run = run[:-1]
-        while len(run) > 1 and run[0].casefold() in weak:
-            run = run[1:]
+        while len(run) > 1 and (run[0].casefold() in weak or run[0].casefold() in junk):
+            run = run[1:]  # 'usual price' -> #Price (junk), 'ein Glas Mango-Lassi' -> #MangoLassi
         if german:  # every noun is capitalised: adjectives and adverbs are not topics
             run = [t for t in run if t[:1].isupper()] if any(t[:1].isupper() for t in run) else []
         if not run:
+            continue
+        named = next((tag for name, tag in whole if " ".join(run) in name), "")
+        if named:  # part of a proper name: the name whole ('Mile Podcast' -> #LastMilePodcast)
+            add(named)
             continue
         if len(run) > 3:
             run = run[-2:]
@@ -809,6 +829,8 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
                 singles.append(_camel(run))  # a common noun alone: only when there is little else
                 continue
         add(_camel(run))
+    for _name, tag in whole:
+        add(tag)
     for tag in singles:
         if len(out) >= 2:
             break

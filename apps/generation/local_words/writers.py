@@ -26,7 +26,7 @@ from apps.platforms.rules import get_format
 from ..base import TextResult
 from .brief import Brief
 from .copy import EMOJIS, FAMILY
-from .roles import RANKS, Part, cut, parts_of
+from .roles import RANKS, Part, cut, parts_of, shorten
 
 LONG_FORM = ("instagram", "facebook", "tiktok", "youtube", "linkedin", "pinterest")
 SHORT_FORM = ("x", "threads", "bluesky", "mastodon")
@@ -195,6 +195,8 @@ def _hook(w: Writing, platform: str) -> str:
                 break
     if not brief.emojis:
         hook = _strip_emoji(hook)
+        if hook and hook[-1].isalnum():
+            hook += "."  # 'Quick tip 👇' without its emoji: 'Quick tip.'
     if brief.quiet and _ends_with_question(hook):
         return ""
     return hook
@@ -280,12 +282,23 @@ def write_linkedin(w: Writing) -> TextResult:
     )
 
 
+#: a TikTok caption is read over a playing video: about two lines, said the way one speaks
+TIKTOK_BUDGET = 220
+
+
 def write_tiktok(w: Writing) -> TextResult:
+    """A short spoken-style caption: the hook alone on the first line, then one line per
+    sentence of what the post must say (the news, an instruction, a price, a date, a call to
+    action), context and pleasantries left to the video when it runs long; links as 'link in
+    bio'."""
     brief = w.brief
     body = [s for s in (_bio(brief, s) for s in _body(brief)) if s]
+    parts = parts_of(body, brief.language)
+    if len(" ".join(p.text for p in parts)) > TIKTOK_BUDGET:  # what must stay always does
+        parts = [p for p in parts if p.rank <= RANKS["quote"]] or parts[:1]
     hook = _hook(w, "tiktok")
-    lines = [hook, " ".join(body)] if hook else [" ".join(body)]
-    if brief.urls and brief.copy is not None and not any(brief.copy.word("via_bio") in s for s in body):
+    lines = [hook, *[p.text for p in parts]] if hook else [p.text for p in parts]
+    if brief.urls and brief.copy is not None and not any(brief.copy.word("via_bio") in s for s in lines):
         lines.append(brief.copy.word("bio_line"))
     cta = _cta(w, "tiktok", hook)
     if cta:
@@ -303,6 +316,11 @@ def _title(brief: Brief, limit: int = 100) -> str:
     first = next((s for s in brief.sentences if not s.startswith("http")), brief.sentences[0])
     for url in brief.urls:
         first = first.replace(url, "").strip()
+    first = shorten(first, brief.language)  # a parenthesis or 'hosted by …' is no part of a title
+    quoted = re.match(r"\s*([«“„‘「\"][^»”“’」\"]+[»”“’」\"])\s*(?:[—–-]\s*([^,.;]+))?", first)
+    if quoted and len(quoted.group(1)) <= limit:  # a testimonial: the quotation, and who said it
+        who = f"{quoted.group(1)} — {quoted.group(2).strip()}" if quoted.group(2) else ""
+        return who if who and len(who) <= limit else quoted.group(1)
     title = first.rstrip(" ")
     if not re.search(r"(?:\b\w\.\w\.|\b(?:Co|Inc|Ltd|St|Dr|Jr|Sr|etc)\.)$", title):
         title = title.rstrip(".!?… ")
@@ -318,7 +336,11 @@ def _title(brief: Brief, limit: int = 100) -> str:
         if 12 <= m.start() <= limit and not any(a < m.start() < b for a, b in spans)
     ]
     candidates = [title[:c].rstrip(" ,;:-–") for c in cuts]
-    for m in re.finditer(r",\s", title):  # 'In episode 18 of X, Lena Ortiz shares ...': the main clause
+    intro = re.match(
+        r"(?i)(?:in|at|on|for|after|before|with|this|last|next|en|im|am|em|no|na|dans|pour|para|con|mit|für|nach)\b",
+        title,
+    )
+    for m in re.finditer(r",\s", title if intro else ""):  # 'In episode 18 of X, Lena Ortiz shares ...'
         rest = title[m.end() :]
         if not any(a < m.start() < b for a, b in spans) and 20 <= len(rest) <= limit:
             candidates.append(rest[:1].upper() + rest[1:])
