@@ -243,8 +243,9 @@ def _abbreviation(before: str, rest: str, language: str) -> bool:
     )
 
 
-#: quotations a reader never splits: « », “ ”, „ “, ‘ ’, 「 」, 『 』, "…" and '…' (an apostrophe
-#: inside a word ("don't", "where's") is no quote mark)
+#: quotations a reader never splits: guillemets, curly and German double quotes, curly single
+#: quotes, corner brackets, straight double and single quotes (an apostrophe inside a word,
+#: "don't", "where's", is no quote mark)
 _QUOTES = re.compile(
     r"«[^»\n]*»|“[^”\n]*”|„[^“”\n]*[“”]|(?<!\w)‘[^’\n]*’(?!\w)|「[^」\n]*」|『[^』\n]*』"
     r"|(?<![\w\"])\"[^\"\n]+\"|(?<![\w'])'(?=[¿¡\w])[^'\n]*?[^\s']'(?!\w)"
@@ -261,7 +262,27 @@ def quote_spans(text: str) -> list[tuple[int, int]]:
 
 #: German words before a day's ordinal ('am 3. Oktober', 'zum 5. Geburtstag', 'bis 24. Dezember')
 _DE_ORDINAL_BEFORE = frozenset(
-    "am im zum vom ab bis seit dem den der des die das jeden jeder jedes zur beim nach".split()
+    [
+        "am",
+        "im",
+        "zum",
+        "vom",
+        "ab",
+        "bis",
+        "seit",
+        "dem",
+        "den",
+        "der",
+        "des",
+        "die",
+        "das",
+        "jeden",
+        "jeder",
+        "jedes",
+        "zur",
+        "beim",
+        "nach",
+    ]
 )
 
 
@@ -291,7 +312,7 @@ def split_sentences(text: str, language: str = "en") -> list[str]:
                 r"[ \t]*[a-zà-ÿ,;:(—–-]", line[m.end() :]
             ):
                 continue  # 'She said “Stop.” and left': the sentence goes on after the quote
-            if german and "." == m.group(1) and _german_ordinal(line, m.start()):
+            if german and m.group(1) == "." and _german_ordinal(line, m.start()):
                 continue
             if not _ends_here(line, m.start(), m.end(1), language):
                 continue
@@ -557,7 +578,9 @@ _CLOSED = re.compile(
     re.IGNORECASE,
 )
 #: a poll: options listed (A) … B) …, 1) … 2) …) or asked to vote
-_OPTIONS = re.compile(r"(?:^|\s)(?:[A-Da-d]|[1-4])\)\s+\S|(?:^|\n)\s*(?:[A-D]|[1-4])[.:]\s+\S|(?:^|\s)[A-D]:\s+\S")
+_OPTIONS = re.compile(
+    r"(?:^|\s)(?:[A-Da-d]|[1-4])\)\s+\S|(?:^|\n)\s*(?:[A-D]|[1-4])[.:]\s+\S|(?:^|\s)[A-D]:\s+\S"
+)
 _VOTE = re.compile(
     r"\bvote\b|\bpoll\b|\bwhich (?:one|would you)\b|abstimm|umfrage|stimmt ab|encuesta|\bvota[dr]?\b|"
     r"sondage|\bvotez\b|enquete|\bvotem?\b|\bvote[mz]?\b",
@@ -593,11 +616,19 @@ def classify_intent(text: str, language: str = "en") -> IntentGuess:
 
     Below ``CONFIDENT`` a writer uses no hook and a neutral call to action."""
     text = text or ""
+    found = facts_in(text, language)
+    shaped = _shaped_intent(text, found)
+    if shaped is not None:
+        return shaped
+    return _worded_intent(text, language, found)
+
+
+def _shaped_intent(text: str, found: list[Fact]) -> IntentGuess | None:
+    """A sober intent, a closure, a poll, a testimonial or an offer, read from the brief's shape."""
     for intent in ("recall", "apology", "incident"):
         m = _INTENT_RES[intent].search(text)
         if m:
             return IntentGuess(intent, 0.9, (m.group(0),))
-    found = facts_in(text, language)
     dates = [f.text for f in found if f.kind == "date"]
     closed = _CLOSED.search(text)
     if closed and dates:
@@ -614,9 +645,16 @@ def classify_intent(text: str, language: str = "en") -> IntentGuess:
     discount = _DISCOUNT.search(text)
     codes = [f.text for f in found if f.kind == "code"]
     if discount or (codes and _INTENT_RES["offer"].search(text)):
-        return IntentGuess("offer", 0.85, tuple(x for x in ((discount.group(0) if discount else ""), *codes[:1]) if x))
+        return IntentGuess(
+            "offer", 0.85, tuple(x for x in ((discount.group(0) if discount else ""), *codes[:1]) if x)
+        )
     if closed:
         return IntentGuess("closure", 0.6, (closed.group(0),))
+    return None
+
+
+def _worded_intent(text: str, language: str, found: list[Fact]) -> IntentGuess:
+    """The intent whose words show most (the first sentence's first), sure by its cues."""
     sentences = split_sentences(text, language)
     if sentences and _NEW_PERSON.search(sentences[0]):
         return IntentGuess("announcement", 0.7, (_NEW_PERSON.search(sentences[0]).group(0),))  # type: ignore[union-attr]
@@ -657,9 +695,51 @@ _SHAPE_FACTS: dict[str, frozenset[str]] = {
 #: words that hint at an intent but decide nothing alone ('Gutscheine' in a closure, 'tricks'
 #: in a poll, 'new' anywhere)
 WEAK_CUES = frozenset(
-    "new neu neue nuevo nueva novo nova nouveau nouvelle gutschein angebot oferta deal promo tricks "
-    "learn steps guide comment cómo comment tipps dicas market class talk update ships ship disponible "
-    "disponível verfügbar panel register ticket tickets opens open opening meet apply job code".split()
+    [
+        "new",
+        "neu",
+        "neue",
+        "nuevo",
+        "nueva",
+        "novo",
+        "nova",
+        "nouveau",
+        "nouvelle",
+        "gutschein",
+        "angebot",
+        "oferta",
+        "deal",
+        "promo",
+        "tricks",
+        "learn",
+        "steps",
+        "guide",
+        "comment",
+        "cómo",
+        "comment",
+        "tipps",
+        "dicas",
+        "market",
+        "class",
+        "talk",
+        "update",
+        "ships",
+        "ship",
+        "disponible",
+        "disponível",
+        "verfügbar",
+        "panel",
+        "register",
+        "ticket",
+        "tickets",
+        "opens",
+        "open",
+        "opening",
+        "meet",
+        "apply",
+        "job",
+        "code",
+    ]
 )
 
 
@@ -763,7 +843,21 @@ def _phrases(text: str, language: str) -> list[list[str]]:
     return [r for r in runs if r]
 
 
-def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]:
+def _name_tags(text: str, language: str) -> list[tuple[str, str]]:
+    """(a proper name's words, its tag) for names of two or three words: #LastMilePodcast (a
+    generic word before the name left out: 'ein Glas Mango-Lassi' -> #MangoLassi)."""
+    name_junk = words(language).junk | words("en").junk
+    whole: list[tuple[str, str]] = []
+    for fact in facts_in(text, language):
+        parts = re.findall(r"[^\W\d_][\w'’]*", fact.text)
+        while parts and parts[0].casefold() in name_junk:
+            parts = parts[1:]
+        if fact.kind == "name" and 2 <= len(parts) <= 3 and all(p[:1].isupper() for p in parts):
+            whole.append((" ".join(parts), _camel([p.replace("'", "").replace("’", "") for p in parts])))
+    return whole
+
+
+def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]:  # noqa: C901, PLR0912
     """At most ``count`` hashtags a person would choose for ``text``: the author's own #tags
     first, then its noun phrases in its language (two or three words whole, longer ones by
     their last two words, single words when they name something), never junk."""
@@ -780,14 +874,7 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
 
     for m in _HASHTAG.finditer(text or ""):
         add(m.group(0))
-    name_junk = words(language).junk | words("en").junk
-    whole: list[tuple[str, str]] = []  # (a proper name's words, its tag): #LastMilePodcast
-    for fact in facts_in(text or "", language):
-        parts = re.findall(r"[^\W\d_][\w'’]*", fact.text)
-        while parts and parts[0].casefold() in name_junk:
-            parts = parts[1:]
-        if fact.kind == "name" and 2 <= len(parts) <= 3 and all(p[:1].isupper() for p in parts):
-            whole.append((" ".join(parts), _camel([p.replace("'", "").replace("’", "") for p in parts])))
+    whole = _name_tags(text or "", language)
     w = words(language)
     weak = w.weak | words("en").weak
     junk = w.junk | words("en").junk

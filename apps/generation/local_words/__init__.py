@@ -44,14 +44,16 @@ def _alt_text(request: TextRequest) -> str:
 
 def make_texts(request: TextRequest) -> dict[str, TextResult]:
     """One text per platform of ``request.all_platforms``, each written its own way."""
-    from ..local_text import normalise_tone
-
-    from ..local_text import LANGUAGES
+    from ..local_text import LANGUAGES, normalise_tone
 
     brief = read_brief(request)
     writing = Writing(brief=brief, post_type=request.post_type, media_type=request.media_type)
     # the picture described in the post's language (a German brief under 'en' gets German alt text)
-    alt = _alt_text(dataclasses.replace(request, language=brief.language)) if brief.language in LANGUAGES else ""
+    alt = (
+        _alt_text(dataclasses.replace(request, language=brief.language))
+        if brief.language in LANGUAGES
+        else ""
+    )
     sounds = _sounds(brief, normalise_tone(request.tone, request.brand.tone))
     out: dict[str, TextResult] = {}
     for platform in request.all_platforms:

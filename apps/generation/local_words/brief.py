@@ -301,7 +301,9 @@ def read_brief(request: TextRequest) -> Brief:
     if not sentences:
         raise EngineError("the prompt has nothing to write about (only instructions or banned words)")
     asked = (request.intent or "").strip().lower()
-    guess = IntentGuess(asked, 1.0, ("settings.intent",)) if asked else classify_intent(request.prompt, language)
+    guess = (
+        IntentGuess(asked, 1.0, ("settings.intent",)) if asked else classify_intent(request.prompt, language)
+    )
     intent = guess.intent
     if intent not in INTENTS:
         raise EngineError(f"unknown intent {intent!r}: use one of {', '.join(INTENTS)}")

@@ -112,7 +112,9 @@ class Copy:
         naming the brand only when it has a name; in the brand's locale and register, and only
         lines its voice accepts (no hype for a calm brand, no basket for a clinic)."""
         voice = self.voice
-        pool = [self.voiced(line) for line in self._pool(section, intent, key) if brand or "{brand}" not in line]
+        pool = [
+            self.voiced(line) for line in self._pool(section, intent, key) if brand or "{brand}" not in line
+        ]
         if voice is not None:
             pool = [line for line in pool if voice.accepts(line)]
         if not pool:

@@ -31,7 +31,8 @@ _NO_HYPE = re.compile(
     re.IGNORECASE,
 )
 _NO_EMOJI = re.compile(
-    r"\b(?:no|without|never use|avoid|zero|keine|sin|sem|pas d')\s*emojis?\b|emoji-free|ohne emojis?", re.IGNORECASE
+    r"\b(?:no|without|never use|avoid|zero|keine|sin|sem|pas d')\s*emojis?\b|emoji-free|ohne emojis?",
+    re.IGNORECASE,
 )
 _NO_EXCLAMATION = re.compile(
     r"\bno exclamation(?: marks?| points?)?\b|\bwithout exclamation|\bavoid exclamation|\bkeine ausrufezeichen\b|"

@@ -368,7 +368,9 @@ def write_youtube(w: Writing) -> TextResult:
     )
 
 
-def _fits_with(w: Writing, platform: str, tags: list[str], before: str = "", after: str = "") -> Callable[[list[str]], bool]:
+def _fits_with(
+    w: Writing, platform: str, tags: list[str], before: str = "", after: str = ""
+) -> Callable[[list[str]], bool]:
     def fits(texts: list[str]) -> bool:
         body = " ".join(texts)
         return w.fits(platform, "\n\n".join(p for p in (before, body, after) if p), tags)
@@ -398,7 +400,9 @@ def write_pinterest(w: Writing) -> TextResult:
     missing_links = lambda text: [u for u in brief.urls if u not in text]  # noqa: E731
     link_line = ""
     if brief.copy is not None and missing_links(" ".join(p.text for p in parts)):
-        link_line = brief.copy.link_line("pinterest", " ".join(missing_links(" ".join(p.text for p in parts))))
+        link_line = brief.copy.link_line(
+            "pinterest", " ".join(missing_links(" ".join(p.text for p in parts)))
+        )
     chosen = cut(parts, _fits_with(w, "pinterest", tags, label, link_line), brief.language)
     body = " ".join([*([label] if label else []), chosen.text])
     blocks = [body]
