@@ -149,7 +149,7 @@ def finish(
             media_type=content.media_type,
             per_platform=per_platform and not isinstance(texts, TextResult),
         )
-        data["adaptations"] = [*mend_notes.get(platform, []), *data["adaptations"]]
+        data["adaptations"] = [*text.notes, *mend_notes.get(platform, []), *data["adaptations"]]
         ratio = platform_rules.supported_ratio(
             platform, content.post_type, content.media_type, content.dimensions
         )

@@ -58,7 +58,9 @@ def make_texts(request: TextRequest) -> dict[str, TextResult]:
     out: dict[str, TextResult] = {}
     for platform in request.all_platforms:
         text = write(writing, normalize_platform(platform))
-        out[platform] = dataclasses.replace(text, alt_text=alt, sounds=sounds)
+        out[platform] = dataclasses.replace(
+            text, alt_text=alt, sounds=sounds, notes=[*brief.notes, *text.notes]
+        )
     return out
 
 
