@@ -521,7 +521,15 @@ def clean_texts(
             work.quiet()
         if is_sober(request):
             work.sober()
-        out[name] = dataclasses.replace(result, hashtags=work.hashtags, sounds=work.sounds, **work.fields)
+        out[name] = dataclasses.replace(
+            result,
+            hashtags=work.hashtags,
+            sounds=work.sounds,
+            caption=work.fields["caption"],
+            first_comment=work.fields["first_comment"],
+            title=work.fields["title"],
+            alt_text=work.fields["alt_text"],
+        )
     return out, notes
 
 
