@@ -26,12 +26,13 @@ RANKS = {
     "deadline": 2,
     "when": 2,
     "price": 3,
+    "safety": 3,
     "quote": 3,
     "context": 6,
     "pleasantry": 9,
 }
 #: roles a post exists to say: never dropped while context or a pleasantry remains
-MUST_KEEP = frozenset({"news", "instruction", "poll", "cta", "deadline", "when", "price"})
+MUST_KEEP = frozenset({"news", "instruction", "poll", "cta", "deadline", "when", "price", "safety"})
 
 _PLEASANTRY = re.compile(
     r"\b(?:thank(?:s| you)|we(?:'re| are) (?:so |truly |very )?sorry|sorry for|apologi[sz]e|see you|can't wait|"
@@ -102,8 +103,10 @@ def roles_of(sentence: str, index: int, language: str) -> frozenset[str]:
     roles: set[str] = set()
     if len(_OPTION.findall(sentence)) >= 2:
         roles.add("poll")
-    if _INSTRUCTION.match(sentence) or _HAZARD.search(sentence):
+    if _INSTRUCTION.match(sentence):
         roles.add("instruction")
+    if _HAZARD.search(sentence):
+        roles.add("safety")  # the reason of a safety instruction
     if kinds & {"url", "handle"} or _CTA_VERB.match(sentence):
         roles.add("cta")
     if "date" in kinds and _DEADLINE.search(sentence):
@@ -157,11 +160,13 @@ def cut(
     language: str,
     *,
     drop_below: int | None = None,
+    always_shorten: bool = False,
 ) -> Cut:
     """The parts that fit: all when they do; else each shortened inside (least important
     first), then the lowest-ranked dropped one at a time (the later first on a tie), never the
     last one. ``drop_below``: parts ranked above it go even when everything fits (X keeps the
-    news and what must stay, not context), unless nothing would remain."""
+    news and what must stay, not context), unless nothing would remain; ``always_shorten``:
+    parentheses and 'hosted by …' go even when everything fits (X's one line)."""
     kept = list(parts)
     dropped: list[Part] = []
     if drop_below is not None:
@@ -172,6 +177,9 @@ def cut(
 
     def texts() -> list[str]:
         return [p.text for p in kept]
+
+    if always_shorten:
+        kept = [Part(p.index, shorten(p.text, language), p.roles) for p in kept]
 
     if not fits(texts()):
         for part in sorted(kept, key=lambda p: (-p.rank, -p.index)):

@@ -428,7 +428,13 @@ def write_short(w: Writing, platform: str) -> TextResult:
     if brief.request.length == "short":
         parts = [p for p in parts if p.must_keep or brief.core_score(p.text)] or parts[:1]
     drop_below = RANKS["quote"] if platform == "x" else None
-    chosen = cut(parts, _fits_with(w, platform, tags), brief.language, drop_below=drop_below)
+    chosen = cut(
+        parts,
+        _fits_with(w, platform, tags),
+        brief.language,
+        drop_below=drop_below,
+        always_shorten=platform == "x",
+    )
     text = chosen.text
     for url in brief.urls:
         if url not in text and w.fits(platform, f"{text} {url}", tags):
