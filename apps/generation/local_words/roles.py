@@ -28,6 +28,7 @@ RANKS = {
     "price": 3,
     "safety": 3,
     "quote": 3,
+    "detail": 5,
     "context": 6,
     "pleasantry": 9,
 }
@@ -76,7 +77,9 @@ _HOSTED = re.compile(
     r",?\s*\b(?:presentado|moderado|organizado|apresentado) por\b[^,.;:!?]*",
     re.IGNORECASE,
 )
-_CORE = frozenset({"url", "handle", "code", "price", "percent", "date", "time"})
+CORE = frozenset({"url", "handle", "code", "price", "percent", "date", "time"})
+_CORE = CORE
+ALL_FACTS = frozenset({*CORE, "name", "number", "hashtag"})
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,7 @@ def roles_of(sentence: str, index: int, language: str) -> frozenset[str]:
     if index == 0 and "pleasantry" not in roles:
         roles.add("news")
     if not roles:
-        roles.add("context")
+        roles.add("detail" if found else "context")  # a name or a figure is more than decoration
     return frozenset(roles)
 
 
@@ -130,18 +133,23 @@ def parts_of(sentences: list[str], language: str) -> list[Part]:
     return [Part(i, s, roles_of(s, i, language)) for i, s in enumerate(sentences)]
 
 
-def shorten(sentence: str, language: str) -> str:
+def shorten(sentence: str, language: str, keep: frozenset[str] = CORE) -> str:
     """``sentence`` without what a reader does not miss: a parenthesis and a "hosted by …"
-    that hold no link, handle, code, price, date or time."""
+    that hold no fact of the kinds ``keep`` (a link, handle, code, price, date or time; every
+    fact, names too, in the news sentence, which every platform keeps whole)."""
 
     def drop(m: re.Match[str]) -> str:
-        return m.group(0) if any(f.kind in _CORE for f in facts_in(m.group(0), language)) else ""
+        return m.group(0) if any(f.kind in keep for f in facts_in(m.group(0), language)) else ""
 
     out = _PARENTHESIS.sub(drop, sentence)
     out = _HOSTED.sub(drop, out)
     out = re.sub(r"\s+([,.;:!?])", r"\1", out)
     out = re.sub(r"[ \t]{2,}", " ", out).strip()
     return out if re.search(r"\w", out) else sentence
+
+
+def _keep(part: Part) -> frozenset[str]:
+    return ALL_FACTS if "news" in part.roles else CORE
 
 
 @dataclass(frozen=True)
@@ -179,11 +187,11 @@ def cut(
         return [p.text for p in kept]
 
     if always_shorten:
-        kept = [Part(p.index, shorten(p.text, language), p.roles) for p in kept]
+        kept = [Part(p.index, shorten(p.text, language, _keep(p)), p.roles) for p in kept]
 
     if not fits(texts()):
         for part in sorted(kept, key=lambda p: (-p.rank, -p.index)):
-            short = shorten(part.text, language)
+            short = shorten(part.text, language, _keep(part))
             if short != part.text:
                 kept[kept.index(part)] = Part(part.index, short, part.roles)
                 if fits(texts()):

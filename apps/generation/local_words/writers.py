@@ -426,8 +426,8 @@ def write_short(w: Writing, platform: str) -> TextResult:
     tags = w.tags(platform)
     parts = parts_of(_body(brief), brief.language)
     if brief.request.length == "short":
-        parts = [p for p in parts if p.must_keep or brief.core_score(p.text)] or parts[:1]
-    drop_below = RANKS["quote"] if platform == "x" else None
+        parts = [p for p in parts if p.must_keep or brief.is_fact_sentence(p.text)] or parts[:1]
+    drop_below = RANKS["detail"] if platform == "x" else None
     chosen = cut(
         parts,
         _fits_with(w, platform, tags),
