@@ -573,7 +573,9 @@ class IntentGuess:
 _CLOSED = re.compile(
     r"\bclosed\b|\bclosing (?:for|over|on|from)\b|\bwe(?:'re| are| will be) closed\b|\btaking a (?:break|holiday)\b|"
     r"\breopen(?:s|ing)?\b|\bback (?:on|from)\b|\bclosure\b|cerrad[oa]s?\b|cerramos|reabrimos|volvemos el|"
-    r"fermée?s?\b|fermeture|réouverture|geschlossen|schließ(?:en|t)|betriebsferien|pause\b|wieder (?:für euch |für sie )?(?:da|geöffnet|offen)|"
+    r"fermée?s?\b|fermeture|réouverture|geschlossen|schließ(?:en|t)|betriebsferien|betriebsurlaub|pause\b|"
+    r"wieder (?:ganz normal |für euch |für sie )?(?:da|geöffnet|offen)|\b(?:haben|bleibt|sind|ist) zu\b|\bzu vom\b|"
+    r"\bim urlaub\b|\bon holiday\b|\bvacaciones\b|\bvolvemos\b|\bférias\b|\bvoltamos\b|"
     r"fechad[oa]s?\b|encerrad[oa]s?|reabr(?:e|imos)|voltamos (?:a|no|em)",
     re.IGNORECASE,
 )
@@ -798,6 +800,30 @@ def _camel(words_: list[str]) -> str:
     return "#" + "".join(w if any(c.isupper() for c in w) else w[:1].upper() + w[1:] for w in words_)
 
 
+_WEEKDAY_ABBREVIATIONS = frozenset(
+    {
+        "mon",
+        "tue",
+        "tues",
+        "wed",
+        "weds",
+        "thu",
+        "thur",
+        "thurs",
+        "fri",
+        "sat",
+        "sun",
+        "mo",
+        "di",
+        "mi",
+        "do",
+        "fr",
+        "sa",
+        "so",
+    }
+)
+
+
 def _phrases(text: str, language: str) -> list[list[str]]:
     """Runs of content words (names in their case), split at stopwords, verbs, numbers,
     facts that are no topic (URLs, handles, codes, times, dates) and punctuation."""
@@ -835,6 +861,7 @@ def _phrases(text: str, language: str) -> list[list[str]]:
                 and not (tok[:1].isupper() and runs[-1] and runs[-1][-1][:1].isupper())
             )
             or low in w.instruction
+            or low in _WEEKDAY_ABBREVIATIONS  # 'Webinar Thurs 12 June': no #WebinarThurs
             or (tok[:1].islower() and low in en.weak and not runs[-1])
         ):
             runs.append([])
@@ -902,7 +929,8 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
             run = [t for t in run if t[:1].isupper()] if any(t[:1].isupper() for t in run) else []
         if not run:
             continue
-        named = next((tag for name, tag in whole if " ".join(run) in name), "")
+        joined = " ".join(run)
+        named = next((tag for name, tag in whole if joined in name or name in joined), "")
         if named:  # part of a proper name: the name whole ('Mile Podcast' -> #LastMilePodcast)
             add(named)
             continue
@@ -912,6 +940,8 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
             word = run[0]
             if (len(word) < 4 and not word.isupper()) or is_junk_hashtag(word, language):
                 continue  # checked in its own case: 'recalling' is no topic
+            if german and word not in names and len(word) < 8:
+                continue  # 'Termin', 'Urlaub', 'Dauert': a short German noun alone is no topic
             if word not in names and not (german and word[:1].isupper()):
                 singles.append(_camel(run))  # a common noun alone: only when there is little else
                 continue

@@ -39,7 +39,8 @@ _PLEASANTRY = re.compile(
     r"\b(?:thank(?:s| you)|we(?:'re| are) (?:so |truly |very )?sorry|sorry for|apologi[sz]e|see you|can't wait|"
     r"look forward|enjoy|cheers|happy (?:holidays|new year|listening|shopping)|have a (?:great|lovely|good)|"
     r"danke|vielen dank|es tut uns leid|wir freuen uns|bis bald|frohe|schöne|gracias|lo sentimos|nos vemos|"
-    r"hasta pronto|feliz|felices|obrigad[oa]|lamentamos|até breve|boas festas|merci|désolés|à bientôt|joyeuses?)\b",
+    r"hasta pronto|feliz|felices|obrigad[oa]|lamentamos|até breve|boas festas|merci|désolés|à bientôt|joyeuses?|"
+    r"buen verano|buenas vacaciones|schönen urlaub|schönen sommer|bom verão|boas férias|happy summer|bon été)\b",
     re.IGNORECASE,
 )
 _INSTRUCTION = re.compile(
