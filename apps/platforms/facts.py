@@ -877,6 +877,7 @@ def _name_tags(text: str, language: str) -> list[tuple[str, str]]:
     whole: list[tuple[str, str]] = []
     for fact in facts_in(text, language):
         parts = re.findall(r"[^\W\d_][\w'’]*", fact.text)
+        parts = [p for p in parts if p.casefold() not in _WEEKDAY_ABBREVIATIONS]
         while parts and parts[0].casefold() in name_junk:
             parts = parts[1:]
         if fact.kind == "name" and 2 <= len(parts) <= 3 and all(p[:1].isupper() for p in parts):

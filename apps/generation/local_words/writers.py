@@ -212,7 +212,7 @@ def _comment(w: Writing, platform: str) -> str:
     parts: list[str] = []
     if brief.sober:
         parts.append(copy.pick("comments", brief.intent, "all", brief.rng("comment", platform)))
-    else:
+    elif brief.confident:  # unsure what the post is for: no stock comment (the link alone on Instagram)
         line = w.pick("comments", platform, platform)
         if line and not (brief.quiet and _ends_with_question(line)):
             parts.append(_with_emoji(line, w.emoji(2)) if platform == "instagram" else line)
