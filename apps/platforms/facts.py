@@ -880,7 +880,7 @@ def _name_tags(text: str, language: str) -> list[tuple[str, str]]:
         parts = [p for p in parts if p.casefold() not in _WEEKDAY_ABBREVIATIONS]
         while parts and parts[0].casefold() in name_junk:
             parts = parts[1:]
-        if fact.kind == "name" and 2 <= len(parts) <= 3 and all(p[:1].isupper() for p in parts):
+        if fact.kind == "name" and 2 <= len(parts) <= 4 and all(p[:1].isupper() for p in parts):
             whole.append((" ".join(parts), _camel([p.replace("'", "").replace("’", "") for p in parts])))
     return whole
 

@@ -61,7 +61,8 @@ _INDUSTRIES = {
 #: engine lines that only fit a shop (a basket, shopping, an order, a treat)
 SHOP_LINES = re.compile(
     r"basket|shopping|treat yourself|next order|picking up|cesta|compras|capricho|carrinho|mimo|pedido|"
-    r"\bKorb\b|Einkauf|Bestellung|Gönnt|panier|achats|commande",
+    r"\bKorb\b|Einkauf|Bestellung|Gönnt|panier|achats|commande|würdet ihr nehmen|vas a elegir|elegirías|"
+    r"would you pick|are you picking|escolheria|\U0001f6cd",
     re.IGNORECASE,
 )
 _HYPE_LINES = re.compile(
