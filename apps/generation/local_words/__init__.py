@@ -77,9 +77,7 @@ def make_texts(request: TextRequest) -> dict[str, TextResult]:
     out: dict[str, TextResult] = {}
     for platform in request.all_platforms:
         text = write(writing, normalize_platform(platform))
-        out[platform] = dataclasses.replace(
-            text, alt_text=alt, sounds=sounds, notes=[*notes, *text.notes]
-        )
+        out[platform] = dataclasses.replace(text, alt_text=alt, sounds=sounds, notes=[*notes, *text.notes])
     return out
 
 
