@@ -94,6 +94,7 @@ class TextResult:
     alt_text: str = ""
     title: str = ""
     sounds: list[str] = field(default_factory=list)  # sound identifiers
+    notes: list[str] = field(default_factory=list)  # what the engine adapted, for the variant's adaptations
 
 
 @dataclass(frozen=True)

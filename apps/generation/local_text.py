@@ -511,15 +511,15 @@ def _intent(request: TextRequest, language: str, facts: list[str]) -> dict[str, 
     """What the post is for (hiring, a sale, an event), which picks hooks, calls to action and
     first comments a person would write for it; a hook without the subject needs the prompt's
     facts."""
-    return next(
-        (
-            i
-            for i in T[language].get("intents", {}).values()
-            if re.search(i["match"], request.prompt or "", re.IGNORECASE)
-            and (facts or not i.get("needs_facts"))
-        ),
-        None,
-    )
+    from apps.platforms.facts import classify_intent
+
+    asked = (request.intent or "").strip().lower()
+    guess = classify_intent(request.prompt or "", language)
+    intent = asked or (guess.intent if guess.confident else "")
+    entry = T[language].get("intents", {}).get(intent)
+    if entry is None or (entry.get("needs_facts") and not facts):
+        return None
+    return dict(entry)
 
 
 def _writer(request: TextRequest) -> tuple[_Writer, str, list[str], list[str], dict[str, Any] | None]:

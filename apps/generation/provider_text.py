@@ -47,6 +47,8 @@ from .text_checks import (
     check_texts,
     dont_instructions,
     is_sober,
+    keep_rule,
+    must_keep,
     register_intent,
     with_article,
 )
@@ -262,6 +264,7 @@ def _platform_context(platform: str, request: TextRequest) -> dict[str, str]:
     return {
         "key": platform,
         "name": rules.display_name,
+        "keeps": keep_rule(platform),
         "style": notes[:1].upper() + notes[1:] + ".",
         "caption_limit": caption,
         "hashtags": _hashtag_rule(platform, request),
@@ -299,6 +302,7 @@ def render_prompt(request: TextRequest) -> tuple[str, str]:
         "media": media,
         "media_article": "a" if media == "video" else "an",
         "brief": request.prompt.strip(),
+        "must_keep": "; ".join(f'"{item}"' for item in must_keep(request)),
         "post_type": request.post_type,
         "platforms": [_platform_context(p, request) for p in keys],
         "tone": "sober and plain" if is_sober(request) else request.tone,
@@ -504,6 +508,7 @@ class TextConversation:
     system: str = ""
     messages: list[dict[str, str]] = field(default_factory=list)
     turns: int = 0
+    failed: dict[str, list[str]] = field(default_factory=dict)  # platforms the local engine wrote, and why
 
     def __post_init__(self) -> None:
         self.system, user = render_prompt(self.request)
@@ -521,8 +526,9 @@ class TextConversation:
         EngineError when the repairs are spent and the reply is still incomplete or loses a fact."""
         self.turns += 1
         results, problems = parse_texts(raw, self.request)
-        if not problems:
-            problems = check_texts(self.request, results)
+        # every problem in one repair turn: a missing platform and the others' lost facts,
+        # limits and tags together, never one at a time
+        problems = [*problems, *check_texts(self.request, results)]
         if not problems:
             return results
         if self.turns <= self.repairs:
@@ -530,16 +536,42 @@ class TextConversation:
             self.messages.append({"role": "user", "content": repair_message(problems, self.keys)})
             return None
         hard = [p for p in problems if p.kind in HARD_KINDS]
-        if hard:
+        passed = [k for k in results if k not in {p.platform for p in hard}]
+        if hard and (any(not p.platform for p in hard) or not passed):
             listed = "; ".join(f"{p.platform}: {p.message}" if p.platform else p.message for p in hard)
             raise EngineError(
                 f"{self.engine}: the reply still breaks the rules after {self.repairs} repair turn(s): {listed}",
                 retryable=False,
             )
+        if hard:
+            return self._partial(results, hard)
         # smaller leftovers (a banned word, a junk tag, an emoji in a sober post) are mended by the
         # pipeline's check (text_checks.publishable in steps.finish), which notes each change in
         # the variant's adaptations for the reviewer
         return results
+
+    def _partial(self, results: dict[str, TextResult], hard: list[Problem]) -> dict[str, TextResult]:
+        """The platforms that passed keep the provider's text; each one that still fails after
+        the repairs (missing, or a lost fact) is written by the local engine from the same
+        brief, with a note saying why, instead of failing the whole content."""
+        import dataclasses
+
+        from .local_words import make_texts
+
+        failed: dict[str, list[str]] = {}
+        for problem in hard:
+            failed.setdefault(problem.platform, []).append(problem.message)
+        local = make_texts(dataclasses.replace(self.request, platforms=tuple(failed)))
+        out = {k: v for k, v in results.items() if k not in failed}
+        for platform, messages in failed.items():
+            note = (
+                f"{self.engine}'s reply for {platform} still failed the checks after {self.repairs} "
+                f"repair turn(s) ({'; '.join(messages)}): the local engine wrote this one from the brief"
+            )
+            text = local[platform]
+            out[platform] = dataclasses.replace(text, notes=[note, *text.notes])
+        self.failed = failed
+        return {k: out[k] for k in self.keys if k in out}
 
 
 def one_platform(texts, request: TextRequest) -> TextResult:

@@ -20,7 +20,6 @@ from apps.media.models import Kind, MediaAsset
 from apps.media.services import media_create_from_bytes
 from apps.platforms import rules as platform_rules
 from apps.platforms.adaptation import Draft, adapt
-from apps.platforms.facts import detect_intent
 from apps.platforms.style import style_for_platform
 from apps.platforms.validation import validate_variant
 
@@ -78,7 +77,7 @@ def requests_for(content: Content) -> tuple[TextRequest, list[ImageRequest | Vid
         prompt=content.prompt,
         platform=content.platforms[0],
         platforms=tuple(content.platforms),
-        intent=values.get("intent") or detect_intent(content.prompt, values.get("language") or "en"),
+        intent=values.get("intent") or "",  # '' : each engine classifies the brief (with a confidence)
         post_type=content.post_type,
         media_type=content.media_type,
         tone=values.get("tone") or "friendly",
@@ -152,7 +151,7 @@ def finish(
             media_type=content.media_type,
             per_platform=per_platform and not isinstance(texts, TextResult),
         )
-        data["adaptations"] = [*mend_notes.get(platform, []), *data["adaptations"]]
+        data["adaptations"] = [*text.notes, *mend_notes.get(platform, []), *data["adaptations"]]
         ratio = platform_rules.supported_ratio(
             platform, content.post_type, content.media_type, content.dimensions
         )

@@ -119,6 +119,46 @@ def _format(platform: str, request: TextRequest) -> FormatRules | None:
         return None
 
 
+#: what each kind of fact is called where the prompt lists it (one source with the check below)
+KIND_NAMES = {
+    "url": "link",
+    "code": "code",
+    "date": "date",
+    "time": "time",
+    "price": "price",
+    "percent": "percentage",
+    "handle": "@handle",
+}
+
+
+def keep_rule(platform: str) -> str:
+    """What ``platform``'s text must keep, in words: the rule ``required_facts`` checks, rendered
+    into the prompt from the same data (``SHORT_FORM``, ``CORE_KINDS``), so the prompt never
+    allows what the check refuses."""
+    if platform in SHORT_FORM:
+        kinds = ", ".join(KIND_NAMES[k] for k in sorted(brief_facts.CORE_KINDS, key=list(KIND_NAMES).index))
+        where = (
+            " or, where it does not fit, in the first comment" if platform in FIRST_COMMENT_OVERFLOW else ""
+        )
+        return (
+            f"every fact of the brief's first sentence that has one, and every {kinds} of the brief, "
+            f"verbatim in the caption{where}; leave out decoration first (pleasantries, then context)"
+        )
+    if platform in NO_URL_IN_CAPTION:
+        return "every fact of the brief verbatim, but its links (say 'link in bio' instead)"
+    return "every fact of the brief verbatim"
+
+
+#: short platforms whose text may put what does not fit in the first comment (they take one)
+FIRST_COMMENT_OVERFLOW = frozenset({"x", "threads", "bluesky"})
+
+
+def must_keep(request: TextRequest) -> list[str]:
+    """The brief's must-keep items, verbatim, for the prompt: the facts every short platform
+    keeps (links, codes, dates, times, prices, percentages, handles)."""
+    return [f.text for f in required_facts(request, "x") if f.kind in brief_facts.CORE_KINDS]
+
+
 def required_facts(request: TextRequest, platform: str) -> list[brief_facts.Fact]:
     """The facts of the brief ``platform``'s text must hold verbatim: every one on the
     long-form platforms, the core ones on X, Threads and Bluesky (every fact of the first
@@ -144,9 +184,12 @@ def required_facts(request: TextRequest, platform: str) -> list[brief_facts.Fact
     return out
 
 
-def _fact_kept(fact: brief_facts.Fact, result: TextResult) -> bool:
-    """Verbatim in the caption; an author's own #tag may stand in the hashtags instead."""
+def _fact_kept(fact: brief_facts.Fact, result: TextResult, platform: str = "") -> bool:
+    """Verbatim in the caption (on X, Threads and Bluesky, or in the first comment, where what
+    did not fit goes); an author's own #tag may stand in the hashtags instead."""
     if fact.text in result.caption:
+        return True
+    if platform in FIRST_COMMENT_OVERFLOW and fact.text in result.first_comment:
         return True
     return fact.kind == "hashtag" and fact.text.casefold() in {t.casefold() for t in result.hashtags}
 
@@ -174,7 +217,7 @@ def check_texts(request: TextRequest, results: Mapping[str, TextResult]) -> list
 
 
 def _facts_problems(request: TextRequest, platform: str, result: TextResult) -> list[Problem]:
-    missing = [f for f in required_facts(request, platform) if not _fact_kept(f, result)]
+    missing = [f for f in required_facts(request, platform) if not _fact_kept(f, result, platform)]
     return [
         Problem(
             platform,
@@ -478,7 +521,15 @@ def clean_texts(
             work.quiet()
         if is_sober(request):
             work.sober()
-        out[name] = dataclasses.replace(result, hashtags=work.hashtags, sounds=work.sounds, **work.fields)
+        out[name] = dataclasses.replace(
+            result,
+            hashtags=work.hashtags,
+            sounds=work.sounds,
+            caption=work.fields["caption"],
+            first_comment=work.fields["first_comment"],
+            title=work.fields["title"],
+            alt_text=work.fields["alt_text"],
+        )
     return out, notes
 
 

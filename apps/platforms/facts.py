@@ -10,7 +10,9 @@ the admin read a brief the same way:
   dates, times, numbers, names), each with its span.
 - ``fact_sentences`` / ``missing_facts``: the sentences that carry facts, and the facts of a
   brief a caption does not hold verbatim.
-- ``detect_intent``: what the post is for (a recall, an event, an offer, ...).
+- ``classify_intent``: what the post is for (a recall, a closure, a poll, an offer, ...) from
+  the shape of the brief, with a confidence and the evidence (``IntentGuess``);
+  ``detect_intent`` is its intent alone.
 - ``is_junk_hashtag`` / ``topic_hashtags``: hashtags a person would choose (topics), never
   verbs, pronouns, days, times, numbers, handles or URL parts.
 
@@ -201,7 +203,7 @@ def _protected(text: str) -> list[tuple[int, int]]:
 
 def _word_before(text: str, pos: int) -> str:
     """The token that ends at ``pos`` (the period excluded): 'Dr', 'e.g', 'a.m', '3'."""
-    m = re.search(r"([\w.]+)$", text[:pos])
+    m = re.search(r"([\w.°%€$£]+)$", text[:pos])  # '0°C' is a temperature, not an initial
     return m.group(1) if m else ""
 
 
@@ -241,16 +243,76 @@ def _abbreviation(before: str, rest: str, language: str) -> bool:
     )
 
 
+#: quotations a reader never splits: guillemets, curly and German double quotes, curly single
+#: quotes, corner brackets, straight double and single quotes (an apostrophe inside a word,
+#: "don't", "where's", is no quote mark)
+_QUOTES = re.compile(
+    r"«[^»\n]*»|“[^”\n]*”|„[^“”\n]*[“”]|(?<!\w)‘[^’\n]*’(?!\w)|「[^」\n]*」|『[^』\n]*』"
+    r"|(?<![\w\"])\"[^\"\n]+\"|(?<![\w'])'(?=[¿¡\w])[^'\n]*?[^\s']'(?!\w)"
+)
+
+
+def quote_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the quotations of ``text`` (the outermost ones), where no sentence ends."""
+    spans: list[tuple[int, int]] = []
+    for m in _QUOTES.finditer(text or ""):
+        spans.append(m.span())
+    return spans
+
+
+#: German words before a day's ordinal ('am 3. Oktober', 'zum 5. Geburtstag', 'bis 24. Dezember')
+_DE_ORDINAL_BEFORE = frozenset(
+    [
+        "am",
+        "im",
+        "zum",
+        "vom",
+        "ab",
+        "bis",
+        "seit",
+        "dem",
+        "den",
+        "der",
+        "des",
+        "die",
+        "das",
+        "jeden",
+        "jeder",
+        "jedes",
+        "zur",
+        "beim",
+        "nach",
+    ]
+)
+
+
+def _german_ordinal(line: str, dot: int) -> bool:
+    m = re.search(r"(?:^|\s)([\w]+)\s+(\d{1,3})$", line[:dot])
+    return m is not None and m.group(1).casefold() in _DE_ORDINAL_BEFORE
+
+
 def split_sentences(text: str, language: str = "en") -> list[str]:
-    """The sentences of ``text`` in order, stripped; a line break always ends one."""
+    """The sentences of ``text`` in order, stripped; a line break always ends one; a quotation
+    is never split (its own '?' or '.' ends no sentence; a mark just before its closing quote
+    ends the sentence after the quote); a German ordinal ('am 3. Oktober') ends none."""
     out: list[str] = []
     protected = _protected(text or "")
+    german = language_code(language) == "de"
     for line in re.split(r"\n+", text or ""):
         offset = (text or "").find(line)
         start = 0
+        quotes = quote_spans(line)
         for m in _END.finditer(line):
             absolute = offset + m.start()
             if any(s <= absolute < e for s, e in protected):
+                continue
+            if any(s < m.start() and m.end() < e for s, e in quotes):
+                continue  # inside a quotation: "¿dónde está mi camión?" ends nothing
+            if any(s < m.start() < e <= m.end() for s, e in quotes) and re.match(
+                r"[ \t]*[a-zà-ÿ,;:(—–-]", line[m.end() :]
+            ):
+                continue  # 'She said “Stop.” and left': the sentence goes on after the quote
+            if german and m.group(1) == "." and _german_ordinal(line, m.start()):
                 continue
             if not _ends_here(line, m.start(), m.end(1), language):
                 continue
@@ -459,7 +521,7 @@ INTENT_PATTERNS: dict[str, str] = {
     r"\bconference\b|\bRSVP\b|\bregister\b|\btickets?\b|\bjoin us\b|\blive (?:at|on)\b|\bmarket\b|\bclass\b|"
     r"taller|charla|evento|entradas|atelier|conférence|événement|billets|veranstaltung|vortrag|"
     r"anmeldung|palestra|oficina|ingressos",
-    "release": r"\brelease[sd]?\b|\bversion\s?\d|\bv\d+(?:\.\d+)+|\bupdate\b|\bchangelog\b|\bnew feature|"
+    "release": r"\brelease[sd]?\b|\bis (?:out|live) (?:now|today)?\b|\bis (?:out|live)\b|\bnow live\b|ist (?:jetzt )?(?:da|live|verfügbar)\b|ya está disponible|já está disponível|\bversion\s?\d|\bv\d+(?:\.\d+)+|\bupdate\b|\bchangelog\b|\bnew feature|"
     r"\bnow available\b|\bships?\b|lanzamiento|nueva versión|disponible|nouvelle version|neue version|"
     r"verfügbar|nova versão|disponível",
     "launch": r"\blaunch(?:es|ed|ing)?\b|\bintroducing\b|\bannouncing\b|\bunveil|\bmeet (?:the|our)\b|\bnew\b|\bdebut|lanzamos|"
@@ -467,9 +529,13 @@ INTENT_PATTERNS: dict[str, str] = {
     "tip": r"\btips?\b|\bhow to\b|\bguide\b|\bmistakes?\b|\bdid you know\b|\blearn\b|\bsteps?\b|\btutorial\b|"
     r"consejos?|cómo|astuces?|conseils?|comment|tipps?|wie man|dicas?|como fazer",
 }
-INTENTS = (*INTENT_PATTERNS, "announcement")
+#: intents read from the shape of a brief rather than from a word (see ``classify_intent``)
+SHAPE_INTENTS = ("closure", "poll", "testimonial")
+INTENTS = (*INTENT_PATTERNS, *SHAPE_INTENTS, "announcement")
 SOBER_INTENTS = frozenset({"recall", "apology", "incident"})
 _INTENT_RES = {k: re.compile(v, re.IGNORECASE) for k, v in INTENT_PATTERNS.items()}
+#: below this confidence a writer uses no hook and a neutral call to action
+CONFIDENT = 0.6
 
 
 def _best_intent(text: str) -> tuple[str, int]:
@@ -489,22 +555,206 @@ _NEW_PERSON = re.compile(
 )
 
 
-def detect_intent(text: str, language: str = "en") -> str:
-    """What the brief is for: a sober intent (recall, apology, incident) whenever it shows;
-    otherwise what its first sentence is for (the lead says it: a bakery's opening that also
-    offers a code is an opening), else the intent with the most distinct cues in the whole
-    brief, the earlier in ``INTENTS`` on a tie; 'announcement' when nothing shows."""
+@dataclass(frozen=True)
+class IntentGuess:
+    """What a brief is for, how sure the classifier is (0 to 1; ``CONFIDENT`` and above: a
+    writer may use the intent's hooks and calls to action) and what it saw."""
+
+    intent: str  # one of INTENTS
+    confidence: float
+    evidence: tuple[str, ...] = ()
+
+    @property
+    def confident(self) -> bool:
+        return self.confidence >= CONFIDENT
+
+
+#: a closure: closed / a break, with dates or a reopening
+_CLOSED = re.compile(
+    r"\bclosed\b|\bclosing (?:for|over|on|from)\b|\bwe(?:'re| are| will be) closed\b|\btaking a (?:break|holiday)\b|"
+    r"\breopen(?:s|ing)?\b|\bback (?:on|from)\b|\bclosure\b|cerrad[oa]s?\b|cerramos|reabrimos|volvemos el|"
+    r"fermée?s?\b|fermeture|réouverture|geschlossen|schließ(?:en|t)|betriebsferien|betriebsurlaub|pause\b|"
+    r"wieder (?:ganz normal |für euch |für sie )?(?:da|geöffnet|offen)|\b(?:haben|bleibt|sind|ist) zu\b|\bzu vom\b|"
+    r"\bim urlaub\b|\bon holiday\b|\bvacaciones\b|\bvolvemos\b|\bférias\b|\bvoltamos\b|"
+    r"fechad[oa]s?\b|encerrad[oa]s?|reabr(?:e|imos)|voltamos (?:a|no|em)",
+    re.IGNORECASE,
+)
+#: a poll: options listed (A) … B) …, 1) … 2) …) or asked to vote
+_OPTIONS = re.compile(
+    r"(?:^|\s)(?:[A-Da-d]|[1-4])\)\s+\S|(?:^|\n)\s*(?:[A-D]|[1-4])[.:]\s+\S|(?:^|\s)[A-D]:\s+\S"
+)
+_VOTE = re.compile(
+    r"\bvote\b|\bpoll\b|\bwhich (?:one|would you)\b|abstimm|umfrage|stimmt ab|encuesta|\bvota[dr]?\b|"
+    r"sondage|\bvotez\b|enquete|\bvotem?\b|\bvote[mz]?\b",
+    re.IGNORECASE,
+)
+#: a testimonial: a quotation with a person's name after it (— Name, says Name)
+_ATTRIBUTION = re.compile(
+    r"[»”“'\"」]\s*(?:[—–-]\s*|,?\s*(?:says|said|sagt|dice|dit|diz|explica|erzählt)\s+)[A-ZÀ-Ý][\w'’-]+",
+)
+#: an offer: a discount, a code, a reduced price ('£240 instead of £300')
+_DISCOUNT = re.compile(
+    r"\d+\s?%\s?(?:off|discount|rabatt|descuento|de descuento|desconto|de desconto|de réduction|de remise)|"
+    r"(?:off|rabatt|descuento|desconto|remise|réduction)\b[^.!?]{0,20}\d+\s?%|"
+    r"(?:[$€£]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|£|\$|euros?))\s+(?:instead of|statt|en vez de|em vez de|au lieu de)\b|"
+    r"\bwas\s[$€£]|\bsale\b|\bbogo\b|\b(?:promo|discount|rabatt|gutschein|cupón|cupom)code\b|\b(?:use|with) (?:the )?code\b",
+    re.IGNORECASE,
+)
+
+
+def classify_intent(text: str, language: str = "en") -> IntentGuess:
+    """What a brief is for, read from its shape, with a confidence (the one classifier of the
+    words, the captions' YAML and the pictures).
+
+    - a sober intent (recall, apology, incident) whenever its words show (0.9);
+    - a closure: closed / a break / a reopening, with a date (0.9; without a date 0.6);
+    - a poll: at least two listed options (A) … B) …) or a call to vote next to a question (0.9);
+    - a testimonial: a quotation followed by a name ("… » — Lucía Gómez") (0.85);
+    - an offer: a discount, a code or a reduced price (0.85) — a word alone ('vouchers',
+      'Gutscheine') decides nothing;
+    - otherwise the intent whose words show most (what the first sentence is for first): two
+      distinct cues or more 0.7, one in the first sentence 0.6, one elsewhere 0.45;
+    - 'announcement' at 0.3 when nothing shows.
+
+    Below ``CONFIDENT`` a writer uses no hook and a neutral call to action."""
     text = text or ""
+    found = facts_in(text, language)
+    shaped = _shaped_intent(text, found)
+    if shaped is not None:
+        return shaped
+    return _worded_intent(text, language, found)
+
+
+def _shaped_intent(text: str, found: list[Fact]) -> IntentGuess | None:
+    """A sober intent, a closure, a poll, a testimonial or an offer, read from the brief's shape."""
     for intent in ("recall", "apology", "incident"):
-        if _INTENT_RES[intent].search(text):
-            return intent
+        m = _INTENT_RES[intent].search(text)
+        if m:
+            return IntentGuess(intent, 0.9, (m.group(0),))
+    dates = [f.text for f in found if f.kind == "date"]
+    closed = _CLOSED.search(text)
+    if closed and dates:
+        return IntentGuess("closure", 0.9, (closed.group(0), dates[0]))
+    options = _OPTIONS.findall(text)
+    vote = _VOTE.search(text)
+    if len(options) >= 2 or (vote and "?" in text):
+        evidence = tuple(o.strip() for o in options[:4]) or ((vote.group(0),) if vote else ())
+        return IntentGuess("poll", 0.9, evidence)
+    quoted = [text[s:e] for s, e in quote_spans(text) if e - s >= 20]
+    attribution = _ATTRIBUTION.search(text)
+    if quoted and attribution:
+        return IntentGuess("testimonial", 0.85, (quoted[0][:40], attribution.group(0)))
+    discount = _DISCOUNT.search(text)
+    codes = [f.text for f in found if f.kind == "code"]
+    if discount or (codes and _INTENT_RES["offer"].search(text)):
+        return IntentGuess(
+            "offer", 0.85, tuple(x for x in ((discount.group(0) if discount else ""), *codes[:1]) if x)
+        )
+    if closed:
+        return IntentGuess("closure", 0.6, (closed.group(0),))
+    return None
+
+
+def _worded_intent(text: str, language: str, found: list[Fact]) -> IntentGuess:
+    """The intent whose words show most (the first sentence's first), sure by its cues."""
     sentences = split_sentences(text, language)
     if sentences and _NEW_PERSON.search(sentences[0]):
-        return "announcement"
-    lead, score = _best_intent(sentences[0]) if sentences else ("announcement", 0)
+        return IntentGuess("announcement", 0.7, (_NEW_PERSON.search(sentences[0]).group(0),))  # type: ignore[union-attr]
+    lead, lead_score = _best_intent(sentences[0]) if sentences else ("announcement", 0)
+    best, score = _best_intent(text)
+    kinds = {f.kind for f in found}
+    if lead_score:
+        cues = _cues(lead, text)
+        strong = [c for c in cues if c.casefold() not in WEAK_CUES]
+        confidence = 0.7 if len(cues) >= 2 and strong else 0.6 if strong else 0.45
+        if kinds & _SHAPE_FACTS.get(lead, frozenset()):
+            confidence = min(0.8, confidence + 0.15)  # an event with its date, a job with its link
+        return IntentGuess(lead, confidence, cues)
     if score:
-        return lead
-    return _best_intent(text)[0]
+        cues = _cues(best, text)
+        strong = [c for c in cues if c.casefold() not in WEAK_CUES]
+        confidence = 0.65 if score >= 2 and strong else 0.45
+        if kinds & _SHAPE_FACTS.get(best, frozenset()):
+            confidence = min(0.75, confidence + 0.15)
+        return IntentGuess(best, confidence, cues)
+    return IntentGuess("announcement", 0.3, ())
+
+
+#: the facts that give an intent its shape: an event has a date or a time, a job a link or a
+#: salary, an episode a link or a guest
+_SHAPE_FACTS: dict[str, frozenset[str]] = {
+    "event": frozenset({"date", "time"}),
+    "opening": frozenset({"date", "time"}),
+    "hiring": frozenset({"url", "price"}),
+    "podcast": frozenset({"url", "handle"}),
+    "release": frozenset({"url", "number"}),
+    "launch": frozenset({"price", "date"}),
+    "fundraiser": frozenset({"price", "url"}),
+    "recipe": frozenset({"number", "time"}),
+}
+
+
+#: words that hint at an intent but decide nothing alone ('Gutscheine' in a closure, 'tricks'
+#: in a poll, 'new' anywhere)
+WEAK_CUES = frozenset(
+    [
+        "new",
+        "neu",
+        "neue",
+        "nuevo",
+        "nueva",
+        "novo",
+        "nova",
+        "nouveau",
+        "nouvelle",
+        "gutschein",
+        "angebot",
+        "oferta",
+        "deal",
+        "promo",
+        "tricks",
+        "learn",
+        "steps",
+        "guide",
+        "comment",
+        "cómo",
+        "comment",
+        "tipps",
+        "dicas",
+        "market",
+        "class",
+        "talk",
+        "update",
+        "ships",
+        "ship",
+        "disponible",
+        "disponível",
+        "verfügbar",
+        "panel",
+        "register",
+        "ticket",
+        "tickets",
+        "opens",
+        "open",
+        "opening",
+        "meet",
+        "apply",
+        "job",
+        "code",
+    ]
+)
+
+
+def _cues(intent: str, text: str) -> tuple[str, ...]:
+    pattern = _INTENT_RES.get(intent)
+    if pattern is None:
+        return ()
+    return tuple(dict.fromkeys(m.group(0) for m in pattern.finditer(text)))
+
+
+def detect_intent(text: str, language: str = "en") -> str:
+    """The intent ``classify_intent`` reads in ``text`` (without its confidence)."""
+    return classify_intent(text, language).intent
 
 
 # --------------------------------------------------------------------------- hashtags
@@ -550,6 +800,30 @@ def _camel(words_: list[str]) -> str:
     return "#" + "".join(w if any(c.isupper() for c in w) else w[:1].upper() + w[1:] for w in words_)
 
 
+_WEEKDAY_ABBREVIATIONS = frozenset(
+    {
+        "mon",
+        "tue",
+        "tues",
+        "wed",
+        "weds",
+        "thu",
+        "thur",
+        "thurs",
+        "fri",
+        "sat",
+        "sun",
+        "mo",
+        "di",
+        "mi",
+        "do",
+        "fr",
+        "sa",
+        "so",
+    }
+)
+
+
 def _phrases(text: str, language: str) -> list[list[str]]:
     """Runs of content words (names in their case), split at stopwords, verbs, numbers,
     facts that are no topic (URLs, handles, codes, times, dates) and punctuation."""
@@ -587,6 +861,7 @@ def _phrases(text: str, language: str) -> list[list[str]]:
                 and not (tok[:1].isupper() and runs[-1] and runs[-1][-1][:1].isupper())
             )
             or low in w.instruction
+            or low in _WEEKDAY_ABBREVIATIONS  # 'Webinar Thurs 12 June': no #WebinarThurs
             or (tok[:1].islower() and low in en.weak and not runs[-1])
         ):
             runs.append([])
@@ -595,7 +870,22 @@ def _phrases(text: str, language: str) -> list[list[str]]:
     return [r for r in runs if r]
 
 
-def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]:
+def _name_tags(text: str, language: str) -> list[tuple[str, str]]:
+    """(a proper name's words, its tag) for names of two or three words: #LastMilePodcast (a
+    generic word before the name left out: 'ein Glas Mango-Lassi' -> #MangoLassi)."""
+    name_junk = words(language).junk | words("en").junk
+    whole: list[tuple[str, str]] = []
+    for fact in facts_in(text, language):
+        parts = re.findall(r"[^\W\d_][\w'’]*", fact.text)
+        parts = [p for p in parts if p.casefold() not in _WEEKDAY_ABBREVIATIONS]
+        while parts and parts[0].casefold() in name_junk:
+            parts = parts[1:]
+        if fact.kind == "name" and 2 <= len(parts) <= 4 and all(p[:1].isupper() for p in parts):
+            whole.append((" ".join(parts), _camel([p.replace("'", "").replace("’", "") for p in parts])))
+    return whole
+
+
+def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]:  # noqa: C901, PLR0912
     """At most ``count`` hashtags a person would choose for ``text``: the author's own #tags
     first, then its noun phrases in its language (two or three words whole, longer ones by
     their last two words, single words when they name something), never junk."""
@@ -604,14 +894,18 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
 
     def add(tag: str) -> None:
         key = tag.casefold()
+        if any(key[1:] in other for other in seen):
+            return  # '#MilePodcast' inside '#LastMilePodcast'
         if key not in seen and not is_junk_hashtag(tag, language):
             seen.add(key)
             out.append(tag)
 
     for m in _HASHTAG.finditer(text or ""):
         add(m.group(0))
+    whole = _name_tags(text or "", language)
     w = words(language)
     weak = w.weak | words("en").weak
+    junk = w.junk | words("en").junk
     names = {part for f in facts_in(text or "", language) if f.kind == "name" for part in f.text.split()}
     german = language_code(language) == "de"
     singles: list[str] = []
@@ -621,15 +915,25 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
             run
             and not run[-1][:1].isupper()
             and (
-                run[-1].casefold() in weak or re.fullmatch(r"[a-z]+ed", run[-1])  # 'tools provided' -> #Tools
+                run[-1].casefold() in weak
+                or re.fullmatch(r"[a-z]+ed", run[-1])  # 'tools provided' -> #Tools
+                or (
+                    len(run) > 1 and run[-2].endswith("s") and re.fullmatch(r"[a-z]+ing", run[-1]) is not None
+                )  # 'calls asking' -> #Calls ('teeth whitening' stays)
+                or run[-1].casefold() in junk
             )
         ):
             run = run[:-1]
-        while len(run) > 1 and run[0].casefold() in weak:
-            run = run[1:]
+        while len(run) > 1 and (run[0].casefold() in weak or run[0].casefold() in junk):
+            run = run[1:]  # 'usual price' -> #Price (junk), 'ein Glas Mango-Lassi' -> #MangoLassi
         if german:  # every noun is capitalised: adjectives and adverbs are not topics
             run = [t for t in run if t[:1].isupper()] if any(t[:1].isupper() for t in run) else []
         if not run:
+            continue
+        joined = " ".join(run)
+        named = next((tag for name, tag in whole if joined in name or name in joined), "")
+        if named:  # part of a proper name: the name whole ('Mile Podcast' -> #LastMilePodcast)
+            add(named)
             continue
         if len(run) > 3:
             run = run[-2:]
@@ -637,10 +941,14 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
             word = run[0]
             if (len(word) < 4 and not word.isupper()) or is_junk_hashtag(word, language):
                 continue  # checked in its own case: 'recalling' is no topic
+            if german and word not in names and len(word) < 8:
+                continue  # 'Termin', 'Urlaub', 'Dauert': a short German noun alone is no topic
             if word not in names and not (german and word[:1].isupper()):
                 singles.append(_camel(run))  # a common noun alone: only when there is little else
                 continue
         add(_camel(run))
+    for _name, tag in whole:
+        add(tag)
     for tag in singles:
         if len(out) >= 2:
             break

@@ -131,7 +131,9 @@ def test_what_the_repairs_left_is_mended_and_noted_for_the_reviewer(owner, setti
     ]
 
 
-def test_a_provider_reply_that_stays_broken_fails_the_generation_with_the_reason(owner, settings):
+def test_a_provider_reply_missing_a_platform_after_the_repair_keeps_the_others(owner, settings):
+    """Issue 31: the platforms that passed keep the provider's text; the missing one is written
+    by the local engine and its variant says so in its adaptations."""
     with OpenAIFake() as fake:
         settings.GENERATION_ENGINE = "openai"
         settings.OPENAI_API_KEY = "sk-test"
@@ -145,11 +147,14 @@ def test_a_provider_reply_that_stays_broken_fails_the_generation_with_the_reason
             _build.cache_clear()
         assert len(fake.requests_to("/v1/chat/completions")) == 2  # one repair turn, no task retry
 
-    assert content.status == "failed"
-    assert content.status_reason == (
-        "Generation failed: openai: the reply still breaks the rules after 1 repair turn(s): "
-        'linkedin: "linkedin" is missing: write a post for every platform.'
+    assert content.status == "review"
+    variants = {v.platform: v for v in content.variants.all()}
+    assert set(variants) == set(content.platforms)
+    assert variants["linkedin"].adaptations[0] == (
+        "openai's reply for linkedin still failed the checks after 1 repair turn(s) "
+        '("linkedin" is missing: write a post for every platform.): the local engine wrote this one from the brief'
     )
+    assert not any("local engine" in a for p, v in variants.items() if p != "linkedin" for a in v.adaptations)
 
 
 KINDS = {"meta/llama-test": "text"}

@@ -42,18 +42,42 @@ def _alt_text(request: TextRequest) -> str:
         return ""
 
 
+def _intent_note(brief: Brief) -> list[str]:
+    """The intent read from the brief, for the reviewer (every variant's adaptations, in both
+    API families and the admin): what was seen and how sure; none when settings.intent set it."""
+    guess = brief.guess
+    if guess.evidence == ("settings.intent",):
+        return []
+    seen = ", ".join(f"'{e}'" for e in guess.evidence[:3]) or "nothing particular"
+    if brief.confident:
+        return [
+            f"intent read from the brief: {guess.intent} (confidence {guess.confidence:.2f}, from {seen}); "
+            "set settings.intent and regenerate to change it"
+        ]
+    return [
+        f"intent read from the brief: {guess.intent}, not sure (confidence {guess.confidence:.2f}, from {seen}): "
+        "written with no hook and a neutral call to action; set settings.intent and regenerate to choose one"
+    ]
+
+
 def make_texts(request: TextRequest) -> dict[str, TextResult]:
     """One text per platform of ``request.all_platforms``, each written its own way."""
-    from ..local_text import normalise_tone
+    from ..local_text import LANGUAGES, normalise_tone
 
     brief = read_brief(request)
     writing = Writing(brief=brief, post_type=request.post_type, media_type=request.media_type)
-    alt = _alt_text(request)
+    # the picture described in the post's language (a German brief under 'en' gets German alt text)
+    alt = (
+        _alt_text(dataclasses.replace(request, language=brief.language))
+        if brief.language in LANGUAGES
+        else ""
+    )
     sounds = _sounds(brief, normalise_tone(request.tone, request.brand.tone))
+    notes = [*brief.notes, *_intent_note(brief)]
     out: dict[str, TextResult] = {}
     for platform in request.all_platforms:
         text = write(writing, normalize_platform(platform))
-        out[platform] = dataclasses.replace(text, alt_text=alt, sounds=sounds)
+        out[platform] = dataclasses.replace(text, alt_text=alt, sounds=sounds, notes=[*notes, *text.notes])
     return out
 
 

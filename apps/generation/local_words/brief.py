@@ -14,7 +14,8 @@ from apps.platforms.facts import (
     INTENTS,
     SOBER_INTENTS,
     Fact,
-    detect_intent,
+    IntentGuess,
+    classify_intent,
     detect_language,
     facts_in,
     is_junk_hashtag,
@@ -26,6 +27,7 @@ from apps.platforms.text import find_urls
 
 from ..base import BrandVoice, EngineError, TextRequest
 from .copy import Copy, copy_for
+from .voice import Voice, read_voice
 
 #: tone words that make a post sober: no emojis, no questions, no hype
 SOBER_TONES = frozenset(
@@ -75,6 +77,20 @@ class Brief:
     emojis: bool
     sign_off: str
     hashtags: list[str] = field(default_factory=list)
+    guess: IntentGuess = field(default_factory=lambda: IntentGuess("announcement", 1.0))
+    voice: Voice = field(default_factory=Voice)
+    notes: list[str] = field(default_factory=list)  # adaptation notes ('no words of ours in this language')
+
+    @property
+    def confident(self) -> bool:
+        """Sure enough of the intent to use its hooks and calls to action."""
+        return self.guess.confident or self.sober
+
+    @property
+    def copy_intent(self) -> str:
+        """The intent whose stock lines are used: the detected one when sure, else the neutral
+        'announcement'."""
+        return self.intent if self.confident else "announcement"
 
     @property
     def brand(self) -> BrandVoice:
@@ -269,20 +285,38 @@ def brief_language(request: TextRequest) -> str:
 def read_brief(request: TextRequest) -> Brief:
     """The brief of ``request``, read once for every platform."""
     language = brief_language(request)
-    copy = copy_for(language)
     brand = request.brand
-    sentences = author_sentences(request.prompt, language, brand.dont)
+    region = request.language if "-" in (request.language or "").replace("_", "-") else language
+    voice = read_voice(brand, region)
+    copy = copy_for(language)
+    notes: list[str] = []
+    if copy is None:
+        notes.append(
+            f"The local engine has no words of its own in '{language}': the author's sentences are "
+            "kept as written, with no hook and no call to action."
+        )
+    else:
+        copy = copy.with_voice(voice)
+    sentences = author_sentences(request.prompt, language, (*brand.dont, *voice.avoid))
     if not sentences:
         raise EngineError("the prompt has nothing to write about (only instructions or banned words)")
-    intent = (request.intent or "").strip().lower() or detect_intent(request.prompt, language)
+    asked = (request.intent or "").strip().lower()
+    guess = (
+        IntentGuess(asked, 1.0, ("settings.intent",)) if asked else classify_intent(request.prompt, language)
+    )
+    intent = guess.intent
     if intent not in INTENTS:
         raise EngineError(f"unknown intent {intent!r}: use one of {', '.join(INTENTS)}")
     sober = intent in SOBER_INTENTS
     tone_words = {w.casefold() for w in re.findall(r"[\w-]+", f"{request.tone} {brand.tone} {brand.voice}")}
     quiet = sober or bool(tone_words & SOBER_TONES)
     no_emoji, sign_off = _sign_off(brand)
+    no_emoji = no_emoji or voice.no_emoji or voice.no_hype
+    sign_off = voice.sign_off or sign_off
     if sober:
         sentences = [_sober_text(s) for s in sentences]
+    elif voice.no_exclamation:
+        sentences = [re.sub(r"!+", ".", s).replace("¡", "") for s in sentences]
     ordered = _ordered(sentences, sober)
     text = " ".join(ordered)
     urls = list(dict.fromkeys(text[s:e] for s, e in find_urls(text)))
@@ -299,4 +333,7 @@ def read_brief(request: TextRequest) -> Brief:
         emojis=request.include_emojis and not no_emoji and not quiet,
         sign_off=sign_off,
         hashtags=_hashtags(request, language, ordered, sober=sober) if request.include_hashtags else [],
+        guess=guess,
+        voice=voice,
+        notes=notes,
     )

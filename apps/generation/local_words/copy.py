@@ -13,6 +13,10 @@ from typing import Any
 
 import yaml
 
+from apps.platforms.facts import SHAPE_INTENTS
+
+from .voice import Voice, apply_substitutions
+
 WORDS_DIR = Path(__file__).resolve().parent.parent / "data" / "words"
 #: which family of copy each platform writes with
 FAMILY = {
@@ -31,7 +35,7 @@ FAMILY = {
 EMOJIS = {
     "opening": ["🎉", "✨", "🥳"],
     "event": ["📅", "🎟️", "✨"],
-    "offer": ["🛍️", "🎁", "✨"],
+    "offer": ["🎁", "✨", "🏷️"],
     "hiring": ["💼", "🙌", "🚀"],
     "fundraiser": ["💛", "🤝", "🌱"],
     "recipe": ["🍳", "😋", "🥄"],
@@ -84,33 +88,67 @@ class Copy:
 
     language: str
     data: dict[str, Any]
+    voice: Voice | None = None  # the brand's voice every line is written in (``with_voice``)
+
+    def with_voice(self, voice: Voice) -> Copy:
+        return Copy(language=self.language, data=self.data, voice=voice)
 
     def _pool(self, section: str, intent: str, key: str) -> list[str]:
         table = self.data.get(section, {})
+        if intent in SHAPE_INTENTS and intent not in table:
+            return []  # a closure, a poll, a testimonial say what to do themselves: no stock line
         by_intent = table.get(intent) or table.get("announcement") or {}
         return list(by_intent.get(key) or by_intent.get("all") or [])
 
-    def pick(self, section: str, intent: str, key: str, rng: random.Random, brand: str = "") -> str:
+    def pick(
+        self,
+        section: str,
+        intent: str,
+        key: str,
+        rng: random.Random,
+        brand: str = "",
+    ) -> str:
         """One line of ``section`` for ``intent`` and ``key`` (a family or a platform); lines
-        naming the brand only when it has a name."""
-        pool = [line for line in self._pool(section, intent, key) if brand or "{brand}" not in line]
+        naming the brand only when it has a name; in the brand's locale and register, and only
+        lines its voice accepts (no hype for a calm brand, no basket for a clinic)."""
+        voice = self.voice
+        pool = [
+            self.voiced(line) for line in self._pool(section, intent, key) if brand or "{brand}" not in line
+        ]
+        if voice is not None:
+            pool = [line for line in pool if voice.accepts(line)]
         if not pool:
             return ""
         return pool[rng.randrange(len(pool))].replace("{brand}", brand)
+
+    def voiced(self, line: str) -> str:
+        """``line`` in the brand's locale ('equipa' in Portugal) and register (du/Sie, tu/você)."""
+        voice = self.voice
+        if voice is None or not line:
+            return line
+        if voice.locale:
+            line = apply_substitutions(line, dict(self.data.get("locales", {}).get(voice.locale) or {}))
+        registers = self.data.get("registers", {})
+        if voice.formality:
+            table = registers.get(f"{voice.formality}@{voice.locale}") or registers.get(voice.formality) or {}
+            line = apply_substitutions(line, dict(table))
+        if voice.no_exclamation:
+            line = re.sub(r"!+", ".", line).replace("¡", "")
+        return line
 
     def word(self, key: str, **values: str) -> str:
         text = self.data.get(key, "")
         if isinstance(text, dict):
             return ""
-        return str(text).format(**values) if values else str(text)
+        return self.voiced(str(text).format(**values) if values else str(text))
 
     def link_line(self, platform: str, url: str) -> str:
         lines = self.data.get("link_line", {})
         template = lines.get(platform) or lines.get(FAMILY.get(platform, "")) or "{url}"
-        return str(template).format(url=url)
+        return self.voiced(str(template).format(url=url))
 
     def label(self, intent: str) -> str:
-        return str(self.data.get("labels", {}).get(intent, ""))
+        return self.voiced(str(self.data.get("labels", {}).get(intent, "")))
 
     @property
     def prepositions(self) -> re.Pattern[str]:

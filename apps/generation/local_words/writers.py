@@ -17,6 +17,7 @@ no emojis, no hype hooks and no engagement questions.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from apps.platforms.captions import compose_caption
@@ -25,6 +26,7 @@ from apps.platforms.rules import get_format
 from ..base import TextResult
 from .brief import Brief
 from .copy import EMOJIS, FAMILY
+from .roles import RANKS, Part, cut, parts_of, shorten
 
 LONG_FORM = ("instagram", "facebook", "tiktok", "youtube", "linkedin", "pinterest")
 SHORT_FORM = ("x", "threads", "bluesky", "mastodon")
@@ -58,7 +60,7 @@ class Writing:
             return ""
         rng = self.brief.rng(section, key, platform)
         for attempt in range(6):
-            line = copy.pick(section, self.brief.intent, key, rng, self.brief.brand.name)
+            line = copy.pick(section, self.brief.copy_intent, key, rng, self.brief.brand.name)
             if line and (line not in self.used or attempt == 5):
                 self.used.add(line)
                 return line
@@ -178,6 +180,8 @@ def _hook(w: Writing, platform: str) -> str:
     if brief.sober:
         label = brief.copy.label(brief.intent) if brief.copy else ""
         return "" if _key_words(label) & opening else label
+    if not brief.confident:
+        return ""  # unsure what the post is for: no hook rather than a wrong one
     family = {"short": "social", "pin": "social"}.get(FAMILY[platform], FAMILY[platform])
     hook = w.pick("hooks", family, platform)
     if _key_words(hook) & opening:
@@ -191,6 +195,8 @@ def _hook(w: Writing, platform: str) -> str:
                 break
     if not brief.emojis:
         hook = _strip_emoji(hook)
+        if hook and hook[-1].isalnum():
+            hook += "."  # 'Quick tip 👇' without its emoji: 'Quick tip.'
     if brief.quiet and _ends_with_question(hook):
         return ""
     return hook
@@ -206,7 +212,7 @@ def _comment(w: Writing, platform: str) -> str:
     parts: list[str] = []
     if brief.sober:
         parts.append(copy.pick("comments", brief.intent, "all", brief.rng("comment", platform)))
-    else:
+    elif brief.confident:  # unsure what the post is for: no stock comment (the link alone on Instagram)
         line = w.pick("comments", platform, platform)
         if line and not (brief.quiet and _ends_with_question(line)):
             parts.append(_with_emoji(line, w.emoji(2)) if platform == "instagram" else line)
@@ -276,12 +282,23 @@ def write_linkedin(w: Writing) -> TextResult:
     )
 
 
+#: a TikTok caption is read over a playing video: about two lines, said the way one speaks
+TIKTOK_BUDGET = 220
+
+
 def write_tiktok(w: Writing) -> TextResult:
+    """A short spoken-style caption: the hook alone on the first line, then one line per
+    sentence of what the post must say (the news, an instruction, a price, a date, a call to
+    action), context and pleasantries left to the video when it runs long; links as 'link in
+    bio'."""
     brief = w.brief
     body = [s for s in (_bio(brief, s) for s in _body(brief)) if s]
+    parts = parts_of(body, brief.language)
+    if len(" ".join(p.text for p in parts)) > TIKTOK_BUDGET:  # what must stay always does
+        parts = [p for p in parts if p.rank <= RANKS["quote"]] or parts[:1]
     hook = _hook(w, "tiktok")
-    lines = [hook, " ".join(body)] if hook else [" ".join(body)]
-    if brief.urls and brief.copy is not None and not any(brief.copy.word("via_bio") in s for s in body):
+    lines = [hook, *[p.text for p in parts]] if hook else [p.text for p in parts]
+    if brief.urls and brief.copy is not None and not any(brief.copy.word("via_bio") in s for s in lines):
         lines.append(brief.copy.word("bio_line"))
     cta = _cta(w, "tiktok", hook)
     if cta:
@@ -299,6 +316,11 @@ def _title(brief: Brief, limit: int = 100) -> str:
     first = next((s for s in brief.sentences if not s.startswith("http")), brief.sentences[0])
     for url in brief.urls:
         first = first.replace(url, "").strip()
+    first = shorten(first, brief.language)  # a parenthesis or 'hosted by …' is no part of a title
+    quoted = re.match(r"\s*([«“„‘「\"][^»”“’」\"]+[»”“’」\"])\s*(?:[—–-]\s*([^,.;]+))?", first)
+    if quoted and len(quoted.group(1)) <= limit:  # a testimonial: the quotation, and who said it
+        who = f"{quoted.group(1)} — {quoted.group(2).strip()}" if quoted.group(2) else ""
+        return who if who and len(who) <= limit else quoted.group(1)
     title = first.rstrip(" ")
     if not re.search(r"(?:\b\w\.\w\.|\b(?:Co|Inc|Ltd|St|Dr|Jr|Sr|etc)\.)$", title):
         title = title.rstrip(".!?… ")
@@ -314,7 +336,11 @@ def _title(brief: Brief, limit: int = 100) -> str:
         if 12 <= m.start() <= limit and not any(a < m.start() < b for a, b in spans)
     ]
     candidates = [title[:c].rstrip(" ,;:-–") for c in cuts]
-    for m in re.finditer(r",\s", title):  # 'In episode 18 of X, Lena Ortiz shares ...': the main clause
+    intro = re.match(
+        r"(?i)(?:in|at|on|for|after|before|with|this|last|next|en|im|am|em|no|na|dans|pour|para|con|mit|für|nach)\b",
+        title,
+    )
+    for m in re.finditer(r",\s", title if intro else ""):  # 'In episode 18 of X, Lena Ortiz shares ...'
         rest = title[m.end() :]
         if not any(a < m.start() < b for a, b in spans) and 20 <= len(rest) <= limit:
             candidates.append(rest[:1].upper() + rest[1:])
@@ -342,47 +368,74 @@ def write_youtube(w: Writing) -> TextResult:
     )
 
 
+def _fits_with(
+    w: Writing, platform: str, tags: list[str], before: str = "", after: str = ""
+) -> Callable[[list[str]], bool]:
+    def fits(texts: list[str]) -> bool:
+        body = " ".join(texts)
+        return w.fits(platform, "\n\n".join(p for p in (before, body, after) if p), tags)
+
+    return fits
+
+
+def _overflow_comment(w: Writing, platform: str, overflow: list[Part], text: str) -> str:
+    """What did not fit, posted as the first comment where the platform takes one (X, Bluesky,
+    Threads, Mastodon), cut to the comment's limit from the end."""
+    fmt = get_format(platform, w.post_type, w.media_type)
+    if not fmt.first_comment_supported or not overflow:
+        return ""
+    lines = [p.text for p in overflow if p.text not in text]
+    while lines and not fmt.first_comment.fits(" ".join(lines)):
+        lines.pop()
+    return " ".join(lines)
+
+
 def write_pinterest(w: Writing) -> TextResult:
+    """A keyword-rich description under a written title: the ranked sentences that fit (what
+    must stay never dropped for decoration), the link, a call to save the Pin when it fits."""
     brief = w.brief
-    body = [_strip_emoji(s) for s in _body(brief)]
     tags = w.tags("pinterest")
-    lead = [brief.copy.label(brief.intent)] if brief.sober and brief.copy is not None else []
-    parts = [" ".join([*lead, *body])]
-    missing = [u for u in brief.urls if u not in parts[0]]
+    label = _hook(w, "pinterest") if brief.sober else ""
+    parts = parts_of([_strip_emoji(s) for s in _body(brief)], brief.language)
+    missing_links = lambda text: [u for u in brief.urls if u not in text]  # noqa: E731
+    link_line = ""
+    if brief.copy is not None and missing_links(" ".join(p.text for p in parts)):
+        link_line = brief.copy.link_line(
+            "pinterest", " ".join(missing_links(" ".join(p.text for p in parts)))
+        )
+    chosen = cut(parts, _fits_with(w, "pinterest", tags, label, link_line), brief.language)
+    body = " ".join([*([label] if label else []), chosen.text])
+    blocks = [body]
+    missing = missing_links(body)
     if missing and brief.copy is not None:
-        parts.append(brief.copy.link_line("pinterest", " ".join(missing)))
+        blocks.append(brief.copy.link_line("pinterest", " ".join(missing)))
     cta = _cta(w, "pinterest")
-    if cta and w.fits("pinterest", "\n\n".join([*parts, cta]), tags):
-        parts.append(cta)
-    caption = "\n\n".join(p for p in parts if p)
-    while not w.fits("pinterest", caption, tags) and len(body) > 1:
-        decoration = [s for s in body if not brief.is_fact_sentence(s)]
-        if not decoration:
-            break
-        body.remove(decoration[-1])  # decoration goes before any fact
-        caption = "\n\n".join([" ".join([*lead, *body]), *parts[1:]])
+    if cta and w.fits("pinterest", "\n\n".join([*blocks, cta]), tags):
+        blocks.append(cta)
+    caption = "\n\n".join(b for b in blocks if b)
     return TextResult(caption=caption, hashtags=tags, title=_title(brief))
 
 
 def write_short(w: Writing, platform: str) -> TextResult:
-    """X, Bluesky, Threads: the first fact sentence and the core facts first, the rest while it
-    fits, the link in the text, a short hook when there is room."""
+    """X, Bluesky, Threads, Mastodon: the ranked sentences that fit (shortened inside first,
+    then the lowest-ranked dropped: a pleasantry goes before a price, a deadline, a poll's
+    options, an instruction or a link), the link in the text, a short hook when there is room,
+    and what did not fit in the first comment. X keeps the news and what must stay, not the
+    context: one newsworthy line with its link."""
     brief = w.brief
     tags = w.tags(platform)
-    sentences = _body(brief)
-    first_fact = next((i for i, s in enumerate(sentences) if brief.is_fact_sentence(s)), 0)
-    priority = sorted(
-        range(len(sentences)),
-        key=lambda i: (i != first_fact, -brief.core_score(sentences[i]), i),
+    parts = parts_of(_body(brief), brief.language)
+    if brief.request.length == "short":
+        parts = [p for p in parts if p.must_keep or brief.is_fact_sentence(p.text)] or parts[:1]
+    drop_below = RANKS["detail"] if platform == "x" else None
+    chosen = cut(
+        parts,
+        _fits_with(w, platform, tags),
+        brief.language,
+        drop_below=drop_below,
+        always_shorten=platform == "x",
     )
-    chosen: list[int] = []
-    for i in priority:
-        if brief.request.length == "short" and chosen and not brief.core_score(sentences[i]):
-            continue
-        trial = " ".join(sentences[j] for j in sorted([*chosen, i]))
-        if w.fits(platform, trial, tags) or not chosen:
-            chosen.append(i)
-    text = " ".join(sentences[j] for j in sorted(chosen))
+    text = chosen.text
     for url in brief.urls:
         if url not in text and w.fits(platform, f"{text} {url}", tags):
             text = f"{text} {url}"
@@ -395,7 +448,10 @@ def write_short(w: Writing, platform: str) -> TextResult:
         cta = _cta(w, platform)
         if cta and w.fits(platform, f"{text}\n\n{cta}", tags):
             text = f"{text}\n\n{cta}"
-    return TextResult(caption=text, hashtags=tags)
+    comment = _overflow_comment(w, platform, chosen.overflow, text)
+    if brief.sign_off and w.fits(platform, f"{text}\n\n{brief.sign_off}", tags):
+        text = f"{text}\n\n{brief.sign_off}"
+    return TextResult(caption=text, hashtags=tags, first_comment=comment)
 
 
 WRITERS = {
