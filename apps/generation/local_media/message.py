@@ -49,8 +49,11 @@ def picture_intent(text: str, language: str = "en") -> str:
     """What the picture is for: the words' intent, refined where a picture differs (a
     testimonial is set as a quote, a closure as dates, a milestone as its number)."""
     intent = words_intent(text, language)
-    if intent in ("recall", "apology"):
+    # the words' classifier reads closures, testimonials and polls from the brief's shape
+    if intent in ("recall", "apology", "closure", "testimonial"):
         return intent
+    if intent == "poll":
+        return "announcement"
     if (_CLOSURE.search(text or "") and _DATE.search(text or "")) or re.search(r"休業|休診", text or ""):
         return "closure"
     if intent == "incident":
@@ -78,6 +81,7 @@ TEMPLATE_OF = {
     "launch": "product",
     "tip": "quote",
     "testimonial": "quote",
+    "poll": "announcement",
     "milestone": "announcement",
     "opening": "announcement",
     "podcast": "announcement",
