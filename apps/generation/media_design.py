@@ -68,11 +68,10 @@ def brand_fonts(brand: object) -> tuple[str, ...]:
     other entries stay family names installed on the server. The uploaded fonts the setting does
     not name follow, oldest first, so a brand that uploads one font and sets nothing has it for
     every text."""
-    if brand is None:
+    brand_pk = getattr(brand, "pk", None)
+    if brand_pk is None:
         return ()
-    uploaded = list(
-        MediaAsset.objects.filter(brand_id=getattr(brand, "pk", None), kind=Kind.FONT).order_by("created_at")
-    )
+    uploaded = list(MediaAsset.objects.filter(brand_id=brand_pk, kind=Kind.FONT).order_by("created_at"))
     by_id = {str(a.pk): a for a in uploaded}
     by_family = {str(((a.metadata or {}).get("font") or {}).get("family", "")).lower(): a for a in uploaded}
     out: list[str] = []

@@ -109,11 +109,11 @@ def inspect_font(data: bytes, *, filename: str, max_bytes: int = MAX_FONT_BYTES)
                 f"The font lacks the tables {', '.join(missing)}: it cannot be drawn.",
                 missing_tables=missing,
             )
-        for tag in font.keys():  # every table must parse, not just its directory entry
+        for tag in font.keys():  # noqa: SIM118 - every table must parse, not just its entry
             if tag != "GlyphOrder":
                 font[tag]
         cmap = set(font.getBestCmap() or {})
-        os2 = font["OS/2"] if "OS/2" in font else None
+        os2 = font.get("OS/2")
         fs_type = int(getattr(os2, "fsType", 0) or 0)
         names = font["name"]
         family = str(names.getDebugName(16) or names.getDebugName(1) or "")
