@@ -253,3 +253,40 @@ def test_a_japanese_post_for_a_latin_only_brand_font_falls_back_without_tofu(api
         assert not missing, f"{block.role} set in {block.set.font.path} would draw tofu for {missing}"
         if any(ord(ch) > 0x3000 for line in block.set.lines for ch in line):
             assert block.set.font.path != fonts[0]  # the CJK run is not given to the Latin font
+
+
+# --- through the service: generate a post for the brand -------------------------------------
+
+
+def test_a_generated_post_for_the_brand_is_set_in_its_uploaded_font(
+    api, owner, django_capture_on_commit_callbacks
+):
+    brand_id = new_brand(api)
+    assert (
+        api.post(
+            f"/v1/brands/{brand_id}/assets",
+            {"file": font_upload(latin_font()), "type": "font"},
+            format="multipart",
+        ).status_code
+        == 201
+    )
+    font = MediaAsset.objects.get(organization=owner.org, kind=Kind.FONT)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(
+            "/v1/content/generate",
+            {
+                "prompt": "Fresh bread daily at Crumb Co from 7am. Sourdough and rye every morning.",
+                "platforms": ["instagram"],
+                "settings": {"brandId": brand_id, "language": "en"},
+                "media": {"generate": True, "style": "illustration", "count": 1},
+            },
+            format="json",
+        )
+    assert response.status_code == 202, response.content
+    body = api.get(f"/v1/content/{response.json()['id']}").json()
+    assert body["status"] == "generated", body
+    picture = MediaAsset.objects.get(pk=body["media"][0]["id"].removeprefix("med_"))
+    design = picture.metadata["design"]
+    assert design["fonts"] == [font.file.path]
+    assert design["fontFiles"]["headline"] == font.file.path  # the typeset step's own report
+    assert design["font"] == "Crumb Block"
