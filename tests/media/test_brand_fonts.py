@@ -165,6 +165,8 @@ def test_api_uploads_a_font_for_a_brand(b, owner, api):
     body = response.json()["data"]
     assert (body["kind"], body["type"], body["brandId"]) == ("font", "font", str(brand.pk))
     assert body["font"]["scripts"] == ["latin"]
+    listed = b.get("/api/media", {"kind": "font"}).json()["data"]
+    assert [m["id"] for m in listed] == [body["id"]]  # the brand's fonts, listed by kind
 
 
 def test_api_refuses_a_restricted_font_in_its_own_format(b, owner):
