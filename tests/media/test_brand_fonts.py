@@ -292,3 +292,14 @@ def test_a_generated_post_for_the_brand_is_set_in_its_uploaded_font(
     assert design["fonts"] == [font.file.path]
     assert design["fontFiles"]["headline"] == font.file.path  # the typeset step's own report
     assert design["font"] == "Crumb Block"
+
+
+def test_a_deleted_brand_font_named_by_an_older_design_falls_back_instead_of_failing(tmp_path):
+    from apps.generation.local_media.typeset import font_for
+
+    gone = tmp_path / "Gone.ttf"
+    gone.write_bytes(latin_font())
+    assert font_for("Fresh bread", brand_fonts=(str(gone),)).path == str(gone)
+    gone.unlink()  # the brand deleted the font; an edit of an old picture still names it
+    chosen = font_for("Fresh bread", brand_fonts=(str(gone),))
+    assert chosen is not None and not chosen.brand

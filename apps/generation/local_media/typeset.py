@@ -130,7 +130,7 @@ def font_for(text: str, *, bold: bool = True, brand_fonts: tuple[str, ...] = ())
         brand_fonts = (*brand_fonts[1:], brand_fonts[0])
     for name in brand_fonts:
         path = brand_font_file(name, bold)
-        if path and needed <= _coverage(path):
+        if path and Path(path).is_file() and needed <= _coverage(path):  # a deleted upload: skipped
             return FontChoice(path, _family(path), True)
     for file in SHIPPED_BOLD if bold else SHIPPED_REGULAR:
         path = str(FONT_DIR / file)
