@@ -386,6 +386,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 UPLOAD_MAX_IMAGE_BYTES = env.int("UPLOAD_MAX_IMAGE_BYTES", default=20 * 1024 * 1024)
 UPLOAD_MAX_VIDEO_BYTES = env.int("UPLOAD_MAX_VIDEO_BYTES", default=500 * 1024 * 1024)
+# a brand's own font (issue 30): a full CJK OpenType font is ~16-25 MB
+UPLOAD_MAX_FONT_BYTES = env.int("UPLOAD_MAX_FONT_BYTES", default=30 * 1024 * 1024)
 
 # --- Auth -----------------------------------------------------------------------------
 AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]

@@ -12,6 +12,8 @@ import dataclasses
 import re
 
 from apps.content.models import Content, GenerationMode
+from apps.core import ids
+from apps.media.fonts import font_file
 from apps.media.models import Kind, MediaAsset
 from apps.platforms.facts import language_code, split_sentences
 
@@ -57,6 +59,39 @@ def brand_photo(content: Content) -> bytes | None:
         if data:
             return data
     return None
+
+
+def brand_fonts(brand: object) -> tuple[str, ...]:
+    """The brand's fonts for the design, headline font first, then body (issue 30): each entry of
+    its ``fonts`` setting (Family A ``assets.fonts``) that names one of its uploaded fonts (by
+    asset id ``ast_…``/uuid, or by the uploaded font's family name) becomes that file's path;
+    other entries stay family names installed on the server. The uploaded fonts the setting does
+    not name follow, oldest first, so a brand that uploads one font and sets nothing has it for
+    every text."""
+    brand_pk = getattr(brand, "pk", None)
+    if brand_pk is None:
+        return ()
+    uploaded = list(MediaAsset.objects.filter(brand_id=brand_pk, kind=Kind.FONT).order_by("created_at"))
+    by_id = {str(a.pk): a for a in uploaded}
+    by_family = {str(((a.metadata or {}).get("font") or {}).get("family", "")).lower(): a for a in uploaded}
+    out: list[str] = []
+    used: set[str] = set()
+    for entry in (str(f).strip() for f in (getattr(brand, "fonts", None) or []) if f):
+        pk = ids.parse(entry, "asset")
+        asset = by_id.get(str(pk)) if pk else by_family.get(entry.lower())
+        if asset is None:
+            out.append(entry)
+            continue
+        path = font_file(asset)
+        if path and str(asset.pk) not in used:
+            out.append(path)
+            used.add(str(asset.pk))
+    for asset in uploaded:
+        if str(asset.pk) not in used:
+            path = font_file(asset)
+            if path:
+                out.append(path)
+    return tuple(out)
 
 
 def hook_of(caption: str, language: str = "en") -> str:
@@ -119,7 +154,7 @@ def with_design(
     logo, photo = brand_logo(content), brand_photo(content)
     if photo is None and content.generation_mode == GenerationMode.REFERENCE:
         photo = requests[0].reference
-    fonts = tuple(str(f) for f in (getattr(content.brand, "fonts", None) or []) if f)
+    fonts = brand_fonts(content.brand)
     music = bool((getattr(content.brand, "settings", None) or {}).get("videoMusic", True))
     images = sum(1 for r in requests if isinstance(r, ImageRequest))
     carousel = images > 1 and content.platforms[0] in CAROUSEL_PLATFORMS

@@ -14,6 +14,7 @@ class Kind(models.TextChoices):
     LOGO = "logo", "Logo"
     BACKUP = "backup", "Backup of an edited image"
     ASSET = "asset", "Brand asset"
+    FONT = "font", "Brand font"
 
 
 class MediaQuerySet(OrgQuerySet):

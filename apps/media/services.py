@@ -12,6 +12,7 @@ from django.db import transaction
 from apps.core.errors import InvalidSubject, PayloadTooLarge
 from apps.core.storage import absolute_url  # noqa: F401  (named here too for callers)
 
+from .fonts import inspect_font, is_font
 from .models import Kind, MediaAsset
 from .processing import UploadRejected, inspect_upload, make_thumbnail
 
@@ -37,7 +38,7 @@ def media_upload(
     """Validate and store an uploaded file. Refusals carry a clear reason (400/413). A
     reference image without a brand belongs to the organization's default brand (where
     reference_based generation looks for it)."""
-    if kind == Kind.REFERENCE and brand is None:
+    if kind in (Kind.REFERENCE, Kind.FONT) and brand is None:
         from apps.brands.services import brand_ensure_default
 
         brand = brand_ensure_default(organization=organization)
@@ -45,6 +46,13 @@ def media_upload(
         raise InvalidSubject(
             "No file: send it as multipart form field 'file'.", "file", "This field is required."
         )
+    if kind in (Kind.FONT, Kind.ASSET):
+        font = _font_upload(uploaded, required=kind == Kind.FONT)
+        if font is not None:
+            meta = {**(metadata or {}), "font": font.extra}
+            return _store(
+                organization=organization, processed=font, kind=Kind.FONT, brand=brand, metadata=meta
+            )
     try:
         processed = inspect_upload(
             uploaded,
@@ -71,6 +79,23 @@ def _probed(processed: Any) -> dict[str, Any]:
     return found
 
 
+def _font_upload(uploaded, *, required: bool):
+    """The checked font when ``uploaded`` is a font (``None`` when it is not and none was asked
+    for: a brand asset that is an image goes the image way)."""
+    max_bytes = int(getattr(settings, "UPLOAD_MAX_FONT_BYTES", 30 * 1024 * 1024))
+    if hasattr(uploaded, "seek"):
+        uploaded.seek(0)
+    data = uploaded.read(max_bytes + 1)
+    if hasattr(uploaded, "seek"):
+        uploaded.seek(0)
+    if not required and not is_font(data[:4]):
+        return None
+    try:
+        return inspect_font(data, filename=getattr(uploaded, "name", "font"), max_bytes=max_bytes)
+    except UploadRejected as exc:
+        raise _reject(exc) from None
+
+
 @transaction.atomic
 def _store(*, organization, processed, kind, brand, metadata) -> MediaAsset:
     asset = MediaAsset(
@@ -81,8 +106,8 @@ def _store(*, organization, processed, kind, brand, metadata) -> MediaAsset:
         media_type=processed.kind,
         content_type=processed.content_type,
         size=processed.size,
-        width=processed.width,
-        height=processed.height,
+        width=processed.width or None,  # a font has no pixels
+        height=processed.height or None,
         duration=processed.duration,
         original_filename=processed.original_filename,
         sha256=processed.sha256,

@@ -74,6 +74,7 @@ def test_content_statuses_platforms_and_actions_are_enums_in_responses(schemas):
     assert sorted(_enum(b, "MediaOutput", "kind")) == [
         "asset",
         "backup",
+        "font",  # a brand's own typeface (issue 30)
         "generated",
         "logo",
         "reference",

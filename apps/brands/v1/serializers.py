@@ -134,7 +134,7 @@ def present_brand(brand, request=None) -> dict:
 
 class AssetOutput(serializers.Serializer):
     assetId = serializers.CharField()
-    type = serializers.ChoiceField(choices=("image", "video"))
+    type = serializers.ChoiceField(choices=("image", "video", "font"))
     url = serializers.URLField()
     metadata = serializers.DictField()
 
@@ -151,5 +151,7 @@ def present_asset(asset, request=None) -> dict:
             "contentType": asset.content_type,
             "thumbnailUrl": absolute_url(request, asset.thumbnail),
             **({"duration": asset.duration} if asset.duration else {}),
+            # a brand font (issue 30): family, style, the scripts it covers, its OS/2 fsType
+            **({"font": (asset.metadata or {}).get("font") or {}} if asset.kind == "font" else {}),
         },
     }

@@ -83,6 +83,9 @@ def make_post_image(request: ImageRequest) -> tuple[bytes, str, str, tuple[str, 
         "style": style,
         "seed": request.seed,
         "font": design.font,
+        # the font file each drawn block was set in, by role (the brand's, or the fallback that
+        # covers its script)
+        "fontFiles": {b.role: b.set.font.path for b in design.blocks},
         "variant": design.variant,
     }
     return data, content_type, alt, ((note,) if note else ()), stored

@@ -119,11 +119,18 @@ def brand_font_file(name: str, bold: bool = True) -> str | None:
 
 def font_for(text: str, *, bold: bool = True, brand_fonts: tuple[str, ...] = ()) -> FontChoice | None:
     """The first font that has every character of ``text``: the brand's fonts in order, then the
-    shipped Noto fonts. None when no font has them all (the text is then not set)."""
+    shipped Noto fonts. None when no font has them all (the text is then not set).
+
+    Roles (issue 30): the brand's first font is its headline font (``bold``), its second, when it
+    has one, its body font (``bold=False``); a block the role's font cannot set whole (a
+    Japanese line for a Latin-only font) falls back to the brand's other font, then to the Noto
+    font that covers the script."""
     needed = {ord(c) for c in text if not c.isspace()}
+    if not bold and len(brand_fonts) > 1:
+        brand_fonts = (*brand_fonts[1:], brand_fonts[0])
     for name in brand_fonts:
         path = brand_font_file(name, bold)
-        if path and needed <= _coverage(path):
+        if path and Path(path).is_file() and needed <= _coverage(path):  # a deleted upload: skipped
             return FontChoice(path, _family(path), True)
     for file in SHIPPED_BOLD if bold else SHIPPED_REGULAR:
         path = str(FONT_DIR / file)

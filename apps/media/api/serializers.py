@@ -23,6 +23,8 @@ def present_media(asset, request=None) -> dict:
         "filename": asset.original_filename,
         "brandId": str(asset.brand_id) if asset.brand_id else None,
         "createdAt": iso(asset.created_at),
+        # a brand font (issue 30): family, style, the scripts it covers, its OS/2 fsType
+        **({"font": (asset.metadata or {}).get("font") or {}} if asset.kind == Kind.FONT else {}),
     }
 
 
@@ -46,7 +48,7 @@ class MediaOutput(OutputSerializer):
 
     id = serializers.UUIDField()
     kind = serializers.ChoiceField(choices=Kind.values)
-    type = serializers.ChoiceField(choices=("image", "video"))
+    type = serializers.ChoiceField(choices=("image", "video", "font"))
     url = serializers.URLField()
     thumbnailUrl = serializers.URLField(allow_null=True)
     contentType = serializers.CharField()
@@ -57,3 +59,4 @@ class MediaOutput(OutputSerializer):
     filename = serializers.CharField()
     brandId = serializers.UUIDField(allow_null=True)
     createdAt = serializers.DateTimeField()
+    font = serializers.DictField(required=False)

@@ -26,7 +26,7 @@ _UPLOAD: dict[str, Any] = {
         "properties": {
             "file": {"type": "string", "format": "binary"},
             "brandId": {"type": "string"},
-            "kind": {"type": "string", "enum": ["upload", "reference", "asset"]},
+            "kind": {"type": "string", "enum": ["upload", "reference", "asset", "font"]},
         },
         "required": ["file"],
         "additionalProperties": False,
@@ -101,8 +101,10 @@ class MediaViewSet(ListMixin, ApiViewSet):
     def upload(self, request):
         self.form_fields("brandId", "kind")
         kind = request.data.get("kind") or Kind.UPLOAD
-        if kind not in (Kind.UPLOAD, Kind.REFERENCE, Kind.ASSET):
-            raise ValidationFailed("kind must be upload, reference or asset.", {"kind": ["Invalid choice."]})
+        if kind not in (Kind.UPLOAD, Kind.REFERENCE, Kind.ASSET, Kind.FONT):
+            raise ValidationFailed(
+                "kind must be upload, reference, asset or font.", {"kind": ["Invalid choice."]}
+            )
         brand = self._brand_param(request.data.get("brandId"))
         asset = media_upload(
             organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=kind, brand=brand

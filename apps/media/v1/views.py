@@ -18,7 +18,8 @@ from ..services import media_upload
 
 
 class BrandAssetViewSet(V1ViewSet):
-    """POST /v1/brands/{id}/assets: multipart field `file`; optional `type` logo|reference|asset."""
+    """POST /v1/brands/{id}/assets: multipart field `file`; optional `type`
+    logo|reference|asset|font (a font: TTF, OTF or WOFF2, checked with fontTools)."""
 
     queryset = brand_selectors.brand_rows()  # the path's brand (`get_object`)
     lookup_url_kwarg = "brand_pk"
@@ -32,7 +33,7 @@ class BrandAssetViewSet(V1ViewSet):
                 "type": "object",
                 "properties": {
                     "file": {"type": "string", "format": "binary"},
-                    "type": {"type": "string", "enum": ["asset", "logo", "reference"]},
+                    "type": {"type": "string", "enum": ["asset", "logo", "reference", "font"]},
                 },
                 "required": ["file"],
                 "additionalProperties": False,
@@ -45,8 +46,10 @@ class BrandAssetViewSet(V1ViewSet):
         brand = self.get_object()
         self.form_fields("type")
         kind = request.data.get("type") or Kind.ASSET
-        if kind not in (Kind.ASSET, Kind.LOGO, Kind.REFERENCE):
-            raise ValidationFailed("type must be asset, logo or reference.", {"type": ["Invalid choice."]})
+        if kind not in (Kind.ASSET, Kind.LOGO, Kind.REFERENCE, Kind.FONT):
+            raise ValidationFailed(
+                "type must be asset, logo, reference or font.", {"type": ["Invalid choice."]}
+            )
         asset = media_upload(
             organization=self.actor.organization, uploaded=request.FILES.get("file"), kind=kind, brand=brand
         )
