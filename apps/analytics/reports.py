@@ -179,6 +179,7 @@ def content_metric_rows():
             comments=_snap_sum(F("comments")),
             shares=_snap_sum(F("shares")),
             engagement=Coalesce(_snap_sum(eng), 0),
+            clicks=sel.clicks_expr("publication__content"),
         )
     )
 
@@ -201,6 +202,8 @@ def present_content_metrics(c) -> dict:
         "engagementRateBasis": "reach (else impressions, else views), summed over the content's posts"
         if rate is not None
         else None,
+        "clicks": c.clicks,
+        "clicksSource": sel.CLICKS_SOURCE,
     }
 
 
@@ -218,6 +221,8 @@ EXPORT_COLUMNS = (
     "engagementRate",
     "engagementRateBasis",
     "unavailable",
+    "clicks",
+    "clicksSource",
 )
 
 
@@ -251,7 +256,12 @@ def export_rows(organization, start, end):
                 published_at__lt=end,
             )
         )
-        .annotate(eng=sel.engagement_expr(), rate=sel.rate_expr(), basis=sel.basis_expr())
+        .annotate(
+            eng=sel.engagement_expr(),
+            rate=sel.rate_expr(),
+            basis=sel.basis_expr(),
+            clicks=sel.clicks_expr("publication"),
+        )
         .order_by("published_at", "id")
         .values_list(
             "id",
@@ -265,11 +275,12 @@ def export_rows(organization, start, end):
             "rate",
             "basis",
             "snap__unavailable",
+            "clicks",
         )
     )
     for row in _keyset_pages(qs, 2000):
         pub, content, platform, profile, published, taken, *rest = row
-        *metrics, eng, rate, basis, unavailable = rest
+        *metrics, eng, rate, basis, unavailable, clicks = rest
         measured = taken is not None
         yield [
             ids.render(pub, "publication"),
@@ -283,6 +294,8 @@ def export_rows(organization, start, end):
             round(rate, 4) if rate is not None and measured else None,
             basis if measured else None,
             unavailable if measured else {"all": "no snapshot yet"},
+            clicks,
+            sel.CLICKS_SOURCE,
         ]
 
 
