@@ -42,8 +42,11 @@ EXPORT_ROW = {
             "description": "{metric: reason} for every counter the platform did not give; "
             '`{"all": "no snapshot yet"}` before the first measurement',
         },
-        "clicks": {"type": "integer", "description": "Short-link clicks on the post to date"},
-        "clicksSource": _CLICKS_SOURCE,
+        "shortLinkClicks": {
+            "type": "integer",
+            "description": "Clicks on the post's Postforge short links to date (`clicks` is the platform's own count)",
+        },
+        "shortLinkClicksSource": _CLICKS_SOURCE,
     },
 }
 

@@ -221,8 +221,9 @@ EXPORT_COLUMNS = (
     "engagementRate",
     "engagementRateBasis",
     "unavailable",
-    "clicks",
-    "clicksSource",
+    # Postforge's short-link clicks (issue 32); `clicks` above is the platform's own count
+    "shortLinkClicks",
+    "shortLinkClicksSource",
 )
 
 
@@ -260,7 +261,7 @@ def export_rows(organization, start, end):
             eng=sel.engagement_expr(),
             rate=sel.rate_expr(),
             basis=sel.basis_expr(),
-            clicks=sel.clicks_expr("publication"),
+            link_clicks=sel.clicks_expr("publication"),
         )
         .order_by("published_at", "id")
         .values_list(
@@ -275,7 +276,7 @@ def export_rows(organization, start, end):
             "rate",
             "basis",
             "snap__unavailable",
-            "clicks",
+            "link_clicks",
         )
     )
     for row in _keyset_pages(qs, 2000):

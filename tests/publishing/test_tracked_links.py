@@ -139,8 +139,10 @@ def test_the_redirect_counts_a_day_level_click_and_analytics_show_it(owner, x_fa
         export = client.get(f"{prefix}/analytics/export", {"format": "csv"})
         assert export.status_code == 200
         lines = list(csv.DictReader(io.StringIO(b"".join(export.streaming_content).decode())))
-        [line] = [r for r in lines if r["publicationId"].endswith(pub.pk.hex) or r["publicationId"] == str(pub.pk)]
-        assert (line["clicks"], line["clicksSource"]) == ("3", "postforge_short_link")
+        [line] = [
+            r for r in lines if r["publicationId"].endswith(pub.pk.hex) or r["publicationId"] == str(pub.pk)
+        ]
+        assert (line["shortLinkClicks"], line["shortLinkClicksSource"]) == ("3", "postforge_short_link")
 
 
 @pytest.mark.parametrize(
