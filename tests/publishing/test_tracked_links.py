@@ -218,3 +218,31 @@ def test_own_short_links_are_not_tracked_twice(owner, x_fake, settings):
     pub, _ = published(owner, x_fake, settings)
     text = x_fake.posts[0]["text"]
     assert links_track(text=text, publication=pub) == text
+
+
+def test_the_admin_edits_a_brands_link_tracking_and_refuses_bad_templates(owner, admin_client):
+    import json
+
+    brand = Brand.objects.get(organization=owner.org, is_default=True)
+    url = f"/admin/brands/brand/{brand.pk}/change/"
+    page = admin_client.get(url)
+    assert page.status_code == 200 and "link_tracking" in page.content.decode()
+    form = {
+        "organization": str(owner.org.pk),
+        "name": brand.name,
+        "slug": brand.slug,
+        "tone": "[]",
+        "hashtags": "[]",
+        "fonts": "[]",
+        "generation_settings": "{}",
+        "settings": "{}",
+        "metadata": "{}",
+    }
+    bad = admin_client.post(url, {**form, "link_tracking": json.dumps({"utm": {"utm_source": "{who}"}})})
+    assert bad.status_code == 200 and "Unknown placeholder {who}" in bad.content.decode()
+    good = admin_client.post(
+        url, {**form, "link_tracking": json.dumps({"enabled": True, "shortLinks": True})}
+    )
+    assert good.status_code == 302, good.content.decode()[:2000]
+    brand.refresh_from_db()
+    assert brand.link_tracking["enabled"] is True and brand.link_tracking["utm"]["utm_source"] == "{platform}"
