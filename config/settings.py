@@ -705,3 +705,10 @@ STRIPE_WEBHOOK_SECRET = env("STRIPE_WEBHOOK_SECRET", default="")
 #: Meta's app secret (X-Hub-Signature-256, signed_request); defaults to the Facebook app's
 META_APP_SECRET = env("META_APP_SECRET", default=globals().get("FACEBOOK_CLIENT_SECRET", ""))
 META_WEBHOOK_VERIFY_TOKEN = env("META_WEBHOOK_VERIFY_TOKEN", default="")
+
+# --- Tracked links (README "Tracked links") -------------------------------------------------
+#: short-link redirects (`/l/<code>`) per client address per minute (the address is hashed and
+#: kept only for the minute's window; clicks themselves store no address)
+SHORT_LINK_RATE_LIMIT = env.int("SHORT_LINK_RATE_LIMIT", default=120)
+#: the request header a CDN or proxy puts the visitor's country in (ISO 3166 alpha-2)
+LINK_COUNTRY_HEADER = env("LINK_COUNTRY_HEADER", default="CF-IPCountry")

@@ -10,6 +10,7 @@ from apps.core.fallback import api_not_found, v1_not_found
 from apps.core.health import healthz, livez, readyz, startupz
 from apps.events.asyncapi import asyncapi_json, asyncapi_page
 from apps.publishing.importing_views import import_template
+from apps.publishing.link_views import short_link_redirect
 from apps.publishing.views import sandbox_post
 from apps.webhooks.inbound import (
     meta_data_deletion,
@@ -46,6 +47,8 @@ urlpatterns = [
     path("livez", livez),
     path("startupz", startupz),
     path("metrics", metrics_view),
+    # tracked links' short links (README "Tracked links"); any code shape reaches the view (404)
+    path("l/<str:code>", short_link_redirect),
     path("webhook/replicate", replicate_webhook, name="webhook-replicate"),
     path("webhook/meta/deauthorize", meta_deauthorize),
     path("webhook/meta/data-deletion", meta_data_deletion),

@@ -13,6 +13,13 @@ from .reports import EXPORT_COLUMNS
 _NINT = {"type": "integer", "nullable": True}
 _NSTR = {"type": "string", "nullable": True}
 
+_CLICKS_SOURCE = {
+    "type": "string",
+    "enum": ["postforge_short_link"],
+    "description": "Where `clicks` come from: Postforge's own short links (`/l/<code>`); links not "
+    "shortened are not counted",
+}
+
 #: one exported post (a CSV line has the same columns in this order)
 EXPORT_ROW = {
     "type": "object",
@@ -35,6 +42,11 @@ EXPORT_ROW = {
             "description": "{metric: reason} for every counter the platform did not give; "
             '`{"all": "no snapshot yet"}` before the first measurement',
         },
+        "shortLinkClicks": {
+            "type": "integer",
+            "description": "Clicks on the post's Postforge short links to date (`clicks` is the platform's own count)",
+        },
+        "shortLinkClicksSource": _CLICKS_SOURCE,
     },
 }
 
@@ -81,6 +93,8 @@ CONTENT_METRICS_ROW = {
         "engagement",
         "engagementRate",
         "engagementRateBasis",
+        "clicks",
+        "clicksSource",
     ],
     "properties": {
         "contentId": {"type": "string", "format": "uuid"},
@@ -91,6 +105,8 @@ CONTENT_METRICS_ROW = {
         "engagement": {"type": "integer"},
         "engagementRate": {"type": "number", "nullable": True},
         "engagementRateBasis": _NSTR,
+        "clicks": {"type": "integer", "description": "Short-link clicks on the content's posts to date"},
+        "clicksSource": _CLICKS_SOURCE,
     },
 }
 
@@ -157,6 +173,22 @@ CONTENT_ANALYTICS = _object(
             }
         ),
         "engagementRateBasis": RATE_BASIS_SUMMARY,
+        "clicks": _object(
+            {
+                "total": {"type": "integer"},
+                "source": _CLICKS_SOURCE,
+                "byReferrer": {
+                    "type": "object",
+                    "additionalProperties": {"type": "integer"},
+                    "description": "clicks by the referring platform (`direct` without a Referer)",
+                },
+                "byCountry": {
+                    "type": "object",
+                    "additionalProperties": {"type": "integer"},
+                    "description": "clicks by country, where the proxy's country header gave one",
+                },
+            }
+        ),
         "breakdown": {
             "type": "array",
             "items": {

@@ -179,6 +179,7 @@ def content_metric_rows():
             comments=_snap_sum(F("comments")),
             shares=_snap_sum(F("shares")),
             engagement=Coalesce(_snap_sum(eng), 0),
+            clicks=sel.clicks_expr("publication__content"),
         )
     )
 
@@ -201,6 +202,8 @@ def present_content_metrics(c) -> dict:
         "engagementRateBasis": "reach (else impressions, else views), summed over the content's posts"
         if rate is not None
         else None,
+        "clicks": c.clicks,
+        "clicksSource": sel.CLICKS_SOURCE,
     }
 
 
@@ -218,6 +221,9 @@ EXPORT_COLUMNS = (
     "engagementRate",
     "engagementRateBasis",
     "unavailable",
+    # Postforge's short-link clicks (issue 32); `clicks` above is the platform's own count
+    "shortLinkClicks",
+    "shortLinkClicksSource",
 )
 
 
@@ -253,7 +259,12 @@ def export_rows(organization, start, end, *, family: str = "v1"):
                 published_at__lt=end,
             )
         )
-        .annotate(eng=sel.engagement_expr(), rate=sel.rate_expr(), basis=sel.basis_expr())
+        .annotate(
+            eng=sel.engagement_expr(),
+            rate=sel.rate_expr(),
+            basis=sel.basis_expr(),
+            link_clicks=sel.clicks_expr("publication"),
+        )
         .order_by("published_at", "id")
         .values_list(
             "id",
@@ -267,11 +278,12 @@ def export_rows(organization, start, end, *, family: str = "v1"):
             "rate",
             "basis",
             "snap__unavailable",
+            "link_clicks",
         )
     )
     for row in _keyset_pages(qs, 2000):
         pub, content, platform, profile, published, taken, *rest = row
-        *metrics, eng, rate, basis, unavailable = rest
+        *metrics, eng, rate, basis, unavailable, clicks = rest
         measured = taken is not None
         yield [
             render(pub, "publication"),
@@ -285,6 +297,8 @@ def export_rows(organization, start, end, *, family: str = "v1"):
             round(rate, 4) if rate is not None and measured else None,
             basis if measured else None,
             unavailable if measured else {"all": "no snapshot yet"},
+            clicks,
+            sel.CLICKS_SOURCE,
         ]
 
 

@@ -19,6 +19,7 @@ from django.db.models import (
     FilteredRelation,
     FloatField,
     Max,
+    OuterRef,
     Q,
     Subquery,
     Sum,
@@ -27,7 +28,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Trunc
 
-from apps.publishing.models import Publication
+from apps.publishing.models import LinkClickDay, Publication
 
 from .models import PostSnapshot, ProfileSnapshot
 from .registry import RATE_BASES
@@ -199,7 +200,55 @@ def content_analytics(
         },
         "engagementRateBasis": basis_summary(used),
         "breakdown": list(buckets.values()),
+        "clicks": clicks_summary(organization, period, platform=platform, content_id=content_id),
     }
+
+
+#: where `clicks` come from: Postforge's own short links (README "Tracked links")
+CLICKS_SOURCE = "postforge_short_link"
+
+
+def clicks_summary(organization, period: Period, *, platform=None, content_id=None) -> dict:
+    """Short-link clicks on the posts published in `period` (all their clicks to date), with
+    the referrer platforms and countries: one query."""
+    qs = LinkClickDay.objects.filter(
+        link__publication__organization=organization,
+        link__publication__status=Publication.PUBLISHED,
+        link__publication__published_at__gte=period.start,
+        link__publication__published_at__lt=period.end,
+    )
+    if platform:
+        qs = qs.filter(link__publication__profile__platform=platform)
+    if content_id:
+        qs = qs.filter(link__publication__content_id=content_id)
+    total = 0
+    by_referrer: dict[str, int] = {}
+    by_country: dict[str, int] = {}
+    for referrer, country, n in (
+        qs.order_by()
+        .values("referrer", "country")
+        .annotate(n=Sum("count"))
+        .values_list("referrer", "country", "n")
+    ):
+        total += n
+        by_referrer[referrer] = by_referrer.get(referrer, 0) + n
+        if country:
+            by_country[country] = by_country.get(country, 0) + n
+    return {"total": total, "source": CLICKS_SOURCE, "byReferrer": by_referrer, "byCountry": by_country}
+
+
+def clicks_expr(publication_path: str):
+    """The short-link clicks of the publication(s) at `publication_path` from the row (a subquery)."""
+    return Coalesce(
+        Subquery(
+            LinkClickDay.objects.filter(**{f"link__{publication_path}": OuterRef("pk")})
+            .order_by()
+            .values(f"link__{publication_path}")
+            .annotate(v=Sum("count"))
+            .values("v")[:1]
+        ),
+        0,
+    )
 
 
 def _content_rows(organization, period: Period, *, group_by: str, column: str | None, platform, content_id):

@@ -34,6 +34,8 @@ class Brand(OrgScopedModel):
     settings = models.JSONField(default=dict, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     is_default = models.BooleanField(default=False)
+    #: tracked links: UTM templates and short links (apps.brands.link_tracking)
+    link_tracking = models.JSONField(default=dict, blank=True)
 
     objects = BrandQuerySet.as_manager()
 

@@ -103,6 +103,10 @@ def _apply(brand: Brand, fields: dict) -> None:
         brand.logo_url = fields["logo_url"] or ""
         if brand.logo_url:
             brand.logo = None
+    if "link_tracking" in fields:
+        from .link_tracking import link_tracking_clean
+
+        brand.link_tracking = link_tracking_clean(value=fields["link_tracking"], current=brand.link_tracking)
     for name, value in fields.items():
         if name in BRAND_FIELDS:
             setattr(brand, name, _normalize_hashtags(value) if name == "hashtags" else value)

@@ -230,3 +230,47 @@ class SandboxPost(OrgScopedModel):
 
     def __str__(self) -> str:
         return f"{self.platform} {self.external_id}"
+
+
+class ShortLink(OrgScopedModel):
+    """A Postforge short link (`/l/<code>`) to a tracked URL in one published post.
+
+    Made at publish time for each link of the post's text when the brand turns short links on;
+    the target is fixed when made (the redirect goes only there: no open redirect)."""
+
+    code = models.CharField(max_length=16, unique=True)
+    publication = models.ForeignKey(Publication, on_delete=models.CASCADE, related_name="short_links")
+    #: the link as written in the caption, and the UTM-tagged URL the code redirects to
+    original_url = models.TextField()
+    target_url = models.TextField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["publication", "original_url"], name="shortlink_one_per_url")
+        ]
+
+    def __str__(self) -> str:
+        return f"/l/{self.code}"
+
+
+class LinkClickDay(models.Model):
+    """Clicks on a short link: a count per day, referrer platform and country, nothing about
+    the person (no IP, no user agent, no time of day)."""
+
+    link = models.ForeignKey(ShortLink, on_delete=models.CASCADE, related_name="click_days")
+    day = models.DateField()
+    #: the platform the Referer's host belongs to, "other", or "direct" (no Referer)
+    referrer = models.CharField(max_length=20)
+    #: ISO 3166 alpha-2 from the configured header (LINK_COUNTRY_HEADER), else ""
+    country = models.CharField(max_length=2, blank=True, default="")
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["link", "day", "referrer", "country"], name="linkclickday_one_row_per_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.referrer} {self.country}: {self.count}"

@@ -57,8 +57,8 @@ PINNED = [
     (
         f"/v1/analytics/content?{PERIOD}&groupBy=week&timezone=Europe/Paris&metric=views",
         "A",
-        2,
-    ),  # + one GROUP BY
+        3,
+    ),  # + one GROUP BY, + the short-link clicks (issue 32)
     ("/v1/analytics/profiles/{ig}", "A", 4),  # + the profile, followers, posts
 ]
 

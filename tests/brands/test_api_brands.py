@@ -57,6 +57,12 @@ def brand_body(brand: Brand, logo_url=None) -> dict:
         "logoUrl": logo_url,
         "settings": brand.settings,
         "metadata": brand.metadata,
+        "linkTracking": {
+            "enabled": False,
+            "utm": {"utm_source": "{platform}", "utm_medium": "social", "utm_campaign": "{campaign}"},
+            "platforms": {},
+            "shortLinks": False,
+        },
         "isDefault": brand.is_default,
         "createdAt": iso(brand.created_at),
         "updatedAt": iso(brand.updated_at),

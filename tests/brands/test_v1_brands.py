@@ -38,6 +38,12 @@ def test_it_creates_a_brand_and_returns_the_whole_resource(api):
             "hashtags": ["#coffee", "#SmallBatch"],
         },
         "assets": {"logo": None, "fonts": ["Inter"]},
+        "linkTracking": {
+            "enabled": False,
+            "utm": {"utm_source": "{platform}", "utm_medium": "social", "utm_campaign": "{campaign}"},
+            "platforms": {},
+            "shortLinks": False,
+        },
         "isDefault": False,
         "createdAt": body["createdAt"],
         "updatedAt": body["updatedAt"],

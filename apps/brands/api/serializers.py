@@ -5,6 +5,8 @@ from rest_framework import serializers
 from apps.core.serializers import FreeFormField, HexColorField, OutputSerializer, StrictSerializer, iso
 from apps.core.storage import absolute_url
 
+from ..link_tracking import link_tracking_of
+
 
 class BrandInput(StrictSerializer):
     name = serializers.CharField(max_length=200)
@@ -14,9 +16,15 @@ class BrandInput(StrictSerializer):
     secondaryColor = HexColorField(required=False, allow_blank=True)
     settings = FreeFormField(required=False)
     metadata = FreeFormField(required=False)
+    #: tracked links (UTM templates, short links): README "Tracked links"
+    linkTracking = FreeFormField(required=False)
 
     def to_fields(self) -> dict:
-        names = {"primaryColor": "primary_color", "secondaryColor": "secondary_color"}
+        names = {
+            "primaryColor": "primary_color",
+            "secondaryColor": "secondary_color",
+            "linkTracking": "link_tracking",
+        }
         return {names.get(k, k): v for k, v in self.validated_data.items()}
 
 
@@ -37,6 +45,7 @@ class BrandOutput(OutputSerializer):
     logoUrl = serializers.URLField(allow_null=True)
     settings = serializers.DictField()
     metadata = serializers.DictField()
+    linkTracking = serializers.DictField()
     isDefault = serializers.BooleanField()
     createdAt = serializers.DateTimeField()
     updatedAt = serializers.DateTimeField()
@@ -53,6 +62,7 @@ def present_brand(brand, request=None) -> dict:
         "logoUrl": brand.logo_url or (absolute_url(request, brand.logo.file) if brand.logo_id else None),
         "settings": brand.settings,
         "metadata": brand.metadata,
+        "linkTracking": link_tracking_of(brand.link_tracking),
         "isDefault": brand.is_default,
         "createdAt": iso(brand.created_at),
         "updatedAt": iso(brand.updated_at),

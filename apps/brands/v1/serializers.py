@@ -3,8 +3,10 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.core import ids
-from apps.core.serializers import HexColorField, OutputSerializer, StrictSerializer, iso
+from apps.core.serializers import FreeFormField, HexColorField, OutputSerializer, StrictSerializer, iso
 from apps.core.storage import absolute_url
+
+from ..link_tracking import link_tracking_of
 
 
 class ColorsSerializer(StrictSerializer):
@@ -51,6 +53,8 @@ class BrandInput(StrictSerializer):
     description = serializers.CharField(required=False, allow_blank=True, max_length=5000)
     guidelines = GuidelinesSerializer(required=False)
     assets = AssetsSerializer(required=False)
+    #: tracked links (UTM templates, short links): README "Tracked links"
+    linkTracking = FreeFormField(required=False)
 
     def to_fields(self) -> dict:
         data = self.validated_data
@@ -72,6 +76,8 @@ class BrandInput(StrictSerializer):
             fields["fonts"] = a["fonts"]
         if "logo" in a:
             fields["logo_ref"] = a["logo"]
+        if "linkTracking" in data:
+            fields["link_tracking"] = data["linkTracking"]
         return fields
 
 
@@ -109,6 +115,7 @@ class BrandOutput(OutputSerializer):
     description = serializers.CharField()
     guidelines = GuidelinesOutput()
     assets = AssetsOutput()
+    linkTracking = serializers.DictField()
     isDefault = serializers.BooleanField()
     createdAt = serializers.DateTimeField()
     updatedAt = serializers.DateTimeField()
@@ -126,6 +133,7 @@ def present_brand(brand, request=None) -> dict:
             "hashtags": brand.hashtags,
         },
         "assets": {"logo": logo_of(brand, request), "fonts": brand.fonts},
+        "linkTracking": link_tracking_of(brand.link_tracking),
         "isDefault": brand.is_default,
         "createdAt": iso(brand.created_at),
         "updatedAt": iso(brand.updated_at),

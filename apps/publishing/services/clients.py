@@ -121,8 +121,16 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
             code="privacy_level_missing",
         )
     first_comment = publication.options.get("firstComment") or variant.first_comment
+    caption = compose_caption(variant.caption, variant.hashtags)
+    if "://" in caption or "://" in first_comment:  # tracked links (README "Tracked links")
+        from ..links import links_track, links_track_fitting
+
+        caption = links_track_fitting(
+            text=caption, publication=publication, post_type=content.post_type, media_type=content.media_type
+        )
+        first_comment = links_track(text=first_comment, publication=publication)
     return PostRequest(
-        caption=compose_caption(variant.caption, variant.hashtags),
+        caption=caption,
         media=media,
         post_type=content.post_type,
         title=variant.title,
