@@ -25,7 +25,9 @@ class AnalyticsViewSet(V1ViewSet):
         operation_id="v1_analytics_content",
         parameters=[q.ContentReportQuery],
         responses={200: openapi.CONTENT_ANALYTICS},
-        extensions={"x-postforge-fields": ["period", "metrics", "engagementRateBasis", "breakdown", "clicks"]},
+        extensions={
+            "x-postforge-fields": ["period", "metrics", "engagementRateBasis", "breakdown", "clicks"]
+        },
     )
     def content(self, request):
         query = self.validated(q.ContentReportQuery, request.query_params)
