@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.content.models import Variant
+from apps.content.selectors import media_for_ratio
 from apps.core.errors import InvalidSubject
 from apps.media.models import Kind, MediaAsset
 from apps.profiles.models import SocialProfile
@@ -157,8 +158,10 @@ def calendar_data(
         )
         if pub.status in Publication.OPEN_STATUSES:
             taken.setdefault(pub.profile_id, set()).add(pub.scheduled_for)
-        thumb, media_type = _thumb(getattr(pub.content, "current_media", []))
         platform = pub.platform or pub.profile.platform
+        ratio = next((v.ratio for v in pub.content.variants.all() if v.platform == platform), "")
+        # the thumbnail of the picture made for this publication's platform
+        thumb, media_type = _thumb(media_for_ratio(list(getattr(pub.content, "current_media", [])), ratio))
         caption = next((v.caption for v in pub.content.variants.all() if v.platform == platform), None)
         posts.append(
             {
