@@ -154,7 +154,8 @@ def finish(
         )
         data["adaptations"] = [*mend_notes.get(platform, []), *data["adaptations"]]
         ratio = platform_ratio(content, platform)
-        if ratio != content.dimensions:
+        # a picture drawn for this platform's own shape is not a re-crop of the content's ratio
+        if ratio != content.dimensions and not draws_own_pictures(content):
             data["adaptations"] = [
                 *data["adaptations"],
                 f"media re-cropped from {content.dimensions} to {ratio}",
@@ -201,13 +202,23 @@ def _reference_bytes(content: Content) -> bytes | None:
         return fh.read()
 
 
+def draws_own_pictures(content: Content) -> bool:
+    """Whether this content's generation draws a picture per platform shape: generated images
+    without a ratio the user chose (an upload, a video or a chosen ratio is one shared media)."""
+    return (
+        content.media_type != MediaType.VIDEO
+        and content.generation_mode != GenerationMode.MANUAL
+        and bool(content.media_request.get("generate", True))
+        and not content.media_request.get("dimensionsChosen")
+    )
+
+
 def platform_ratio(content: Content, platform: str) -> str:
     """The ratio of ``platform``'s variant (and of the picture made for it). Pictures: the
     platform's own shape (X 16:9, LinkedIn 1.91:1, Pinterest 2:3, Instagram feed 4:5, stories
     9:16), or the ratio the user chose (``dimensions`` sent at creation) where the platform
     takes it. A video is one render shared by every platform: the content's ratio, as before."""
-    chosen = bool(content.media_request.get("dimensionsChosen"))
-    if content.media_type == MediaType.VIDEO or chosen:
+    if not draws_own_pictures(content):
         return platform_rules.supported_ratio(
             platform, content.post_type, content.media_type, content.dimensions
         )

@@ -95,8 +95,8 @@ def test_each_platform_gets_its_own_picture_in_its_own_shape_and_publishes_it(se
     )
     now = timezone.now()
     Publication.objects.filter(content=content).update(scheduled_for=now, due_at=now)
-    for pub in Publication.objects.filter(content=content):
-        pub = run_due(pub)
+    for due in Publication.objects.filter(content=content):
+        pub = run_due(due)
         assert pub.status == "published", (pub.profile.platform, pub.last_error)
 
     # X and LinkedIn were sent the bytes: each its own picture
