@@ -27,12 +27,14 @@ from django.utils.html import format_html, format_html_join
 
 from apps.core.errors import ApplicationError
 from apps.media.models import Kind, MediaAsset
+from apps.platforms.rules import get_rules
 from apps.profiles.models import Platform
 
 from . import permissions, review_queue, selectors, services, states
 from .admin_links import create_approval_link
 from .models import Content, ReviewItem, ReviewOpen, Variant
 from .previews import previews_for
+from .serializers import media_platforms
 
 CURRENT_KINDS = (Kind.GENERATED, Kind.UPLOAD)
 DETAIL_FIELDS = [
@@ -526,6 +528,13 @@ class ContentAdmin(admin.ModelAdmin):
             queue = self.queue_position(request, content)
             extra.update(queue=queue, queue_qs=queue["query"] if queue else "")
             media = list(MediaAsset.objects.filter(content=content).order_by("position", "created_at"))
+            shown = [m for m in media if m.kind in CURRENT_KINDS]
+            # which platforms each picture goes to (one render per platform shape, issue 30)
+            where = media_platforms(content, shown)
+            for m in shown:
+                m.for_platforms = ", ".join(  # for the page
+                    get_rules(p).display_name for p in where[m.pk]
+                )
             extra.update(
                 console=True,
                 can_act=self.has_act_permission(request),
