@@ -144,7 +144,10 @@ def calendar_data(
         pubs.select_related("profile", "profile__brand", "content")
         .prefetch_related(
             Prefetch("content__media_assets", queryset=current, to_attr="current_media"),
-            Prefetch("content__variants", queryset=Variant.objects.only("content_id", "platform", "caption")),
+            Prefetch(
+                "content__variants",
+                queryset=Variant.objects.only("content_id", "platform", "caption", "ratio"),
+            ),
         )
         .order_by("scheduled_for", "created_at")
     )
