@@ -20,16 +20,22 @@ def previews_for(content: Content, variants: list, media: list) -> dict:
         own = SocialProfile.objects.filter(pk=content.profile_id).first()
         if own is not None:
             profiles[own.platform] = own
-    views = [
-        MediaView(
-            url=m.file.url,
-            kind="video" if m.media_type == "video" else "image",
-            poster=m.thumbnail.url if m.thumbnail else "",
-        )
-        for m in media
-    ]
+    from .selectors import media_for_ratio
+
+    def views_of(assets: list) -> list:
+        return [
+            MediaView(
+                url=m.file.url,
+                kind="video" if m.media_type == "video" else "image",
+                poster=m.thumbnail.url if m.thumbnail else "",
+            )
+            for m in assets
+        ]
+
     out = {}
     for v in variants:
+        # each platform's own picture (drawn for its ratio) and the shared uploads
+        views = views_of(media_for_ratio(list(media), v.ratio or ""))
         shown_as = profiles.get(v.platform)
         out[v.platform] = post_preview(
             platform=v.platform,

@@ -27,6 +27,20 @@ def current_media_for(content_ids):
     )
 
 
+def media_for_ratio(assets: list[MediaAsset], ratio: str) -> list[MediaAsset]:
+    """Of a content's current media (in order), what a variant of ``ratio`` shows: the
+    pictures drawn for that ratio and the shared media (uploads, a video: ``ratio`` "").
+    Pictures drawn for other ratios are other platforms'; when none was drawn for this one
+    (a content generated before per-platform pictures, or a platform added since) it gets the
+    shared media and the first ratio's pictures, as every platform did before."""
+    if not any(a.ratio for a in assets):
+        return list(assets)
+    if any(a.ratio == ratio for a in assets):
+        return [a for a in assets if a.ratio in ("", ratio)]
+    first = next(a.ratio for a in assets if a.ratio)
+    return [a for a in assets if a.ratio in ("", first)]
+
+
 def _publications():
     """Publishing's rows of a content (`Content.publications`, declared by publishing): read
     through the relation, so content does not import publishing."""
@@ -69,7 +83,7 @@ LIST_FIELDS = (
 )
 #: a shown media item's columns its presentation reads (`serializers.present_media_item`; the
 #: files as their stored names)
-MEDIA_FIELDS = ("pk", "content_id", "media_type", "file", "thumbnail", "width", "height", "duration")
+MEDIA_FIELDS = ("pk", "content_id", "media_type", "file", "thumbnail", "width", "height", "duration", "ratio")
 #: a publication's columns its presentation reads (`serializers.present_publication`; the
 #: platform is its profile's)
 PUBLICATION_FIELDS = (
@@ -99,6 +113,7 @@ VARIANT_FIELDS = (
     "title",
     "sounds",
     "adaptations",
+    "ratio",  # which media is this platform's (serializers.media_platforms)
 )
 
 

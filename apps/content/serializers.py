@@ -76,14 +76,33 @@ def shown_media(content) -> list:
     return media
 
 
-def present_media_item(asset, request, render_id) -> dict:
+def media_platforms(content, assets: list) -> dict:
+    """Each shown media item's platforms (by pk): those whose variant publishes it. A picture
+    drawn for a ratio goes to the variants of that ratio; an upload or a video to every one
+    (``selectors.media_for_ratio``, what publishing sends). Reads the prefetched variants."""
+    from .selectors import media_for_ratio
+
+    rows = getattr(content, "variant_rows", None)
+    out: dict = {a.pk: [] for a in assets}
+    for v in content.variants.all() if rows is None else rows:
+        for asset in media_for_ratio(list(assets), v.ratio or ""):
+            out[asset.pk].append(v.platform)
+    return {pk: sorted(platforms) for pk, platforms in out.items()}
+
+
+def present_media_item(asset, request, render_id, platforms: list[str] | None = None) -> dict:
+    """One shown media item: ``ratio`` the shape it was drawn for (null: shared by every
+    platform, e.g. an upload) and, with ``platforms`` (``media_platforms``), where it goes."""
     out = {
         "id": render_id(asset.pk),
         "type": asset.media_type,
         "url": absolute_url(request, asset.file),
         "thumbnailUrl": absolute_url(request, asset.thumbnail),
         "dimensions": {"width": asset.width, "height": asset.height},
+        "ratio": asset.ratio or None,
     }
+    if platforms is not None:
+        out["platforms"] = platforms
     if asset.duration:
         out["duration"] = asset.duration
     return out

@@ -126,6 +126,10 @@ class ImageRequest:
     seed: int = 0
     format: str = "PNG"  # PNG or JPEG
     design: PostDesign | None = None  # a designed post (local engine); None: the picture alone
+    #: the variants' ratio this picture is for and the platform whose safe zones it follows
+    #: ("" = the content's one shared picture)
+    ratio: str = ""
+    platform: str = ""
 
 
 @dataclass(frozen=True)

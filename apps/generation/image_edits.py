@@ -116,6 +116,7 @@ def edit_image(content_id, prompt: str) -> MediaAsset | None:
             content=locked,
             position=current.position,
             metadata=metadata,
+            ratio=current.ratio,  # still the picture of the platforms of its shape
         )
         if result.alt_text and current.position == 0:
             # the alt text follows what is now drawn, on the variants that still carried the

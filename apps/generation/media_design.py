@@ -15,6 +15,7 @@ from apps.content.models import Content, GenerationMode
 from apps.core import ids
 from apps.media.fonts import font_file
 from apps.media.models import Kind, MediaAsset
+from apps.platforms import rules as platform_rules
 from apps.platforms.facts import language_code, split_sentences
 
 from .base import ImageRequest, ImageResult, PostDesign, TextRequest, TextResult, VideoRequest, VideoResult
@@ -156,20 +157,28 @@ def with_design(
         photo = requests[0].reference
     fonts = brand_fonts(content.brand)
     music = bool((getattr(content.brand, "settings", None) or {}).get("videoMusic", True))
-    images = sum(1 for r in requests if isinstance(r, ImageRequest))
-    carousel = images > 1 and content.platforms[0] in CAROUSEL_PLATFORMS
+    # one render per ratio (steps.picture_targets): a carousel's slides are counted per ratio,
+    # and each render follows the safe zones of the platform it was made for
+    groups: dict[str, list[int]] = {}
+    for n, request in enumerate(requests):
+        if isinstance(request, ImageRequest):
+            groups.setdefault(request.ratio, []).append(n)
     out: list[ImageRequest | VideoRequest] = []
     for n, request in enumerate(requests):
+        platform = getattr(request, "platform", "") or content.platforms[0]
+        group = groups.get(request.ratio, []) if isinstance(request, ImageRequest) else []
+        carousel = len(group) > 1 and platform in CAROUSEL_PLATFORMS
         design = PostDesign(
             spec=spec,
-            platform=content.platforms[0],
-            post_type=content.post_type,
+            platform=platform,
+            # the post type this platform publishes it as (an X "story" is a feed post)
+            post_type=platform_rules.resolve_post_type(platform, content.post_type, content.media_type),
             language=language,
             logo=logo,
             photo=photo,
             fonts=fonts,
-            slide=n if carousel else 0,
-            slides=images if carousel else 1,
+            slide=group.index(n) if carousel else 0,
+            slides=len(group) if carousel else 1,
             music=music,
         )
         out.append(dataclasses.replace(request, design=design))

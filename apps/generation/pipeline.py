@@ -153,7 +153,7 @@ def _run_claimed(content: Content) -> Content | None:
         for n, request in enumerate(media_requests):
             with listening(_media_progress(content, n, len(media_requests))):
                 result = engine.video(request) if isinstance(request, VideoRequest) else engine.image(request)
-            store_media(content, result, position=n)
+            store_media(content, result, position=n, ratio=getattr(request, "ratio", ""))
             alt = alt or media_alt(result, request)
             notes += [note for note in media_notes(result) if note not in notes]
             report_progress(content, "media", 30 + int(30 * (n + 1) / len(media_requests)))

@@ -200,7 +200,7 @@ def prediction_complete(*, prediction_id) -> Content | None:
     elif isinstance(result, dict):  # a text per platform, each written for its platform
         output = {"by_platform": {p: dataclasses.asdict(t) for p, t in result.items()}}
     else:
-        steps.store_media(content, result, position=prediction.position)
+        steps.store_media(content, result, position=prediction.position, ratio=getattr(request, "ratio", ""))
     done = Prediction.objects.filter(pk=prediction.pk, status=Prediction.RECEIVED).update(
         status=Prediction.DONE, output=output, completed_at=timezone.now(), updated_at=timezone.now()
     )

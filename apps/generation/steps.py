@@ -152,10 +152,9 @@ def finish(
             per_platform=per_platform and not isinstance(texts, TextResult),
         )
         data["adaptations"] = [*text.notes, *mend_notes.get(platform, []), *data["adaptations"]]
-        ratio = platform_rules.supported_ratio(
-            platform, content.post_type, content.media_type, content.dimensions
-        )
-        if ratio != content.dimensions:
+        ratio = platform_ratio(content, platform)
+        # a picture drawn for this platform's own shape is not a re-crop of the content's ratio
+        if ratio != content.dimensions and not draws_own_pictures(content):
             data["adaptations"] = [
                 *data["adaptations"],
                 f"media re-cropped from {content.dimensions} to {ratio}",
@@ -202,6 +201,39 @@ def _reference_bytes(content: Content) -> bytes | None:
         return fh.read()
 
 
+def draws_own_pictures(content: Content) -> bool:
+    """Whether this content's generation draws a picture per platform shape: generated images
+    without a ratio the user chose (an upload, a video or a chosen ratio is one shared media)."""
+    return (
+        content.media_type != MediaType.VIDEO
+        and content.generation_mode != GenerationMode.MANUAL
+        and bool(content.media_request.get("generate", True))
+        and not content.media_request.get("dimensionsChosen")
+    )
+
+
+def platform_ratio(content: Content, platform: str) -> str:
+    """The ratio of ``platform``'s variant (and of the picture made for it). Pictures: the
+    platform's own shape (X 16:9, LinkedIn 1.91:1, Pinterest 2:3, Instagram feed 4:5, stories
+    9:16), or the ratio the user chose (``dimensions`` sent at creation) where the platform
+    takes it. A video is one render shared by every platform: the content's ratio, as before."""
+    if not draws_own_pictures(content):
+        return platform_rules.supported_ratio(
+            platform, content.post_type, content.media_type, content.dimensions
+        )
+    return platform_rules.own_ratio(platform, content.post_type, content.media_type)
+
+
+def picture_targets(content: Content) -> list[tuple[str, str]]:
+    """(ratio, platform) for each picture render: one per distinct ratio among the content's
+    platforms (platforms sharing a ratio share the render), the platform being the first of
+    that ratio (its safe zones shape the design)."""
+    targets: dict[str, str] = {}
+    for platform in content.platforms:
+        targets.setdefault(platform_ratio(content, platform), platform)
+    return list(targets.items())
+
+
 def _media_requests(content: Content, voice: BrandVoice) -> list[ImageRequest | VideoRequest]:
     width, height = platform_rules.target_size(
         content.platforms[0], content.post_type, content.media_type, content.dimensions
@@ -228,19 +260,25 @@ def _media_requests(content: Content, voice: BrandVoice) -> list[ImageRequest | 
     # Photographs are JPEG (Instagram's feed takes nothing else, and the grain of a
     # photorealistic render makes PNG 2-3x slower and larger); flat illustrations stay PNG.
     fmt = "JPEG" if "instagram" in content.platforms or style != "illustration" else "PNG"
-    return [
-        ImageRequest(
-            prompt=content.prompt,
-            width=width,
-            height=height,
-            style=style,
-            brand=voice,
-            reference=reference,
-            seed=content.seed + n,
-            format=fmt,
-        )
-        for n in range(count)
-    ]
+    requests: list[ImageRequest | VideoRequest] = []
+    for ratio, platform in picture_targets(content):
+        w, h = platform_rules.own_size(platform, content.post_type, content.media_type, ratio)
+        requests += [
+            ImageRequest(
+                prompt=content.prompt,
+                width=w,
+                height=h,
+                style=style,
+                brand=voice,
+                reference=reference,
+                seed=content.seed + n,
+                format=fmt,
+                ratio=ratio,
+                platform=platform,
+            )
+            for n in range(count)
+        ]
+    return requests
 
 
 def clear_generated_media(content: Content) -> None:
@@ -249,7 +287,7 @@ def clear_generated_media(content: Content) -> None:
         MediaAsset.objects.filter(content=content, kind__in=(Kind.GENERATED, Kind.BACKUP)).delete()
 
 
-def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
+def store_media(content: Content, result, *, position: int = 0, ratio: str = "") -> MediaAsset:
     """Keep one generated image or video (an engine result) as the content's media.
 
     A video carries its length and its own thumbnail and always sits at position 0; an image
@@ -273,6 +311,7 @@ def store_media(content: Content, result, *, position: int = 0) -> MediaAsset:
         },
         content=content,
         position=0 if video else position,
+        ratio="" if video else ratio,
     )
 
 

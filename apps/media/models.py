@@ -41,6 +41,9 @@ class MediaAsset(OrgScopedModel):
         "content.Content", null=True, blank=True, on_delete=models.CASCADE, related_name="media_assets"
     )
     position = models.PositiveSmallIntegerField(default=0)
+    #: the aspect ratio this generated media was drawn for ("16:9", "2:3", ...): the content's
+    #: variants of that ratio show it; "" = shared by every platform (uploads, videos, edits' sources)
+    ratio = models.CharField(max_length=8, blank=True, default="")
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.UPLOAD, db_index=True)
     media_type = models.CharField(max_length=8, default="image")  # image, video
     file = models.FileField(upload_to=_upload_to, max_length=500)

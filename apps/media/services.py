@@ -145,8 +145,10 @@ def media_create_from_bytes(
     filename: str = "",
     content=None,
     position: int = 0,
+    ratio: str = "",
 ) -> MediaAsset:
-    """Store media the service made itself (generation, edits, backups)."""
+    """Store media the service made itself (generation, edits, backups); ``ratio`` names the
+    variants' ratio it was drawn for ("" = shared by every platform)."""
     import hashlib
 
     media_type = "video" if content_type.startswith("video/") else "image"
@@ -166,6 +168,7 @@ def media_create_from_bytes(
         metadata=metadata or {},
         content=content,
         position=position,
+        ratio=ratio,
     )
     asset.file.save(f"file.{_EXT.get(content_type, 'bin')}", ContentFile(data), save=False)
     if thumbnail is None and media_type == "image":

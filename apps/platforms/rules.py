@@ -727,6 +727,34 @@ def target_size(platform: str, post_type: str, media_type: str, ratio: str | Non
     return a * k, b * k
 
 
+# Each platform's own feed picture where the YAML names it as a pixel size our ratio parser
+# skips: X's first recommended_px is "landscape: [1280, 720]" (16:9) and LinkedIn's image post
+# recommends [1200, 627] (1.91:1). Every other format's own shape is its default ratio
+# (Pinterest 2:3, Instagram feed 4:5, stories, reels, TikTok and Shorts 9:16).
+_OWN_FEED_RATIOS: Mapping[str, str] = MappingProxyType({"x": "16:9", "linkedin": "1.91:1"})
+
+
+def own_ratio(platform: str, post_type: str, media_type: str) -> str:
+    """The shape this platform shows best for ``(post_type, media_type)``: what a picture made
+    for this platform alone is drawn in (issue 30: each platform its own picture)."""
+    fmt = get_format(platform, post_type, media_type)
+    if fmt.post_type == "feed" and media_type == "image" and fmt.platform in _OWN_FEED_RATIOS:
+        return _OWN_FEED_RATIOS[fmt.platform]
+    return fmt.default_ratio
+
+
+def own_size(platform: str, post_type: str, media_type: str, ratio: str) -> tuple[int, int]:
+    """(width, height) for ``ratio`` as this platform wants it: its recommended size when the
+    YAML gives one, else :data:`DEFAULT_SIZES` (``ratio`` is taken as is, e.g. 1.91:1, which
+    :func:`target_size` would move to the nearest of our five)."""
+    fmt = get_format(platform, post_type, media_type)
+    if ratio in fmt.recommended_px:
+        return fmt.recommended_px[ratio]
+    if ratio in fmt.aspect_ratios:
+        return target_size(platform, post_type, media_type, ratio)
+    return DEFAULT_SIZES[ratio]
+
+
 def video_seconds(platform: str, post_type: str) -> tuple[float, float]:
     """(min, max) video length for this post type, clipped to what our generator makes (5-8 s)."""
     fmt = get_format(platform, post_type, "video")

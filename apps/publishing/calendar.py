@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.content.models import Variant
+from apps.content.selectors import media_for_ratio
 from apps.core.errors import InvalidSubject
 from apps.core.timezones import is_timezone
 from apps.media.models import Kind, MediaAsset
@@ -149,7 +150,10 @@ def calendar_data(
         pubs.select_related("profile", "profile__brand", "content", "content__brand")
         .prefetch_related(
             Prefetch("content__media_assets", queryset=current, to_attr="current_media"),
-            Prefetch("content__variants", queryset=Variant.objects.only("content_id", "platform", "caption")),
+            Prefetch(
+                "content__variants",
+                queryset=Variant.objects.only("content_id", "platform", "caption", "ratio"),
+            ),
         )
         .order_by("scheduled_for", "created_at")
     )
@@ -163,8 +167,10 @@ def calendar_data(
         )
         if pub.status in Publication.OPEN_STATUSES:
             taken.setdefault(pub.profile_id, set()).add(pub.scheduled_for)
-        thumb, media_type = _thumb(getattr(pub.content, "current_media", []))
         platform = pub.platform or pub.profile.platform
+        ratio = next((v.ratio for v in pub.content.variants.all() if v.platform == platform), "")
+        # the thumbnail of the picture made for this publication's platform
+        thumb, media_type = _thumb(media_for_ratio(list(getattr(pub.content, "current_media", [])), ratio))
         caption = next((v.caption for v in pub.content.variants.all() if v.platform == platform), None)
         posts.append(
             {

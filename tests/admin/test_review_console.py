@@ -279,3 +279,36 @@ def test_video_content_is_previewed_with_a_player_and_a_generating_item_with_a_p
     expect(admin_page.locator("#pf-live")).to_have_attribute("data-content-id", str(generating.pk))
     expect(admin_page.locator("#pf-progress")).to_have_attribute("value", "30")
     expect(admin_page.locator("#pf-approve")).to_have_count(0)  # nothing to approve while it generates
+
+
+def test_the_content_page_shows_each_platform_its_own_picture(admin_page, live_server, org, brand, tmp_path):
+    """Issue 30: a content for X, LinkedIn, Pinterest and an Instagram story has a picture per
+    platform shape; the page names the shape and platforms of each picture, and each
+    variant's preview shows its own."""
+    content = content_services.content_request_generation(
+        organization=org,
+        inp=content_services.GenerationInput(
+            prompt="Spring sale at Crumb Co: 20% off every sourdough loaf with code SPRING20 until Sunday.",
+            platforms=["x", "linkedin", "pinterest", "instagram"],
+            brand=brand,
+            post_type="story",
+        ),
+    )
+    pictures = {m.ratio: m for m in MediaAsset.objects.filter(content=content, kind=Kind.GENERATED)}
+    assert set(pictures) == {"16:9", "1.91:1", "2:3", "9:16"}
+    admin_page.goto(page_of(live_server, content))
+    captions = admin_page.locator("#pf-media figcaption").all_inner_texts()
+    for expected in ("16:9 for X", "1.91:1 for LinkedIn", "2:3 for Pinterest", "9:16 for Instagram"):
+        assert any(expected in c for c in captions), (expected, captions)
+    for platform, ratio in (
+        ("x", "16:9"),
+        ("linkedin", "1.91:1"),
+        ("pinterest", "2:3"),
+        ("instagram", "9:16"),
+    ):
+        card = admin_page.locator(f"#pf-v-{platform}")
+        srcs = card.locator(".pf-preview-box img").evaluate_all("els => els.map(e => e.getAttribute('src'))")
+        assert pictures[ratio].file.url in srcs, (platform, srcs)
+        assert not any(pictures[r].file.url in srcs for r in pictures if r != ratio), (platform, srcs)
+    image_loaded(admin_page, "#pf-media img")
+    admin_page.screenshot(path=str(tmp_path / "per-platform.png"), full_page=True)

@@ -62,6 +62,8 @@ def test_it_answers_get_with_the_whole_content_item(api, owner):
                 "url": f"{base}/file.png",
                 "thumbnailUrl": f"{base}/thumb-thumb.jpg",
                 "dimensions": {"width": 40, "height": 50},
+                "ratio": None,  # not drawn for one platform's shape: every platform's
+                "platforms": sorted(content.platforms),
             }
         ],
         "analytics": {
@@ -119,9 +121,14 @@ def test_it_generates_captions_for_several_platforms_and_a_real_image(
         assert variant["caption"]
         assert all(tag.startswith("#") for tag in variant["hashtags"])
         assert validate_variant(platform, variant, post_type="feed", media_type="image") == {}
-    assert len(body["media"]) == 2
-    width, height = platform_rules.target_size("instagram", "feed", "image", body["dimensions"])
+    # two pictures for each platform, each drawn in its platform's own shape (issue 30):
+    # Instagram 4:5, X 16:9, LinkedIn 1.91:1
+    assert len(body["media"]) == 6
+    own = {"instagram": "4:5", "x": "16:9", "linkedin": "1.91:1"}
     for record in body["media"]:
+        [platform] = record["platforms"]
+        assert record["ratio"] == own[platform]
+        width, height = platform_rules.own_size(platform, "feed", "image", own[platform])
         assert record["dimensions"] == {"width": width, "height": height}
         with stored_file(record["id"]).file.open("rb") as fh, Image.open(io.BytesIO(fh.read())) as img:
             assert img.size == (width, height)

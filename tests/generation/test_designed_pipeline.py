@@ -128,7 +128,10 @@ def test_the_headline_and_colours_are_edited_on_their_layers_and_undone(
 ):
     body = _generate(api, brand, django_capture_on_commit_callbacks, style="illustration")
     content = Content.objects.get(pk=body["id"][4:])
-    original = MediaAsset.objects.get(content=content, kind="generated")
+    # Instagram's 4:5 and LinkedIn's 1.91:1 pictures (issue 30); an edit by prompt edits the
+    # first platform's
+    original, linkedin = MediaAsset.objects.filter(content=content, kind="generated").order_by("position")
+    assert (original.ratio, linkedin.ratio) == ("4:5", "1.91:1")
     b = owner.token_client(subject="pictures-owner")
     edited = b.post(
         f"/api/content/{content.pk}/edit-image",
@@ -137,6 +140,7 @@ def test_the_headline_and_colours_are_edited_on_their_layers_and_undone(
     )
     assert edited.status_code == 200, edited.content
     new = MediaAsset.objects.get(pk=edited.json()["data"]["mediaAssets"][0]["id"])
+    assert new.ratio == "4:5"  # still Instagram's picture
     assert new.metadata["design"]["headline"] == "Two days left: 20% off"
     assert new.metadata["design"]["colours"]["primary"] == "#0B6E4F"
     assert 'Text: "Two days left: 20% off".' in new.metadata["altText"]
@@ -151,7 +155,7 @@ def test_the_headline_and_colours_are_edited_on_their_layers_and_undone(
         assert share > (0.001 if new.metadata["design"]["variant"] == "light" else 0.3)
         assert not any(colour in {(122, 62, 43), darken((122, 62, 43), 0.55)} for _, colour in colours)
     undone = b.post(f"/api/content/{content.pk}/edit-image/undo")
-    assert [m["id"] for m in undone.json()["data"]["mediaAssets"]] == [str(original.pk)]
+    assert [m["id"] for m in undone.json()["data"]["mediaAssets"]] == [str(original.pk), str(linkedin.pk)]
 
 
 def test_a_layout_it_does_not_know_is_a_clear_4xx(api, owner, brand, django_capture_on_commit_callbacks):

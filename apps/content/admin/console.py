@@ -23,9 +23,11 @@ from django.urls import path, reverse
 from apps.accounts.staff import staff_scope
 from apps.core.errors import ApplicationError
 from apps.media.models import Kind, MediaAsset
+from apps.platforms.rules import get_rules
 
 from .. import services, states
 from ..models import Content, ReviewItem
+from ..serializers import media_platforms
 from .lists import (
     CURRENT_KINDS,
     MEASURE_MAX_CHARS,
@@ -340,6 +342,11 @@ class ContentAdmin(ContentListAdmin):
             queue = self.queue_position(request, content)
             extra.update(queue=queue, queue_qs=queue["query"] if queue else "")
             media = list(MediaAsset.objects.filter(content=content).order_by("position", "created_at"))
+            shown = [m for m in media if m.kind in CURRENT_KINDS]
+            # which platforms each picture goes to (one render per platform shape, issue 30)
+            where = media_platforms(content, shown)
+            for m in shown:
+                m.for_platforms = ", ".join(get_rules(p).display_name for p in where[m.pk])  # type: ignore[attr-defined]
             cards, common = variant_cards(
                 content,
                 list(content.variants.all()),

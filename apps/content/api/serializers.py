@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from apps.content.serializers import (
     PublicationOutput,
+    media_platforms,
     present_media_item,
     present_publication,
     present_variants,
@@ -242,7 +243,7 @@ def present_content(content, request=None, *, status: str | None = None) -> dict
         "progress": content.progress,
         "statusReason": content.status_reason or None,
         "content": present_variants(content),
-        "mediaAssets": [present_media_item(m, request, str) for m in shown_media(content)],
+        "mediaAssets": _media_assets(content, request),
         "tagIds": sorted(str(pk) for pk in tag_ids_of(content)),
         "campaignId": _uuid(content.campaign_id),
         "batchId": _uuid(content.batch_id),
@@ -382,3 +383,10 @@ class OptimizeOutput(serializers.Serializer):
     firstComment = serializers.CharField()
     changes = serializers.ListField(child=serializers.CharField())
     count = serializers.DictField()
+
+
+def _media_assets(content, request) -> list[dict]:
+    """The content's shown media, each naming the platforms it is published on."""
+    media = shown_media(content)
+    where = media_platforms(content, media)
+    return [present_media_item(m, request, str, where[m.pk]) for m in media]

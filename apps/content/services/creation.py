@@ -219,7 +219,15 @@ def content_request_generation(
         media_type=inp.media_type,
         dimensions=default_ratio,
         settings=inp.settings or {},
-        media_request={"generate": True, "style": "photorealistic", "count": 1, **(inp.media_request or {})},
+        media_request={
+            "generate": True,
+            "style": "photorealistic",
+            "count": 1,
+            **(inp.media_request or {}),
+            # a ratio the user chose applies to every platform that takes it; without one each
+            # platform gets its own picture in its own shape (generation.steps.platform_ratio)
+            **({"dimensionsChosen": True} if inp.dimensions else {}),
+        },
         source_media=inp.source_media,
         status=states.PENDING,
         seed=random.randint(1, 2**31 - 1),

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from apps.content.serializers import (
     PublicationOutput,
+    media_platforms,
     present_analytics,
     present_media_item,
     present_publication,
@@ -230,6 +231,18 @@ class MediaRecord(serializers.Serializer):
     thumbnailUrl = serializers.URLField(allow_null=True)
     dimensions = serializers.DictField(child=serializers.IntegerField())
     duration = serializers.FloatField(required=False)
+    ratio = serializers.CharField(
+        allow_null=True,
+        help_text="The aspect ratio this picture was drawn for (each platform gets its own picture in "
+        "its own shape, one render per distinct ratio); null for media shared by every platform "
+        "(an upload, a video).",
+    )
+    platforms = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="The content's platforms whose variant publishes this media (their variant's ratio "
+        "is the picture's; shared media goes to all).",
+    )
 
 
 class PlatformContentOutput(serializers.Serializer):
@@ -318,8 +331,10 @@ def present_content(content, request=None, *, analytics: bool = False) -> dict:
     if content.published_at:
         out["publishedAt"] = iso(content.published_at)
     out["content"] = present_variants(content)
+    media = shown_media(content)
+    where = media_platforms(content, media)
     out["media"] = [
-        present_media_item(m, request, lambda pk: ids.render(pk, "media")) for m in shown_media(content)
+        present_media_item(m, request, lambda pk: ids.render(pk, "media"), where[m.pk]) for m in media
     ]
     if analytics:
         # the newest snapshot of each publication, summed; zeros and a null metricsUpdatedAt before any

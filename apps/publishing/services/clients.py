@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, BinaryIO, TypedDict, cast
 from django.db.models.fields.files import FieldFile
 
 from apps.content.models import Variant
-from apps.content.selectors import current_media, current_media_for
+from apps.content.selectors import current_media, current_media_for, media_for_ratio
 from apps.core.storage import absolute_url
 from apps.profiles.models import SocialProfile
 
@@ -83,7 +83,8 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
     if variant is None:
         raise PlatformError(f"The content has no {publication.profile.platform} variant.", code="no_variant")
     media = []
-    for asset in assets:
+    # the picture made for this platform's ratio (and the shared uploads), not the others'
+    for asset in media_for_ratio(list(assets), variant.ratio):
         storage_file = asset.file
 
         def loader(f: FieldFile = storage_file) -> bytes:
