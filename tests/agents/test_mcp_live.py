@@ -124,7 +124,7 @@ async def _wait_reviewable(session: ClientSession, content_id: str) -> dict[str,
 def test_http_session_generates_and_proposes_then_content_waits_for_review(site: dict[str, Any]) -> None:
     when = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=2)).replace(microsecond=0)
 
-    async def session_run() -> tuple[list[str], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    async def session_run() -> tuple[list[str], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         async with _http(site, site["key"]) as (read, write):
             async with ClientSession(read, write, client_info=AGENT) as session:
                 await session.initialize()
@@ -143,9 +143,9 @@ def test_http_session_generates_and_proposes_then_content_waits_for_review(site:
                         "propose_schedule", {"content_id": content_id, "scheduled_for": when.isoformat()}
                     )
                 )
-                return tools, ready, check, proposed
+                return tools, ready, check, proposed, profile
 
-    tools, ready, check, proposed = asyncio.run(session_run())
+    tools, ready, check, proposed, profile = asyncio.run(session_run())
     assert {"generate_content", "list_content", "get_content", "edit_variant", "preflight_check"} <= set(tools)
     assert {"propose_schedule", "content_analytics", "best_times", "list_profiles"} <= set(tools)
     platform = ready["platforms"][0]
@@ -170,10 +170,11 @@ def test_http_session_generates_and_proposes_then_content_waits_for_review(site:
     refused = requests.post(
         f"{site['base']}/v1/content/{proposed['id']}/schedule",
         headers=headers,
-        json={"scheduledFor": when.isoformat(), "profileIds": []},
+        json={"scheduledFor": when.isoformat(), "profiles": [profile["id"]]},
         timeout=30,
     )
-    assert refused.status_code in (404, 405, 409, 422), refused.text
+    # a person may schedule it only after approving it (the status machine refuses: 409)
+    assert refused.status_code == 409, refused.text
     time.sleep(2)  # the worker and beat keep running: nothing schedules it on its own
     again = requests.get(f"{site['base']}/v1/content/{proposed['id']}", headers=headers, timeout=30).json()
     assert again["status"] == "generated" and not again.get("publications")
@@ -201,7 +202,7 @@ def test_http_other_organization_sees_not_found_and_bad_key_is_refused(site: dic
         return read_err, prop_err, listed
 
     read_err, prop_err, listed = asyncio.run(run())
-    assert read_err.startswith("NOT_FOUND") and prop_err.startswith("NOT_FOUND")
+    assert "NOT_FOUND: No content" in read_err and "NOT_FOUND: No content" in prop_err
     assert listed == []
 
     # a bad key: refused before the SDK sees the request (401), and the SDK client fails
