@@ -110,7 +110,9 @@ def _profiles(actor: Actor, profile_ids: list[str]) -> list[Any]:
     found = []
     for ref in profile_ids:
         pk = ids.parse(ref, "profile")
-        profile = SocialProfile.objects.for_organization(actor.organization).filter(pk=pk).first() if pk else None
+        profile = (
+            SocialProfile.objects.for_organization(actor.organization).filter(pk=pk).first() if pk else None
+        )
         if profile is None:
             raise NotFound(f"No profile {ref}.")
         found.append(profile)
@@ -219,6 +221,7 @@ async def edit_variant(
     content_id: str,
     platform: str,
     ctx: Context[Any, Any],
+    *,
     caption: str | None = None,
     hashtags: list[str] | None = None,
     first_comment: str | None = None,

@@ -48,14 +48,23 @@ def _env(var_dir: Path) -> dict[str, str]:
         if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "PUBLIC_BASE_URL", "MEDIA_ROOT")
     }
     env.update(
-        {"POSTFORGE_VAR_DIR": str(var_dir), "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "config.settings"}
+        {
+            "POSTFORGE_VAR_DIR": str(var_dir),
+            "PYTHONPATH": str(ROOT),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+        }
     )
     return env
 
 
 def _manage(env: dict[str, str], *args: str) -> str:
     return subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT, check=True, capture_output=True, text=True
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        env=env,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
 
 
@@ -124,8 +133,10 @@ async def _wait_reviewable(session: ClientSession, content_id: str) -> dict[str,
 def test_http_session_generates_and_proposes_then_content_waits_for_review(site: dict[str, Any]) -> None:
     when = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=2)).replace(microsecond=0)
 
-    async def session_run() -> tuple[list[str], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
-        async with _http(site, site["key"]) as (read, write):
+    async def session_run() -> tuple[
+        list[str], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]
+    ]:
+        async with _http(site, site["key"]) as (read, write):  # noqa: SIM117 - the client's streams open the session
             async with ClientSession(read, write, client_info=AGENT) as session:
                 await session.initialize()
                 tools = [t.name for t in (await session.list_tools()).tools]
@@ -146,7 +157,9 @@ def test_http_session_generates_and_proposes_then_content_waits_for_review(site:
                 return tools, ready, check, proposed, profile
 
     tools, ready, check, proposed, profile = asyncio.run(session_run())
-    assert {"generate_content", "list_content", "get_content", "edit_variant", "preflight_check"} <= set(tools)
+    assert {"generate_content", "list_content", "get_content", "edit_variant", "preflight_check"} <= set(
+        tools
+    )
     assert {"propose_schedule", "content_analytics", "best_times", "list_profiles"} <= set(tools)
     platform = ready["platforms"][0]
     assert ready["status"] == "generated" and ready["content"][platform]["caption"]
@@ -167,6 +180,13 @@ def test_http_session_generates_and_proposes_then_content_waits_for_review(site:
     headers = {"Authorization": f"Bearer {site['key']}"}
     rest = requests.get(f"{site['base']}/v1/content/{proposed['id']}", headers=headers, timeout=30).json()
     assert rest["status"] == "generated" and "scheduledFor" not in rest
+    assert rest["agent"]["via"] == "mcp" and rest["agent"]["name"] == "test-agent 1.0"
+    assert rest["agent"]["apiKeyId"].startswith("key_") and rest["agent"]["proposedFor"]
+    family_b = requests.get(f"{site['base']}/api/content/{proposed['id'][4:]}", headers=headers, timeout=30)
+    assert family_b.status_code == 200, family_b.text
+    body_b = family_b.json()["data"]
+    assert body_b.get("agent", {}).get("name") == "test-agent 1.0", sorted(body_b)
+    assert body_b["status"] == "reviewing"
     refused = requests.post(
         f"{site['base']}/v1/content/{proposed['id']}/schedule",
         headers=headers,
@@ -182,20 +202,21 @@ def test_http_session_generates_and_proposes_then_content_waits_for_review(site:
 
 def test_http_other_organization_sees_not_found_and_bad_key_is_refused(site: dict[str, Any]) -> None:
     async def run() -> tuple[str, str, list[Any]]:
-        async with _http(site, site["key"]) as (read, write):
+        async with _http(site, site["key"]) as (read, write):  # noqa: SIM117 - the client's streams open the session
             async with ClientSession(read, write, client_info=AGENT) as session:
                 await session.initialize()
                 made = _data(
                     await session.call_tool("generate_content", {"prompt": "Ferry times", "platforms": ["x"]})
                 )
         content_id = made[0]["id"]
-        async with _http(site, site["other_key"]) as (read, write):
+        async with _http(site, site["other_key"]) as (read, write):  # noqa: SIM117 - the client's streams open the session
             async with ClientSession(read, write, client_info=AGENT) as session:
                 await session.initialize()
                 read_err = _error(await session.call_tool("get_content", {"content_id": content_id}))
                 prop_err = _error(
                     await session.call_tool(
-                        "propose_schedule", {"content_id": content_id, "scheduled_for": "2099-01-01T09:00:00Z"}
+                        "propose_schedule",
+                        {"content_id": content_id, "scheduled_for": "2099-01-01T09:00:00Z"},
                     )
                 )
                 listed = _data(await session.call_tool("list_content", {}))["items"]
@@ -208,7 +229,10 @@ def test_http_other_organization_sees_not_found_and_bad_key_is_refused(site: dic
     # a bad key: refused before the SDK sees the request (401), and the SDK client fails
     bad = requests.post(
         f"{site['base']}/mcp/",
-        headers={"Authorization": "Bearer pf_live_not-a-key", "Accept": "application/json, text/event-stream"},
+        headers={
+            "Authorization": "Bearer pf_live_not-a-key",
+            "Accept": "application/json, text/event-stream",
+        },
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
         timeout=30,
     )
@@ -216,7 +240,7 @@ def test_http_other_organization_sees_not_found_and_bad_key_is_refused(site: dic
     assert requests.post(f"{site['base']}/mcp/", json={}, timeout=30).status_code == 401
 
     async def bad_session() -> None:
-        async with _http(site, "pf_live_not-a-key") as (read, write):
+        async with _http(site, "pf_live_not-a-key") as (read, write):  # noqa: SIM117 - the client's streams open the session
             async with ClientSession(read, write, client_info=AGENT) as session:
                 await asyncio.wait_for(session.initialize(), 30)
 
@@ -234,21 +258,28 @@ def test_stdio_subprocess_session(site: dict[str, Any]) -> None:
     when = "2099-03-01T09:30:00+00:00"
 
     async def run() -> tuple[list[str], dict[str, Any], dict[str, Any]]:
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write, client_info=types.Implementation(name="stdio-agent", version="2")) as s:
-                await s.initialize()
-                tools = [t.name for t in (await s.list_tools()).tools]
-                made = _data(await s.call_tool("generate_content", {"prompt": "Market day", "platforms": ["linkedin"]}))
-                ready = await _wait_reviewable(s, made[0]["id"])
-                edited = _data(
-                    await s.call_tool(
-                        "edit_variant", {"content_id": ready["id"], "platform": "linkedin", "caption": "Market day!"}
-                    )
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(
+                read, write, client_info=types.Implementation(name="stdio-agent", version="2")
+            ) as s,
+        ):
+            await s.initialize()
+            tools = [t.name for t in (await s.list_tools()).tools]
+            made = _data(
+                await s.call_tool("generate_content", {"prompt": "Market day", "platforms": ["linkedin"]})
+            )
+            ready = await _wait_reviewable(s, made[0]["id"])
+            edited = _data(
+                await s.call_tool(
+                    "edit_variant",
+                    {"content_id": ready["id"], "platform": "linkedin", "caption": "Market day!"},
                 )
-                proposed = _data(
-                    await s.call_tool("propose_schedule", {"content_id": ready["id"], "scheduled_for": when})
-                )
-                return tools, edited, proposed
+            )
+            proposed = _data(
+                await s.call_tool("propose_schedule", {"content_id": ready["id"], "scheduled_for": when})
+            )
+            return tools, edited, proposed
 
     tools, edited, proposed = asyncio.run(run())
     assert "generate_content" in tools
@@ -260,6 +291,7 @@ def test_stdio_subprocess_session(site: dict[str, Any]) -> None:
     bad = subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "mcp"],
         env={**site["env"], "POSTFORGE_API_KEY": "pf_live_wrong"},
+        check=False,
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.content.serializers import (
+    AgentOutput,
     PublicationOutput,
     present_media_item,
     present_publication,
@@ -12,6 +13,7 @@ from apps.content.serializers import (
     publications_of,
     shown_media,
 )
+from apps.content.serializers import present_agent as shared_present_agent
 from apps.core.serializers import (
     HexColorField,
     NamedChoiceField,
@@ -201,6 +203,7 @@ class ContentOutput(OutputSerializer):
     brandId = serializers.UUIDField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(allow_null=True)
+    agent = AgentOutput(allow_null=True, help_text="Set on content an AI agent made through the MCP server")
     content = serializers.DictField(child=PlatformContentOutput(), help_text="Per platform")
     mediaAssets = MediaRecord(many=True)
     tagIds = serializers.ListField(child=serializers.UUIDField())
@@ -252,6 +255,8 @@ def present_content(content, request=None, *, status: str | None = None) -> dict
         "updatedAt": iso(content.updated_at),
         "publications": [present_publication(p, family="api") for p in publications_of(content)],
         "allowedActions": content.allowed_actions,
+        # an AI agent's content (issue 32): which key and agent made it; null otherwise
+        "agent": shared_present_agent(content, _uuid),
     }
 
 
