@@ -203,7 +203,9 @@ class ContentOutput(OutputSerializer):
     brandId = serializers.UUIDField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(allow_null=True)
-    agent = AgentOutput(allow_null=True, help_text="Set on content an AI agent made through the MCP server")
+    agent = AgentOutput(
+        required=False, help_text="Present on content an AI agent made through the MCP server"
+    )
     content = serializers.DictField(child=PlatformContentOutput(), help_text="Per platform")
     mediaAssets = MediaRecord(many=True)
     tagIds = serializers.ListField(child=serializers.UUIDField())
@@ -230,7 +232,7 @@ def tag_ids_of(content) -> list:
 
 def present_content(content, request=None, *, status: str | None = None) -> dict:
     """`status` overrides the status word (create answers `generating`, as the spec shows)."""
-    return {
+    out = {
         "id": str(content.pk),
         "status": status or states.word_b(content.status),
         "platform": content.platforms[0] if content.platforms else None,
@@ -255,9 +257,11 @@ def present_content(content, request=None, *, status: str | None = None) -> dict
         "updatedAt": iso(content.updated_at),
         "publications": [present_publication(p, family="api") for p in publications_of(content)],
         "allowedActions": content.allowed_actions,
-        # an AI agent's content (issue 32): which key and agent made it; null otherwise
-        "agent": shared_present_agent(content, _uuid),
     }
+    agent = shared_present_agent(content, _uuid)
+    if agent:
+        out["agent"] = agent  # an AI agent's content (issue 32): which key and agent made it
+    return out
 
 
 class ScheduleOutput(OutputSerializer):
