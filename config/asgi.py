@@ -1,4 +1,5 @@
-"""ASGI entry: HTTP through Django, websockets at /ws/events/ through Channels."""
+"""ASGI entry: HTTP through Django (and /mcp/ through the MCP SDK), websockets at /ws/events/
+through Channels."""
 
 import os
 
@@ -15,11 +16,13 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import path  # noqa: E402
 
+from apps.agents.asgi import McpMount  # noqa: E402
 from apps.events.consumers import EventsConsumer  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi,
+        # /mcp/: the MCP server over streamable HTTP (issue 32); the rest through Django
+        "http": McpMount(django_asgi),
         # the session (staff in the admin console) is read alongside the API's tokens
         "websocket": AuthMiddlewareStack(URLRouter([path("ws/events/", EventsConsumer.as_asgi())])),
     }

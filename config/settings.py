@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "apps.analytics",
     "apps.webhooks",
     "apps.events",
+    "apps.agents",
 ]
 
 MIDDLEWARE = [

@@ -138,6 +138,15 @@ class Content(OrgScopedModel):
     )
     approved_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.CharField(max_length=200, blank=True, default="")
+    #: an AI agent's content (issue 32, apps/agents): made through the MCP server (`mcp`), by
+    #: which API key and which agent (the MCP client's name); it always needs a person's approval
+    created_via = models.CharField(max_length=10, blank=True, default="")
+    agent_name = models.CharField(max_length=200, blank=True, default="")
+    api_key = models.ForeignKey(
+        "accounts.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    #: the time an agent proposed; nothing is scheduled until a person approves and schedules
+    proposed_for = models.DateTimeField(null=True, blank=True)
     generated_at = models.DateTimeField(null=True, blank=True)
     scheduled_for = models.DateTimeField(null=True, blank=True, db_index=True)
     published_at = models.DateTimeField(null=True, blank=True)
@@ -173,6 +182,8 @@ class Content(OrgScopedModel):
     def requires_approval(self) -> bool:
         """The brand requires approval before schedule or publish (reads the brand: lists
         select it with the content, or annotate its setting as `brand_require_approval`)."""
+        if self.created_via == "mcp":  # an agent's content waits for a person, whatever the brand says
+            return True
         if "brand_require_approval" in self.__dict__:
             return bool(self.__dict__["brand_require_approval"])
         return self.brand.require_approval

@@ -249,3 +249,24 @@ def present_approval_link(link, *, family: str) -> dict:
         "revokedAt": iso(link.revoked_at),
         "createdAt": iso(link.created_at),
     }
+
+
+class AgentOutput(serializers.Serializer):
+    """Who made an AI agent's content through the MCP server (issue 32), and the time it proposed."""
+
+    via = serializers.CharField(help_text="`mcp`: made by an AI agent through the MCP server")
+    name = serializers.CharField(help_text="The agent: the MCP client's name and version")
+    apiKeyId = serializers.CharField(allow_null=True, help_text="The API key it used")
+    proposedFor = serializers.DateTimeField(allow_null=True, help_text="The time it proposed (not scheduled)")
+
+
+def present_agent(content: Any, render_key: Callable[[Any], str | None]) -> dict[str, Any] | None:
+    """The agent block of a content made through the MCP server; None for any other content."""
+    if not content.created_via:
+        return None
+    return {
+        "via": content.created_via,
+        "name": content.agent_name,
+        "apiKeyId": render_key(content.api_key_id) if content.api_key_id else None,
+        "proposedFor": iso(content.proposed_for),
+    }

@@ -42,6 +42,11 @@ DETAIL_FIELDS = [
     "batch",
     "approved_at",
     "approved_by",
+    # an AI agent's content (issue 32): made through the MCP server, by which key and agent
+    "created_via",
+    "agent_name",
+    "api_key",
+    "proposed_for",
     "generated_at",
     "scheduled_for",
     "published_at",

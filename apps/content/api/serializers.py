@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.content.serializers import (
+    AgentOutput,
     PublicationOutput,
     media_platforms,
     present_media_item,
@@ -13,6 +14,7 @@ from apps.content.serializers import (
     publications_of,
     shown_media,
 )
+from apps.content.serializers import present_agent as shared_present_agent
 from apps.core.serializers import (
     HexColorField,
     NamedChoiceField,
@@ -202,6 +204,9 @@ class ContentOutput(OutputSerializer):
     brandId = serializers.UUIDField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(allow_null=True)
+    agent = AgentOutput(
+        required=False, help_text="Present on content an AI agent made through the MCP server"
+    )
     content = serializers.DictField(child=PlatformContentOutput(), help_text="Per platform")
     mediaAssets = MediaRecord(many=True)
     tagIds = serializers.ListField(child=serializers.UUIDField())
@@ -228,7 +233,7 @@ def tag_ids_of(content) -> list:
 
 def present_content(content, request=None, *, status: str | None = None) -> dict:
     """`status` overrides the status word (create answers `generating`, as the spec shows)."""
-    return {
+    out = {
         "id": str(content.pk),
         "status": status or states.word_b(content.status),
         "platform": content.platforms[0] if content.platforms else None,
@@ -254,6 +259,10 @@ def present_content(content, request=None, *, status: str | None = None) -> dict
         "publications": [present_publication(p, family="api") for p in publications_of(content)],
         "allowedActions": content.allowed_actions,
     }
+    agent = shared_present_agent(content, _uuid)
+    if agent:
+        out["agent"] = agent  # an AI agent's content (issue 32): which key and agent made it
+    return out
 
 
 class ScheduleOutput(OutputSerializer):

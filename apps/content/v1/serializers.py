@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.content.serializers import (
+    AgentOutput,
     PublicationOutput,
     media_platforms,
     present_analytics,
@@ -15,6 +16,7 @@ from apps.content.serializers import (
     publications_of,
     shown_media,
 )
+from apps.content.serializers import present_agent as shared_present_agent
 from apps.core import ids
 from apps.core.errors import ValidationFailed
 from apps.core.serializers import (
@@ -286,6 +288,9 @@ class ContentOutput(OutputSerializer):
     platforms = serializers.ListField(child=serializers.ChoiceField(choices=SUPPORTED_PLATFORMS))
     createdAt = serializers.DateTimeField()
     scheduledFor = serializers.DateTimeField(required=False)
+    agent = AgentOutput(
+        required=False, help_text="Present on content an AI agent made through the MCP server"
+    )
     publishedAt = serializers.DateTimeField(required=False)
     content = serializers.DictField(child=PlatformContentOutput(), help_text="Per platform")
     media = MediaRecord(many=True)
@@ -351,6 +356,9 @@ def present_content(content, request=None, *, analytics: bool = False) -> dict:
     )
     if content.status_reason:
         out["statusReason"] = content.status_reason
+    agent = shared_present_agent(content, lambda pk: ids.render(pk, "apikey"))
+    if agent:
+        out["agent"] = agent  # an AI agent's content (issue 32): which key and agent made it
     out["publications"] = [present_publication(p, family="v1") for p in publications_of(content)]
     out["allowedActions"] = content.allowed_actions
     return out
