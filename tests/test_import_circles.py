@@ -14,8 +14,6 @@ import grimp
 
 #: circles known on 2026-11-29, to be broken by their owners (issue 29); remove a line with its circle
 KNOWN_CIRCLES: set[frozenset[str]] = {
-    frozenset({"apps.generation.local_media.design", "apps.generation.local_media.layouts"}),
-    frozenset({"apps.generation.local_media.motion", "apps.generation.local_media.video"}),
     frozenset({"apps.publishing.bluesky", "apps.publishing.oauth", "apps.publishing.services.tokens"}),
     frozenset({"apps.publishing.linkedin_pages", "apps.publishing.oauth_backends"}),
 }

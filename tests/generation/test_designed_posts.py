@@ -21,8 +21,9 @@ from PIL import Image, ImageDraw
 from apps.generation.base import BrandVoice, ImageRequest, PostDesign, VideoRequest
 from apps.generation.local import LocalEngine
 from apps.generation.local_media.brief import TEMPLATES, detect_template, find_code, find_date, spec_from_text
+from apps.generation.local_media.composer import safe_box
 from apps.generation.local_media.describe import describe
-from apps.generation.local_media.design import compose, safe_box
+from apps.generation.local_media.design import compose
 from apps.generation.local_media.layer_edits import parse_layer_edits
 from apps.generation.local_media.music import RATE, loudness, synthesise
 from apps.generation.local_media.typeset import AA, contrast, plain

@@ -346,7 +346,7 @@ class ContentAdmin(ContentListAdmin):
             # which platforms each picture goes to (one render per platform shape, issue 30)
             where = media_platforms(content, shown)
             for m in shown:
-                m.for_platforms = ", ".join(get_rules(p).display_name for p in where[m.pk])  # type: ignore[attr-defined]
+                m.for_platforms = ", ".join(get_rules(p).display_name for p in where[m.pk])
             cards, common = variant_cards(
                 content,
                 list(content.variants.all()),

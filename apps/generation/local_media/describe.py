@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .design import Design
+from .composer import Design
 
 _WORDS: dict[str, dict[str, Any]] = {
     "en": {

@@ -8,7 +8,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from .design import Block, _Composer, _cover, _extremes
+from .composer import Block, Composer, cover
+from .contrast import extremes
 from .palette import RGB, lighten
 from .typeset import contrast, fit_text, font_for, text_colour, truetype
 
@@ -28,7 +29,7 @@ def _split(
 
 
 def _headline_and_sub(
-    c: _Composer,
+    c: Composer,
     img: Image.Image,
     spec: dict[str, Any],
     area: tuple[int, int, int, int],
@@ -127,7 +128,7 @@ def _headline_and_sub(
 
 
 def announcement(
-    c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]
+    c: Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]
 ) -> None:
     # A colour block over the lower part (the side, when wide) holds the message.
     x0, t, r, b = area
@@ -145,7 +146,7 @@ def announcement(
     _headline_and_sub(c, img, spec, text_area, preferred=[(255, 255, 255), c.secondary])
 
 
-def _offer(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
+def _offer(c: Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
     d = ImageDraw.Draw(img)
     # a lighter band across the corner
     d.polygon([(c.w * 0.55, 0), (c.w, 0), (c.w, c.h * 0.45)], fill=lighten(c.primary, 0.12))
@@ -175,7 +176,7 @@ def _offer(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int
         dash = max(2, c.m // 160)
         d.rounded_rectangle(bx, radius=pad, fill=c.secondary, outline=(255, 255, 255), width=dash)
         c.panels.append("badge")
-        behind = _extremes(img, (block.box[0], block.box[1], block.box[2], block.box[3]))
+        behind = extremes(img, (block.box[0], block.box[1], block.box[2], block.box[3]))
         colour = text_colour(list(behind), [c.dark, (17, 17, 20)])
         c.blocks.append(
             Block(
@@ -185,7 +186,7 @@ def _offer(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int
         c.fonts.append(font.name)
 
 
-def _event(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
+def _event(c: Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
     x0, t, r, b = area
     date = spec.get("date")
     if date:
@@ -246,7 +247,7 @@ def _split3(box: tuple[int, int, int, int]) -> tuple[tuple[int, int, int, int], 
     )
 
 
-def _quote(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
+def _quote(c: Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
     x0, t, r, b = area
     d = ImageDraw.Draw(img)
     mark = round(c.m * 0.16)
@@ -265,7 +266,7 @@ def _quote(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int
     _headline_and_sub(c, img, spec, text_area, preferred=[c.dark, (17, 17, 20)], size=0.085, valign="center")
 
 
-def _product(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
+def _product(c: Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
     _, t, r, b = area
     frame_area, text_area = _split(area, 0.52 if not c.wide else 0.48, not c.wide)
     fl, ft, fr, fb = frame_area
@@ -280,7 +281,7 @@ def _product(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[i
     )
     inner = (frame[2] - frame[0], frame[3] - frame[1])
     if inner[0] > 8 and inner[1] > 8:
-        pic = _cover(c.photo, inner) if c.photo is not None else c.abstract(inner, c.seed, c.style, c.brand)
+        pic = cover(c.photo, inner) if c.photo is not None else c.abstract(inner, c.seed, c.style, c.brand)
         c.framed = (
             "a photo from the brand's library"
             if c.photo is not None
@@ -292,7 +293,7 @@ def _product(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[i
     _headline_and_sub(c, img, spec, text_area, preferred=[c.dark, (17, 17, 20)], size=0.085)
 
 
-def _hiring(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
+def _hiring(c: Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
     # A band of the brand's colour holds the call; the role (the fact sentence) sits under it,
     # next to the brand's photo when there is one.
     x0, t, r, b = area
@@ -333,7 +334,7 @@ def _hiring(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[in
         )
 
 
-def _recipe(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
+def _recipe(c: Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
     steps = spec.get("steps") or []
     head_area, steps_area = _split(area, 0.34 if steps else 1.0, not c.wide)
     head = c.text(
@@ -386,7 +387,7 @@ def _recipe(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[in
         )
 
 
-def _notice(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
+def _notice(c: Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
     x0, t, r, b = area
     d = ImageDraw.Draw(img)
     d.rectangle((0, 0, c.w, max(6, c.m // 60)), fill=c.primary)
@@ -401,7 +402,7 @@ def _notice(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[in
     )
 
 
-def _closing(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
+def _closing(c: Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int]) -> None:
     x0, t, r, b = area
     texts = [x for x in (spec.get("cta"), spec.get("brandName")) if x]
     if not texts:
@@ -433,7 +434,7 @@ def _closing(c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[i
 
 
 def carousel_slide(
-    c: _Composer,
+    c: Composer,
     img: Image.Image,
     spec: dict[str, Any],
     area: tuple[int, int, int, int],

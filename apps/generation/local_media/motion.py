@@ -22,10 +22,10 @@ from PIL import Image, ImageOps
 from ..base import EngineError, VideoRequest
 from ..render_progress import report
 from .describe import describe
+from .encoding import MadeVideo, open_stream, planes
 from .music import RATE, synthesise
 from .posts import design_for, style_note
 from .scene import normalise_style
-from .video import MadeVideo, _open_stream, _planes
 
 _REVEAL = 0.4  # seconds a line takes to appear
 _CLOSING = 1.5  # seconds of the closing card, its cross-fade included
@@ -39,7 +39,7 @@ class _Planes:
     """One picture as the encoder's three planes, padded to its line sizes."""
 
     def __init__(self, img: Image.Image, line: list[int]):
-        y, cb, cr = _planes(img)
+        y, cb, cr = planes(img)
         self.images = [_pad(y, line[0], 16), _pad(cb, line[1], 128), _pad(cr, line[2], 128)]
         self.data = [p.tobytes() for p in self.images]
 
@@ -124,7 +124,7 @@ def _encode(av, request: VideoRequest, planes_at, frames: int, *, music: bool) -
     tmpdir = tempfile.mkdtemp(prefix="postforge-video-")
     path = os.path.join(tmpdir, "out.mp4")
     try:
-        container, stream = _open_stream(av, path, width, height, fps, PRESET)
+        container, stream = open_stream(av, path, width, height, fps, PRESET)
         audio = container.add_stream("aac", rate=RATE) if music else None
         if audio is not None:
             audio.layout = "mono"

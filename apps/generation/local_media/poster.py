@@ -20,9 +20,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from .contrast import AA, contrast
+from .composer import Block, Composer
+from .contrast import AA, contrast, extremes
 from .crop import subject_crop
-from .design import Block, _Composer, _extremes
 from .icons import icon_image
 from .palette import RGB, darken, lighten, mix
 from .typeset import SetText, fit_text, text_colour
@@ -44,7 +44,7 @@ def _upper(text: str) -> str:
 class _Stack:
     """Blocks set one under the other inside ``area``; ``fits`` says whether all did."""
 
-    def __init__(self, c: _Composer, img: Image.Image, area: tuple[int, int, int, int], align: str = "left"):
+    def __init__(self, c: Composer, img: Image.Image, area: tuple[int, int, int, int], align: str = "left"):
         self.c, self.img, self.area, self.align = c, img, area, align
         self.y = area[1]
 
@@ -53,7 +53,7 @@ class _Stack:
 
 
 def _fit(
-    c: _Composer,
+    c: Composer,
     text: str,
     area: tuple[int, int, int, int],
     size: float,
@@ -77,11 +77,11 @@ def _fit(
 
 
 def _set_block(
-    c: _Composer, img: Image.Image, role: str, block: SetText, preferred: list[RGB], pad: int | None = None
+    c: Composer, img: Image.Image, role: str, block: SetText, preferred: list[RGB], pad: int | None = None
 ) -> None:
     pad = max(2, round(block.size * 0.12)) if pad is None else pad
     box = (block.box[0] - pad, block.box[1] - pad, block.box[2] + pad, block.box[3] + pad)
-    behind = _extremes(img, box)
+    behind = extremes(img, box)
     colour = text_colour(list(behind), preferred)
     ratio = min(contrast(colour, behind[0]), contrast(colour, behind[1]))
     if ratio < AA:  # no colour reads here: a panel behind the text
@@ -93,7 +93,7 @@ def _set_block(
             fill=panel,
         )
         c.panels.append(role)
-        behind = _extremes(img, box)
+        behind = extremes(img, box)
         colour = text_colour(list(behind), preferred)
         ratio = min(contrast(colour, behind[0]), contrast(colour, behind[1]))
     c.blocks.append(Block(role, block, colour, behind, ratio))
@@ -110,7 +110,7 @@ def _shift(block: SetText, dx: int, dy: int) -> SetText:
 
 
 def _pill(
-    c: _Composer,
+    c: Composer,
     img: Image.Image,
     role: str,
     text: str,
@@ -157,7 +157,7 @@ def _pill(
 
 
 def _message_stack(
-    c: _Composer,
+    c: Composer,
     img: Image.Image,
     msg: dict[str, Any],
     area: tuple[int, int, int, int],
@@ -245,7 +245,7 @@ def _message_stack(
 
 
 def _plan_chips(
-    c: _Composer, chips: list[str], at: tuple[int, int, int], chip: float
+    c: Composer, chips: list[str], at: tuple[int, int, int], chip: float
 ) -> tuple[list[tuple[str, str, tuple[int, int], int]], int] | None:
     """Where the chips go, in rows from ``at`` (left, top, right); with the top under them."""
     x0, y, r = at
@@ -290,7 +290,7 @@ def _plan_chips(
 
 
 def _plan(
-    c: _Composer,
+    c: Composer,
     msg: dict[str, Any],
     area: tuple[int, int, int, int],
     hero_size: float,
@@ -371,7 +371,7 @@ def _plan(
 
 
 def _visual(
-    c: _Composer,
+    c: Composer,
     img: Image.Image,
     box: tuple[int, int, int, int],
     msg: dict[str, Any],
@@ -404,7 +404,7 @@ def _visual(
 
 
 def _sober(
-    c: _Composer, img: Image.Image, msg: dict[str, Any], area: tuple[int, int, int, int], variant: str
+    c: Composer, img: Image.Image, msg: dict[str, Any], area: tuple[int, int, int, int], variant: str
 ) -> None:
     """Recalls, apologies, incidents and closures: calm grounds, no festive colour."""
     intent = msg.get("intent", "")
@@ -456,7 +456,7 @@ def _sober(
 
 
 def poster(
-    c: _Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int], variant: str
+    c: Composer, img: Image.Image, spec: dict[str, Any], area: tuple[int, int, int, int], variant: str
 ) -> None:
     # the headline and subline are the message's hero and subline unless edited on their layers
     msg = {
@@ -529,7 +529,7 @@ def poster(
 
 
 def steps_slide(
-    c: _Composer,
+    c: Composer,
     img: Image.Image,
     spec: dict[str, Any],
     area: tuple[int, int, int, int],

@@ -10,8 +10,9 @@ from PIL import Image
 
 from ..base import ImageRequest, PostDesign, VideoRequest
 from ..render_progress import report
+from .composer import Design
 from .describe import describe, describe_abstract
-from .design import Design, compose
+from .design import compose
 from .scene import build_scene, check_size, encode_image, load_reference, normalise_style, render_scene
 
 

@@ -13,12 +13,12 @@ import math
 import os
 import tempfile
 from dataclasses import dataclass
-from fractions import Fraction
 
 from PIL import Image, ImageDraw, ImageFilter, ImageOps
 
 from ..base import EngineError, VideoRequest
 from ..render_progress import report
+from .encoding import MadeVideo, open_stream, planes
 from .palette import darken, lighten
 from .scene import (
     Scene,
@@ -36,10 +36,6 @@ from .scene import (
 VIDEO_MIN_SECONDS = 5.0
 VIDEO_MAX_SECONDS = 8.0
 
-# Pillow's YCbCr is full range; H.264 players expect limited ("TV") range.
-_Y_LUT = [16 + (v * 219 + 127) // 255 for v in range(256)]
-_C_LUT = [16 + (v * 224 + 127) // 255 for v in range(256)]
-
 
 @dataclass
 class _Sprite:
@@ -50,16 +46,6 @@ class _Sprite:
     cmask: Image.Image
     shape: Shape
     half: int  # half of the sprite's side, even
-
-
-def _planes(img: Image.Image) -> tuple[Image.Image, Image.Image, Image.Image]:
-    y, cb, cr = img.convert("YCbCr").split()
-    cw, ch = img.width // 2, img.height // 2
-    return (
-        y.point(_Y_LUT),
-        cb.resize((cw, ch), Image.Resampling.BILINEAR).point(_C_LUT),
-        cr.resize((cw, ch), Image.Resampling.BILINEAR).point(_C_LUT),
-    )
 
 
 def _make_sprite(scene: Scene, shape: Shape, frame_min: int, style: str) -> _Sprite:
@@ -82,7 +68,7 @@ def _make_sprite(scene: Scene, shape: Shape, frame_min: int, style: str) -> _Spr
         rgb = gradient((side, side), lighten(shape.colour, 0.4), darken(shape.colour, 0.35), -toward - 90)
         draw_shape(ImageDraw.Draw(mask), local, side, side, 255)
         mask = mask.filter(ImageFilter.GaussianBlur(max(1.0, side / 90)))
-    y, cb, cr = _planes(rgb)
+    y, cb, cr = planes(rgb)
     return _Sprite(
         y, cb, cr, mask, mask.resize((side // 2, side // 2), Image.Resampling.BILINEAR), shape, half
     )
@@ -150,7 +136,7 @@ def _stage(av, scene: Scene, width: int, height: int, style: str) -> _Stage:
         canvas = render_flat(canvas_scene, (cw, ch))
     else:
         canvas = render_photo(canvas_scene, fit(cw, ch, 420)).resize((cw, ch), Image.Resampling.BILINEAR)
-    cy_plane, ccb_plane, ccr_plane = _planes(canvas)
+    cy_plane, ccb_plane, ccr_plane = planes(canvas)
     sprites = [_make_sprite(scene, s, frame_min, style) for s in moving]
 
     frame_proto = av.VideoFrame(width, height, "yuv420p")
@@ -189,33 +175,11 @@ def _frame_planes(
     return fy, fcb, fcr
 
 
-def _open_stream(av, path: str, width: int, height: int, fps: int, preset: str = "superfast"):
-    container = av.open(path, "w", format="mp4", options={"movflags": "+faststart"})
-    stream = container.add_stream("libx264", rate=fps)
-    stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
-    stream.time_base = Fraction(1, fps)
-    # One encoder thread by default: workers run one generation per core, and a batch
-    # scales with processes (bench/generation.py); a lone 6 s 1080x1920 video still
-    # encodes in about 4 s. POSTFORGE_VIDEO_THREADS=0 lets x264 use every core.
-    threads = int(os.environ.get("POSTFORGE_VIDEO_THREADS", "1"))
-    stream.codec_context.thread_count = threads if threads > 0 else max(1, min(os.cpu_count() or 2, 4))
-    stream.codec_context.thread_type = "AUTO"
-    stream.options = {
-        # superfast: High profile with CABAC, ~2x ultrafast's compression at small cost
-        "preset": preset,
-        "crf": "23",
-        "profile": "high",
-        "g": str(fps * 2),
-        "x264-params": "colorprim=smpte170m:transfer=smpte170m:colormatrix=smpte170m:range=tv",
-    }
-    return container, stream
-
-
 def _encode(av, stage: _Stage, path: str, frames: int, fps: int, seconds: float) -> bytes:
     """Encode the frames into an MP4 at ``path``; returns the JPEG thumbnail of the first."""
     width, height = stage.width, stage.height
     thumbnail = b""
-    container, stream = _open_stream(av, path, width, height, fps)
+    container, stream = open_stream(av, path, width, height, fps)
     for i in range(frames):
         if i % 15 == 0:
             report(i, frames)
@@ -233,16 +197,6 @@ def _encode(av, stage: _Stage, path: str, frames: int, fps: int, seconds: float)
         container.mux(packet)
     container.close()
     return thumbnail
-
-
-@dataclass
-class MadeVideo:
-    data: bytes
-    thumbnail: bytes
-    seconds: float
-    alt_text: str = ""
-    notes: tuple[str, ...] = ()
-    has_audio: bool = False
 
 
 def make_video(request: VideoRequest) -> MadeVideo:
