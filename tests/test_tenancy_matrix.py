@@ -300,23 +300,25 @@ ROUTES: dict[tuple[str, str], tuple[str, dict[str, Rule]]] = {
     # the pre-flight check (issue 32): a POST that changes nothing, for whoever reads content
     ("v1", "content/preflight"): (
         "/v1/content/preflight",
-        {"post": r(READ_MEDIA, "viewer", JSON, profiles=["{profile}"], text="Matrix")},
+        {"post": r(READ_MEDIA, "viewer", JSON, ok=200, profiles=["{profile}"], text="Matrix")},
     ),
     ("v1", "content/<pk>/preflight"): (
         "/v1/content/{content}/preflight",
-        {"post": r(READ_MEDIA, "viewer", JSON)},
+        {"post": r(READ_MEDIA, "viewer", JSON, ok=200)},
     ),
     ("api", "content/preflight"): (
         "/api/content/preflight",
-        {"post": r(READ_MEDIA, "viewer", JSON, profileIds=["{profile}"], text="Matrix")},
+        {"post": r(READ_MEDIA, "viewer", JSON, ok=200, profileIds=["{profile}"], text="Matrix")},
     ),
     ("api", "content/<pk>/preflight"): (
         "/api/content/{content}/preflight",
-        {"post": r(READ_MEDIA, "viewer", JSON)},
+        {"post": r(READ_MEDIA, "viewer", JSON, ok=200)},
     ),
-    # CSV/XLSX import (issue 32): it schedules what it creates, as an admin's schedule does
-    ("v1", "content/import"): ("/v1/content/import", {"post": r(PUB, "admin", UPLOAD)}),
-    ("api", "content/import"): ("/api/content/import", {"post": r(PUB, "admin", UPLOAD)}),
+    # CSV/XLSX import (issue 32): it schedules what it creates, as an admin's schedule does; the
+    # matrix uploads a picture, not a CSV: the route's own refusal (400, "not UTF-8 text (CSV) or
+    # an XLSX workbook"; tests/publishing/test_import.py imports real files)
+    ("v1", "content/import"): ("/v1/content/import", {"post": r(PUB, "admin", UPLOAD, ok=400)}),
+    ("api", "content/import"): ("/api/content/import", {"post": r(PUB, "admin", UPLOAD, ok=400)}),
     # Family B: content
     ("api", "content"): (
         "/api/content",
@@ -567,6 +569,16 @@ class Objects:
         }
 
 
+def jpeg_bytes(size: tuple[int, int]) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", size, (200, 30, 30)).save(buf, "JPEG")
+    return buf.getvalue()
+
+
 def make_objects(org) -> Objects:
     brand = BrandFactory(organization=org)
     profile = ProfileFactory(organization=org, brand=brand)
@@ -599,10 +611,11 @@ def make_objects(org) -> Objects:
     Variant.objects.create(
         content=content, platform="instagram", caption="Matrix caption", hashtags=["#matrix"]
     )
+    # a JPEG, as the pipeline makes for Instagram (the pre-flight check refuses a PNG there)
     media_create_from_bytes(
         organization=org,
-        data=png_bytes((8, 10)),
-        content_type="image/png",
+        data=jpeg_bytes((8, 10)),
+        content_type="image/jpeg",
         kind=Kind.GENERATED,
         width=8,
         height=10,

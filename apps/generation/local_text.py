@@ -511,7 +511,7 @@ def _intent(request: TextRequest, language: str, facts: list[str]) -> dict[str, 
     """What the post is for (hiring, a sale, an event), which picks hooks, calls to action and
     first comments a person would write for it; a hook without the subject needs the prompt's
     facts."""
-    from apps.platforms.facts import classify_intent
+    from apps.platforms.intents import classify_intent
 
     asked = (request.intent or "").strip().lower()
     guess = classify_intent(request.prompt or "", language)

@@ -114,7 +114,7 @@ def cta_of(caption: str) -> str:
     return ""
 
 
-#: the picture's layout for what the text was written for (``apps.platforms.facts.INTENTS``)
+#: the picture's layout for what the text was written for (``apps.platforms.intents.INTENTS``)
 INTENT_TEMPLATES = {
     "recall": "notice",
     "apology": "notice",

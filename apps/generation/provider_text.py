@@ -5,7 +5,7 @@ by conversation.
 engine with autoescape off) with each platform's rules from the platform data
 (:mod:`apps.platforms.rules`): its caption limit in its own unit, its hashtag range, whether it
 takes a first comment, an alt text, a title and sounds, and where its links go. The brief's
-intent (``request.intent``, else detected by :func:`apps.platforms.facts.detect_intent`) picks
+intent (``request.intent``, else detected by :func:`apps.platforms.intents.detect_intent`) picks
 the register.
 
 :class:`TextConversation` holds the conversation with the model: the engine sends
@@ -127,7 +127,7 @@ _LENGTHS = {
     "long": "long: six to ten sentences or short paragraphs",
 }
 
-# The register each intent is written in (apps.platforms.facts.detect_intent names them).
+# The register each intent is written in (apps.platforms.intents.detect_intent names them).
 SOBER_REGISTER = (
     "This is {intent} post: write it sober and plain. The instruction or the apology comes first "
     "(what to do or not do, who is affected), then the facts. No emojis, no exclamation marks, no hype "

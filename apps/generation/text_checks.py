@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from apps.platforms import facts as brief_facts
+from apps.platforms import intents as brief_intents
 from apps.platforms.captions import compose_caption, inline_hashtags
 from apps.platforms.rules import FormatRules, UnsupportedFormat, get_rules, normalize_platform
 from apps.platforms.text import find_urls
@@ -33,7 +34,7 @@ HARD_KINDS = frozenset({"json", "structure", "missing_platform", "missing_key", 
 SHORT_FORM = frozenset({"x", "threads", "bluesky"})
 #: where a URL in the caption is not a link: "link in bio" there (the URL stays on the content)
 NO_URL_IN_CAPTION = frozenset({"instagram", "tiktok"})
-SOBER_INTENTS = brief_facts.SOBER_INTENTS
+SOBER_INTENTS = brief_intents.SOBER_INTENTS
 #: tones in which a post asks nothing of the reader and shows no emojis
 QUIET_TONES = frozenset({"empathetic", "serious", "sober", "solemn", "respectful", "formal"})
 
@@ -70,7 +71,7 @@ class Problem:
 def register_intent(request: TextRequest) -> str:
     """The intent a post is written for: the one set (``settings.intent``), else the brief's."""
     given = (request.intent or "").strip().lower()
-    return given or brief_facts.detect_intent(request.prompt, request.language)
+    return given or brief_intents.detect_intent(request.prompt, request.language)
 
 
 def with_article(word: str) -> str:

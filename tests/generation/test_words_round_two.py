@@ -21,7 +21,8 @@ from apps.generation.openai_engine import OpenAIEngine
 from apps.generation.provider_text import render_prompt
 from apps.generation.text_checks import check_texts
 from apps.platforms.captions import compose_caption
-from apps.platforms.facts import classify_intent, quote_spans, split_sentences
+from apps.platforms.facts import quote_spans, split_sentences
+from apps.platforms.intents import classify_intent
 
 from .provider_fakes import OpenAIFake
 

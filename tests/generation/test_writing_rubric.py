@@ -12,7 +12,8 @@ import twitter_text  # twitter-text-parser: an independent twitter-text implemen
 
 from apps.content.models import Content
 from apps.platforms.captions import compose_caption
-from apps.platforms.facts import detect_intent, facts_in, is_junk_hashtag, split_sentences
+from apps.platforms.facts import facts_in, is_junk_hashtag, split_sentences
+from apps.platforms.intents import detect_intent
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 from apps.platforms.validation import validate_variant
 from tests.factories import BrandFactory, ProfileFactory

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from apps.platforms.facts import (
-    detect_intent,
     fact_sentences,
     facts_in,
     is_junk_hashtag,
@@ -13,6 +12,7 @@ from apps.platforms.facts import (
     split_sentences,
     topic_hashtags,
 )
+from apps.platforms.intents import detect_intent
 
 CRUMB = (
     "Crumb & Co. opens its second bakery on 12 Rue Oberkampf this Saturday, March 14 at 8 a.m. "

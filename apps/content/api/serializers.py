@@ -23,7 +23,7 @@ from apps.core.serializers import (
     StrictSerializer,
     iso,
 )
-from apps.platforms.facts import INTENTS
+from apps.platforms.intents import INTENTS
 from apps.platforms.rules import SUPPORTED_PLATFORMS
 
 from .. import selectors, services, states

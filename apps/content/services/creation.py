@@ -17,7 +17,7 @@ from apps.core.errors import (
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 from apps.platforms import rules as platform_rules
-from apps.platforms.facts import INTENTS
+from apps.platforms.intents import INTENTS
 
 from .. import ports, states
 from ..machine import event_data as _event_data
@@ -120,7 +120,7 @@ def _choice_errors(inp: GenerationInput, errors: dict) -> None:
 
 
 def _intent_errors(inp: GenerationInput, errors: dict) -> None:
-    """A requested intent is one the engines know (apps.platforms.facts.INTENTS)."""
+    """A requested intent is one the engines know (apps.platforms.intents.INTENTS)."""
     intent = (inp.settings or {}).get("intent")
     if intent is not None and intent not in INTENTS:
         errors.setdefault("settings", {})["intent"] = [f"Must be one of {', '.join(INTENTS)}."]

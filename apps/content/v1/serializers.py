@@ -26,7 +26,7 @@ from apps.core.serializers import (
     StrictSerializer,
     iso,
 )
-from apps.platforms.facts import INTENTS
+from apps.platforms.intents import INTENTS
 from apps.platforms.rules import SUPPORTED_PLATFORMS, get_rules
 
 from .. import selectors, states

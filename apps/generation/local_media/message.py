@@ -21,8 +21,8 @@ from .patterns import _DATE, _TIME, find_code
 
 def words_intent(text: str, language: str = "en") -> str:
     """The post's intent as the words engine classifies it (one adapter, so the classifier can
-    be re-pointed in one place): ``apps.platforms.facts.detect_intent``."""
-    from apps.platforms.facts import detect_intent
+    be re-pointed in one place): ``apps.platforms.intents.detect_intent``."""
+    from apps.platforms.intents import detect_intent
 
     return str(detect_intent(text, language))
 

@@ -11,11 +11,7 @@ from dataclasses import dataclass, field
 
 from apps.platforms.facts import (
     CORE_KINDS,
-    INTENTS,
-    SOBER_INTENTS,
     Fact,
-    IntentGuess,
-    classify_intent,
     detect_language,
     facts_in,
     is_junk_hashtag,
@@ -23,6 +19,7 @@ from apps.platforms.facts import (
     split_sentences,
     topic_hashtags,
 )
+from apps.platforms.intents import INTENTS, SOBER_INTENTS, IntentGuess, classify_intent
 from apps.platforms.text import find_urls
 
 from ..base import BrandVoice, EngineError, TextRequest

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from apps.platforms.facts import SHAPE_INTENTS
+from apps.platforms.intents import SHAPE_INTENTS
 
 from .voice import Voice, apply_substitutions
 
