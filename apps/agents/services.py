@@ -20,7 +20,7 @@ from apps.accounts.auth import Actor
 from apps.content import states
 from apps.content.models import Content
 from apps.content.services import GenerationInput, content_request_generation, generation_brand
-from apps.core.errors import Conflict, ValidationFailed
+from apps.core.errors import Conflict, InvalidSubject
 
 AGENT_VIA = "mcp"
 
@@ -66,9 +66,9 @@ def content_propose_schedule(*, content: Content, when: datetime.datetime) -> Co
     """Record the time an agent proposes for a content; it stays where it is (waiting for
     review): a person approves and schedules it."""
     if timezone.is_naive(when):
-        raise ValidationFailed("Give the time with its time zone.", {"scheduledFor": ["Naive time."]})
+        raise InvalidSubject("Give the time with its time zone.", "scheduled_for", "Naive time.")
     if when <= timezone.now():
-        raise ValidationFailed("The proposed time is in the past.", {"scheduledFor": ["In the past."]})
+        raise InvalidSubject("The proposed time is in the past.", "scheduled_for", "In the past.")
     if content.status in (states.SCHEDULED, states.PUBLISHING, states.PUBLISHED):
         raise Conflict(f"The content is already {content.status}; a person decides its time now.")
     Content.objects.filter(pk=content.pk).update(proposed_for=when)

@@ -80,6 +80,11 @@ LIST_FIELDS = (
     "published_at",
     "created_at",
     "updated_at",
+    # an agent's content (issue 32): `serializers.present_agent`
+    "created_via",
+    "agent_name",
+    "api_key",
+    "proposed_for",
 )
 #: a shown media item's columns its presentation reads (`serializers.present_media_item`; the
 #: files as their stored names)
