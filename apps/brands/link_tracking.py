@@ -24,7 +24,6 @@ DEFAULT_UTM: dict[str, str] = {
     "utm_medium": "social",
     "utm_campaign": "{campaign}",
 }
-_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,49}$")
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 PLATFORMS = ("x", "instagram", "facebook", "linkedin", "tiktok", "youtube", "pinterest", "threads", "bluesky")
 
@@ -42,11 +41,18 @@ def _template(value: Any, where: str, problems: dict[str, list[str]]) -> dict[st
         return {}
     out: dict[str, str] = {}
     for key, template in value.items():
-        if not isinstance(key, str) or not _KEY.match(key):
-            problems[f"{where}.{key}"] = ["A parameter name is a letter then letters, digits, _ . -."]
+        if isinstance(key, str) and not key.strip():
+            continue  # an empty parameter name means nothing: dropped
+        if not isinstance(key, str) or len(key) > 1000:
+            problems[f"{where}.{str(key)[:50]}"] = [
+                "A parameter name is a string of at most 1000 characters."
+            ]
             continue
         if not isinstance(template, str) or len(template) > 200:
             problems[f"{where}.{key}"] = ["A template is a string of at most 200 characters."]
+            continue
+        if "{" in _PLACEHOLDER.sub("", template) or "}" in _PLACEHOLDER.sub("", template):
+            problems[f"{where}.{key}"] = ["A brace opens or closes a placeholder, e.g. {platform}."]
             continue
         unknown = [p for p in _PLACEHOLDER.findall(template) if p not in PLACEHOLDERS]
         if unknown:

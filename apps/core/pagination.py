@@ -132,9 +132,10 @@ def paginate_v1(qs: QuerySet, params: Mapping[str, str], *, ordering: tuple[str,
     """``ordering`` is (field, direction) of the primary sort; ties break on the primary key."""
     _require_ordered(qs)
     limit = parse_limit(params)
+    # `page` is typed even beside a cursor (which pages instead): `page=null` is a 400 either way
+    page = _int_param(params, "page", 1, minimum=1, maximum=MAX_PAGE)
     if "cursor" in params:
         return _keyset_page(qs, params.get("cursor") or "", limit, ordering)
-    page = _int_param(params, "page", 1, minimum=1, maximum=MAX_PAGE)
     total = qs.count()
     offset = (page - 1) * limit
     items = list(qs[offset : offset + limit]) if offset < total else []

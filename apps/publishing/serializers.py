@@ -248,8 +248,10 @@ class DraftFields(StrictSerializer):
     variants = serializers.DictField(
         child=DraftVariantInput(), required=False, help_text="Per platform (instagram, x...): its text fields"
     )
-    postType = NamedChoiceField(choices=["feed", "story", "reel", "short"], required=False, default="feed")
-    mediaType = NamedChoiceField(choices=["image", "video"], required=False, default="image")
+    postType = serializers.ChoiceField(
+        choices=["feed", "story", "reel", "short"], required=False, default="feed"
+    )
+    mediaType = serializers.ChoiceField(choices=["image", "video"], required=False, default="image")
     mediaIds = serializers.ListField(
         child=serializers.CharField(max_length=64),
         required=False,

@@ -64,7 +64,7 @@ export async function familyA(site: string, key: string, profileId: string, hook
     body: { file: "logo.png", type: "logo" },
     bodySerializer: () => multipart({ type: "logo" }),
   }));
-  const logoType: AC["schemas"]["MediaTypeEnum"] = logo.type;
+  const logoType: "image" | "video" | "font" = logo.type; // an upload may be a brand font (issue 30)
   steps.upload = [logo.assetId, logoType];
 
   const profiles = must("profiles", await a.GET("/profiles", { params: { query: { platform: "instagram", sortBy: "followerCount", limit: 20 } } }));

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.brands.fields import LinkTrackingField
 from apps.core.serializers import FreeFormField, HexColorField, OutputSerializer, StrictSerializer, iso
 from apps.core.storage import absolute_url
 
@@ -17,7 +18,7 @@ class BrandInput(StrictSerializer):
     settings = FreeFormField(required=False)
     metadata = FreeFormField(required=False)
     #: tracked links (UTM templates, short links): README "Tracked links"
-    linkTracking = FreeFormField(required=False)
+    linkTracking = LinkTrackingField(required=False)
 
     def to_fields(self) -> dict:
         names = {

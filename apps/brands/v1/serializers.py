@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from apps.brands.fields import LinkTrackingField
 from apps.core import ids
-from apps.core.serializers import FreeFormField, HexColorField, OutputSerializer, StrictSerializer, iso
+from apps.core.serializers import HexColorField, OutputSerializer, StrictSerializer, iso
 from apps.core.storage import absolute_url
 
 from ..link_tracking import link_tracking_of
@@ -54,7 +55,7 @@ class BrandInput(StrictSerializer):
     guidelines = GuidelinesSerializer(required=False)
     assets = AssetsSerializer(required=False)
     #: tracked links (UTM templates, short links): README "Tracked links"
-    linkTracking = FreeFormField(required=False)
+    linkTracking = LinkTrackingField(required=False)
 
     def to_fields(self) -> dict:
         data = self.validated_data

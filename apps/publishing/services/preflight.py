@@ -181,7 +181,14 @@ def draft_subject(
     from apps.core.errors import InvalidSubject, UnknownReference
     from apps.media.models import MediaAsset
 
-    given = {normalize_platform(k): dict(v) for k, v in (variants or {}).items()} if variants else {}
+    given: dict[str, dict[str, Any]] = {}
+    for key, value in (variants or {}).items():
+        try:
+            given[normalize_platform(key)] = dict(value)
+        except ValueError:
+            raise InvalidSubject(
+                "A variant names an unknown platform.", "variants", f"Unknown platform: {str(key)[:40]!r}."
+            ) from None
     stray = sorted(set(given) - set(platforms))
     if stray:
         raise InvalidSubject(
