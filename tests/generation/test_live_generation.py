@@ -131,10 +131,12 @@ def test_a_subscriber_follows_a_generation_on_a_real_worker_from_progress_to_rev
     assert content.status == "review" and content.progress == 100 and content.generated_at is not None
     assert sorted(content.variants.values_list("platform", flat=True)) == ["instagram", "linkedin"]
     assert all(v.caption for v in content.variants.all())
-    media = list(MediaAsset.objects.filter(content=content, kind=Kind.GENERATED))
-    assert len(media) == 1
-    assert (media[0].width, media[0].height) == (1080, 1350)
-    assert Path(media[0].file.path).stat().st_size > 10_000  # the worker wrote a real image
+    # each platform its own picture (issue 30): Instagram's 4:5 and LinkedIn's 1.91:1
+    media = {m.ratio: m for m in MediaAsset.objects.filter(content=content, kind=Kind.GENERATED)}
+    assert sorted(media) == ["1.91:1", "4:5"]
+    assert (media["4:5"].width, media["4:5"].height) == (1080, 1350)
+    assert media["1.91:1"].width > media["1.91:1"].height
+    assert all(Path(m.file.path).stat().st_size > 10_000 for m in media.values())  # real images
 
 
 def test_a_provider_refusal_ends_failed_and_the_subscriber_gets_the_reason(broker, tenant):
@@ -262,6 +264,13 @@ def test_an_event_left_in_the_outbox_reaches_the_websocket_through_the_sweep(bro
         messages = asyncio.run(scenario(base))
 
     delivered = messages[-1]["data"]
-    assert delivered == {"id": ids.render(event.pk, "event"), "profileId": ids.render(profile_id, "profile")}
+    # frames carry their subject's sequence and when the event happened (issue 28)
+    assert delivered == {
+        "id": ids.render(event.pk, "event"),
+        "profileId": ids.render(profile_id, "profile"),
+        "sequence": 1,
+        "occurredAt": delivered["occurredAt"],
+    }
+    assert delivered["occurredAt"].endswith("Z")
     event.refresh_from_db()
     assert event.dispatched_at is not None
