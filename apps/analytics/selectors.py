@@ -28,6 +28,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Trunc
 
+from apps.core.timezones import rfc3339_local
 from apps.publishing.models import LinkClickDay, Publication
 
 from .models import PostSnapshot, ProfileSnapshot
@@ -191,7 +192,7 @@ def content_analytics(
     rated = sum(bases.values())
     used = {b: n for b, n in bases.items() if n}
     return {
-        "period": {"start": period.start.isoformat(), "end": period.end.isoformat()},
+        "period": {"start": rfc3339_local(period.start), "end": rfc3339_local(period.end)},
         "metrics": {
             "totalPosts": total_posts,
             "totalReach": total_reach,

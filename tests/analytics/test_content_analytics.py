@@ -158,3 +158,18 @@ def test_content_carries_its_latest_analytics(owner, posts):
         owner.client().get(f"/v1/content/{ids.render(posts['D'].content_id, 'content')}").json()["analytics"]
     )
     assert fresh["views"] == 0 and fresh["metricsUpdatedAt"] is None
+
+
+def test_a_period_before_standard_time_is_written_in_rfc_3339(owner):
+    # Salta kept local mean time (-04:21:40) until 1894: an offset with seconds, which RFC 3339
+    # cannot write; the period is then given in UTC, the same instant (the fuzzer found it)
+    response = owner.client().get(
+        "/v1/analytics/content?startDate=1890-05-07&endDate=1890-06-01&timezone=America/Argentina/Salta"
+    )
+    assert response.status_code == 200, response.content
+    period = response.json()["period"]
+    assert period["start"] == "1890-05-07T04:21:40Z"
+    paris = owner.client().get(
+        "/v1/analytics/content?startDate=2026-03-01&endDate=2026-03-02&timezone=Europe/Paris"
+    )
+    assert paris.json()["period"]["start"] == "2026-03-01T00:00:00+01:00"  # a whole-minute offset is kept

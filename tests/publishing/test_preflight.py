@@ -109,6 +109,20 @@ def test_a_contents_preflight_names_each_problem_in_both_families(owner, brand):
     assert b_report["problems"] == report["problems"]  # one service, one answer
 
 
+def test_a_preflight_with_no_profile_to_check_asks_for_them_in_both_families(owner, brand):
+    # no profiles in the body and none connected for the content's platforms: which profiles
+    # would it be checked against? The same 400 as publishing without targets, never a 500
+    content = bad_instagram_content(owner, brand)
+
+    a = owner.client().post(f"/v1/content/{ids.render(content.pk, 'content')}/preflight", {}, format="json")
+    assert a.status_code == 400, a.content
+    assert a.json()["error"]["details"] == {"profiles": ["At least one profile id is required."]}
+
+    b = owner.client().post(f"/api/content/{content.pk}/preflight", {}, format="json")
+    assert b.status_code == 400, b.content
+    assert "profiles" in str(b.json())
+
+
 def test_scheduling_refuses_what_would_fail_with_the_report_unless_an_admin_forces_it(owner, editor, brand):
     profile = instagram(owner, brand)
     content = bad_instagram_content(owner, brand)
