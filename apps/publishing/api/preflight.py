@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -15,7 +14,6 @@ from apps.core.serializers import StrictSerializer
 from apps.core.views import ApiViewSet
 
 from ..permissions import PREFLIGHT
-from ..selectors import profiles_for_publishing
 from ..serializers import (
     PREFLIGHT_HELP,
     TIKTOK_HELP,
@@ -25,7 +23,6 @@ from ..serializers import (
     present_preflight,
 )
 from ..services import preflight as pf
-from ..services.timing import parse_when
 
 
 class ContentPreflightInput(StrictSerializer):
@@ -92,26 +89,16 @@ class PreflightViewSet(ApiViewSet):
     )
     def draft(self, request: Request) -> Response:
         data = self.validated(DraftPreflightInput)
-        organization = self.actor.organization
-        profiles = profiles_for_publishing(
-            organization=organization, content=None, raw_ids=data["profileIds"]
-        )
-        subject = pf.draft_subject(
-            organization=organization,
-            platforms=sorted({p.platform for p in profiles}),
+        reports, when = pf.draft_preflight_run(
+            organization=self.actor.organization,
+            raw_profile_ids=data["profileIds"],
             post_type=data["postType"],
             media_type=data["mediaType"],
             text=data.get("text", ""),
             variants=data.get("variants"),
             media_ids=data.get("mediaIds") or [],
+            scheduled_for=data.get("scheduledFor"),
+            tz_name=data.get("timezone"),
+            options=_options(data),
         )
-        tz = data.get("timezone")
-        when = (
-            parse_when(data["scheduledFor"], tz or profiles[0].timezone_name)
-            if data.get("scheduledFor")
-            else None
-        )
-        reports = pf.content_preflight(
-            subject=subject, profiles=profiles, scheduled_for=when, options=_options(data)
-        )
-        return self.respond(present_preflight(reports, when or timezone.now(), "api"))
+        return self.respond(present_preflight(reports, when, "api"))

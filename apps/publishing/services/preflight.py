@@ -614,3 +614,36 @@ def content_preflight_run(
         subject=subject_of_content(content), profiles=profiles, scheduled_for=when, options=options
     )
     return reports, when
+
+
+def draft_preflight_run(
+    *,
+    organization: Any,
+    raw_profile_ids: Sequence[str],
+    post_type: str,
+    media_type: str,
+    text: str = "",
+    variants: Mapping[str, Any] | None = None,
+    media_ids: Sequence[str] = (),
+    scheduled_for: object = None,
+    tz_name: str | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> tuple[list[ProfileReport], datetime.datetime]:
+    """The check of a post not yet created, on the named profiles, at ``scheduled_for`` (in ``tz_name``, else the first
+    profile's zone), else now. Returns the reports and the time checked."""
+    from ..selectors import profiles_for_publishing
+    from .timing import parse_when
+
+    profiles = profiles_for_publishing(organization=organization, content=None, raw_ids=list(raw_profile_ids))
+    subject = draft_subject(
+        organization=organization,
+        platforms=sorted({p.platform for p in profiles}),
+        post_type=post_type,
+        media_type=media_type,
+        text=text,
+        variants=variants,
+        media_ids=list(media_ids),
+    )
+    when = parse_when(scheduled_for, tz_name or profiles[0].timezone_name) if scheduled_for else None
+    reports = content_preflight(subject=subject, profiles=profiles, scheduled_for=when, options=options)
+    return reports, when or timezone.now()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -15,7 +14,6 @@ from apps.core.serializers import StrictSerializer
 from apps.core.views import V1ViewSet
 
 from ..permissions import PREFLIGHT
-from ..selectors import profiles_for_publishing
 from ..serializers import (
     PREFLIGHT_HELP,
     TIKTOK_HELP,
@@ -25,7 +23,6 @@ from ..serializers import (
     present_preflight,
 )
 from ..services import preflight as pf
-from ..services.timing import parse_when
 
 PROFILES_HELP = (
     "The profiles to check (default: the profiles the content is scheduled on, else every connected "
@@ -92,27 +89,16 @@ class PreflightViewSet(V1ViewSet):
     )
     def draft(self, request: Request) -> Response:
         data = self.validated(DraftPreflightInput)
-        organization = self.actor.organization
-        profiles = profiles_for_publishing(
-            organization=organization, content=None, raw_ids=data["profiles"], kind="profile"
-        )
-        subject = pf.draft_subject(
-            organization=organization,
-            platforms=sorted({p.platform for p in profiles}),
+        reports, when = pf.draft_preflight_run(
+            organization=self.actor.organization,
+            raw_profile_ids=data["profiles"],
             post_type=data["postType"],
             media_type=data["mediaType"],
             text=data.get("text", ""),
             variants=data.get("variants"),
             media_ids=data.get("mediaIds") or [],
+            scheduled_for=data.get("scheduledFor"),
+            tz_name=data.get("timezone"),
+            options=dict(data.get("options") or {}),
         )
-        tz = data.get("timezone")
-        when = (
-            parse_when(data["scheduledFor"], tz or profiles[0].timezone_name)
-            if data.get("scheduledFor")
-            else None
-        )
-        options = dict(data.get("options") or {})
-        reports = pf.content_preflight(
-            subject=subject, profiles=profiles, scheduled_for=when, options=options
-        )
-        return self.respond(present_preflight(reports, when or timezone.now(), "v1"))
+        return self.respond(present_preflight(reports, when, "v1"))
