@@ -1,6 +1,8 @@
 """The pictures of docs/samples.md: for each sample, the designed image the pipeline makes for
-Instagram's 4:5 feed (the sample brand given a palette and a logo), its alt text, and for the
-first sample a strip of frames from its TikTok video. Written next to samples.md in
+Instagram's 4:5 feed (the sample brand given a palette and a logo) with its alt text, the three
+designs a reviewer can choose from (three generations whose seeds pick each layout), each
+platform's own picture (X, LinkedIn, Pinterest and an Instagram story from one content), and
+for the first sample a strip of frames from its TikTok video. Written next to samples.md in
 ``docs/samples/`` by ``manage.py write_samples``."""
 
 from __future__ import annotations
@@ -40,7 +42,17 @@ def sample_logo(name: str, colour: str) -> bytes:
     return buf.getvalue()
 
 
-def _run(organization, brand, sample, platforms: list[str], *, media_type: str, post_type: str, seed: int):
+def _run(
+    organization,
+    brand,
+    sample,
+    platforms: list[str],
+    *,
+    media_type: str,
+    post_type: str,
+    seed: int,
+    dimensions: str | None = "",
+):
     """One content made by the pipeline with its media (the caller's transaction is rolled back)."""
     from apps.content.models import Content
     from apps.content.services import GenerationInput, content_request_generation
@@ -55,7 +67,8 @@ def _run(organization, brand, sample, platforms: list[str], *, media_type: str, 
             brand=brand,
             media_type=media_type,
             post_type=post_type,
-            dimensions="4:5" if media_type == "image" else "9:16",
+            # "" : the feed's 4:5 or the video's 9:16; None: each platform its own ratio
+            dimensions=(("4:5" if media_type == "image" else "9:16") if dimensions == "" else dimensions),
             settings=dict(sample.settings),
             media_request={"generate": True, "style": "illustration", "count": 1},
         ),
@@ -114,10 +127,97 @@ def sample_pictures(organization, brand, sample, n: int, directory: Path | None 
         f"Alt text: {variant.alt_text}</sub>",
         "",
     ]
+    lines += _designs_strip(organization, brand, sample, n, directory)
+    lines += _platforms_strip(organization, brand, sample, n, directory)
     if n == 1:
         lines += _video_strip(organization, brand, sample, n, directory)
     _take(logo)
     return lines
+
+
+def _pictures(content) -> list:
+    from apps.media.models import Kind, MediaAsset
+
+    return list(
+        MediaAsset.objects.filter(content=content, kind=Kind.GENERATED).order_by("position", "created_at")
+    )
+
+
+def _strip(images: list[Image.Image], height: int) -> Image.Image:
+    scaled = [im.resize((round(im.width * height / im.height), height)) for im in images]
+    strip = Image.new(
+        "RGB", (sum(im.width for im in scaled) + 8 * (len(scaled) - 1), height), (255, 255, 255)
+    )
+    x = 0
+    for im in scaled:
+        strip.paste(im, (x, 0))
+        x += im.width + 8
+    return strip
+
+
+def _designs_strip(organization, brand, sample, n: int, directory: Path) -> list[str]:
+    """The three layouts of the brief's Instagram picture side by side (seeds 3n, 3n+1, 3n+2: the
+    local engine picks its layout by seed, as regenerate and the admin's design picker do)."""
+    images, names = [], []
+    for seed in (3 * n, 3 * n + 1, 3 * n + 2):
+        content = _run(
+            organization, brand, sample, ["instagram"], media_type="image", post_type="feed", seed=seed
+        )
+        for asset in _pictures(content)[:1]:
+            images.append(Image.open(io.BytesIO(_take(asset))).convert("RGB"))
+            names.append((asset.metadata.get("design") or {}).get("variant") or "ABC"[seed % 3])
+    if len(images) < 2:
+        return []
+    name = f"{n:02d}-designs.jpg"
+    _strip(images, 420).save(directory / name, "JPEG", quality=85)
+    return [
+        f"![Three designs of the same brief: {', '.join(names)}](samples/{name})",
+        "",
+        f"<sub>The three designs a reviewer can choose from (layouts {', '.join(names)}), Instagram 4:5.</sub>",
+        "",
+    ]
+
+
+def _platforms_strip(organization, brand, sample, n: int, directory: Path) -> list[str]:
+    """Each platform's own picture: one content for X, LinkedIn and Pinterest (each in its ratio),
+    and an Instagram story designed for 9:16."""
+    feed = _run(
+        organization,
+        brand,
+        sample,
+        ["x", "linkedin", "pinterest"],
+        media_type="image",
+        post_type="feed",
+        seed=n,
+        dimensions=None,
+    )
+    story = _run(
+        organization,
+        brand,
+        sample,
+        ["instagram"],
+        media_type="image",
+        post_type="story",
+        seed=n,
+        dimensions="9:16",
+    )
+    assets = _pictures(feed) + _pictures(story)[:1]
+    if not assets:
+        return []
+    labels = []
+    images = []
+    for asset in assets:
+        images.append(Image.open(io.BytesIO(_take(asset))).convert("RGB"))
+        labels.append(f"{asset.ratio or '?'} ({asset.width}x{asset.height})")
+    name = f"{n:02d}-platforms.jpg"
+    _strip(images, 360).save(directory / name, "JPEG", quality=85)
+    return [
+        f"![Each platform's own picture: {', '.join(labels)}](samples/{name})",
+        "",
+        f"<sub>Each platform its own picture, from one content for X, LinkedIn and Pinterest and an "
+        f"Instagram story: {', '.join(labels)}.</sub>",
+        "",
+    ]
 
 
 def _video_strip(organization, brand, sample, n: int, directory: Path) -> list[str]:
