@@ -80,7 +80,10 @@ def test_family_a_shows_and_overrides_it_and_records_who(api, owner):
     assert (body["aiGenerated"], body["aiGeneratedOverridden"]) == ("media", True)
     assert body["status"] == "generated"  # a label: the status and the approval stay
     [line] = ContentHistory.objects.filter(content=content)
-    assert (line.action, line.changes) == ("ai_disclosure", {"aiGenerated": {"before": "both", "after": "media"}})
+    assert (line.action, line.changes) == (
+        "ai_disclosure",
+        {"aiGenerated": {"before": "both", "after": "media"}},
+    )
     assert line.actor == "API key “owner key”"
     updated = Event.objects.get(type="content.updated")
     assert updated.data["aiGenerated"] == "media"
@@ -165,7 +168,9 @@ def test_the_webhook_payload_carries_it(api, owner, settings):
     services.content_delete(content=deleted)
     gone = Event.objects.get(type="content.deleted")
     [created] = webhooks.deliveries_create_for_events(events=[gone])
-    assert WebhookDelivery.objects.get(pk=created).payload["data"]["aiGenerated"] == "none"  # the event's own fields
+    assert (
+        WebhookDelivery.objects.get(pk=created).payload["data"]["aiGenerated"] == "none"
+    )  # the event's own fields
 
 
 # --- the admin ------------------------------------------------------------------------------
