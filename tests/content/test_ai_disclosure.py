@@ -200,9 +200,12 @@ def test_the_admin_shows_it_and_changes_it_with_a_history_line(client, owner):
         "ai_disclosure",
         "AI-generated: both → text (set by a person)",
     )
+    services.content_update(content=content, variants={"instagram": {"caption": "New roast"}}, actor="Ana")
     html = client.get(f"/admin/content/content/{content.pk}/change/").content.decode()
     assert '<option value="text" selected>AI-generated text</option>' in html
     assert "set by a person" in html and "AI-generated: both → text (set by a person)" in html
+    # the text edit's diff still shows; the disclosure line has no per-platform diff
+    assert html.count('class="pf-diff" data-platform="instagram"') == 1
 
     client.post(f"/admin/content/content/{content.pk}/ai-disclosure/", {"ai_disclosure": "most"})
     content.refresh_from_db()
