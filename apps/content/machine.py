@@ -18,11 +18,14 @@ from .models import Content
 
 
 def event_data(content: Content, **extra: Any) -> dict[str, Any]:
-    """The payload of a content event: id, status, platforms (and batch), plus `extra`."""
+    """The payload of a content event: id, status, platforms, what an AI made (and batch),
+    plus `extra`."""
     data: dict[str, Any] = {
         "contentId": str(content.pk),
         "status": content.status,
         "platforms": content.platforms,
+        # what an AI made (issue 32), as both families' content shows it
+        "aiGenerated": content.ai_disclosure,
     }
     if content.batch_id:
         data["batchId"] = str(content.batch_id)

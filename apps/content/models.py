@@ -31,6 +31,16 @@ class MediaType(models.TextChoices):
 #: the media types' names, as the API writes them
 MEDIA_TYPES = tuple(MediaType.values)
 
+
+class AIDisclosure(models.TextChoices):
+    """What of a content item an AI made (issue 32): carried into the platforms' AI labels."""
+
+    NONE = "none", "Nothing AI-generated"
+    TEXT = "text", "AI-generated text"
+    MEDIA = "media", "AI-generated media"
+    BOTH = "both", "AI-generated text and media"
+
+
 RATIOS = ("1:1", "16:9", "9:16", "4:5", "3:2", "2:3", "1.91:1")
 
 
@@ -148,6 +158,11 @@ class Content(OrgScopedModel):
     #: the time an agent proposed; nothing is scheduled until a person approves and schedules
     proposed_for = models.DateTimeField(null=True, blank=True)
     generated_at = models.DateTimeField(null=True, blank=True)
+    #: what an AI made (issue 32): computed when a generation finishes
+    #: (services.disclosure.ai_disclosure_compute) unless a person set it
+    #: (`ai_disclosure_overridden`), which no later generation undoes
+    ai_disclosure = models.CharField(max_length=5, choices=AIDisclosure.choices, default=AIDisclosure.NONE)
+    ai_disclosure_overridden = models.BooleanField(default=False)
     scheduled_for = models.DateTimeField(null=True, blank=True, db_index=True)
     published_at = models.DateTimeField(null=True, blank=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="contents")
@@ -162,6 +177,11 @@ class Content(OrgScopedModel):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ai_disclosure__in=AIDisclosure.values), name="content_ai_disclosure_valid"
+            ),
+        ]
         indexes = [
             models.Index(fields=["organization", "-created_at"], name="content_org_created_idx"),
             models.Index(fields=["organization", "status", "-created_at"], name="content_org_status_idx"),

@@ -85,6 +85,9 @@ LIST_FIELDS = (
     "agent_name",
     "api_key",
     "proposed_for",
+    # what an AI made (issue 32)
+    "ai_disclosure",
+    "ai_disclosure_overridden",
 )
 #: a shown media item's columns its presentation reads (`serializers.present_media_item`; the
 #: files as their stored names)

@@ -270,3 +270,26 @@ def present_agent(content: Any, render_key: Callable[[Any], str | None]) -> dict
         "apiKeyId": render_key(content.api_key_id) if content.api_key_id else None,
         "proposedFor": iso(content.proposed_for),
     }
+
+
+#: both families' `aiGenerated` (issue 32): what of the content an AI made
+AI_GENERATED_VALUES = ("none", "text", "media", "both")
+AI_GENERATED_HELP = (
+    "What of the content an AI made: none, text, media or both. Computed when its generation "
+    "finishes (text an engine wrote: text; media a model made: media; the client's own upload and "
+    "text: none) unless a person set it (`aiGeneratedOverridden`). Publishing carries it into the "
+    "platforms' AI labels: media or both sets YouTube's containsSyntheticMedia and TikTok's is_aigc "
+    "on a video (an explicit containsSyntheticMedia option wins)."
+)
+AI_GENERATED_OVERRIDDEN_HELP = (
+    "A person set `aiGenerated` (PUT/PATCH, the admin): later generations keep it. false: computed."
+)
+AI_GENERATED_INPUT_HELP = (
+    "Say what of the content an AI made (none, text, media or both): a person's override, kept "
+    "by later generations; allowed in any status. Example: `both`."
+)
+
+
+def present_ai_generated(content) -> dict:
+    """Both families' two fields of what an AI made (issue 32)."""
+    return {"aiGenerated": content.ai_disclosure, "aiGeneratedOverridden": content.ai_disclosure_overridden}

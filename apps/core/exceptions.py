@@ -84,6 +84,7 @@ _SHARED_FIELD_NAMES = {
     "account_type": "accountType",
     "source_media": "mediaId",
     "reference_image": "referenceImageId",
+    "ai_disclosure": "aiGenerated",
 }
 
 #: per family: the request field that names each domain subject of an error's `problems`

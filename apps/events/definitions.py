@@ -38,6 +38,11 @@ CONTENT = obj(
         "platforms": array(string(), "The content's platforms."),
     },
     {
+        "aiGenerated": string(
+            "What of the content an AI made: none, text, media or both (computed when its generation"
+            " finishes, unless a person set it). Absent from events recorded before it existed.",
+            enum=["none", "text", "media", "both"],
+        ),
         "batchId": id_("batch", "The generation batch the content belongs to."),
         "previousStatus": status("content", "The status before this change."),
         "reason": string("Why it failed or was rejected."),

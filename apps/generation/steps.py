@@ -174,6 +174,8 @@ def finish(
         locked.progress = 100
         locked.generation_lease_until = None
         locked.save(update_fields=["generated_at", "progress", "generation_lease_until", "updated_at"])
+        # an engine wrote the text (every path here); the media is AI-made if a model made it
+        services.content_ai_disclosure_compute(content=locked, text_generated=True)
         # on_commit hooks run in registration order: progress 100 reaches the channel layer
         # before the outcome event is even enqueued, so a client never sees `content.generated`
         # ahead of the last progress message (another worker process dispatches that event).

@@ -64,7 +64,7 @@ def test_each_moved_profile_and_content_item_is_announced(owner):
     assert ("profile.updated", {"profileId": str(profile.pk)}) in events
     assert (
         "content.updated",
-        {"contentId": str(content.pk), "status": "review", "platforms": ["x"]},
+        {"contentId": str(content.pk), "status": "review", "platforms": ["x"], "aiGenerated": "none"},
     ) in events
     assert not any(data.get("contentId") == str(untouched.pk) for _, data in events)
     assert len(events) == 2

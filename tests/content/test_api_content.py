@@ -58,6 +58,8 @@ def test_create_answers_201_generating_with_the_whole_resource(api, owner, profi
             "brandId": str(profile.brand_id),
             "progress": 0,
             "statusReason": None,
+            "aiGenerated": "none",  # not generated yet (issue 32)
+            "aiGeneratedOverridden": False,
             "content": {},
             "mediaAssets": [],
             "tagIds": [],

@@ -150,6 +150,7 @@ def test_family_a_editing_approved_text_sends_it_back_to_review_when_the_brand_r
         "contentId": str(content.pk),
         "status": "review",
         "platforms": ["instagram"],
+        "aiGenerated": "none",
         "previousStatus": "approved",
         "approvalWithdrawn": True,
     }

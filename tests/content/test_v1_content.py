@@ -81,6 +81,9 @@ def test_it_answers_get_with_the_whole_content_item(api, owner):
         "mediaType": "image",
         "dimensions": "4:5",
         "progress": 100,
+        # made by hand here, no generation finished: nothing computed, nobody set it (issue 32)
+        "aiGenerated": "none",
+        "aiGeneratedOverridden": False,
         "publications": [],
         "allowedActions": ["approve", "reject", "edit", "regenerate", "schedule", "publish", "edit_image"],
     }

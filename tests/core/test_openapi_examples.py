@@ -110,7 +110,7 @@ def _session(owner) -> dict:
     content = keep(
         "v1", "v1_content_generate", "200", a.post("/v1/content/generate?wait=30", body, format="json"), body
     )
-    body = {"content": {"instagram": {"caption": "Bright, floral, ours."}}}
+    body = {"content": {"instagram": {"caption": "Bright, floral, ours."}}, "aiGenerated": "both"}
     keep("v1", "v1_content_update", "200", a.put(f"/v1/content/{content['id']}", body, format="json"), body)
 
     b = owner.token_client()

@@ -187,6 +187,29 @@ def test_the_post_carries_the_chosen_level_the_toggles_and_is_aigc_and_records_t
     assert a["publications"][0]["visibility"] == "FOLLOWER_OF_CREATOR"
 
 
+@pytest.mark.parametrize(
+    ("flag", "is_aigc"), [("text", False), ("none", False), ("media", True), ("both", True)]
+)
+def test_is_aigc_follows_the_flag_a_person_set_on_the_generated_video(owner, brand, tiktok, flag, is_aigc):
+    """Issue 32: the content's AI flag, overridden through Family A, goes into is_aigc (the
+    generated video alone would say true)."""
+    fake, profile = tiktok
+    content = made(owner, brand)
+    a = owner.client()
+    shown = a.get(f"/v1/content/{ids.render(content.pk, 'content')}").json()
+    assert (shown["aiGenerated"], shown["aiGeneratedOverridden"]) == ("both", False)
+    changed = a.put(f"/v1/content/{ids.render(content.pk, 'content')}", {"aiGenerated": flag}, format="json")
+    assert changed.status_code == 200 and changed.json()["aiGenerated"] == flag
+    answer = owner.token_client().post(
+        "/api/posts/publish",
+        {"contentId": str(content.pk), "profileIds": [str(profile.pk)], "tiktok": CHOICES},
+        format="json",
+    )
+    assert answer.status_code == 202, answer.content
+    [init] = fake.calls("video_init")
+    assert init.json["post_info"]["is_aigc"] is is_aigc
+
+
 def test_a_publication_without_a_chosen_level_is_never_posted_with_a_default(owner, brand, tiktok):
     fake, profile = tiktok
     content = made(owner, brand)

@@ -26,7 +26,7 @@ from apps.media.models import Kind, MediaAsset
 from apps.platforms.rules import get_rules
 
 from .. import services, states
-from ..models import Content, ReviewItem
+from ..models import AIDisclosure, Content, ReviewItem
 from ..serializers import media_platforms
 from .lists import (
     CURRENT_KINDS,
@@ -100,6 +100,7 @@ class ContentAdmin(ContentListAdmin):
             ("edit-image", self.edit_image_view, "edit_image"),
             ("undo-image-edit", self.undo_image_edit_view, "undo_image_edit"),
             ("edit-variant/<str:platform>", self.edit_variant_view, "edit_variant"),
+            ("ai-disclosure", self.ai_disclosure_view, "ai_disclosure"),
             *((a.suffix, functools.partial(a.view, self), a.name) for a in CONSOLE_ACTIONS.values()),
         ]
 
@@ -232,6 +233,20 @@ class ContentAdmin(ContentListAdmin):
                 "Image edit undone: the previous image is back.",
             )
         return self._back(content)
+
+    def ai_disclosure_view(self, request, object_id):
+        """Say what of the content an AI made (a person's override, in the content's history)."""
+        content = self._content(request, object_id)
+        if request.method == "POST":
+            value = request.POST.get("ai_disclosure", "")
+            self._run(
+                request,
+                content,
+                lambda: services.content_set_ai_disclosure(content=content, value=value, actor=request.user),
+                f"AI-generated set to “{AIDisclosure(value).label if value in AIDisclosure.values else value}”: "
+                "publishing labels follow it.",
+            )
+        return self._back(content, request)
 
     def edit_variant_view(self, request, object_id, platform: str):
         """Save one platform's text through the content service (the API's rules: approval
@@ -370,6 +385,7 @@ class ContentAdmin(ContentListAdmin):
                     content.publications.select_related("profile").order_by("scheduled_for", "created_at")
                 ),
                 content_id=str(content.pk),
+                ai_disclosure_choices=AIDisclosure.choices,
                 history=list(content.history.all()[:50]),
             )
             for panel in CONSOLE_PANELS.values():

@@ -48,6 +48,9 @@ DETAIL_FIELDS = [
     "api_key",
     "proposed_for",
     "generated_at",
+    # what an AI made (issue 32): changed with the content page's select (console.ai_disclosure_view)
+    "ai_disclosure",
+    "ai_disclosure_overridden",
     "scheduled_for",
     "published_at",
     "created_at",

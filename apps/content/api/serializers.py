@@ -5,9 +5,14 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apps.content.serializers import (
+    AI_GENERATED_HELP,
+    AI_GENERATED_INPUT_HELP,
+    AI_GENERATED_OVERRIDDEN_HELP,
+    AI_GENERATED_VALUES,
     AgentOutput,
     PublicationOutput,
     media_platforms,
+    present_ai_generated,
     present_media_item,
     present_publication,
     present_variants,
@@ -95,11 +100,22 @@ class UpdateInput(StrictSerializer):
     )
     tagIds = serializers.ListField(child=serializers.CharField(max_length=64), required=False, max_length=50)
     campaignId = serializers.CharField(required=False, allow_null=True, max_length=64)
-    openapi_rules = {"minProperties": 1, "description": "Give content, status, tagIds or campaignId."}
+    aiGenerated = serializers.ChoiceField(
+        choices=AI_GENERATED_VALUES,
+        required=False,
+        help_text=AI_GENERATED_INPUT_HELP,
+        error_messages={"invalid_choice": "Must be one of none, text, media, both."},
+    )
+    openapi_rules = {
+        "minProperties": 1,
+        "description": "Give content, status, tagIds, campaignId or aiGenerated.",
+    }
 
     def validate(self, attrs):
         if not attrs:
-            raise serializers.ValidationError({"content": ["Give content, status, tagIds or campaignId."]})
+            raise serializers.ValidationError(
+                {"content": ["Give content, status, tagIds, campaignId or aiGenerated."]}
+            )
         return attrs
 
 
@@ -204,6 +220,8 @@ class ContentOutput(OutputSerializer):
     brandId = serializers.UUIDField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(allow_null=True)
+    aiGenerated = serializers.ChoiceField(choices=AI_GENERATED_VALUES, help_text=AI_GENERATED_HELP)
+    aiGeneratedOverridden = serializers.BooleanField(help_text=AI_GENERATED_OVERRIDDEN_HELP)
     agent = AgentOutput(
         required=False, help_text="Present on content an AI agent made through the MCP server"
     )
@@ -247,6 +265,7 @@ def present_content(content, request=None, *, status: str | None = None) -> dict
         "brandId": str(content.brand_id),
         "progress": content.progress,
         "statusReason": content.status_reason or None,
+        **present_ai_generated(content),
         "content": present_variants(content),
         "mediaAssets": _media_assets(content, request),
         "tagIds": sorted(str(pk) for pk in tag_ids_of(content)),

@@ -219,6 +219,7 @@ class ContentViewSet(ListMixin, _ContentBase):
             content=content,
             variants=data.get("content"),
             status=data.get("status"),
+            ai_disclosure=data.get("aiGenerated"),
             actor=self.actor,
             **kwargs,
         )

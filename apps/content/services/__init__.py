@@ -36,6 +36,12 @@ from .creation import (
     generation_brand,
     generations_within_plan,
 )
+from .disclosure import (
+    ai_disclosure_check,
+    ai_disclosure_of,
+    content_ai_disclosure_compute,
+    content_set_ai_disclosure,
+)
 from .history import actor_label, history_record, review_opened, text_changes
 from .labels import (
     campaign_create,
@@ -65,6 +71,8 @@ __all__ = [
     "GenerationInput",
     "LinkDead",
     "actor_label",
+    "ai_disclosure_check",
+    "ai_disclosure_of",
     "approval_link_create",
     "approval_link_decide",
     "approval_link_open",
@@ -76,6 +84,7 @@ __all__ = [
     "campaign_delete",
     "campaign_update",
     "caption_optimize",
+    "content_ai_disclosure_compute",
     "content_approve",
     "content_batch_apply",
     "content_delete",
@@ -86,6 +95,7 @@ __all__ = [
     "content_reject",
     "content_request_generation",
     "content_request_multi_platform",
+    "content_set_ai_disclosure",
     "content_undo_image_edit",
     "content_update",
     "current_media",

@@ -35,6 +35,7 @@ from ..models import (
 from ..selectors import current_media
 from ..signals import content_approved
 from .creation import _enqueue_generation
+from .disclosure import ai_disclosure_check, content_set_ai_disclosure
 from .history import actor_label, history_record, text_changes, text_of
 
 #: statuses in which the per-platform text cannot be edited
@@ -170,9 +171,12 @@ def content_update(
     tags: list | None = None,
     campaign=...,
     scheduled=None,
+    ai_disclosure: str | None = None,
     actor=None,
 ) -> Content:
-    """Edit per-platform text (checked against each platform's rules) and/or go back to draft.
+    """Edit per-platform text (checked against each platform's rules) and/or go back to draft,
+    and/or say what of it an AI made (`ai_disclosure`: a person's override, in any status; it
+    is a label, not the text, so it withdraws no approval).
 
     Approval covers the text that was approved. When the brand requires approval:
     - changing the text of `approved` content withdraws the approval: the content goes back
@@ -182,6 +186,8 @@ def content_update(
       unapproved. Unschedule it (back to `approved`), edit it, and approve it again.
     Without `require_approval` (approval is implied) an edit keeps the status.
     """
+    if ai_disclosure is not None:
+        ai_disclosure_check(ai_disclosure)
     content = _locked(content.pk)
     previous = content.status
     if variants and content.status in TEXT_LOCKED:
@@ -225,6 +231,10 @@ def content_update(
         content.campaign = campaign
         content.save(update_fields=["campaign", "updated_at"])
     content.save(update_fields=["updated_at"])
+    if ai_disclosure is not None:
+        content = content_set_ai_disclosure(
+            content=content, value=ai_disclosure, actor=actor, record_event=False
+        )
     extra: dict[str, object] = {"previousStatus": previous} if content.status != previous else {}
     if approval_withdrawn:
         extra["approvalWithdrawn"] = True
@@ -371,7 +381,15 @@ def content_move_brand(*, brand, successor) -> int:
     moved = list(
         Content.objects.select_for_update()
         .filter(brand=brand)
-        .only("pk", "organization_id", "status", "platforms", "batch_id")
+        .only(
+            "pk",
+            "organization_id",
+            "status",
+            "platforms",
+            "batch_id",
+            "ai_disclosure",
+            "ai_disclosure_overridden",
+        )
         .order_by("pk")
     )
     Content.objects.filter(pk__in=[c.pk for c in moved]).update(brand=successor, updated_at=timezone.now())

@@ -6,9 +6,14 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.content.serializers import (
+    AI_GENERATED_HELP,
+    AI_GENERATED_INPUT_HELP,
+    AI_GENERATED_OVERRIDDEN_HELP,
+    AI_GENERATED_VALUES,
     AgentOutput,
     PublicationOutput,
     media_platforms,
+    present_ai_generated,
     present_analytics,
     present_media_item,
     present_publication,
@@ -177,11 +182,17 @@ class UpdateInput(StrictSerializer):
         required=False,
         error_messages={"invalid_choice": "Only 'draft' can be set; use the actions for other statuses."},
     )
-    openapi_rules = {"minProperties": 1, "description": "Give content and/or status."}
+    aiGenerated = serializers.ChoiceField(
+        choices=AI_GENERATED_VALUES,
+        required=False,
+        help_text=AI_GENERATED_INPUT_HELP,
+        error_messages={"invalid_choice": "Must be one of none, text, media, both."},
+    )
+    openapi_rules = {"minProperties": 1, "description": "Give content, status and/or aiGenerated."}
 
     def validate(self, attrs):
         if not attrs:
-            raise serializers.ValidationError({"content": ["Give content and/or status."]})
+            raise serializers.ValidationError({"content": ["Give content, status and/or aiGenerated."]})
         return attrs
 
 
@@ -302,6 +313,8 @@ class ContentOutput(OutputSerializer):
     dimensions = serializers.CharField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(required=False)
+    aiGenerated = serializers.ChoiceField(choices=AI_GENERATED_VALUES, help_text=AI_GENERATED_HELP)
+    aiGeneratedOverridden = serializers.BooleanField(help_text=AI_GENERATED_OVERRIDDEN_HELP)
     publications = PublicationOutput(many=True)
     allowedActions = serializers.ListField(child=serializers.ChoiceField(choices=states.CLIENT_ACTIONS))
 
@@ -356,6 +369,7 @@ def present_content(content, request=None, *, analytics: bool = False) -> dict:
     )
     if content.status_reason:
         out["statusReason"] = content.status_reason
+    out.update(present_ai_generated(content))
     agent = shared_present_agent(content, lambda pk: ids.render(pk, "apikey"))
     if agent:
         out["agent"] = agent  # an AI agent's content (issue 32): which key and agent made it

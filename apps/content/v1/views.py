@@ -110,7 +110,11 @@ class ContentViewSet(ListMixin, V1ViewSet):
         content = self.get_object()
         data = self.validated(s.UpdateInput)
         content = services.content_update(
-            content=content, variants=data.get("content"), status=data.get("status"), actor=self.actor
+            content=content,
+            variants=data.get("content"),
+            status=data.get("status"),
+            ai_disclosure=data.get("aiGenerated"),
+            actor=self.actor,
         )
         return self._present(self._fresh(content))
 
@@ -186,7 +190,11 @@ class ContentViewSet(ListMixin, V1ViewSet):
 
     def _parse_update(self, data) -> dict:
         parsed = self.validated(s.UpdateInput, data=data if data is not None else {})
-        return {"variants": parsed.get("content"), "status": parsed.get("status")}
+        return {
+            "variants": parsed.get("content"),
+            "status": parsed.get("status"),
+            "ai_disclosure": parsed.get("aiGenerated"),
+        }
 
 
 class ApprovalLinkViewSet(V1ViewSet):

@@ -114,12 +114,9 @@ def url_verified(url: str, prefixes: list[str]) -> bool:
 
 def made_with_ai(req: PostRequest) -> bool:
     """``is_aigc`` (TikTok's AI-generated content label), as YouTube's containsSyntheticMedia:
-    what the client said (``containsSyntheticMedia``), else how the video was made (generated
-    by our engines: yes; uploaded: no)."""
-    for key in ("containsSyntheticMedia", "contains_synthetic_media"):
-        if req.options.get(key) is not None:
-            return bool(req.options[key])
-    return any(m.generated for m in req.videos)
+    what the client said (``containsSyntheticMedia``), else the content's AI flag (media or
+    both), else how the video was made (``PostRequest.media_made_with_ai``)."""
+    return req.media_made_with_ai
 
 
 def chunk_plan(size: int, chunk_size: int) -> list[tuple[int, int]]:

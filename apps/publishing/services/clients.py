@@ -139,6 +139,8 @@ def post_request_for(publication: Publication, context: _ChunkContext | None = N
         sounds=list(variant.sounds),
         privacy=publication.profile.settings.get("defaultVisibility", "public"),
         reference=str(publication.pk),
+        ai_generated=content.ai_disclosure,
+        ai_generated_by_person=content.ai_disclosure_overridden,
         # when the publication was made: a stable seed (Bluesky's record key is derived from it)
         options={
             **publication.options,

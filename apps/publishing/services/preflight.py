@@ -161,7 +161,9 @@ def subject_of_content(content: Any) -> Subject:
         media_type=content.media_type,
         variants=variants,
         media=[media_facts(a) for a in assets],
-        generated_media=any(a.kind == "generated" for a in assets),
+        # the content's AI flag (issue 32) as publishing reads it (PostRequest.media_made_with_ai)
+        generated_media=content.ai_disclosure in ("media", "both")
+        or (not content.ai_disclosure_overridden and any(a.kind == "generated" for a in assets)),
     )
 
 
