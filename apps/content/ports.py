@@ -28,6 +28,14 @@ class GenerationPort(Protocol):
         """Edit the content's current image (the edited MediaAsset; None when the content left
         `review` meanwhile); a RuleViolation when the engine cannot make the edit."""
 
+    def redesign(self, content_id: Any, design: str | None, actor: Any = None) -> Any:
+        """Draw the content's pictures again in the layout ``design`` (one of ``DESIGNS``; None:
+        the one after the current), text kept (the new MediaAssets; None when the content left
+        `review` meanwhile); a RuleViolation when its pictures have no layouts to choose from."""
+
+
+#: the layouts of a designed picture (the local engine's poster variants), in the order shown
+DESIGNS: tuple[str, ...] = ("panel", "light", "type")
 
 _plugged: dict[str, GenerationPort] = {}
 

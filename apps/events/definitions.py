@@ -52,6 +52,9 @@ CONTENT = obj(
         "imageEdited": boolean("The image was edited with a prompt."),
         "imageRestored": boolean("An image edit was undone."),
         "mediaId": id_("media", "The edited image."),
+        "design": string(
+            "A new design: the pictures were drawn again in this layout.", enum=["panel", "light", "type"]
+        ),
         "scheduledFor": datetime_("When the scheduled posts go out."),
         "profileIds": array(id_("profile"), "The profiles it is scheduled on."),
     },

@@ -1,9 +1,11 @@
 """What generation does for content's services, through the port they call
-(``apps.content.ports``): queue a generation, the engine's languages, ideas, an image edit."""
+(``apps.content.ports``): queue a generation, the engine's languages, ideas, an image edit, a new
+design."""
 
 from __future__ import annotations
 
 from apps.brands.services import effective_settings
+from apps.content.models import Content
 from apps.core.errors import RuleViolation
 from apps.media.models import MediaAsset
 
@@ -55,6 +57,21 @@ def image_edit(content_id, prompt: str) -> MediaAsset | None:
         raise RuleViolation(f"The image could not be edited: {exc}", problems={"prompt": str(exc)}) from None
 
 
+def image_redesign(content_id, design: str | None, *, actor=None) -> list[MediaAsset] | None:
+    """The content's pictures drawn again in ``design`` (None: the next layout; ``designs``)."""
+    from .designs import design_apply, design_next
+
+    try:
+        if design is None:
+            content = Content.objects.filter(pk=content_id).first()
+            if content is None:
+                return None
+            design = design_next(content)
+        return design_apply(content_id, design, actor=actor)
+    except EngineError as exc:
+        raise RuleViolation(f"The picture could not be drawn: {exc}", problems={"design": str(exc)}) from None
+
+
 class Port:
     """``apps.content.ports.GenerationPort``, plugged in by ``GenerationConfig.ready``."""
 
@@ -69,3 +86,6 @@ class Port:
 
     def edit_image(self, content_id, prompt: str) -> MediaAsset | None:
         return image_edit(content_id, prompt)
+
+    def redesign(self, content_id, design: str | None, actor=None) -> list[MediaAsset] | None:
+        return image_redesign(content_id, design, actor=actor)

@@ -174,7 +174,8 @@ def test_list_filters_name_no_other_organization(world):
 
 
 @pytest.mark.parametrize(
-    "action", ["approve", "reject", "regenerate", "edit-image", "undo-image-edit", "schedule", "publish"]
+    "action",
+    ["approve", "reject", "regenerate", "edit-image", "undo-image-edit", "schedule", "publish", "designs"],
 )
 def test_the_content_consoles_actions_refuse_another_organizations_content(world, action):
     client, other = world["client"], world["theirs"]["content.content"]

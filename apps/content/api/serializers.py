@@ -38,6 +38,7 @@ from ..v1.serializers import (  # noqa: F401  (the same inputs in both families)
     MediaRecord,
     PlatformContentInput,
     PlatformContentOutput,
+    RegenerateInput,
     RejectInput,
 )
 

@@ -1,5 +1,6 @@
-"""Content's review and edits: approve, reject, regenerate, text and image edits, delete, the
-per-platform variants, Family A's batch of updates and deletes, a retiring brand's content."""
+"""Content's review and edits: approve, reject, regenerate, text and image edits, a new design,
+delete, the per-platform variants, Family A's batch of updates and deletes, a retiring brand's
+content."""
 
 from __future__ import annotations
 
@@ -279,6 +280,27 @@ def content_edit_image(*, content: Content, prompt: str) -> Content:
         content.refresh_from_db()
         raise _refuse(content, "edit_image")
     content.refresh_from_db()
+    return content
+
+
+def content_new_design(*, content: Content, design: str | None = None, actor=None) -> Content:
+    """A new design (issue 30): the pictures drawn again in another layout (``design``, one of
+    ``ports.DESIGNS``; None: the one after the current), the words kept. Synchronous, like an
+    image edit, and only in `review`; the history says "design changed to <layout>"."""
+    if design is not None and design not in ports.DESIGNS:
+        raise InvalidSubject(
+            f"Unknown design '{str(design)[:40]}': use {', '.join(ports.DESIGNS)}.",
+            "design",
+            f"Must be one of: {', '.join(ports.DESIGNS)}.",
+        )
+    if not states.can("edit_image", content.status):
+        raise _refuse(content, "edit_image")
+    if content.media_type != MediaType.IMAGE:
+        raise RuleViolation("Only a picture has designs to choose from.", problems={"media": "Not an image."})
+    done = ports.generation().redesign(content.pk, design, actor)
+    content.refresh_from_db()
+    if done is None:  # the status changed while the pictures were drawn
+        raise _refuse(content, "edit_image")
     return content
 
 

@@ -34,7 +34,7 @@ from apps.core.serializers import (
 from apps.platforms.intents import INTENTS
 from apps.platforms.rules import SUPPORTED_PLATFORMS, get_rules
 
-from .. import selectors, states
+from .. import ports, selectors, states
 from ..models import RATIOS, MediaType, PostType
 
 LENGTHS = ("short", "medium", "long")
@@ -202,6 +202,34 @@ class RejectInput(StrictSerializer):
 
 class EditImageInput(StrictSerializer):
     prompt = serializers.CharField(max_length=2000)
+
+
+class RegenerateInput(StrictSerializer):
+    """`POST .../regenerate`: the whole content again (no body, or `scope: all`), or a new design
+    of its picture with the words kept (`scope: image`, issue 30)."""
+
+    scope = serializers.ChoiceField(
+        choices=("all", "image"),
+        default="all",
+        help_text=(
+            "`all` (default): generate the text and media again (202, back to pending). `image`: "
+            "a new design: the pictures drawn again in another layout, the text kept (200, only "
+            "in review; the history records it)."
+        ),
+    )
+    design = serializers.ChoiceField(
+        choices=ports.DESIGNS,
+        required=False,
+        help_text=(
+            "With `scope: image`: the layout to draw (panel, light or type). Left out: the one "
+            "after the current layout."
+        ),
+    )
+
+    def validate(self, attrs):
+        if "design" in attrs and attrs.get("scope") != "image":
+            raise serializers.ValidationError({"design": ["Only with scope 'image'."]})
+        return attrs
 
 
 class BatchOperation(StrictSerializer):

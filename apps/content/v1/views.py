@@ -160,9 +160,20 @@ class ContentViewSet(ListMixin, V1ViewSet):
         )
         return self._present(self._fresh(content))
 
-    @extend_schema(request=None, responses={202: s.ContentOutput}, operation_id="v1_content_regenerate")
+    @extend_schema(
+        request=s.RegenerateInput,
+        responses={202: s.ContentOutput, 200: s.ContentOutput},
+        operation_id="v1_content_regenerate",
+    )
     def regenerate(self, request, pk=None):
-        content = services.content_regenerate(content=self.get_object())
+        content = self.get_object()
+        data = self.validated(s.RegenerateInput)
+        if data["scope"] == "image":  # a new design, the words kept (issue 30)
+            content = services.content_new_design(
+                content=content, design=data.get("design"), actor=self.actor
+            )
+            return self._present(self._fresh(content))
+        content = services.content_regenerate(content=content)
         return self._present(self._fresh(content), status=202)
 
     @extend_schema(request=s.EditImageInput, responses=s.ContentOutput, operation_id="v1_content_edit_image")
