@@ -6,11 +6,13 @@ from rest_framework import serializers
 
 from apps.content.serializers import (
     AgentOutput,
+    IntentOutput,
     PublicationOutput,
     media_platforms,
     present_media_item,
     present_publication,
     present_variants,
+    present_intent,
     publications_of,
     shown_media,
 )
@@ -33,6 +35,7 @@ from ..v1.serializers import (  # noqa: F401  (the same inputs in both families)
     MediaRecord,
     PlatformContentInput,
     PlatformContentOutput,
+    RegenerateInput,
     RejectInput,
 )
 
@@ -201,6 +204,7 @@ class ContentOutput(OutputSerializer):
     dimensions = serializers.CharField()
     generationMode = serializers.ChoiceField(choices=GenerationMode.values)
     prompt = serializers.CharField()
+    intent = IntentOutput(help_text="What the post is written for: change it with POST .../regenerate {intent}")
     brandId = serializers.UUIDField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(allow_null=True)
@@ -244,6 +248,7 @@ def present_content(content, request=None, *, status: str | None = None) -> dict
         "dimensions": content.dimensions,
         "generationMode": content.generation_mode,
         "prompt": content.prompt,
+        "intent": present_intent(content),
         "brandId": str(content.brand_id),
         "progress": content.progress,
         "statusReason": content.status_reason or None,

@@ -268,10 +268,15 @@ class ContentViewSet(ListMixin, _ContentBase):
             services.content_reject(content=content, reason=data.get("reason", ""), actor=self.actor)
         )
 
-    @extend_schema(request=None, responses={202: s.ContentOutput}, operation_id="api_content_regenerate")
+    @extend_schema(
+        request=s.RegenerateInput, responses={202: s.ContentOutput}, operation_id="api_content_regenerate"
+    )
     @action(detail=True, methods=["post"], url_path="regenerate")
     def regenerate(self, request, pk=None):
-        return self._present(services.content_regenerate(content=self.get_object()), status=202)
+        content = self.get_object()
+        data = self.validated(s.RegenerateInput)
+        content = services.content_regenerate(content=content, intent=data.get("intent"), actor=self.actor)
+        return self._present(content, status=202)
 
     @extend_schema(request=s.EditImageInput, responses=s.ContentOutput, operation_id="api_content_edit_image")
     @action(detail=True, methods=["post"], url_path="edit-image")

@@ -37,6 +37,7 @@ from .creation import (
     generations_within_plan,
 )
 from .history import actor_label, history_record, review_opened, text_changes
+from .intent import content_intent_record, content_intent_set, intent_reading
 from .labels import (
     campaign_create,
     campaign_delete,
@@ -81,6 +82,8 @@ __all__ = [
     "content_delete",
     "content_edit_image",
     "content_ideas",
+    "content_intent_record",
+    "content_intent_set",
     "content_move_brand",
     "content_regenerate",
     "content_reject",
@@ -94,6 +97,7 @@ __all__ = [
     "generation_brand",
     "generations_within_plan",
     "history_record",
+    "intent_reading",
     "review_opened",
     "schedule_plan",
     "tag_create",

@@ -14,6 +14,7 @@ from apps.core.errors import (
     InvalidSubject,
     RuleViolation,
 )
+from apps.brands.services import effective_settings
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 from apps.platforms import rules as platform_rules
@@ -30,6 +31,7 @@ from ..models import (
     MediaType,
     PostType,
 )
+from .intent import intent_reading
 
 if TYPE_CHECKING:
     from apps.brands.models import Brand
@@ -208,6 +210,9 @@ def content_request_generation(
     default_ratio = inp.dimensions or platform_rules.supported_ratio(
         platforms[0], inp.post_type, inp.media_type
     )
+    # what the generation writes for, read by the engines' own classifier (issue 31)
+    values, _ = effective_settings(brand=inp.brand, profile=inp.profile, post=inp.settings)
+    intent = intent_reading(prompt=inp.prompt.strip(), values=values)
     content = Content.objects.create(
         organization=organization,
         brand=inp.brand,
@@ -219,6 +224,9 @@ def content_request_generation(
         media_type=inp.media_type,
         dimensions=default_ratio,
         settings=inp.settings or {},
+        intent=intent.value,
+        intent_confidence=intent.confidence,
+        intent_source=intent.source,
         media_request={
             "generate": True,
             "style": "photorealistic",

@@ -7,12 +7,14 @@ from rest_framework import serializers
 
 from apps.content.serializers import (
     AgentOutput,
+    IntentOutput,
     PublicationOutput,
     media_platforms,
     present_analytics,
     present_media_item,
     present_publication,
     present_variants,
+    present_intent,
     publications_of,
     shown_media,
 )
@@ -189,6 +191,18 @@ class RejectInput(StrictSerializer):
     reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
 
 
+class RegenerateInput(StrictSerializer):
+    """POST .../regenerate (both families): optionally, what the post is written for."""
+
+    intent = serializers.ChoiceField(
+        choices=INTENTS,
+        required=False,
+        allow_blank=True,
+        help_text="What to write the post for (the words and the picture), recorded as set; empty: read "
+        "it from the brief again. Left out: the recorded intent is kept (a set one) or read again.",
+    )
+
+
 class EditImageInput(StrictSerializer):
     prompt = serializers.CharField(max_length=2000)
 
@@ -297,6 +311,7 @@ class ContentOutput(OutputSerializer):
     analytics = ContentAnalyticsOutput(required=False)
     brandId = serializers.CharField()
     prompt = serializers.CharField()
+    intent = IntentOutput(help_text="What the post is written for: change it with POST .../regenerate {intent}")
     postType = serializers.ChoiceField(choices=PostType.values)
     mediaType = serializers.ChoiceField(choices=MediaType.values)
     dimensions = serializers.CharField()
@@ -348,6 +363,7 @@ def present_content(content, request=None, *, analytics: bool = False) -> dict:
         {
             "brandId": ids.render(content.brand_id, "brand"),
             "prompt": content.prompt,
+            "intent": present_intent(content),
             "postType": content.post_type,
             "mediaType": content.media_type,
             "dimensions": content.dimensions,

@@ -156,9 +156,13 @@ class ContentViewSet(ListMixin, V1ViewSet):
         )
         return self._present(self._fresh(content))
 
-    @extend_schema(request=None, responses={202: s.ContentOutput}, operation_id="v1_content_regenerate")
+    @extend_schema(
+        request=s.RegenerateInput, responses={202: s.ContentOutput}, operation_id="v1_content_regenerate"
+    )
     def regenerate(self, request, pk=None):
-        content = services.content_regenerate(content=self.get_object())
+        content = self.get_object()
+        data = self.validated(s.RegenerateInput)
+        content = services.content_regenerate(content=content, intent=data.get("intent"), actor=self.actor)
         return self._present(self._fresh(content), status=202)
 
     @extend_schema(request=s.EditImageInput, responses=s.ContentOutput, operation_id="v1_content_edit_image")
