@@ -159,11 +159,12 @@ def test_a_bad_intent_on_regenerate_is_a_400_in_family_a_s_format(owner, django_
     response = client.post(f"/v1/content/{created['id']}/regenerate", {"intent": "party"}, format="json")
     assert response.status_code == 400
     assert response.json() == {
+        "requestId": response.json()["requestId"],
         "error": {
             "code": "VALIDATION_ERROR",
             "message": "Invalid request parameters.",
             "details": {"intent": ['"party" is not a valid choice.']},
-        }
+        },
     }
     content = Content.objects.get(pk=_pk(created["id"]))
     assert (content.status, content.intent, content.intent_source) == ("review", "closure", "detected")

@@ -66,9 +66,9 @@ def check_intent(intent: object) -> str:
     """A reviewer's intent: one of INTENTS, or '' to have the brief read again (a 400 otherwise)."""
     if not isinstance(intent, str) or (intent and intent not in INTENTS):
         raise InvalidSubject(
-            f"intent must be one of {', '.join(INTENTS)}, or empty to read it from the brief again.",
+            f"Unknown intent {str(intent)[:40]!r}.",
             "intent",
-            f"Must be one of {', '.join(INTENTS)}, or empty.",
+            f"Must be one of {', '.join(INTENTS)}, or empty to read it from the brief again.",
         )
     return intent
 
