@@ -109,6 +109,10 @@ def present_media_item(asset, request, render_id, platforms: list[str] | None = 
     return out
 
 
+#: where a content's intent came from (apps.content.services.intent: DETECTED, SET)
+INTENT_SOURCES = ("detected", "set")
+
+
 class IntentOutput(serializers.Serializer):
     """What the content is written for (issue 31): the intent its generation used, as the one
     classifier read it from the brief (`detected`) or as a person or the request set it (`set`)."""
@@ -127,7 +131,7 @@ class IntentOutput(serializers.Serializer):
         "intent); 1 when set",
     )
     source = serializers.ChoiceField(
-        choices=("detected", "set"),
+        choices=INTENT_SOURCES,
         allow_null=True,
         help_text="detected: read from the brief; set: chosen in settings.intent or on regenerate; "
         "null: not recorded (imported text)",
