@@ -130,7 +130,8 @@ class IntentOutput(serializers.Serializer):
         help_text="How sure the classifier was (0 to 1; from 0.6 it is sure enough to write for the "
         "intent); 1 when set",
     )
-    source = serializers.ChoiceField(
+    # DRF's metaclass takes declared fields off the class: `source` shadows Field.source for mypy only
+    source = serializers.ChoiceField(  # type: ignore[assignment]
         choices=INTENT_SOURCES,
         allow_null=True,
         help_text="detected: read from the brief; set: chosen in settings.intent or on regenerate; "

@@ -69,7 +69,10 @@ def test_a_reviewer_changes_the_intent_and_regenerates_and_the_history_says_so(
     assert closure.status == "review"  # generated again, for the offer
     assert closure.variants.get().caption != before
     [entry] = closure.history.filter(action="intent")
-    assert (entry.actor, entry.note) == ("boss", "Intent set to offer: closure (detected, 0.90) → offer (set).")
+    assert (entry.actor, entry.note) == (
+        "boss",
+        "Intent set to offer: closure (detected, 0.90) → offer (set).",
+    )
 
     html = boss.get(f"/admin/content/content/{closure.pk}/change/").content.decode()
     assert "Sent back to generation: the page follows its progress. Written for offer now." in html

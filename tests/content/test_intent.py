@@ -63,7 +63,9 @@ def _pk(cid: str) -> str:
 
 
 @pytest.mark.parametrize("family", ["v1", "api"], indirect=True)
-def test_a_clear_brief_shows_its_detected_intent_with_high_confidence(family, django_capture_on_commit_callbacks):
+def test_a_clear_brief_shows_its_detected_intent_with_high_confidence(
+    family, django_capture_on_commit_callbacks
+):
     generate, get, _ = family
     with django_capture_on_commit_callbacks(execute=True):
         created = generate(CLOSURE)

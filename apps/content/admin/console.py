@@ -207,7 +207,13 @@ class ContentAdmin(ContentListAdmin):
         content = self._content(request, object_id)
         if request.method == "POST":
             intent = request.POST.get("intent")  # None: the plain Regenerate button
-            done = f" Written for {intent} now." if intent else " The brief is read again." if intent == "" else ""
+            done = (
+                f" Written for {intent} now."
+                if intent
+                else " The brief is read again."
+                if intent == ""
+                else ""
+            )
             self._run(
                 request,
                 content,
@@ -378,7 +384,9 @@ class ContentAdmin(ContentListAdmin):
                 content_id=str(content.pk),
                 history=list(content.history.all()[:50]),
                 # what it is written for (issue 31): shown with its confidence, changed on regenerate
-                intent_label=describe_intent(content.intent, content.intent_confidence, content.intent_source),
+                intent_label=describe_intent(
+                    content.intent, content.intent_confidence, content.intent_source
+                ),
                 intent_choices=INTENTS,
                 intent_set=content.intent if content.intent_source == "set" else "",
             )

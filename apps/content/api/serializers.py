@@ -9,10 +9,10 @@ from apps.content.serializers import (
     IntentOutput,
     PublicationOutput,
     media_platforms,
+    present_intent,
     present_media_item,
     present_publication,
     present_variants,
-    present_intent,
     publications_of,
     shown_media,
 )
@@ -204,7 +204,9 @@ class ContentOutput(OutputSerializer):
     dimensions = serializers.CharField()
     generationMode = serializers.ChoiceField(choices=GenerationMode.values)
     prompt = serializers.CharField()
-    intent = IntentOutput(help_text="What the post is written for: change it with POST .../regenerate {intent}")
+    intent = IntentOutput(
+        help_text="What the post is written for: change it with POST .../regenerate {intent}"
+    )
     brandId = serializers.UUIDField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(allow_null=True)

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 
+from apps.brands.services import effective_settings
 from apps.core.errors import (
     Conflict,
     InvalidSubject,
     RuleViolation,
 )
-from apps.brands.services import effective_settings
 from apps.events.services import event_record
 from apps.media.models import Kind, MediaAsset
 from apps.platforms import rules as platform_rules

@@ -11,10 +11,10 @@ from apps.content.serializers import (
     PublicationOutput,
     media_platforms,
     present_analytics,
+    present_intent,
     present_media_item,
     present_publication,
     present_variants,
-    present_intent,
     publications_of,
     shown_media,
 )
@@ -311,7 +311,9 @@ class ContentOutput(OutputSerializer):
     analytics = ContentAnalyticsOutput(required=False)
     brandId = serializers.CharField()
     prompt = serializers.CharField()
-    intent = IntentOutput(help_text="What the post is written for: change it with POST .../regenerate {intent}")
+    intent = IntentOutput(
+        help_text="What the post is written for: change it with POST .../regenerate {intent}"
+    )
     postType = serializers.ChoiceField(choices=PostType.values)
     mediaType = serializers.ChoiceField(choices=MediaType.values)
     dimensions = serializers.CharField()
