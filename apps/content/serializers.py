@@ -119,8 +119,8 @@ class IntentOutput(serializers.Serializer):
 
     value = serializers.ChoiceField(
         choices=INTENTS,
-        allow_null=True,
-        help_text="The intent the words and the picture were written for; null when the classifier "
+        allow_blank=True,
+        help_text="The intent the words and the picture were written for; empty when the classifier "
         "was unsure (written with no hook and a neutral call to action) or the text was not generated",
     )
     confidence = serializers.FloatField(
@@ -128,23 +128,23 @@ class IntentOutput(serializers.Serializer):
         min_value=0,
         max_value=1,
         help_text="How sure the classifier was (0 to 1; from 0.6 it is sure enough to write for the "
-        "intent); 1 when set",
+        "intent); 1 when set; null when not recorded (imported text)",
     )
     # DRF's metaclass takes declared fields off the class: `source` shadows Field.source for mypy only
     source = serializers.ChoiceField(  # type: ignore[assignment]
         choices=INTENT_SOURCES,
-        allow_null=True,
+        allow_blank=True,
         help_text="detected: read from the brief; set: chosen in settings.intent or on regenerate; "
-        "null: not recorded (imported text)",
+        "empty: not recorded (imported text)",
     )
 
 
 def present_intent(content) -> dict:
     """{value, confidence, source} of the intent recorded on ``content`` (IntentOutput)."""
     return {
-        "value": content.intent or None,
+        "value": content.intent,
         "confidence": content.intent_confidence,
-        "source": content.intent_source or None,
+        "source": content.intent_source,
     }
 
 

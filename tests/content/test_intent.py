@@ -80,9 +80,9 @@ def test_an_unsure_brief_shows_no_intent_and_the_classifier_s_low_confidence(
     generate, get, _ = family
     with django_capture_on_commit_callbacks(execute=True):
         created = generate(UNSURE)
-    assert created["intent"] == {"value": None, "confidence": 0.3, "source": "detected"}
+    assert created["intent"] == {"value": "", "confidence": 0.3, "source": "detected"}
     body = get(created["id"])
-    assert body["intent"] == {"value": None, "confidence": 0.3, "source": "detected"}
+    assert body["intent"] == {"value": "", "confidence": 0.3, "source": "detected"}
     # written with the neutral call to action (the engine read the same: not sure)
     [caption] = [v["caption"] for v in body["content"].values()]
     assert not any(line in caption for line in CTA["hiring"]["pro"])
