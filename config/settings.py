@@ -505,6 +505,8 @@ SPECTACULAR_SETTINGS = {
         "MediaTypeEnum": "apps.content.models.MEDIA_TYPES",
         "EventTypeEnum": "apps.webhooks.services.EVENT_TYPES",
         "TokenStatusEnum": "apps.profiles.models.TOKEN_STATUSES",
+        "IntentEnum": "apps.platforms.intents.INTENTS",
+        "IntentSourceEnum": "apps.content.serializers.INTENT_SOURCES",
     },
     # Swagger UI and ReDoc from the service itself (drf-spectacular-sidecar), never a CDN
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -126,6 +126,13 @@ class Content(OrgScopedModel):
     dimensions = models.CharField(max_length=8, default="1:1")
     #: post-level generation settings (the top layer of the merge)
     settings = models.JSONField(default=dict, blank=True)
+    #: what the post is written for (issue 31): the intent the generation used ('' when the
+    #: classifier was unsure: no hook and a neutral call to action), the classifier's confidence
+    #: (1.0 when a person or the request set it) and where it came from (`detected` by
+    #: apps.platforms.intents.classify_intent, `set` in settings.intent; '' for text not generated)
+    intent = models.CharField(max_length=20, blank=True, default="")
+    intent_confidence = models.FloatField(null=True, blank=True)
+    intent_source = models.CharField(max_length=10, blank=True, default="")
     #: {generate, style, count}
     media_request = models.JSONField(default=dict, blank=True)
     #: the reference image (reference_based) or the client's media (manual_upload)

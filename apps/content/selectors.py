@@ -80,6 +80,10 @@ LIST_FIELDS = (
     "published_at",
     "created_at",
     "updated_at",
+    # what it is written for (issue 31): `serializers.present_intent`
+    "intent",
+    "intent_confidence",
+    "intent_source",
     # an agent's content (issue 32): `serializers.present_agent`
     "created_via",
     "agent_name",

@@ -19,6 +19,7 @@ from apps.core.links import public_url
 from apps.core.serializers import OutputSerializer, StrictSerializer, iso
 from apps.core.storage import absolute_url
 from apps.platforms import rules as platform_rules
+from apps.platforms.intents import INTENTS
 from apps.profiles.models import PLATFORMS
 
 #: a publication's statuses (apps.publishing.models.Publication.STATUSES, which content does not
@@ -106,6 +107,45 @@ def present_media_item(asset, request, render_id, platforms: list[str] | None = 
     if asset.duration:
         out["duration"] = asset.duration
     return out
+
+
+#: where a content's intent came from (apps.content.services.intent: DETECTED, SET)
+INTENT_SOURCES = ("detected", "set")
+
+
+class IntentOutput(serializers.Serializer):
+    """What the content is written for (issue 31): the intent its generation used, as the one
+    classifier read it from the brief (`detected`) or as a person or the request set it (`set`)."""
+
+    value = serializers.ChoiceField(
+        choices=INTENTS,
+        allow_blank=True,
+        help_text="The intent the words and the picture were written for; empty when the classifier "
+        "was unsure (written with no hook and a neutral call to action) or the text was not generated",
+    )
+    confidence = serializers.FloatField(
+        allow_null=True,
+        min_value=0,
+        max_value=1,
+        help_text="How sure the classifier was (0 to 1; from 0.6 it is sure enough to write for the "
+        "intent); 1 when set; null when not recorded (imported text)",
+    )
+    # DRF's metaclass takes declared fields off the class: `source` shadows Field.source for mypy only
+    source = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=INTENT_SOURCES,
+        allow_blank=True,
+        help_text="detected: read from the brief; set: chosen in settings.intent or on regenerate; "
+        "empty: not recorded (imported text)",
+    )
+
+
+def present_intent(content) -> dict:
+    """{value, confidence, source} of the intent recorded on ``content`` (IntentOutput)."""
+    return {
+        "value": content.intent,
+        "confidence": content.intent_confidence,
+        "source": content.intent_source,
+    }
 
 
 class FamilyIdField(serializers.CharField):

@@ -151,6 +151,7 @@ def with_design(
         template=INTENT_TEMPLATES.get(text_request.intent, ""),
         background=str(content.media_request.get("background") or "auto"),
         language=language,
+        intent=text_request.intent,  # a set intent: the picture says what the words were written for
     )
     logo, photo = brand_logo(content), brand_photo(content)
     if photo is None and content.generation_mode == GenerationMode.REFERENCE:

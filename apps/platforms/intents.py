@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .facts import Fact, facts_in, quote_spans, split_sentences
+from .facts import Fact, detect_language, facts_in, language_code, quote_spans, split_sentences
 
 #: intent -> patterns over the brief (every language), tried in this order on a tie; the sober
 #: ones first: a recall that also offers a refund is a recall.
@@ -279,3 +279,22 @@ def _cues(intent: str, text: str) -> tuple[str, ...]:
 def detect_intent(text: str, language: str = "en") -> str:
     """The intent ``classify_intent`` reads in ``text`` (without its confidence)."""
     return classify_intent(text, language).intent
+
+
+def reading_language(text: str, asked: str = "en") -> str:
+    """The language a brief is read (and written) in: ``settings.language`` when it names another
+    language than English, else the brief's own (a Spanish brief under the default 'en' is read as
+    Spanish; 'und' for a brief in none of the known languages)."""
+    code = language_code(asked)
+    if code != "en":
+        return code
+    detected = detect_language(text)
+    if detected == "other":
+        return "und"
+    return detected or code  # nothing tells (a few words, names): the language asked
+
+
+def classify_brief(text: str, asked_language: str = "en") -> IntentGuess:
+    """``classify_intent`` in the language the local writer reads the brief in
+    (``reading_language``): what content records as its detected intent (apps.content)."""
+    return classify_intent(text, reading_language(text, asked_language))

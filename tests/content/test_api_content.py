@@ -55,6 +55,8 @@ def test_create_answers_201_generating_with_the_whole_resource(api, owner, profi
             "dimensions": "1:1",
             "generationMode": "prompt_based",
             "prompt": "Autumn roast launch",
+            # read from the brief by the one classifier: one cue, in the first sentence (issue 31)
+            "intent": {"value": "launch", "confidence": 0.6, "source": "detected"},
             "brandId": str(profile.brand_id),
             "progress": 0,
             "statusReason": None,

@@ -77,6 +77,7 @@ def test_it_answers_get_with_the_whole_content_item(api, owner):
         },
         "brandId": f"brd_{content.brand_id.hex}",
         "prompt": "Autumn roast launch",
+        "intent": {"value": "", "confidence": None, "source": ""},  # made here, not by a generation
         "postType": "feed",
         "mediaType": "image",
         "dimensions": "4:5",

@@ -112,6 +112,10 @@ def _session(owner) -> dict:
     )
     body = {"content": {"instagram": {"caption": "Bright, floral, ours."}}, "aiGenerated": "both"}
     keep("v1", "v1_content_update", "200", a.put(f"/v1/content/{content['id']}", body, format="json"), body)
+    # the classifier was unsure (intent null): a reviewer says what it is for (issue 31)
+    body = {"intent": "launch"}
+    path = f"/v1/content/{content['id']}/regenerate"
+    keep("v1", "v1_content_regenerate", "202", a.post(path, body, format="json"), body)
 
     b = owner.token_client()
     body = {
@@ -142,7 +146,10 @@ def _session(owner) -> dict:
     )
     keep("api", "api_profiles_list", "200", b.get("/api/profiles?brandId=" + bbrand["id"]))
     body = {"socialProfileId": str(profile.pk), "prompt": "Sourdough fresh at 7"}
-    keep("api", "api_content_create", "201", b.post("/api/content", body, format="json"), body)
+    created = keep("api", "api_content_create", "201", b.post("/api/content", body, format="json"), body)
+    body = {"intent": "opening"}
+    path = f"/api/content/{created['data']['id']}/regenerate"
+    keep("api", "api_content_regenerate", "202", b.post(path, body, format="json"), body)
     return recorded
 
 

@@ -23,11 +23,13 @@ from django.urls import path, reverse
 from apps.accounts.staff import staff_scope
 from apps.core.errors import ApplicationError
 from apps.media.models import Kind, MediaAsset
+from apps.platforms.intents import INTENTS
 from apps.platforms.rules import get_rules
 
 from .. import services, states
 from ..models import AIDisclosure, Content, ReviewItem
 from ..serializers import media_platforms
+from ..services.intent import describe as describe_intent
 from .lists import (
     CURRENT_KINDS,
     MEASURE_MAX_CHARS,
@@ -201,13 +203,23 @@ class ContentAdmin(ContentListAdmin):
         return self._back(content, request)
 
     def regenerate_view(self, request, object_id):
+        """Generate again; with `intent` (the intent select: one of INTENTS, or empty to read
+        the brief again) for what the reviewer chose, recorded in the history (issue 31)."""
         content = self._content(request, object_id)
         if request.method == "POST":
+            intent = request.POST.get("intent")  # None: the plain Regenerate button
+            done = (
+                f" Written for {intent} now."
+                if intent
+                else " The brief is read again."
+                if intent == ""
+                else ""
+            )
             self._run(
                 request,
                 content,
-                lambda: services.content_regenerate(content=content),
-                "Sent back to generation: the page follows its progress.",
+                lambda: services.content_regenerate(content=content, intent=intent, actor=request.user),
+                f"Sent back to generation: the page follows its progress.{done}",
             )
         return self._back(content)
 
@@ -387,6 +399,12 @@ class ContentAdmin(ContentListAdmin):
                 content_id=str(content.pk),
                 ai_disclosure_choices=AIDisclosure.choices,
                 history=list(content.history.all()[:50]),
+                # what it is written for (issue 31): shown with its confidence, changed on regenerate
+                intent_label=describe_intent(
+                    content.intent, content.intent_confidence, content.intent_source
+                ),
+                intent_choices=INTENTS,
+                intent_set=content.intent if content.intent_source == "set" else "",
             )
             for panel in CONSOLE_PANELS.values():
                 extra.update(panel(content))

@@ -10,9 +10,11 @@ from apps.content.serializers import (
     AI_GENERATED_OVERRIDDEN_HELP,
     AI_GENERATED_VALUES,
     AgentOutput,
+    IntentOutput,
     PublicationOutput,
     media_platforms,
     present_ai_generated,
+    present_intent,
     present_media_item,
     present_publication,
     present_variants,
@@ -218,6 +220,9 @@ class ContentOutput(OutputSerializer):
     dimensions = serializers.CharField()
     generationMode = serializers.ChoiceField(choices=GenerationMode.values)
     prompt = serializers.CharField()
+    intent = IntentOutput(
+        help_text="What the post is written for: change it with POST .../regenerate {intent}"
+    )
     brandId = serializers.UUIDField()
     progress = serializers.IntegerField()
     statusReason = serializers.CharField(allow_null=True)
@@ -263,6 +268,7 @@ def present_content(content, request=None, *, status: str | None = None) -> dict
         "dimensions": content.dimensions,
         "generationMode": content.generation_mode,
         "prompt": content.prompt,
+        "intent": present_intent(content),
         "brandId": str(content.brand_id),
         "progress": content.progress,
         "statusReason": content.status_reason or None,

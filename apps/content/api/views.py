@@ -282,7 +282,8 @@ class ContentViewSet(ListMixin, _ContentBase):
             return self._present(
                 services.content_new_design(content=content, design=data.get("design"), actor=self.actor)
             )
-        return self._present(services.content_regenerate(content=content), status=202)
+        content = services.content_regenerate(content=content, intent=data.get("intent"), actor=self.actor)
+        return self._present(content, status=202)
 
     @extend_schema(request=s.EditImageInput, responses=s.ContentOutput, operation_id="api_content_edit_image")
     @action(detail=True, methods=["post"], url_path="edit-image")

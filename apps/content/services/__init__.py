@@ -43,6 +43,7 @@ from .disclosure import (
     content_set_ai_disclosure,
 )
 from .history import actor_label, history_record, review_opened, text_changes
+from .intent import content_intent_record, content_intent_set, intent_reading
 from .labels import (
     campaign_create,
     campaign_delete,
@@ -91,6 +92,8 @@ __all__ = [
     "content_delete",
     "content_edit_image",
     "content_ideas",
+    "content_intent_record",
+    "content_intent_set",
     "content_move_brand",
     "content_new_design",
     "content_regenerate",
@@ -106,6 +109,7 @@ __all__ = [
     "generation_brand",
     "generations_within_plan",
     "history_record",
+    "intent_reading",
     "review_opened",
     "schedule_plan",
     "tag_create",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 
+from apps.brands.services import effective_settings
 from apps.core.errors import (
     Conflict,
     InvalidSubject,
@@ -30,6 +31,7 @@ from ..models import (
     MediaType,
     PostType,
 )
+from .intent import intent_reading
 
 if TYPE_CHECKING:
     from apps.brands.models import Brand
@@ -208,6 +210,9 @@ def content_request_generation(
     default_ratio = inp.dimensions or platform_rules.supported_ratio(
         platforms[0], inp.post_type, inp.media_type
     )
+    # what the generation writes for, read by the engines' own classifier (issue 31)
+    values, _ = effective_settings(brand=inp.brand, profile=inp.profile, post=inp.settings)
+    intent = intent_reading(prompt=inp.prompt.strip(), values=values)
     content = Content.objects.create(
         organization=organization,
         brand=inp.brand,
@@ -219,6 +224,9 @@ def content_request_generation(
         media_type=inp.media_type,
         dimensions=default_ratio,
         settings=inp.settings or {},
+        intent=intent.value,
+        intent_confidence=intent.confidence,
+        intent_source=intent.source,
         media_request={
             "generate": True,
             "style": "photorealistic",

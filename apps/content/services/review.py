@@ -38,6 +38,7 @@ from ..signals import content_approved
 from .creation import _enqueue_generation
 from .disclosure import ai_disclosure_check, content_set_ai_disclosure
 from .history import actor_label, history_record, text_changes, text_of
+from .intent import INTENT_FIELDS, check_intent, content_intent_record, content_intent_set
 
 #: statuses in which the per-platform text cannot be edited
 TEXT_LOCKED = (states.PENDING, states.GENERATING, states.PUBLISHING, states.PUBLISHED)
@@ -74,16 +75,25 @@ def _actor_name(actor) -> str:
 
 
 @transaction.atomic
-def content_regenerate(*, content: Content) -> Content:
+def content_regenerate(*, content: Content, intent: str | None = None, actor=None) -> Content:
+    """Generate the content again (another design). ``intent``: a reviewer's choice of what it
+    is written for (one of INTENTS, source ``set``), or '' to read it from the brief again; left
+    out (None), the recorded intent is read again under the current settings (issue 31)."""
+    if intent is not None:
+        check_intent(intent)  # a bad value is a 400 before anything changes
     content = _locked(content.pk)
     transition(content, "regenerate", event="content.updated", regenerated=True)
+    if intent is not None:
+        content_intent_set(content=content, intent=intent, actor=actor)
+    else:
+        content_intent_record(content=content, save=False)
     content.progress = 0
     # another design, not the same one again: the local engine picks its layout by seed % 3
     old = content.seed
     content.seed = random.randint(1, 2**31 - 1)
     while content.seed % 3 == old % 3:
         content.seed = random.randint(1, 2**31 - 1)
-    content.save(update_fields=["progress", "seed", "updated_at"])
+    content.save(update_fields=["progress", "seed", *INTENT_FIELDS, "updated_at"])
     _enqueue_generation(content)
     return content
 

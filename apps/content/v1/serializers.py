@@ -11,10 +11,12 @@ from apps.content.serializers import (
     AI_GENERATED_OVERRIDDEN_HELP,
     AI_GENERATED_VALUES,
     AgentOutput,
+    IntentOutput,
     PublicationOutput,
     media_platforms,
     present_ai_generated,
     present_analytics,
+    present_intent,
     present_media_item,
     present_publication,
     present_variants,
@@ -205,8 +207,18 @@ class EditImageInput(StrictSerializer):
 
 
 class RegenerateInput(StrictSerializer):
-    """`POST .../regenerate`: the whole content again (no body, or `scope: all`), or a new design
-    of its picture with the words kept (`scope: image`, issue 30)."""
+    """`POST .../regenerate` (both families): the whole content again (no body, or `scope: all`),
+    optionally for another intent (issue 31), or a new design of its picture with the words kept
+    (`scope: image`, issue 30)."""
+
+    intent = serializers.ChoiceField(
+        choices=INTENTS,
+        required=False,
+        allow_blank=True,
+        help_text="With `scope: all`: what to write the post for (the words and the picture), recorded "
+        "as set; empty: read it from the brief again. Left out: the recorded intent is kept (a set one) "
+        "or read again.",
+    )
 
     scope = serializers.ChoiceField(
         choices=("all", "image"),
@@ -229,6 +241,14 @@ class RegenerateInput(StrictSerializer):
     def validate(self, attrs):
         if "design" in attrs and attrs.get("scope") != "image":
             raise serializers.ValidationError({"design": ["Only with scope 'image'."]})
+        if "intent" in attrs and attrs.get("scope") == "image":
+            raise serializers.ValidationError(
+                {
+                    "intent": [
+                        "Only with scope 'all': a new design keeps the words and what they were written for."
+                    ]
+                }
+            )
         return attrs
 
 
@@ -336,6 +356,9 @@ class ContentOutput(OutputSerializer):
     analytics = ContentAnalyticsOutput(required=False)
     brandId = serializers.CharField()
     prompt = serializers.CharField()
+    intent = IntentOutput(
+        help_text="What the post is written for: change it with POST .../regenerate {intent}"
+    )
     postType = serializers.ChoiceField(choices=PostType.values)
     mediaType = serializers.ChoiceField(choices=MediaType.values)
     dimensions = serializers.CharField()
@@ -389,6 +412,7 @@ def present_content(content, request=None, *, analytics: bool = False) -> dict:
         {
             "brandId": ids.render(content.brand_id, "brand"),
             "prompt": content.prompt,
+            "intent": present_intent(content),
             "postType": content.post_type,
             "mediaType": content.media_type,
             "dimensions": content.dimensions,

@@ -173,7 +173,7 @@ class ContentViewSet(ListMixin, V1ViewSet):
                 content=content, design=data.get("design"), actor=self.actor
             )
             return self._present(self._fresh(content))
-        content = services.content_regenerate(content=content)
+        content = services.content_regenerate(content=content, intent=data.get("intent"), actor=self.actor)
         return self._present(self._fresh(content), status=202)
 
     @extend_schema(request=s.EditImageInput, responses=s.ContentOutput, operation_id="v1_content_edit_image")

@@ -183,12 +183,15 @@ def spec_from_text(
     template: str = "",
     background: str = "auto",
     language: str = "en",
+    intent: str = "",
 ) -> dict[str, Any]:
-    """The design of a post from its brief and its written text: nothing on it is invented."""
+    """The design of a post from its brief and its written text: nothing on it is invented.
+    ``intent``: the one a person set (settings.intent, issue 31), which the picture's message
+    is read for; '' reads it from the brief, as the words do."""
     from .icons import pick_icon
     from .message import TEMPLATE_OF, read_message
 
-    msg = read_message(prompt, language)
+    msg = read_message(prompt, language, intent=intent)
     if msg.hero:
         template = TEMPLATE_OF.get(msg.intent, template)
     # a recall, an apology or a closure never gets a festive layout, whatever else the brief says

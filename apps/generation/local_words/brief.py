@@ -12,14 +12,12 @@ from dataclasses import dataclass, field
 from apps.platforms.facts import (
     CORE_KINDS,
     Fact,
-    detect_language,
     facts_in,
     is_junk_hashtag,
-    language_code,
     split_sentences,
     topic_hashtags,
 )
-from apps.platforms.intents import INTENTS, SOBER_INTENTS, IntentGuess, classify_intent
+from apps.platforms.intents import INTENTS, SOBER_INTENTS, IntentGuess, classify_intent, reading_language
 from apps.platforms.text import find_urls
 
 from ..base import BrandVoice, EngineError, TextRequest
@@ -270,13 +268,7 @@ def brief_language(request: TextRequest) -> str:
     """The language to write in: ``settings.language`` when it names another language than
     English, else the brief's own (a Spanish brief under the default 'en' gets Spanish words; a
     brief in none of the engine's languages gets no words of the engine)."""
-    asked = language_code(request.language)
-    if asked != "en":
-        return asked
-    detected = detect_language(request.prompt)
-    if detected == "other":
-        return "und"
-    return detected or asked  # nothing tells (a few words, names): the language asked
+    return reading_language(request.prompt, request.language)  # what content records reads too
 
 
 def read_brief(request: TextRequest) -> Brief:
