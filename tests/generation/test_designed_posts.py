@@ -548,3 +548,32 @@ def test_the_music_bed_is_normalised_to_minus_16_lufs_and_peaks_under_minus_1_5_
     assert len(samples) == 6 * RATE
     assert abs(loudness(samples, 1) - (-16.0)) < 0.2
     assert float(np.abs(samples).max()) <= 10 ** (-1.5 / 20) + 1e-6
+
+
+@pytest.mark.parametrize("variant", ["panel", "light", "type"])
+@pytest.mark.parametrize(
+    "primary,secondary", [("#4A2C1A", "#F4E1C1"), ("#1B2A4A", "#7FD1C7"), ("#FFD166", "#2D6A4F")]
+)
+def test_the_wordmark_reads_on_the_ground_its_layout_paints(variant, primary, secondary):
+    # a brand without a logo shows its name in the top corner: measured on the drawn picture
+    # (the light layout paints its cream ground after the name was set: it was cream on cream)
+    brand = BrandVoice(name="Crumb Co", primary_color=primary, secondary_color=secondary)
+    spec = spec_from_text(
+        prompt="Spring sale at Crumb Co: 20% off every sourdough loaf with code SPRING20 until Sunday.",
+        hook="",
+        facts=[],
+        brand=brand,
+    )
+    design = compose({**spec, "variant": variant}, 1080, 1350, platform="instagram", seed=1, brand=brand)
+    [mark] = [b for b in design.blocks if b.role == "brand"]
+    drawn = np.asarray(design.draw().convert("RGB"), dtype=int)
+    ground = np.asarray(design.ground().convert("RGB"), dtype=int)
+    left, top, right, bottom = mark.set.box
+    ink = drawn[top:bottom, left:right][
+        np.abs(drawn[top:bottom, left:right] - ground[top:bottom, left:right]).sum(axis=2) > 60
+    ]
+    assert len(ink) > 50, "the name is drawn"
+    behind = ground[top:bottom, left:right].reshape(-1, 3)
+    lum_ink = tuple(int(v) for v in np.median(ink, axis=0))
+    lum_ground = tuple(int(v) for v in np.median(behind, axis=0))
+    assert contrast(lum_ink, lum_ground) >= AA, (variant, lum_ink, lum_ground)

@@ -231,6 +231,20 @@ class Composer:
         self.blocks.append(Block(role, block, colour, behind, ratio))
         return block
 
+    def recolour(self, img: Image.Image, role: str) -> None:
+        """Pick the colour of ``role``'s blocks again by the pixels now behind them: a block set
+        before the layout painted its grounds (the wordmark, set over the first background, then
+        a light poster painted under it) kept a colour measured on pixels no longer there."""
+        for i, block in enumerate(self.blocks):
+            if block.role != role or block.plate is not None:
+                continue
+            pad = max(2, round(block.set.size * 0.12))
+            box = block.set.box
+            behind = extremes(img, (box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad))
+            colour = text_colour(list(behind), [])
+            ratio = min(contrast(colour, behind[0]), contrast(colour, behind[1]))
+            self.blocks[i] = dataclasses.replace(block, colour=colour, behind=behind, contrast=ratio)
+
     # ----------------------------------------------------------------- backgrounds
 
     def abstract(self, size: tuple[int, int], seed: int, style: str, brand: BrandVoice) -> Image.Image:

@@ -160,6 +160,7 @@ def compose(
     content = (sl, top, sr, sb)
 
     _lay_out(c, img, design, spec, content, slide=slide, slides=slides)
+    c.recolour(img, "brand")  # the wordmark against the grounds the layout painted
     if logo_img is not None and design.logo is not None:
         design.logo, design.logo_contrast = _visible_logo(img, logo_img, design.logo[1], c, logo_h)
         if design.logo[0] is not logo_img:
