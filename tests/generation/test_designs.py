@@ -160,6 +160,9 @@ def test_new_design_bad_input_and_undesigned_pictures_are_clear_errors(api, owne
     lone = client.post(f"{url}/regenerate", {"design": "panel"}, format="json")
     assert lone.status_code == 400
     assert "Only with scope 'image'." in str(lone.json())
+    mixed = client.post(f"{url}/regenerate", {"scope": "image", "intent": "offer"}, format="json")
+    assert mixed.status_code == 400
+    assert "Only with scope 'all'" in str(mixed.json())
     plain = client.post(f"{url}/regenerate", {"scope": "image"}, format="json")
     assert plain.status_code == (400 if family == "v1" else 422)
     assert "was not drawn by the designer" in str(plain.json())
