@@ -48,7 +48,12 @@ def test_authenticated_requests_are_served_while_redis_is_stopped_mid_traffic(ow
     headers = {"Authorization": f"Bearer {owner.key}"}
     statuses: list[tuple[str, int]] = []
     try:
-        with wsgi_server(workers=1, REDIS_URL=url, CELERY_BROKER_URL=url) as base:
+        # a limit no burst here reaches: on a quiet machine the loop makes some 50 requests a second,
+        # past the default 100 a minute, and a 429 is then the limit holding, not the outage (the
+        # limit's own counting through an outage is the next test)
+        with wsgi_server(
+            workers=1, REDIS_URL=url, CELERY_BROKER_URL=url, RATE_LIMIT_DEFAULT=1_000_000
+        ) as base:
             stop = threading.Event()
 
             def traffic() -> None:
@@ -78,7 +83,10 @@ def test_authenticated_requests_are_served_while_redis_is_stopped_mid_traffic(ow
     assert before >= 2 and len(during) >= 4, statuses
     assert all(code != 500 for _, code in statuses), statuses
     assert {code for name, code in during if name in ("v1", "api")} == {200}, during
-    assert {code for name, code in during if name.endswith("bad key")} <= {401}, during
+    # a bad key is refused, and past the address's failure budget (counted locally meanwhile)
+    # refused with a 429: never a 500
+    assert {code for name, code in during if name.endswith("bad key")} <= {401, 429}, during
+    assert any(code == 401 for name, code in during if name.endswith("bad key")), during
     assert after.status_code == 200 and after.headers.get("X-RateLimit-Limit")
 
 
