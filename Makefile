@@ -98,10 +98,12 @@ pgbouncer:
 # database, var/ folder, event tap and Redis database (REDIS_URL's number plus the worker's index,
 # so REDIS_URL=.../0 uses databases 0-2); PYTEST_WORKERS=0 runs it in this one process.
 # 3 on 2 cores: the suite waits on servers more than it computes (docs/benchmarks.md: 2 and 4 are
-# still to be compared on a quiet machine).
+# still to be compared on a quiet machine). A free worker takes the next test one at a time
+# (--maxschedchunk 1), the slowest modules first (tests/conftest.py SLOW_FIRST), so the workers
+# end together.
 PYTEST_WORKERS ?= 3
 test: install chromium node media-tools pgbouncer
-	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --maxschedchunk 1 $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check apps config tests bench

@@ -106,9 +106,50 @@ def services_available() -> bool:
 _services_passed = Counter()  # tests marked `services` that passed
 
 
+#: the modules whose tests take longest (CI's `--durations`, both runs, 2026-11-29), longest
+#: first: they start first, so that the parallel workers (Makefile: `--maxschedchunk 1`, each
+#: worker asks for its next test when it is free) end together instead of one running the last
+#: 3-minute test alone while the others idle (greedy longest-first scheduling)
+SLOW_FIRST = (
+    "tests/test_schemathesis.py",
+    "tests/publishing/test_ninety_days.py",
+    "tests/publishing/test_long_run.py",
+    "tests/core/test_readme_session.py",
+    "tests/core/test_migrate_gate.py",
+    "tests/agents/test_mcp_live.py",
+    "tests/core/test_secrets_policy.py",
+    "tests/core/test_embedded_default.py",
+    "tests/generation/test_generation_faults.py",
+    "tests/analytics/test_collection_faults.py",
+    "tests/core/test_probes.py",
+    "tests/events/test_asyncapi_parser.py",
+    "tests/core/test_cluster.py",
+    "tests/generation/test_live_generation.py",
+    "tests/generation/test_designed_posts.py",
+    "tests/core/test_serve_analytics.py",
+    "tests/core/test_serve.py",
+    "tests/publishing/test_processing_poll_faults.py",
+    "tests/publishing/test_exactly_once.py",
+    "tests/webhooks/test_serve_admin.py",
+    "tests/webhooks/test_slow_receiver.py",
+    "tests/core/test_beat_keeps_up.py",
+    "tests/generation/test_designed_live.py",
+    "tests/core/test_hostile_input.py",
+    "tests/platforms/test_text_differential.py",
+    "tests/publishing/test_import.py",
+)
+
+
+def _slow_rank(item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    return SLOW_FIRST.index(path) if path in SLOW_FIRST else len(SLOW_FIRST)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Without DATABASE_URL (PostgreSQL) and REDIS_URL, `services` tests are deselected
-    (the embedded default has neither); CI sets both and checks that they ran."""
+    """The slowest modules first (SLOW_FIRST; a stable sort keeps every module's own order).
+    Without DATABASE_URL (PostgreSQL) and REDIS_URL, `services` tests are deselected (the
+    embedded default has neither); CI sets both and checks that they ran."""
+    items.sort(key=_slow_rank)
     if services_available():
         return
     keep, drop = [], []
