@@ -325,6 +325,56 @@ def split_sentences(text: str, language: str = "en") -> list[str]:
     return out
 
 
+#: English names a writer always capitalises: weekdays and holidays always; a month or a
+#: weekday's short form only beside a day's number ('12 march', 'thu 12'), since 'may', 'march',
+#: 'sun' and 'sat' are also ordinary words
+_EN_ALWAYS = re.compile(
+    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|christmas|easter|hanukkah|"
+    r"diwali|ramadan|eid|halloween|thanksgiving)\b"
+)
+_EN_MONTH = (
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
+)
+_EN_BESIDE_DAY = re.compile(
+    rf"(?<=\d )({_EN_MONTH})\b|\b({_EN_MONTH}|mon|tue|tues|wed|thu|thurs|fri|sat|sun)(?= \d)"
+)
+
+
+def note_case(text: str, language: str = "en") -> str:
+    """A brief typed as notes ('closed 24-26 Dec. back 27 Dec 8am.') written as sentences: a
+    lowercase letter after a sentence mark is capitalised where the mark ends a sentence (not
+    an abbreviation's period, 'e.g. flour', nor inside a link, an address or a quotation), and
+    in English the names always written with a capital ('christmas', '12 march', 'thu 12').
+    Facts are untouched: only a letter's case changes."""
+    if not text:
+        return text
+    protected = _protected(text) + quote_spans(text)
+    chars = list(text)
+    for m in re.finditer(r"([.!?…]+)[\"'”’»)\]]*[ \t]+([a-zà-ÿ])", text):
+        if any(s <= m.start() < e or s <= m.start(2) < e for s, e in protected):
+            continue  # inside a link, an address, a handle or a quotation, or the start of one
+        if "." in m.group(1) and not m.group(1).endswith("..") and m.group(1) != "…":
+            head = text[: m.start()]
+            closed = head.rstrip(")]\"'”’»")  # 'Fleetly). register': the bracket closed a phrase
+            before = _word_before(closed, len(closed))
+            if closed == head and (
+                not before or "." in before or _abbreviation(before, text[m.start(2) :], language)
+            ):
+                continue
+        chars[m.start(2)] = chars[m.start(2)].upper()
+    out = "".join(chars)
+    if language_code(language) == "en":
+
+        def up(m: re.Match[str]) -> str:
+            if any(s <= m.start() < e for s, e in protected):
+                return m.group(0)
+            return m.group(0)[:1].upper() + m.group(0)[1:]
+
+        out = _EN_BESIDE_DAY.sub(up, _EN_ALWAYS.sub(up, out))
+    return out
+
+
 # --------------------------------------------------------------------------- facts
 
 _CURRENCY = r"(?:[$€£¥₹]|R\$|US\$|CHF|USD|EUR|GBP|BRL|kr|zł)"

@@ -281,3 +281,41 @@ def test_hashtags_and_intent_of_the_second_reading():
 def test_a_new_colleague_is_news_not_a_launch(brief, intent):
     # the second reading: 'Meet Jonas, our new head roaster' was written as a product launch
     assert detect_intent(brief, "en") == intent
+
+
+@pytest.mark.parametrize(
+    "note,language,written",
+    [
+        (
+            "closed 24-26 Dec for christmas. back 27 Dec 8am. dental emergencies: call 0113 555 0142",
+            "en",
+            "closed 24-26 Dec for Christmas. Back 27 Dec 8am. Dental emergencies: call 0113 555 0142",
+        ),
+        (
+            "webinar thu 12 march 4pm CET. speaker Ana Ruiz (head of ops, Fleetly). register https://t.io/w",
+            "en",
+            "webinar Thu 12 March 4pm CET. Speaker Ana Ruiz (head of ops, Fleetly). Register https://t.io/w",
+        ),
+        (
+            "plazas limitadas. reserva en https://estudioloto.es/prueba",
+            "es",
+            "plazas limitadas. Reserva en https://estudioloto.es/prueba",
+        ),
+        # what is not a sentence's end stays as typed: abbreviations, initials, a link, a quotation
+        (
+            "at 8 a.m. tomorrow, e.g. flour. we may march on",
+            "en",
+            "at 8 a.m. tomorrow, e.g. flour. We may march on",
+        ),
+        ("Am 1. Mai zu, Hauptstr. 5. wir sind da", "de", "Am 1. Mai zu, Hauptstr. 5. Wir sind da"),
+        (
+            'she said "stop. now" and left. see https://x.io/a.b. ok',
+            "en",
+            'she said "stop. now" and left. See https://x.io/a.b. ok',
+        ),
+    ],
+)
+def test_a_brief_typed_as_notes_is_written_as_sentences(note, language, written):
+    from apps.platforms.facts import note_case
+
+    assert note_case(note, language) == written

@@ -14,6 +14,7 @@ from apps.platforms.facts import (
     Fact,
     facts_in,
     is_junk_hashtag,
+    note_case,
     split_sentences,
     topic_hashtags,
 )
@@ -168,7 +169,7 @@ def author_sentences(prompt: str, language: str, dont: tuple[str, ...]) -> list[
     about ..."), sentences that only set the output ("Use a warm tone.") dropped, banned words
     taken out, the first letter capitalised; every fact kept as written."""
     out: list[str] = []
-    for raw in split_sentences(prompt or "", language):
+    for raw in split_sentences(note_case(prompt or "", language), language):
         sentence = _without_instruction(raw)
         facts = facts_in(sentence, language)
         if not facts and _SETTINGS_SENTENCE.match(sentence):
