@@ -689,6 +689,8 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
     junk = w.junk | words("en").junk
     names = {part for f in facts_in(text or "", language) if f.kind == "name" for part in f.text.split()}
     german = language_code(language) == "de"
+    lead = re.match(r"\s*([^\W\d_][\w']*(?: [\w']+){0,2}?)\s*(?::|,|\s[-–—]\s)", text or "")
+    label = {t.casefold() for t in re.findall(r"\w+", lead.group(1))} if lead else set()
     singles: list[str] = []
     for phrase in _phrases(text or "", language):
         run = phrase
@@ -712,6 +714,8 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
         if not run:
             continue
         joined = " ".join(run)
+        if lead and joined.casefold() == lead.group(1).strip().casefold():
+            continue  # the note's label ('customer quote, ...:') says what kind of post it is
         named = next((tag for name, tag in whole if joined in name or name in joined), "")
         if named:  # part of a proper name: the name whole ('Mile Podcast' -> #LastMilePodcast)
             add(named)
@@ -722,9 +726,17 @@ def topic_hashtags(text: str, language: str = "en", count: int = 5) -> list[str]
             word = run[0]
             if (len(word) < 4 and not word.isupper()) or is_junk_hashtag(word, language):
                 continue  # checked in its own case: 'recalling' is no topic
-            if german and word not in names and len(word) < 8:
-                continue  # 'Termin', 'Urlaub', 'Dauert': a short German noun alone is no topic
-            if word not in names and not (german and word[:1].isupper()):
+            if word.casefold() in label:
+                continue  # the note's label ('poll:', 'dica:', 'new release:') says what kind of post, not about what
+            if word not in names and language_code(language) != "en":
+                # a common noun alone outside English ('#Clases', '#Dica', '#Vollzeit',
+                # '#Bewerbung', '#Blick'): readers found none worth a tag
+                continue
+            if re.search(rf"(?i)\b(?:what|who|which|that|it|this)\s+{re.escape(word)}\b", text or ""):
+                continue  # 'what stops you': a verb after its subject
+            if re.search(rf"(?i)(?:^|\s)[A-Da-d1-4][).]\s+(?:I\s+)?{re.escape(word)}\b", text or ""):
+                continue  # a poll's answer ('C) nerves', 'D) I forget') is no topic
+            if word not in names:
                 singles.append(_camel(run))  # a common noun alone: only when there is little else
                 continue
         add(_camel(run))

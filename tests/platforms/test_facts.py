@@ -240,9 +240,10 @@ def test_topic_hashtags_leave_out_commands_adverbs_and_where_to_listen():
         "#Water",
         "#Tomatoes",
     ]
+    # 'New release:' is the note's label (what kind of post), no topic: the product's name is
     assert topic_hashtags("New release: pip install postforge==2.0 ships a faster scheduler.", "en", 5) == [
         "#FasterScheduler",
-        "#Release",
+        "#Postforge",
     ]
     assert topic_hashtags(
         "Episode 42 is out! Listen on Spotify and Apple Podcasts: we talk soil health with Dr. Ana Ruiz.",
@@ -319,3 +320,32 @@ def test_a_brief_typed_as_notes_is_written_as_sentences(note, language, written)
     from apps.platforms.facts import note_case
 
     assert note_case(note, language) == written
+
+
+@pytest.mark.parametrize(
+    "brief,language,tags",
+    [
+        # this session's reading of briefs typed as notes: #Clases, #Prueba, #Dica, #Vollzeit,
+        # #Bezahlung, #Stops, #Poll, #MinDemo and #CustomerQuote were junk
+        ("Semana de clases gratis de prueba del 3 al 9 de febrero, todas las clases.", "es", []),
+        ("Dica: verificar a pressão dos pneus uma vez por semana.", "pt", []),
+        (
+            "Wir suchen Koch/Köchin in Vollzeit ab April, faire Bezahlung. Bewerbung an jobs@gruenekueche.de",
+            "de",
+            [],
+        ),
+        ("Poll: what stops you booking a check-up? A) cost B) time C) nerves D) I forget", "en", []),
+        (
+            "Launching today: live ETA sharing links for shippers. 2 min demo https://trackwise.io/eta",
+            "en",
+            ["#ETASharingLinks", "#Shippers"],
+        ),
+        (
+            'Customer quote, Mark Olsen, fleet manager at Northline: "We cut check calls by half."',
+            "en",
+            ["#MarkOlsen", "#FleetManager", "#Northline"],
+        ),
+    ],
+)
+def test_no_tag_for_a_common_word_alone_a_notes_label_or_a_polls_answer(brief, language, tags):
+    assert topic_hashtags(brief, language, 5) == tags
