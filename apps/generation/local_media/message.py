@@ -70,9 +70,7 @@ def picture_intent(text: str, language: str = "en") -> str:
         return "recipe"
     if intent in ("announcement", "launch", "release") and _MILESTONE.search(text or ""):
         return "milestone"
-    if intent == "announcement" and _FREE_TRIAL.search(text or ""):
-        return "offer"
-    return intent
+    return "offer" if intent == "announcement" and _FREE_TRIAL.search(text or "") else intent
 
 
 #: the layout family of each intent (``layouts.LAYOUTS``' keys the older specs name)
@@ -236,7 +234,7 @@ _DATE_RANGE = re.compile(
     rf"(?:{_PLAIN_DATE})(?:\s?(?:[-–—]|to|bis|until|au|al)\s?(?:(?:{_PLAIN_DATE})|\d{{1,2}}\.?(?=\s?[A-Za-z])))?",
     re.IGNORECASE,
 )
-#: a range whose first day borrows the second's month: "24-26 Dec", "3–9 Feb", "del 3 al 9 de
+#: a range whose first day borrows the second's month: "24-26 Dec", "3-9 Feb", "del 3 al 9 de
 #: febrero", "vom 4. bis 17. August", "3 to 9 February"
 _DAY_RANGE = re.compile(
     rf"(?<![\d/.:,])\d{{1,2}}\.?\s?(?:[-–—]|to|bis|al|au|a|até|until)\s?(?:{_PLAIN_DATE})",
@@ -653,7 +651,7 @@ def split_label(text: str) -> tuple[str, str]:
         text[len(m.group("label")) : m.start("body")],
     )
     if len(label.split(",")[0].split()) > 6 or (sep.strip() != ":" and body[:1].isdigit()):
-        return "", text  # "closed 24 Dec – 1 Jan" is a range, not a label
+        return "", text  # "closed 24 Dec - 1 Jan" is a range, not a label
     if not (text[:1].islower() or _LABEL_WORDS.match(label)):
         return "", text
     return label, body
@@ -663,8 +661,8 @@ def _label_kicker(label: str) -> str:
     """The words naming the kind of post: the label up to its first comma, date or number
     ("webinar thu 12 march 4pm" -> "webinar")."""
     words: list[str] = []
-    for w in label.split(",")[0].split():
-        if re.search(r"\d", w) or _WEEKDAYS.match(w) and words:
+    for w in label.split(",", maxsplit=1)[0].split():
+        if re.search(r"\d", w) or (_WEEKDAYS.match(w) and words):
             break
         words.append(w)
     return _cap(" ".join(words)) if 0 < len(words) <= 4 else ""
@@ -705,6 +703,62 @@ def _cta(text: str, kinds: dict[str, str]) -> str:
     return ""
 
 
+def _kicker(msg: Message, text: str, language: str, note: str, dates: list[str]) -> str:
+    intent = msg.intent
+    table = KICKERS.get(language[:2], KICKERS["en"]) if language[:2] in KICKERS else {}
+    key = "allergy" if intent == "recall" and _ALLERGY.search(text) else intent
+    label = table.get(key, "") if table else ""
+    named = _label_kicker(note) if note else ""
+    if named and intent != "closure":
+        label = named
+    if intent == "closure" and dates:
+        return f"{label} {_dash(dates[0])}".strip() if label else _dash(dates[0])
+    if intent == "event" and dates:
+        when = (
+            _dash(dates[0])
+            if language[:2] != "en"
+            else re.sub(r"[a-z]+", lambda w: _cap(w.group(0)), dates[0])
+        )
+        return f"{named} · {when}" if named else when
+    return label
+
+
+def _chips(msg: Message, text: str) -> list[str]:
+    """The atoms not already said, each with the word that tells what it is where the brief has
+    one: "Until 31 Jan", "Instead of £95" (an old price, never a second one), "Emergencies 0113 ..."."""
+    shown = _dash(f"{msg.hero} {msg.kicker} {msg.cta}").casefold()
+    chips: list[str] = []
+    for a in msg.atoms:
+        if a.kind == "url" or _dash(a.text).casefold() in shown or a.text in chips:
+            continue
+        if a.kind == "place" and msg.intent not in ("event", "hiring", "opening", "closure"):
+            continue
+        head = text[: a.start]
+        before = re.search(
+            r"(?:until|till|by|from|before|ends|bis|ab|vom|jusqu'au|hasta|del|du|dal)\s+$", head, re.I
+        )
+        was = re.search(
+            r"(?:instead of|was|were|statt|anstatt|en lugar de|en vez de|au lieu de|em vez de|antes)\s+$",
+            head,
+            re.I,
+        )
+        sos = re.search(
+            r"\b(emergenc(?:y|ies)|notf[aä]ll\w*|urgencias|urgences|urgências)\b[^.!?]{0,40}$", head, re.I
+        )
+        if before and a.kind == "date":
+            chips.append(f"{_cap(before.group(0).strip())} {a.text}")
+        elif was and a.kind == "price":
+            chips.append(f"{_cap(was.group(0).strip())} {a.text}")
+        elif sos and a.kind == "phone":
+            chips.append(f"{_cap(sos.group(1))} {a.text}")
+        else:
+            chips.append(a.text)
+    return chips
+
+
+_NOTE_HEROES = ("launch", "release", "event", "tip", "poll", "announcement", "opening", "podcast")
+
+
 def read_message(brief: str, language: str = "en", *, intent: str = "") -> Message:
     """The picture's message from the brief (see the module's description)."""
     text = re.sub(r"\s+", " ", brief or "").strip()
@@ -712,7 +766,6 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
     found = atoms(text)
     msg = Message(intent=intent, atoms=found)
     kinds = {a.kind: a.text for a in reversed(found)}  # the first of each kind
-    table = KICKERS.get(language[:2], KICKERS["en"]) if language[:2] in KICKERS else {}
     lead = sentences(text)[0] if sentences(text) else text
     dates = [a.text for a in found if a.kind == "date"]
 
@@ -720,16 +773,7 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
 
     # ---- the hero and the facts each intent needs (a note's label is never the hero)
     label, body = split_label(text)
-    if label and intent in (
-        "launch",
-        "release",
-        "event",
-        "tip",
-        "poll",
-        "announcement",
-        "opening",
-        "podcast",
-    ):
+    if label and intent in _NOTE_HEROES:
         msg.hero = _note_hero(body)
     else:
         _HEROES.get(intent, _hero_other)(msg, body if label else text, kinds, lead)
@@ -743,56 +787,10 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
     if intent in ("hiring", "event") or "place" in MUST_HAVE.get(intent, ()):
         msg.place = kinds.get("place", "")
 
-    # ---- the kicker: the intent's label (a closure's own dates; an event's date)
-    note = label
-    key = "allergy" if intent == "recall" and _ALLERGY.search(text) else intent
-    label = table.get(key, "") if table else ""
-    named = _label_kicker(note) if note else ""
-    if named and intent != "closure":
-        label = named
-    if intent == "closure" and dates:
-        label = f"{label} {_dash(dates[0])}".strip() if label else _dash(dates[0])
-    elif intent == "event" and dates:
-        when = (
-            _dash(dates[0])
-            if language[:2] != "en"
-            else re.sub(r"[a-z]+", lambda w: _cap(w.group(0)), dates[0])
-        )
-        label = f"{named} · {when}" if named else when
-    msg.kicker = label
-
+    # ---- the kicker: the intent's label (a note's own label; a closure's dates; an event's date)
+    msg.kicker = _kicker(msg, text, language, label, dates)
     # ---- the chips: the unbreakable facts the hero and the kicker do not already say
-    shown = _dash(f"{msg.hero} {msg.kicker} {msg.cta}").casefold()
-    chips: list[str] = []
-    for a in found:
-        if a.kind == "url" or _dash(a.text).casefold() in shown or a.text in chips:
-            continue
-        if a.kind == "place" and intent not in ("event", "hiring", "opening", "closure"):
-            continue
-        before = re.search(
-            r"(?:until|till|by|from|before|ends|bis|ab|vom|jusqu'au|hasta|del|du|dal)\s+$",
-            text[: a.start],
-            re.I,
-        )
-        was = re.search(
-            r"(?:instead of|was|were|statt|anstatt|en lugar de|en vez de|au lieu de|em vez de|antes)\s+$",
-            text[: a.start],
-            re.I,
-        )
-        sos = re.search(
-            r"\b(emergenc(?:y|ies)|notf[aä]ll\w*|urgencias|urgences|urgências)\b[^.!?]{0,40}$",
-            text[: a.start],
-            re.I,
-        )
-        if before and a.kind == "date":
-            chips.append(f"{_cap(before.group(0).strip())} {a.text}")
-        elif was and a.kind == "price":
-            chips.append(f"{_cap(was.group(0).strip())} {a.text}")  # the old price, never a second one
-        elif sos and a.kind == "phone":
-            chips.append(f"{_cap(sos.group(1))} {a.text}")
-        else:
-            chips.append(a.text)
-    msg.chips = chips[:5]
+    msg.chips = _chips(msg, text)[:5]
 
     # ---- the subline: the brief's sentence that supports the hero best
     used = {msg.hero.casefold()}
