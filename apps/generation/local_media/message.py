@@ -29,7 +29,7 @@ def words_intent(text: str, language: str = "en") -> str:
 
 _TESTIMONIAL = re.compile(
     r"[\"“„«「『].{12,}?[\"”“»」』]\s*(?:[-–—―]|\bsays\b|\bsaid\b|\bsagt\b)|\btestimonial\b|\breview from\b"
-    r"|\bkundenstimme\b|お客様の声",
+    r"|\bkundenstimme\b|お客様の声|\b(?:customer|client) quote\b|^\s*(?:quote|review)\s*[,:]",
     re.IGNORECASE | re.DOTALL,
 )
 _CLOSURE = re.compile(
@@ -40,6 +40,12 @@ _CLOSURE = re.compile(
 _MILESTONE = re.compile(
     r"\b\d[\d,.]*\s?(?:million|billion|thousand|k|m|Mio\.?|Millionen|Tausend)\s+[^\W\d_]{3,}"
     r"|\bmilestone\b|\b\d+(?:st|nd|rd|th) (?:customer|order|anniversary|birthday)\b|万",
+    re.IGNORECASE,
+)
+#: a free trial is an offer even where the words' classifier says news ("clases gratis de prueba")
+_FREE_TRIAL = re.compile(
+    r"\b(?:free|gratis|gratuit[aeos]?|grátis|kostenlos\w*)\b.{0,30}\b(?:trial|prueba|essai|probe\w*|teste|experimental)\b"
+    r"|\b(?:trial|prueba|essai|probe\w*)\b.{0,20}\b(?:free|gratis|gratuit[aeos]?|grátis|kostenlos\w*)\b",
     re.IGNORECASE,
 )
 _ALLERGY = re.compile(r"\ballerg\w*|\bundeclared\b|\bmay contain\b|\bnuts?\b|\bgluten\b|アレルギー", re.I)
@@ -64,7 +70,7 @@ def picture_intent(text: str, language: str = "en") -> str:
         return "recipe"
     if intent in ("announcement", "launch", "release") and _MILESTONE.search(text or ""):
         return "milestone"
-    return intent
+    return "offer" if intent == "announcement" and _FREE_TRIAL.search(text or "") else intent
 
 
 #: the layout family of each intent (``layouts.LAYOUTS``' keys the older specs name)
@@ -228,6 +234,12 @@ _DATE_RANGE = re.compile(
     rf"(?:{_PLAIN_DATE})(?:\s?(?:[-–—]|to|bis|until|au|al)\s?(?:(?:{_PLAIN_DATE})|\d{{1,2}}\.?(?=\s?[A-Za-z])))?",
     re.IGNORECASE,
 )
+#: a range whose first day borrows the second's month: "24-26 Dec", "3-9 Feb", "del 3 al 9 de
+#: febrero", "vom 4. bis 17. August", "3 to 9 February"
+_DAY_RANGE = re.compile(
+    rf"(?<![\d/.:,])\d{{1,2}}\.?\s?(?:[-–—]|to|bis|al|au|a|até|until)\s?(?:{_PLAIN_DATE})",
+    re.IGNORECASE,
+)
 _PLACE = re.compile(
     r"\b(?:at|in|@|im|in der|am)\s+((?:[A-Z][\w'’&-]*|\d+[a-z]?)(?:,?\s+(?:[A-Z][\w'’&-]*|\d+[a-z]?|de|la|the|of|upon|am|an))*)"
 )
@@ -293,6 +305,7 @@ def atoms(text: str) -> list[Atom]:
     if code_at >= 0:
         spans.append(("code", code_at, code_at + len(code)))
     spans += [("date", *m.span()) for m in _JA_DATE.finditer(text)]
+    spans += [("date", *m.span()) for m in _DAY_RANGE.finditer(text) if _real_date(text, m)]
     spans += [("date", *m.span()) for m in _DATE_RANGE.finditer(text) if _real_date(text, m)]
     spans += [(kind, *m.span()) for kind, rx in _ATOM_PATTERNS[4:] for m in rx.finditer(text)]
     spans += [("place", *m.span(1)) for m in _PLACE.finditer(text) if _is_place(m.group(1))]
@@ -615,6 +628,55 @@ _HEROES = {
 }
 
 
+#: a brief written as notes opens with a label naming the kind of post, then ":" or " - "
+_LABEL = re.compile(r"^(?P<label>[^:.!?\n\"“„«]{2,70}?)(?:\s*:\s+|\s+[-–—]\s+)(?P<body>\S.*)$", re.S)
+_LABEL_WORDS = re.compile(
+    r"^(?:poll|umfrage|encuesta|enquete|enquête|sondage|(?:quick |pro |today's )?tips?|tipp|dica|consejo|astuce|"
+    r"webinar|workshop|event|(?:customer |client )?(?:quote|review|testimonial)|kundenstimme|launching|launch|"
+    r"new|neu|nuevo|nueva|novo|nova|nouveau|nouvelle|reminder|update|offer|angebot|oferta|offre)\b",
+    re.IGNORECASE,
+)
+
+
+def split_label(text: str) -> tuple[str, str]:
+    """A note's leading label and what follows it ("poll: what stops you ..." -> "poll", "what
+    stops you ..."), or ``("", text)``: a label is a few words, the brief's first, then ":" or
+    " - ", and either the brief is written in lower case or it names a kind of post."""
+    m = _LABEL.match(text or "")
+    if not m:
+        return "", text
+    label, body, sep = (
+        m.group("label").strip(),
+        m.group("body"),
+        text[len(m.group("label")) : m.start("body")],
+    )
+    if len(label.split(",")[0].split()) > 6 or (sep.strip() != ":" and body[:1].isdigit()):
+        return "", text  # "closed 24 Dec - 1 Jan" is a range, not a label
+    if not (text[:1].islower() or _LABEL_WORDS.match(label)):
+        return "", text
+    return label, body
+
+
+def _label_kicker(label: str) -> str:
+    """The words naming the kind of post: the label up to its first comma, date or number
+    ("webinar thu 12 march 4pm" -> "webinar")."""
+    words: list[str] = []
+    for w in label.split(",", maxsplit=1)[0].split():
+        if re.search(r"\d", w) or (_WEEKDAYS.match(w) and words):
+            break
+        words.append(w)
+    return _cap(" ".join(words)) if 0 < len(words) <= 4 else ""
+
+
+def _note_hero(body: str) -> str:
+    """The hero of a labelled note: the first sentence after the label, when short enough to be
+    one, else its first clause."""
+    first = sentences(body)[0] if sentences(body) else body
+    if len(first.split()) <= 10:
+        return _trim_words(first, 10)
+    return _trim_words(_first_clause(body), 6)
+
+
 def _cta(text: str, kinds: dict[str, str]) -> str:
     """The call to action: the brief's action sentence (one with its link first), else its
     link's host."""
@@ -627,6 +689,8 @@ def _cta(text: str, kinds: dict[str, str]) -> str:
     if action and " or " in action and len(action.split()) > 6:
         action = action.split(" or ")[0]
     if action and len(action.split()) <= 8:
+        if url and url in action and url != host_of(url):
+            action = action.replace(url, host_of(url))  # a link cannot be tapped on a picture
         return action.rstrip(".!")
     elif action and url and url in action:
         verb = action.split()[0]
@@ -639,6 +703,62 @@ def _cta(text: str, kinds: dict[str, str]) -> str:
     return ""
 
 
+def _kicker(msg: Message, text: str, language: str, note: str, dates: list[str]) -> str:
+    intent = msg.intent
+    table = KICKERS.get(language[:2], KICKERS["en"]) if language[:2] in KICKERS else {}
+    key = "allergy" if intent == "recall" and _ALLERGY.search(text) else intent
+    label = table.get(key, "") if table else ""
+    named = _label_kicker(note) if note else ""
+    if named and intent != "closure":
+        label = named
+    if intent == "closure" and dates:
+        return f"{label} {_dash(dates[0])}".strip() if label else _dash(dates[0])
+    if intent == "event" and dates:
+        when = (
+            _dash(dates[0])
+            if language[:2] != "en"
+            else re.sub(r"[a-z]+", lambda w: _cap(w.group(0)), dates[0])
+        )
+        return f"{named} · {when}" if named else when
+    return label
+
+
+def _chips(msg: Message, text: str) -> list[str]:
+    """The atoms not already said, each with the word that tells what it is where the brief has
+    one: "Until 31 Jan", "Instead of £95" (an old price, never a second one), "Emergencies 0113 ..."."""
+    shown = _dash(f"{msg.hero} {msg.kicker} {msg.cta}").casefold()
+    chips: list[str] = []
+    for a in msg.atoms:
+        if a.kind == "url" or _dash(a.text).casefold() in shown or a.text in chips:
+            continue
+        if a.kind == "place" and msg.intent not in ("event", "hiring", "opening", "closure"):
+            continue
+        head = text[: a.start]
+        before = re.search(
+            r"(?:until|till|by|from|before|ends|bis|ab|vom|jusqu'au|hasta|del|du|dal)\s+$", head, re.I
+        )
+        was = re.search(
+            r"(?:instead of|was|were|statt|anstatt|en lugar de|en vez de|au lieu de|em vez de|antes)\s+$",
+            head,
+            re.I,
+        )
+        sos = re.search(
+            r"\b(emergenc(?:y|ies)|notf[aä]ll\w*|urgencias|urgences|urgências)\b[^.!?]{0,40}$", head, re.I
+        )
+        if before and a.kind == "date":
+            chips.append(f"{_cap(before.group(0).strip())} {a.text}")
+        elif was and a.kind == "price":
+            chips.append(f"{_cap(was.group(0).strip())} {a.text}")
+        elif sos and a.kind == "phone":
+            chips.append(f"{_cap(sos.group(1))} {a.text}")
+        else:
+            chips.append(a.text)
+    return chips
+
+
+_NOTE_HEROES = ("launch", "release", "event", "tip", "poll", "announcement", "opening", "podcast")
+
+
 def read_message(brief: str, language: str = "en", *, intent: str = "") -> Message:
     """The picture's message from the brief (see the module's description)."""
     text = re.sub(r"\s+", " ", brief or "").strip()
@@ -646,14 +766,19 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
     found = atoms(text)
     msg = Message(intent=intent, atoms=found)
     kinds = {a.kind: a.text for a in reversed(found)}  # the first of each kind
-    table = KICKERS.get(language[:2], KICKERS["en"]) if language[:2] in KICKERS else {}
     lead = sentences(text)[0] if sentences(text) else text
     dates = [a.text for a in found if a.kind == "date"]
 
     msg.cta = _cta(text, kinds)
 
-    # ---- the hero and the facts each intent needs
-    _HEROES.get(intent, _hero_other)(msg, text, kinds, lead)
+    # ---- the hero and the facts each intent needs (a note's label is never the hero)
+    label, body = split_label(text)
+    if label and intent in _NOTE_HEROES:
+        msg.hero = _note_hero(body)
+    else:
+        _HEROES.get(intent, _hero_other)(msg, body if label else text, kinds, lead)
+    if intent == "testimonial" and label and not msg.attribution and "," in label:
+        msg.attribution = label.split(",", 1)[1].strip()  # "customer quote, Mark Olsen, ...:"
     if intent == "recipe" and msg.steps:
         lead = re.split(r"(?:^|\s)(?:\d{1,2}[.)]|step \d+:?|[①-⑩])\s+", text, flags=re.I)[0]
     if not msg.hero:
@@ -662,28 +787,10 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
     if intent in ("hiring", "event") or "place" in MUST_HAVE.get(intent, ()):
         msg.place = kinds.get("place", "")
 
-    # ---- the kicker: the intent's label (a closure's own dates; an event's date)
-    key = "allergy" if intent == "recall" and _ALLERGY.search(text) else intent
-    label = table.get(key, "") if table else ""
-    if intent == "closure" and dates:
-        label = f"{label} {dates[0]}".strip() if label else dates[0]
-    elif intent == "event" and dates:
-        label = dates[0]
-    msg.kicker = label
-
+    # ---- the kicker: the intent's label (a note's own label; a closure's dates; an event's date)
+    msg.kicker = _kicker(msg, text, language, label, dates)
     # ---- the chips: the unbreakable facts the hero and the kicker do not already say
-    shown = f"{msg.hero} {msg.kicker} {msg.cta}".casefold()
-    chips: list[str] = []
-    for a in found:
-        if a.kind == "url" or a.text.casefold() in shown or a.text in chips:
-            continue
-        if a.kind == "place" and intent not in ("event", "hiring", "opening", "closure"):
-            continue
-        before = re.search(
-            r"(?:until|till|by|from|before|ends|bis|ab|vom|jusqu'au|hasta)\s+$", text[: a.start], re.I
-        )
-        chips.append(f"{_cap(before.group(0).strip())} {a.text}" if before and a.kind == "date" else a.text)
-    msg.chips = chips[:5]
+    msg.chips = _chips(msg, text)[:5]
 
     # ---- the subline: the brief's sentence that supports the hero best
     used = {msg.hero.casefold()}
@@ -732,6 +839,8 @@ def _subline(text: str, msg: Message) -> str:
             low = clause.casefold()
             if hero in low or low in hero or _mostly_atoms(clause, msg) or len(clause.split()) < 2:
                 continue
+            if msg.kicker and low.strip(" ,;:") == msg.kicker.casefold():
+                continue
             return clause.strip().rstrip(",;:")
     return ""
 
@@ -757,8 +866,13 @@ def required(msg: Message) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _dash(date: str) -> str:
+    """A day range set with an en dash ("24-26 Dec" -> "24–26 Dec")."""
+    return re.sub(r"(\d)\s?-\s?(\d)", "\\1–\\2", date)
+
+
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", "", (text or "").casefold()).strip(".,;:!?。、")
+    return re.sub(r"\s+", "", _dash(text or "").casefold()).strip(".,;:!?。、")
 
 
 def missing_on_picture(msg: Message, drawn: list[str]) -> list[str]:
