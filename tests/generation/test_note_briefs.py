@@ -215,3 +215,35 @@ def test_a_note_is_drawn_with_its_label_as_kicker_and_what_follows_as_hero(brief
         read = _words(_ocr(crop.resize((crop.width * 3, crop.height * 3))))
         wanted = _words(drawn[role]) - {"·"}
         assert len(read & wanted) >= 0.7 * len(wanted), (role, read, wanted)
+
+
+#: every shape a platform's picture takes
+SHAPES = ((1080, 1350), (1080, 1080), (1200, 628), (1000, 1500), (1080, 1920))
+HEAVY = (
+    "webinar thu 12 march 4pm CET - cutting detention fees with geofencing. speaker Ana Ruiz (head of ops, "
+    "Fleetly). register https://trackwise.io/webinar",
+    "new patient offer - check-up + hygiene clean £59 instead of £95, until 31 Jan. book at "
+    "https://brightsmile.co.uk/book",
+    "closed 24-26 Dec for christmas. back 27 Dec 8am. dental emergencies over the break: call 0113 555 0142",
+    'customer quote, Mark Olsen, fleet manager at Northline: "We cut check calls by half in six weeks since '
+    'we switched every depot to live ETA links."',
+)
+
+
+@pytest.mark.parametrize("brief", HEAVY)
+def test_no_layout_in_any_shape_drops_the_headline(brief):
+    # a kicker and a subline asked below their floor at the smaller scales a long hero needs, so
+    # every smaller try failed and the picture came out with no text at all (a 1:1 webinar)
+    from apps.generation.base import BrandVoice
+    from apps.generation.local_media.brief import spec_from_text
+    from apps.generation.local_media.design import compose
+
+    brand = BrandVoice(name="Trackwise", primary_color="#263238", secondary_color="#1E88E5")
+    spec = spec_from_text(prompt=brief, hook="", facts=[], brand=brand)
+    for variant in ("panel", "light", "type"):
+        for width, height in SHAPES:
+            design = compose(
+                {**spec, "variant": variant}, width, height, platform="instagram", seed=4, brand=brand
+            )
+            roles = [b.role for b in design.blocks]
+            assert "headline" in roles and "headline" not in design.dropped, (variant, width, height, roles)

@@ -303,7 +303,9 @@ def _plan(
     pills: list[tuple[str, str, tuple[int, int], int]] = []
     kicker = msg.get("kicker") or ""
     if kicker:
-        k = _fit(c, _upper(kicker), (x0, y, r, b), 0.042 * scale, 0.026, lines=2, bold=True)
+        # never under its floor: a size under the floor fits nothing, and a smaller scale tried
+        # for a long hero then dropped the whole message (an empty picture)
+        k = _fit(c, _upper(kicker), (x0, y, r, b), max(0.042 * scale, 0.026), 0.026, lines=2, bold=True)
         if k is None:
             return None
         texts.append(("kicker", k))
@@ -332,7 +334,7 @@ def _plan(
     y = h.box[3] + round(c.m * 0.03 * scale)
     sub = msg.get("sub") or ""
     if sub:
-        s = _fit(c, sub, (x0, y, r, b), 0.046 * scale, 0.03, lines=3, bold=False)
+        s = _fit(c, sub, (x0, y, r, b), max(0.046 * scale, 0.03), 0.03, lines=3, bold=False)
         if s is None:
             return None
         texts.append(("sub", s))
