@@ -92,7 +92,7 @@ def test_a_launch_note_sets_the_product_as_hero_not_today():
     assert msg.intent == "launch"
     assert msg.kicker == "Launching today"
     assert msg.hero == "Live ETA sharing links for shippers"
-    assert msg.sub == "no login needed for the receiver."
+    assert msg.sub == "No login needed for the receiver."
 
 
 def test_a_webinar_note_sets_the_topic_as_hero_and_the_speaker_below():
@@ -100,8 +100,8 @@ def test_a_webinar_note_sets_the_topic_as_hero_and_the_speaker_below():
     assert msg.intent == "event"
     assert msg.kicker == "Webinar · 12 March"
     assert msg.hero == "Cutting detention fees with geofencing"
-    assert msg.sub == "speaker Ana Ruiz (head of ops, Fleetly)."
-    assert msg.chips == ["4pm"]
+    assert msg.sub == "Speaker Ana Ruiz (head of ops, Fleetly)."
+    assert msg.chips == ["4pm CET"]  # the hour with its zone
 
 
 def test_a_customer_quote_note_finds_the_attribution_before_the_quote():
@@ -126,7 +126,7 @@ def test_a_portuguese_tip_note_sets_the_advice_as_hero():
     assert msg.intent == "tip"
     assert msg.kicker == "Dica"
     assert msg.hero == "Verificar a pressão dos pneus uma vez por semana"
-    assert msg.sub == "cidade 2,5 a 3 bar, estrada 6 a 7 bar."
+    assert msg.sub == "Cidade 2,5 a 3 bar, estrada 6 a 7 bar."
 
 
 def test_an_old_price_reads_as_the_old_price():
@@ -186,9 +186,9 @@ def _words(text: str) -> set[str]:
             {
                 "kicker": "WEBINAR · 12 MARCH",
                 "headline": "Cutting detention fees with geofencing",
-                "sub": "speaker Ana Ruiz (head of ops, Fleetly).",
-                "chip": "4pm",
-                "cta": "register trackwise.io/webinar",
+                "sub": "Speaker Ana Ruiz (head of ops, Fleetly).",
+                "chip": "4pm CET",
+                "cta": "Register trackwise.io/webinar",
             },
         ),
         (
@@ -196,7 +196,7 @@ def _words(text: str) -> set[str]:
             {
                 "kicker": "CLOSED 24–26 DEC",
                 "headline": "Back 27 Dec 8am",
-                "sub": "closed 24-26 Dec for christmas.",
+                "sub": "Closed 24-26 Dec for Christmas.",
                 "chip": "Emergencies 0113 555 0142",
             },
         ),

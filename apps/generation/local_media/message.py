@@ -14,7 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from apps.platforms.facts import note_case
+from apps.platforms.facts import words as _language_words
+
 from .patterns import _DATE, _TIME, find_code
+
+#: every language's stopwords: a headline cut at its word limit never ends on one
+_STOP = frozenset().union(*(_language_words(code).stopwords for code in ("en", "es", "fr", "de", "pt")))
 
 # --------------------------------------------------------------------------- intent
 
@@ -425,13 +431,19 @@ def _trim_words(phrase: str, limit: int = 6) -> str:
     if _spaceless(phrase):
         return phrase[:22] if len(phrase) > 22 else phrase
     words = phrase.split()
+    cut_short = len(words) > limit
     if len(words) > limit:
         cut = words[limit][:1].isupper() and words[limit - 1][:1].isupper()
         words = words[:limit]
         while cut and len(words) > 2 and words[-1][:1].isupper():
             words.pop()  # a name is never cut in two ("... opens on Rue" of "Rue Verte")
-    while len(words) > 1 and words[-1].casefold().strip(",.") in _FUNCTION:
-        words.pop()
+    while len(words) > 1 and (
+        words[-1].casefold().strip(",.") in _FUNCTION
+        or (cut_short and words[-1].casefold().strip(",.") in _STOP)
+        or (cut_short and words[-1].casefold() in ("desde", "hasta", "ab", "bis", "depuis"))
+    ):
+        words.pop()  # a phrase cut at its limit: 'Nuevo horario de verano desde el' -> '... de verano'
+
     return " ".join(words).rstrip(",;:")
 
 
@@ -717,7 +729,7 @@ def _kicker(msg: Message, text: str, language: str, note: str, dates: list[str])
         when = (
             _dash(dates[0])
             if language[:2] != "en"
-            else re.sub(r"[a-z]+", lambda w: _cap(w.group(0)), dates[0])
+            else re.sub(r"\b[a-z]+", lambda w: _cap(w.group(0)), dates[0])
         )
         return f"{named} · {when}" if named else when
     return label
@@ -761,7 +773,9 @@ _NOTE_HEROES = ("launch", "release", "event", "tip", "poll", "announcement", "op
 
 def read_message(brief: str, language: str = "en", *, intent: str = "") -> Message:
     """The picture's message from the brief (see the module's description)."""
-    text = re.sub(r"\s+", " ", brief or "").strip()
+    # a brief typed as notes read as sentences ('... for shippers. no login needed' ->
+    # '... No login needed'): the sublines and chips a designer signs start with a capital
+    text = note_case(re.sub(r"\s+", " ", brief or "").strip(), language)
     intent = intent or picture_intent(text, language)
     found = atoms(text)
     msg = Message(intent=intent, atoms=found)
@@ -805,6 +819,8 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
         msg.sub = _subline(text, msg)
     if msg.sub and len(msg.sub.split()) > 22:
         msg.sub = _trim_words(_first_clause(msg.sub), 18)
+    if msg.sub and intent != "testimonial":
+        msg.sub = _cap(msg.sub)  # 'ab Montag neu auf der Karte' set under the dish
     msg.icon_words = re.findall(r"[^\W\d_]{3,}", text.casefold())
     return msg
 

@@ -31,7 +31,13 @@ _DATE = re.compile(
     rf"|(?P<m2>{_MONTH_RE}|{_SHORT_MONTH_RE})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b)",
     re.IGNORECASE,
 )
-_TIME = re.compile(r"\b(\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}[:h]\d{2})", re.IGNORECASE)
+#: a time of day, with its zone when one follows ('4pm CET', '16:00 UTC'): a webinar's hour
+#: without its zone is wrong for most of its audience
+_TIME = re.compile(
+    r"\b((?:\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}[:h]\d{2})"
+    r"(?:\s(?-i:UTC|GMT|[A-Z]{1,2}[SD]?T|CEST|CET|EEST|EET|WEST|WET|BST|IST)\b)?)",
+    re.IGNORECASE,
+)
 
 
 def find_code(text: str) -> str:
