@@ -358,8 +358,14 @@ def note_case(text: str, language: str = "en") -> str:
             head = text[: m.start()]
             closed = head.rstrip(")]\"'”’»")  # 'Fleetly). register': the bracket closed a phrase
             before = _word_before(closed, len(closed))
-            if closed == head and (
-                not before or "." in before or _abbreviation(before, text[m.start(2) :], language)
+            dated = (
+                re.search(r"\d{1,2}\s+[^\W\d_]{3,4}$", closed) is not None
+                and before.casefold() in words(language).months | words("en").months
+            )  # '31 Jan. book': a date's short month ends the sentence
+            if (
+                closed == head
+                and not dated
+                and (not before or "." in before or _abbreviation(before, text[m.start(2) :], language))
             ):
                 continue
         chars[m.start(2)] = chars[m.start(2)].upper()

@@ -423,3 +423,26 @@ def test_roles_rank_a_pleasantry_below_everything_that_must_stay():
     assert ranks["Thank you for being part of this."] > max(
         r for t, r in ranks.items() if t != "Thank you for being part of this."
     )
+
+
+def test_notes_are_written_as_sentences_and_a_quote_note_as_a_quote():
+    # this session's reading of notes: 'until 31 Jan. book at ...' kept its lowercase 'book', and
+    # a testimonial kept the note's label: 'Customer quote, Mark Olsen, ...: "We cut ..."'
+    from apps.generation.local_words.brief import author_sentences
+
+    assert author_sentences(
+        "new patient offer - check-up + hygiene clean £59 instead of £95, until 31 Jan. book at https://b.co/book",
+        "en",
+        (),
+    ) == [
+        "New patient offer - check-up + hygiene clean £59 instead of £95, until 31 Jan.",
+        "Book at https://b.co/book",
+    ]
+    assert author_sentences(
+        'customer quote, Mark Olsen, fleet manager at Northline: "We cut check calls by half in six weeks."',
+        "en",
+        (),
+    ) == ['"We cut check calls by half in six weeks." — Mark Olsen, fleet manager at Northline']
+    # a quote written as a post stays as written
+    written = '"Best coffee in town." — Priya, a regular since 2019'
+    assert author_sentences(written, "en", ()) == [written]

@@ -164,12 +164,30 @@ def _without_instruction(sentence: str) -> str:
     return text
 
 
+#: a testimonial typed as a note: 'customer quote, Mark Olsen, fleet manager at Northline: "..."'
+_QUOTE_NOTE = re.compile(
+    r"^\s*(?:customer quote|client quote|quote|testimonial|review|kundenstimme|zitat|testimonio|"
+    r"cita|depoimento|citação|témoignage|citation)\s*[,:]\s*(?P<who>[^:\"“„«]{3,120}?)\s*:\s*"
+    r"(?P<quote>[\"“„«].+[\"”“»])\s*$",
+    re.IGNORECASE,
+)
+
+
+def _quote_note(prompt: str) -> str:
+    """A testimonial typed as a note written as one: the quotation, then who said it ('"We cut
+    check calls by half." — Mark Olsen, fleet manager at Northline'); anything else unchanged."""
+    m = _QUOTE_NOTE.match(prompt or "")
+    if not m:
+        return prompt
+    return f"{m.group('quote').strip()} — {m.group('who').strip().rstrip(',')}"
+
+
 def author_sentences(prompt: str, language: str, dont: tuple[str, ...]) -> list[str]:
     """The brief's sentences fit to print: an instruction around them removed ("Write a post
     about ..."), sentences that only set the output ("Use a warm tone.") dropped, banned words
     taken out, the first letter capitalised; every fact kept as written."""
     out: list[str] = []
-    for raw in split_sentences(note_case(prompt or "", language), language):
+    for raw in split_sentences(note_case(_quote_note(prompt or ""), language), language):
         sentence = _without_instruction(raw)
         facts = facts_in(sentence, language)
         if not facts and _SETTINGS_SENTENCE.match(sentence):
