@@ -362,6 +362,8 @@ def note_case(text: str, language: str = "en") -> str:
                 re.search(r"\d{1,2}\s+[^\W\d_]{3,4}$", closed) is not None
                 and before.casefold() in words(language).months | words("en").months
             )  # '31 Jan. book': a date's short month ends the sentence
+            if language_code(language) == "de" and before.isdigit() and len(before) <= 2:
+                continue  # 'vom 4. bis 17. August': a German ordinal, never a sentence's end here
             if (
                 closed == head
                 and not dated

@@ -247,3 +247,14 @@ def test_no_layout_in_any_shape_drops_the_headline(brief):
             )
             roles = [b.role for b in design.blocks]
             assert "headline" in roles and "headline" not in design.dropped, (variant, width, height, roles)
+
+
+def test_a_reopening_date_says_it_is_the_reopening():
+    # this session's reading: a Portuguese closure showed a bare "2 de maio" chip
+    msg = read_message(
+        "fechados dia 1 de maio (feriado). reabrimos 2 de maio às 9h. marcações em https://oficinapedal.pt/marcar",
+        "pt",
+    )
+    assert "Reabrimos 2 de maio" in msg.chips
+    german = read_message("Werkstatt zu vom 4. bis 17. August. wieder offen ab 18. August.", "de")
+    assert german.kicker == "Geschlossen 4. bis 17. August"  # the ordinal's period ends nothing

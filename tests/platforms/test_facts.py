@@ -308,7 +308,16 @@ def test_a_new_colleague_is_news_not_a_launch(brief, intent):
             "en",
             "at 8 a.m. tomorrow, e.g. flour. We may march on",
         ),
-        ("Am 1. Mai zu, Hauptstr. 5. wir sind da", "de", "Am 1. Mai zu, Hauptstr. 5. Wir sind da"),
+        (
+            "Am 1. Mai zu, Hauptstr. 5. wir sind da",
+            "de",
+            "Am 1. Mai zu, Hauptstr. 5. wir sind da",
+        ),  # a German number and its period: left as typed
+        (
+            "Werkstatt zu vom 4. bis 17. August. wieder offen ab 18. August",
+            "de",
+            "Werkstatt zu vom 4. bis 17. August. Wieder offen ab 18. August",
+        ),
         (
             'she said "stop. now" and left. see https://x.io/a.b. ok',
             "en",

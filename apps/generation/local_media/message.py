@@ -757,8 +757,16 @@ def _chips(msg: Message, text: str) -> list[str]:
         sos = re.search(
             r"\b(emergenc(?:y|ies)|notf[aä]ll\w*|urgencias|urgences|urgências)\b[^.!?]{0,40}$", head, re.I
         )
+        back = re.search(
+            r"(?:reopen(?:s|ing)?(?: on)?|back(?: on)?|wieder (?:offen|geöffnet|da)(?: ab| am)?|"
+            r"reabrimos(?: el| a| dia)?|volvemos(?: el)?|réouverture(?: le)?|de retour(?: le)?)\s+$",
+            head,
+            re.I,
+        )
         if before and a.kind == "date":
             chips.append(f"{_cap(before.group(0).strip())} {a.text}")
+        elif back and a.kind == "date":
+            chips.append(f"{_cap(back.group(0).strip())} {a.text}")  # 'Reabrimos 2 de maio', not a bare date
         elif was and a.kind == "price":
             chips.append(f"{_cap(was.group(0).strip())} {a.text}")
         elif sos and a.kind == "phone":
