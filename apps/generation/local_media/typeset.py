@@ -251,7 +251,7 @@ def phrases(text: str) -> list[str]:
 def _protect(text: str) -> str:
     """``text`` with the spaces inside a phone number, price, code, date, time or URL made
     non-breaking: such a fact is never split over two lines."""
-    from .message import atoms
+    from .atoms import atoms
 
     for atom in sorted(atoms(text), key=lambda a: -len(a.text)):
         if " " in atom.text:
