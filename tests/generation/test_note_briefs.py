@@ -258,3 +258,15 @@ def test_a_reopening_date_says_it_is_the_reopening():
     assert "Reabrimos 2 de maio" in msg.chips
     german = read_message("Werkstatt zu vom 4. bis 17. August. wieder offen ab 18. August.", "de")
     assert german.kicker == "Geschlossen 4. bis 17. August"  # the ordinal's period ends nothing
+
+
+def test_a_fact_the_subline_says_is_not_a_chip_too():
+    # this session's reading: a timetable showed its three hours under the subline that says them
+    msg = read_message(
+        "nuevo horario de verano desde el 1 de julio: clases a las 7:00 y a las 20:00, sábados 10:00. "
+        "info en https://estudioloto.es/horario",
+        "es",
+    )
+    assert msg.hero == "Nuevo horario de verano"
+    assert msg.sub == "Clases a las 7:00 y a las 20:00, sábados 10:00."
+    assert msg.chips == ["1 de julio"]

@@ -719,6 +719,9 @@ def read_message(brief: str, language: str = "en", *, intent: str = "") -> Messa
         msg.sub = _trim_words(_first_clause(msg.sub), 18)
     if msg.sub and intent != "testimonial":
         msg.sub = _cap(msg.sub)  # 'ab Montag neu auf der Karte' set under the dish
+    if msg.sub:  # a fact the subline already says is not set twice ('7:00' under 'Clases a las 7:00')
+        said = _dash(msg.sub).casefold()
+        msg.chips = [c for c in msg.chips if _dash(c).casefold() not in said]
     msg.icon_words = re.findall(r"[^\W\d_]{3,}", text.casefold())
     return msg
 
