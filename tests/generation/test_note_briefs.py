@@ -169,7 +169,6 @@ def _words(text: str) -> set[str]:
     return {w.casefold() for w in re.findall(r"[^\W_]+", text)}
 
 
-@pytest.mark.skipif(TESSERACT is None, reason="tesseract is not installed")
 @pytest.mark.parametrize(
     ("brief", "drawn"),
     [
@@ -203,6 +202,7 @@ def _words(text: str) -> set[str]:
     ],
 )
 def test_a_note_is_drawn_with_its_label_as_kicker_and_what_follows_as_hero(brief, drawn):
+    assert TESSERACT, "tesseract-ocr is missing: `make test` installs it (Debian's tesseract-ocr)"
     spec = spec_from_text(prompt=brief, hook="", facts=[brief], brand=DENTAL)
     design = compose(spec, 540, 675, platform="instagram", post_type="feed", seed=0, brand=DENTAL)
     img = design.draw()
