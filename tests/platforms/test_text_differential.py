@@ -16,6 +16,7 @@ A disagreement fails with the text shown (Hypothesis prints the shrunk input).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -62,16 +63,20 @@ class TwitterText:
         assert not missing, (
             f"Node.js and npm are needed (Debian: apt-get install nodejs npm; `make node`); missing {missing}"
         )
-        if not _oracle_installed():
-            done = subprocess.run(
-                ["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"],
-                cwd=ORACLE_DIR,
-                check=False,
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
-            assert done.returncode == 0, done.stdout + done.stderr
+        # one install at a time: parallel workers start this module together, and one worker's
+        # `npm ci` (which empties node_modules first) broke another's half-read package
+        with open(ORACLE_DIR / ".install.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not _oracle_installed():
+                done = subprocess.run(
+                    ["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"],
+                    cwd=ORACLE_DIR,
+                    check=False,
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                )
+                assert done.returncode == 0, done.stdout + done.stderr
         self.proc = subprocess.Popen(
             ["node", str(ORACLE_DIR / "oracle.js")],
             stdin=subprocess.PIPE,
